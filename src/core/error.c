@@ -1,0 +1,86 @@
+/* error.c - messages, status names and the allocation policy (see error.h). */
+#include "core/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cs_error_vset(cs_error_t *err, int code, const char *fmt, va_list ap)
+{
+    if (err) {
+        err->code = code;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    }
+    return code;
+}
+
+int cs_error_set(cs_error_t *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cs_error_vset(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
+{
+    char head[CS_ERROR_MSG_MAX], old[CS_ERROR_MSG_MAX];
+    va_list ap;
+    if (!err)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
+}
+
+const char *cs_status_name(int code)
+{
+    switch (code) {
+    case CS_OK: return "ok";
+    case CS_ERR_USAGE: return "usage error";
+    case CS_ERR_PARSE: return "parse error";
+    case CS_ERR_IO: return "i/o error";
+    case CS_ERR_NOMEM: return "out of memory";
+    case CS_ERR_RANGE: return "value out of range";
+    case CS_ERR_DEADLOCK: return "deadlock";
+    case CS_ERR_RUNTIME: return "model error";
+    case CS_ERR_VALIDATE: return "validation failed";
+    default: return "internal error";
+    }
+}
+
+int cs_status_exit_code(int code)
+{
+    switch (code) {
+    case CS_OK: return 0;
+    case CS_ERR_USAGE: case CS_ERR_PARSE: case CS_ERR_IO: case CS_ERR_RANGE:
+    case CS_ERR_NOMEM: return 2;
+    case CS_ERR_DEADLOCK: return 3;
+    case CS_ERR_VALIDATE: return 4;
+    case CS_ERR_RUNTIME: return 5;
+    default: return 70;
+    }
+}
+
+void cs_assert_fail(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "collsim: internal invariant broken: %s (%s:%d)\n", expr, file, line);
+    abort();
+}
+
+static void *check(void *p, size_t n)
+{
+    if (!p && n) {
+        fprintf(stderr, "collsim: out of memory allocating %zu bytes\n", n);
+        abort();
+    }
+    return p;
+}
+
+void *cs_malloc(size_t n) { return check(malloc(n ? n : 1), n); }
+void *cs_calloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1), n * size); }
+void *cs_realloc(void *p, size_t n) { return check(realloc(p, n ? n : 1), n); }
+char *cs_strdup(const char *s) { return check(strdup(s), strlen(s) + 1); }

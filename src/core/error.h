@@ -1,0 +1,70 @@
+/*
+ * error.h - the one error type of collsim.
+ *
+ * Every fallible function returns an int status (CS_OK or one of the codes
+ * below) and, when given a non-NULL cs_error_t, writes a message that names
+ * the offending input (file:line:col, spec key, values) and what would be
+ * valid.  Only src/app/ turns an error into an exit status.
+ */
+#ifndef CS_ERROR_H
+#define CS_ERROR_H
+
+#include <stdarg.h>
+
+typedef enum cs_status {
+    CS_OK = 0,
+    CS_ERR_USAGE = 1,    /* bad command line or spec string */
+    CS_ERR_PARSE = 2,    /* malformed input file */
+    CS_ERR_IO = 3,       /* cannot open / read / write a file */
+    CS_ERR_NOMEM = 4,    /* allocation failed or a limit would be exceeded */
+    CS_ERR_RANGE = 5,    /* a value outside what the model accepts */
+    CS_ERR_DEADLOCK = 6, /* the program can never finish */
+    CS_ERR_RUNTIME = 7,  /* the model detected an illegal situation while running */
+    CS_ERR_VALIDATE = 8, /* --validate found a wrong final data placement */
+    CS_ERR_INTERNAL = 9  /* an invariant of collsim itself was broken */
+} cs_status_t;
+
+#define CS_ERROR_MSG_MAX 1024
+
+typedef struct cs_error {
+    int code;                   /* a cs_status_t */
+    char msg[CS_ERROR_MSG_MAX]; /* human readable, no trailing newline */
+} cs_error_t;
+
+/* Sets err (if non-NULL) and returns code, so callers can write
+ * `return cs_error_set(err, CS_ERR_PARSE, "%s:%d: ...", ...);`. */
+int cs_error_set(cs_error_t *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int cs_error_vset(cs_error_t *err, int code, const char *fmt, va_list ap);
+
+/* Prepends "prefix: " to an existing message (for adding context). */
+void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Short name of a status code ("parse error", "deadlock", ...). */
+const char *cs_status_name(int code);
+
+/* Process exit status for a code: 0 ok, 2 usage/parse/range/io, 3 deadlock,
+ * 4 validation failure, 5 runtime model error, 70 internal. */
+int cs_status_exit_code(int code);
+
+/* Invariant checks that stay on in release builds (a simulator that silently
+ * continues after a broken invariant produces wrong science). */
+#define CS_ASSERT(cond)                                                      \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            cs_assert_fail(#cond, __FILE__, __LINE__);                       \
+    } while (0)
+void cs_assert_fail(const char *expr, const char *file, int line)
+    __attribute__((noreturn));
+
+/* Allocation that never returns NULL: collsim's out-of-memory policy is to
+ * stop with a message, because no model state can be trusted after a failed
+ * allocation halfway through an event.  Limits that a user can exceed
+ * (ranks, machine size) are checked up front and returned as CS_ERR_NOMEM. */
+void *cs_malloc(size_t n);
+void *cs_calloc(size_t n, size_t size);
+void *cs_realloc(void *p, size_t n);
+char *cs_strdup(const char *s);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * exec.h - the program executor: runs a program on a network engine.
+ *
+ * The executor enables ops as their dependencies allow, matches sends with
+ * recvs per (src, dst, tag) in posting order (MPI's non-overtaking rule, with
+ * CS_ANY wildcards), lowers mcast to unicasts posted in destination order
+ * (the engine's send port then serialises them), runs calc ops on the rank's
+ * single CPU in the order they become ready, and forwards streaming progress
+ * from one op to the gates of the ops that stream from it.
+ *
+ * Sends are eager: a message travels as soon as its ports allow, whether or
+ * not the recv is posted; the recv completes when it is posted and its
+ * message has fully arrived.  A message larger than its recv is an error.
+ *
+ * When no event is left and ops remain, the run is a deadlock: the error
+ * names the waiting ranks and ops (unmatched recvs, unmatched sends,
+ * ops waiting on dependencies, or units stuck in the network).
+ */
+#ifndef CS_EXEC_H
+#define CS_EXEC_H
+
+#include <stdint.h>
+#include "core/error.h"
+#include "core/net.h"
+#include "core/program.h"
+#include "core/queue.h"
+#include "topo/topo.h"
+
+typedef struct cs_exec_env {
+    const cs_topo_t *topo;
+    const cs_net_params_t *net;
+    int64_t reduce_num, reduce_den; /* calc bytes -> ticks */
+    double tick_seconds;            /* to convert calc durations of programs
+                                       whose time unit is not the tick */
+} cs_exec_env_t;
+
+typedef struct cs_exec_opts {
+    cs_net_mode_t mode;
+    cs_queue_kind_t queue;
+    const int32_t *rank_to_node;  /* NULL = rank r on node r */
+    cs_tick_t bucket_width;       /* > 0: keep time-bucketed channel stats */
+    int max_buckets;
+} cs_exec_opts_t;
+
+void cs_exec_opts_default(cs_exec_opts_t *o);
+
+typedef struct cs_op_times {
+    cs_tick_t start;  /* -1 if never started */
+    cs_tick_t end;    /* -1 if never completed */
+} cs_op_times_t;
+
+typedef struct cs_exec_result {
+    cs_tick_t finish;        /* time the last op completed */
+    int nranks;
+    cs_tick_t *rank_finish;  /* per rank: last op completion (0 if none) */
+    cs_op_times_t *ops;      /* per op */
+    uint64_t events;
+    size_t queue_peak;
+    double wall_seconds;
+    int64_t messages;        /* network messages (mcast counts each destination) */
+    cs_net_t *net;           /* kept for channel statistics; owned */
+    cs_sim_t *sim;           /* owned */
+} cs_exec_result_t;
+
+/* Runs `prog` (finalized) on the environment.  On CS_ERR_DEADLOCK and other
+ * run-time errors the result still holds what happened until then. */
+int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
+                cs_exec_result_t *res, cs_error_t *err);
+void cs_exec_result_destroy(cs_exec_result_t *res); /* accepts zeroed */
+
+#endif

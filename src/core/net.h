@@ -1,0 +1,136 @@
+/*
+ * net.h - the network engine: moves messages between nodes over the channels
+ * of a topology, with link contention and the endpoint port rule.
+ *
+ * Two fidelity modes share this interface:
+ *
+ * packet  A message is cut into units of `unit_bytes`.  A channel sends one
+ *         unit at a time, taking ser(bytes) = ceil(bytes * ser_num / ser_den)
+ *         ticks.  Units move hop by hop with cut-through: a unit that starts
+ *         on a channel at s has its head at the next node at s + wire_lat, may
+ *         continue at s + wire_lat + router_lat (never finishing before its
+ *         own tail has arrived), and is delivered at the destination at
+ *         s + wire_lat + ser.  Arbitration is round-robin among the messages
+ *         that have a unit waiting for the channel, so k equal flows each get
+ *         1/k of it.  Every channel has `buf_units` buffer slots per virtual
+ *         channel at its downstream end; a unit holds its slot until its tail
+ *         has left that node, and a channel with no free slot stalls
+ *         (back-pressure).  buf_units = 0 means unbounded.
+ * fluid   A message is a flow whose rate is the max-min fair share of the
+ *         channels on its path, recomputed whenever a flow starts or ends (all
+ *         changes at one tick are batched).  Delivery is when the last byte
+ *         has crossed plus the path's latency (wire on every hop, router on
+ *         every intermediate node).
+ *
+ * Uncontended, both modes give send_overhead + H*wire_lat + (H-1)*router_lat
+ * + ser(n) for an n-byte message over H hops: with the alpha-beta machine's
+ * defaults (wire 0, router `hop`) that is alpha + (H-1)*hop + beta*n.
+ *
+ * Endpoint ports: a node performs at most `send_ports` sends and
+ * `recv_ports` receives at a time (0 = unlimited).  A posted message waits
+ * until its source has a free send port and its destination a free receive
+ * port, takes both, and holds them until it is delivered (the lecture's
+ * "at most one send and one receive at a time").  Waiting messages start in
+ * posting order as ports free; a message never holds a port while waiting,
+ * so ports cannot deadlock.  After acquiring its ports a message spends
+ * send_overhead ticks before its first unit is injected (alpha).
+ *
+ * Streaming: a message has a gate, the number of its bytes that may be
+ * injected so far (initially all, or what cs_net_post says).  Raising the
+ * gate with cs_net_gate releases the units it covers.
+ */
+#ifndef CS_NET_H
+#define CS_NET_H
+
+#include <stdint.h>
+#include "core/error.h"
+#include "core/sim.h"
+#include "topo/topo.h"
+
+typedef enum cs_net_mode { CS_NET_PACKET = 0, CS_NET_FLUID = 1 } cs_net_mode_t;
+
+/* Timing parameters of a machine's network.  The per-channel arrays are
+ * optional (NULL = the uniform value for every channel) and owned by the
+ * caller, who keeps them alive as long as the engine. */
+typedef struct cs_net_params {
+    int64_t unit_bytes;      /* packet size (>= 1) */
+    int64_t ser_num;         /* ser(bytes) = ceil(bytes * ser_num / ser_den) ticks */
+    int64_t ser_den;
+    cs_tick_t wire_lat;      /* per channel traversed */
+    cs_tick_t router_lat;    /* per intermediate node */
+    int buf_units;           /* per (channel, vc); 0 = unbounded */
+    int send_ports;          /* per node; 0 = unlimited */
+    int recv_ports;
+    cs_tick_t send_overhead; /* after the ports are taken, before the first unit */
+    cs_tick_t recv_overhead; /* after the last unit arrives, before completion */
+    const int64_t *chan_ser_num;      /* optional per-channel overrides */
+    const int64_t *chan_ser_den;
+    const cs_tick_t *chan_wire_lat;
+} cs_net_params_t;
+
+/* Fills the alpha-beta defaults: unit 4 KiB, 1 tick per byte, no latency,
+ * 8 buffer units, one send and one receive port, no overheads. */
+void cs_net_params_default(cs_net_params_t *np);
+
+/* Callbacks into the owner (the executor).  `user` is what cs_net_post got. */
+typedef struct cs_net_hooks {
+    void *ctx;
+    /* Ports taken, overhead begins.  May be NULL. */
+    void (*started)(void *ctx, uint64_t user, cs_tick_t now);
+    /* Bytes arrived at the destination so far; only for messages posted with
+     * watch = 1.  Called once per unit in packet mode, and at completion. */
+    void (*progress)(void *ctx, uint64_t user, int64_t bytes_arrived, cs_tick_t now);
+    /* Delivered and received (after recv_overhead); ports released. */
+    void (*completed)(void *ctx, uint64_t user, cs_tick_t now);
+} cs_net_hooks_t;
+
+typedef struct cs_net cs_net_t; /* opaque */
+
+/* Creates an engine over `topo` (borrowed) that schedules its events on
+ * `sim` (borrowed).  Errors: invalid parameters (CS_ERR_RANGE, naming the
+ * field). */
+int cs_net_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+               cs_net_mode_t mode, const cs_net_hooks_t *hooks, cs_net_t **out,
+               cs_error_t *err);
+void cs_net_free(cs_net_t *n); /* accepts NULL */
+
+/* Posts a message now.  gate_bytes: how much may be injected before any
+ * cs_net_gate call (pass `bytes` for an ordinary message).  src == dst is
+ * allowed and costs the overheads only.  Returns the message handle. */
+uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_bytes,
+                     int watch, uint64_t user);
+/* Raises a message's gate (never lowers it). */
+void cs_net_gate(cs_net_t *n, uint32_t msg, int64_t gate_bytes);
+
+/* Messages still in the engine (posted, not completed). */
+int64_t cs_net_active(const cs_net_t *n);
+/* After the event queue ran dry with messages still active: writes why
+ * (units stuck in full buffers, channels involved) and returns CS_ERR_DEADLOCK. */
+int cs_net_explain_stuck(const cs_net_t *n, cs_error_t *err);
+
+cs_net_mode_t cs_net_mode(const cs_net_t *n);
+const char *cs_net_mode_name(cs_net_mode_t m);
+int cs_net_parse_mode(const char *text, cs_net_mode_t *out, cs_error_t *err);
+
+/* Per-channel statistics, totals over the run. */
+typedef struct cs_chan_stats {
+    int64_t bytes;       /* payload bytes that crossed the channel */
+    int64_t units;       /* packets (packet mode) or flows (fluid mode) */
+    cs_tick_t busy;      /* ticks spent transmitting */
+    cs_tick_t stall;     /* ticks with units waiting but no buffer downstream */
+    int32_t peak_k;      /* most messages wanting the channel at one time */
+} cs_chan_stats_t;
+const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan);
+
+/* Optional time-bucketed records (for heatmaps and frames): enable before
+ * the first post.  Buckets start `width` ticks wide; when more than
+ * max_buckets would be needed the width doubles and neighbours merge, so any
+ * run length fits.  Only channels that carry traffic allocate buckets. */
+void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets);
+/* Current bucket width and count; bucket b covers [b*width, (b+1)*width). */
+cs_tick_t cs_net_bucket_width(const cs_net_t *n);
+int cs_net_bucket_count(const cs_net_t *n);
+/* Bucket b of channel c, or NULL if the channel never carried traffic. */
+const cs_chan_stats_t *cs_net_chan_bucket(const cs_net_t *n, int chan, int b);
+
+#endif

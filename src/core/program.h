@@ -1,0 +1,99 @@
+/*
+ * program.h - the one language of collsim: per-rank operations with
+ * dependencies.  Collective algorithms emit programs, trace readers build
+ * them from files, the executor runs them on any machine.
+ *
+ * Operations:
+ *   send(peer, bytes, tag)      matched with recvs per (src, dst, tag) in
+ *   recv(peer, bytes, tag)      posting order, as in MPI; recv peer and tag may
+ *                               be CS_ANY (GOAL's -1)
+ *   mcast(peers[], bytes, tag)  one payload to several ranks; each receiver
+ *                               posts an ordinary recv from the sender
+ *   calc(ticks, bytes)          local work: `ticks` plus `bytes` reduced at the
+ *                               machine's reduction rate
+ * Dependencies (both ops on the same rank):
+ *   CS_DEP_AFTER        op starts after pred has completed (GOAL `requires`)
+ *   CS_DEP_AFTER_START  op starts after pred has started (GOAL `irequires`)
+ *   CS_DEP_STREAM       op starts after pred has started, and its byte b may
+ *                       proceed only once pred has made progress past byte b
+ *                       (recv: bytes arrived; send/mcast: bytes delivered;
+ *                       calc: bytes processed).  This expresses pipelined
+ *                       forwarding (receive, add, send on, unit by unit).
+ *
+ * Ops get dense ids 0..nops-1 in creation order.  Building never fails
+ * loudly: the first invalid call is remembered and returned by
+ * cs_program_finalize, which also rejects dependency cycles.
+ */
+#ifndef CS_PROGRAM_H
+#define CS_PROGRAM_H
+
+#include <stdint.h>
+#include "core/error.h"
+
+#define CS_ANY (-1)
+#define CS_PROGRAM_MAX_OPS INT32_MAX
+
+typedef enum cs_op_kind { CS_OP_SEND, CS_OP_RECV, CS_OP_MCAST, CS_OP_CALC } cs_op_kind_t;
+typedef enum cs_dep_kind { CS_DEP_AFTER, CS_DEP_AFTER_START, CS_DEP_STREAM } cs_dep_kind_t;
+
+typedef struct cs_op {
+    int64_t bytes;  /* send/recv/mcast payload; calc: bytes to reduce */
+    int64_t ticks;  /* calc: fixed duration (added to the reduction cost) */
+    int32_t rank;
+    int32_t peer;   /* send: dst; recv: src or CS_ANY; mcast: first index in
+                       the peer pool (see cs_program_mcast_peers); calc: -1 */
+    int32_t npeers; /* mcast: number of destinations; otherwise 1 (0 for calc) */
+    int32_t tag;    /* CS_ANY allowed on recv */
+    int32_t data;   /* index of a data descriptor for --validate, or -1 */
+    int32_t line;   /* source line (trace files) or 0 */
+    uint8_t kind;   /* cs_op_kind_t */
+} cs_op_t;
+
+typedef struct cs_dep {
+    int32_t op;     /* the other op */
+    uint8_t kind;   /* cs_dep_kind_t */
+} cs_dep_t;
+
+typedef struct cs_program cs_program_t; /* opaque */
+
+cs_program_t *cs_program_new(int nranks);
+void cs_program_free(cs_program_t *p); /* accepts NULL */
+
+/* Op builders; each returns the new op id, or -1 after recording an error
+ * (rank or peer out of range, negative size, too many ops). */
+int32_t cs_program_send(cs_program_t *p, int rank, int dst, int64_t bytes, int tag);
+int32_t cs_program_recv(cs_program_t *p, int rank, int src, int64_t bytes, int tag);
+int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, int64_t bytes, int tag);
+int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes);
+/* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
+ * ops of the same rank; records an error otherwise. */
+int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind);
+/* Optional provenance for messages: the op's source line and label. */
+void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *label);
+/* Name of the file the program came from (copied), for messages. */
+void cs_program_set_source(cs_program_t *p, const char *name);
+/* Unit of calc `ticks` in seconds: 0 (the default) means machine ticks; GOAL
+ * files use 1e-9 (LogGOPSim's nanoseconds) and the executor converts. */
+void cs_program_set_time_unit(cs_program_t *p, double seconds);
+double cs_program_time_unit(const cs_program_t *p);
+
+/* Checks the program and freezes it: reports the first recorded builder
+ * error, then dependency cycles (naming the rank and ops of one cycle).
+ * No builder call is allowed after success. */
+int cs_program_finalize(cs_program_t *p, cs_error_t *err);
+
+int cs_program_nranks(const cs_program_t *p);
+int32_t cs_program_nops(const cs_program_t *p);
+const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id);
+const int32_t *cs_program_mcast_peers(const cs_program_t *p, const cs_op_t *op);
+/* Predecessors of op (its own dependency list), valid after finalize. */
+const cs_dep_t *cs_program_preds(const cs_program_t *p, int32_t op, int *n);
+/* Successors (ops that depend on op), valid after finalize. */
+const cs_dep_t *cs_program_succs(const cs_program_t *p, int32_t op, int *n);
+/* Label of an op (NULL if none) and the program's source name (or NULL). */
+const char *cs_program_label(const cs_program_t *p, int32_t op);
+const char *cs_program_source(const cs_program_t *p);
+/* Writes "send 8b to 3 tag 0" style text for an op (for messages). */
+void cs_program_describe(const cs_program_t *p, int32_t op, char *buf, size_t len);
+
+#endif

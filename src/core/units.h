@@ -1,0 +1,68 @@
+/*
+ * units.h - parsing of the quantities users type: durations, sizes, rates,
+ * and the `name:key=value,key=value` spec strings that select machines and
+ * algorithms.
+ */
+#ifndef CS_UNITS_H
+#define CS_UNITS_H
+
+#include <stdint.h>
+#include "core/error.h"
+
+/* Parses a duration ("1us", "2.5ns", "10ps", "3s", "1ms"; a bare number is
+ * in `bare_unit_s` seconds) into seconds.  Accepts s, ms, us, ns, ps. */
+int cs_units_parse_seconds(const char *text, double bare_unit_s, double *out, cs_error_t *err);
+
+/* Parses a byte count: a non-negative integer with an optional suffix
+ * K, M, G (powers of 1000 when written kB/MB/GB, ... see units.c) and
+ * KiB, MiB, GiB (powers of 1024), "b"/"B" accepted.  K, M, G alone mean
+ * KiB, MiB, GiB.  Rejects overflow, negatives and fractions that are not whole bytes. */
+int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err);
+
+/* Parses a frequency ("1.1GHz", "125MHz") into Hz. */
+int cs_units_parse_hz(const char *text, double *out, cs_error_t *err);
+
+/* Parses a non-negative integer (decimal), rejecting garbage and overflow. */
+int cs_units_parse_int(const char *text, int64_t *out, cs_error_t *err);
+
+/* Formats a duration in seconds with a readable unit ("2.048 us"). */
+void cs_units_format_seconds(double s, char *buf, size_t len);
+/* Formats a byte count ("4 KiB", "1.5 MiB", "100 B"). */
+void cs_units_format_bytes(int64_t bytes, char *buf, size_t len);
+
+/* A parsed spec string "name:k1=v1,k2=v2" (the `:` part optional).
+ * Keys keep their order; values are unparsed text. */
+typedef struct cs_spec_kv {
+    char *key;
+    char *value;
+    int used;   /* set by cs_spec_get*, so unknown keys can be reported */
+} cs_spec_kv_t;
+
+typedef struct cs_spec {
+    char *name;
+    cs_spec_kv_t *kv;
+    int nkv;
+    char *text; /* the whole original string, for messages */
+} cs_spec_t;
+
+/* Parses text into spec.  Errors: empty name, empty key, duplicate key,
+ * missing '='.  The spec must be released with cs_spec_destroy. */
+int cs_spec_parse(const char *text, cs_spec_t *spec, cs_error_t *err);
+void cs_spec_destroy(cs_spec_t *spec);
+
+/* Look-ups: return the raw value or NULL when absent, and mark it used. */
+const char *cs_spec_get(cs_spec_t *spec, const char *key);
+/* Typed look-ups with a default when the key is absent; parse errors name the key. */
+int cs_spec_get_int(cs_spec_t *spec, const char *key, int64_t dflt, int64_t lo, int64_t hi,
+                    int64_t *out, cs_error_t *err);
+int cs_spec_get_seconds(cs_spec_t *spec, const char *key, double dflt, double *out, cs_error_t *err);
+int cs_spec_get_bytes(cs_spec_t *spec, const char *key, int64_t dflt, int64_t *out, cs_error_t *err);
+/* Chooses among `choices` (NULL-terminated); returns the index in *out. */
+int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choices, int dflt,
+                       int *out, cs_error_t *err);
+
+/* After all look-ups: an unused key is an error that lists the valid keys
+ * (`valid` is a NULL-terminated list). */
+int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_error_t *err);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * machine.h - a machine: topology + network timing + node model + hints,
+ * created from a spec string ("alphabeta:topo=ring,p=8") through a registry.
+ *
+ * Algorithms (src/coll) never include a machine header; they see a machine
+ * only through the hints below.  Machines never include an algorithm.
+ */
+#ifndef CS_MACHINE_H
+#define CS_MACHINE_H
+
+#include <stdint.h>
+#include "core/error.h"
+#include "core/net.h"
+#include "core/units.h"
+#include "topo/topo.h"
+
+typedef struct cs_machine {
+    const char *type;        /* registry name, e.g. "alphabeta" */
+    char *spec;              /* normalised spec text, all keys with their values */
+    cs_topo_t *topo;         /* owned */
+    cs_net_params_t net;     /* network timing; per-channel arrays owned via `impl` */
+    double tick_seconds;     /* the machine clock */
+    /* calc(bytes) costs ceil(bytes * reduce_num / reduce_den) ticks. */
+    int64_t reduce_num, reduce_den;
+    /* Hints (never commands) for algorithms: a ring order of nodes (NULL =
+     * identity) and grid dimensions (0 = none). */
+    int32_t *ring_order;     /* owned, cs_topo_nodes entries, or NULL */
+    int grid_rows, grid_cols;
+    void *impl;              /* machine-private state */
+    void (*destroy_impl)(void *impl);
+} cs_machine_t;
+
+/* A registry entry.  `keys` is NULL-terminated; `usage` shows the spec form. */
+typedef struct cs_machine_type {
+    const char *name;
+    const char *summary;
+    const char *usage;
+    const char *const *keys;
+    /* Fills m (already zeroed, type set) from spec; unknown keys are checked
+     * by the registry afterwards. */
+    int (*create)(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err);
+} cs_machine_type_t;
+
+/* All registered machine types, in listing order. */
+const cs_machine_type_t *const *cs_machine_types(int *count);
+
+/* Creates a machine from "type[:key=value,...]".  Errors name the spec key
+ * and list valid keys or types. */
+int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
+void cs_machine_free(cs_machine_t *m); /* accepts NULL */
+
+/* Number of nodes (ranks a program may use at most). */
+int cs_machine_nodes(const cs_machine_t *m);
+
+#endif

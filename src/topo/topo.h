@@ -1,0 +1,120 @@
+/*
+ * topo.h - network topologies: nodes, directed channels and routing.
+ *
+ * A topology is a directed multigraph: every physical link is two channels,
+ * one per direction (links are full duplex, rule 2 of the alpha-beta model).
+ * Channels of one link get consecutive ids (2k, 2k+1) so that
+ * cs_topo_channel_reverse is c ^ 1.  Routing is deterministic and minimal:
+ *
+ *   line       the only path;
+ *   ring       the shorter way round; at exactly half way round (even p) the
+ *              increasing-index direction (documented tie rule);
+ *   mesh       dimension order: first along the row (columns, x), then along
+ *              the column (rows, y);
+ *   torus      dimension order as mesh, each dimension the shorter way round
+ *              with the ring's tie rule;
+ *   hypercube  e-cube: differing address bits fixed from the lowest up;
+ *   complete   the direct link.
+ *
+ * Wrap-around topologies mark hops after the dateline (the wrap link of a
+ * dimension) with vc = 1, so that a network engine that keeps one buffer per
+ * (channel, vc) cannot deadlock on a ring or torus.
+ *
+ * Node ids are 0..nodes-1; mesh and torus nodes are row-major
+ * (node = row * cols + col).
+ */
+#ifndef CS_TOPO_H
+#define CS_TOPO_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "core/error.h"
+
+typedef struct cs_topo cs_topo_t; /* opaque */
+
+typedef struct cs_hop {
+    int32_t chan; /* channel id */
+    uint8_t vc;   /* virtual-channel class: 0, or 1 after a dateline */
+} cs_hop_t;
+
+typedef enum cs_topo_kind {
+    CS_TOPO_LINE, CS_TOPO_RING, CS_TOPO_MESH, CS_TOPO_TORUS,
+    CS_TOPO_COMPLETE, CS_TOPO_HYPERCUBE, CS_TOPO_CUSTOM
+} cs_topo_kind_t;
+
+/* Route function for custom topologies: writes at most `max` hops from src
+ * to dst (src != dst) and returns the hop count, or -1 if no route exists or
+ * it would be longer than max. */
+typedef int (*cs_topo_route_fn)(const cs_topo_t *t, void *ctx, int src, int dst,
+                                cs_hop_t *hops, int max);
+
+/* Builders of the standard shapes.  Errors (CS_ERR_RANGE) for sizes the shape
+ * cannot have: p < 1, hypercube p not a power of two, rows*cols overflow,
+ * more than CS_TOPO_MAX_NODES nodes. */
+#define CS_TOPO_MAX_NODES (1 << 26)
+int cs_topo_new_line(int p, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_ring(int p, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_mesh(int rows, int cols, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_torus(int rows, int cols, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_complete(int p, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_hypercube(int p, cs_topo_t **out, cs_error_t *err);
+
+/* A custom topology: add links, then set a route function (if none is set,
+ * cs_topo_route uses shortest paths by BFS with the lowest-channel-id tie
+ * rule, precomputed lazily per destination).  `name` is copied. */
+cs_topo_t *cs_topo_new_custom(int nodes, const char *name);
+/* Adds a full-duplex link u<->v; returns the id of the u->v channel
+ * (v->u is that id + 1).  u == v is an internal error (asserted). */
+int cs_topo_add_link(cs_topo_t *t, int u, int v);
+void cs_topo_set_route(cs_topo_t *t, cs_topo_route_fn fn, void *ctx);
+/* Sets the grid dimensions hint (for layouts and 2D algorithms). */
+void cs_topo_set_grid(cs_topo_t *t, int rows, int cols);
+
+void cs_topo_free(cs_topo_t *t); /* accepts NULL */
+
+cs_topo_kind_t cs_topo_kind(const cs_topo_t *t);
+const char *cs_topo_name(const cs_topo_t *t);   /* "ring", "mesh", ... */
+int cs_topo_nodes(const cs_topo_t *t);
+int cs_topo_channels(const cs_topo_t *t);       /* = 2 * links */
+int cs_topo_channel_src(const cs_topo_t *t, int c);
+int cs_topo_channel_dst(const cs_topo_t *t, int c);
+static inline int cs_topo_channel_reverse(int c) { return c ^ 1; }
+/* Channel u->v, or -1 if u and v are not adjacent (lowest id if parallel). */
+int cs_topo_find_channel(const cs_topo_t *t, int u, int v);
+/* Out-degree (number of channels leaving u). */
+int cs_topo_degree(const cs_topo_t *t, int u);
+/* Grid hint: returns 1 and sets rows/cols for mesh/torus (or a custom grid),
+ * 0 otherwise. */
+int cs_topo_grid(const cs_topo_t *t, int *rows, int *cols);
+
+/* Upper bound on the hop count of any route (size route buffers with it). */
+int cs_topo_max_route_len(const cs_topo_t *t);
+/* The route from src to dst; returns the hop count (0 when src == dst) or -1
+ * (no route).  hops must hold cs_topo_max_route_len entries. */
+int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops);
+
+/* Graph statistics computed with igraph on the undirected link graph. */
+typedef struct cs_topo_stats {
+    int nodes;
+    int64_t links;       /* physical (undirected) links */
+    int64_t channels;    /* directed channels */
+    int min_degree, max_degree; /* link degree */
+    double diameter;     /* in hops; -1 when disconnected */
+    double avg_distance; /* mean shortest-path length over ordered pairs */
+    int connected;
+} cs_topo_stats_t;
+/* Exact statistics.  Diameter and average distance cost O(n * m); callers
+ * with more than `max_nodes_for_paths` nodes get them left at -1 (and a
+ * machine may then supply its own closed form). */
+int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out, cs_error_t *err);
+
+/* Builds the undirected igraph graph of the links (one edge per link).
+ * `graph` is an igraph_t* (void* here so that this header does not pull
+ * igraph into every includer); the caller destroys it. */
+int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err);
+
+/* Writers: GraphML (via igraph) and Graphviz DOT. */
+int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err);
+int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err);
+
+#endif
