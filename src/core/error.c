@@ -33,7 +33,17 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
+    /* truncation of an over-long message is acceptable: keep the head */
+    size_t h = strlen(head);
+    if (h > sizeof err->msg - 3)
+        h = sizeof err->msg - 3;
+    memcpy(err->msg, head, h);
+    memcpy(err->msg + h, ": ", 2);
+    size_t rest = sizeof err->msg - h - 3, o = strlen(old);
+    if (o > rest)
+        o = rest;
+    memcpy(err->msg + h + 2, old, o);
+    err->msg[h + 2 + o] = '\0';
 }
 
 const char *cs_status_name(int code)

@@ -10,6 +10,7 @@
 #define CS_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 typedef enum cs_status {
     CS_OK = 0,

@@ -1,0 +1,726 @@
+/*
+ * exec.c - the program executor (contract in exec.h).
+ *
+ * Op life: WAIT (dependencies outstanding) -> READY -> STARTED -> DONE.
+ * Dependencies are counted: AFTER is satisfied when the predecessor
+ * completes, AFTER_START and STREAM when it starts.  Ops that become ready
+ * are processed from a FIFO work list (never by recursion, so long chains
+ * of zero-time ops cannot overflow the stack), which also makes the order
+ * of same-tick starts deterministic: op-id order at time 0, then the order
+ * in which events enabled them.
+ *
+ * Matching happens when a send starts: its message goes to the oldest posted
+ * recv on the destination that accepts (source, tag), else to the
+ * destination's unexpected list; a recv posted later takes the oldest
+ * unexpected message it accepts.  This is MPI's non-overtaking rule.
+ */
+#include "core/exec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/sim.h"
+
+#define NONE (-1)
+
+enum { OP_WAIT, OP_READY, OP_STARTED, OP_DONE };
+
+typedef struct op_state {
+    int32_t waiting;   /* unsatisfied dependencies */
+    uint8_t state;
+    uint8_t cpu_queued;
+    int32_t msg;       /* send: its message; recv: the matched message; mcast: first */
+    int32_t next;      /* posted-recv list link, or cpu queue link */
+    int32_t pending;   /* mcast: messages not yet completed */
+    int64_t progress;  /* bytes: recv arrived, send delivered, calc processed */
+    int64_t gate;      /* streaming: bytes allowed by stream predecessors */
+    cs_tick_t busy_until; /* streaming calc: chunk in progress ends */
+} op_state_t;
+
+typedef struct xmsg {
+    int32_t send_op, recv_op;
+    int32_t src, dst; /* ranks */
+    int32_t tag;
+    int32_t next;     /* unexpected list link */
+    int64_t bytes, arrived;
+    uint32_t net_id;
+    uint8_t done;
+} xmsg_t;
+
+typedef struct rank_state {
+    int32_t posted_head, posted_tail; /* unmatched recvs */
+    int32_t unexp_head, unexp_tail;   /* unmatched messages */
+    int32_t cpu_head, cpu_tail;       /* calcs waiting for the CPU */
+    int32_t cpu_op;                   /* calc running, or NONE */
+} rank_state_t;
+
+typedef struct exec {
+    const cs_exec_env_t *env;
+    const cs_program_t *prog;
+    cs_exec_result_t *res;
+    cs_sim_t *sim;
+    cs_net_t *net;
+    const int32_t *node;
+    op_state_t *ops;
+    rank_state_t *ranks;
+    xmsg_t *msgs;
+    int32_t nmsgs, cap_msgs;
+    int32_t *work;      /* FIFO of ops that became ready */
+    int64_t work_head, work_tail, work_cap;
+    int draining;
+    int watch;          /* program has streaming deps: report unit progress */
+    int32_t done_ops;
+    double calc_scale;  /* program time unit -> ticks */
+    uint32_t h_calc;
+    int err_code;
+    cs_error_t *err;
+} exec_t;
+
+void cs_exec_opts_default(cs_exec_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = CS_NET_PACKET;
+    o->queue = CS_QUEUE_DEFAULT;
+    o->max_buckets = 256;
+}
+
+static void fail(exec_t *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(exec_t *x, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (x->err_code)
+        return;
+    x->err_code = code;
+    va_start(ap, fmt);
+    cs_error_vset(x->err, code, fmt, ap);
+    va_end(ap);
+    cs_sim_stop(x->sim);
+}
+
+static void work_push(exec_t *x, int32_t op)
+{
+    if (x->work_tail == x->work_cap) {
+        /* compact or grow */
+        if (x->work_head > 0) {
+            memmove(x->work, x->work + x->work_head,
+                    (size_t)(x->work_tail - x->work_head) * sizeof *x->work);
+            x->work_tail -= x->work_head;
+            x->work_head = 0;
+        }
+        if (x->work_tail == x->work_cap) {
+            x->work_cap = x->work_cap ? x->work_cap * 2 : 1024;
+            x->work = cs_realloc(x->work, (size_t)x->work_cap * sizeof *x->work);
+        }
+    }
+    x->work[x->work_tail++] = op;
+}
+
+static void drain(exec_t *x);
+
+/* ---- dependency bookkeeping ------------------------------------------ */
+
+static void satisfy(exec_t *x, int32_t op)
+{
+    op_state_t *s = &x->ops[op];
+    CS_ASSERT(s->waiting > 0);
+    if (--s->waiting == 0 && s->state == OP_WAIT) {
+        s->state = OP_READY;
+        work_push(x, op);
+    }
+}
+
+static void on_started(exec_t *x, int32_t op)
+{
+    int n;
+    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
+    x->res->ops[op].start = cs_sim_now(x->sim);
+    x->ops[op].state = OP_STARTED;
+    for (int i = 0; i < n; i++)
+        if (succ[i].kind != CS_DEP_AFTER)
+            satisfy(x, succ[i].op);
+}
+
+static void propagate_progress(exec_t *x, int32_t op);
+
+static void on_done(exec_t *x, int32_t op)
+{
+    int n;
+    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    cs_tick_t now = cs_sim_now(x->sim);
+    CS_ASSERT(x->ops[op].state == OP_STARTED);
+    x->ops[op].state = OP_DONE;
+    x->ops[op].progress = o->bytes;
+    x->res->ops[op].end = now;
+    if (now > x->res->rank_finish[o->rank])
+        x->res->rank_finish[o->rank] = now;
+    if (now > x->res->finish)
+        x->res->finish = now;
+    x->done_ops++;
+    for (int i = 0; i < n; i++)
+        if (succ[i].kind == CS_DEP_AFTER)
+            satisfy(x, succ[i].op);
+    if (x->watch)
+        propagate_progress(x, op);
+}
+
+/* ---- streaming ------------------------------------------------------- */
+
+/* Bytes of `op` that its stream predecessors allow so far. */
+static int64_t stream_gate(exec_t *x, int32_t op)
+{
+    int n;
+    const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
+    int64_t size = cs_program_op(x->prog, op)->bytes, g = size;
+    for (int i = 0; i < n; i++) {
+        if (pred[i].kind != CS_DEP_STREAM)
+            continue;
+        const cs_op_t *po = cs_program_op(x->prog, pred[i].op);
+        int64_t p = x->ops[pred[i].op].progress;
+        if (p < po->bytes && p < g)
+            g = p;
+    }
+    return g;
+}
+
+static void calc_continue(exec_t *x, int32_t op);
+
+static void regate(exec_t *x, int32_t op)
+{
+    op_state_t *s = &x->ops[op];
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    int64_t g;
+    if (s->state != OP_STARTED)
+        return;
+    g = stream_gate(x, op);
+    if (g <= s->gate)
+        return;
+    s->gate = g;
+    if (o->kind == CS_OP_SEND) {
+        cs_net_gate(x->net, x->msgs[s->msg].net_id, g);
+    } else if (o->kind == CS_OP_MCAST) {
+        for (int i = 0; i < o->npeers; i++)
+            cs_net_gate(x->net, x->msgs[s->msg + i].net_id, g);
+    } else if (o->kind == CS_OP_CALC) {
+        calc_continue(x, op);
+    }
+}
+
+static void propagate_progress(exec_t *x, int32_t op)
+{
+    int n;
+    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
+    for (int i = 0; i < n; i++)
+        if (succ[i].kind == CS_DEP_STREAM)
+            regate(x, succ[i].op);
+}
+
+static void set_progress(exec_t *x, int32_t op, int64_t bytes)
+{
+    if (bytes <= x->ops[op].progress)
+        return;
+    x->ops[op].progress = bytes;
+    propagate_progress(x, op);
+}
+
+/* ---- calc on the rank's CPU ------------------------------------------ */
+
+static cs_tick_t calc_fixed_ticks(exec_t *x, const cs_op_t *o)
+{
+    if (x->calc_scale == 1.0)
+        return o->ticks;
+    return (cs_tick_t)llround((double)o->ticks * x->calc_scale);
+}
+
+static cs_tick_t reduce_ticks(exec_t *x, int64_t bytes)
+{
+    __int128 v = (__int128)bytes * x->env->reduce_num;
+    return (cs_tick_t)((v + x->env->reduce_den - 1) / x->env->reduce_den);
+}
+
+static int has_stream_preds(exec_t *x, int32_t op)
+{
+    int n;
+    const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
+    for (int i = 0; i < n; i++)
+        if (pred[i].kind == CS_DEP_STREAM)
+            return 1;
+    return 0;
+}
+
+static void calc_begin(exec_t *x, int32_t op)
+{
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    rank_state_t *r = &x->ranks[o->rank];
+    cs_tick_t now = cs_sim_now(x->sim);
+    r->cpu_op = op;
+    on_started(x, op);
+    if (o->bytes > 0 && has_stream_preds(x, op)) {
+        x->ops[op].gate = stream_gate(x, op);
+        x->ops[op].busy_until = -1;
+        calc_continue(x, op);
+        return;
+    }
+    cs_sim_at(x->sim, now + calc_fixed_ticks(x, o) + reduce_ticks(x, o->bytes), x->h_calc,
+              (uint32_t)op, 0);
+}
+
+/* Streaming calc: reduce the next available chunk, one unit at a time. */
+static void calc_continue(exec_t *x, int32_t op)
+{
+    op_state_t *s = &x->ops[op];
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    int64_t chunk;
+    if (s->busy_until >= 0 || s->progress >= o->bytes)
+        return;
+    chunk = s->gate - s->progress;
+    if (chunk <= 0)
+        return;
+    if (chunk > x->env->net->unit_bytes)
+        chunk = x->env->net->unit_bytes;
+    s->busy_until = cs_sim_now(x->sim) + reduce_ticks(x, s->progress + chunk) -
+                    reduce_ticks(x, s->progress);
+    cs_sim_at(x->sim, s->busy_until, x->h_calc, (uint32_t)op, (uint64_t)chunk);
+}
+
+static void cpu_next(exec_t *x, int rank)
+{
+    rank_state_t *r = &x->ranks[rank];
+    r->cpu_op = NONE;
+    if (r->cpu_head != NONE) {
+        int32_t op = r->cpu_head;
+        r->cpu_head = x->ops[op].next;
+        if (r->cpu_head == NONE)
+            r->cpu_tail = NONE;
+        calc_begin(x, op);
+    }
+}
+
+static void on_calc_event(void *ctx, const cs_event_t *ev)
+{
+    exec_t *x = ctx;
+    int32_t op = (int32_t)ev->a;
+    op_state_t *s = &x->ops[op];
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    if (ev->b) { /* a streamed chunk finished */
+        s->busy_until = -1;
+        set_progress(x, op, s->progress + (int64_t)ev->b);
+        if (s->progress < o->bytes) {
+            calc_continue(x, op);
+            drain(x);
+            return;
+        }
+        cs_tick_t fixed = calc_fixed_ticks(x, o);
+        if (fixed) {
+            s->busy_until = cs_sim_now(x->sim) + fixed;
+            cs_sim_at(x->sim, s->busy_until, x->h_calc, (uint32_t)op, 0);
+            drain(x);
+            return;
+        }
+    }
+    on_done(x, op);
+    cpu_next(x, o->rank);
+    drain(x);
+}
+
+/* ---- messages -------------------------------------------------------- */
+
+static int accepts(const cs_op_t *recv, const xmsg_t *m)
+{
+    return (recv->peer == CS_ANY || recv->peer == m->src) &&
+           (recv->tag == CS_ANY || recv->tag == m->tag);
+}
+
+static void recv_maybe_done(exec_t *x, int32_t rop)
+{
+    op_state_t *s = &x->ops[rop];
+    if (s->state == OP_STARTED && s->msg != NONE && x->msgs[s->msg].done)
+        on_done(x, rop);
+}
+
+static void match(exec_t *x, int32_t rop, int32_t mid)
+{
+    xmsg_t *m = &x->msgs[mid];
+    const cs_op_t *r = cs_program_op(x->prog, rop);
+    if (m->bytes > r->bytes) {
+        char d[200];
+        cs_program_describe(x->prog, rop, d, sizeof d);
+        fail(x, CS_ERR_RUNTIME,
+             "rank %d: a %lld-byte message from rank %d (tag %d) does not fit the matching %s",
+             r->rank, (long long)m->bytes, m->src, m->tag, d);
+        return;
+    }
+    m->recv_op = rop;
+    x->ops[rop].msg = mid;
+    if (m->arrived)
+        set_progress(x, rop, m->arrived);
+    recv_maybe_done(x, rop);
+}
+
+static int32_t new_msg(exec_t *x, int32_t send_op, int src, int dst, int tag, int64_t bytes)
+{
+    if (x->nmsgs == x->cap_msgs) {
+        x->cap_msgs = x->cap_msgs ? x->cap_msgs * 2 : 1024;
+        x->msgs = cs_realloc(x->msgs, (size_t)x->cap_msgs * sizeof *x->msgs);
+    }
+    xmsg_t *m = &x->msgs[x->nmsgs];
+    memset(m, 0, sizeof *m);
+    m->send_op = send_op;
+    m->recv_op = NONE;
+    m->src = src;
+    m->dst = dst;
+    m->tag = tag;
+    m->bytes = bytes;
+    m->next = NONE;
+    return x->nmsgs++;
+}
+
+/* Routes a new message to the oldest posted recv that accepts it, or to the
+ * unexpected list. */
+static void deliver_to_matching(exec_t *x, int32_t mid)
+{
+    xmsg_t *m = &x->msgs[mid];
+    rank_state_t *r = &x->ranks[m->dst];
+    int32_t prev = NONE;
+    for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = x->ops[rop].next) {
+        if (!accepts(cs_program_op(x->prog, rop), m))
+            continue;
+        if (prev == NONE)
+            r->posted_head = x->ops[rop].next;
+        else
+            x->ops[prev].next = x->ops[rop].next;
+        if (r->posted_tail == rop)
+            r->posted_tail = prev;
+        match(x, rop, mid);
+        return;
+    }
+    if (r->unexp_tail == NONE)
+        r->unexp_head = mid;
+    else
+        x->msgs[r->unexp_tail].next = mid;
+    r->unexp_tail = mid;
+}
+
+static void post_message(exec_t *x, int32_t op, int dst_rank, int64_t gate, int32_t mid_slot)
+{
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    int32_t mid = mid_slot;
+    x->msgs[mid].net_id = cs_net_post(x->net, x->node[o->rank], x->node[dst_rank], o->bytes, gate,
+                                     x->watch, (uint64_t)mid);
+    x->res->messages++;
+    deliver_to_matching(x, mid);
+}
+
+static void start_send(exec_t *x, int32_t op)
+{
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    op_state_t *s = &x->ops[op];
+    int64_t gate = has_stream_preds(x, op) ? stream_gate(x, op) : o->bytes;
+    s->gate = gate;
+    if (o->kind == CS_OP_SEND) {
+        s->msg = new_msg(x, op, o->rank, o->peer, o->tag, o->bytes);
+        s->pending = 1;
+        on_started(x, op);
+        post_message(x, op, o->peer, gate, s->msg);
+    } else {
+        /* mcast without hardware support: unicasts posted in destination
+         * order; the send port serialises them */
+        const int32_t *peers = cs_program_mcast_peers(x->prog, o);
+        int32_t first = NONE;
+        for (int i = 0; i < o->npeers; i++) {
+            int32_t mid = new_msg(x, op, o->rank, peers[i], o->tag, o->bytes);
+            if (first == NONE)
+                first = mid;
+        }
+        s->msg = first;
+        s->pending = o->npeers;
+        on_started(x, op);
+        for (int i = 0; i < o->npeers; i++)
+            post_message(x, op, peers[i], gate, first + i);
+    }
+}
+
+static void start_recv(exec_t *x, int32_t rop)
+{
+    const cs_op_t *o = cs_program_op(x->prog, rop);
+    rank_state_t *r = &x->ranks[o->rank];
+    int32_t prev = NONE;
+    on_started(x, rop);
+    for (int32_t mid = r->unexp_head; mid != NONE; prev = mid, mid = x->msgs[mid].next) {
+        if (!accepts(o, &x->msgs[mid]))
+            continue;
+        if (prev == NONE)
+            r->unexp_head = x->msgs[mid].next;
+        else
+            x->msgs[prev].next = x->msgs[mid].next;
+        if (r->unexp_tail == mid)
+            r->unexp_tail = prev;
+        match(x, rop, mid);
+        return;
+    }
+    x->ops[rop].next = NONE;
+    if (r->posted_tail == NONE)
+        r->posted_head = rop;
+    else
+        x->ops[r->posted_tail].next = rop;
+    r->posted_tail = rop;
+}
+
+static void start_op(exec_t *x, int32_t op)
+{
+    const cs_op_t *o = cs_program_op(x->prog, op);
+    switch (o->kind) {
+    case CS_OP_SEND:
+    case CS_OP_MCAST:
+        start_send(x, op);
+        break;
+    case CS_OP_RECV:
+        start_recv(x, op);
+        break;
+    default: {
+        rank_state_t *r = &x->ranks[o->rank];
+        if (r->cpu_op == NONE) {
+            calc_begin(x, op);
+        } else {
+            x->ops[op].next = NONE;
+            if (r->cpu_tail == NONE)
+                r->cpu_head = op;
+            else
+                x->ops[r->cpu_tail].next = op;
+            r->cpu_tail = op;
+        }
+    }
+    }
+}
+
+static void drain(exec_t *x)
+{
+    if (x->draining)
+        return;
+    x->draining = 1;
+    while (x->work_head < x->work_tail && !x->err_code)
+        start_op(x, x->work[x->work_head++]);
+    x->work_head = x->work_tail = 0;
+    x->draining = 0;
+}
+
+/* net hooks */
+static void hook_progress(void *ctx, uint64_t user, int64_t bytes, cs_tick_t now)
+{
+    exec_t *x = ctx;
+    xmsg_t *m = &x->msgs[user];
+    const cs_op_t *so = cs_program_op(x->prog, m->send_op);
+    (void)now;
+    m->arrived = bytes;
+    if (m->recv_op != NONE)
+        set_progress(x, m->recv_op, bytes);
+    if (so->kind == CS_OP_SEND)
+        set_progress(x, m->send_op, bytes);
+    drain(x);
+}
+
+static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
+{
+    exec_t *x = ctx;
+    xmsg_t *m = &x->msgs[user];
+    int32_t sop = m->send_op, rop = m->recv_op;
+    (void)now;
+    m->done = 1;
+    m->arrived = m->bytes;
+    if (--x->ops[sop].pending == 0)
+        on_done(x, sop);
+    if (rop != NONE) {
+        set_progress(x, rop, m->bytes);
+        recv_maybe_done(x, rop);
+    }
+    drain(x);
+}
+
+/* ---- deadlock report ------------------------------------------------- */
+
+static int report_stuck(exec_t *x)
+{
+    char buf[CS_ERROR_MSG_MAX - 64] = "";
+    size_t used = 0;
+    int shown = 0, nranks = cs_program_nranks(x->prog), stuck_ranks = 0;
+    int32_t nops = cs_program_nops(x->prog);
+    if (cs_net_active(x->net) > 0)
+        return cs_net_explain_stuck(x->net, x->err);
+    /* one line per stuck rank: its first unfinished op and why */
+    int32_t *first_op = cs_malloc((size_t)nranks * sizeof *first_op);
+    for (int r = 0; r < nranks; r++)
+        first_op[r] = NONE;
+    for (int32_t op = 0; op < nops; op++) {
+        const cs_op_t *o = cs_program_op(x->prog, op);
+        if (x->ops[op].state != OP_DONE && first_op[o->rank] == NONE)
+            first_op[o->rank] = op;
+    }
+    for (int r = 0; r < nranks; r++) {
+        int32_t op = first_op[r];
+        char d[256], line[400];
+        const char *why;
+        if (op == NONE)
+            continue;
+        /* the most telling op of the rank: a posted recv if any */
+        if (x->ranks[r].posted_head != NONE)
+            op = x->ranks[r].posted_head;
+        stuck_ranks++;
+        if (shown >= 8)
+            continue;
+        cs_program_describe(x->prog, op, d, sizeof d);
+        switch (x->ops[op].state) {
+        case OP_WAIT: why = "waits for its dependencies"; break;
+        case OP_READY: why = "is ready but was never started"; break;
+        default:
+            why = cs_program_op(x->prog, op)->kind == CS_OP_RECV ? "has no matching send"
+                                                                 : "never completed";
+        }
+        snprintf(line, sizeof line, "%srank %d: %s %s", shown ? "; " : "", r, d, why);
+        if (used + strlen(line) < sizeof buf - 1) {
+            memcpy(buf + used, line, strlen(line) + 1);
+            used += strlen(line);
+        }
+        shown++;
+    }
+    free(first_op);
+    return cs_error_set(x->err, CS_ERR_DEADLOCK,
+                        "%s%sdeadlock at t=%lld: %d of %d ops never completed on %d rank(s): %s%s",
+                        cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
+                        cs_program_source(x->prog) ? ": " : "", (long long)cs_sim_now(x->sim),
+                        nops - x->done_ops, nops, stuck_ranks, buf,
+                        shown < stuck_ranks ? "; ..." : "");
+}
+
+static int report_unreceived(exec_t *x)
+{
+    int nranks = cs_program_nranks(x->prog), count = 0;
+    int32_t example = NONE;
+    for (int r = 0; r < nranks; r++)
+        for (int32_t mid = x->ranks[r].unexp_head; mid != NONE; mid = x->msgs[mid].next) {
+            if (example == NONE)
+                example = mid;
+            count++;
+        }
+    if (!count)
+        return CS_OK;
+    char d[256];
+    cs_program_describe(x->prog, x->msgs[example].send_op, d, sizeof d);
+    return cs_error_set(x->err, CS_ERR_DEADLOCK,
+                        "%s%s%d message(s) were sent but never received, e.g. rank %d: %s",
+                        cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
+                        cs_program_source(x->prog) ? ": " : "", count, x->msgs[example].src, d);
+}
+
+/* ---- run ------------------------------------------------------------- */
+
+int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
+                cs_exec_result_t *res, cs_error_t *err)
+{
+    exec_t x;
+    int rc;
+    int nranks = cs_program_nranks(prog), nodes = cs_topo_nodes(env->topo);
+    int32_t nops = cs_program_nops(prog);
+    int32_t *identity = NULL;
+    struct timespec t0, t1;
+    cs_net_hooks_t hooks;
+
+    memset(res, 0, sizeof *res);
+    if (nranks > nodes)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "the program has %d ranks but the machine has only %d nodes", nranks,
+                            nodes);
+    if (o->rank_to_node)
+        for (int r = 0; r < nranks; r++)
+            if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
+                return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
+                                    r, o->rank_to_node[r], nodes - 1);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(&x, 0, sizeof x);
+    x.env = env;
+    x.prog = prog;
+    x.res = res;
+    x.err = err;
+    if (!o->rank_to_node) {
+        identity = cs_malloc((size_t)nranks * sizeof *identity);
+        for (int r = 0; r < nranks; r++)
+            identity[r] = r;
+    }
+    x.node = o->rank_to_node ? o->rank_to_node : identity;
+    x.calc_scale = 1.0;
+    if (cs_program_time_unit(prog) > 0 && env->tick_seconds > 0)
+        x.calc_scale = cs_program_time_unit(prog) / env->tick_seconds;
+
+    res->nranks = nranks;
+    res->rank_finish = cs_calloc((size_t)nranks, sizeof *res->rank_finish);
+    res->ops = cs_malloc(((size_t)nops + 1) * sizeof *res->ops);
+    for (int32_t i = 0; i < nops; i++)
+        res->ops[i].start = res->ops[i].end = -1;
+    res->sim = x.sim = cs_sim_new(o->queue);
+
+    hooks.ctx = &x;
+    hooks.started = NULL;
+    hooks.progress = hook_progress;
+    hooks.completed = hook_completed;
+    rc = cs_net_new(x.sim, env->topo, env->net, o->mode, &hooks, &x.net, err);
+    if (rc) {
+        free(identity);
+        return rc;
+    }
+    res->net = x.net;
+    if (o->bucket_width > 0)
+        cs_net_enable_buckets(x.net, o->bucket_width, o->max_buckets > 1 ? o->max_buckets : 256);
+    x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
+
+    x.ops = cs_calloc((size_t)nops + 1, sizeof *x.ops);
+    x.ranks = cs_malloc((size_t)nranks * sizeof *x.ranks);
+    for (int r = 0; r < nranks; r++)
+        x.ranks[r] = (rank_state_t){NONE, NONE, NONE, NONE, NONE, NONE, NONE};
+    for (int32_t i = 0; i < nops; i++) {
+        int n;
+        const cs_dep_t *pred = cs_program_preds(prog, i, &n);
+        x.ops[i].waiting = n;
+        x.ops[i].msg = NONE;
+        x.ops[i].next = NONE;
+        for (int k = 0; k < n; k++)
+            if (pred[k].kind == CS_DEP_STREAM)
+                x.watch = 1;
+        if (n == 0) {
+            x.ops[i].state = OP_READY;
+            work_push(&x, i);
+        }
+    }
+    drain(&x);
+    if (!x.err_code)
+        cs_sim_run(x.sim);
+
+    rc = x.err_code;
+    if (!rc && x.done_ops < nops)
+        rc = report_stuck(&x);
+    if (!rc)
+        rc = report_unreceived(&x);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->events = cs_sim_events(x.sim);
+    res->queue_peak = cs_sim_queue_peak(x.sim);
+    res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    free(x.ops);
+    free(x.ranks);
+    free(x.msgs);
+    free(x.work);
+    free(identity);
+    return rc;
+}
+
+void cs_exec_result_destroy(cs_exec_result_t *res)
+{
+    if (!res)
+        return;
+    cs_net_free(res->net);
+    cs_sim_free(res->sim);
+    free(res->rank_finish);
+    free(res->ops);
+    memset(res, 0, sizeof *res);
+}

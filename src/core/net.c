@@ -1,0 +1,506 @@
+/*
+ * net.c - the parts of the network engine that both fidelity modes share:
+ * parameters, message posting and routing, the endpoint port rule, message
+ * completion and the per-channel statistics (see net.h for the model).
+ */
+#include "core/net_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cs_net_params_default(cs_net_params_t *np)
+{
+    memset(np, 0, sizeof *np);
+    np->unit_bytes = 4096;
+    np->ser_num = 1;
+    np->ser_den = 1;
+    np->buf_units = 8;
+    np->send_ports = 1;
+    np->recv_ports = 1;
+}
+
+const char *cs_net_mode_name(cs_net_mode_t m) { return m == CS_NET_FLUID ? "fluid" : "packet"; }
+
+int cs_net_parse_mode(const char *text, cs_net_mode_t *out, cs_error_t *err)
+{
+    if (!strcmp(text, "packet"))
+        *out = CS_NET_PACKET;
+    else if (!strcmp(text, "fluid"))
+        *out = CS_NET_FLUID;
+    else
+        return cs_error_set(err, CS_ERR_USAGE, "unknown mode \"%s\"; valid modes: packet, fluid",
+                            text);
+    return CS_OK;
+}
+
+cs_net_mode_t cs_net_mode(const cs_net_t *n) { return n->mode; }
+int64_t cs_net_active(const cs_net_t *n) { return n->active; }
+
+static void on_overhead(void *ctx, const cs_event_t *ev);
+static void on_complete(void *ctx, const cs_event_t *ev);
+
+int cs_net_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+               cs_net_mode_t mode, const cs_net_hooks_t *hooks, cs_net_t **out,
+               cs_error_t *err)
+{
+    cs_net_t *n;
+    *out = NULL;
+    if (np->unit_bytes < 1)
+        return cs_error_set(err, CS_ERR_RANGE, "network unit must be at least 1 byte, got %lld",
+                            (long long)np->unit_bytes);
+    if (np->unit_bytes > ((int64_t)1 << 40))
+        return cs_error_set(err, CS_ERR_RANGE, "network unit of %lld bytes is too large",
+                            (long long)np->unit_bytes);
+    if (np->ser_num < 0 || np->ser_den < 1)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "serialisation rate must be a non-negative ratio, got %lld/%lld",
+                            (long long)np->ser_num, (long long)np->ser_den);
+    if (np->wire_lat < 0 || np->router_lat < 0 || np->send_overhead < 0 || np->recv_overhead < 0)
+        return cs_error_set(err, CS_ERR_RANGE, "latencies and overheads must be >= 0");
+    if (np->buf_units < 0 || np->send_ports < 0 || np->recv_ports < 0)
+        return cs_error_set(err, CS_ERR_RANGE, "buffer and port counts must be >= 0");
+
+    n = cs_calloc(1, sizeof *n);
+    n->sim = sim;
+    n->topo = topo;
+    n->p = *np;
+    n->mode = mode;
+    if (hooks)
+        n->hooks = *hooks;
+    n->nnodes = cs_topo_nodes(topo);
+    n->nchans = cs_topo_channels(topo);
+    n->ch = cs_calloc((size_t)n->nchans + 1, sizeof *n->ch);
+    n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);
+    for (int c = 0; c < n->nchans; c++) {
+        chan_state_t *ch = &n->ch[c];
+        ch->wq_head = ch->wq_tail = NIL64;
+        ch->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
+        ch->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
+        ch->wire = np->chan_wire_lat ? np->chan_wire_lat[c] : np->wire_lat;
+        if (ch->ser_num < 0 || ch->ser_den < 1 || ch->wire < 0) {
+            free(n->ch);
+            free(n->stats);
+            free(n);
+            return cs_error_set(err, CS_ERR_RANGE, "channel %d has invalid timing", c);
+        }
+        ch->ser_unit = net_ser(ch, np->unit_bytes);
+        /* bytes per tick; an infinitely fast channel gets a huge capacity */
+        ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
+    }
+    n->send_busy = cs_calloc((size_t)n->nnodes, sizeof *n->send_busy);
+    n->recv_busy = cs_calloc((size_t)n->nnodes, sizeof *n->recv_busy);
+    n->src_wait_head = cs_malloc((size_t)n->nnodes * sizeof(uint32_t));
+    n->src_wait_tail = cs_malloc((size_t)n->nnodes * sizeof(uint32_t));
+    n->dst_wait_head = cs_malloc((size_t)n->nnodes * sizeof(uint32_t));
+    n->dst_wait_tail = cs_malloc((size_t)n->nnodes * sizeof(uint32_t));
+    for (int i = 0; i < n->nnodes; i++)
+        n->src_wait_head[i] = n->src_wait_tail[i] = n->dst_wait_head[i] = n->dst_wait_tail[i] = NIL32;
+    n->free_head = NIL32;
+    n->max_route = cs_topo_max_route_len(topo);
+    n->route_buf = cs_malloc(((size_t)n->max_route + 1) * sizeof *n->route_buf);
+    n->h_overhead = cs_sim_register(sim, on_overhead, n);
+    n->h_complete = cs_sim_register(sim, on_complete, n);
+    if (mode == CS_NET_PACKET)
+        cs_net_packet_init(n);
+    else
+        cs_net_fluid_init(n);
+    *out = n;
+    return CS_OK;
+}
+
+void cs_net_free(cs_net_t *n)
+{
+    if (!n)
+        return;
+    for (uint32_t i = 0; i < n->nmsgs; i++)
+        free(n->msgs[i].hs);
+    if (n->buckets)
+        for (int c = 0; c < n->nchans; c++)
+            free(n->buckets[c]);
+    free(n->buckets);
+    cs_net_fluid_free(n);
+    free(n->msgs);
+    free(n->ch);
+    free(n->stats);
+    free(n->send_busy);
+    free(n->recv_busy);
+    free(n->src_wait_head);
+    free(n->src_wait_tail);
+    free(n->dst_wait_head);
+    free(n->dst_wait_tail);
+    free(n->route_buf);
+    free(n);
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets)
+{
+    CS_ASSERT(width > 0 && max_buckets >= 2);
+    n->bucket_w = width;
+    n->bucket_max = max_buckets;
+    n->bucket_n = 0;
+    n->buckets = cs_calloc((size_t)n->nchans + 1, sizeof *n->buckets);
+}
+
+cs_tick_t cs_net_bucket_width(const cs_net_t *n) { return n->bucket_w; }
+int cs_net_bucket_count(const cs_net_t *n) { return n->bucket_n; }
+
+const cs_chan_stats_t *cs_net_chan_bucket(const cs_net_t *n, int chan, int b)
+{
+    if (!n->buckets || !n->buckets[chan] || b < 0 || b >= n->bucket_n)
+        return NULL;
+    return &n->buckets[chan][b];
+}
+
+const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan) { return &n->stats[chan]; }
+
+/* Doubles the bucket width, merging neighbours, until time t fits. */
+static void bucket_grow(cs_net_t *n, cs_tick_t t)
+{
+    while (t / n->bucket_w >= n->bucket_max) {
+        for (int c = 0; c < n->nchans; c++) {
+            cs_chan_stats_t *b = n->buckets[c];
+            if (!b)
+                continue;
+            for (int i = 0; i < n->bucket_max / 2; i++) {
+                cs_chan_stats_t x = b[2 * i], y = b[2 * i + 1];
+                b[i].bytes = x.bytes + y.bytes;
+                b[i].units = x.units + y.units;
+                b[i].busy = x.busy + y.busy;
+                b[i].stall = x.stall + y.stall;
+                b[i].peak_k = x.peak_k > y.peak_k ? x.peak_k : y.peak_k;
+            }
+            memset(b + n->bucket_max / 2, 0, (size_t)(n->bucket_max - n->bucket_max / 2) * sizeof *b);
+        }
+        n->bucket_w *= 2;
+        n->bucket_n = (n->bucket_n + 1) / 2;
+    }
+}
+
+static cs_chan_stats_t *bucket_at(cs_net_t *n, int chan, cs_tick_t t)
+{
+    int b;
+    bucket_grow(n, t);
+    if (!n->buckets[chan])
+        n->buckets[chan] = cs_calloc((size_t)n->bucket_max, sizeof **n->buckets);
+    b = (int)(t / n->bucket_w);
+    if (b + 1 > n->bucket_n)
+        n->bucket_n = b + 1;
+    return &n->buckets[chan][b];
+}
+
+/* Spreads an interval over the buckets it covers; bytes and units go with
+ * the busy time in proportion (integer-exact in total). */
+static void bucket_spread(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span, cs_tick_t busy,
+                          int64_t bytes, int64_t units, int stall)
+{
+    cs_tick_t end = start + span, t = start;
+    int64_t bytes_left = bytes, units_left = units;
+    cs_tick_t busy_left = busy;
+    if (span == 0) {
+        cs_chan_stats_t *b = bucket_at(n, chan, start);
+        b->bytes += bytes;
+        b->units += units;
+        if (stall)
+            b->stall += busy;
+        else
+            b->busy += busy;
+        return;
+    }
+    bucket_grow(n, end - 1);
+    while (t < end) {
+        cs_tick_t bend = (t / n->bucket_w + 1) * n->bucket_w;
+        cs_tick_t piece = (bend < end ? bend : end) - t;
+        cs_chan_stats_t *b = bucket_at(n, chan, t);
+        int last = bend >= end;
+        int64_t pb = last ? bytes_left : (int64_t)((__int128)bytes * piece / span);
+        int64_t pu = last ? units_left : (int64_t)((__int128)units * piece / span);
+        cs_tick_t pt = last ? busy_left : (cs_tick_t)((__int128)busy * piece / span);
+        if (stall)
+            b->stall += pt;
+        else
+            b->busy += pt;
+        b->bytes += pb;
+        b->units += pu;
+        bytes_left -= pb;
+        units_left -= pu;
+        busy_left -= pt;
+        t += piece;
+    }
+}
+
+void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span, cs_tick_t busy,
+                     int64_t bytes, int64_t units)
+{
+    cs_chan_stats_t *s = &n->stats[chan];
+    s->bytes += bytes;
+    s->units += units;
+    s->busy += busy;
+    if (n->buckets)
+        bucket_spread(n, chan, start, span, busy, bytes, units, 0);
+}
+
+void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur)
+{
+    n->stats[chan].stall += dur;
+    if (n->buckets && dur > 0)
+        bucket_spread(n, chan, start, dur, dur, 0, 0, 1);
+}
+
+static void k_note(cs_net_t *n, int chan)
+{
+    int32_t k = n->ch[chan].k_now;
+    if (k > n->stats[chan].peak_k)
+        n->stats[chan].peak_k = k;
+    if (n->buckets) {
+        cs_chan_stats_t *b = bucket_at(n, chan, cs_sim_now(n->sim));
+        if (k > b->peak_k)
+            b->peak_k = k;
+    }
+}
+
+void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta)
+{
+    for (int32_t h = 0; h < m->nhops; h++) {
+        n->ch[m->hs[h].chan].k_now += delta;
+        if (delta > 0)
+            k_note(n, m->hs[h].chan);
+    }
+}
+
+void cs_net_i_k_dec(cs_net_t *n, int chan) { n->ch[chan].k_now--; }
+
+/* ---- ports ------------------------------------------------------------ */
+
+static int ports_free(const cs_net_t *n, const msg_t *m)
+{
+    return (!n->p.send_ports || n->send_busy[m->src] < n->p.send_ports) &&
+           (!n->p.recv_ports || n->recv_busy[m->dst] < n->p.recv_ports);
+}
+
+static void wait_append(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    m->src_next = m->dst_next = NIL32;
+    m->src_prev = n->src_wait_tail[m->src];
+    if (m->src_prev == NIL32)
+        n->src_wait_head[m->src] = id;
+    else
+        n->msgs[m->src_prev].src_next = id;
+    n->src_wait_tail[m->src] = id;
+    m->dst_prev = n->dst_wait_tail[m->dst];
+    if (m->dst_prev == NIL32)
+        n->dst_wait_head[m->dst] = id;
+    else
+        n->msgs[m->dst_prev].dst_next = id;
+    n->dst_wait_tail[m->dst] = id;
+}
+
+static void wait_remove(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    if (m->src_prev == NIL32)
+        n->src_wait_head[m->src] = m->src_next;
+    else
+        n->msgs[m->src_prev].src_next = m->src_next;
+    if (m->src_next == NIL32)
+        n->src_wait_tail[m->src] = m->src_prev;
+    else
+        n->msgs[m->src_next].src_prev = m->src_prev;
+    if (m->dst_prev == NIL32)
+        n->dst_wait_head[m->dst] = m->dst_next;
+    else
+        n->msgs[m->dst_prev].dst_next = m->dst_next;
+    if (m->dst_next == NIL32)
+        n->dst_wait_tail[m->dst] = m->dst_prev;
+    else
+        n->msgs[m->dst_next].dst_prev = m->dst_prev;
+}
+
+static void start_message(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    n->send_busy[m->src]++;
+    n->recv_busy[m->dst]++;
+    m->state = MSG_OVERHEAD;
+    if (n->hooks.started)
+        n->hooks.started(n->hooks.ctx, m->user, cs_sim_now(n->sim));
+    cs_sim_at(n->sim, cs_sim_now(n->sim) + n->p.send_overhead, n->h_overhead, id, 0);
+}
+
+/* After ports were released at src (send) and dst (recv): start the oldest
+ * waiting messages that can now go. */
+static void ports_released(cs_net_t *n, int src, int dst)
+{
+    for (uint32_t id = n->src_wait_head[src]; id != NIL32;) {
+        uint32_t next = n->msgs[id].src_next;
+        if (ports_free(n, &n->msgs[id])) {
+            wait_remove(n, id);
+            start_message(n, id);
+            if (n->p.send_ports && n->send_busy[src] >= n->p.send_ports)
+                break;
+        }
+        id = next;
+    }
+    for (uint32_t id = n->dst_wait_head[dst]; id != NIL32;) {
+        uint32_t next = n->msgs[id].dst_next;
+        if (ports_free(n, &n->msgs[id])) {
+            wait_remove(n, id);
+            start_message(n, id);
+            if (n->p.recv_ports && n->recv_busy[dst] >= n->p.recv_ports)
+                break;
+        }
+        id = next;
+    }
+}
+
+/* ---- message life ----------------------------------------------------- */
+
+static uint32_t msg_alloc(cs_net_t *n)
+{
+    uint32_t id;
+    if (n->free_head != NIL32) {
+        id = n->free_head;
+        n->free_head = n->msgs[id].next_free;
+        free(n->msgs[id].hs);
+    } else {
+        if (n->nmsgs == n->cap_msgs) {
+            n->cap_msgs = n->cap_msgs ? n->cap_msgs * 2 : 256;
+            CS_ASSERT(n->cap_msgs < (1u << 31));
+            n->msgs = cs_realloc(n->msgs, (size_t)n->cap_msgs * sizeof *n->msgs);
+        }
+        id = n->nmsgs++;
+        n->msgs[id].version = 0;
+    }
+    {
+        /* keep the version across reuse so stale fluid events stay stale */
+        uint64_t version = n->msgs[id].version;
+        memset(&n->msgs[id], 0, sizeof n->msgs[id]);
+        n->msgs[id].version = version + 1;
+    }
+    return id;
+}
+
+uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_bytes, int watch,
+                     uint64_t user)
+{
+    uint32_t id = msg_alloc(n);
+    msg_t *m = &n->msgs[id];
+    int h;
+    CS_ASSERT(src >= 0 && src < n->nnodes && dst >= 0 && dst < n->nnodes && bytes >= 0);
+    m->src = src;
+    m->dst = dst;
+    m->bytes = bytes;
+    m->gate = gate_bytes < bytes ? gate_bytes : bytes;
+    m->user = user;
+    m->watch = (uint8_t)watch;
+    m->post_seq = n->post_seq++;
+    h = cs_topo_route(n->topo, src, dst, n->route_buf);
+    CS_ASSERT(h >= 0 && h < 0xffff);
+    m->nhops = h;
+    m->hs = cs_calloc((size_t)(h ? h : 1), sizeof *m->hs);
+    for (int i = 0; i < h; i++) {
+        m->hs[i].chan = n->route_buf[i].chan;
+        m->hs[i].vc = n->route_buf[i].vc;
+        m->hs[i].next = NIL64;
+    }
+    m->npk = (uint32_t)(bytes ? (bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
+    CS_ASSERT(bytes / n->p.unit_bytes < UINT32_MAX);
+    n->active++;
+    if (ports_free(n, m))
+        start_message(n, id);
+    else {
+        m->state = MSG_WAIT_PORTS;
+        wait_append(n, id);
+    }
+    return id;
+}
+
+void cs_net_gate(cs_net_t *n, uint32_t id, int64_t gate_bytes)
+{
+    msg_t *m = &n->msgs[id];
+    if (gate_bytes > m->bytes)
+        gate_bytes = m->bytes;
+    if (gate_bytes <= m->gate)
+        return;
+    m->gate = gate_bytes;
+    if (m->state != MSG_ACTIVE)
+        return;
+    if (m->nhops == 0)
+        cs_net_i_arrived(n, id, m->gate, cs_sim_now(n->sim));
+    else if (n->mode == CS_NET_PACKET)
+        cs_net_packet_gate(n, id);
+    else
+        cs_net_fluid_gate(n, id);
+}
+
+/* Overhead over: units may flow. */
+static void on_overhead(void *ctx, const cs_event_t *ev)
+{
+    cs_net_t *n = ctx;
+    msg_t *m = &n->msgs[ev->a];
+    m->state = MSG_ACTIVE;
+    if (m->nhops == 0) {
+        /* to itself: nothing crosses the network; the gate still paces it */
+        cs_net_i_arrived(n, ev->a, m->gate, cs_sim_now(n->sim));
+        return;
+    }
+    if (n->mode == CS_NET_PACKET)
+        cs_net_packet_start(n, ev->a);
+    else
+        cs_net_fluid_start(n, ev->a);
+}
+
+static void finish(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    int src = m->src, dst = m->dst;
+    uint64_t user = m->user;
+    n->send_busy[src]--;
+    n->recv_busy[dst]--;
+    m->state = MSG_FREE;
+    m->next_free = n->free_head;
+    n->free_head = id;
+    n->active--;
+    /* waiting messages take the freed ports before anything the completion
+     * hook posts, so ports go out in posting order */
+    ports_released(n, src, dst);
+    if (n->hooks.completed)
+        n->hooks.completed(n->hooks.ctx, user, cs_sim_now(n->sim));
+}
+
+static void on_complete(void *ctx, const cs_event_t *ev) { finish(ctx, ev->a); }
+
+/* Called by the modes as bytes reach the destination. */
+void cs_net_i_arrived(cs_net_t *n, uint32_t id, int64_t bytes_total, cs_tick_t now)
+{
+    msg_t *m = &n->msgs[id];
+    m->arrived = bytes_total;
+    if (m->watch && n->hooks.progress) {
+        n->hooks.progress(n->hooks.ctx, m->user, bytes_total, now);
+        m = &n->msgs[id]; /* the hook may have posted messages (msgs may move) */
+    }
+    if (bytes_total < m->bytes)
+        return;
+    m->state = MSG_FINISHING;
+    if (n->p.recv_overhead)
+        cs_sim_at(n->sim, now + n->p.recv_overhead, n->h_complete, id, 0);
+    else
+        finish(n, id);
+}
+
+int cs_net_explain_stuck(const cs_net_t *n, cs_error_t *err)
+{
+    char buf[700] = "";
+    int waiting = 0;
+    for (uint32_t i = 0; i < n->nmsgs; i++)
+        if (n->msgs[i].state == MSG_WAIT_PORTS)
+            waiting++;
+    if (n->mode == CS_NET_PACKET)
+        cs_net_packet_explain(n, buf, sizeof buf);
+    return cs_error_set(err, CS_ERR_DEADLOCK,
+                        "network deadlock: %lld messages cannot progress (%d waiting for ports)%s%s",
+                        (long long)n->active, waiting, buf[0] ? "; " : "", buf);
+}

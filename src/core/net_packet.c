@@ -1,0 +1,216 @@
+/*
+ * net_packet.c - packet mode of the network engine (model in net.h).
+ *
+ * Events per unit and hop: one CHAN_FREE when the channel finishes sending
+ * it, and one HEAD when its head may continue at the next node (or one
+ * DELIVER at the destination).  Units of a message keep their order, so a
+ * message keeps per-hop counts (ready, sent) instead of per-unit objects.
+ * Each channel keeps a FIFO of (message, hop) pairs that have a unit ready
+ * for it; serving the head and re-appending it (when the channel frees)
+ * while it still has units ready is round-robin among messages, which gives
+ * k equal flows 1/k each.
+ */
+#include "core/net_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void on_head(void *ctx, const cs_event_t *ev);
+static void on_free(void *ctx, const cs_event_t *ev);
+static void on_deliver(void *ctx, const cs_event_t *ev);
+
+void cs_net_packet_init(cs_net_t *n)
+{
+    n->h_head = cs_sim_register(n->sim, on_head, n);
+    n->h_free = cs_sim_register(n->sim, on_free, n);
+    n->h_deliver = cs_sim_register(n->sim, on_deliver, n);
+}
+
+static inline int64_t unit_size(const cs_net_t *n, const msg_t *m, uint32_t j)
+{
+    int64_t off = (int64_t)j * n->p.unit_bytes;
+    int64_t left = m->bytes - off;
+    return left < n->p.unit_bytes ? left : n->p.unit_bytes;
+}
+
+static inline cs_tick_t unit_ser(const cs_net_t *n, const chan_state_t *c, int64_t size)
+{
+    return size == n->p.unit_bytes ? c->ser_unit : net_ser(c, size);
+}
+
+static void wq_append(cs_net_t *n, int chan, uint64_t key, hop_state_t *hs)
+{
+    chan_state_t *c = &n->ch[chan];
+    hs->next = NIL64;
+    hs->queued = 1;
+    if (c->wq_tail == NIL64)
+        c->wq_head = key;
+    else
+        n->msgs[key_msg(c->wq_tail)].hs[key_hop(c->wq_tail)].next = key;
+    c->wq_tail = key;
+}
+
+/* Starts the next unit on channel `chan` if it is idle and some waiting
+ * message has buffer space downstream on its virtual channel. */
+static void arbitrate(cs_net_t *n, int chan)
+{
+    chan_state_t *c = &n->ch[chan];
+    cs_tick_t now;
+    uint64_t key, prev = NIL64;
+    hop_state_t *hs = NULL;
+    msg_t *m;
+    if (c->busy || c->wq_head == NIL64)
+        return;
+    /* the first waiter whose virtual channel has a free slot */
+    for (key = c->wq_head; key != NIL64; prev = key, key = hs->next) {
+        const msg_t *wm = &n->msgs[key_msg(key)];
+        hs = &wm->hs[key_hop(key)];
+        /* the destination always sinks what reaches it (its receive port
+         * is already taken), so only intermediate buffers limit */
+        if (!n->p.buf_units || (int32_t)key_hop(key) + 1 == wm->nhops ||
+            c->occ[hs->vc] < n->p.buf_units)
+            break;
+    }
+    now = cs_sim_now(n->sim);
+    if (key == NIL64) {
+        if (!c->stalled) {
+            c->stalled = 1;
+            c->stall_since = now;
+        }
+        return;
+    }
+    if (c->stalled) {
+        cs_net_i_record_stall(n, chan, c->stall_since, now - c->stall_since);
+        c->stalled = 0;
+    }
+    /* unlink */
+    if (prev == NIL64)
+        c->wq_head = hs->next;
+    else
+        n->msgs[key_msg(prev)].hs[key_hop(prev)].next = hs->next;
+    if (c->wq_tail == key)
+        c->wq_tail = prev;
+    hs->queued = 0;
+
+    uint32_t mid = key_msg(key), h = key_hop(key);
+    m = &n->msgs[mid];
+    int64_t size = unit_size(n, m, hs->sent);
+    cs_tick_t ser = unit_ser(n, c, size);
+    hs->ready--;
+    hs->sent++;
+    /* the served message rejoins the queue only when the channel frees, so
+     * that messages arriving meanwhile go first: true round-robin */
+    hs->queued = 2;
+    c->busy = 1;
+    c->cur = key;
+    if ((int32_t)h + 1 < m->nhops)
+        c->occ[hs->vc]++;
+    cs_net_i_record(n, chan, now, ser, ser, size, 1);
+    cs_sim_at(n->sim, now + ser, n->h_free, (uint32_t)chan, 0);
+    if ((int32_t)h + 1 == m->nhops) {
+        cs_sim_at(n->sim, now + c->wire + ser, n->h_deliver, mid, 0);
+    } else {
+        const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
+        cs_tick_t t = now + c->wire + n->p.router_lat;
+        /* a unit never finishes a hop before its own tail has arrived */
+        cs_tick_t tail = now + c->wire + ser - unit_ser(n, nc, size);
+        cs_sim_at(n->sim, t > tail ? t : tail, n->h_head, mid, h + 1);
+    }
+}
+
+/* Units of message `id` become ready at hop h. */
+static void make_ready(cs_net_t *n, uint32_t id, uint32_t h, uint32_t count)
+{
+    hop_state_t *hs = &n->msgs[id].hs[h];
+    hs->ready += count;
+    if (!hs->queued)
+        wq_append(n, hs->chan, hop_key(id, h), hs);
+    arbitrate(n, hs->chan);
+}
+
+static uint32_t gate_units(const cs_net_t *n, const msg_t *m)
+{
+    if (m->gate >= m->bytes)
+        return m->npk;
+    return (uint32_t)(m->gate / n->p.unit_bytes);
+}
+
+void cs_net_packet_start(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    cs_net_i_k_change(n, m, +1);
+    m->released = gate_units(n, m);
+    if (m->released)
+        make_ready(n, id, 0, m->released);
+}
+
+void cs_net_packet_gate(cs_net_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    uint32_t g = gate_units(n, m);
+    if (g > m->released) {
+        uint32_t add = g - m->released;
+        m->released = g;
+        make_ready(n, id, 0, add);
+    }
+}
+
+static void on_head(void *ctx, const cs_event_t *ev)
+{
+    make_ready(ctx, ev->a, (uint32_t)ev->b, 1);
+}
+
+static void release_slot(cs_net_t *n, int chan, uint8_t vc)
+{
+    n->ch[chan].occ[vc]--;
+    arbitrate(n, chan);
+}
+
+static void on_free(void *ctx, const cs_event_t *ev)
+{
+    cs_net_t *n = ctx;
+    int chan = (int)ev->a;
+    chan_state_t *c = &n->ch[chan];
+    uint32_t mid = key_msg(c->cur), h = key_hop(c->cur);
+    msg_t *m = &n->msgs[mid];
+    hop_state_t *hs = &m->hs[h];
+    c->busy = 0;
+    hs->queued = 0;
+    if (hs->ready)
+        wq_append(n, chan, c->cur, hs);
+    if (hs->sent == m->npk)
+        cs_net_i_k_dec(n, chan);
+    /* the unit's tail has left the node before this hop: free its slot there */
+    if (h > 0)
+        release_slot(n, m->hs[h - 1].chan, m->hs[h - 1].vc);
+    arbitrate(n, chan);
+}
+
+static void on_deliver(void *ctx, const cs_event_t *ev)
+{
+    cs_net_t *n = ctx;
+    uint32_t id = ev->a;
+    msg_t *m = &n->msgs[id];
+    int64_t size = unit_size(n, m, m->delivered);
+    m->delivered++;
+    cs_net_i_arrived(n, id, m->arrived + size, cs_sim_now(n->sim));
+}
+
+void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len)
+{
+    int shown = 0;
+    size_t used = 0;
+    for (int c = 0; c < n->nchans && shown < 6; c++) {
+        const chan_state_t *ch = &n->ch[c];
+        if (ch->wq_head == NIL64)
+            continue;
+        int w = snprintf(buf + used, len - used, "%schannel %d->%d has units waiting (buffer %d/%d)",
+                         shown ? ", " : "", cs_topo_channel_src(n->topo, c),
+                         cs_topo_channel_dst(n->topo, c), ch->occ[0] + ch->occ[1],
+                         n->p.buf_units);
+        if (w < 0 || (size_t)w >= len - used)
+            break;
+        used += (size_t)w;
+        shown++;
+    }
+}

@@ -1,0 +1,79 @@
+/*
+ * machine.c - the registry of machine types and the spec-string front door
+ * (see machine.h).  Adding a machine means adding its type to `types`.
+ */
+#include "machines/machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const cs_machine_type_t cs_machine_alphabeta;
+
+static const cs_machine_type_t *const types[] = {
+    &cs_machine_alphabeta,
+};
+
+const cs_machine_type_t *const *cs_machine_types(int *count)
+{
+    *count = (int)(sizeof types / sizeof types[0]);
+    return types;
+}
+
+int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
+{
+    cs_spec_t spec;
+    const cs_machine_type_t *type = NULL;
+    cs_machine_t *m;
+    int rc, n = (int)(sizeof types / sizeof types[0]);
+
+    *out = NULL;
+    rc = cs_spec_parse(spec_text, &spec, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(types[i]->name, spec.name))
+            type = types[i];
+    if (!type) {
+        char names[256] = "";
+        for (int i = 0; i < n; i++) {
+            if (i)
+                strcat(names, ", ");
+            strncat(names, types[i]->name, sizeof names - strlen(names) - 3);
+        }
+        cs_error_set(err, CS_ERR_USAGE, "unknown machine \"%s\" in spec \"%s\"; valid machines: %s",
+                     spec.name, spec_text, names);
+        cs_spec_destroy(&spec);
+        return CS_ERR_USAGE;
+    }
+    m = cs_calloc(1, sizeof *m);
+    m->type = type->name;
+    m->reduce_den = 1;
+    cs_net_params_default(&m->net);
+    rc = type->create(&spec, m, err);
+    if (!rc)
+        rc = cs_spec_check_unused(&spec, type->keys, err);
+    cs_spec_destroy(&spec);
+    if (rc) {
+        cs_machine_free(m);
+        return rc;
+    }
+    if (!m->spec)
+        m->spec = cs_strdup(spec_text);
+    *out = m;
+    return CS_OK;
+}
+
+void cs_machine_free(cs_machine_t *m)
+{
+    if (!m)
+        return;
+    if (m->destroy_impl)
+        m->destroy_impl(m->impl);
+    cs_topo_free(m->topo);
+    free(m->ring_order);
+    free(m->spec);
+    free(m);
+}
+
+int cs_machine_nodes(const cs_machine_t *m) { return cs_topo_nodes(m->topo); }

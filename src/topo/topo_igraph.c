@@ -1,0 +1,150 @@
+/*
+ * topo_igraph.c - analysis and export of topologies (contract in topo.h):
+ * conversion to an igraph graph, exact graph statistics through igraph 0.10
+ * (degrees, connectivity, diameter, mean distance), GraphML through igraph's
+ * writer, and Graphviz DOT written here.
+ *
+ * Everything works on the undirected link graph (one edge per link, the
+ * edge of link l from cs_topo_channel_src/dst of channel 2l) and uses only
+ * the public topology API.  igraph's attribute handler is process-global, so
+ * this file installs none: the GraphML carries the structure only.  Nor does
+ * it change igraph's error handler (also global; the application chooses
+ * it): with igraph's default handler an igraph failure, which here can only
+ * be running out of memory, aborts before the error codes below are seen.
+ */
+#include "topo/topo.h"
+
+#include <igraph.h>
+#include <inttypes.h>
+#include <math.h>
+
+static int igraph_fail(cs_error_t *err, igraph_error_t e, const char *what)
+{
+    return cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_NOMEM : CS_ERR_INTERNAL,
+                        "igraph %s failed: %s", what, igraph_strerror(e));
+}
+
+int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
+{
+    igraph_t *g = graph;
+    igraph_vector_int_t edges;
+    int links = cs_topo_channels(t) / 2;
+    igraph_error_t e = igraph_vector_int_init(&edges, 2 * (igraph_integer_t)links);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "vector allocation");
+    for (int l = 0; l < links; l++) {
+        VECTOR(edges)[2 * (igraph_integer_t)l] = cs_topo_channel_src(t, 2 * l);
+        VECTOR(edges)[2 * (igraph_integer_t)l + 1] = cs_topo_channel_dst(t, 2 * l);
+    }
+    e = igraph_create(g, &edges, cs_topo_nodes(t), IGRAPH_UNDIRECTED);
+    igraph_vector_int_destroy(&edges);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "graph construction");
+    return CS_OK;
+}
+
+/* Degrees and connectivity (O(n + m)), then, for graphs small enough,
+ * diameter and mean distance (BFS from every node, O(n * m)). */
+static int fill_stats(const igraph_t *g, int n, int max_nodes_for_paths, cs_topo_stats_t *out,
+                      cs_error_t *err)
+{
+    igraph_vector_int_t deg;
+    igraph_bool_t conn = 0;
+    igraph_error_t e = igraph_vector_int_init(&deg, 0);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "vector allocation");
+    e = igraph_degree(g, &deg, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+    if (e != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&deg);
+        return igraph_fail(err, e, "degree");
+    }
+    out->min_degree = (int)igraph_vector_int_min(&deg);
+    out->max_degree = (int)igraph_vector_int_max(&deg);
+    igraph_vector_int_destroy(&deg);
+
+    e = igraph_is_connected(g, &conn, IGRAPH_WEAK);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "connectivity");
+    out->connected = conn ? 1 : 0;
+    /* Disconnected: some distances are infinite, so are both statistics;
+     * -1 says "not a number" as for the skipped case. */
+    if (!conn || n > max_nodes_for_paths)
+        return CS_OK;
+
+    igraph_real_t diam = -1, avg = -1;
+    e = igraph_diameter(g, &diam, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED, 0);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "diameter");
+    e = igraph_average_path_length(g, &avg, NULL, IGRAPH_UNDIRECTED, 0);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "average path length");
+    out->diameter = diam;
+    /* One node has no pairs (igraph gives NaN); its mean distance is 0. */
+    out->avg_distance = isnan(avg) ? 0.0 : avg;
+    return CS_OK;
+}
+
+int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out,
+                  cs_error_t *err)
+{
+    int n = cs_topo_nodes(t);
+    out->nodes = n;
+    out->channels = cs_topo_channels(t);
+    out->links = out->channels / 2;
+    out->min_degree = out->max_degree = 0;
+    out->diameter = -1;
+    out->avg_distance = -1;
+    out->connected = 0;
+    if (n == 0)
+        return CS_OK; /* igraph calls the null graph disconnected too */
+
+    igraph_t g;
+    int rc = cs_topo_to_igraph(t, &g, err);
+    if (rc)
+        return rc;
+    rc = fill_stats(&g, n, max_nodes_for_paths, out, err);
+    igraph_destroy(&g);
+    if (rc)
+        cs_error_prefix(err, "statistics of %s", cs_topo_name(t));
+    return rc;
+}
+
+int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err)
+{
+    igraph_t g;
+    int rc = cs_topo_to_igraph(t, &g, err);
+    if (rc)
+        return rc;
+    igraph_error_t e = igraph_write_graph_graphml(&g, f, 1);
+    igraph_destroy(&g);
+    if (e != IGRAPH_SUCCESS)
+        return cs_error_set(err, CS_ERR_IO, "writing GraphML of %s: %s", cs_topo_name(t),
+                            igraph_strerror(e));
+    if (ferror(f))
+        return cs_error_set(err, CS_ERR_IO, "writing GraphML of %s: write error", cs_topo_name(t));
+    return CS_OK;
+}
+
+/* DOT: the name as a quoted ID (always valid, even for names such as
+ * "graph" or "my-net"), the links in channel-id order (deterministic), and
+ * the nodes without links, which would otherwise not appear. */
+int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err)
+{
+    int links = cs_topo_channels(t) / 2;
+    fputs("graph \"", f);
+    for (const char *s = cs_topo_name(t); *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputs("\" {\n", f);
+    for (int u = 0; u < cs_topo_nodes(t); u++)
+        if (cs_topo_degree(t, u) == 0)
+            fprintf(f, "  %d;\n", u);
+    for (int l = 0; l < links; l++)
+        fprintf(f, "  %d -- %d;\n", cs_topo_channel_src(t, 2 * l), cs_topo_channel_dst(t, 2 * l));
+    fputs("}\n", f);
+    if (ferror(f))
+        return cs_error_set(err, CS_ERR_IO, "writing DOT of %s: write error", cs_topo_name(t));
+    return CS_OK;
+}
