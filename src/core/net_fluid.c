@@ -101,6 +101,11 @@ static cs_tick_t ticks_to(const msg_t *m, double target)
     return (cs_tick_t)ceil(dt * (1 - 1e-12) - 1e-9);
 }
 
+static int at_gate(const msg_t *m)
+{
+    return m->gate < m->bytes && transferred(m) + tol(m) >= (double)m->gate;
+}
+
 /* Schedules the flow's next step: finish, gate reached, or (watched) the
  * next unit boundary, whichever comes first. */
 static void schedule_step(cs_net_t *n, uint32_t id)
@@ -109,6 +114,8 @@ static void schedule_step(cs_net_t *n, uint32_t id)
     double target = (double)(m->gate < m->bytes ? m->gate : m->bytes);
     cs_tick_t dt;
     m->version++;
+    if (at_gate(m))
+        return; /* waits for cs_net_gate, which triggers a recomputation */
     if (m->watch) {
         double next_unit = (floor((transferred(m) + tol(m)) / (double)n->p.unit_bytes) + 1) *
                            (double)n->p.unit_bytes;
@@ -135,11 +142,6 @@ void cs_net_fluid_gate(cs_net_t *n, uint32_t id)
 {
     (void)id;
     mark_dirty(n);
-}
-
-static int at_gate(const msg_t *m)
-{
-    return m->gate < m->bytes && transferred(m) + tol(m) >= (double)m->gate;
 }
 
 /* Max-min fair rates by progressive filling over the active flows. */

@@ -111,6 +111,11 @@ static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int peer, int64_t
     if (p->nops == p->cap_ops) {
         p->cap_ops = p->cap_ops ? (p->cap_ops > INT32_MAX / 2 ? INT32_MAX : p->cap_ops * 2) : 64;
         p->ops = cs_realloc(p->ops, (size_t)p->cap_ops * sizeof *p->ops);
+        if (p->label_off) {
+            p->label_off = cs_realloc(p->label_off, (size_t)p->cap_ops * sizeof *p->label_off);
+            for (int32_t i = p->nops; i < p->cap_ops; i++)
+                p->label_off[i] = -1;
+        }
     }
     op = &p->ops[p->nops];
     memset(op, 0, sizeof *op);

@@ -1,0 +1,1231 @@
+/*
+ * goal.c - reading and writing GOAL schedules (see goal.h, docs/goal.md).
+ *
+ * GOAL is the text form of LogGOPSim/Schedgen schedules
+ * (reference/trace-formats.md).  The reader is a hand-written line-at-a-time
+ * recursive-descent parser: traces reach 10^7 ops, so it never holds more
+ * than one line of text, and its only per-op state lives in the program it
+ * builds plus a label table and a dependency list for the current rank
+ * block (labels are local to their block, so both are cleared at its '}').
+ *
+ * It is deliberately stricter than LogGOPSim, whose reader silently accepts
+ * duplicate labels, misordered or missing rank blocks and some files that
+ * then crash it: here every deviation from the grammar is an error at
+ * NAME:LINE:COL naming what was found and what was expected.  Dependency
+ * cycles are found per block at its '}' (rather than left to
+ * cs_program_finalize) so that they too point at a line: the dependency
+ * written last among those of the cycle.
+ */
+#include "io/goal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------
+ * Label table: open addressing over int32 values whose keys (labels) live
+ * elsewhere and are fetched through a callback.  The reader keys on op ids
+ * and fetches labels from the program's own label pool, so a label costs
+ * 8 bytes here and is never copied twice.
+ * ------------------------------------------------------------------------ */
+
+typedef const char *(*key_fn)(const void *ctx, int32_t val);
+
+typedef struct slot {
+    uint32_t hash;
+    int32_t val; /* -1 = empty */
+} slot_t;
+
+typedef struct label_table {
+    slot_t *slots;
+    size_t cap; /* 0 or a power of two */
+    size_t count;
+    key_fn key;
+    const void *ctx;
+} label_table_t;
+
+/* FNV-1a: labels are short, this is fast and spreads Schedgen's l1, l2, ... */
+static uint32_t hash_label(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static int32_t lt_find(const label_table_t *t, const char *k, size_t n, uint32_t h)
+{
+    if (!t->cap)
+        return -1;
+    size_t mask = t->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        const slot_t *s = &t->slots[i];
+        if (s->val < 0)
+            return -1;
+        if (s->hash == h) {
+            const char *key = t->key(t->ctx, s->val);
+            if (key && strncmp(key, k, n) == 0 && key[n] == '\0')
+                return s->val;
+        }
+    }
+}
+
+static void lt_put(slot_t *slots, size_t cap, uint32_t h, int32_t val)
+{
+    size_t mask = cap - 1, i = h & mask;
+    while (slots[i].val >= 0)
+        i = (i + 1) & mask;
+    slots[i].hash = h;
+    slots[i].val = val;
+}
+
+/* Inserts a key known to be absent; keeps the load factor at most 1/2. */
+static void lt_insert(label_table_t *t, uint32_t h, int32_t val)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t ncap = t->cap ? 2 * t->cap : 64;
+        slot_t *ns = cs_malloc(ncap * sizeof *ns);
+        memset(ns, 0xff, ncap * sizeof *ns); /* val = -1 everywhere */
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i].val >= 0)
+                lt_put(ns, ncap, t->slots[i].hash, t->slots[i].val);
+        free(t->slots);
+        t->slots = ns;
+        t->cap = ncap;
+    }
+    lt_put(t->slots, t->cap, h, val);
+    t->count++;
+}
+
+/* Empties the table.  A table grown for one huge block is dropped when the
+ * blocks after it are small, so that clearing does not cost O(huge) each. */
+static void lt_clear(label_table_t *t)
+{
+    if (t->cap > 4096 && t->count < t->cap / 16) {
+        free(t->slots);
+        t->slots = NULL;
+        t->cap = 0;
+    } else if (t->count) {
+        memset(t->slots, 0xff, t->cap * sizeof *t->slots);
+    }
+    t->count = 0;
+}
+
+static void lt_free(label_table_t *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->count = 0;
+}
+
+/* LABEL := [a-zA-Z][a-zA-Z0-9_]* (ASCII only, independent of the locale). */
+static int is_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int valid_label(const char *s, size_t n)
+{
+    if (n == 0 || !is_alpha((unsigned char)s[0]))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Reader
+ * ------------------------------------------------------------------------ */
+
+/* One dependency of the current block, kept for the cycle check. */
+typedef struct block_dep {
+    int32_t op, pred; /* program op ids */
+    int32_t line, col;
+    uint8_t kind;
+} block_dep_t;
+
+typedef struct reader {
+    const char *name;
+    cs_error_t *err;
+    cs_program_t *p;
+    int nranks; /* -1 until `num_ranks` has been read */
+
+    /* the current line, without its '\n' */
+    const char *s;
+    size_t len, pos;
+    long line;
+
+    /* a block comment that has not been closed yet */
+    int in_comment;
+    long comment_line;
+    size_t comment_pos;
+
+    /* rank blocks */
+    int in_block;
+    int rank;            /* the open block's rank, else the next expected one */
+    long block_line;     /* line of the open block's `rank N {` */
+    int32_t block_first; /* id of the first op of the open block */
+    label_table_t labels;
+    block_dep_t *deps;
+    size_t ndeps, cap_deps;
+    int deps_forward; /* some dependency points at a later op: a cycle is possible */
+
+    /* scratch */
+    char *tmp; /* NUL-terminated copy of a label */
+    size_t cap_tmp;
+    int32_t *dsts; /* mcast destinations and their columns */
+    int32_t *dst_pos;
+    size_t cap_dsts;
+} reader_t;
+
+static const char *program_key(const void *ctx, int32_t op)
+{
+    return cs_program_label((const cs_program_t *)ctx, op);
+}
+
+static int fail_at(reader_t *r, long line, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(reader_t *r, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Sets a parse error at a 1-based line and column. */
+static int fail_at(reader_t *r, long line, size_t col, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(r->err, CS_ERR_PARSE, "%s:%ld:%zu: %s", r->name, line, col, msg);
+}
+
+/* Sets a parse error at 0-based byte `pos` of the current line. */
+static int fail(reader_t *r, size_t pos, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail_at(r, r->line, pos + 1, "%s", msg);
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Characters of a word: labels, keywords, numbers.  '-', '.' and '+' are
+ * included so that `-3b` or `8.5b` reach the number checks whole and are
+ * reported as one token. */
+static int is_word_char(unsigned char c)
+{
+    return is_alpha(c) || is_digit(c) || c == '_' || c == '-' || c == '.' || c == '+';
+}
+
+/* Quotes what is at `pos` for the "got ..." part of a message: the text up
+ * to the next space (at most 32 bytes), with unprintable bytes escaped. */
+static const char *found(const reader_t *r, size_t pos, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (pos >= r->len)
+        return "end of line";
+    if (is_space((unsigned char)r->s[pos]))
+        return "a space";
+    buf[k++] = '\'';
+    for (size_t i = pos; i < r->len && i < pos + 32 && !is_space((unsigned char)r->s[i]); i++) {
+        unsigned char c = (unsigned char)r->s[i];
+        if (k + 6 >= n)
+            break;
+        if (c < 0x20 || c >= 0x7f)
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        else
+            buf[k++] = (char)c;
+    }
+    buf[k++] = '\'';
+    buf[k] = '\0';
+    return buf;
+}
+
+#define FOUND(r, pos) found((r), (pos), (char[200]){0}, 200)
+
+/* The first "*" "/" in s[0..n), or NULL (memmem is a GNU extension). */
+static const char *find_close(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == '*' && s[i + 1] == '/')
+            return s + i;
+    return NULL;
+}
+
+/* Skips spaces and comments.  A block comment left open at the end of the
+ * line makes the rest of the line (and the lines up to its end) blank. */
+static void skip_space(reader_t *r)
+{
+    for (;;) {
+        while (r->pos < r->len && is_space((unsigned char)r->s[r->pos]))
+            r->pos++;
+        if (r->pos + 1 < r->len && r->s[r->pos] == '/' && r->s[r->pos + 1] == '/') {
+            r->pos = r->len;
+            return;
+        }
+        if (r->pos + 1 < r->len && r->s[r->pos] == '/' && r->s[r->pos + 1] == '*') {
+            const char *end = find_close(r->s + r->pos + 2, r->len - r->pos - 2);
+            if (!end) {
+                r->in_comment = 1;
+                r->comment_line = r->line;
+                r->comment_pos = r->pos;
+                r->pos = r->len;
+                return;
+            }
+            r->pos = (size_t)(end - r->s) + 2;
+            continue;
+        }
+        return;
+    }
+}
+
+/* Skips space, then returns the length of the word at r->pos (0 if the
+ * next character is not a word character), its start in *start.  Does not
+ * consume it. */
+static size_t peek_word(reader_t *r, size_t *start)
+{
+    size_t i;
+    skip_space(r);
+    *start = r->pos;
+    for (i = r->pos; i < r->len && is_word_char((unsigned char)r->s[i]); i++)
+        ;
+    return i - r->pos;
+}
+
+static int word_is(const reader_t *r, size_t start, size_t n, const char *kw)
+{
+    return strlen(kw) == n && memcmp(r->s + start, kw, n) == 0;
+}
+
+static int expect_eol(reader_t *r, const char *after)
+{
+    skip_space(r);
+    if (r->pos < r->len)
+        return fail(r, r->pos, "expected end of line after %s, got %s", after, FOUND(r, r->pos));
+    return CS_OK;
+}
+
+/* Expects the keyword `kw`; `ctx` says what it follows, for the message. */
+static int expect_kw(reader_t *r, const char *kw, const char *ctx)
+{
+    size_t start, n = peek_word(r, &start);
+    if (!word_is(r, start, n, kw))
+        return fail(r, start, "expected '%s' after %s, got %s", kw, ctx, FOUND(r, start));
+    r->pos += n;
+    return CS_OK;
+}
+
+/* Parses a non-negative decimal integer (at most INT64_MAX) described as
+ * `what`; with allow_any, "-1" gives -1.  *at receives its position. */
+static int parse_int(reader_t *r, const char *what, int allow_any, int64_t *v, size_t *at)
+{
+    size_t start, n = peek_word(r, &start);
+    int64_t x = 0;
+    *at = start;
+    if (n == 0)
+        return fail(r, start, "expected %s, got %s", what, FOUND(r, start));
+    if (allow_any && n == 2 && memcmp(r->s + start, "-1", 2) == 0) {
+        r->pos += n;
+        *v = -1;
+        return CS_OK;
+    }
+    if (r->s[start] == '-')
+        return fail(r, start, "expected %s, got the negative number %s", what, FOUND(r, start));
+    for (size_t i = start; i < start + n; i++) {
+        int d = r->s[i] - '0';
+        if (!is_digit((unsigned char)r->s[i]))
+            return fail(r, start, "expected %s (a non-negative integer), got %s", what,
+                        FOUND(r, start));
+        if (x > (INT64_MAX - d) / 10)
+            return fail(r, start, "%s %.*s does not fit in 64 bits; expected at most %lld", what,
+                        (int)n, r->s + start, (long long)INT64_MAX);
+        x = 10 * x + d;
+    }
+    r->pos += n;
+    *v = x;
+    return CS_OK;
+}
+
+/* A byte count: digits immediately followed by 'b' ("8b"). */
+static int parse_size(reader_t *r, int64_t *v)
+{
+    size_t start, n = peek_word(r, &start), i;
+    int64_t x = 0;
+    if (n == 0)
+        return fail(r, start, "expected a size in bytes such as 8b, got %s", FOUND(r, start));
+    if (r->s[start] == '-')
+        return fail(r, start, "expected a non-negative size in bytes such as 8b, got %s",
+                    FOUND(r, start));
+    if (!is_digit((unsigned char)r->s[start]))
+        return fail(r, start, "expected a size in bytes such as 8b, got %s", FOUND(r, start));
+    for (i = start; i < start + n && is_digit((unsigned char)r->s[i]); i++) {
+        int d = r->s[i] - '0';
+        if (x > (INT64_MAX - d) / 10) {
+            size_t e = i;
+            while (e < start + n && is_digit((unsigned char)r->s[e]))
+                e++;
+            return fail(r, start, "size %.*s does not fit in 64 bits; expected at most %lld",
+                        (int)(e - start), r->s + start, (long long)INT64_MAX);
+        }
+        x = 10 * x + d;
+    }
+    if (i >= r->len || r->s[i] != 'b')
+        return fail(r, i, "expected 'b' after the size %lld, got %s", (long long)x, FOUND(r, i));
+    if (i + 1 < start + n)
+        return fail(r, i + 1, "expected a space after the size %lldb, got %s", (long long)x,
+                    FOUND(r, i + 1));
+    r->pos = start + n;
+    *v = x;
+    return CS_OK;
+}
+
+/* A rank number < num_ranks (or -1 = any, when allowed). */
+static int parse_rank(reader_t *r, const char *what, int allow_any, int32_t *v, size_t *at)
+{
+    int64_t x = 0;
+    int rc = parse_int(r, what, allow_any, &x, at);
+    if (rc)
+        return rc;
+    if (x >= r->nranks)
+        return fail(r, *at, "%s %lld is out of range; expected a rank in 0..%d (num_ranks is %d)",
+                    what, (long long)x, r->nranks - 1, r->nranks);
+    *v = (int32_t)x;
+    return CS_OK;
+}
+
+/* Appends printf text to buf (of size n) as far as it fits. */
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t k = strlen(buf);
+    va_list ap;
+    if (k + 1 >= n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + k, n - k, fmt, ap);
+    va_end(ap);
+}
+
+/* The optional fields, in GOAL's order: tag, cpu, nic.  collsim models one
+ * CPU and one NIC per rank, so cpu and nic are accepted only as 0: silently
+ * ignoring `cpu 1` would simulate a different schedule than the file says. */
+enum { OPT_TAG = 1, OPT_TAG_ANY = 2, OPT_CPU = 4, OPT_NIC = 8 };
+
+static int parse_options(reader_t *r, int allowed, int32_t *tag)
+{
+    static const char *const names[] = {"tag", "cpu", "nic"};
+    static const int bits[] = {OPT_TAG, OPT_CPU, OPT_NIC};
+    int next = 0; /* index of the first field still allowed */
+    *tag = 0;
+    for (;;) {
+        size_t start, n = peek_word(r, &start), at = 0;
+        int64_t v = 0;
+        int which = -1, rc;
+        if (r->pos >= r->len)
+            return CS_OK;
+        for (int k = next; k < 3; k++)
+            if ((allowed & bits[k]) && word_is(r, start, n, names[k]))
+                which = k;
+        if (which < 0) {
+            char list[64] = "";
+            for (int k = next; k < 3; k++) {
+                int more = 0;
+                for (int j = k + 1; j < 3; j++)
+                    more |= allowed & bits[j];
+                if (allowed & bits[k])
+                    append(list, sizeof list, "'%s'%s", names[k], more ? ", " : " or ");
+            }
+            return fail(r, start, "expected %send of line, got %s", list, FOUND(r, start));
+        }
+        r->pos += n;
+        next = which + 1;
+        if (which == 0) {
+            rc = parse_int(r, "a tag", (allowed & OPT_TAG_ANY) != 0, &v, &at);
+            if (rc)
+                return rc;
+            if (v > INT32_MAX)
+                return fail(r, at, "tag %lld is out of range; expected 0..%d", (long long)v,
+                            INT32_MAX);
+            *tag = (int32_t)v;
+        } else {
+            const char *what = which == 1 ? "cpu" : "nic";
+            rc = parse_int(r, which == 1 ? "a cpu number" : "a nic number", 0, &v, &at);
+            if (rc)
+                return rc;
+            if (v != 0)
+                return fail(r, at,
+                            "%s %lld is not supported: collsim models one %s per rank; "
+                            "expected %s 0",
+                            what, (long long)v, which == 1 ? "CPU" : "NIC", what);
+        }
+    }
+}
+
+/* Called when a builder refused an op although the reader checked it: the
+ * program recorded why, and finalize is the way to read that message. */
+static int builder_failed(reader_t *r, size_t pos)
+{
+    cs_error_t e = {0, ""};
+    if (cs_program_finalize(r->p, &e) == CS_OK)
+        return fail(r, pos, "internal error: the program builder refused this statement");
+    return fail(r, pos, "%s", e.msg);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* `to R1,R2,...` of an mcast, into r->dsts; duplicates are errors because a
+ * rank cannot receive one payload twice. */
+static int parse_rank_list(reader_t *r, int *count)
+{
+    int n = 0, rc;
+    for (;;) {
+        size_t at = 0;
+        int32_t v = 0;
+        rc = parse_rank(r, "a destination rank", 0, &v, &at);
+        if (rc)
+            return rc;
+        if ((size_t)n == r->cap_dsts) {
+            r->cap_dsts = r->cap_dsts ? 2 * r->cap_dsts : 16;
+            r->dsts = cs_realloc(r->dsts, r->cap_dsts * sizeof *r->dsts);
+            r->dst_pos = cs_realloc(r->dst_pos, r->cap_dsts * sizeof *r->dst_pos);
+        }
+        r->dsts[n] = v;
+        r->dst_pos[n] = (int32_t)at;
+        n++;
+        skip_space(r);
+        if (r->pos < r->len && r->s[r->pos] == ',') {
+            r->pos++;
+            continue;
+        }
+        break;
+    }
+    if (n > 1) {
+        int32_t *pairs = cs_malloc((size_t)n * 2 * sizeof *pairs);
+        for (int i = 0; i < n; i++) {
+            pairs[2 * i] = r->dsts[i];
+            pairs[2 * i + 1] = r->dst_pos[i];
+        }
+        qsort(pairs, (size_t)n, 2 * sizeof *pairs, cmp_pair);
+        for (int i = 1; i < n; i++)
+            if (pairs[2 * i] == pairs[2 * i - 2]) {
+                int32_t rank = pairs[2 * i], pos = pairs[2 * i + 1];
+                free(pairs);
+                return fail(r, (size_t)pos,
+                            "destination %d appears twice in the mcast; expected distinct ranks",
+                            rank);
+            }
+        free(pairs);
+    }
+    *count = n;
+    return CS_OK;
+}
+
+/* An op: the keyword is the word at `kw` (length kn).  *id gets the op. */
+static int parse_op(reader_t *r, size_t kw, size_t kn, int32_t *id)
+{
+    int64_t bytes = 0, ticks = 0;
+    int32_t peer = 0, tag = 0;
+    size_t at = 0;
+    int rc, rank = r->rank;
+
+    r->pos = kw + kn;
+    if (word_is(r, kw, kn, "send")) {
+        if ((rc = parse_size(r, &bytes)) || (rc = expect_kw(r, "to", "the size")) ||
+            (rc = parse_rank(r, "destination rank", 0, &peer, &at)) ||
+            (rc = parse_options(r, OPT_TAG | OPT_CPU | OPT_NIC, &tag)))
+            return rc;
+        *id = cs_program_send(r->p, rank, peer, bytes, tag);
+    } else if (word_is(r, kw, kn, "recv")) {
+        if ((rc = parse_size(r, &bytes)) || (rc = expect_kw(r, "from", "the size")) ||
+            (rc = parse_rank(r, "source rank", 1, &peer, &at)) ||
+            (rc = parse_options(r, OPT_TAG | OPT_TAG_ANY | OPT_CPU | OPT_NIC, &tag)))
+            return rc;
+        *id = cs_program_recv(r->p, rank, peer == -1 ? CS_ANY : peer, bytes,
+                              tag == -1 ? CS_ANY : tag);
+    } else if (word_is(r, kw, kn, "mcast")) {
+        int n = 0;
+        if ((rc = parse_size(r, &bytes)) || (rc = expect_kw(r, "to", "the size")) ||
+            (rc = parse_rank_list(r, &n)) ||
+            (rc = parse_options(r, OPT_TAG | OPT_CPU | OPT_NIC, &tag)))
+            return rc;
+        *id = cs_program_mcast(r->p, rank, r->dsts, n, bytes, tag);
+    } else if (word_is(r, kw, kn, "calc")) {
+        if ((rc = parse_int(r, "a calc time in nanoseconds", 0, &ticks, &at)) ||
+            (rc = parse_options(r, OPT_CPU, &tag)))
+            return rc;
+        *id = cs_program_calc(r->p, rank, ticks, 0);
+    } else if (word_is(r, kw, kn, "reduce")) {
+        size_t s2, n2;
+        if ((rc = parse_size(r, &bytes)))
+            return rc;
+        n2 = peek_word(r, &s2);
+        if (word_is(r, s2, n2, "calc")) {
+            r->pos += n2;
+            if ((rc = parse_int(r, "a calc time in nanoseconds", 0, &ticks, &at)))
+                return rc;
+        }
+        if ((rc = parse_options(r, OPT_CPU, &tag)))
+            return rc;
+        *id = cs_program_calc(r->p, rank, ticks, bytes);
+    } else {
+        char what[200];
+        if (!valid_label(r->s + kw, kn))
+            return fail(r, kw,
+                        "expected an operation (send, recv, calc, mcast, reduce), "
+                        "a label or '}', got %s",
+                        FOUND(r, kw));
+        snprintf(what, sizeof what, "%.*s", kn > 40 ? 40 : (int)kn, r->s + kw);
+        return fail(r, kw,
+                    "unknown operation '%s'; expected send, recv, calc, mcast, "
+                    "reduce, '%s: OP' or '%s requires LABEL'",
+                    what, what, what);
+    }
+    if (*id < 0)
+        return builder_failed(r, kw);
+    return CS_OK;
+}
+
+static const char *dep_word(int kind)
+{
+    return kind == CS_DEP_AFTER ? "requires" : kind == CS_DEP_AFTER_START ? "irequires" : "streams";
+}
+
+/* Looks up the label at (start, n) in the open block; it stands `side`
+ * ("before" or "after") the dependency keyword `kw`. */
+static int lookup_label(reader_t *r, size_t start, size_t n, const char *side, const char *kw,
+                        int32_t *op)
+{
+    if (n == 0)
+        return fail(r, start, "expected a label %s '%s', got %s", side, kw, FOUND(r, start));
+    if (!valid_label(r->s + start, n))
+        return fail(r, start,
+                    "expected a label %s '%s' (a letter, then letters, digits or "
+                    "'_'), got %s",
+                    side, kw, FOUND(r, start));
+    *op = lt_find(&r->labels, r->s + start, n, hash_label(r->s + start, n));
+    if (*op < 0)
+        return fail(r, start,
+                    "label '%.*s' is not defined in the block of rank %d; expected "
+                    "a label defined on an earlier line of the block",
+                    n > 60 ? 60 : (int)n, r->s + start, r->rank);
+    return CS_OK;
+}
+
+/* `a requires b` and friends; the left label is at (w1, n1), the keyword at
+ * (w2, n2). */
+static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
+{
+    int kind = word_is(r, w2, n2, "requires")    ? CS_DEP_AFTER
+               : word_is(r, w2, n2, "irequires") ? CS_DEP_AFTER_START
+                                                 : CS_DEP_STREAM;
+    int32_t a, b;
+    size_t w3, n3;
+    int rc;
+
+    if ((rc = lookup_label(r, w1, n1, "before", dep_word(kind), &a)))
+        return rc;
+    r->pos = w2 + n2;
+    n3 = peek_word(r, &w3);
+    if ((rc = lookup_label(r, w3, n3, "after", dep_word(kind), &b)))
+        return rc;
+    r->pos = w3 + n3;
+    if ((rc = expect_eol(r, "the dependency")))
+        return rc;
+    if (a == b)
+        return fail(r, w1,
+                    "'%s %s %s' makes an op wait for itself; expected two different "
+                    "labels",
+                    cs_program_label(r->p, a), dep_word(kind), cs_program_label(r->p, b));
+    if (kind == CS_DEP_STREAM) {
+        const cs_op_t *pb = cs_program_op(r->p, b);
+        if (pb->kind == CS_OP_CALC && pb->bytes == 0)
+            return fail(r, w3,
+                        "'%s' is a calc without bytes, which has no progress to stream "
+                        "from; expected a send, recv, mcast or reduce",
+                        cs_program_label(r->p, b));
+    }
+    if (cs_program_dep(r->p, a, b, (cs_dep_kind_t)kind) != CS_OK)
+        return builder_failed(r, w1);
+    if (r->ndeps == r->cap_deps) {
+        r->cap_deps = r->cap_deps ? 2 * r->cap_deps : 64;
+        r->deps = cs_realloc(r->deps, r->cap_deps * sizeof *r->deps);
+    }
+    r->deps[r->ndeps++] = (block_dep_t){a, b, r->line > INT32_MAX ? INT32_MAX : (int32_t)r->line,
+                                        (int32_t)(w1 + 1), (uint8_t)kind};
+    if (b > a)
+        r->deps_forward = 1;
+    return CS_OK;
+}
+
+/* Kahn's algorithm over the block's ops.  Skipped when every dependency
+ * points at an earlier op, which is how Schedgen writes them and cannot
+ * form a cycle.  On a cycle, reports the dependency of the cycle written
+ * last, which is the one that closed it. */
+static int check_block_cycles(reader_t *r)
+{
+    int32_t first = r->block_first, n = cs_program_nops(r->p) - first, done = 0, top = 0;
+    size_t m = r->ndeps;
+    int rc = CS_OK;
+    if (!r->deps_forward || n == 0)
+        return CS_OK;
+
+    int32_t *indeg = cs_calloc((size_t)n, sizeof *indeg);
+    size_t *sstart = cs_calloc((size_t)n + 1, sizeof *sstart);
+    size_t *pstart = cs_calloc((size_t)n + 1, sizeof *pstart);
+    size_t *sfill = cs_malloc(((size_t)n + 1) * sizeof *sfill);
+    size_t *pfill = cs_malloc(((size_t)n + 1) * sizeof *pfill);
+    size_t *succ = cs_malloc((m ? m : 1) * sizeof *succ); /* dep indices */
+    size_t *pred = cs_malloc((m ? m : 1) * sizeof *pred);
+    int32_t *stack = cs_malloc((size_t)n * sizeof *stack);
+
+    for (size_t k = 0; k < m; k++) {
+        sstart[r->deps[k].pred - first + 1]++;
+        pstart[r->deps[k].op - first + 1]++;
+        indeg[r->deps[k].op - first]++;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        sstart[i + 1] += sstart[i];
+        pstart[i + 1] += pstart[i];
+    }
+    memcpy(sfill, sstart, ((size_t)n + 1) * sizeof *sfill);
+    memcpy(pfill, pstart, ((size_t)n + 1) * sizeof *pfill);
+    for (size_t k = 0; k < m; k++) {
+        succ[sfill[r->deps[k].pred - first]++] = k;
+        pred[pfill[r->deps[k].op - first]++] = k;
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (!indeg[i])
+            stack[top++] = i;
+    while (top) {
+        int32_t u = stack[--top];
+        done++;
+        for (size_t k = sstart[u]; k < sstart[u + 1]; k++) {
+            int32_t v = r->deps[succ[k]].op - first;
+            if (--indeg[v] == 0)
+                stack[top++] = v;
+        }
+    }
+    if (done < n) {
+        /* Every op left has an unresolved predecessor: walking those from
+         * any of them must revisit an op, and the walk from there is a cycle. */
+        int32_t *seen = cs_calloc((size_t)n, sizeof *seen); /* 1 + index in the walk */
+        size_t *via = cs_malloc((size_t)n * sizeof *via);   /* dep taken at each step */
+        int32_t u = 0, steps = 0, loop;
+        size_t last;
+        char list[600] = "";
+        while (indeg[u] == 0)
+            u++;
+        while (!seen[u]) {
+            seen[u] = ++steps;
+            for (size_t k = pstart[u]; k < pstart[u + 1]; k++) {
+                int32_t v = r->deps[pred[k]].pred - first;
+                if (indeg[v] > 0) {
+                    via[steps - 1] = pred[k];
+                    u = v;
+                    break;
+                }
+            }
+        }
+        loop = seen[u] - 1; /* the cycle is via[loop .. steps-1] */
+        last = via[loop];
+        for (int32_t i = loop; i < steps; i++) {
+            const block_dep_t *d = &r->deps[via[i]];
+            if (d->line > r->deps[last].line ||
+                (d->line == r->deps[last].line && d->col > r->deps[last].col))
+                last = via[i];
+            append(list, sizeof list, "%s'%s %s %s'", i > loop ? ", " : "",
+                   cs_program_label(r->p, d->op), dep_word(d->kind),
+                   cs_program_label(r->p, d->pred));
+        }
+        rc = fail_at(r, r->deps[last].line, (size_t)r->deps[last].col,
+                     "dependency cycle in the block of rank %d: %s; expected dependencies "
+                     "without cycles (none of these ops could ever start)",
+                     r->rank, list);
+        free(seen);
+        free(via);
+    }
+    free(indeg);
+    free(sstart);
+    free(pstart);
+    free(sfill);
+    free(pfill);
+    free(succ);
+    free(pred);
+    free(stack);
+    return rc;
+}
+
+static int parse_header(reader_t *r)
+{
+    size_t start, n = peek_word(r, &start), at = 0;
+    int64_t v = 0;
+    int rc;
+    if (!word_is(r, start, n, "num_ranks"))
+        return fail(r, start, "expected 'num_ranks N' at the start of the file, got %s",
+                    FOUND(r, start));
+    r->pos += n;
+    if ((rc = parse_int(r, "the number of ranks", 0, &v, &at)))
+        return rc;
+    if (v < 1 || v > INT32_MAX)
+        return fail(r, at, "num_ranks %lld is out of range; expected 1..%d", (long long)v,
+                    INT32_MAX);
+    if ((rc = expect_eol(r, "'num_ranks N'")))
+        return rc;
+    r->nranks = (int)v;
+    r->p = cs_program_new(r->nranks);
+    r->labels.key = program_key;
+    r->labels.ctx = r->p;
+    return CS_OK;
+}
+
+static int parse_block_open(reader_t *r)
+{
+    size_t start, n = peek_word(r, &start), at = 0;
+    int64_t v = 0;
+    int rc;
+    if (!word_is(r, start, n, "rank")) {
+        if (r->rank == r->nranks)
+            return fail(r, start, "expected end of file after the last rank block (%d), got %s",
+                        r->nranks - 1, FOUND(r, start));
+        return fail(r, start, "expected 'rank %d {', got %s", r->rank, FOUND(r, start));
+    }
+    r->pos += n;
+    if ((rc = parse_int(r, "a rank number", 0, &v, &at)))
+        return rc;
+    if (v >= r->nranks)
+        return fail(r, at,
+                    "rank %lld is out of range; expected a rank block 0..%d "
+                    "(num_ranks is %d)",
+                    (long long)v, r->nranks - 1, r->nranks);
+    if (v < r->rank) {
+        if (r->rank == r->nranks)
+            return fail(r, at, "rank %lld was already given; expected end of file", (long long)v);
+        return fail(r, at, "rank %lld was already given; expected 'rank %d {'", (long long)v,
+                    r->rank);
+    }
+    if (v > r->rank)
+        return fail(r, at,
+                    "rank block %lld is out of order; expected 'rank %d {' (blocks come "
+                    "once each, in order 0..%d)",
+                    (long long)v, r->rank, r->nranks - 1);
+    skip_space(r);
+    if (r->pos >= r->len || r->s[r->pos] != '{')
+        return fail(r, r->pos, "expected '{' after 'rank %d', got %s", r->rank, FOUND(r, r->pos));
+    r->pos++;
+    if ((rc = expect_eol(r, "'{'")))
+        return rc;
+    r->in_block = 1;
+    r->block_line = r->line;
+    r->block_first = cs_program_nops(r->p);
+    return CS_OK;
+}
+
+static int parse_block_close(reader_t *r)
+{
+    int rc;
+    r->pos++;
+    if ((rc = expect_eol(r, "'}'")) || (rc = check_block_cycles(r)))
+        return rc;
+    lt_clear(&r->labels);
+    r->ndeps = 0;
+    r->deps_forward = 0;
+    r->in_block = 0;
+    r->rank++;
+    return CS_OK;
+}
+
+/* One statement inside a rank block: `[L:] op`, `L requires L`, ... */
+static int parse_statement(reader_t *r)
+{
+    size_t w1, n1 = peek_word(r, &w1), w2, n2;
+    int32_t id;
+    int rc;
+
+    if (n1 == 0)
+        return fail(r, w1, "expected an operation, a label or '}', got %s", FOUND(r, w1));
+    r->pos = w1 + n1;
+    skip_space(r);
+    if (r->pos < r->len && r->s[r->pos] == ':') {
+        size_t ow, on;
+        uint32_t h = hash_label(r->s + w1, n1);
+        int32_t prev;
+        if (!valid_label(r->s + w1, n1))
+            return fail(r, w1,
+                        "expected a label (a letter, then letters, digits or '_') "
+                        "before ':', got %s",
+                        FOUND(r, w1));
+        prev = lt_find(&r->labels, r->s + w1, n1, h);
+        if (prev >= 0)
+            return fail(r, w1,
+                        "label '%.*s' is already defined in the block of rank %d "
+                        "(line %d); expected a new label",
+                        n1 > 60 ? 60 : (int)n1, r->s + w1, r->rank,
+                        cs_program_op(r->p, prev)->line);
+        r->pos++;
+        on = peek_word(r, &ow);
+        if (on == 0)
+            return fail(r, ow, "expected an operation after '%.*s:', got %s",
+                        n1 > 60 ? 60 : (int)n1, r->s + w1, FOUND(r, ow));
+        if ((rc = parse_op(r, ow, on, &id)) || (rc = expect_eol(r, "the operation")))
+            return rc;
+        if (n1 + 1 > r->cap_tmp) {
+            r->cap_tmp = n1 + 64;
+            r->tmp = cs_realloc(r->tmp, r->cap_tmp);
+        }
+        memcpy(r->tmp, r->s + w1, n1);
+        r->tmp[n1] = '\0';
+        cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
+        lt_insert(&r->labels, h, id);
+        return CS_OK;
+    }
+    n2 = peek_word(r, &w2);
+    if (word_is(r, w2, n2, "requires") || word_is(r, w2, n2, "irequires") ||
+        word_is(r, w2, n2, "streams"))
+        return parse_dep(r, w1, n1, w2, n2);
+    if (word_is(r, w1, n1, "rank"))
+        return fail(r, w1,
+                    "found 'rank' inside the block of rank %d opened at line %ld; "
+                    "expected '}' to close that block first",
+                    r->rank, r->block_line);
+    if ((rc = parse_op(r, w1, n1, &id)) || (rc = expect_eol(r, "the operation")))
+        return rc;
+    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, NULL);
+    return CS_OK;
+}
+
+/* Bytes that no text file holds are rejected wherever they are, comments
+ * included, so that binary files fail on their first line. */
+static int check_bytes(reader_t *r)
+{
+    for (size_t i = 0; i < r->len; i++) {
+        unsigned char c = (unsigned char)r->s[i];
+        if (c == 0)
+            return fail(r, i,
+                        "found a NUL byte; expected text (is this a binary file? "
+                        "collsim reads GOAL's text form, not txt2bin output)");
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+            return fail(r, i,
+                        "found the control byte 0x%02x; expected text (is this a "
+                        "binary file?)",
+                        c);
+    }
+    return CS_OK;
+}
+
+static int parse_line(reader_t *r)
+{
+    int rc;
+    if ((rc = check_bytes(r)))
+        return rc;
+    r->pos = 0;
+    if (r->in_comment) {
+        const char *end = find_close(r->s, r->len);
+        if (!end)
+            return CS_OK;
+        r->in_comment = 0;
+        r->pos = (size_t)(end - r->s) + 2;
+    }
+    skip_space(r);
+    if (r->pos >= r->len)
+        return CS_OK;
+    if (r->nranks < 0)
+        return parse_header(r);
+    if (!r->in_block)
+        return parse_block_open(r);
+    if (r->s[r->pos] == '}')
+        return parse_block_close(r);
+    return parse_statement(r);
+}
+
+/* Errors that only the end of the file reveals, at the position after the
+ * last byte. */
+static int check_eof(reader_t *r, int empty, long line, size_t col)
+{
+    if (r->in_comment)
+        return fail_at(r, r->comment_line, r->comment_pos + 1,
+                       "comment '/*' is never closed; expected '*/' before the end of the file");
+    if (empty)
+        return fail_at(r, 1, 1, "empty file; expected 'num_ranks N'");
+    if (r->nranks < 0)
+        return fail_at(r, line, col, "end of file; expected 'num_ranks N'");
+    if (r->in_block)
+        return fail_at(r, line, col,
+                       "end of file inside the block of rank %d opened at line "
+                       "%ld; expected '}'",
+                       r->rank, r->block_line);
+    if (r->rank < r->nranks)
+        return fail_at(r, line, col,
+                       "end of file after %d of %d rank blocks; expected "
+                       "'rank %d {'",
+                       r->rank, r->nranks, r->rank);
+    return CS_OK;
+}
+
+int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
+{
+    reader_t r;
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rc = CS_OK, empty = 1, ended_nl = 1;
+    size_t last_len = 0;
+
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.name = name ? name : "<stream>";
+    r.err = err;
+    r.nranks = -1;
+    while ((got = getline(&buf, &cap, f)) >= 0) {
+        empty = 0;
+        r.line++;
+        r.s = buf;
+        r.len = (size_t)got;
+        ended_nl = got > 0 && buf[got - 1] == '\n';
+        if (ended_nl)
+            r.len--;
+        last_len = r.len;
+        if ((rc = parse_line(&r)))
+            break;
+    }
+    if (!rc && ferror(f))
+        rc = cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", r.name, r.line,
+                          strerror(errno));
+    if (!rc)
+        rc = check_eof(&r, empty, ended_nl ? r.line + 1 : r.line, ended_nl ? 1 : last_len + 1);
+    if (!rc) {
+        /* The source is set only now so that builder messages relayed by
+         * builder_failed carry the reader's own NAME:LINE:COL prefix. */
+        cs_program_set_source(r.p, r.name);
+        cs_program_set_time_unit(r.p, 1e-9);
+        rc = cs_program_finalize(r.p, err);
+    }
+    free(buf);
+    lt_free(&r.labels);
+    free(r.deps);
+    free(r.tmp);
+    free(r.dsts);
+    free(r.dst_pos);
+    if (rc) {
+        cs_program_free(r.p);
+        return rc;
+    }
+    *out = r.p;
+    return CS_OK;
+}
+
+int cs_goal_read_file(const char *path, cs_program_t **out, cs_error_t *err)
+{
+    FILE *f = fopen(path, "r");
+    int rc;
+    *out = NULL;
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    rc = cs_goal_read_stream(f, path, out, err);
+    fclose(f);
+    return rc;
+}
+
+int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err)
+{
+    size_t n = strlen(text);
+    FILE *f;
+    int rc;
+    *out = NULL;
+    if (!name)
+        name = "<string>";
+    /* Some C libraries refuse a zero-sized fmemopen; /dev/null reads as empty. */
+    f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
+                            strerror(errno));
+    rc = cs_goal_read_stream(f, name, out, err);
+    fclose(f);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Writer
+ * ------------------------------------------------------------------------ */
+
+static const char *name_key(const void *ctx, int32_t local)
+{
+    return ((const char *const *)ctx)[local];
+}
+
+/* calc time of an op in nanoseconds, or -1 if it cannot be written. */
+static int64_t calc_ns(int64_t ticks, double unit)
+{
+    double x, rounded;
+    if (ticks == 0)
+        return 0;
+    if (unit <= 0)
+        return -1;
+    if (unit == 1e-9)
+        return ticks;
+    x = (double)ticks * (unit / 1e-9);
+    rounded = nearbyint(x);
+    if (!(rounded >= 0 && rounded < 9.2e18) || fabs(x - rounded) > 1e-6 * fmax(1.0, x))
+        return -1;
+    return (int64_t)rounded;
+}
+
+int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
+{
+    int nr = cs_program_nranks(p);
+    int32_t n = cs_program_nops(p);
+    double unit = cs_program_time_unit(p);
+    int32_t *start, *order, *local;
+    const char **names;
+    char *owned;
+    label_table_t t = {0};
+
+    /* Refuse before writing anything: calc times that GOAL cannot say. */
+    for (int32_t i = 0; i < n; i++) {
+        const cs_op_t *op = cs_program_op(p, i);
+        if (op->kind == CS_OP_CALC && calc_ns(op->ticks, unit) < 0)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "op %d (rank %d): calc time %lld in units of %g s %s; GOAL "
+                                "calc times are whole nanoseconds",
+                                i, op->rank, (long long)op->ticks, unit,
+                                unit <= 0 ? "(machine ticks) cannot be converted without a "
+                                            "machine clock"
+                                          : "is not a whole number of nanoseconds");
+    }
+
+    /* Ops by rank, in id order within a rank (a stable counting sort). */
+    start = cs_calloc((size_t)nr + 1, sizeof *start);
+    order = cs_malloc(((size_t)n + 1) * sizeof *order);
+    local = cs_malloc(((size_t)n + 1) * sizeof *local);
+    for (int32_t i = 0; i < n; i++)
+        start[cs_program_op(p, i)->rank + 1]++;
+    for (int k = 0; k < nr; k++)
+        start[k + 1] += start[k];
+    {
+        int32_t *fill = cs_malloc(((size_t)nr + 1) * sizeof *fill);
+        memcpy(fill, start, ((size_t)nr + 1) * sizeof *fill);
+        for (int32_t i = 0; i < n; i++) {
+            int rk = cs_program_op(p, i)->rank;
+            local[i] = fill[rk] - start[rk];
+            order[fill[rk]++] = i;
+        }
+        free(fill);
+    }
+    names = cs_calloc((size_t)n + 1, sizeof *names);
+    owned = cs_calloc((size_t)n + 1, 1);
+    t.key = name_key;
+
+    fprintf(f, "num_ranks %d\n", nr);
+    for (int rk = 0; rk < nr; rk++) {
+        int32_t first = start[rk], cnt = start[rk + 1] - first;
+        /* names[] is indexed by position in the rank: the key callback
+         * sees this rank's slice. */
+        const char **rn = names + first;
+        t.ctx = rn;
+
+        /* Own labels first, so generated ones can steer clear of them. */
+        for (int32_t i = 0; i < cnt; i++) {
+            const char *lab = cs_program_label(p, order[first + i]);
+            size_t ln = lab ? strlen(lab) : 0;
+            if (lab && valid_label(lab, ln) && lt_find(&t, lab, ln, hash_label(lab, ln)) < 0) {
+                rn[i] = lab;
+                lt_insert(&t, hash_label(lab, ln), i);
+            }
+        }
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t id = order[first + i];
+            int np, ns;
+            char gen[48];
+            size_t gl;
+            if (rn[i])
+                continue;
+            cs_program_preds(p, id, &np);
+            cs_program_succs(p, id, &ns);
+            if (!np && !ns)
+                continue;
+            gl = (size_t)snprintf(gen, sizeof gen, "o%d", id);
+            for (int k = 2; lt_find(&t, gen, gl, hash_label(gen, gl)) >= 0; k++)
+                gl = (size_t)snprintf(gen, sizeof gen, "o%d_%d", id, k);
+            rn[i] = cs_strdup(gen);
+            owned[first + i] = 1;
+            lt_insert(&t, hash_label(gen, gl), i);
+        }
+
+        fprintf(f, "\nrank %d {\n", rk);
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t id = order[first + i];
+            const cs_op_t *op = cs_program_op(p, id);
+            if (rn[i])
+                fprintf(f, "%s: ", rn[i]);
+            switch (op->kind) {
+            case CS_OP_SEND:
+                fprintf(f, "send %lldb to %d tag %d\n", (long long)op->bytes, op->peer, op->tag);
+                break;
+            case CS_OP_RECV:
+                fprintf(f, "recv %lldb from %d tag %d\n", (long long)op->bytes,
+                        op->peer == CS_ANY ? -1 : op->peer, op->tag == CS_ANY ? -1 : op->tag);
+                break;
+            case CS_OP_MCAST: {
+                const int32_t *d = cs_program_mcast_peers(p, op);
+                fprintf(f, "mcast %lldb to ", (long long)op->bytes);
+                for (int32_t k = 0; k < op->npeers; k++)
+                    fprintf(f, "%s%d", k ? "," : "", d[k]);
+                fprintf(f, " tag %d\n", op->tag);
+                break;
+            }
+            default:
+                if (op->bytes == 0) {
+                    fprintf(f, "calc %lld\n", (long long)calc_ns(op->ticks, unit));
+                } else {
+                    fprintf(f, "reduce %lldb", (long long)op->bytes);
+                    if (op->ticks)
+                        fprintf(f, " calc %lld", (long long)calc_ns(op->ticks, unit));
+                    fputc('\n', f);
+                }
+                break;
+            }
+        }
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t id = order[first + i];
+            int np;
+            const cs_dep_t *d = cs_program_preds(p, id, &np);
+            for (int k = 0; k < np; k++)
+                fprintf(f, "%s %s %s\n", rn[i], dep_word(d[k].kind), names[first + local[d[k].op]]);
+        }
+        fprintf(f, "}\n");
+        lt_clear(&t);
+    }
+
+    for (int32_t i = 0; i < n; i++)
+        if (owned[i])
+            free((char *)names[i]);
+    free(names);
+    free(owned);
+    free(start);
+    free(order);
+    free(local);
+    lt_free(&t);
+    if (fflush(f) != 0 || ferror(f))
+        return cs_error_set(err, CS_ERR_IO, "cannot write the GOAL program: %s", strerror(errno));
+    return CS_OK;
+}

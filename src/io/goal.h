@@ -1,0 +1,50 @@
+/*
+ * goal.h - GOAL, collsim's native program format, read and written.
+ *
+ * GOAL is the text schedule language of LogGOPSim and Schedgen: per-rank
+ * blocks of send / recv / calc ops with `requires` / `irequires`
+ * dependencies.  collsim reads it more strictly than LogGOPSim and adds three
+ * extensions (mcast, reduce, streams); docs/goal.md is the full grammar.
+ *
+ * Errors: every malformed input gives CS_ERR_PARSE with a message
+ * "NAME:LINE:COL: ..." (1-based line, 1-based byte column of the offending
+ * token) that says what was found and what was expected.  I/O failures give
+ * CS_ERR_IO.  On any error *out is set to NULL and nothing is leaked.
+ *
+ * Reading is streaming (one line in memory at a time, plus per-rank-block
+ * label tables), so traces of 10^7 ops cost only the program they build.
+ * The program returned is finalized, carries the source name, one origin
+ * (line, label) per op and a time unit of 1e-9 s (calc is in nanoseconds).
+ */
+#ifndef CS_GOAL_H
+#define CS_GOAL_H
+
+#include <stdio.h>
+#include "core/error.h"
+#include "core/program.h"
+
+/* Reads the GOAL file at `path` (used as the name in messages).
+ * CS_ERR_IO if it cannot be opened or read. */
+int cs_goal_read_file(const char *path, cs_program_t **out, cs_error_t *err);
+
+/* Reads GOAL text from an open stream until EOF; `name` (NULL: "<stream>")
+ * prefixes messages and becomes the program's source.  Does not close f. */
+int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err);
+
+/* Reads GOAL text from a NUL-terminated string (NULL name: "<string>"). */
+int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err);
+
+/* Writes a finalized program as GOAL text that cs_goal_read_* turns back
+ * into the same ops (kind, size, peers, tag, calc time) and dependencies,
+ * rank by rank: ops are renumbered rank-major, in id order within a rank
+ * (which keeps MPI matching order).  Ops keep their own label when it is a
+ * valid GOAL label unique in its rank; other ops that take part in a
+ * dependency get a generated label `o<id>`.
+ * calc times are written in nanoseconds: a program whose time unit is 0
+ * (machine ticks) can be written only if no calc has a fixed time, and a
+ * time unit that does not convert ticks to whole nanoseconds is refused
+ * (CS_ERR_RANGE).  Data descriptors (cs_op_t.data) are not written.
+ * CS_ERR_IO if the stream reports a write error. */
+int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err);
+
+#endif

@@ -1,0 +1,602 @@
+/*
+ * test_goal.c - the GOAL reader and writer (src/io/goal.c).
+ *
+ * Oracles: the example of reference/trace-formats.md with its ops and
+ * dependencies spelled out by hand; round trips (program -> text -> program
+ * compared op by op and dependency by dependency, and text -> program ->
+ * text as a fixed point); and one malformed input per rule of the grammar,
+ * each checked for CS_ERR_PARSE and the exact "name:line:col:" of the
+ * offending token.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/goal.h"
+
+static const char EXAMPLE[] = "num_ranks 4\n"
+                              "\n"
+                              "rank 0 {\n"
+                              "l1: send 8b to 1 tag 0\n"
+                              "l2: send 8b to 2 tag 0\n"
+                              "}\n"
+                              "\n"
+                              "rank 1 {\n"
+                              "l1: recv 8b from 0 tag 0\n"
+                              "l2: send 8b to 3 tag 0\n"
+                              "l2 requires l1\n"
+                              "}\n"
+                              "\n"
+                              "rank 2 {\n"
+                              "l1: recv 8b from 0 tag 0\n"
+                              "}\n"
+                              "\n"
+                              "rank 3 {\n"
+                              "l1: recv 8b from 1 tag 0\n"
+                              "}\n";
+
+static cs_program_t *read_ok(const char *text)
+{
+    cs_program_t *p = NULL;
+    cs_error_t e = {0, ""};
+    int rc = cs_goal_read_string(text, "t.goal", &p, &e);
+    cr_assert_eq(rc, CS_OK, "read failed (%d): %s", rc, e.msg);
+    cr_assert_not_null(p);
+    return p;
+}
+
+/* Reads `len` bytes that must fail with CS_ERR_PARSE at `where` ("t.goal:L:C:"),
+ * with `what` (if non-NULL) somewhere in the message. */
+static void expect_error_bytes(const char *bytes, size_t len, const char *where, const char *what)
+{
+    cs_program_t *p = (cs_program_t *)&p; /* must be reset to NULL */
+    cs_error_t e = {0, ""};
+    FILE *f = len ? fmemopen((void *)bytes, len, "r") : fopen("/dev/null", "r");
+    int rc;
+    cr_assert_not_null(f);
+    rc = cs_goal_read_stream(f, "t.goal", &p, &e);
+    fclose(f);
+    cr_assert_eq(rc, CS_ERR_PARSE, "expected a parse error at %s, got %d: %s", where, rc, e.msg);
+    cr_assert_eq(e.code, CS_ERR_PARSE);
+    cr_assert_null(p);
+    cr_assert(strncmp(e.msg, where, strlen(where)) == 0, "expected '%s...', got '%s'", where,
+              e.msg);
+    if (what)
+        cr_assert(strstr(e.msg, what), "expected '%s' in '%s'", what, e.msg);
+}
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+    expect_error_bytes(text, strlen(text), where, what);
+}
+
+static void check_op(const cs_program_t *p, int32_t id, cs_op_kind_t kind, int rank, int peer,
+                     int64_t bytes, int tag, int line, const char *label)
+{
+    const cs_op_t *op = cs_program_op(p, id);
+    cr_assert_eq(op->kind, kind, "op %d kind", id);
+    cr_assert_eq(op->rank, rank, "op %d rank", id);
+    cr_assert_eq(op->peer, peer, "op %d peer", id);
+    cr_assert_eq(op->bytes, bytes, "op %d bytes", id);
+    cr_assert_eq(op->tag, tag, "op %d tag", id);
+    cr_assert_eq(op->line, line, "op %d line", id);
+    if (label)
+        cr_assert_str_eq(cs_program_label(p, id), label, "op %d label", id);
+    else
+        cr_assert_null(cs_program_label(p, id), "op %d label", id);
+}
+
+static int npreds(const cs_program_t *p, int32_t id)
+{
+    int n;
+    cs_program_preds(p, id, &n);
+    return n;
+}
+
+static int nsuccs(const cs_program_t *p, int32_t id)
+{
+    int n;
+    cs_program_succs(p, id, &n);
+    return n;
+}
+
+static char *write_text(const cs_program_t *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    cs_error_t e = {0, ""};
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(cs_goal_write(p, f, &e), CS_OK, "write failed: %s", e.msg);
+    fclose(f);
+    return buf;
+}
+
+/* ---- the reference example -------------------------------------------- */
+
+Test(goal, reads_the_reference_example)
+{
+    cs_program_t *p = read_ok(EXAMPLE);
+    int n;
+    const cs_dep_t *d;
+
+    cr_assert_eq(cs_program_nranks(p), 4);
+    cr_assert_eq(cs_program_nops(p), 6);
+    cr_assert_str_eq(cs_program_source(p), "t.goal");
+    cr_assert_float_eq(cs_program_time_unit(p), 1e-9, 1e-21);
+    check_op(p, 0, CS_OP_SEND, 0, 1, 8, 0, 4, "l1");
+    check_op(p, 1, CS_OP_SEND, 0, 2, 8, 0, 5, "l2");
+    check_op(p, 2, CS_OP_RECV, 1, 0, 8, 0, 9, "l1");
+    check_op(p, 3, CS_OP_SEND, 1, 3, 8, 0, 10, "l2");
+    check_op(p, 4, CS_OP_RECV, 2, 0, 8, 0, 15, "l1");
+    check_op(p, 5, CS_OP_RECV, 3, 1, 8, 0, 19, "l1");
+
+    d = cs_program_preds(p, 3, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 2);
+    cr_assert_eq(d[0].kind, CS_DEP_AFTER);
+    d = cs_program_succs(p, 2, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 3);
+    cr_assert_eq(d[0].kind, CS_DEP_AFTER);
+    for (int32_t i = 0; i < 6; i++) {
+        if (i != 3)
+            cr_assert_eq(npreds(p, i), 0, "op %d has no predecessor", i);
+        if (i != 2)
+            cr_assert_eq(nsuccs(p, i), 0, "op %d has no successor", i);
+    }
+    cs_program_free(p);
+}
+
+Test(goal, example_written_back_is_the_same_text)
+{
+    cs_program_t *p = read_ok(EXAMPLE);
+    char *text = write_text(p);
+    cr_assert_str_eq(text, EXAMPLE);
+    free(text);
+    cs_program_free(p);
+}
+
+Test(goal, reads_a_file_and_reports_a_missing_one)
+{
+    char path[] = "/tmp/test_goal_XXXXXX";
+    int fd = mkstemp(path);
+    cs_program_t *p = NULL;
+    cs_error_t e = {0, ""};
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, EXAMPLE, strlen(EXAMPLE)), (ssize_t)strlen(EXAMPLE));
+    close(fd);
+    cr_assert_eq(cs_goal_read_file(path, &p, &e), CS_OK, "%s", e.msg);
+    cr_assert_eq(cs_program_nops(p), 6);
+    cr_assert_str_eq(cs_program_source(p), path);
+    cs_program_free(p);
+    unlink(path);
+
+    p = (cs_program_t *)&p;
+    cr_assert_eq(cs_goal_read_file(path, &p, &e), CS_ERR_IO);
+    cr_assert_null(p);
+    cr_assert(strncmp(e.msg, path, strlen(path)) == 0, "%s", e.msg);
+}
+
+/* ---- lexical details and extensions ------------------------------------ */
+
+Test(goal, comments_spaces_crlf_wildcards_and_cpu0)
+{
+    cs_program_t *p = read_ok("// a schedule\r\n"
+                              "/* a block\n"
+                              "   comment */ num_ranks 2 // trailing\n"
+                              "\n"
+                              "rank 0 {\r\n"
+                              "\ta :\trecv 4b from -1 tag -1 cpu 0 nic 0\r\n"
+                              "  /* x */ b: calc 250 cpu 0 /* opens\n"
+                              "  closes */ b requires a\n"
+                              "send: send 0b to 1 tag 7\n"
+                              "send irequires b\n"
+                              "}\n"
+                              "rank 1 {\n"
+                              "recv 0b from 0 tag 7 nic 0\n"
+                              "}\n");
+    const cs_dep_t *d;
+    int n;
+    cr_assert_eq(cs_program_nops(p), 4);
+    check_op(p, 0, CS_OP_RECV, 0, CS_ANY, 4, CS_ANY, 6, "a");
+    check_op(p, 1, CS_OP_CALC, 0, -1, 0, 0, 7, "b");
+    cr_assert_eq(cs_program_op(p, 1)->ticks, 250);
+    check_op(p, 2, CS_OP_SEND, 0, 1, 0, 7, 9, "send");
+    check_op(p, 3, CS_OP_RECV, 1, 0, 0, 7, 13, NULL);
+    d = cs_program_preds(p, 1, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 0);
+    cr_assert_eq(d[0].kind, CS_DEP_AFTER);
+    d = cs_program_preds(p, 2, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 1);
+    cr_assert_eq(d[0].kind, CS_DEP_AFTER_START);
+    cs_program_free(p);
+}
+
+Test(goal, extensions_mcast_reduce_streams)
+{
+    cs_program_t *p = read_ok("num_ranks 4\n"
+                              "rank 0 {\n"
+                              "m: mcast 64b to 1, 3,2 tag 5\n"
+                              "}\n"
+                              "rank 1 {\n"
+                              "r: recv 64b from 0 tag 5\n"
+                              "a: reduce 64b\n"
+                              "c: reduce 32b calc 100 cpu 0\n"
+                              "s: send 64b to 2\n"
+                              "a streams r\n"
+                              "s streams a\n"
+                              "c requires a\n"
+                              "}\n"
+                              "rank 2 {\n"
+                              "recv 64b from 0 tag 5\n"
+                              "recv 64b from 1\n"
+                              "}\n"
+                              "rank 3 {\n"
+                              "recv 64b from 0 tag 5\n"
+                              "}\n");
+    const cs_op_t *op;
+    const int32_t *peers;
+    const cs_dep_t *d;
+    int n;
+
+    op = cs_program_op(p, 0);
+    cr_assert_eq(op->kind, CS_OP_MCAST);
+    cr_assert_eq(op->npeers, 3);
+    cr_assert_eq(op->bytes, 64);
+    cr_assert_eq(op->tag, 5);
+    peers = cs_program_mcast_peers(p, op);
+    cr_assert_eq(peers[0], 1);
+    cr_assert_eq(peers[1], 3);
+    cr_assert_eq(peers[2], 2);
+
+    op = cs_program_op(p, 2);
+    cr_assert_eq(op->kind, CS_OP_CALC);
+    cr_assert_eq(op->bytes, 64);
+    cr_assert_eq(op->ticks, 0);
+    op = cs_program_op(p, 3);
+    cr_assert_eq(op->kind, CS_OP_CALC);
+    cr_assert_eq(op->bytes, 32);
+    cr_assert_eq(op->ticks, 100);
+
+    d = cs_program_preds(p, 2, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 1);
+    cr_assert_eq(d[0].kind, CS_DEP_STREAM);
+    d = cs_program_preds(p, 4, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].op, 2);
+    cr_assert_eq(d[0].kind, CS_DEP_STREAM);
+    d = cs_program_preds(p, 3, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(d[0].kind, CS_DEP_AFTER);
+    check_op(p, 6, CS_OP_RECV, 2, 1, 64, 0, 16, NULL);
+    cs_program_free(p);
+}
+
+/* ---- round trips ------------------------------------------------------- */
+
+/* Checks that q is p with ops renumbered rank-major: same ops per rank in
+ * the same order, same dependencies. */
+static void assert_same_program(const cs_program_t *p, const cs_program_t *q)
+{
+    int32_t n = cs_program_nops(p), k = 0;
+    int32_t *map = malloc(((size_t)n + 1) * sizeof *map);
+    cr_assert_eq(cs_program_nranks(q), cs_program_nranks(p));
+    cr_assert_eq(cs_program_nops(q), n);
+    for (int r = 0; r < cs_program_nranks(p); r++)
+        for (int32_t i = 0; i < n; i++)
+            if (cs_program_op(p, i)->rank == r)
+                map[i] = k++;
+    for (int32_t i = 0; i < n; i++) {
+        const cs_op_t *a = cs_program_op(p, i), *b = cs_program_op(q, map[i]);
+        int na, nb;
+        const cs_dep_t *da, *db;
+        cr_assert_eq(b->kind, a->kind, "op %d", i);
+        cr_assert_eq(b->rank, a->rank, "op %d", i);
+        cr_assert_eq(b->bytes, a->bytes, "op %d", i);
+        cr_assert_eq(b->ticks, a->ticks, "op %d", i);
+        cr_assert_eq(b->tag, a->tag, "op %d", i);
+        cr_assert_eq(b->npeers, a->npeers, "op %d", i);
+        if (a->kind == CS_OP_MCAST) {
+            const int32_t *pa = cs_program_mcast_peers(p, a), *pb = cs_program_mcast_peers(q, b);
+            for (int32_t j = 0; j < a->npeers; j++)
+                cr_assert_eq(pb[j], pa[j], "op %d peer %d", i, j);
+        } else {
+            cr_assert_eq(b->peer, a->peer, "op %d", i);
+        }
+        da = cs_program_preds(p, i, &na);
+        db = cs_program_preds(q, map[i], &nb);
+        cr_assert_eq(nb, na, "op %d preds", i);
+        for (int j = 0; j < na; j++) {
+            cr_assert_eq(db[j].op, map[da[j].op], "op %d pred %d", i, j);
+            cr_assert_eq(db[j].kind, da[j].kind, "op %d pred %d", i, j);
+        }
+    }
+    free(map);
+}
+
+static cs_program_t *reread(const cs_program_t *p, char **text)
+{
+    cs_program_t *q;
+    *text = write_text(p);
+    q = read_ok(*text);
+    return q;
+}
+
+Test(goal, round_trip_of_a_built_program)
+{
+    cs_program_t *p = cs_program_new(3), *q, *q2;
+    cs_error_t e = {0, ""};
+    int32_t dsts[] = {2, 0};
+    char *t1, *t2;
+
+    /* Ranks interleaved in id order, every op kind and dependency kind,
+     * labels that collide with generated names or are keywords or invalid. */
+    int32_t a = cs_program_recv(p, 1, CS_ANY, 16, CS_ANY);
+    int32_t b = cs_program_send(p, 0, 1, 16, 3);
+    int32_t c = cs_program_calc(p, 1, 0, 16);
+    int32_t d = cs_program_mcast(p, 1, dsts, 2, 16, 9);
+    int32_t e0 = cs_program_recv(p, 0, 1, 16, 9);
+    int32_t f = cs_program_calc(p, 1, 42, 0);
+    int32_t g = cs_program_calc(p, 1, 7, 8);
+    int32_t h = cs_program_recv(p, 2, 1, 16, 9);
+    int32_t i = cs_program_calc(p, 0, 0, 0);
+    cs_program_set_origin(p, a, 0, "o3");     /* the name op 3 (d) would get */
+    cs_program_set_origin(p, f, 0, "send");   /* a keyword */
+    cs_program_set_origin(p, g, 0, "not-ok"); /* not a GOAL label */
+    cs_program_dep(p, c, a, CS_DEP_STREAM);
+    cs_program_dep(p, d, c, CS_DEP_STREAM);
+    cs_program_dep(p, f, d, CS_DEP_AFTER_START);
+    cs_program_dep(p, g, a, CS_DEP_AFTER);
+    cs_program_dep(p, g, f, CS_DEP_AFTER);
+    cs_program_dep(p, i, e0, CS_DEP_AFTER);
+    cs_program_dep(p, i, b, CS_DEP_AFTER_START);
+    (void)h;
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+
+    q = reread(p, &t1);
+    assert_same_program(p, q);
+    /* q's ids are rank-major: rank 0 = b e0 i, rank 1 = a c d f g, rank 2 = h */
+    cr_assert_str_eq(cs_program_label(q, 3), "o3");   /* a keeps its label */
+    cr_assert_str_eq(cs_program_label(q, 4), "o2");   /* c: generated from its id */
+    cr_assert_str_eq(cs_program_label(q, 5), "o3_2"); /* d steers clear of a's */
+    cr_assert_str_eq(cs_program_label(q, 6), "send"); /* f */
+    cr_assert_str_eq(cs_program_label(q, 7), "o6");   /* g: "not-ok" replaced */
+    cr_assert_null(cs_program_label(q, 8));           /* h: no dependency, no label */
+    /* and the text is a fixed point */
+    q2 = reread(q, &t2);
+    cr_assert_str_eq(t2, t1);
+    assert_same_program(q, q2);
+    free(t1);
+    free(t2);
+    cs_program_free(q2);
+    cs_program_free(q);
+    cs_program_free(p);
+}
+
+Test(goal, round_trip_of_a_large_program)
+{
+    /* Many labelled ops per block: grows the label table and the program's
+     * label pool well past their initial sizes. */
+    const int P = 5, N = 700;
+    cs_program_t *p = cs_program_new(P), *q;
+    cs_error_t e = {0, ""};
+    char *text;
+    for (int r = 0; r < P; r++) {
+        int32_t prev = -1;
+        for (int k = 0; k < N; k++) {
+            int32_t s = cs_program_send(p, r, (r + 1) % P, k, k);
+            int32_t v = cs_program_recv(p, r, (r + P - 1) % P, k, k);
+            cs_program_dep(p, s, v, CS_DEP_AFTER);
+            if (prev >= 0)
+                cs_program_dep(p, v, prev, CS_DEP_AFTER);
+            prev = s;
+        }
+    }
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    q = reread(p, &text);
+    assert_same_program(p, q);
+    free(text);
+    cs_program_free(q);
+    cs_program_free(p);
+}
+
+Test(goal, writer_converts_or_refuses_calc_times)
+{
+    cs_program_t *p = cs_program_new(1), *q;
+    cs_error_t e = {0, ""};
+    char *text;
+    cs_program_calc(p, 0, 3, 0);
+    cs_program_set_time_unit(p, 1e-6); /* microseconds: written as 3000 ns */
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK);
+    q = reread(p, &text);
+    cr_assert_eq(cs_program_op(q, 0)->ticks, 3000);
+    free(text);
+    cs_program_free(q);
+
+    /* machine ticks cannot become nanoseconds without a machine */
+    cs_program_set_time_unit(p, 0);
+    FILE *f = open_memstream(&text, &(size_t){0});
+    cr_assert_eq(cs_goal_write(p, f, &e), CS_ERR_RANGE);
+    cr_assert(strstr(e.msg, "nanoseconds"), "%s", e.msg);
+    fclose(f);
+    free(text);
+    cs_program_free(p);
+}
+
+/* ---- malformed inputs -------------------------------------------------- */
+
+Test(goal, error_truncated_inside_a_rank_block)
+{
+    expect_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", "t.goal:4:1:", "expected '}'");
+    /* no final newline: the end of the file is after the last byte */
+    expect_error("num_ranks 2\nrank 0 {\nl1: calc 5", "t.goal:3:11:", "end of file");
+    expect_error("num_ranks 2\nrank 0 {\n}\nrank 1 {\nl1: send 8b",
+                 "t.goal:5:12:", "expected 'to'");
+}
+
+Test(goal, error_missing_rank_blocks)
+{
+    expect_error("num_ranks 3\nrank 0 {\n}\n", "t.goal:4:1:", "expected 'rank 1 {'");
+    expect_error("num_ranks 1\n", "t.goal:2:1:", "expected 'rank 0 {'");
+}
+
+Test(goal, error_unknown_op_and_keywords)
+{
+    expect_error("num_ranks 1\nrank 0 {\n  l1: sned 8b to 0\n}\n",
+                 "t.goal:3:7:", "unknown operation 'sned'");
+    expect_error("num_ranks 1\nrank 0 {\nwait 8\n}\n", "t.goal:3:1:", "unknown operation");
+    expect_error("num_ranks 2\nrank 0 {\nsend 8b at 1\n}\n", "t.goal:3:9:", "expected 'to'");
+    expect_error("num_ranks 2\nrank 0 {\nsend 8b to 1 tga 3\n}\n",
+                 "t.goal:3:14:", "expected 'tag', 'cpu', 'nic' or end of line");
+    /* fields in GOAL's order only, each once */
+    expect_error("num_ranks 2\nrank 0 {\nsend 8b to 1 cpu 0 tag 3\n}\n",
+                 "t.goal:3:20:", "got 'tag'");
+    expect_error("num_ranks 1\nrank 0 {\ncalc 5 nic 0\n}\n", "t.goal:3:8:", "got 'nic'");
+    expect_error("num_ranks 1\nrank 0 {\nl1: calc 5 l2: calc 6\n}\n",
+                 "t.goal:3:12:", "expected 'cpu' or end of line");
+    expect_error("num_ranks 1\nrank 0 {\nl1:\n}\n", "t.goal:3:4:", "expected an operation");
+    expect_error("num_ranks 1\nrank 0 {\na-b: calc 1\n}\n", "t.goal:3:1:", "expected a label");
+    expect_error("num_ranks 1\nrank 0 {\n@ calc 1\n}\n", "t.goal:3:1:", "got '@'");
+    expect_error("num_ranks 1\nrank 0 {\ncalc 1\nrank 1 {\n",
+                 "t.goal:4:1:", "expected '}' to close");
+}
+
+Test(goal, error_bad_numbers)
+{
+    const char *head = "num_ranks 2\nrank 0 {\n";
+    char buf[256];
+#define LINE3(s) (snprintf(buf, sizeof buf, "%s%s\n}\nrank 1 {\n}\n", head, s), buf)
+    expect_error(LINE3("send 8x to 1"), "t.goal:3:7:", "expected 'b' after the size 8, got 'x'");
+    expect_error(LINE3("send -3b to 1"), "t.goal:3:6:", "non-negative");
+    expect_error(LINE3("send 99999999999999999999b to 1"),
+                 "t.goal:3:6:", "does not fit in 64 bits");
+    expect_error(LINE3("send 8 to 1"), "t.goal:3:7:", "expected 'b' after the size 8");
+    expect_error(LINE3("send 8bb to 1"), "t.goal:3:8:", "expected a space");
+    expect_error(LINE3("send b to 1"), "t.goal:3:6:", "expected a size");
+    expect_error(LINE3("send 8.5b to 1"), "t.goal:3:7:", "expected 'b'");
+    expect_error(LINE3("send 8b to 1x"), "t.goal:3:12:", "got '1x'");
+    expect_error(LINE3("calc 12a"), "t.goal:3:6:", "got '12a'");
+    expect_error(LINE3("calc -5"), "t.goal:3:6:", "negative");
+    expect_error(LINE3("calc 9223372036854775808"), "t.goal:3:6:", "does not fit");
+    expect_error(LINE3("send 8b to 1 tag 2147483648"), "t.goal:3:18:", "tag 2147483648");
+    expect_error(LINE3("send 8b to 1 tag -1"), "t.goal:3:18:", "negative");
+    expect_error(LINE3("recv 8b from -2"), "t.goal:3:14:", "negative");
+    expect_error(LINE3("send 8b to 1 cpu 1"), "t.goal:3:18:", "one CPU per rank");
+    expect_error(LINE3("recv 8b from 1 tag 0 cpu 0 nic 2"), "t.goal:3:32:", "one NIC per rank");
+    expect_error("num_ranks 0\n", "t.goal:1:11:", "expected 1..");
+    expect_error("num_ranks -4\n", "t.goal:1:11:", "negative");
+    expect_error("num_ranks 4x\n", "t.goal:1:11:", "got '4x'");
+    expect_error("num_ranks 4 5\n", "t.goal:1:13:", "expected end of line");
+#undef LINE3
+}
+
+Test(goal, error_label_used_before_definition)
+{
+    expect_error("num_ranks 1\nrank 0 {\nl2: calc 1\nl2 requires l1\nl1: calc 2\n}\n",
+                 "t.goal:4:13:", "label 'l1' is not defined");
+    expect_error("num_ranks 1\nrank 0 {\nl2: calc 1\nl1 irequires l2\n}\n",
+                 "t.goal:4:1:", "label 'l1' is not defined");
+    /* labels are local to their block */
+    expect_error("num_ranks 2\nrank 0 {\nl1: calc 1\n}\nrank 1 {\nl2: calc 1\nl2 requires l1\n}\n",
+                 "t.goal:7:13:", "not defined in the block of rank 1");
+    expect_error("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires\n}\n",
+                 "t.goal:4:12:", "expected a label after 'requires'");
+}
+
+Test(goal, error_rank_out_of_range)
+{
+    expect_error("num_ranks 4\nrank 0 {\nl1: send 8b to 4\n}\n", "t.goal:3:16:", "out of range");
+    expect_error("num_ranks 4\nrank 0 {\nl1: recv 8b from 7 tag 0\n}\n",
+                 "t.goal:3:18:", "expected a rank in 0..3");
+    expect_error("num_ranks 4\nrank 0 {\nmcast 8b to 1,2,9\n}\n", "t.goal:3:17:", "out of range");
+    expect_error("num_ranks 4\nrank 5 {\n}\n", "t.goal:2:6:", "rank 5 is out of range");
+    expect_error("num_ranks 4\nrank 0 {\n}\nrank 1 {\n}\nrank 2 {\n}\nrank 3 {\n}\nrank 4 {\n}\n",
+                 "t.goal:10:6:", "out of range");
+}
+
+Test(goal, error_duplicate_label)
+{
+    expect_error("num_ranks 1\nrank 0 {\nl1: calc 1\nl1: calc 2\n}\n",
+                 "t.goal:4:1:", "label 'l1' is already defined in the block of rank 0 (line 3)");
+}
+
+Test(goal, error_misordered_or_repeated_rank_block)
+{
+    expect_error("num_ranks 2\nrank 1 {\n}\nrank 0 {\n}\n", "t.goal:2:6:", "expected 'rank 0 {'");
+    expect_error("num_ranks 2\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4:6:", "already given");
+    expect_error("num_ranks 1\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4:6:", "expected end of file");
+    expect_error("num_ranks 1\nrank 0 {\n}\ncalc 5\n", "t.goal:4:1:", "expected end of file");
+    expect_error("num_ranks 1\nrank 0\n}\n", "t.goal:2:7:", "expected '{'");
+    expect_error("num_ranks 1\nrank 0 { }\n", "t.goal:2:10:", "expected end of line");
+    expect_error("num_ranks 1\nrank 0 {\n} x\n", "t.goal:3:3:", "expected end of line");
+}
+
+Test(goal, error_empty_file)
+{
+    expect_error("", "t.goal:1:1:", "empty file");
+    expect_error("\n\n  // nothing\n", "t.goal:4:1:", "expected 'num_ranks N'");
+}
+
+Test(goal, error_binary_garbage)
+{
+    static const char elf[] = "\x7f"
+                              "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0>\0";
+    static const char nul[] = "num_ranks 1\nra\0nk 0 {\n}\n";
+    static const char ctl[] = "num_ranks 1\nrank 0 {\n// \x01 in a comment\n}\n";
+    static const char hi[] = "num_ranks 1\nrank 0 {\ncalc 1\xff\n}\n";
+    expect_error_bytes(elf, sizeof elf - 1, "t.goal:1:1:", "0x7f");
+    expect_error_bytes(nul, sizeof nul - 1, "t.goal:2:3:", "NUL byte");
+    expect_error_bytes(ctl, sizeof ctl - 1, "t.goal:3:4:", "0x01");
+    expect_error_bytes(hi, sizeof hi - 1, "t.goal:3:7:", "\\xff");
+}
+
+Test(goal, error_missing_num_ranks)
+{
+    expect_error("rank 0 {\n}\n", "t.goal:1:1:", "expected 'num_ranks N'");
+    expect_error("// header\nnum_rank 2\n", "t.goal:2:1:", "got 'num_rank'");
+}
+
+Test(goal, error_dependency_cycle)
+{
+    /* reported at the dependency that closes the cycle (the last written) */
+    expect_error("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\nc: calc 3\n"
+                 "a requires b\nb requires c\n  c irequires a\n}\n",
+                 "t.goal:8:3:", "dependency cycle in the block of rank 0");
+    expect_error("num_ranks 2\nrank 0 {\n}\nrank 1 {\nx: calc 1\ny: calc 1\nz: calc 1\n"
+                 "z requires x\ny requires x\nx requires y\n}\n",
+                 "t.goal:10:1:", "'x requires y'");
+    expect_error("num_ranks 1\nrank 0 {\na: calc 1\na requires a\n}\n",
+                 "t.goal:4:1:", "wait for itself");
+}
+
+Test(goal, error_other_rules)
+{
+    expect_error("num_ranks 1\nrank 0 {\n/* never closed\ncalc 1\n}\n",
+                 "t.goal:3:1:", "never closed");
+    expect_error("num_ranks 3\nrank 0 {\nmcast 8b to 1,2,1\n}\n", "t.goal:3:17:", "twice");
+    expect_error("num_ranks 3\nrank 0 {\nmcast 8b to 1,\n}\n",
+                 "t.goal:3:15:", "expected a destination rank");
+    expect_error("num_ranks 1\nrank 0 {\na: calc 5\nb: reduce 8b\nb streams a\n}\n",
+                 "t.goal:5:11:", "calc without bytes");
+    expect_error("num_ranks 1\nrank 0 {\na: calc 5\nb: calc 5\na requires b c\n}\n",
+                 "t.goal:5:14:", "expected end of line");
+}
+
+Test(goal, error_messages_use_the_given_name)
+{
+    cs_program_t *p;
+    cs_error_t e = {0, ""};
+    cr_assert_eq(cs_goal_read_string("num_ranks 1\nrank 0 {\n", NULL, &p, &e), CS_ERR_PARSE);
+    cr_assert(strncmp(e.msg, "<string>:3:1:", 13) == 0, "%s", e.msg);
+    cr_assert_eq(cs_goal_read_string("num_ranks 1\nrank 0 {\n", "bcast.goal", &p, &e),
+                 CS_ERR_PARSE);
+    cr_assert(strncmp(e.msg, "bcast.goal:3:1:", 15) == 0, "%s", e.msg);
+}
