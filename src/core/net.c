@@ -231,15 +231,10 @@ static void bucket_spread(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span
     }
 }
 
-void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span, cs_tick_t busy,
-                     int64_t bytes, int64_t units)
+void cs_net_i_record_buckets(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
+                             cs_tick_t busy, int64_t bytes, int64_t units)
 {
-    cs_chan_stats_t *s = &n->stats[chan];
-    s->bytes += bytes;
-    s->units += units;
-    s->busy += busy;
-    if (n->buckets)
-        bucket_spread(n, chan, start, span, busy, bytes, units, 0);
+    bucket_spread(n, chan, start, span, busy, bytes, units, 0);
 }
 
 void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur)

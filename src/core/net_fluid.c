@@ -14,9 +14,8 @@
  * rational answers (alpha + beta*n*k) are not pushed one tick late by
  * floating-point rounding.
  *
- * Known cost: a recomputation is O(levels * flows * hops).  Fine for
- * thousands of concurrent flows; far larger runs should use packet mode on
- * small messages or accept the cost.
+ * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
+ * flows whose rate changed get a new step event.
  */
 #include "core/net_internal.h"
 
@@ -34,7 +33,14 @@ void cs_net_fluid_init(cs_net_t *n)
     n->h_fprogress = cs_sim_register(n->sim, on_progress, n);
 }
 
-void cs_net_fluid_free(cs_net_t *n) { free(n->fl_active); }
+void cs_net_fluid_free(cs_net_t *n)
+{
+    free(n->fl_active);
+    free(n->fl_chans);
+    free(n->fl_adj);
+    free(n->fl_fill);
+    free(n->fl_heap);
+}
 
 static double tol(const msg_t *m) { return 1e-9 * (double)m->bytes + 1e-6; }
 
@@ -132,6 +138,7 @@ void cs_net_fluid_start(cs_net_t *n, uint32_t id)
     msg_t *m = &n->msgs[id];
     m->remaining = (double)m->bytes;
     m->rate = 0;
+    m->fresh = 1;
     m->last = m->t_start = cs_sim_now(n->sim);
     cs_net_i_k_change(n, m, +1);
     active_add(n, id);
@@ -140,82 +147,151 @@ void cs_net_fluid_start(cs_net_t *n, uint32_t id)
 
 void cs_net_fluid_gate(cs_net_t *n, uint32_t id)
 {
-    (void)id;
+    n->msgs[id].fresh = 1; /* its step must be rescheduled even at an equal rate */
     mark_dirty(n);
 }
 
-/* Max-min fair rates by progressive filling over the active flows. */
-static void fill_rates(cs_net_t *n)
+/* ---- max-min fair rates by water-filling ------------------------------
+ *
+ * All unfrozen flows share one rising "water level" L.  A channel with
+ * capacity left `left` and n unfrozen flows saturates at L = left / n; the
+ * channel with the least such key saturates first, its flows freeze at that
+ * rate, and the channels they cross give up that rate and lose one flow.
+ * Keys only grow when flows freeze below them, so a min-heap with lazy
+ * deletion (a version per channel) finds the next bottleneck.  Cost per
+ * recomputation: O(F*H log C) for F flows of H hops over C channels.
+ */
+
+typedef struct heap_item {
+    double key;
+    int32_t chan;
+    uint32_t ver;
+} heap_item_t;
+
+static int item_less(const heap_item_t *a, const heap_item_t *b)
 {
-    uint32_t unfrozen = 0;
+    return a->key < b->key || (a->key == b->key && a->chan < b->chan);
+}
+
+static void heap_push(cs_net_t *n, size_t *len, heap_item_t it)
+{
+    heap_item_t *h;
+    size_t i;
+    if (*len == n->fl_heap_cap) {
+        n->fl_heap_cap = n->fl_heap_cap ? n->fl_heap_cap * 2 : 1024;
+        n->fl_heap = cs_realloc(n->fl_heap, n->fl_heap_cap * sizeof(heap_item_t));
+    }
+    h = n->fl_heap;
+    for (i = (*len)++; i > 0; i = (i - 1) / 2) {
+        if (!item_less(&it, &h[(i - 1) / 2]))
+            break;
+        h[i] = h[(i - 1) / 2];
+    }
+    h[i] = it;
+}
+
+static heap_item_t heap_pop(cs_net_t *n, size_t *len)
+{
+    heap_item_t *h = n->fl_heap, top = h[0], last = h[--(*len)];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *len)
+            break;
+        if (c + 1 < *len && item_less(&h[c + 1], &h[c]))
+            c++;
+        if (!item_less(&h[c], &last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*len)
+        h[i] = last;
+    return top;
+}
+
+static void grow_scratch(cs_net_t *n, size_t hops)
+{
+    if (hops > n->fl_scratch_cap) {
+        n->fl_scratch_cap = hops * 2;
+        n->fl_adj = cs_realloc(n->fl_adj, n->fl_scratch_cap * sizeof *n->fl_adj);
+        n->fl_chans = cs_realloc(n->fl_chans, n->fl_scratch_cap * sizeof *n->fl_chans);
+        n->fl_fill = cs_realloc(n->fl_fill, n->fl_scratch_cap * sizeof *n->fl_fill);
+    }
+}
+
+/* Writes each active flow's max-min fair rate into rate_out[i]. */
+static void fill_rates(cs_net_t *n, double *rate_out)
+{
+    size_t hops = 0, nchans = 0, heap_len = 0;
+    uint32_t epoch = ++n->fl_epoch;
+    for (uint32_t i = 0; i < n->fl_n; i++)
+        hops += (size_t)n->msgs[n->fl_active[i]].nhops;
+    grow_scratch(n, hops + 1);
+    /* the channels in use, their capacity and unfrozen flow counts */
     for (uint32_t i = 0; i < n->fl_n; i++) {
         msg_t *m = &n->msgs[n->fl_active[i]];
+        rate_out[i] = 0;
+        m->frozen = (uint8_t)at_gate(m);
         for (int32_t h = 0; h < m->nhops; h++) {
             chan_state_t *c = &n->ch[m->hs[h].chan];
-            c->left = c->cap;
-            c->nflows = 0;
+            if (c->fl_epoch != epoch) {
+                c->fl_epoch = epoch;
+                c->left = c->cap;
+                c->nflows = 0;
+                c->fl_ver = (uint32_t)nchans; /* index, until the adjacency is built */
+                n->fl_chans[nchans++] = m->hs[h].chan;
+            }
+            if (!m->frozen)
+                c->nflows++;
         }
+    }
+    /* adjacency: the unfrozen flows of each channel, in flow order */
+    uint32_t off = 0;
+    for (size_t k = 0; k < nchans; k++) {
+        chan_state_t *c = &n->ch[n->fl_chans[k]];
+        c->fl_first = off;
+        n->fl_fill[k] = off;
+        off += (uint32_t)c->nflows;
     }
     for (uint32_t i = 0; i < n->fl_n; i++) {
         msg_t *m = &n->msgs[n->fl_active[i]];
-        m->rate = 0;
-        m->frozen = at_gate(m);
         if (m->frozen)
             continue;
-        unfrozen++;
         for (int32_t h = 0; h < m->nhops; h++)
-            n->ch[m->hs[h].chan].nflows++;
+            n->fl_adj[n->fl_fill[n->ch[m->hs[h].chan].fl_ver]++] = i;
     }
-    while (unfrozen) {
-        double x = INFINITY;
-        for (uint32_t i = 0; i < n->fl_n; i++) {
+    for (size_t k = 0; k < nchans; k++) {
+        chan_state_t *c = &n->ch[n->fl_chans[k]];
+        c->fl_ver = 0;
+        if (c->nflows > 0)
+            heap_push(n, &heap_len, (heap_item_t){c->left / c->nflows, n->fl_chans[k], 0});
+    }
+    while (heap_len) {
+        heap_item_t it = heap_pop(n, &heap_len);
+        chan_state_t *c = &n->ch[it.chan];
+        if (it.ver != c->fl_ver || c->nflows <= 0)
+            continue;
+        double level = it.key > 0 ? it.key : 0;
+        /* freeze every still-unfrozen flow through the bottleneck */
+        for (uint32_t a = c->fl_first; c->nflows > 0; a++) {
+            uint32_t i = n->fl_adj[a];
             msg_t *m = &n->msgs[n->fl_active[i]];
             if (m->frozen)
-                continue;
-            for (int32_t h = 0; h < m->nhops; h++) {
-                chan_state_t *c = &n->ch[m->hs[h].chan];
-                double share = c->left / c->nflows;
-                if (share < x)
-                    x = share;
-            }
-        }
-        if (!(x < INFINITY))
-            x = 1e300; /* only infinitely fast channels */
-        /* raise every unfrozen flow by x, then charge the channels */
-        for (uint32_t i = 0; i < n->fl_n; i++) {
-            msg_t *m = &n->msgs[n->fl_active[i]];
-            if (!m->frozen)
-                m->rate += x;
-        }
-        for (uint32_t i = 0; i < n->fl_n; i++) {
-            msg_t *m = &n->msgs[n->fl_active[i]];
-            if (m->frozen)
-                continue;
-            for (int32_t h = 0; h < m->nhops; h++)
-                n->ch[m->hs[h].chan].left -= x;
-        }
-        /* freeze flows through saturated channels */
-        for (uint32_t i = 0; i < n->fl_n; i++) {
-            msg_t *m = &n->msgs[n->fl_active[i]];
-            int sat = 0;
-            if (m->frozen)
-                continue;
-            for (int32_t h = 0; h < m->nhops && !sat; h++) {
-                chan_state_t *c = &n->ch[m->hs[h].chan];
-                sat = c->left <= 1e-12 * c->cap;
-            }
-            if (sat || x >= 1e300) {
-                m->frozen = 2; /* frozen this round; counts removed below */
-                unfrozen--;
-            }
-        }
-        for (uint32_t i = 0; i < n->fl_n; i++) {
-            msg_t *m = &n->msgs[n->fl_active[i]];
-            if (m->frozen != 2)
                 continue;
             m->frozen = 1;
-            for (int32_t h = 0; h < m->nhops; h++)
-                n->ch[m->hs[h].chan].nflows--;
+            rate_out[i] = level;
+            for (int32_t h = 0; h < m->nhops; h++) {
+                int32_t dc = m->hs[h].chan;
+                chan_state_t *d = &n->ch[dc];
+                d->left -= level;
+                if (d->left < 0)
+                    d->left = 0;
+                d->nflows--;
+                d->fl_ver++;
+                if (d != c && d->nflows > 0)
+                    heap_push(n, &heap_len, (heap_item_t){d->left / d->nflows, dc, d->fl_ver});
+            }
         }
     }
 }
@@ -223,13 +299,26 @@ static void fill_rates(cs_net_t *n)
 static void on_recompute(void *ctx, const cs_event_t *ev)
 {
     cs_net_t *n = ctx;
+    double *rates;
     (void)ev;
     n->fl_dirty = 0;
+    if (!n->fl_n)
+        return;
+    rates = cs_malloc(n->fl_n * sizeof *rates);
     for (uint32_t i = 0; i < n->fl_n; i++)
         advance(n, &n->msgs[n->fl_active[i]]);
-    fill_rates(n);
-    for (uint32_t i = 0; i < n->fl_n; i++)
-        schedule_step(n, n->fl_active[i]);
+    fill_rates(n, rates);
+    /* only flows whose rate changed need a new step: with an unchanged rate
+     * the scheduled step stays right (remaining was advanced linearly) */
+    for (uint32_t i = 0; i < n->fl_n; i++) {
+        msg_t *m = &n->msgs[n->fl_active[i]];
+        if (rates[i] != m->rate || m->fresh) {
+            m->rate = rates[i];
+            m->fresh = 0;
+            schedule_step(n, n->fl_active[i]);
+        }
+    }
+    free(rates);
 }
 
 /* A flow finished crossing: account it and schedule its arrival. */

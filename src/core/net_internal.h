@@ -50,7 +50,8 @@ typedef struct msg {
     int64_t reported;   /* progress reported so far (watched flows) */
     uint32_t active_idx;/* index in the fluid active array */
     cs_tick_t t_start;  /* fluid: when the flow began */
-    uint8_t frozen;     /* fluid: progressive filling scratch */
+    uint8_t frozen;     /* fluid: water-filling scratch */
+    uint8_t fresh;      /* fluid: needs a step even if its rate is unchanged */
     uint32_t next_free;
 } msg_t;
 
@@ -66,8 +67,11 @@ typedef struct chan_state {
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
     /* fluid */
     double cap;                /* bytes per tick */
-    double left;               /* progressive filling scratch */
-    int32_t nflows;            /* progressive filling scratch */
+    double left;               /* water-filling scratch: capacity not yet given */
+    int32_t nflows;            /* water-filling scratch: unfrozen flows through it */
+    uint32_t fl_epoch;         /* water-filling scratch: last recomputation that used it */
+    uint32_t fl_ver;           /* water-filling scratch: invalidates heap entries */
+    uint32_t fl_first;         /* water-filling scratch: offset in the flow adjacency */
 } chan_state_t;
 
 struct cs_net {
@@ -100,6 +104,12 @@ struct cs_net {
     uint32_t *fl_active;
     uint32_t fl_n, fl_cap;
     int fl_dirty;
+    uint32_t fl_epoch;
+    int32_t *fl_chans;         /* channels used by the current recomputation */
+    uint32_t *fl_adj;          /* flows of each used channel (CSR by fl_first) */
+    uint32_t *fl_fill;
+    void *fl_heap;             /* (key, channel, version) min-heap */
+    size_t fl_scratch_cap, fl_heap_cap;
 };
 
 static inline uint64_t hop_key(uint32_t m, uint32_t h) { return ((uint64_t)m << 16) | h; }
@@ -116,8 +126,18 @@ static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
 /* net.c services for the modes */
 /* Accounts `busy` ticks of transmission, `bytes` and `units` to a channel,
  * spread over [start, start + span) for the time buckets. */
-void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span, cs_tick_t busy,
-                     int64_t bytes, int64_t units);
+void cs_net_i_record_buckets(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
+                             cs_tick_t busy, int64_t bytes, int64_t units);
+static inline void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
+                                   cs_tick_t busy, int64_t bytes, int64_t units)
+{
+    cs_chan_stats_t *s = &n->stats[chan];
+    s->bytes += bytes;
+    s->units += units;
+    s->busy += busy;
+    if (n->buckets)
+        cs_net_i_record_buckets(n, chan, start, span, busy, bytes, units);
+}
 void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur);
 void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta); /* all channels of the path */
 void cs_net_i_k_dec(cs_net_t *n, int chan);

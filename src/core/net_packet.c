@@ -52,10 +52,9 @@ static void wq_append(cs_net_t *n, int chan, uint64_t key, hop_state_t *hs)
 
 /* Starts the next unit on channel `chan` if it is idle and some waiting
  * message has buffer space downstream on its virtual channel. */
-static void arbitrate(cs_net_t *n, int chan)
+static void arbitrate(cs_net_t *n, int chan, cs_tick_t now)
 {
     chan_state_t *c = &n->ch[chan];
-    cs_tick_t now;
     uint64_t key, prev = NIL64;
     hop_state_t *hs = NULL;
     msg_t *m;
@@ -71,7 +70,6 @@ static void arbitrate(cs_net_t *n, int chan)
             c->occ[hs->vc] < n->p.buf_units)
             break;
     }
-    now = cs_sim_now(n->sim);
     if (key == NIL64) {
         if (!c->stalled) {
             c->stalled = 1;
@@ -119,13 +117,13 @@ static void arbitrate(cs_net_t *n, int chan)
 }
 
 /* Units of message `id` become ready at hop h. */
-static void make_ready(cs_net_t *n, uint32_t id, uint32_t h, uint32_t count)
+static void make_ready(cs_net_t *n, uint32_t id, uint32_t h, uint32_t count, cs_tick_t now)
 {
     hop_state_t *hs = &n->msgs[id].hs[h];
     hs->ready += count;
     if (!hs->queued)
         wq_append(n, hs->chan, hop_key(id, h), hs);
-    arbitrate(n, hs->chan);
+    arbitrate(n, hs->chan, now);
 }
 
 static uint32_t gate_units(const cs_net_t *n, const msg_t *m)
@@ -141,7 +139,7 @@ void cs_net_packet_start(cs_net_t *n, uint32_t id)
     cs_net_i_k_change(n, m, +1);
     m->released = gate_units(n, m);
     if (m->released)
-        make_ready(n, id, 0, m->released);
+        make_ready(n, id, 0, m->released, cs_sim_now(n->sim));
 }
 
 void cs_net_packet_gate(cs_net_t *n, uint32_t id)
@@ -151,19 +149,19 @@ void cs_net_packet_gate(cs_net_t *n, uint32_t id)
     if (g > m->released) {
         uint32_t add = g - m->released;
         m->released = g;
-        make_ready(n, id, 0, add);
+        make_ready(n, id, 0, add, cs_sim_now(n->sim));
     }
 }
 
 static void on_head(void *ctx, const cs_event_t *ev)
 {
-    make_ready(ctx, ev->a, (uint32_t)ev->b, 1);
+    make_ready(ctx, ev->a, (uint32_t)ev->b, 1, ev->time);
 }
 
-static void release_slot(cs_net_t *n, int chan, uint8_t vc)
+static void release_slot(cs_net_t *n, int chan, uint8_t vc, cs_tick_t now)
 {
     n->ch[chan].occ[vc]--;
-    arbitrate(n, chan);
+    arbitrate(n, chan, now);
 }
 
 static void on_free(void *ctx, const cs_event_t *ev)
@@ -182,8 +180,8 @@ static void on_free(void *ctx, const cs_event_t *ev)
         cs_net_i_k_dec(n, chan);
     /* the unit's tail has left the node before this hop: free its slot there */
     if (h > 0)
-        release_slot(n, m->hs[h - 1].chan, m->hs[h - 1].vc);
-    arbitrate(n, chan);
+        release_slot(n, m->hs[h - 1].chan, m->hs[h - 1].vc, ev->time);
+    arbitrate(n, chan, ev->time);
 }
 
 static void on_deliver(void *ctx, const cs_event_t *ev)
@@ -193,7 +191,7 @@ static void on_deliver(void *ctx, const cs_event_t *ev)
     msg_t *m = &n->msgs[id];
     int64_t size = unit_size(n, m, m->delivered);
     m->delivered++;
-    cs_net_i_arrived(n, id, m->arrived + size, cs_sim_now(n->sim));
+    cs_net_i_arrived(n, id, m->arrived + size, ev->time);
 }
 
 void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len)

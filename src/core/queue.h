@@ -6,8 +6,9 @@
  * every run of the same inputs pops the same sequence.  The order is part of
  * the contract, not an option.
  *
- * Two implementations share this interface (chosen at cs_queue_new): a binary
- * heap and a 4-ary heap.  tools/bench measures both on the simulator's
+ * Three implementations share this interface (chosen at cs_queue_new): a
+ * binary heap, a 4-ary heap, and a time-bucket queue (a heap of distinct
+ * times with a FIFO of events per time, queue_tb.c); all pop the same order.  tools/bench measures both on the simulator's
  * workloads; CS_QUEUE_DEFAULT names the faster one.
  */
 #ifndef CS_QUEUE_H
@@ -29,7 +30,8 @@ typedef struct cs_event {
 
 typedef enum cs_queue_kind {
     CS_QUEUE_BINARY = 0,
-    CS_QUEUE_QUAD = 1
+    CS_QUEUE_QUAD = 1,
+    CS_QUEUE_TIMEBUCKET = 2 /* heap of distinct times, FIFO per time */
 } cs_queue_kind_t;
 
 extern const cs_queue_kind_t CS_QUEUE_DEFAULT;

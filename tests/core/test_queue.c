@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cs_queue_kind_t kinds[] = {CS_QUEUE_BINARY, CS_QUEUE_QUAD};
+static const cs_queue_kind_t kinds[] = {CS_QUEUE_BINARY, CS_QUEUE_QUAD, CS_QUEUE_TIMEBUCKET};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 /* ---- reference ---- */
@@ -339,6 +339,8 @@ Test(queue, kind_names)
 {
     cr_assert_str_eq(cs_queue_kind_name(CS_QUEUE_BINARY), "binary");
     cr_assert_str_eq(cs_queue_kind_name(CS_QUEUE_QUAD), "quad");
-    cr_assert(CS_QUEUE_DEFAULT == CS_QUEUE_BINARY || CS_QUEUE_DEFAULT == CS_QUEUE_QUAD);
+    cr_assert_str_eq(cs_queue_kind_name(CS_QUEUE_TIMEBUCKET), "timebucket");
+    cr_assert(CS_QUEUE_DEFAULT == CS_QUEUE_BINARY || CS_QUEUE_DEFAULT == CS_QUEUE_QUAD ||
+              CS_QUEUE_DEFAULT == CS_QUEUE_TIMEBUCKET);
     cr_assert_str_eq(cs_queue_kind_name((cs_queue_kind_t)99), "unknown");
 }

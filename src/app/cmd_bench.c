@@ -1,0 +1,366 @@
+/*
+ * cmd_bench.c - `collsim bench`: times the simulator itself on fixed
+ * workloads (a benchmark, not a test: it checks nothing but that the runs
+ * finish).
+ *
+ * Workloads are built in code with the cs_program_* API so that they need no
+ * files and are identical on every machine; the permutation uses its own
+ * PRNG (splitmix64) with a fixed seed for the same reason.
+ *
+ * Each run (workload x mode x queue) executes in a forked child, so that the
+ * peak resident set size the child reports (getrusage ru_maxrss) belongs to
+ * that run alone rather than to the largest run so far.  --no-fork runs
+ * in-process (for debuggers); RSS is then the process's peak so far.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "core/exec.h"
+#include "core/net.h"
+#include "core/program.h"
+#include "core/units.h"
+#include "machines/machine.h"
+
+typedef struct bench_workload {
+    const char *name;
+    const char *summary;
+    const char *machine; /* spec string */
+    /* Builds the (finalized) program for a machine of `nodes` nodes. */
+    int (*build)(int nodes, cs_program_t **out, cs_error_t *err);
+} bench_workload_t;
+
+#define BENCH_RING_BYTES (INT64_C(1) << 20)
+#define BENCH_PERM_BYTES (INT64_C(64) << 10)
+#define BENCH_PERM_SEED  UINT64_C(0x636f6c6c73696d31) /* "collsim1" */
+
+/* Rank r sends to r+1 and receives from r-1: every ring channel in one
+ * direction carries exactly one message, the other direction none. */
+static int bench_build_ring(int nodes, cs_program_t **out, cs_error_t *err)
+{
+    cs_program_t *p = cs_program_new(nodes);
+    for (int r = 0; r < nodes; r++) {
+        cs_program_send(p, r, (r + 1) % nodes, BENCH_RING_BYTES, 0);
+        cs_program_recv(p, r, (r - 1 + nodes) % nodes, BENCH_RING_BYTES, 0);
+    }
+    cs_program_set_source(p, "bench:ring-shift");
+    int rc = cs_program_finalize(p, err);
+    if (rc != CS_OK) {
+        cs_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return CS_OK;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on
+ * every platform, which is all a fixed benchmark needs. */
+static uint64_t bench_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A uniformly shuffled permutation with its fixed points removed by swapping
+ * each with its successor (neither position is fixed afterwards), so that
+ * every rank really sends over the network. */
+static void bench_permutation(int n, uint64_t seed, int32_t *perm)
+{
+    uint64_t state = seed;
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(bench_splitmix64(&state) % (uint64_t)(i + 1));
+        int32_t tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    for (int i = 0; n > 1 && i < n; i++) {
+        if (perm[i] == i) {
+            int k = (i + 1) % n;
+            int32_t tmp = perm[i];
+            perm[i] = perm[k];
+            perm[k] = tmp;
+        }
+    }
+}
+
+static int bench_build_perm(int nodes, cs_program_t **out, cs_error_t *err)
+{
+    int32_t *perm = cs_malloc((size_t)nodes * sizeof *perm);
+    int32_t *inv = cs_malloc((size_t)nodes * sizeof *inv);
+    bench_permutation(nodes, BENCH_PERM_SEED, perm);
+    for (int r = 0; r < nodes; r++)
+        inv[perm[r]] = r;
+
+    cs_program_t *p = cs_program_new(nodes);
+    for (int r = 0; r < nodes; r++) {
+        cs_program_send(p, r, perm[r], BENCH_PERM_BYTES, 0);
+        cs_program_recv(p, r, inv[r], BENCH_PERM_BYTES, 0);
+    }
+    free(perm);
+    free(inv);
+    cs_program_set_source(p, "bench:permutation");
+    int rc = cs_program_finalize(p, err);
+    if (rc != CS_OK) {
+        cs_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return CS_OK;
+}
+
+static const bench_workload_t bench_workloads[] = {
+    {"ring-shift", "4096-rank ring shift of 1 MiB messages",
+     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring},
+    {"permutation", "random permutation of 64 KiB messages on a 64x64 torus",
+     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm},
+};
+#define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
+
+typedef struct bench_args {
+    int workload; /* index, or -1 for all */
+    int mode;     /* cs_net_mode_t, or -1 for both */
+    int queue;    /* cs_queue_kind_t, or -1 for both */
+    int fork_runs;
+    int header;
+} bench_args_t;
+
+static void bench_help(void)
+{
+    char queues[256];
+    cs_app_queue_names(queues, sizeof queues, "|");
+    printf("Usage: collsim bench [--workload NAME|all] [--mode packet|fluid|all]\n"
+           "                     [--queue KIND|all] [--no-fork] [--no-header]\n"
+           "\n"
+           "Times the simulator on fixed workloads and prints one row per run: events,\n"
+           "wall seconds of the simulation, millions of events per second and the peak\n"
+           "resident set size of the run.\n"
+           "\n"
+           "  -w, --workload NAME  one workload or 'all' (default all)\n"
+           "  -M, --mode MODE      packet, fluid or 'all' (default all)\n"
+           "  -q, --queue KIND     event queue: %s or 'all' (default %s)\n"
+           "      --no-fork        run in this process (peak RSS is then cumulative)\n"
+           "      --no-header      do not print the column header\n"
+           "  -h, --help           show this help and exit\n"
+           "\n"
+           "Workloads:\n",
+           queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
+    for (int i = 0; i < BENCH_NWORKLOADS; i++)
+        printf("  %-12s %s\n               on %s\n", bench_workloads[i].name,
+               bench_workloads[i].summary, bench_workloads[i].machine);
+}
+
+static void bench_parse_args(int argc, char **argv, bench_args_t *a)
+{
+    enum { OPT_NO_FORK = 256, OPT_NO_HEADER };
+    static const struct option longopts[] = {
+        {"workload", required_argument, NULL, 'w'},
+        {"mode", required_argument, NULL, 'M'},
+        {"queue", required_argument, NULL, 'q'},
+        {"no-fork", no_argument, NULL, OPT_NO_FORK},
+        {"no-header", no_argument, NULL, OPT_NO_HEADER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cs_error_t err = {0};
+    int c;
+
+    a->workload = -1;
+    a->mode = -1;
+    a->queue = (int)CS_QUEUE_DEFAULT;
+    a->fork_runs = 1;
+    a->header = 1;
+    while ((c = getopt_long(argc, argv, ":w:M:q:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'w':
+            a->workload = -2;
+            if (strcmp(optarg, "all") == 0)
+                a->workload = -1;
+            for (int i = 0; i < BENCH_NWORKLOADS; i++)
+                if (strcmp(optarg, bench_workloads[i].name) == 0)
+                    a->workload = i;
+            if (a->workload == -2) {
+                char valid[256] = "all";
+                for (int i = 0; i < BENCH_NWORKLOADS; i++) {
+                    strncat(valid, ", ", sizeof valid - strlen(valid) - 1);
+                    strncat(valid, bench_workloads[i].name, sizeof valid - strlen(valid) - 1);
+                }
+                cs_app_usage_error("bench", "unknown workload '%s'; valid: %s", optarg, valid);
+            }
+            break;
+        case 'M':
+            if (strcmp(optarg, "all") == 0) {
+                a->mode = -1;
+            } else {
+                cs_net_mode_t mode;
+                if (cs_net_parse_mode(optarg, &mode, &err) != CS_OK)
+                    cs_app_usage_error("bench", "--mode: %s (or 'all')", err.msg);
+                a->mode = (int)mode;
+            }
+            break;
+        case 'q':
+            if (strcmp(optarg, "all") == 0) {
+                a->queue = -1;
+            } else {
+                cs_queue_kind_t q;
+                if (cs_app_parse_queue(optarg, &q, &err) != CS_OK)
+                    cs_app_usage_error("bench", "--queue: %s (or 'all')", err.msg);
+                a->queue = (int)q;
+            }
+            break;
+        case OPT_NO_FORK: a->fork_runs = 0; break;
+        case OPT_NO_HEADER: a->header = 0; break;
+        case 'h': bench_help(); exit(0);
+        default: cs_app_getopt_error("bench", c, argv);
+        }
+    }
+    if (optind < argc)
+        cs_app_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+}
+
+#define BENCH_ROW_FMT "%-12s %-6s %-10s %14s %12s %9s %8s %8s\n"
+
+static void bench_print_header(void)
+{
+    printf(BENCH_ROW_FMT, "workload", "mode", "queue", "finish", "events", "wall s", "Mev/s",
+           "RSS MiB");
+}
+
+/* One run, in whatever process calls it; prints its row. */
+static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue_kind_t queue)
+{
+    cs_error_t err = {0};
+    cs_machine_t *m = NULL;
+    cs_program_t *p = NULL;
+    cs_exec_result_t res;
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    rc = cs_machine_new(w->machine, &m, &err);
+    if (rc == CS_OK)
+        rc = w->build(cs_machine_nodes(m), &p, &err);
+    if (rc == CS_OK) {
+        cs_exec_env_t env = {
+            .topo = m->topo,
+            .net = &m->net,
+            .reduce_num = m->reduce_num,
+            .reduce_den = m->reduce_den,
+            .tick_seconds = m->tick_seconds,
+        };
+        cs_exec_opts_t opts;
+        cs_exec_opts_default(&opts);
+        opts.mode = mode;
+        opts.queue = queue;
+        rc = cs_exec_run(&env, p, &opts, &res, &err);
+    }
+    if (rc == CS_OK) {
+        struct rusage ru;
+        char finish[64], events[32], wall[32], rate[32], rss[32];
+        getrusage(RUSAGE_SELF, &ru);
+        cs_units_format_seconds((double)res.finish * m->tick_seconds, finish, sizeof finish);
+        snprintf(events, sizeof events, "%llu", (unsigned long long)res.events);
+        snprintf(wall, sizeof wall, "%.3f", res.wall_seconds);
+        snprintf(rate, sizeof rate, "%.2f",
+                 res.wall_seconds > 0 ? (double)res.events / res.wall_seconds / 1e6 : 0.0);
+        /* Linux reports ru_maxrss in KiB. */
+        snprintf(rss, sizeof rss, "%.1f", (double)ru.ru_maxrss / 1024.0);
+        printf(BENCH_ROW_FMT, w->name, cs_net_mode_name(mode), cs_queue_kind_name(queue), finish,
+               events, wall, rate, rss);
+    } else {
+        cs_error_prefix(&err, "bench %s (%s, %s)", w->name, cs_net_mode_name(mode),
+                        cs_queue_kind_name(queue));
+        cs_app_report(&err);
+    }
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return rc;
+}
+
+/* Maps a child's exit status back to a status code (the inverse of
+ * cs_status_exit_code on its representative codes). */
+static int bench_status_from_exit(int wstatus)
+{
+    if (!WIFEXITED(wstatus))
+        return CS_ERR_INTERNAL;
+    switch (WEXITSTATUS(wstatus)) {
+    case 0: return CS_OK;
+    case 2: return CS_ERR_USAGE;
+    case 3: return CS_ERR_DEADLOCK;
+    case 4: return CS_ERR_VALIDATE;
+    case 5: return CS_ERR_RUNTIME;
+    default: return CS_ERR_INTERNAL;
+    }
+}
+
+static int bench_run_forked(const bench_workload_t *w, cs_net_mode_t mode, cs_queue_kind_t queue)
+{
+    /* Anything buffered would otherwise be printed by both processes. */
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cs_error_t err;
+        cs_error_set(&err, CS_ERR_RUNTIME, "bench: fork failed: %s", strerror(errno));
+        return cs_app_report(&err);
+    }
+    if (pid == 0) {
+        int rc = bench_run_one(w, mode, queue);
+        fflush(stdout);
+        exit(cs_status_exit_code(rc));
+    }
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+        if (errno != EINTR) {
+            cs_error_t err;
+            cs_error_set(&err, CS_ERR_RUNTIME, "bench: waitpid failed: %s", strerror(errno));
+            return cs_app_report(&err);
+        }
+    }
+    if (WIFSIGNALED(wstatus))
+        fprintf(stderr, "collsim: bench %s (%s, %s): killed by signal %d\n", w->name,
+                cs_net_mode_name(mode), cs_queue_kind_name(queue), WTERMSIG(wstatus));
+    return bench_status_from_exit(wstatus);
+}
+
+int cs_app_cmd_bench(int argc, char **argv)
+{
+    static const cs_net_mode_t modes[] = {CS_NET_PACKET, CS_NET_FLUID};
+    bench_args_t a;
+    int worst = CS_OK;
+
+    bench_parse_args(argc, argv, &a);
+    if (a.header)
+        bench_print_header();
+    for (int wi = 0; wi < BENCH_NWORKLOADS; wi++) {
+        if (a.workload >= 0 && a.workload != wi)
+            continue;
+        for (int mi = 0; mi < 2; mi++) {
+            if (a.mode >= 0 && a.mode != (int)modes[mi])
+                continue;
+            for (int qi = 0; qi < cs_app_queue_kinds(); qi++) {
+                cs_queue_kind_t queue = (cs_queue_kind_t)qi;
+                if (a.queue >= 0 && a.queue != qi)
+                    continue;
+                int rc = a.fork_runs ? bench_run_forked(&bench_workloads[wi], modes[mi], queue)
+                                     : bench_run_one(&bench_workloads[wi], modes[mi], queue);
+                /* Keep going: one failing workload should not hide the
+                 * numbers of the others. */
+                if (rc != CS_OK && worst == CS_OK)
+                    worst = rc;
+            }
+        }
+    }
+    return worst;
+}

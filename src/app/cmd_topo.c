@@ -1,0 +1,139 @@
+/*
+ * cmd_topo.c - `collsim topo`: the shape of a machine's network.
+ *
+ * Prints node, link and channel counts, the degree range, and (through
+ * igraph, cs_topo_stats) the diameter and the average distance, which cost
+ * O(nodes * links) and so are skipped above TOPO_MAX_NODES_FOR_PATHS nodes.
+ * Optionally writes the link graph as GraphML or Graphviz DOT.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "machines/machine.h"
+#include "topo/topo.h"
+
+/* All-pairs BFS on 20,000 nodes of degree 4 is ~1e9 edge visits at most: a
+ * few seconds, the most a describe command should take. */
+#define TOPO_MAX_NODES_FOR_PATHS 20000
+
+typedef struct topo_args {
+    const char *machine;
+    const char *graphml; /* output paths or NULL */
+    const char *dot;
+} topo_args_t;
+
+static void topo_help(void)
+{
+    printf("Usage: collsim topo --machine SPEC [--graphml FILE] [--dot FILE]\n"
+           "\n"
+           "Describes the topology of a machine: nodes, links, channels, degree range,\n"
+           "diameter and average distance (the last two only up to %d nodes).\n"
+           "\n"
+           "  -m, --machine SPEC   machine, e.g. alphabeta:topo=torus,rows=8,cols=8\n"
+           "  -g, --graphml FILE   also write the link graph as GraphML\n"
+           "  -d, --dot FILE       also write the link graph as Graphviz DOT\n"
+           "  -h, --help           show this help and exit\n",
+           TOPO_MAX_NODES_FOR_PATHS);
+}
+
+static void topo_parse_args(int argc, char **argv, topo_args_t *a)
+{
+    static const struct option longopts[] = {
+        {"machine", required_argument, NULL, 'm'},
+        {"graphml", required_argument, NULL, 'g'},
+        {"dot", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    memset(a, 0, sizeof *a);
+    while ((c = getopt_long(argc, argv, ":m:g:d:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': a->machine = optarg; break;
+        case 'g': a->graphml = optarg; break;
+        case 'd': a->dot = optarg; break;
+        case 'h': topo_help(); exit(0);
+        default: cs_app_getopt_error("topo", c, argv);
+        }
+    }
+    if (optind < argc)
+        cs_app_usage_error("topo", "unexpected argument '%s'", argv[optind]);
+    if (!a->machine)
+        cs_app_usage_error("topo", "missing --machine SPEC");
+}
+
+/* A diameter is a whole number of hops and prints without a fraction; an
+ * average always shows four decimals, so columns of several runs line up. */
+static void topo_print_hops(const char *label, double v, int whole, int too_large, int connected)
+{
+    if (too_large)
+        printf("%-13s n/a (too large: more than %d nodes)\n", label, TOPO_MAX_NODES_FOR_PATHS);
+    else if (!connected || v < 0)
+        printf("%-13s infinite (graph is disconnected)\n", label);
+    else if (whole && v == floor(v))
+        printf("%-13s %.0f\n", label, v);
+    else
+        printf("%-13s %.4f\n", label, v);
+}
+
+typedef int (*topo_writer_fn)(const cs_topo_t *t, FILE *f, cs_error_t *err);
+
+static int topo_write(const cs_topo_t *t, const char *path, topo_writer_fn fn, cs_error_t *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    int rc = fn(t, f, err);
+    if (fclose(f) != 0 && rc == CS_OK)
+        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
+    return rc;
+}
+
+int cs_app_cmd_topo(int argc, char **argv)
+{
+    topo_args_t a;
+    cs_error_t err = {0};
+    cs_machine_t *m = NULL;
+    cs_topo_stats_t st;
+    int rc;
+
+    topo_parse_args(argc, argv, &a);
+    memset(&st, 0, sizeof st);
+    rc = cs_machine_new(a.machine, &m, &err);
+    if (rc == CS_OK)
+        rc = cs_topo_stats(m->topo, TOPO_MAX_NODES_FOR_PATHS, &st, &err);
+    if (rc == CS_OK) {
+        int too_large = st.nodes > TOPO_MAX_NODES_FOR_PATHS;
+        printf("%-13s %s\n", "machine", m->spec);
+        printf("%-13s %s\n", "topology", cs_topo_name(m->topo));
+        printf("%-13s %d\n", "nodes", st.nodes);
+        printf("%-13s %lld\n", "links", (long long)st.links);
+        printf("%-13s %lld\n", "channels", (long long)st.channels);
+        printf("%-13s %d..%d\n", "degree", st.min_degree, st.max_degree);
+        topo_print_hops("diameter", st.diameter, 1, too_large, st.connected);
+        topo_print_hops("avg distance", st.avg_distance, 0, too_large, st.connected);
+        if (!too_large)
+            printf("%-13s %s\n", "connected", st.connected ? "yes" : "no");
+    }
+    if (rc == CS_OK && a.graphml) {
+        rc = topo_write(m->topo, a.graphml, cs_topo_write_graphml, &err);
+        if (rc == CS_OK)
+            printf("%-13s %s\n", "graphml", a.graphml);
+    }
+    if (rc == CS_OK && a.dot) {
+        rc = topo_write(m->topo, a.dot, cs_topo_write_dot, &err);
+        if (rc == CS_OK)
+            printf("%-13s %s\n", "dot", a.dot);
+    }
+    if (rc != CS_OK)
+        cs_app_report(&err);
+    cs_machine_free(m);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/*
+ * result_json.c - writes the JSON result of one run (schema in docs/json.md).
+ *
+ * Hand-written rather than through a library because the output must be
+ * byte-for-byte reproducible: keys in a fixed order, integers exact, doubles
+ * in their shortest form that reads back to the same value (so 1e-09 rather
+ * than 1.0000000000000001e-09), and no locale involved.  Two runs of the same
+ * inputs differ only in the timing fields, which with_timing == 0 zeroes.
+ */
+#include "io/result_json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/net.h"
+#include "topo/topo.h"
+
+/* Writes s as a JSON string: quotes, backslashes and control characters are
+ * escaped; valid UTF-8 passes through; each byte of an invalid sequence
+ * becomes U+FFFD, so the output is always valid JSON. */
+static void json_string(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    while (*p) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+            p++;
+        } else if (c < 0x20) {
+            switch (c) {
+            case '\n': fputs("\\n", f); break;
+            case '\r': fputs("\\r", f); break;
+            case '\t': fputs("\\t", f); break;
+            case '\b': fputs("\\b", f); break;
+            case '\f': fputs("\\f", f); break;
+            default: fprintf(f, "\\u%04x", c); break;
+            }
+            p++;
+        } else if (c < 0x80) {
+            fputc(c, f);
+            p++;
+        } else {
+            /* Length of the sequence a lead byte announces, 0 if invalid. */
+            int len = (c >= 0xc2 && c <= 0xdf)   ? 2
+                      : (c >= 0xe0 && c <= 0xef) ? 3
+                      : (c >= 0xf0 && c <= 0xf4) ? 4
+                                                 : 0;
+            int ok = len > 0;
+            for (int i = 1; ok && i < len; i++)
+                ok = (p[i] & 0xc0) == 0x80;
+            /* Reject overlong forms, surrogates and code points > U+10FFFF. */
+            if (ok && len == 3)
+                ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+            if (ok && len == 4)
+                ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+            if (ok) {
+                fwrite(p, 1, (size_t)len, f);
+                p += len;
+            } else {
+                fputs("\\ufffd", f);
+                p++;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* Shortest %.Ng that round-trips; JSON has no inf/nan, so those are null. */
+static void json_double(FILE *f, double v)
+{
+    char buf[40];
+    if (!isfinite(v)) {
+        fputs("null", f);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+static void json_key(FILE *f, const char *indent, const char *key)
+{
+    fputs(indent, f);
+    json_string(f, key);
+    fputs(": ", f);
+}
+
+static void json_kv_int(FILE *f, const char *indent, const char *key, int64_t v, int last)
+{
+    json_key(f, indent, key);
+    fprintf(f, "%" PRId64 "%s\n", v, last ? "" : ",");
+}
+
+static void json_kv_uint(FILE *f, const char *indent, const char *key, uint64_t v, int last)
+{
+    json_key(f, indent, key);
+    fprintf(f, "%" PRIu64 "%s\n", v, last ? "" : ",");
+}
+
+static void json_kv_double(FILE *f, const char *indent, const char *key, double v, int last)
+{
+    json_key(f, indent, key);
+    json_double(f, v);
+    fputs(last ? "\n" : ",\n", f);
+}
+
+static void json_kv_string(FILE *f, const char *indent, const char *key, const char *v, int last)
+{
+    json_key(f, indent, key);
+    json_string(f, v);
+    fputs(last ? "\n" : ",\n", f);
+}
+
+static int json_chan_listed(const cs_chan_stats_t *s)
+{
+    return s && s->bytes > 0;
+}
+
+int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
+                         const cs_exec_result_t *r, int with_timing, cs_error_t *err)
+{
+    const char *in1 = "  ", *in2 = "    ";
+    const cs_topo_t *t = m->topo;
+    int nchan = cs_topo_channels(t);
+    int64_t listed = 0;
+
+    if (r->net)
+        for (int c = 0; c < nchan; c++)
+            listed += json_chan_listed(cs_net_chan_stats(r->net, c));
+
+    fputs("{\n", f);
+    json_kv_int(f, in1, "schema_version", CS_RESULT_SCHEMA_VERSION, 0);
+    json_kv_string(f, in1, "collsim_version", COLLSIM_VERSION, 0);
+
+    json_key(f, in1, "machine");
+    fputs("{\n", f);
+    json_kv_string(f, in2, "spec", m->spec, 0);
+    json_kv_string(f, in2, "type", m->type, 0);
+    json_kv_string(f, in2, "topology", cs_topo_name(t), 0);
+    json_kv_int(f, in2, "nodes", cs_topo_nodes(t), 0);
+    json_kv_int(f, in2, "channels", nchan, 0);
+    json_kv_double(f, in2, "tick_seconds", m->tick_seconds, 1);
+    fprintf(f, "%s},\n", in1);
+
+    json_kv_string(f, in1, "mode", r->net ? cs_net_mode_name(cs_net_mode(r->net)) : NULL, 0);
+
+    json_key(f, in1, "program");
+    fputs("{\n", f);
+    json_kv_string(f, in2, "source", cs_program_source(p), 0);
+    json_kv_int(f, in2, "ranks", cs_program_nranks(p), 0);
+    json_kv_int(f, in2, "ops", cs_program_nops(p), 1);
+    fprintf(f, "%s},\n", in1);
+
+    json_kv_int(f, in1, "finish_ticks", r->finish, 0);
+    json_kv_double(f, in1, "finish_seconds", (double)r->finish * m->tick_seconds, 0);
+    json_kv_uint(f, in1, "events", r->events, 0);
+    json_kv_uint(f, in1, "queue_peak", (uint64_t)r->queue_peak, 0);
+    json_kv_double(f, in1, "wall_seconds", with_timing ? r->wall_seconds : 0.0, 0);
+    json_kv_double(f, in1, "events_per_second",
+                   with_timing && r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
+                   0);
+    json_kv_int(f, in1, "messages", r->messages, 0);
+
+    /* Arrays hold one object per line: large machines give long arrays, and
+     * line-per-record keeps them greppable and diffable. */
+    json_key(f, in1, "ranks");
+    fputs("[", f);
+    for (int i = 0; i < r->nranks; i++)
+        fprintf(f, "%s\n%s{\"rank\": %d, \"finish_ticks\": %" PRId64 "}", i ? "," : "", in2, i,
+                (int64_t)(r->rank_finish ? r->rank_finish[i] : 0));
+    fprintf(f, "%s],\n", r->nranks > 0 ? "\n  " : "");
+
+    json_kv_int(f, in1, "channels_listed", listed, 0);
+    json_key(f, in1, "channels");
+    fputs("[", f);
+    int first = 1;
+    for (int c = 0; r->net && c < nchan; c++) {
+        const cs_chan_stats_t *s = cs_net_chan_stats(r->net, c);
+        if (!json_chan_listed(s))
+            continue;
+        fprintf(f,
+                "%s\n%s{\"id\": %d, \"src\": %d, \"dst\": %d, \"bytes\": %" PRId64
+                ", \"units\": %" PRId64 ", \"busy_ticks\": %" PRId64 ", \"stall_ticks\": %" PRId64
+                ", \"peak_k\": %d}",
+                first ? "" : ",", in2, c, cs_topo_channel_src(t, c), cs_topo_channel_dst(t, c),
+                s->bytes, s->units, (int64_t)s->busy, (int64_t)s->stall, (int)s->peak_k);
+        first = 0;
+    }
+    fprintf(f, "%s]\n", first ? "" : "\n  ");
+    fputs("}\n", f);
+
+    if (ferror(f))
+        return cs_error_set(err, CS_ERR_IO, "error while writing the JSON result");
+    return CS_OK;
+}

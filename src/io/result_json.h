@@ -1,0 +1,37 @@
+/*
+ * result_json.h - the versioned JSON result of one run (`collsim run --json`).
+ *
+ * The schema is documented field by field in docs/json.md.  Any change to
+ * the meaning or presence of a field bumps CS_RESULT_SCHEMA_VERSION; adding a
+ * field does not.
+ */
+#ifndef CS_RESULT_JSON_H
+#define CS_RESULT_JSON_H
+
+#include <stdio.h>
+
+#include "core/error.h"
+#include "core/exec.h"
+#include "core/program.h"
+#include "machines/machine.h"
+
+#define CS_RESULT_SCHEMA_VERSION 1
+
+/* The collsim release recorded in results and printed by --version.  The
+ * build may define it (from meson's project version); this default must be
+ * kept equal to the version in meson.build. */
+#ifndef COLLSIM_VERSION
+#define COLLSIM_VERSION "0.1.0"
+#endif
+
+/* Writes the result of running `p` on `m` as one JSON document (ending in a
+ * newline) to f.  With with_timing == 0 the only non-deterministic fields
+ * (wall_seconds, events_per_second) are written as 0, so that two runs of the
+ * same inputs give byte-identical files.  Channels are listed only if they
+ * carried bytes; machine.channels gives the total.
+ * Errors: CS_ERR_IO when writing to f fails (the message says so; f is left
+ * open).  Number formatting is locale-independent and deterministic. */
+int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
+                         const cs_exec_result_t *r, int with_timing, cs_error_t *err);
+
+#endif

@@ -1,0 +1,618 @@
+/*
+ * test_cli.c - end-to-end tests of the `collsim` command line.
+ *
+ * Runs the built binary (path in $COLLSIM, set by meson) with posix_spawn,
+ * capturing stdout and stderr into files of a per-test temporary directory,
+ * and checks exit statuses, messages and outputs: what a user sees.  Input
+ * GOAL files are written into the same directory.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/queue.h"
+#include "machines/machine.h"
+
+extern char **environ;
+
+/* Criterion runs every test in its own process, so this per-test state is
+ * private to one test. */
+static char tmpdir[PATH_MAX];
+
+typedef struct cli_out {
+    int status; /* exit status, or 128 + signal */
+    char *out;  /* captured stdout (NUL-terminated) */
+    char *err;  /* captured stderr */
+} cli_out_t;
+
+static void setup(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/collsim-cli-XXXXXX", base && *base ? base : "/tmp");
+    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[PATH_MAX + 256];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 120);
+
+static char *path_in_tmp(const char *name)
+{
+    char *p = malloc(strlen(tmpdir) + strlen(name) + 2);
+    cr_assert_not_null(p);
+    sprintf(p, "%s/%s", tmpdir, name);
+    return p;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 4096, len = 0, n;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert_not_null(buf);
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Writes `text` into tmpdir/name and returns the path (caller frees). */
+static char *write_tmp(const char *name, const char *text)
+{
+    char *path = path_in_tmp(name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Runs `collsim args...` (NULL-terminated) with stdin from /dev/null. */
+static cli_out_t run_cli(const char *const *args)
+{
+    const char *bin = getenv("COLLSIM");
+    cr_assert_not_null(bin, "COLLSIM is not set (run the tests through meson test)");
+
+    const char *argv[64];
+    int argc = 0;
+    argv[argc++] = bin;
+    for (int i = 0; args[i]; i++) {
+        cr_assert_lt(argc, 63);
+        argv[argc++] = args[i];
+    }
+    argv[argc] = NULL;
+
+    char *out_path = path_in_tmp("stdout.txt"), *err_path = path_in_tmp("stderr.txt");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "posix_spawn %s: %s", bin, strerror(rc));
+
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+
+    cli_out_t o;
+    o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    o.out = read_all(out_path);
+    o.err = read_all(err_path);
+    free(out_path);
+    free(err_path);
+    return o;
+}
+
+static void cli_out_free(cli_out_t *o)
+{
+    free(o->out);
+    free(o->err);
+}
+
+#define RUN(...) run_cli((const char *const[]){__VA_ARGS__, NULL})
+
+#define ASSERT_HAS(hay, needle)                                                                    \
+    cr_assert_not_null(strstr((hay), (needle)), "expected \"%s\" in:\n%s", (needle), (hay))
+
+/* Value of the `key` line of `collsim topo` ("diameter      4"). */
+static double topo_value(const char *out, const char *key)
+{
+    size_t klen = strlen(key);
+    const char *line = out;
+    while (*line) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ' ') {
+            char *end;
+            double v = strtod(line + klen, &end);
+            cr_assert_neq(end, line + klen, "no number on the %s line:\n%s", key, out);
+            return v;
+        }
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+    cr_assert_fail("no \"%s\" line in:\n%s", key, out);
+    return -1;
+}
+
+/* Keys of the top-level JSON object, in order, as "|k1|k2|...|": a tiny
+ * scanner that tracks nesting depth and strings (enough for our writer's
+ * output; it does not validate JSON). */
+static char *json_top_keys(const char *json)
+{
+    size_t cap = 4096, len = 0;
+    char *keys = calloc(1, cap);
+    int depth = 0;
+    cr_assert_not_null(keys);
+    keys[len++] = '|';
+    for (const char *p = json; *p; p++) {
+        if (*p == '{' || *p == '[') {
+            depth++;
+        } else if (*p == '}' || *p == ']') {
+            depth--;
+        } else if (*p == '"') {
+            const char *start = ++p;
+            while (*p && *p != '"')
+                p += (*p == '\\' && p[1]) ? 2 : 1;
+            cr_assert_eq(*p, '"', "unterminated string in JSON");
+            size_t n = (size_t)(p - start);
+            const char *q = p + 1;
+            while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r')
+                q++;
+            if (depth == 1 && *q == ':') {
+                cr_assert_lt(len + n + 2, cap);
+                memcpy(keys + len, start, n);
+                len += n;
+                keys[len++] = '|';
+            }
+        }
+    }
+    cr_assert_eq(depth, 0, "unbalanced JSON");
+    return keys;
+}
+
+static long long json_int(const char *json, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\n  \"%s\": ", key);
+    const char *p = strstr(json, pat);
+    cr_assert_not_null(p, "no top-level %s in:\n%s", key, json);
+    return strtoll(p + strlen(pat), NULL, 10);
+}
+
+static const char *ring4_goal =
+    "num_ranks 4\n"
+    "\n"
+    "rank 0 {\ns: send 1024b to 1 tag 0\nr: recv 1024b from 3 tag 0\n}\n"
+    "rank 1 {\ns: send 1024b to 2 tag 0\nr: recv 1024b from 0 tag 0\n}\n"
+    "rank 2 {\ns: send 1024b to 3 tag 0\nr: recv 1024b from 1 tag 0\n}\n"
+    "rank 3 {\ns: send 1024b to 0 tag 0\nr: recv 1024b from 2 tag 0\n}\n";
+
+/* ---- help, version, usage errors ---------------------------------------- */
+
+Test(cli, help_exits_zero)
+{
+    cli_out_t o = RUN("--help");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "Usage: collsim");
+    ASSERT_HAS(o.out, "run");
+    ASSERT_HAS(o.out, "topo");
+    cli_out_free(&o);
+}
+
+Test(cli, version_exits_zero)
+{
+    cli_out_t o = RUN("--version");
+    cr_expect_eq(o.status, 0);
+    ASSERT_HAS(o.out, "collsim ");
+    cli_out_free(&o);
+}
+
+Test(cli, every_command_has_help)
+{
+    const char *cmds[] = {"run", "topo", "list", "bench"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli_out_t o = RUN(cmds[i], "--help");
+        char want[64];
+        snprintf(want, sizeof want, "Usage: collsim %s", cmds[i]);
+        cr_expect_eq(o.status, 0, "%s --help: %s", cmds[i], o.err);
+        ASSERT_HAS(o.out, want);
+        cli_out_free(&o);
+    }
+}
+
+Test(cli, unknown_command_is_usage_error)
+{
+    cli_out_t o = RUN("frobnicate");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "collsim: ");
+    ASSERT_HAS(o.err, "frobnicate");
+    ASSERT_HAS(o.err, "run");
+    cli_out_free(&o);
+}
+
+Test(cli, missing_command_is_usage_error)
+{
+    cli_out_t o = run_cli((const char *const[]){NULL});
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "collsim: ");
+    cli_out_free(&o);
+}
+
+Test(cli, unknown_option_is_usage_error)
+{
+    cli_out_t o = RUN("run", "--bogus");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--bogus");
+    ASSERT_HAS(o.err, "collsim run --help");
+    cli_out_free(&o);
+
+    o = RUN("topo", "--machine");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "requires an argument");
+    cli_out_free(&o);
+}
+
+Test(cli, run_requires_machine_and_program)
+{
+    cli_out_t o = RUN("run", "--program", "x.goal");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--machine");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", "alphabeta:topo=ring,p=4");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--program");
+    cli_out_free(&o);
+}
+
+Test(cli, bad_mode_and_queue_are_usage_errors)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t o =
+        RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode", "warp");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "warp");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--queue",
+            "fibonacci");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "binary");
+    ASSERT_HAS(o.err, "quad");
+    cli_out_free(&o);
+    free(prog);
+}
+
+/* ---- machine specs ----------------------------------------------------- */
+
+Test(cli, unknown_spec_key_lists_valid_keys)
+{
+    cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=ring,p=8,bogus=1");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "bogus");
+
+    int n = 0;
+    const cs_machine_type_t *const *types = cs_machine_types(&n);
+    const cs_machine_type_t *ab = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(types[i]->name, "alphabeta") == 0)
+            ab = types[i];
+    cr_assert_not_null(ab, "no alphabeta machine registered");
+    for (int k = 0; ab->keys[k]; k++)
+        ASSERT_HAS(o.err, ab->keys[k]);
+    cli_out_free(&o);
+}
+
+Test(cli, unknown_machine_lists_machines)
+{
+    cli_out_t o = RUN("topo", "--machine", "nosuchmachine:p=4");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "nosuchmachine");
+    ASSERT_HAS(o.err, "alphabeta");
+    cli_out_free(&o);
+}
+
+Test(cli, list_machines)
+{
+    cli_out_t o = RUN("list", "machines");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "alphabeta");
+    ASSERT_HAS(o.out, "keys:");
+    ASSERT_HAS(o.out, "usage:");
+    cli_out_free(&o);
+}
+
+Test(cli, unknown_list_names_valid_lists)
+{
+    cli_out_t o = RUN("list", "algorithms");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "unknown list 'algorithms'");
+    ASSERT_HAS(o.err, "machines");
+    cli_out_free(&o);
+}
+
+/* ---- topo -------------------------------------------------------------- */
+
+Test(cli, topo_ring_8)
+{
+    cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=ring,p=8");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_eq(topo_value(o.out, "nodes"), 8);
+    cr_expect_eq(topo_value(o.out, "links"), 8);
+    cr_expect_eq(topo_value(o.out, "channels"), 16);
+    cr_expect_eq(topo_value(o.out, "diameter"), 4);
+    ASSERT_HAS(o.out, "degree        2..2");
+    /* Ring of 8: distances 1,1,2,2,3,3,4 from each node: mean 16/7. */
+    cr_expect_float_eq(topo_value(o.out, "avg distance"), 16.0 / 7.0, 1e-3);
+    cli_out_free(&o);
+}
+
+Test(cli, topo_mesh_4x5)
+{
+    cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=mesh,rows=4,cols=5");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_eq(topo_value(o.out, "nodes"), 20);
+    cr_expect_eq(topo_value(o.out, "links"), 31);
+    cr_expect_eq(topo_value(o.out, "diameter"), 7);
+    ASSERT_HAS(o.out, "degree        2..4");
+    cli_out_free(&o);
+}
+
+Test(cli, topo_hypercube_16)
+{
+    cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=hypercube,p=16");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_eq(topo_value(o.out, "nodes"), 16);
+    cr_expect_eq(topo_value(o.out, "links"), 32);
+    cr_expect_eq(topo_value(o.out, "diameter"), 4);
+    ASSERT_HAS(o.out, "degree        4..4");
+    cli_out_free(&o);
+}
+
+Test(cli, topo_writes_graphml_and_dot)
+{
+    char *gml = path_in_tmp("t.graphml"), *dot = path_in_tmp("t.dot");
+    cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=torus,rows=3,cols=4", "--graphml", gml,
+                      "--dot", dot);
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    char *g = read_all(gml), *d = read_all(dot);
+    ASSERT_HAS(g, "<graphml");
+    ASSERT_HAS(g, "<edge");
+    ASSERT_HAS(d, "graph");
+    ASSERT_HAS(d, "--");
+    free(g);
+    free(d);
+    cli_out_free(&o);
+
+    o = RUN("topo", "--machine", "alphabeta:topo=ring,p=4", "--dot", "/nonexistent/dir/t.dot");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "/nonexistent/dir/t.dot");
+    cli_out_free(&o);
+    free(gml);
+    free(dot);
+}
+
+/* ---- run: errors --------------------------------------------------------- */
+
+Test(cli, malformed_goal_gives_position)
+{
+    /* Line 4 lacks the `b` suffix of the size. */
+    char *prog = write_tmp("bad.goal", "num_ranks 2\n\nrank 0 {\nsend 8 to 1\n}\n"
+                                       "rank 1 {\nrecv 8b from 0\n}\n");
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
+    cr_expect_eq(o.status, 2);
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "%s:4:", prog);
+    const char *at = strstr(o.err, want);
+    cr_assert_not_null(at, "expected \"%s<col>:\" in:\n%s", want, o.err);
+    at += strlen(want);
+    cr_expect(at[0] >= '0' && at[0] <= '9', "no column after %s in:\n%s", want, o.err);
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, missing_program_file)
+{
+    char *prog = path_in_tmp("does-not-exist.goal");
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "does-not-exist.goal");
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, too_many_ranks_for_machine)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=2", "--program", prog);
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "4 ranks");
+    ASSERT_HAS(o.err, "2 nodes");
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, unmatched_recv_is_deadlock)
+{
+    char *prog = write_tmp("dead.goal", "num_ranks 2\n"
+                                        "rank 0 {\n}\n"
+                                        "rank 1 {\nr: recv 8b from 0 tag 0\n}\n");
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=2", "--program", prog);
+    cr_expect_eq(o.status, 3, "stderr: %s", o.err);
+    ASSERT_HAS(o.err, "deadlock");
+    ASSERT_HAS(o.err, "rank 1");
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, dependency_cycle_is_reported)
+{
+    char *prog = write_tmp("cycle.goal", "num_ranks 2\n"
+                                         "rank 0 {\n"
+                                         "a: send 8b to 1 tag 0\n"
+                                         "b: send 8b to 1 tag 1\n"
+                                         "a requires b\n"
+                                         "b requires a\n"
+                                         "}\n"
+                                         "rank 1 {\n"
+                                         "recv 8b from 0 tag 0\n"
+                                         "recv 8b from 0 tag 1\n"
+                                         "}\n");
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=2", "--program", prog);
+    cr_expect_neq(o.status, 0);
+    cr_expect_lt(o.status, 128, "crashed: %s", o.err);
+    ASSERT_HAS(o.err, "cycle");
+    cli_out_free(&o);
+    free(prog);
+}
+
+/* ---- run: outputs -------------------------------------------------------- */
+
+Test(cli, run_prints_summary)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "alphabeta");
+    ASSERT_HAS(o.out, "packet");
+    ASSERT_HAS(o.out, "4 ranks");
+    ASSERT_HAS(o.out, "finish");
+    ASSERT_HAS(o.out, "events");
+    ASSERT_HAS(o.out, "busiest channels");
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, json_has_required_keys)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t o =
+        RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--json", "-");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    char *keys = json_top_keys(o.out);
+    const char *required[] = {"schema_version", "collsim_version", "machine",        "mode",
+                              "program",        "finish_ticks",    "finish_seconds", "events",
+                              "wall_seconds",   "messages",        "ranks",          "channels"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "|%s|", required[i]);
+        cr_expect_not_null(strstr(keys, want), "top-level key %s missing; keys: %s", required[i],
+                           keys);
+    }
+    cr_expect_eq(json_int(o.out, "schema_version"), 1);
+    cr_expect_eq(json_int(o.out, "messages"), 4);
+    ASSERT_HAS(o.out, "{\"rank\": 3, \"finish_ticks\": ");
+    ASSERT_HAS(o.out, "\"peak_k\": ");
+    free(keys);
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, json_is_deterministic_with_no_timing)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *j1 = path_in_tmp("a.json"), *j2 = path_in_tmp("b.json");
+    const char *modes[] = {"packet", "fluid"};
+    for (int m = 0; m < 2; m++) {
+        cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog,
+                          "--mode", modes[m], "--json", j1, "--no-timing");
+        cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+        cli_out_free(&o);
+        char *a = read_all(j1);
+        ASSERT_HAS(a, "\"wall_seconds\": 0,");
+        ASSERT_HAS(a, "\"events_per_second\": 0,");
+        /* Same bytes again, and whatever the event queue: the (time, seq)
+         * order is part of the queue's contract. */
+        for (int k = 0; strcmp(cs_queue_kind_name((cs_queue_kind_t)k), "unknown") != 0; k++) {
+            const char *queue = cs_queue_kind_name((cs_queue_kind_t)k);
+            o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode",
+                    modes[m], "--json", j2, "--no-timing", "--queue", queue);
+            cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+            cli_out_free(&o);
+            char *b = read_all(j2);
+            cr_expect_str_eq(a, b, "%s, queue %s: JSON of two runs differ", modes[m], queue);
+            free(b);
+        }
+        free(a);
+    }
+    free(j1);
+    free(j2);
+    free(prog);
+}
+
+/* DESIGN.md: on the alpha-beta scenarios packet and fluid modes must give
+ * the same times. */
+Test(cli, packet_and_fluid_agree_on_ring_shift)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t p = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode",
+                      "packet", "--json", "-", "--no-timing");
+    cli_out_t f = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode",
+                      "fluid", "--json", "-", "--no-timing");
+    cr_assert_eq(p.status, 0, "stderr: %s", p.err);
+    cr_assert_eq(f.status, 0, "stderr: %s", f.err);
+    long long tp = json_int(p.out, "finish_ticks"), tf = json_int(f.out, "finish_ticks");
+    cr_expect_gt(tp, 0);
+    cr_expect_eq(tp, tf, "packet %lld ticks, fluid %lld ticks", tp, tf);
+    ASSERT_HAS(f.out, "\"mode\": \"fluid\"");
+    cli_out_free(&p);
+    cli_out_free(&f);
+    free(prog);
+}
+
+Test(cli, json_to_unwritable_path_fails)
+{
+    char *prog = write_tmp("ring4.goal", ring4_goal);
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--json",
+                      "/nonexistent/dir/r.json");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "/nonexistent/dir/r.json");
+    cli_out_free(&o);
+    free(prog);
+}
+
+Test(cli, bench_rejects_unknown_workload)
+{
+    cli_out_t o = RUN("bench", "--workload", "nope");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "ring-shift");
+    ASSERT_HAS(o.err, "permutation");
+    cli_out_free(&o);
+}

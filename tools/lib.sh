@@ -1,0 +1,80 @@
+# shellcheck shell=bash
+# tools/lib.sh - shell functions shared by tools/run, tools/test and tools/bench.
+# Sourced, not executed.  Callers run under `set -euo pipefail`.
+
+# The repository root, whatever the caller's working directory.
+CS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Debian packages the build, the tests and the figures need.
+CS_PACKAGES=(
+    build-essential
+    meson
+    ninja-build
+    pkg-config
+    libevent-dev
+    libigraph-dev
+    libcriterion-dev
+    libcairo2-dev
+)
+
+cs_log() {
+    printf '==> %s\n' "$*" >&2
+}
+
+# Installs the packages of CS_PACKAGES that are missing.  Idempotent: when all
+# are installed it touches neither the network nor apt's lists.
+cs_ensure_packages() {
+    local missing=() pkg status
+    for pkg in "${CS_PACKAGES[@]}"; do
+        status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+        if [[ "$status" != "install ok installed" ]]; then
+            missing+=("$pkg")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        return 0
+    fi
+
+    local sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "tools: missing packages (${missing[*]}) and not root; install them first" >&2
+            return 1
+        fi
+    fi
+    cs_log "installing ${missing[*]}"
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# cs_build DIR [MESON_OPTION...]: configures DIR (or reconfigures it with the
+# given options when it exists) and builds it.
+cs_build() {
+    local dir="$1"
+    shift
+    # Explicit returns: callers may run this in a `||` list, where bash
+    # ignores `set -e`.
+    cd "$CS_ROOT" || return 1
+    if [[ -f "$dir/build.ninja" ]]; then
+        # Reconfigure so that options given now take effect; a build dir from
+        # another meson version cannot be reconfigured, so wipe it then.
+        if ! meson setup --reconfigure "$dir" "$@"; then
+            cs_log "reconfiguring $dir failed; wiping it"
+            meson setup --wipe "$dir" "$@" || return 1
+        fi
+    else
+        meson setup "$dir" "$@" || return 1
+    fi
+    cs_log "building $dir"
+    ninja -C "$dir"
+}
+
+# Sanitizer settings for the tests: UBSan stops at the first error (by
+# default it only prints), and both print stack traces.
+cs_sanitizer_env() {
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}"
+    export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+}
