@@ -47,6 +47,7 @@ typedef struct xmsg {
     int32_t tag;
     int32_t next;     /* unexpected list link */
     int64_t bytes, arrived;
+    uint64_t token;   /* observer's snapshot of the content */
     uint32_t net_id;
     uint8_t done;
 } xmsg_t;
@@ -76,6 +77,7 @@ typedef struct exec {
     int32_t done_ops;
     double calc_scale;  /* program time unit -> ticks */
     uint32_t h_calc;
+    const cs_exec_observer_t *obs;
     int err_code;
     cs_error_t *err;
 } exec_t;
@@ -338,8 +340,14 @@ static int accepts(const cs_op_t *recv, const xmsg_t *m)
 static void recv_maybe_done(exec_t *x, int32_t rop)
 {
     op_state_t *s = &x->ops[rop];
-    if (s->state == OP_STARTED && s->msg != NONE && x->msgs[s->msg].done)
+    if (s->state == OP_STARTED && s->msg != NONE && x->msgs[s->msg].done) {
+        const xmsg_t *m = &x->msgs[s->msg];
+        const cs_op_t *ro = cs_program_op(x->prog, rop);
+        if (x->obs && ro->data >= 0 && cs_program_op(x->prog, m->send_op)->data >= 0)
+            x->obs->recv_done(x->obs->ctx, rop, ro->rank, cs_program_data(x->prog, rop),
+                              cs_program_data(x->prog, m->send_op), m->token);
         on_done(x, rop);
+    }
 }
 
 static void match(exec_t *x, int32_t rop, int32_t mid)
@@ -409,6 +417,8 @@ static void post_message(exec_t *x, int32_t op, int dst_rank, int64_t gate, int3
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
     int32_t mid = mid_slot;
+    if (x->obs && o->data >= 0)
+        x->msgs[mid].token = x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
     x->msgs[mid].net_id = cs_net_post(x->net, x->node[o->rank], x->node[dst_rank], o->bytes, gate,
                                      x->watch, (uint64_t)mid);
     x->res->messages++;
@@ -651,6 +661,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     }
     x.node = o->rank_to_node ? o->rank_to_node : identity;
     x.calc_scale = 1.0;
+    x.obs = o->observer;
     if (cs_program_time_unit(prog) > 0 && env->tick_seconds > 0)
         x.calc_scale = cs_program_time_unit(prog) / env->tick_seconds;
 

@@ -34,12 +34,27 @@ typedef struct cs_exec_env {
                                        whose time unit is not the tick */
 } cs_exec_env_t;
 
+/* Observer of data movement, used by --validate (the coll layer implements
+ * it; the executor knows nothing of collectives).  Called only for ops that
+ * carry a data descriptor. */
+typedef struct cs_exec_observer {
+    void *ctx;
+    /* A message of `send_op` (one per mcast destination) leaves `src_rank`:
+     * snapshot what it carries and return a token for it. */
+    uint64_t (*send_start)(void *ctx, int32_t send_op, int src_rank, const cs_data_t *d);
+    /* `recv_op` on `dst_rank` completed with the message whose token is
+     * given: apply its content.  send_d is the sender's descriptor. */
+    void (*recv_done)(void *ctx, int32_t recv_op, int dst_rank, const cs_data_t *recv_d,
+                      const cs_data_t *send_d, uint64_t token);
+} cs_exec_observer_t;
+
 typedef struct cs_exec_opts {
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
     const int32_t *rank_to_node;  /* NULL = rank r on node r */
     cs_tick_t bucket_width;       /* > 0: keep time-bucketed channel stats */
     int max_buckets;
+    const cs_exec_observer_t *observer; /* NULL: no data tracking */
 } cs_exec_opts_t;
 
 void cs_exec_opts_default(cs_exec_opts_t *o);

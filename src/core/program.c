@@ -37,6 +37,8 @@ struct cs_program {
     int64_t label_len, label_cap;
     char *source;
     double time_unit;
+    cs_data_t *data;         /* descriptors, indexed by op->data */
+    int32_t ndata, cap_data;
     /* first builder error */
     int err_code;
     char err_msg[CS_ERROR_MSG_MAX];
@@ -79,6 +81,7 @@ void cs_program_free(cs_program_t *p)
     free(p->label_off);
     free(p->label_pool);
     free(p->source);
+    free(p->data);
     free(p);
 }
 
@@ -242,6 +245,31 @@ void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *la
     p->label_off[op] = p->label_len;
     p->label_len += (int64_t)n;
 }
+
+int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode)
+{
+    if (op < 0 || op >= p->nops || p->ops[op].kind == CS_OP_CALC || off < 0 || len < 0) {
+        record(p, CS_ERR_RANGE, "invalid data descriptor [%lld, +%lld) for op %d", (long long)off,
+               (long long)len, op);
+        return CS_ERR_RANGE;
+    }
+    if (p->ops[op].data < 0) {
+        if (p->ndata == p->cap_data) {
+            p->cap_data = p->cap_data ? p->cap_data * 2 : 64;
+            p->data = cs_realloc(p->data, (size_t)p->cap_data * sizeof *p->data);
+        }
+        p->ops[op].data = p->ndata++;
+    }
+    p->data[p->ops[op].data] = (cs_data_t){off, len, (uint8_t)mode};
+    return CS_OK;
+}
+
+const cs_data_t *cs_program_data(const cs_program_t *p, int32_t op)
+{
+    return p->ops[op].data >= 0 ? &p->data[p->ops[op].data] : NULL;
+}
+
+int cs_program_is_finalized(const cs_program_t *p) { return p->finalized; }
 
 void cs_program_set_source(cs_program_t *p, const char *name)
 {

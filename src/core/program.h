@@ -54,6 +54,17 @@ typedef struct cs_dep {
     uint8_t kind;   /* cs_dep_kind_t */
 } cs_dep_t;
 
+/* What part of the rank's data buffer an op moves, for --validate.  A send
+ * reads [off, off+len) of its rank's buffer when it starts; the matching
+ * recv writes it into [off, off+len) of the receiver's buffer, replacing
+ * (COPY) or combining with (REDUCE) what is there.  Offsets may go beyond
+ * the collective's nominal buffer (scratch space). */
+typedef enum cs_data_mode { CS_DATA_COPY = 0, CS_DATA_REDUCE = 1 } cs_data_mode_t;
+typedef struct cs_data {
+    int64_t off, len;
+    uint8_t mode;
+} cs_data_t;
+
 typedef struct cs_program cs_program_t; /* opaque */
 
 cs_program_t *cs_program_new(int nranks);
@@ -68,6 +79,13 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
  * ops of the same rank; records an error otherwise. */
 int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind);
+/* Attaches a data descriptor to a send, mcast or recv (sets op->data). */
+int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode);
+/* The op's data descriptor, or NULL. */
+const cs_data_t *cs_program_data(const cs_program_t *p, int32_t op);
+/* Is the program finalized?  (The dependency tables exist only then.) */
+int cs_program_is_finalized(const cs_program_t *p);
+
 /* Optional provenance for messages: the op's source line and label. */
 void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *label);
 /* Name of the file the program came from (copied), for messages. */

@@ -1,0 +1,322 @@
+/*
+ * coll.c - the emission API, the shared helpers and the registry of the
+ * collective suite (see coll.h).  The algorithms live in rooted.c
+ * (broadcast, reduce, scatter, gather), symmetric.c (allgather,
+ * reduce-scatter, allreduce, barrier, alltoall), thesis.c (the Cerebras
+ * thesis) and papers.c (Cell, CNS-1, Groq); each exports a NULL-terminated
+ * table that the registry concatenates.
+ */
+#include "coll/coll.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[CS_COLL_NKINDS] = {
+    "broadcast", "reduce", "allreduce", "allgather", "reduce-scatter",
+    "gather", "scatter", "barrier", "alltoall"};
+
+const char *cs_coll_name(cs_coll_kind_t k) { return k < CS_COLL_NKINDS ? kind_names[k] : "?"; }
+
+int cs_coll_parse(const char *name, cs_coll_kind_t *out, cs_error_t *err)
+{
+    for (int k = 0; k < CS_COLL_NKINDS; k++)
+        if (!strcmp(name, kind_names[k]) ||
+            (k == CS_COLL_BROADCAST && !strcmp(name, "bcast")) ||
+            (k == CS_COLL_REDUCE_SCATTER && !strcmp(name, "reducescatter"))) {
+            *out = (cs_coll_kind_t)k;
+            return CS_OK;
+        }
+    return cs_error_set(err, CS_ERR_USAGE,
+                        "unknown collective \"%s\"; valid: broadcast, reduce, allreduce, "
+                        "allgather, reduce-scatter, gather, scatter, barrier, alltoall",
+                        name);
+}
+
+int cs_coll_rooted(cs_coll_kind_t k)
+{
+    return k == CS_COLL_BROADCAST || k == CS_COLL_REDUCE || k == CS_COLL_GATHER ||
+           k == CS_COLL_SCATTER;
+}
+
+int64_t cs_coll_buffer_bytes(cs_coll_kind_t k, int P, int64_t bytes)
+{
+    switch (k) {
+    case CS_COLL_BROADCAST: case CS_COLL_REDUCE: case CS_COLL_ALLREDUCE: return bytes;
+    case CS_COLL_BARRIER: return bytes;
+    default: return bytes * P;
+    }
+}
+
+/* ---- builder ------------------------------------------------------------ */
+
+typedef struct oplist {
+    int32_t *v;
+    int32_t n, cap;
+} oplist_t;
+
+struct cs_coll_builder {
+    cs_program_t *p;
+    const cs_coll_args_t *a;
+    oplist_t *outstanding; /* per rank: issued since the last wait */
+    oplist_t *after;       /* per rank: what the next op must follow */
+};
+
+static void list_push(oplist_t *l, int32_t op)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 4;
+        l->v = cs_realloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = op;
+}
+
+cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a)
+{
+    cs_coll_builder_t *b = cs_calloc(1, sizeof *b);
+    b->p = p;
+    b->a = a;
+    b->outstanding = cs_calloc((size_t)a->P, sizeof *b->outstanding);
+    b->after = cs_calloc((size_t)a->P, sizeof *b->after);
+    return b;
+}
+
+void cs_coll_builder_free(cs_coll_builder_t *b)
+{
+    if (!b)
+        return;
+    for (int r = 0; r < b->a->P; r++) {
+        free(b->outstanding[r].v);
+        free(b->after[r].v);
+    }
+    free(b->outstanding);
+    free(b->after);
+    free(b);
+}
+
+cs_program_t *cs_coll_program(cs_coll_builder_t *b) { return b->p; }
+const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b) { return b->a; }
+
+/* A new op of `rank`: it follows the rank's last wait and is outstanding. */
+static int32_t issued(cs_coll_builder_t *b, int rank, int32_t op)
+{
+    if (op < 0 || rank < 0 || rank >= b->a->P)
+        return -1;
+    for (int32_t i = 0; i < b->after[rank].n; i++)
+        cs_program_dep(b->p, op, b->after[rank].v[i], CS_DEP_AFTER);
+    list_push(&b->outstanding[rank], op);
+    return op;
+}
+
+int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
+{
+    int32_t op = cs_program_send(b->p, from, to, len, tag);
+    if (op >= 0)
+        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    return issued(b, from, op);
+}
+
+int32_t cs_coll_recv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
+{
+    int32_t op = cs_program_recv(b->p, at, from, len, tag);
+    if (op >= 0)
+        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    return issued(b, at, op);
+}
+
+int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
+                            int tag)
+{
+    int32_t r = cs_program_recv(b->p, at, from, len, tag), c;
+    if (r < 0)
+        return -1;
+    cs_program_set_data(b->p, r, off, len, CS_DATA_REDUCE);
+    issued(b, at, r);
+    c = cs_program_calc(b->p, at, 0, len);
+    if (c < 0)
+        return -1;
+    cs_program_dep(b->p, c, r, CS_DEP_AFTER);
+    return issued(b, at, c);
+}
+
+int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, int64_t off,
+                      int64_t len, int tag)
+{
+    int32_t op = cs_program_mcast(b->p, from, to, n, len, tag);
+    if (op >= 0)
+        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    return issued(b, from, op);
+}
+
+int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t bytes)
+{
+    return issued(b, rank, cs_program_calc(b->p, rank, ticks, bytes));
+}
+
+void cs_coll_wait(cs_coll_builder_t *b, int rank)
+{
+    oplist_t tmp;
+    if (!b->outstanding[rank].n)
+        return;
+    tmp = b->after[rank];
+    b->after[rank] = b->outstanding[rank];
+    tmp.n = 0;
+    b->outstanding[rank] = tmp;
+}
+
+void cs_coll_wait_all(cs_coll_builder_t *b)
+{
+    for (int r = 0; r < b->a->P; r++)
+        cs_coll_wait(b, r);
+}
+
+void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t kind)
+{
+    if (op >= 0 && pred >= 0)
+        cs_program_dep(b->p, op, pred, kind);
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+void cs_coll_split(int64_t n, int parts, int i, int64_t *off, int64_t *len)
+{
+    int64_t q = n / parts, r = n % parts;
+    *off = (int64_t)i * q + (i < r ? i : r);
+    *len = q + (i < r ? 1 : 0);
+}
+
+void cs_coll_ring(const cs_coll_args_t *a, int32_t *ring, int32_t *pos)
+{
+    for (int i = 0; i < a->P; i++)
+        ring[i] = a->hints && a->hints->ring ? a->hints->ring[i] : i;
+    if (pos)
+        for (int i = 0; i < a->P; i++)
+            pos[ring[i]] = i;
+}
+
+void cs_coll_grid(const cs_coll_args_t *a, int *rows, int *cols)
+{
+    if (a->hints && a->hints->grid_rows > 0 && a->hints->grid_rows * a->hints->grid_cols == a->P) {
+        *rows = a->hints->grid_rows;
+        *cols = a->hints->grid_cols;
+        return;
+    }
+    int r = (int)floor(sqrt((double)a->P));
+    while (r > 1 && a->P % r)
+        r--;
+    *rows = r;
+    *cols = a->P / r;
+}
+
+int cs_coll_ceil_log2(int64_t x)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < x)
+        k++;
+    return k;
+}
+
+/* ---- registry ----------------------------------------------------------- */
+
+extern const cs_coll_algo_t *const cs_coll_group_rooted[];
+extern const cs_coll_algo_t *const cs_coll_group_symmetric[];
+extern const cs_coll_algo_t *const cs_coll_group_thesis[];
+extern const cs_coll_algo_t *const cs_coll_group_papers[];
+
+static const cs_coll_algo_t *const *const groups[] = {
+    cs_coll_group_rooted, cs_coll_group_symmetric, cs_coll_group_thesis, cs_coll_group_papers};
+
+#define MAX_ALGOS 512
+typedef struct registry {
+    const cs_coll_algo_t *all[MAX_ALGOS];
+    int n;
+} registry_t;
+
+/* Listing order: by collective, then by group order and table order.
+ * Computed on each call (cheap) so that there is no hidden global state. */
+static void collect(registry_t *r)
+{
+    r->n = 0;
+    for (int k = 0; k < CS_COLL_NKINDS; k++)
+        for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+            for (int i = 0; groups[g][i]; i++)
+                if (groups[g][i]->kind == (cs_coll_kind_t)k) {
+                    CS_ASSERT(r->n < MAX_ALGOS);
+                    r->all[r->n++] = groups[g][i];
+                }
+}
+
+const cs_coll_algo_t *const *cs_coll_algos(int *count)
+{
+    /* the table is a pure function of constant data: a static copy filled
+     * once is not observable state */
+    static registry_t reg;
+    if (!reg.n)
+        collect(&reg);
+    *count = reg.n;
+    return reg.all;
+}
+
+int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err)
+{
+    int n;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    char names[1024] = "";
+    *out = NULL;
+    for (int i = 0; i < n; i++) {
+        if (all[i]->kind != k)
+            continue;
+        if (!name) { /* the first listed is the default */
+            *out = all[i];
+            return CS_OK;
+        }
+        if (!strcmp(all[i]->name, name)) {
+            *out = all[i];
+            return CS_OK;
+        }
+        if (strlen(names) + strlen(all[i]->name) + 3 < sizeof names) {
+            if (names[0])
+                strcat(names, ", ");
+            strcat(names, all[i]->name);
+        }
+    }
+    if (!names[0])
+        return cs_error_set(err, CS_ERR_USAGE, "no algorithm implements %s yet", cs_coll_name(k));
+    return cs_error_set(err, CS_ERR_USAGE, "unknown %s algorithm \"%s\"; valid: %s",
+                        cs_coll_name(k), name ? name : "", names);
+}
+
+int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
+                  cs_error_t *err)
+{
+    cs_program_t *p;
+    cs_coll_builder_t *b;
+    int rc;
+    static const char *const none[] = {NULL};
+    *out = NULL;
+    if (a->P < 1)
+        return cs_error_set(err, CS_ERR_RANGE, "a collective needs at least one rank, got %d", a->P);
+    if (a->bytes < 0)
+        return cs_error_set(err, CS_ERR_RANGE, "negative size %lld", (long long)a->bytes);
+    if (cs_coll_rooted(a->kind) && (a->root < 0 || a->root >= a->P))
+        return cs_error_set(err, CS_ERR_RANGE, "root %d is outside ranks 0..%d", a->root, a->P - 1);
+    p = cs_program_new(a->P);
+    b = cs_coll_builder_new(p, a);
+    rc = algo->build(b, err);
+    cs_coll_builder_free(b);
+    if (!rc && a->opts)
+        rc = cs_spec_check_unused(a->opts, algo->keys ? algo->keys : none, err);
+    if (!rc) {
+        char name[128];
+        snprintf(name, sizeof name, "%s/%s", cs_coll_name(algo->kind), algo->name);
+        cs_program_set_source(p, name);
+        rc = cs_program_finalize(p, err);
+    }
+    if (rc) {
+        cs_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return CS_OK;
+}

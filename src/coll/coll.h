@@ -1,0 +1,128 @@
+/*
+ * coll.h - the collective suite: algorithms written once against the program
+ * model, a registry to find them by name ("allreduce/ring"), and the small
+ * emission API every algorithm uses.
+ *
+ * An algorithm knows nothing of any machine.  It sees P ranks, a size, a
+ * root, its options and the machine's *hints* in rank space (a ring order,
+ * grid dimensions, hierarchy groups); it emits ops into a program.
+ *
+ * Sizes follow MPI counts (`--bytes`): n is the whole vector for broadcast,
+ * reduce and allreduce; m is the per-rank block for allgather, gather,
+ * scatter, reduce-scatter and alltoall (the buffer then holds P blocks of m
+ * bytes, block i at [i*m, (i+1)*m)).  A barrier moves 0 or 1 byte tokens.
+ *
+ * Data layout for --validate (see check.c): every rank has one logical
+ * buffer.  Every send/recv that an algorithm emits names the byte range it
+ * carries, with cs_coll_send / cs_coll_recv; recvs either copy or reduce.
+ * Ranges beyond the nominal buffer are scratch space.
+ */
+#ifndef CS_COLL_H
+#define CS_COLL_H
+
+#include <stdint.h>
+#include "core/error.h"
+#include "core/program.h"
+#include "core/units.h"
+
+typedef enum cs_coll_kind {
+    CS_COLL_BROADCAST, CS_COLL_REDUCE, CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+    CS_COLL_REDUCE_SCATTER, CS_COLL_GATHER, CS_COLL_SCATTER, CS_COLL_BARRIER,
+    CS_COLL_ALLTOALL, CS_COLL_NKINDS
+} cs_coll_kind_t;
+
+const char *cs_coll_name(cs_coll_kind_t k);     /* "broadcast", ... */
+int cs_coll_parse(const char *name, cs_coll_kind_t *out, cs_error_t *err);
+/* 1 if the collective has a root (broadcast, reduce, gather, scatter). */
+int cs_coll_rooted(cs_coll_kind_t k);
+/* Nominal buffer size of each rank for this collective and --bytes. */
+int64_t cs_coll_buffer_bytes(cs_coll_kind_t k, int P, int64_t bytes);
+
+/* The machine's hints, already translated into rank space by the caller
+ * (src/app): an algorithm never sees node ids. */
+typedef struct cs_coll_hints {
+    const int32_t *ring;     /* P ranks in the machine's best ring order, or NULL (identity) */
+    const int32_t *ring_alt; /* an alternative ring (e.g. the thesis's even/odd ring), or NULL */
+    int grid_rows, grid_cols;/* rank grid (rank = row*cols+col) when rows*cols == P, else 0 */
+    const int32_t *group;    /* hierarchy: group id of each rank (chip, node, rack), or NULL */
+    int ngroups;
+} cs_coll_hints_t;
+
+typedef struct cs_coll_args {
+    cs_coll_kind_t kind;
+    int P;               /* ranks */
+    int64_t bytes;       /* MPI count semantics, see above */
+    int root;
+    int64_t unit;        /* the machine's packet size (a natural segment size) */
+    const cs_coll_hints_t *hints;
+    cs_spec_t *opts;     /* algorithm options (--opt k=v); read with cs_spec_get_* */
+} cs_coll_args_t;
+
+/* ---- emission ---------------------------------------------------------
+ * A builder wraps the program.  Per rank it keeps the ops issued since the
+ * last cs_coll_wait (outstanding) and the ops the next op must follow (the
+ * ones completed by that wait), like MPI's isend/irecv + waitall.
+ */
+typedef struct cs_coll_builder cs_coll_builder_t; /* opaque */
+
+cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a);
+void cs_coll_builder_free(cs_coll_builder_t *b);
+cs_program_t *cs_coll_program(cs_coll_builder_t *b);
+const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b);
+
+/* Sends [off, off+len) of `from`'s buffer to `to`.  Returns the op. */
+int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag);
+/* Receives into [off, off+len) of `at` from `from`, copying. */
+int32_t cs_coll_recv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag);
+/* Receives and reduces into [off, off+len): a recv plus a calc of len bytes
+ * at the machine's reduction rate after it.  Returns the calc (the op that
+ * completes when the data is reduced). */
+int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
+                            int tag);
+/* One payload [off, off+len) to several ranks (each posts a cs_coll_recv). */
+int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, int64_t off,
+                      int64_t len, int tag);
+/* Local work on a rank: fixed ticks plus bytes reduced. */
+int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t bytes);
+/* waitall on `rank`: its next ops start after everything it issued so far. */
+void cs_coll_wait(cs_coll_builder_t *b, int rank);
+/* cs_coll_wait on every rank. */
+void cs_coll_wait_all(cs_coll_builder_t *b);
+/* Explicit dependency between two ops of one rank (streaming, after-start). */
+void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t kind);
+
+/* Helpers every algorithm needs. */
+/* Block i of n bytes split into `parts` nearly equal parts: the first
+ * n % parts blocks get one byte more (so any n works, not only multiples). */
+void cs_coll_split(int64_t n, int parts, int i, int64_t *off, int64_t *len);
+/* The ring in rank space: hints->ring or the identity; pos[ring[i]] = i. */
+void cs_coll_ring(const cs_coll_args_t *a, int32_t *ring, int32_t *pos);
+/* Near-square grid for 2D algorithms: the hint when it covers P ranks,
+ * else the factorisation rows*cols = P with rows <= cols closest to square. */
+void cs_coll_grid(const cs_coll_args_t *a, int *rows, int *cols);
+int cs_coll_ceil_log2(int64_t x);
+
+/* ---- registry ---------------------------------------------------------- */
+typedef struct cs_coll_algo {
+    cs_coll_kind_t kind;
+    const char *name;        /* unique within the collective, e.g. "ring" */
+    const char *summary;     /* one line */
+    const char *source;      /* "lecture", "Cerebras thesis Ch. 5", "Cell paper §3.2", ... */
+    const char *options;     /* "seg=BYTES (default: unit)" or "" */
+    const char *const *keys; /* option keys, NULL-terminated (NULL: none) */
+    /* Emits the collective into the builder.  Errors: options out of range
+     * (naming the key), sizes the algorithm cannot do. */
+    int (*build)(cs_coll_builder_t *b, cs_error_t *err);
+} cs_coll_algo_t;
+
+/* All algorithms, grouped by collective in listing order. */
+const cs_coll_algo_t *const *cs_coll_algos(int *count);
+/* Finds "coll/name" or, with name NULL, the collective's default algorithm. */
+int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err);
+
+/* Builds the program of one collective: creates it, runs the algorithm,
+ * checks unused options, finalizes.  On error *out is NULL. */
+int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
+                  cs_error_t *err);
+
+#endif

@@ -1,0 +1,2 @@
+/* test_check.c - placeholder. */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_papers.c - placeholder. */
+#include <criterion/criterion.h>

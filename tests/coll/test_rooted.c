@@ -1,0 +1,2 @@
+/* test_rooted.c - placeholder. */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_suite.c - placeholder. */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_symmetric.c - placeholder. */
+#include <criterion/criterion.h>

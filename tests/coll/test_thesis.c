@@ -1,0 +1,2 @@
+/* test_thesis.c - placeholder. */
+#include <criterion/criterion.h>
