@@ -251,14 +251,9 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
     if (rc == CS_OK)
         rc = w->build(cs_machine_nodes(m), &p, &err);
     if (rc == CS_OK) {
-        cs_exec_env_t env = {
-            .topo = m->topo,
-            .net = &m->net,
-            .reduce_num = m->reduce_num,
-            .reduce_den = m->reduce_den,
-            .tick_seconds = m->tick_seconds,
-        };
+        cs_exec_env_t env;
         cs_exec_opts_t opts;
+        cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&opts);
         opts.mode = mode;
         opts.queue = queue;

@@ -77,3 +77,12 @@ void cs_machine_free(cs_machine_t *m)
 }
 
 int cs_machine_nodes(const cs_machine_t *m) { return cs_topo_nodes(m->topo); }
+
+void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)
+{
+    env->topo = m->topo;
+    env->net = &m->net;
+    env->reduce_num = m->reduce_num;
+    env->reduce_den = m->reduce_den;
+    env->tick_seconds = m->tick_seconds;
+}

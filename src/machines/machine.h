@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "core/error.h"
+#include "core/exec.h"
 #include "core/net.h"
 #include "core/units.h"
 #include "topo/topo.h"
@@ -48,6 +49,9 @@ const cs_machine_type_t *const *cs_machine_types(int *count);
  * and list valid keys or types. */
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
 void cs_machine_free(cs_machine_t *m); /* accepts NULL */
+
+/* The executor's view of the machine (borrowed pointers into m). */
+void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);
 
 /* Number of nodes (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);

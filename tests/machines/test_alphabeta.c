@@ -27,7 +27,8 @@ static void scenario(const char *spec, int nf, const int *src, const int *dst, i
         r[i] = cs_program_recv(p, dst[i], src[i], n, i);
     }
     cr_assert_eq(cs_program_finalize(p, &err), CS_OK);
-    cs_exec_env_t env = {m->topo, &m->net, m->reduce_num, m->reduce_den, m->tick_seconds};
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&o);
     o.mode = mode;
     cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
