@@ -371,7 +371,9 @@ static void on_progress(void *ctx, const cs_event_t *ev)
 {
     cs_net_t *n = ctx;
     msg_t *m = &n->msgs[ev->a];
-    if ((int64_t)ev->b <= m->arrived)
+    /* a late unit report is moot, but the final one always counts (even
+     * for a 0-byte message, which arrives with 0 bytes) */
+    if ((int64_t)ev->b <= m->arrived && (int64_t)ev->b < m->bytes)
         return;
     cs_net_i_arrived(n, ev->a, (int64_t)ev->b, cs_sim_now(n->sim));
 }

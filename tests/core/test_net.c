@@ -270,3 +270,17 @@ Test(net, backpressure_and_stall)
     cs_exec_result_destroy(&res);
     cs_topo_free(s.topo);
 }
+
+/* A 0-byte message still costs alpha (and crosses the network) in both modes. */
+Test(net, zero_byte_message)
+{
+    for (int mi = 0; mi < 2; mi++) {
+        setup_t s = line_setup(4, 1000, 7, 5, 64);
+        flow_t f[2] = {{0, 3, 0}, {3, 1, 0}};
+        cs_tick_t end[2];
+        run_flows(&s, modes[mi], f, 2, end, NULL);
+        cr_assert_eq(end[0], 1000 + 2 * 5, "mode %d: %lld", mi, (long long)end[0]);
+        cr_assert_eq(end[1], 1000 + 1 * 5, "mode %d: %lld", mi, (long long)end[1]);
+        cs_topo_free(s.topo);
+    }
+}
