@@ -1,8 +1,8 @@
 /*
  * cmd_list.c - `collsim list WHAT`: what can be chosen by name.
  *
- * Each list reads its registry (cs_machine_types, later the algorithm
- * suite), so the output never drifts from what the spec parsers accept.
+ * Each list reads its registry (cs_machine_types, cs_coll_algos), so the
+ * output never drifts from what the spec parsers accept.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "coll/coll.h"
 #include "machines/machine.h"
 
 typedef struct list_kind {
@@ -38,8 +39,99 @@ static void list_machines(void)
     }
 }
 
+/* Display width of UTF-8 text (sources hold "§"): code points, not bytes. */
+static int list_width(const char *s)
+{
+    int w = 0;
+    for (; s && *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+static void list_cell(const char *s, int width)
+{
+    fputs(s, stdout);
+    for (int i = list_width(s); i < width; i++)
+        putchar(' ');
+}
+
+/* Options texts can be long: the column wraps at spaces to this width. */
+#define LIST_OPTIONS_WIDTH 40
+
+/* Next line of at most `width` columns of s (wrapping at a space when it
+ * can): copies it into line and returns where the rest starts. */
+static const char *list_wrap(const char *s, int width, char *line, size_t len)
+{
+    const char *end = s, *cut = NULL;
+    int w = 0;
+    while (*end && w < width) {
+        if (*end == ' ')
+            cut = end;
+        w += ((unsigned char)*end & 0xc0) != 0x80;
+        end++;
+        while (((unsigned char)*end & 0xc0) == 0x80) /* finish the code point */
+            end++;
+    }
+    if (*end && *end != ' ' && cut)
+        end = cut;
+    snprintf(line, len, "%.*s", (int)(end - s), s);
+    while (*end == ' ')
+        end++;
+    return end;
+}
+
+/* One line per algorithm, columns aligned: coll/name (* = the collective's
+ * default, the first listed), options (wrapped), source, summary. */
+static void list_algorithms(void)
+{
+    int n = 0, wn = (int)strlen("ALGORITHM"), wo = (int)strlen("OPTIONS"),
+        ws = (int)strlen("SOURCE");
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    char name[160], line[4 * LIST_OPTIONS_WIDTH + 8];
+    if (n == 0) {
+        printf("(no algorithms registered)\n");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        int w;
+        const char *o = all[i]->options && all[i]->options[0] ? all[i]->options : "-";
+        snprintf(name, sizeof name, "%s/%s *", cs_coll_name(all[i]->kind), all[i]->name);
+        if ((w = list_width(name)) > wn)
+            wn = w;
+        while (*o) {
+            o = list_wrap(o, LIST_OPTIONS_WIDTH, line, sizeof line);
+            if ((w = list_width(line)) > wo)
+                wo = w;
+        }
+        if ((w = list_width(all[i]->source)) > ws)
+            ws = w;
+    }
+    list_cell("ALGORITHM", wn + 2);
+    list_cell("OPTIONS", wo + 2);
+    list_cell("SOURCE", ws + 2);
+    printf("SUMMARY\n");
+    for (int i = 0; i < n; i++) {
+        int dflt = i == 0 || all[i - 1]->kind != all[i]->kind;
+        const char *o = all[i]->options && all[i]->options[0] ? all[i]->options : "-";
+        snprintf(name, sizeof name, "%s/%s%s", cs_coll_name(all[i]->kind), all[i]->name,
+                 dflt ? " *" : "");
+        o = list_wrap(o, LIST_OPTIONS_WIDTH, line, sizeof line);
+        list_cell(name, wn + 2);
+        list_cell(line, wo + 2);
+        list_cell(all[i]->source ? all[i]->source : "", ws + 2);
+        printf("%s\n", all[i]->summary ? all[i]->summary : "");
+        while (*o) { /* the rest of the options, under their column */
+            o = list_wrap(o, LIST_OPTIONS_WIDTH, line, sizeof line);
+            list_cell("", wn + 2);
+            printf("%s\n", line);
+        }
+    }
+    printf("\n* the collective's default (used when --algo is not given)\n");
+}
+
 static const list_kind_t list_kinds[] = {
     {"machines", "machine types, their spec keys and usage", list_machines},
+    {"algorithms", "collective algorithms: name, options, source, summary", list_algorithms},
 };
 #define LIST_NKINDS ((int)(sizeof list_kinds / sizeof list_kinds[0]))
 
@@ -58,7 +150,7 @@ static void list_help(void)
            "\n"
            "Lists what can be chosen by name.  WHAT is one of:\n");
     for (int i = 0; i < LIST_NKINDS; i++)
-        printf("  %-10s %s\n", list_kinds[i].name, list_kinds[i].summary);
+        printf("  %-11s %s\n", list_kinds[i].name, list_kinds[i].summary);
     printf("\n"
            "  -h, --help   show this help and exit\n");
 }

@@ -2,10 +2,17 @@
  * cmd_run.c - `collsim run`: one program on one machine, reported as a
  * short human summary or as the versioned JSON result (docs/json.md).
  *
+ * The program is either a GOAL schedule (--program) or a collective built
+ * by an algorithm of the suite (--coll, --algo; src/coll), placed on the
+ * machine's nodes in a chosen order (--order) and optionally validated
+ * (--validate, src/coll/check.c).  The algorithm sees the machine only
+ * through hints translated here into rank space (DESIGN.md: algorithms
+ * never see node ids).
+ *
  * The command is a pipeline of small steps (parse options, make the machine,
  * obtain the program, check it fits, execute, report) so that other sources
- * of programs (collective algorithms, other trace formats) and other outputs
- * (CSV, timelines, heatmaps) can be added as one option plus one step each.
+ * of programs (other trace formats) and other outputs (CSV, timelines,
+ * heatmaps) can be added as one option plus one step each.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +21,8 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "coll/check.h"
+#include "coll/coll.h"
 #include "core/exec.h"
 #include "core/net.h"
 #include "core/program.h"
@@ -23,6 +32,9 @@
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
+#define RUN_MAX_OPTS 64
+/* The seed of --validate's random keys: fixed, so runs are reproducible. */
+#define RUN_VALIDATE_SEED 0x636f6c6c73696dULL
 
 /* Everything the command line says about one run. */
 typedef struct run_args {
@@ -32,19 +44,61 @@ typedef struct run_args {
     int with_timing;     /* 0 with --no-timing */
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
+    /* a collective instead of --program */
+    const char *coll, *algo, *order;
+    const char *bytes_text;       /* --bytes as typed */
+    int64_t bytes;
+    int64_t root, ranks;          /* ranks 0: every node */
+    int has_root;
+    const char *opts[RUN_MAX_OPTS]; /* --opt key=val */
+    int nopts;
+    int validate;
 } run_args_t;
+
+/* A collective to run: what the algorithm sees and where ranks live. */
+typedef struct run_coll {
+    const cs_coll_algo_t *algo;
+    cs_coll_args_t args;
+    cs_coll_hints_t hints;
+    cs_spec_t opts;
+    int has_opts;
+    int32_t *rank_to_node; /* P entries, owned */
+    int32_t *ring;         /* ring hint in rank space, owned, or NULL */
+    char order_name[64];   /* for the summary */
+} run_coll_t;
 
 static void run_help(void)
 {
     char queues[256];
     cs_app_queue_names(queues, sizeof queues, ", ");
     printf("Usage: collsim run --machine SPEC --program FILE.goal [OPTIONS]\n"
+           "   or: collsim run --machine SPEC --coll NAME [--algo NAME] --bytes N [OPTIONS]\n"
            "\n"
-           "Runs a program on a machine and prints a summary (or writes JSON).\n"
+           "Runs a program or a collective on a machine and prints a summary (or writes\n"
+           "JSON).\n"
            "\n"
            "  -m, --machine SPEC     machine, e.g. alphabeta:topo=ring,p=8\n"
            "                         (see 'collsim list machines')\n"
            "  -p, --program FILE     program as a GOAL schedule (text form; '-' = stdin)\n"
+           "\n"
+           "A collective instead of --program (see 'collsim list algorithms'):\n"
+           "      --coll NAME        broadcast, reduce, allreduce, allgather, reduce-scatter,\n"
+           "                         gather, scatter, barrier, alltoall\n"
+           "      --algo NAME        the algorithm (default: the collective's first listed)\n"
+           "      --bytes N          size: the whole vector for broadcast, reduce, allreduce;\n"
+           "                         the per-rank block for allgather, gather, scatter,\n"
+           "                         reduce-scatter, alltoall; the token for barrier\n"
+           "                         (default 0); units K, KiB, MB, ...\n"
+           "      --root R           root rank of broadcast, reduce, gather, scatter (default 0)\n"
+           "      --ranks P          ranks (default: every node; with an order FILE, its length)\n"
+           "      --order ORDER      rank i runs on the order's i-th node: natural (node ids),\n"
+           "                         ring (the machine's ring order), snake (boustrophedon over\n"
+           "                         the machine's grid), or a FILE with one node id per line\n"
+           "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
+           "      --validate         check that every rank ends with the right data, every\n"
+           "                         contribution exactly once (exit status 4 if not)\n"
+           "\n"
+           "Output and engine:\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
            "  -j, --json FILE        write the JSON result to FILE ('-' = stdout)\n"
            "                         instead of printing the summary\n"
@@ -53,16 +107,28 @@ static void run_help(void)
            "  -q, --queue KIND       event queue: %s (default %s)\n"
            "  -h, --help             show this help and exit\n"
            "\n"
-           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n",
+           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
+           "5 model error.\n",
            queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
 }
 
 static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
-    enum { OPT_NO_TIMING = 256 };
+    enum {
+        OPT_NO_TIMING = 256, OPT_COLL, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_ORDER,
+        OPT_OPT, OPT_VALIDATE
+    };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"program", required_argument, NULL, 'p'},
+        {"coll", required_argument, NULL, OPT_COLL},
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"opt", required_argument, NULL, OPT_OPT},
+        {"validate", no_argument, NULL, OPT_VALIDATE},
         {"mode", required_argument, NULL, 'M'},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
@@ -83,6 +149,36 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case 'p': a->program = optarg; break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
+        case OPT_COLL: a->coll = optarg; break;
+        case OPT_ALGO: a->algo = optarg; break;
+        case OPT_ORDER: a->order = optarg; break;
+        case OPT_VALIDATE: a->validate = 1; break;
+        case OPT_BYTES:
+            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
+                cs_app_usage_error("run", "--bytes: %s", err.msg);
+            a->bytes_text = optarg;
+            break;
+        case OPT_ROOT:
+            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
+                cs_app_usage_error("run", "--root: %s", err.msg);
+            a->has_root = 1;
+            break;
+        case OPT_RANKS:
+            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
+                cs_app_usage_error("run", "--ranks: %s", err.msg);
+            if (a->ranks < 1)
+                cs_app_usage_error("run", "--ranks: need at least 1 rank, got %s", optarg);
+            break;
+        case OPT_OPT:
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                cs_app_usage_error("run", "--opt '%s': expected KEY=VALUE", optarg);
+            if (strchr(optarg, ','))
+                cs_app_usage_error("run", "--opt '%s': one KEY=VALUE per --opt (no commas)",
+                                   optarg);
+            if (a->nopts == RUN_MAX_OPTS)
+                cs_app_usage_error("run", "at most %d --opt options", RUN_MAX_OPTS);
+            a->opts[a->nopts++] = optarg;
+            break;
         case 'M':
             if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
                 cs_app_usage_error("run", "--mode: %s", err.msg);
@@ -99,8 +195,18 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         cs_app_usage_error("run", "unexpected argument '%s'", argv[optind]);
     if (!a->machine)
         cs_app_usage_error("run", "missing --machine SPEC");
-    if (!a->program)
-        cs_app_usage_error("run", "missing --program FILE");
+    if (a->program && a->coll)
+        cs_app_usage_error("run", "--program and --coll exclude each other: run a GOAL "
+                                  "schedule or a collective algorithm");
+    if (!a->program && !a->coll)
+        cs_app_usage_error("run", "missing --program FILE or --coll NAME");
+    if (!a->coll) {
+        const char *only = a->algo ? "--algo" : a->bytes_text ? "--bytes" : a->has_root ? "--root"
+                         : a->ranks ? "--ranks" : a->order ? "--order" : a->nopts ? "--opt"
+                         : a->validate ? "--validate" : NULL;
+        if (only)
+            cs_app_usage_error("run", "%s needs --coll (it describes a collective run)", only);
+    }
 }
 
 /* Obtains the program the arguments name.  The one place to extend when
@@ -110,6 +216,230 @@ static int run_load_program(const run_args_t *a, cs_program_t **out, cs_error_t 
     if (strcmp(a->program, "-") == 0)
         return cs_goal_read_stream(stdin, "<stdin>", out, err);
     return cs_goal_read_file(a->program, out, err);
+}
+
+/* ---- collectives --------------------------------------------------------- */
+
+static void run_coll_destroy(run_coll_t *c)
+{
+    if (c->has_opts)
+        cs_spec_destroy(&c->opts);
+    free(c->rank_to_node);
+    free(c->ring);
+    memset(c, 0, sizeof *c);
+}
+
+/* Reads an order file: one node id per line; blank lines and text after
+ * '#' are ignored.  Errors name file:line.  *n gets the count. */
+static int run_read_order_file(const char *path, int nodes, int32_t **out, int *n,
+                               cs_error_t *err)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    int lineno = 0, count = 0, rc = CS_OK;
+    int32_t *ids, *first_line;
+    *out = NULL;
+    *n = 0;
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO,
+                            "--order '%s': not natural, ring or snake, and cannot open it as a "
+                            "file: %s",
+                            path, strerror(errno));
+    ids = cs_malloc((size_t)nodes * sizeof *ids);
+    first_line = cs_calloc((size_t)nodes, sizeof *first_line); /* 0: not seen */
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end, *hash;
+        long long v;
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: line too long", path, lineno);
+            break;
+        }
+        if ((hash = strchr(p, '#')))
+            *hash = '\0';
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\r' || *p == '\0')
+            continue;
+        errno = 0;
+        v = strtoll(p, &end, 10);
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+            end++;
+        if (end == p || *end || errno) {
+            p[strcspn(p, "\r\n")] = '\0';
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: '%s' is not a node id (one integer per "
+                              "line)", path, lineno, p);
+            break;
+        }
+        if (v < 0 || v >= nodes) {
+            rc = cs_error_set(err, CS_ERR_RANGE, "%s:%d: node %lld is outside the machine's "
+                              "nodes 0..%d", path, lineno, v, nodes - 1);
+            break;
+        }
+        if (first_line[v]) {
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: node %lld is listed twice (first at "
+                              "line %d)", path, lineno, v, first_line[v]);
+            break;
+        }
+        first_line[v] = lineno;
+        ids[count++] = (int32_t)v;
+    }
+    if (rc == CS_OK && ferror(f))
+        rc = cs_error_set(err, CS_ERR_IO, "%s: read error", path);
+    if (rc == CS_OK && count == 0)
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: lists no node ids", path);
+    fclose(f);
+    free(first_line);
+    if (rc) {
+        free(ids);
+        return rc;
+    }
+    *out = ids;
+    *n = count;
+    return CS_OK;
+}
+
+/* The node order --order names, as all the nodes it lists (*n of them). */
+static int run_node_order(const run_args_t *a, const cs_machine_t *m, int32_t **out, int *n,
+                          cs_error_t *err)
+{
+    int nodes = cs_machine_nodes(m);
+    const char *o = a->order ? a->order : "natural";
+    int32_t *v;
+    if (strcmp(o, "natural") && strcmp(o, "ring") && strcmp(o, "snake"))
+        return run_read_order_file(o, nodes, out, n, err);
+    v = cs_malloc((size_t)nodes * sizeof *v);
+    if (!strcmp(o, "natural")) {
+        for (int i = 0; i < nodes; i++)
+            v[i] = i;
+    } else if (!strcmp(o, "ring")) {
+        for (int i = 0; i < nodes; i++)
+            v[i] = m->ring_order ? m->ring_order[i] : i;
+    } else {
+        int rows = m->grid_rows, cols = m->grid_cols, k = 0;
+        if (rows <= 0 || cols <= 0 || (int64_t)rows * cols != nodes) {
+            free(v);
+            return cs_error_set(err, CS_ERR_USAGE,
+                                "--order snake needs a machine with a grid (mesh, torus, ...); "
+                                "'%s' has none; use natural, ring or a file",
+                                m->spec);
+        }
+        /* boustrophedon: even rows left to right, odd rows right to left, so
+         * consecutive ranks are always neighbours on a mesh */
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++)
+                v[k++] = r * cols + (r % 2 ? cols - 1 - c : c);
+    }
+    *out = v;
+    *n = nodes;
+    return CS_OK;
+}
+
+/* Parses the --opt list into one spec (the algorithm reads it). */
+static int run_coll_opts(const run_args_t *a, run_coll_t *c, cs_error_t *err)
+{
+    size_t len = 8;
+    char *text;
+    int rc;
+    if (!a->nopts)
+        return CS_OK;
+    for (int i = 0; i < a->nopts; i++)
+        len += strlen(a->opts[i]) + 1;
+    text = cs_malloc(len);
+    strcpy(text, "opts:");
+    for (int i = 0; i < a->nopts; i++) {
+        if (i)
+            strcat(text, ",");
+        strcat(text, a->opts[i]);
+    }
+    rc = cs_spec_parse(text, &c->opts, err);
+    free(text);
+    if (rc) {
+        cs_error_prefix(err, "--opt");
+        return rc;
+    }
+    c->has_opts = 1;
+    return CS_OK;
+}
+
+/* Everything before building: the algorithm, P, the placement and the
+ * hints in rank space. */
+static int run_coll_prepare(const run_args_t *a, const cs_machine_t *m, run_coll_t *c,
+                            cs_error_t *err)
+{
+    cs_coll_kind_t kind;
+    int nodes = cs_machine_nodes(m), norder = 0, P, rc;
+    int32_t *order = NULL;
+
+    memset(c, 0, sizeof *c);
+    if ((rc = cs_coll_parse(a->coll, &kind, err)))
+        return rc;
+    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
+        return rc;
+    if (a->has_root && !cs_coll_rooted(kind))
+        return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
+                            "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
+    if (!a->bytes_text && kind != CS_COLL_BARRIER)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
+    if ((rc = run_node_order(a, m, &order, &norder, err)))
+        return rc;
+    snprintf(c->order_name, sizeof c->order_name, "%s", a->order ? a->order : "natural");
+
+    P = a->ranks ? (int64_t)a->ranks > nodes ? -1 : (int)a->ranks : norder;
+    if (P < 0 || P > norder) {
+        int fileish = norder < nodes;
+        free(order);
+        if (fileish)
+            return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
+                                "nodes", (long long)a->ranks, a->order, norder);
+        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
+                            (long long)a->ranks, m->spec, nodes);
+    }
+    if (a->has_root && (a->root < 0 || a->root >= P)) {
+        free(order);
+        return cs_error_set(err, CS_ERR_RANGE, "--root %lld is outside ranks 0..%d",
+                            (long long)a->root, P - 1);
+    }
+    c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
+    memcpy(c->rank_to_node, order, (size_t)P * sizeof *order);
+    free(order);
+
+    /* hints in rank space: the ring is the ranks sorted by where their node
+     * sits in the machine's ring order (identity without one) */
+    if (m->ring_order) {
+        int32_t *pos = cs_malloc((size_t)nodes * sizeof *pos);
+        int k = 0;
+        for (int i = 0; i < nodes; i++)
+            pos[m->ring_order[i]] = i;
+        /* counting sort by node position: O(nodes) */
+        int32_t *rank_at = cs_malloc((size_t)nodes * sizeof *rank_at);
+        for (int i = 0; i < nodes; i++)
+            rank_at[i] = -1;
+        for (int r = 0; r < P; r++)
+            rank_at[pos[c->rank_to_node[r]]] = r;
+        c->ring = cs_malloc((size_t)P * sizeof *c->ring);
+        for (int i = 0; i < nodes; i++)
+            if (rank_at[i] >= 0)
+                c->ring[k++] = rank_at[i];
+        free(rank_at);
+        free(pos);
+        c->hints.ring = c->ring;
+    }
+    /* the grid hint holds when the ranks are the whole grid in node order */
+    if (m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P && P == nodes) {
+        int natural = 1;
+        for (int r = 0; r < P && natural; r++)
+            natural = c->rank_to_node[r] == r;
+        if (natural) {
+            c->hints.grid_rows = m->grid_rows;
+            c->hints.grid_cols = m->grid_cols;
+        }
+    }
+    if ((rc = run_coll_opts(a, c, err)))
+        return rc;
+    c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
+                               m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL};
+    return CS_OK;
 }
 
 /* Limits are checked before a run starts (DESIGN.md, Errors). */
@@ -164,7 +494,8 @@ static int run_busiest(const cs_exec_result_t *r, int nchan, int *top, int n)
 }
 
 static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *m,
-                              const cs_program_t *p, const cs_exec_result_t *r)
+                              const cs_program_t *p, const cs_exec_result_t *r,
+                              const run_coll_t *c, int validated)
 {
     const cs_topo_t *t = m->topo;
     char buf[64];
@@ -174,8 +505,22 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
             cs_topo_channels(t));
     fprintf(f, "mode      %s (queue %s)\n", cs_net_mode_name(a->mode),
             cs_queue_kind_name(a->queue));
-    fprintf(f, "program   %s: %d ranks, %ld ops\n", a->program, cs_program_nranks(p),
+    fprintf(f, "program   %s: %d ranks, %ld ops\n",
+            a->program ? a->program : cs_program_source(p), cs_program_nranks(p),
             (long)cs_program_nops(p));
+    if (c) {
+        const cs_coll_args_t *ca = &c->args;
+        cs_units_format_bytes(ca->bytes, buf, sizeof buf);
+        fprintf(f, "collective %s/%s, %s %s", cs_coll_name(ca->kind), c->algo->name, buf,
+                ca->kind == CS_COLL_BROADCAST || ca->kind == CS_COLL_REDUCE ||
+                        ca->kind == CS_COLL_ALLREDUCE ? "vector"
+                : ca->kind == CS_COLL_BARRIER ? "token"
+                                              : "per rank");
+        if (cs_coll_rooted(ca->kind))
+            fprintf(f, ", root %d", ca->root);
+        fprintf(f, ", order %s\n", c->order_name);
+        fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
+    }
     fprintf(f, "messages  %lld\n", (long long)r->messages);
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
@@ -206,16 +551,17 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
 }
 
 static int run_write_json(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
-                          const cs_exec_result_t *r, cs_error_t *err)
+                          const cs_exec_result_t *r, int validated, cs_error_t *err)
 {
+    cs_result_info_t info = {a->with_timing, validated};
     if (strcmp(a->json, "-") == 0)
-        return cs_result_write_json(stdout, m, p, r, a->with_timing, err);
+        return cs_result_write_json_info(stdout, m, p, r, &info, err);
 
     FILE *f = fopen(a->json, "w");
     if (!f)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", a->json,
                             strerror(errno));
-    int rc = cs_result_write_json(f, m, p, r, a->with_timing, err);
+    int rc = cs_result_write_json_info(f, m, p, r, &info, err);
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", a->json, strerror(errno));
     return rc;
@@ -228,16 +574,26 @@ int cs_app_cmd_run(int argc, char **argv)
     cs_machine_t *m = NULL;
     cs_program_t *p = NULL;
     cs_exec_result_t res;
-    int rc;
+    run_coll_t coll;
+    cs_coll_check_t *chk = NULL;
+    int rc, validated = 0;
 
     memset(&res, 0, sizeof res);
+    memset(&coll, 0, sizeof coll);
     run_parse_args(argc, argv, &a);
 
     rc = cs_machine_new(a.machine, &m, &err);
-    if (rc == CS_OK)
+    if (rc == CS_OK && a.coll) {
+        rc = run_coll_prepare(&a, m, &coll, &err);
+        if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, &err)))
+            cs_error_prefix(&err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+        if (rc == CS_OK && a.validate)
+            rc = cs_coll_check_new(&coll.args, p, RUN_VALIDATE_SEED, &chk, &err);
+    } else if (rc == CS_OK) {
         rc = run_load_program(&a, &p, &err);
-    if (rc == CS_OK)
-        rc = run_check_fits(&a, m, p, &err);
+        if (rc == CS_OK)
+            rc = run_check_fits(&a, m, p, &err);
+    }
     if (rc == CS_OK) {
         cs_exec_env_t env = {
             .topo = m->topo,
@@ -250,17 +606,28 @@ int cs_app_cmd_run(int argc, char **argv)
         cs_exec_opts_default(&opts);
         opts.mode = a.mode;
         opts.queue = a.queue;
+        opts.rank_to_node = coll.rank_to_node;
+        opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
         rc = cs_exec_run(&env, p, &opts, &res, &err);
+    }
+    if (rc == CS_OK && chk) {
+        rc = cs_coll_check_verify(chk, &err);
+        if (rc == CS_OK)
+            validated = 1;
+        else
+            cs_error_prefix(&err, "validation failed");
     }
     if (rc == CS_OK) {
         if (a.json)
-            rc = run_write_json(&a, m, p, &res, &err);
+            rc = run_write_json(&a, m, p, &res, validated, &err);
         else
-            run_print_summary(stdout, &a, m, p, &res);
+            run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
     }
     if (rc != CS_OK)
         cs_app_report(&err);
 
+    cs_coll_check_free(chk);
+    run_coll_destroy(&coll);
     cs_exec_result_destroy(&res);
     cs_program_free(p);
     cs_machine_free(m);

@@ -22,9 +22,10 @@ typedef struct app_cmd {
 } app_cmd_t;
 
 static const app_cmd_t app_cmds[] = {
-    {"run", "run a program (a GOAL schedule) on a machine", cs_app_cmd_run},
+    {"run", "run a program (a GOAL schedule) or a collective algorithm on a machine",
+     cs_app_cmd_run},
     {"topo", "describe a machine's topology; write GraphML or DOT", cs_app_cmd_topo},
-    {"list", "list what can be chosen (machines)", cs_app_cmd_list},
+    {"list", "list what can be chosen (machines, algorithms)", cs_app_cmd_list},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))

@@ -1,7 +1,17 @@
 /*
  * check.h - --validate: tracks which ranks' contributions every part of
  * every rank's buffer holds while a collective runs, and checks the final
- * placement against the collective's definition.
+ * placement against the collective's definition (docs/validate.md).
+ *
+ * Use: build the program (cs_coll_build), cs_coll_check_new, pass
+ * cs_coll_check_observer in cs_exec_opts.observer, cs_exec_run, then
+ * cs_coll_check_verify.  Only ops with data descriptors are tracked (every
+ * op emitted through the coll.h builder has one).
+ *
+ * Guarantees: a dropped or duplicated contribution is always reported
+ * (exact counts); misplaced data in copy collectives always (distinct
+ * keys); a wrong contribution with the right count in a reduction always
+ * when it is one substitution, else with probability 1 - 2^-64.
  */
 #ifndef CS_COLL_CHECK_H
 #define CS_COLL_CHECK_H
@@ -11,15 +21,23 @@
 
 typedef struct cs_coll_check cs_coll_check_t; /* opaque */
 
-/* Prepares the initial buffers of `a`'s collective for program p (finalized).
- * Errors: limits (CS_ERR_NOMEM) when the state would not fit. */
+/* Prepares the initial buffers of `a`'s collective for program p (finalized,
+ * a->P ranks); `seed` picks the random keys (the verdict does not depend on
+ * it).  Borrows p until cs_coll_check_free.  Errors: CS_ERR_NOMEM when the
+ * state would exceed 2 GiB (P x pieces x 12 bytes) or a barrier has more
+ * than 32768 ranks; CS_ERR_INTERNAL when p is not finalized or its ranks
+ * differ from a->P.  On error *out is NULL. */
 int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t seed,
                       cs_coll_check_t **out, cs_error_t *err);
+/* Frees everything, including snapshots of messages never received.
+ * Accepts NULL. */
 void cs_coll_check_free(cs_coll_check_t *c);
-/* The observer to pass in cs_exec_opts. */
+/* The observer to pass in cs_exec_opts (owned by c). */
 const cs_exec_observer_t *cs_coll_check_observer(cs_coll_check_t *c);
 /* After the run: CS_OK or CS_ERR_VALIDATE naming a rank, a byte range and
- * what is wrong (missing contribution, duplicate, wrong place). */
+ * what is wrong (missing contribution, duplicate, wrong place, a barrier
+ * left early, a send and recv whose ranges differ in length), followed by
+ * how many other byte ranges are wrong. */
 int cs_coll_check_verify(cs_coll_check_t *c, cs_error_t *err);
 
 #endif

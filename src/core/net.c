@@ -406,7 +406,15 @@ uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_
     m->npk = (uint32_t)(bytes ? (bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
     CS_ASSERT(bytes / n->p.unit_bytes < UINT32_MAX);
     n->active++;
-    if (ports_free(n, m))
+    if (src == dst) {
+        /* a message to oneself is a local copy: it uses no port and pays
+         * no overhead (the lecture's local data movement is free) */
+        m->local = 1;
+        m->state = MSG_OVERHEAD;
+        if (n->hooks.started)
+            n->hooks.started(n->hooks.ctx, m->user, cs_sim_now(n->sim));
+        cs_sim_at(n->sim, cs_sim_now(n->sim), n->h_overhead, id, 0);
+    } else if (ports_free(n, m))
         start_message(n, id);
     else {
         m->state = MSG_WAIT_PORTS;
@@ -455,15 +463,19 @@ static void finish(cs_net_t *n, uint32_t id)
     msg_t *m = &n->msgs[id];
     int src = m->src, dst = m->dst;
     uint64_t user = m->user;
-    n->send_busy[src]--;
-    n->recv_busy[dst]--;
+    int local = m->local;
+    if (!local) {
+        n->send_busy[src]--;
+        n->recv_busy[dst]--;
+    }
     m->state = MSG_FREE;
     m->next_free = n->free_head;
     n->free_head = id;
     n->active--;
     /* waiting messages take the freed ports before anything the completion
      * hook posts, so ports go out in posting order */
-    ports_released(n, src, dst);
+    if (!local)
+        ports_released(n, src, dst);
     if (n->hooks.completed)
         n->hooks.completed(n->hooks.ctx, user, cs_sim_now(n->sim));
 }
@@ -482,7 +494,7 @@ void cs_net_i_arrived(cs_net_t *n, uint32_t id, int64_t bytes_total, cs_tick_t n
     if (bytes_total < m->bytes)
         return;
     m->state = MSG_FINISHING;
-    if (n->p.recv_overhead)
+    if (n->p.recv_overhead && !m->local)
         cs_sim_at(n->sim, now + n->p.recv_overhead, n->h_complete, id, 0);
     else
         finish(n, id);

@@ -95,8 +95,9 @@ int cs_net_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
 void cs_net_free(cs_net_t *n); /* accepts NULL */
 
 /* Posts a message now.  gate_bytes: how much may be injected before any
- * cs_net_gate call (pass `bytes` for an ordinary message).  src == dst is
- * allowed and costs the overheads only.  Returns the message handle. */
+ * cs_net_gate call (pass `bytes` for an ordinary message).  src == dst is a
+ * local copy: it takes no port and no time (beyond its gate).  Returns the
+ * message handle. */
 uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_bytes,
                      int watch, uint64_t user);
 /* Raises a message's gate (never lowers it). */

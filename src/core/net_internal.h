@@ -36,6 +36,7 @@ typedef struct msg {
     int32_t nhops;
     uint8_t state;
     uint8_t watch;
+    uint8_t local;      /* src == dst: a local copy, no ports, no overhead */
     cs_hop_t *path;     /* nhops entries (packet: unused, see hs) */
     /* port wait lists (doubly linked, by source and by destination) */
     uint32_t src_prev, src_next, dst_prev, dst_next;

@@ -130,6 +130,15 @@ static int json_chan_listed(const cs_chan_stats_t *s)
 int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
                          const cs_exec_result_t *r, int with_timing, cs_error_t *err)
 {
+    cs_result_info_t info = {with_timing, 0};
+    return cs_result_write_json_info(f, m, p, r, &info, err);
+}
+
+int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t *p,
+                              const cs_exec_result_t *r, const cs_result_info_t *info,
+                              cs_error_t *err)
+{
+    int with_timing = info->with_timing;
     const char *in1 = "  ", *in2 = "    ";
     const cs_topo_t *t = m->topo;
     int nchan = cs_topo_channels(t);
@@ -161,6 +170,8 @@ int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
     json_kv_int(f, in2, "ranks", cs_program_nranks(p), 0);
     json_kv_int(f, in2, "ops", cs_program_nops(p), 1);
     fprintf(f, "%s},\n", in1);
+    json_key(f, in1, "validated");
+    fputs(info->validated ? "true,\n" : "false,\n", f);
 
     json_kv_int(f, in1, "finish_ticks", r->finish, 0);
     json_kv_double(f, in1, "finish_seconds", (double)r->finish * m->tick_seconds, 0);

@@ -34,4 +34,17 @@
 int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
                          const cs_exec_result_t *r, int with_timing, cs_error_t *err);
 
+/* Facts about the run that the result alone does not hold. */
+typedef struct cs_result_info {
+    int with_timing; /* as above */
+    int validated;   /* 1: --validate checked the final data placement and it
+                        was right (a failed validation writes no result) */
+} cs_result_info_t;
+
+/* cs_result_write_json with the run's info (cs_result_write_json writes
+ * "validated": false). */
+int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t *p,
+                              const cs_exec_result_t *r, const cs_result_info_t *info,
+                              cs_error_t *err);
+
 #endif

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "core/queue.h"
 #include "machines/machine.h"
 
@@ -361,10 +362,11 @@ Test(cli, list_machines)
 
 Test(cli, unknown_list_names_valid_lists)
 {
-    cli_out_t o = RUN("list", "algorithms");
+    cli_out_t o = RUN("list", "widgets");
     cr_expect_eq(o.status, 2);
-    ASSERT_HAS(o.err, "unknown list 'algorithms'");
+    ASSERT_HAS(o.err, "unknown list 'widgets'");
     ASSERT_HAS(o.err, "machines");
+    ASSERT_HAS(o.err, "algorithms");
     cli_out_free(&o);
 }
 
@@ -614,5 +616,227 @@ Test(cli, bench_rejects_unknown_workload)
     cr_expect_eq(o.status, 2);
     ASSERT_HAS(o.err, "ring-shift");
     ASSERT_HAS(o.err, "permutation");
+    cli_out_free(&o);
+}
+
+/* ---- run: collectives (--coll) --------------------------------------------- */
+
+#define AB8 "alphabeta:topo=complete,p=8"
+
+/* The registered algorithms of one collective (the registry is filled by
+ * several files; the tests use whatever is there). */
+static int algos_of(cs_coll_kind_t k, const cs_coll_algo_t **out, int max)
+{
+    int n, count = 0;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    for (int i = 0; i < n && count < max; i++)
+        if (all[i]->kind == k)
+            out[count++] = all[i];
+    return count;
+}
+
+Test(cli, run_collective_validates)
+{
+    const cs_coll_algo_t *al[64];
+    int n = algos_of(CS_COLL_ALLREDUCE, al, 64);
+    if (n == 0)
+        cr_log_warn("no allreduce algorithm registered yet: only broadcast checked");
+    for (int i = 0; i < n; i++) {
+        cli_out_t o = RUN("run", "--machine", AB8, "--coll", "allreduce", "--algo", al[i]->name,
+                          "--bytes", "1000", "--validate");
+        cr_expect_eq(o.status, 0, "allreduce/%s: stderr: %s", al[i]->name, o.err);
+        ASSERT_HAS(o.out, "validation: ok");
+        ASSERT_HAS(o.out, "collective allreduce/");
+        cli_out_free(&o);
+    }
+    n = algos_of(CS_COLL_BROADCAST, al, 64);
+    cr_assert_gt(n, 0, "no broadcast algorithm registered");
+    /* the default algorithm, 5 of the 8 nodes, the last rank as root */
+    cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "1KiB",
+                      "--ranks", "5", "--root", "4", "--validate");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "validation: ok");
+    ASSERT_HAS(o.out, ": 5 ranks");
+    ASSERT_HAS(o.out, "root 4");
+    ASSERT_HAS(o.out, al[0]->name);
+    cli_out_free(&o);
+}
+
+Test(cli, json_says_whether_validated)
+{
+    cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "100",
+                      "--validate", "--json", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "\"validated\": true,");
+    ASSERT_HAS(o.out, "\"source\": \"broadcast/");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "100", "--json", "-");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "\"validated\": false,");
+    cli_out_free(&o);
+}
+
+Test(cli, bad_algo_lists_valid_names)
+{
+    const cs_coll_algo_t *al[64];
+    int n = algos_of(CS_COLL_BROADCAST, al, 64);
+    cr_assert_gt(n, 0, "no broadcast algorithm registered");
+    cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--algo", "no-such-algo",
+                      "--bytes", "10");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "no-such-algo");
+    for (int i = 0; i < n; i++)
+        ASSERT_HAS(o.err, al[i]->name);
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "allgatherv", "--bytes", "10");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "allgatherv");
+    ASSERT_HAS(o.err, "reduce-scatter");
+    cli_out_free(&o);
+}
+
+Test(cli, collective_usage_errors)
+{
+    cli_out_t o = RUN("run", "--machine", AB8, "--program", "x.goal", "--coll", "broadcast");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "exclude each other");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--program", "x.goal", "--validate");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--validate needs --coll");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "missing --bytes");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--ranks", "9");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--ranks 9");
+    ASSERT_HAS(o.err, "only 8 nodes");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--root", "8");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--root 8 is outside ranks 0..7");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--opt", "seg");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "KEY=VALUE");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--opt",
+            "nosuchoption=1");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "nosuchoption");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--order", "snake");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "snake needs a machine with a grid");
+    cli_out_free(&o);
+}
+
+Test(cli, list_algorithms)
+{
+    int n;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    cli_out_t o = RUN("list", "algorithms");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "ALGORITHM");
+    ASSERT_HAS(o.out, "SOURCE");
+    for (int i = 0; i < n; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "%s/%s ", cs_coll_name(all[i]->kind), all[i]->name);
+        ASSERT_HAS(o.out, want);
+        ASSERT_HAS(o.out, all[i]->source);
+        ASSERT_HAS(o.out, all[i]->summary);
+    }
+    cli_out_free(&o);
+}
+
+Test(cli, bad_order_file_names_file_and_line)
+{
+    char *dup = write_tmp("dup.order", "0\n3\n# a comment\n\n5\n3\n");
+    char *far = write_tmp("far.order", "1\n2\n8\n");
+    char *junk = write_tmp("junk.order", "1\n2x\n");
+    char *empty = write_tmp("empty.order", "# nothing\n");
+    char want[PATH_MAX + 64];
+    cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10",
+                      "--order", dup);
+    cr_expect_eq(o.status, 2);
+    snprintf(want, sizeof want, "%s:6: node 3 is listed twice (first at line 2)", dup);
+    ASSERT_HAS(o.err, want);
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--order", far);
+    cr_expect_eq(o.status, 2);
+    snprintf(want, sizeof want, "%s:3: node 8 is outside the machine's nodes 0..7", far);
+    ASSERT_HAS(o.err, want);
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--order", junk);
+    cr_expect_eq(o.status, 2);
+    snprintf(want, sizeof want, "%s:2: '2x' is not a node id", junk);
+    ASSERT_HAS(o.err, want);
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--order", empty);
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "lists no node ids");
+    cli_out_free(&o);
+
+    o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10", "--order",
+            "/nonexistent/order.txt");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "natural, ring or snake");
+    cli_out_free(&o);
+    free(dup);
+    free(far);
+    free(junk);
+    free(empty);
+}
+
+/* Rank i runs on the order's i-th node: a flat broadcast from rank 0 placed
+ * by the file "7 3 1" sends from node 7 to nodes 3 and 1, and only there. */
+Test(cli, order_file_places_ranks)
+{
+    char *ord = write_tmp("three.order", "7\n3\n1\n");
+    cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--algo", "flat",
+                      "--bytes", "100", "--order", ord, "--validate", "--json", "-");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_eq(json_int(o.out, "channels_listed"), 2);
+    ASSERT_HAS(o.out, "\"src\": 7, \"dst\": 3,");
+    ASSERT_HAS(o.out, "\"src\": 7, \"dst\": 1,");
+    ASSERT_HAS(o.out, "\"ranks\": 3,");
+    cli_out_free(&o);
+    free(ord);
+}
+
+/* --order snake on a 2x3 mesh: ranks 0..5 on nodes 0 1 2 5 4 3, so rank 2
+ * -> rank 3 of a chain broadcast is the mesh link 2 -> 5; in natural order
+ * it would be node 2 -> node 3, two rows apart (three hops). */
+Test(cli, snake_order_follows_the_grid)
+{
+    const cs_coll_algo_t *al[64];
+    int n = algos_of(CS_COLL_BROADCAST, al, 64), chain = 0;
+    for (int i = 0; i < n; i++)
+        chain |= strcmp(al[i]->name, "chain") == 0;
+    if (!chain) {
+        cr_log_warn("no broadcast/chain registered: snake placement not checked");
+        return;
+    }
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=mesh,rows=2,cols=3", "--coll",
+                      "broadcast", "--algo", "chain", "--bytes", "100", "--order", "snake",
+                      "--validate", "--json", "-");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "\"src\": 2, \"dst\": 5,");
+    ASSERT_HAS(o.out, "\"src\": 5, \"dst\": 4,");
+    ASSERT_HAS(o.out, "\"src\": 4, \"dst\": 3,");
+    cr_expect_eq(json_int(o.out, "channels_listed"), 5, "a chain of 6 ranks on neighbours");
     cli_out_free(&o);
 }

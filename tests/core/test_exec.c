@@ -266,3 +266,22 @@ Test(exec, deterministic)
     cs_exec_result_destroy(&b);
     cs_program_free(p);
 }
+
+/* A message to oneself is a local copy: no time, no port taken. */
+Test(exec, self_message_is_a_free_local_copy)
+{
+    for (int mi = 0; mi < 2; mi++) {
+        cs_program_t *p = cs_program_new(2);
+        cs_exec_result_t res;
+        cs_error_t err;
+        cs_program_send(p, 0, 1, 100, 0);
+        int32_t r1 = cs_program_recv(p, 1, 0, 100, 0);
+        cs_program_send(p, 1, 1, 100, 1);
+        int32_t self = cs_program_recv(p, 1, 1, 100, 1);
+        cr_assert_eq(run(p, mi ? CS_NET_FLUID : CS_NET_PACKET, &res, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(res.ops[self].end, 0, "mode %d", mi);
+        cr_assert_eq(res.ops[r1].end, 100 + 2 * 100, "the receive port stays free");
+        cs_exec_result_destroy(&res);
+        cs_program_free(p);
+    }
+}
