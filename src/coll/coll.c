@@ -177,7 +177,37 @@ void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t k
         cs_program_dep(b->p, op, pred, kind);
 }
 
+int32_t cs_coll_send_nz(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
+{
+    return len > 0 ? cs_coll_send(b, from, to, off, len, tag) : -1;
+}
+
+int32_t cs_coll_recv_nz(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
+{
+    return len > 0 ? cs_coll_recv(b, at, from, off, len, tag) : -1;
+}
+
+int32_t cs_coll_recv_reduce_nz(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
+                               int tag)
+{
+    return len > 0 ? cs_coll_recv_reduce(b, at, from, off, len, tag) : -1;
+}
+
 /* ---- helpers ------------------------------------------------------------ */
+
+int cs_coll_opt_int(const cs_coll_args_t *a, const char *key, int64_t dflt, int64_t lo,
+                    int64_t hi, int64_t *out, cs_error_t *err)
+{
+    *out = dflt;
+    return a->opts ? cs_spec_get_int(a->opts, key, dflt, lo, hi, out, err) : CS_OK;
+}
+
+int cs_coll_opt_choice(const cs_coll_args_t *a, const char *key, const char *const *choices,
+                       int dflt, int *out, cs_error_t *err)
+{
+    *out = dflt;
+    return a->opts ? cs_spec_get_choice(a->opts, key, choices, dflt, out, err) : CS_OK;
+}
 
 void cs_coll_split(int64_t n, int parts, int i, int64_t *off, int64_t *len)
 {

@@ -91,6 +91,20 @@ void cs_coll_wait_all(cs_coll_builder_t *b);
 /* Explicit dependency between two ops of one rank (streaming, after-start). */
 void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t kind);
 
+/* The same, skipping zero-length pieces (a size smaller than P leaves some
+ * pieces empty): they return -1 for len == 0, which cs_coll_dep ignores. */
+int32_t cs_coll_send_nz(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag);
+int32_t cs_coll_recv_nz(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag);
+int32_t cs_coll_recv_reduce_nz(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
+                               int tag);
+
+/* Options: the value of `key` in args->opts, or dflt when the key (or the
+ * whole option set) is absent; range and parse errors name the key. */
+int cs_coll_opt_int(const cs_coll_args_t *a, const char *key, int64_t dflt, int64_t lo,
+                    int64_t hi, int64_t *out, cs_error_t *err);
+int cs_coll_opt_choice(const cs_coll_args_t *a, const char *key, const char *const *choices,
+                       int dflt, int *out, cs_error_t *err);
+
 /* Helpers every algorithm needs. */
 /* Block i of n bytes split into `parts` nearly equal parts: the first
  * n % parts blocks get one byte more (so any n works, not only multiples). */

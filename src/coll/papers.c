@@ -56,17 +56,6 @@ static int floor_log2(int64_t x)
 static int lowbit(int i) { return i & -i; }
 static int highbit(int i) { return 1 << floor_log2(i); }
 
-/* An integer option, or the default when the algorithm got no options. */
-static int opt_int(const cs_coll_args_t *a, const char *key, int64_t dflt, int64_t lo, int64_t hi,
-                   int64_t *out, cs_error_t *err)
-{
-    if (!a->opts) {
-        *out = dflt;
-        return CS_OK;
-    }
-    return cs_spec_get_int(a->opts, key, dflt, lo, hi, out, err);
-}
-
 static int opt_given(const cs_coll_args_t *a, const char *key)
 {
     return a->opts && cs_spec_get(a->opts, key) != NULL;
@@ -545,7 +534,7 @@ static int build_bcast_simple(cs_coll_builder_t *b, cs_error_t *err) { return tr
 static int read_opt_flag(const cs_coll_args_t *a, int *opt, cs_error_t *err)
 {
     int64_t v;
-    int rc = opt_int(a, "opt", 1, 0, 1, &v, err);
+    int rc = cs_coll_opt_int(a, "opt", 1, 0, 1, &v, err);
     *opt = (int)v;
     return rc;
 }
@@ -656,7 +645,7 @@ static int build_bcast_hybrid_segmented(cs_coll_builder_t *b, cs_error_t *err)
 static int read_every(const cs_coll_args_t *a, int64_t dflt, int *every, cs_error_t *err)
 {
     int64_t v;
-    int rc = opt_int(a, "every", dflt, 1, 64, &v, err);
+    int rc = cs_coll_opt_int(a, "every", dflt, 1, 64, &v, err);
     *every = (int)v;
     return rc;
 }
@@ -706,7 +695,7 @@ static int build_barrier_mailbox(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P, rc, levels = 0;
     int64_t f, tok = a->bytes;
-    if ((rc = opt_int(a, "fanin", 4, 2, 1 << 20, &f, err)))
+    if ((rc = cs_coll_opt_int(a, "fanin", 4, 2, 1 << 20, &f, err)))
         return rc;
     for (int64_t span = 1; span < P; span *= f)
         levels++;
@@ -783,8 +772,8 @@ static int hybrid_shape(const cs_coll_args_t *a, int *y_out, cs_error_t *err)
     int P = a->P, lg = cs_coll_ceil_log2(P), rc, y;
     int64_t x, yy;
     int hx = opt_given(a, "x"), hy = opt_given(a, "y");
-    if ((rc = opt_int(a, "x", 1, 1, lg + 1, &x, err)) ||
-        (rc = opt_int(a, "y", 1, 1, P, &yy, err)))
+    if ((rc = cs_coll_opt_int(a, "x", 1, 1, lg + 1, &x, err)) ||
+        (rc = cs_coll_opt_int(a, "y", 1, 1, P, &yy, err)))
         return rc;
     if (hy && !is_pow2(yy))
         return cs_error_set(err, CS_ERR_RANGE,
@@ -1017,7 +1006,7 @@ static int build_allreduce_hybrid_b(cs_coll_builder_t *b, cs_error_t *err)
 static int read_stream(const cs_coll_args_t *a, int *stream, cs_error_t *err)
 {
     int64_t v;
-    int rc = opt_int(a, "stream", 1, 0, 1, &v, err);
+    int rc = cs_coll_opt_int(a, "stream", 1, 0, 1, &v, err);
     *stream = (int)v;
     return rc;
 }
@@ -1153,11 +1142,11 @@ static int build_allreduce_hierarchical(cs_coll_builder_t *b, cs_error_t *err)
     int64_t dflt = P % 8 == 0 ? 8 : (int64_t)ceil(sqrt((double)P));
     groups_t gr;
     int32_t *col;
-    if ((rc = opt_int(a, "g", dflt, 1, P, &g, err)))
+    if ((rc = cs_coll_opt_int(a, "g", dflt, 1, P, &g, err)))
         return rc;
     if (a->opts && (rc = cs_spec_get_choice(a->opts, "inter", inters, 0, &inter, err)))
         return rc;
-    if ((rc = opt_int(a, "par", 0, 0, 1, &par, err)))
+    if ((rc = cs_coll_opt_int(a, "par", 0, 0, 1, &par, err)))
         return rc;
     if ((rc = groups_from_hint(&gr, a, err)))
         return rc;

@@ -57,23 +57,6 @@ static int lowbit(int x)
     return x & -x;
 }
 
-/* Zero-length messages are skipped on both sides (see the top comment):
- * these wrappers return -1 for them, which cs_coll_dep ignores. */
-static int32_t snd(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_send(b, from, to, off, len, tag) : -1;
-}
-
-static int32_t rcv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_recv(b, at, from, off, len, tag) : -1;
-}
-
-static int32_t rcv_red(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_recv_reduce(b, at, from, off, len, tag) : -1;
-}
-
 /* Root-relative rank -> rank. */
 static int real_rank(int rel, int root, int P)
 {
@@ -144,8 +127,8 @@ static int64_t *piece_bounds(int P, int64_t m, int64_t n)
 static int32_t xfer(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag,
                     int32_t *rop)
 {
-    int32_t s = snd(b, from, to, off, len, tag);
-    int32_t r = rcv(b, to, from, off, len, tag);
+    int32_t s = cs_coll_send_nz(b, from, to, off, len, tag);
+    int32_t r = cs_coll_recv_nz(b, to, from, off, len, tag);
     if (rop)
         *rop = r;
     return s;
@@ -243,11 +226,11 @@ static void bcast_tree(cs_coll_builder_t *b, int64_t seg, int64_t S)
             int32_t r = -1;
             seg_range(a->bytes, seg, s, &off, &len);
             if (rel)
-                r = rcv(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
+                r = cs_coll_recv_nz(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
             for (int mask = top >> 1; mask > 0; mask >>= 1) {
                 if (rel + mask >= P)
                     continue;
-                int32_t op = snd(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
+                int32_t op = cs_coll_send_nz(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
                 cs_coll_dep(b, op, r, CS_DEP_AFTER);
             }
         }
@@ -395,9 +378,9 @@ static void reduce_tree(cs_coll_builder_t *b, int64_t seg, int64_t S)
             int nc = 0;
             seg_range(a->bytes, seg, s, &off, &len);
             for (int mask = 1; mask < top && rel + mask < P; mask <<= 1)
-                calcs[nc++] = rcv_red(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
+                calcs[nc++] = cs_coll_recv_reduce_nz(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
             if (rel) {
-                int32_t op = snd(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
+                int32_t op = cs_coll_send_nz(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
                 for (int c = 0; c < nc; c++)
                     cs_coll_dep(b, op, calcs[c], CS_DEP_AFTER);
             }
@@ -433,8 +416,8 @@ static int reduce_flat(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     for (int i = 1; i < a->P; i++) {
         int src = real_rank(i, a->root, a->P);
-        snd(b, src, a->root, 0, a->bytes, TAG_DATA);
-        rcv_red(b, a->root, src, 0, a->bytes, TAG_DATA);
+        cs_coll_send_nz(b, src, a->root, 0, a->bytes, TAG_DATA);
+        cs_coll_recv_reduce_nz(b, a->root, src, 0, a->bytes, TAG_DATA);
         cs_coll_wait(b, a->root);
     }
     return CS_OK;
@@ -459,9 +442,9 @@ static void reduce_chains(cs_coll_builder_t *b, int k, int64_t seg, int64_t S)
             int32_t reduced = -1; /* the calc that completes segment s at `me` */
             for (int64_t q = cnt - 1; q >= 0; q--) {
                 int me = seq[1 + first + q], to = q ? seq[first + q] : a->root;
-                int32_t op = snd(b, me, to, off, len, (int)s);
+                int32_t op = cs_coll_send_nz(b, me, to, off, len, (int)s);
                 cs_coll_dep(b, op, reduced, CS_DEP_AFTER);
-                reduced = rcv_red(b, to, me, off, len, (int)s);
+                reduced = cs_coll_recv_reduce_nz(b, to, me, off, len, (int)s);
             }
         }
     }
@@ -516,8 +499,8 @@ static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
 
     for (int rel = 1; rel < 2 * r; rel += 2) {
         int odd = real_rank(rel, root, P), even = real_rank(rel - 1, root, P);
-        snd(b, odd, even, 0, a->bytes, TAG_FOLD);
-        rcv_red(b, even, odd, 0, a->bytes, TAG_FOLD);
+        cs_coll_send_nz(b, odd, even, 0, a->bytes, TAG_FOLD);
+        cs_coll_recv_reduce_nz(b, even, odd, 0, a->bytes, TAG_FOLD);
         cs_coll_wait(b, even);
     }
 
@@ -529,8 +512,8 @@ static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
         for (int d = Pp / 2; d >= 1; d /= 2) {
             int partner = real_rank(rel_of_new(j ^ d, r), root, P);
             int keep = (j & d) ? lo + d : lo, give = (j & d) ? lo : lo + d;
-            snd(b, me, partner, poff[give], poff[give + d] - poff[give], TAG_HALVE);
-            rcv_red(b, me, partner, poff[keep], poff[keep + d] - poff[keep], TAG_HALVE);
+            cs_coll_send_nz(b, me, partner, poff[give], poff[give + d] - poff[give], TAG_HALVE);
+            cs_coll_recv_reduce_nz(b, me, partner, poff[keep], poff[keep + d] - poff[keep], TAG_HALVE);
             cs_coll_wait(b, me);
             lo = keep;
         }
@@ -542,14 +525,14 @@ static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
         for (int mask = 1; mask < Pp; mask <<= 1) {
             if (j & mask) {
                 int to = real_rank(rel_of_new(j - mask, r), root, P);
-                snd(b, me, to, poff[j], poff[j + mask] - poff[j], TAG_GATHER);
+                cs_coll_send_nz(b, me, to, poff[j], poff[j + mask] - poff[j], TAG_GATHER);
                 break;
             }
             /* j has no bit below `mask`: its child j + mask brings pieces
              * [j + mask, j + 2 mask); wait before the next step so that
              * everything received goes up in one message */
             int from = real_rank(rel_of_new(j + mask, r), root, P);
-            rcv(b, me, from, poff[j + mask], poff[j + 2 * mask] - poff[j + mask], TAG_GATHER);
+            cs_coll_recv_nz(b, me, from, poff[j + mask], poff[j + 2 * mask] - poff[j + mask], TAG_GATHER);
             cs_coll_wait(b, me);
         }
     }

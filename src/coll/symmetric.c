@@ -80,27 +80,11 @@ static int pow2_floor(int P)
     return p;
 }
 
-/* Zero-length messages are skipped on both sides. */
-static int32_t snd(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_send(b, from, to, off, len, tag) : -1;
-}
-
-static int32_t rcv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_recv(b, at, from, off, len, tag) : -1;
-}
-
-static int32_t rcv_red(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
-{
-    return len > 0 ? cs_coll_recv_reduce(b, at, from, off, len, tag) : -1;
-}
-
 /* Receives [off, off+len): copying or reducing. */
 static int32_t rcv_as(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag,
                       int reduce)
 {
-    return reduce ? rcv_red(b, at, from, off, len, tag) : rcv(b, at, from, off, len, tag);
+    return reduce ? cs_coll_recv_reduce_nz(b, at, from, off, len, tag) : cs_coll_recv_nz(b, at, from, off, len, tag);
 }
 
 /* A copy [src, src+len) -> [dst, dst+len) inside one rank's buffer.  The
@@ -153,16 +137,6 @@ static void copies_free(copies_t *c)
     free(c->dst);
 }
 
-/* Option `key` (default dflt, range [lo, hi]) when the algorithm has options. */
-static int opt_int(const cs_coll_args_t *a, const char *key, int64_t dflt, int64_t lo, int64_t hi,
-                   int64_t *out, cs_error_t *err)
-{
-    *out = dflt;
-    if (!a->opts)
-        return CS_OK;
-    return cs_spec_get_int(a->opts, key, dflt, lo, hi, out, err);
-}
-
 /* ---- folding the extra ranks of a non-power of two ----------------------- */
 
 /* P = Pp + e with Pp the largest power of two <= P.  Ranks 2i and 2i+1
@@ -202,7 +176,7 @@ static int fold_first(const fold_t *f, int v) { return v < f->e ? 2 * v : v + f-
 static void fold_in(cs_coll_builder_t *b, const fold_t *f, int64_t off, int64_t len, int reduce)
 {
     for (int i = 0; i < f->e; i++) {
-        snd(b, 2 * i + 1, 2 * i, off, len, TAG_FOLD);
+        cs_coll_send_nz(b, 2 * i + 1, 2 * i, off, len, TAG_FOLD);
         rcv_as(b, 2 * i, 2 * i + 1, off, len, TAG_FOLD, reduce);
     }
     cs_coll_wait_all(b);
@@ -212,8 +186,8 @@ static void fold_in(cs_coll_builder_t *b, const fold_t *f, int64_t off, int64_t 
 static void fold_out(cs_coll_builder_t *b, const fold_t *f, int64_t off, int64_t len)
 {
     for (int i = 0; i < f->e; i++) {
-        snd(b, 2 * i, 2 * i + 1, off, len, TAG_UNFOLD);
-        rcv(b, 2 * i + 1, 2 * i, off, len, TAG_UNFOLD);
+        cs_coll_send_nz(b, 2 * i, 2 * i + 1, off, len, TAG_UNFOLD);
+        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, off, len, TAG_UNFOLD);
     }
     cs_coll_wait_all(b);
 }
@@ -230,8 +204,8 @@ static void ring_allgather(cs_coll_builder_t *b, const int32_t *grp, int G, cons
     for (int s = 0; s < G - 1; s++) {
         for (int i = 0; i < G; i++) {
             int ps = mod(i - s, G), pr = mod(i - s - 1, G);
-            snd(b, grp[i], grp[(i + 1) % G], off[ps], len[ps], tag);
-            rcv(b, grp[i], grp[(i + G - 1) % G], off[pr], len[pr], tag);
+            cs_coll_send_nz(b, grp[i], grp[(i + 1) % G], off[ps], len[ps], tag);
+            cs_coll_recv_nz(b, grp[i], grp[(i + G - 1) % G], off[pr], len[pr], tag);
         }
         for (int i = 0; i < G; i++)
             cs_coll_wait(b, grp[i]);
@@ -248,8 +222,8 @@ static void ring_reduce_scatter(cs_coll_builder_t *b, const int32_t *grp, int G,
     for (int s = 0; s < G - 1; s++) {
         for (int i = 0; i < G; i++) {
             int ps = mod(i - s - 1, G), pr = mod(i - s - 2, G);
-            snd(b, grp[i], grp[(i + 1) % G], off[ps], len[ps], tag);
-            rcv_red(b, grp[i], grp[(i + G - 1) % G], off[pr], len[pr], tag);
+            cs_coll_send_nz(b, grp[i], grp[(i + 1) % G], off[ps], len[ps], tag);
+            cs_coll_recv_reduce_nz(b, grp[i], grp[(i + G - 1) % G], off[pr], len[pr], tag);
         }
         for (int i = 0; i < G; i++)
             cs_coll_wait(b, grp[i]);
@@ -276,7 +250,7 @@ static void tree_up(cs_coll_builder_t *b, int P, int reduce, int64_t off, int64_
         for (int d = 1; d < tree_bound(r, P) && r + d < P; d *= 2) {
             int c = r + d;
             if (m > 0)
-                rcv(b, r, c, (int64_t)c * m, (int64_t)tree_span(c, P) * m, TAG_UP);
+                cs_coll_recv_nz(b, r, c, (int64_t)c * m, (int64_t)tree_span(c, P) * m, TAG_UP);
             else
                 rcv_as(b, r, c, off, len, TAG_UP, reduce);
             cs_coll_wait(b, r);
@@ -284,9 +258,9 @@ static void tree_up(cs_coll_builder_t *b, int P, int reduce, int64_t off, int64_
         if (r > 0) {
             int parent = r - lowbit(r);
             if (m > 0)
-                snd(b, r, parent, (int64_t)r * m, (int64_t)tree_span(r, P) * m, TAG_UP);
+                cs_coll_send_nz(b, r, parent, (int64_t)r * m, (int64_t)tree_span(r, P) * m, TAG_UP);
             else
-                snd(b, r, parent, off, len, TAG_UP);
+                cs_coll_send_nz(b, r, parent, off, len, TAG_UP);
         }
         cs_coll_wait(b, r);
     }
@@ -297,12 +271,12 @@ static void tree_down(cs_coll_builder_t *b, int P, int64_t off, int64_t len)
 {
     for (int r = 0; r < P; r++) {
         if (r > 0) {
-            rcv(b, r, r - lowbit(r), off, len, TAG_DOWN);
+            cs_coll_recv_nz(b, r, r - lowbit(r), off, len, TAG_DOWN);
             cs_coll_wait(b, r);
         }
         for (int d = tree_bound(r, P) / 2; d >= 1; d /= 2)
             if (r + d < P)
-                snd(b, r, r + d, off, len, TAG_DOWN);
+                cs_coll_send_nz(b, r, r + d, off, len, TAG_DOWN);
         cs_coll_wait(b, r);
     }
 }
@@ -347,8 +321,8 @@ static int allgather_rdb(cs_coll_builder_t *b, cs_error_t *err)
         return CS_OK;
     /* an extra rank's block joins its partner's: no reduction, just a copy */
     for (int i = 0; i < f.e; i++) {
-        snd(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
-        rcv(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
+        cs_coll_send_nz(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
+        cs_coll_recv_nz(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
     }
     cs_coll_wait_all(b);
     for (int d = 1; d < f.Pp; d *= 2) {
@@ -363,8 +337,8 @@ static int allgather_rdb(cs_coll_builder_t *b, cs_error_t *err)
             int64_t sl = (int64_t)fold_first(&f, lo + d) * m - so;
             int64_t ro = (int64_t)fold_first(&f, plo) * m;
             int64_t rl = (int64_t)fold_first(&f, plo + d) * m - ro;
-            snd(b, r, fold_real(&f, pv), so, sl, TAG_DATA);
-            rcv(b, r, fold_real(&f, pv), ro, rl, TAG_DATA);
+            cs_coll_send_nz(b, r, fold_real(&f, pv), so, sl, TAG_DATA);
+            cs_coll_recv_nz(b, r, fold_real(&f, pv), ro, rl, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -392,8 +366,8 @@ static int allgather_bruck(cs_coll_builder_t *b, cs_error_t *err)
         for (int r = 0; r < P; r++) {
             /* window [r, r+d) in extended positions; the new blocks go
              * right after it */
-            snd(b, r, mod(r - d, P), (int64_t)r * m, (int64_t)c * m, TAG_DATA);
-            rcv(b, r, (r + d) % P, (int64_t)(r + d) * m, (int64_t)c * m, TAG_DATA);
+            cs_coll_send_nz(b, r, mod(r - d, P), (int64_t)r * m, (int64_t)c * m, TAG_DATA);
+            cs_coll_recv_nz(b, r, (r + d) % P, (int64_t)(r + d) * m, (int64_t)c * m, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -456,8 +430,8 @@ static void halving(cs_coll_builder_t *b, const fold_t *f, const int64_t *poff, 
             lo = v & ~(2 * d - 1);
             keep = v & d ? lo + d : lo;
             give = v & d ? lo : lo + d;
-            snd(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give], tag);
-            rcv_red(b, r, fold_real(f, v ^ d), poff[keep], poff[keep + d] - poff[keep], tag);
+            cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give], tag);
+            cs_coll_recv_reduce_nz(b, r, fold_real(f, v ^ d), poff[keep], poff[keep + d] - poff[keep], tag);
         }
         cs_coll_wait_all(b);
     }
@@ -473,8 +447,8 @@ static void doubling(cs_coll_builder_t *b, const fold_t *f, const int64_t *poff,
                 continue;
             lo = v & ~(d - 1);
             plo = (v ^ d) & ~(d - 1);
-            snd(b, r, fold_real(f, v ^ d), poff[lo], poff[lo + d] - poff[lo], tag);
-            rcv(b, r, fold_real(f, v ^ d), poff[plo], poff[plo + d] - poff[plo], tag);
+            cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[lo], poff[lo + d] - poff[lo], tag);
+            cs_coll_recv_nz(b, r, fold_real(f, v ^ d), poff[plo], poff[plo + d] - poff[plo], tag);
         }
         cs_coll_wait_all(b);
     }
@@ -502,8 +476,8 @@ static int reduce_scatter_halving(cs_coll_builder_t *b, cs_error_t *err)
     halving(b, &f, poff, TAG_DATA);
     free(poff);
     for (int i = 0; i < f.e; i++) {
-        snd(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
-        rcv(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
+        cs_coll_send_nz(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
+        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -520,8 +494,8 @@ static int reduce_scatter_pairwise(cs_coll_builder_t *b, cs_error_t *err)
     for (int k = 1; k < P; k++) {
         for (int r = 0; r < P; r++) {
             int to = (r + k) % P, from = mod(r - k, P);
-            snd(b, r, to, (int64_t)to * m, m, TAG_DATA);
-            rcv_red(b, r, from, (int64_t)r * m, m, TAG_DATA);
+            cs_coll_send_nz(b, r, to, (int64_t)to * m, m, TAG_DATA);
+            cs_coll_recv_reduce_nz(b, r, from, (int64_t)r * m, m, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -571,8 +545,8 @@ static int allreduce_rdb(cs_coll_builder_t *b, cs_error_t *err)
             int v = fold_virt(&f, r);
             if (v < 0)
                 continue;
-            snd(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
-            rcv_red(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
+            cs_coll_send_nz(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
+            cs_coll_recv_reduce_nz(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -635,7 +609,7 @@ static int allreduce_butterfly(cs_coll_builder_t *b, cs_error_t *err)
     int P = a->P, G, inner = 0, Pg = 1;
     int64_t n = a->bytes, g;
     int rc;
-    if ((rc = opt_int(a, "g", 2, 2, 1 << 20, &g, err)))
+    if ((rc = cs_coll_opt_int(a, "g", 2, 2, 1 << 20, &g, err)))
         return rc;
     if (a->opts && (rc = cs_spec_get_choice(a->opts, "inner", inner_choices, 0, &inner, err)))
         return rc;
@@ -646,8 +620,8 @@ static int allreduce_butterfly(cs_coll_builder_t *b, cs_error_t *err)
         Pg *= G;
     /* fold in: core c receives from c + Pg, c + 2 Pg, ... */
     for (int x = Pg; x < P; x++) {
-        snd(b, x, x % Pg, 0, n, TAG_FOLD);
-        rcv_red(b, x % Pg, x, 0, n, TAG_FOLD);
+        cs_coll_send_nz(b, x, x % Pg, 0, n, TAG_FOLD);
+        cs_coll_recv_reduce_nz(b, x % Pg, x, 0, n, TAG_FOLD);
     }
     cs_coll_wait_all(b);
     int32_t *grp = cs_malloc((size_t)G * sizeof *grp);
@@ -672,13 +646,13 @@ static int allreduce_butterfly(cs_coll_builder_t *b, cs_error_t *err)
             for (int q = 0; q < G; q++) {
                 int32_t prev = -1;
                 for (int t = 1; t < G; t++) {
-                    int32_t s = snd(b, grp[q], grp[(q + t) % G], 0, n, TAG_DATA);
+                    int32_t s = cs_coll_send_nz(b, grp[q], grp[(q + t) % G], 0, n, TAG_DATA);
                     cs_coll_dep(b, s, prev, CS_DEP_AFTER);
                     prev = s;
                 }
                 cs_coll_wait(b, grp[q]);
                 for (int t = 1; t < G; t++)
-                    rcv_red(b, grp[q], grp[(q - t + G) % G], 0, n, TAG_DATA);
+                    cs_coll_recv_reduce_nz(b, grp[q], grp[(q - t + G) % G], 0, n, TAG_DATA);
                 cs_coll_wait(b, grp[q]);
             }
         }
@@ -688,8 +662,8 @@ static int allreduce_butterfly(cs_coll_builder_t *b, cs_error_t *err)
     free(len);
     /* fold out */
     for (int x = Pg; x < P; x++) {
-        snd(b, x % Pg, x, 0, n, TAG_UNFOLD);
-        rcv(b, x, x % Pg, 0, n, TAG_UNFOLD);
+        cs_coll_send_nz(b, x % Pg, x, 0, n, TAG_UNFOLD);
+        cs_coll_recv_nz(b, x, x % Pg, 0, n, TAG_UNFOLD);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -707,8 +681,8 @@ static int barrier_dissemination(cs_coll_builder_t *b, cs_error_t *err)
     (void)err;
     for (int d = 1; d < P; d *= 2) {
         for (int r = 0; r < P; r++) {
-            snd(b, r, (r + d) % P, 0, 1, TAG_DATA);
-            rcv(b, r, mod(r - d, P), 0, 1, TAG_DATA);
+            cs_coll_send_nz(b, r, (r + d) % P, 0, 1, TAG_DATA);
+            cs_coll_recv_nz(b, r, mod(r - d, P), 0, 1, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -730,8 +704,8 @@ static int barrier_rdb(cs_coll_builder_t *b, cs_error_t *err)
             int v = fold_virt(&f, r);
             if (v < 0)
                 continue;
-            snd(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
-            rcv(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
+            cs_coll_send_nz(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
+            cs_coll_recv_nz(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
         }
         cs_coll_wait_all(b);
     }
@@ -750,8 +724,8 @@ static int barrier_flat(cs_coll_builder_t *b, cs_error_t *err)
     if (P == 1)
         return CS_OK;
     for (int r = 1; r < P; r++) {
-        snd(b, r, 0, 0, 1, TAG_UP);
-        rcv(b, 0, r, 0, 1, TAG_UP);
+        cs_coll_send_nz(b, r, 0, 0, 1, TAG_UP);
+        cs_coll_recv_nz(b, 0, r, 0, 1, TAG_UP);
     }
     cs_coll_wait(b, 0);
     to = cs_malloc((size_t)(P - 1) * sizeof *to);
@@ -760,7 +734,7 @@ static int barrier_flat(cs_coll_builder_t *b, cs_error_t *err)
     cs_coll_mcast(b, 0, to, P - 1, 0, 1, TAG_DOWN);
     free(to);
     for (int r = 1; r < P; r++)
-        rcv(b, r, 0, 0, 1, TAG_DOWN);
+        cs_coll_recv_nz(b, r, 0, 0, 1, TAG_DOWN);
     cs_coll_wait_all(b);
     return CS_OK;
 }
@@ -800,13 +774,13 @@ static int alltoall_pairwise(cs_coll_builder_t *b, cs_error_t *err)
         int32_t prev = -1;
         for (int k = 1; k < P; k++) {
             int to = (r + k) % P;
-            int32_t s = snd(b, r, to, (int64_t)to * m, m, TAG_DATA);
+            int32_t s = cs_coll_send_nz(b, r, to, (int64_t)to * m, m, TAG_DATA);
             cs_coll_dep(b, s, prev, CS_DEP_AFTER);
             prev = s;
         }
         cs_coll_wait(b, r);
         for (int k = 1; k < P; k++)
-            rcv(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
+            cs_coll_recv_nz(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -823,9 +797,9 @@ static int alltoall_flat(cs_coll_builder_t *b, cs_error_t *err)
     (void)err;
     for (int r = 0; r < P; r++) {
         for (int k = 1; k < P; k++)
-            snd(b, r, (r + k) % P, (int64_t)((r + k) % P) * m, m, TAG_DATA);
+            cs_coll_send_nz(b, r, (r + k) % P, (int64_t)((r + k) % P) * m, m, TAG_DATA);
         for (int k = 1; k < P; k++)
-            rcv(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
+            cs_coll_recv_nz(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -871,8 +845,8 @@ static int alltoall_bruck(cs_coll_builder_t *b, cs_error_t *err)
         }
         cs_coll_wait_all(b);
         for (int r = 0; r < P; r++) {
-            snd(b, r, (r + d) % P, S_SEND, (int64_t)cnt * m, TAG_DATA);
-            rcv(b, r, mod(r - d, P), S_RECV, (int64_t)cnt * m, TAG_DATA);
+            cs_coll_send_nz(b, r, (r + d) % P, S_SEND, (int64_t)cnt * m, TAG_DATA);
+            cs_coll_recv_nz(b, r, mod(r - d, P), S_RECV, (int64_t)cnt * m, TAG_DATA);
         }
         cs_coll_wait_all(b);
         for (int r = 0; r < P; r++) { /* unpack */

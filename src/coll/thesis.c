@@ -51,28 +51,6 @@
  * can never match each other's messages. */
 enum { TAG_REDUCE = 1, TAG_BCAST = 2, TAG_REDUCE2 = 3, TAG_BCAST2 = 4 };
 
-/* ---- option look-ups ---------------------------------------------------- */
-
-static int opt_int(const cs_coll_args_t *a, const char *key, int64_t dflt, int64_t lo, int64_t hi,
-                   int64_t *out, cs_error_t *err)
-{
-    if (!a->opts) {
-        *out = dflt;
-        return CS_OK;
-    }
-    return cs_spec_get_int(a->opts, key, dflt, lo, hi, out, err);
-}
-
-static int opt_choice(const cs_coll_args_t *a, const char *key, const char *const *choices,
-                      int dflt, int *out, cs_error_t *err)
-{
-    if (!a->opts) {
-        *out = dflt;
-        return CS_OK;
-    }
-    return cs_spec_get_choice(a->opts, key, choices, dflt, out, err);
-}
-
 /* ---- reduction trees ---------------------------------------------------- */
 
 /* A forest over ranks: parent (-1 for a root) and ordered children as
@@ -506,25 +484,25 @@ static int read_cfg(const cs_coll_args_t *a, unsigned what, pattern_t pat, cfg_t
     int rc, bi = PAT_CHAIN, pi = pat;
     int64_t v;
     memset(o, 0, sizeof *o);
-    if ((rc = opt_int(a, "stream", 1, 0, 1, &v, err)))
+    if ((rc = cs_coll_opt_int(a, "stream", 1, 0, 1, &v, err)))
         return rc;
     o->stream = (int)v;
-    if ((what & O_ANY) && (rc = opt_choice(a, "base", any_names, PAT_CHAIN, &pi, err)))
+    if ((what & O_ANY) && (rc = cs_coll_opt_choice(a, "base", any_names, PAT_CHAIN, &pi, err)))
         return rc;
-    if ((what & O_BASE) && (rc = opt_choice(a, "base", base_names, PAT_CHAIN, &bi, err)))
+    if ((what & O_BASE) && (rc = cs_coll_opt_choice(a, "base", base_names, PAT_CHAIN, &bi, err)))
         return rc;
     if ((what & O_ANY) && (pi == PAT_LEFT_RIGHT || pi == PAT_JUMP) &&
-        (rc = opt_choice(a, "inner", base_names, PAT_CHAIN, &bi, err)))
+        (rc = cs_coll_opt_choice(a, "inner", base_names, PAT_CHAIN, &bi, err)))
         return rc;
     o->pat = (pattern_t)pi;
     o->c.base = (what & O_BASE) || pi == PAT_LEFT_RIGHT || pi == PAT_JUMP ? (pattern_t)bi
                 : pi == PAT_RING ? PAT_CHAIN : (pattern_t)pi;
     o->c.B = (a->bytes + 3) / 4;
     o->c.TR = 2;
-    if (o->c.base == PAT_TWO_PHASE && (rc = opt_int(a, "S", 0, 1, INT32_MAX, &o->c.S, err)))
+    if (o->c.base == PAT_TWO_PHASE && (rc = cs_coll_opt_int(a, "S", 0, 1, INT32_MAX, &o->c.S, err)))
         return rc;
     if (o->c.base == PAT_PREORDER) {
-        if ((rc = opt_int(a, "TR", 2, 0, 1000000, &o->c.TR, err)))
+        if ((rc = cs_coll_opt_int(a, "TR", 2, 0, 1000000, &o->c.TR, err)))
             return rc;
         if (a->P > PREORDER_MAX)
             return cs_error_set(err, CS_ERR_RANGE,
@@ -533,7 +511,7 @@ static int read_cfg(const cs_coll_args_t *a, unsigned what, pattern_t pat, cfg_t
                                 PREORDER_MAX, a->P);
     }
     if (what & O_ROOT) {
-        if ((rc = opt_int(a, "root", 0, 0, a->P - 1, &v, err)))
+        if ((rc = cs_coll_opt_int(a, "root", 0, 0, a->P - 1, &v, err)))
             return rc;
         o->root = (int)v;
     }

@@ -17,20 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ab_table.h"
 #include "harness.h"
 
-/* alpha/beta pairs in whole ticks of the default 1 ps clock */
-typedef struct ab {
-    const char *alpha, *beta;
-    int64_t a, b; /* ticks, ticks per byte */
-} ab_t;
-static const ab_t ABS[] = {
-    {"1us", "1ns", 1000000, 1000},
-    {"3us", "2ns", 3000000, 2000},
-    {"500ns", "4ns", 500000, 4000},
-};
-#define NABS ((int)(sizeof ABS / sizeof *ABS))
-static const cs_net_mode_t MODES[] = {CS_NET_PACKET, CS_NET_FLUID};
 
 static void spec(char *buf, size_t len, const char *topo, int P, const ab_t *ab)
 {
