@@ -138,6 +138,13 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if (rc)
         return rc;
 
+    /* the topology's best ring as the machine's ring hint */
+    m->ring_order = cs_malloc((size_t)cs_topo_nodes(m->topo) * sizeof *m->ring_order);
+    if (!cs_topo_ring_hint(m->topo, m->ring_order)) {
+        free(m->ring_order);
+        m->ring_order = NULL;
+    }
+
     m->tick_seconds = tick;
     m->net.unit_bytes = packet;
     m->net.buf_units = (int)buf;

@@ -93,6 +93,13 @@ int cs_topo_max_route_len(const cs_topo_t *t);
  * (no route).  hops must hold cs_topo_max_route_len entries. */
 int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops);
 
+/* A ring order hint (order.c): writes a cyclic order of all nodes in which
+ * consecutive nodes are neighbours wherever the shape allows (Gray code on a
+ * hypercube, a Hamiltonian cycle on a mesh or torus with an even side, a
+ * snake otherwise).  Returns 1 if it wrote one, 0 when node order is already
+ * the best (line, ring, complete, custom). */
+int cs_topo_ring_hint(const cs_topo_t *t, int32_t *order);
+
 /* Graph statistics computed with igraph on the undirected link graph. */
 typedef struct cs_topo_stats {
     int nodes;

@@ -818,3 +818,50 @@ Test(topo, big_mesh)
     free(hops);
     cs_topo_free(t);
 }
+
+/* Ring hints: a permutation of the nodes in which consecutive nodes (and the
+ * last and first) are linked, wherever a Hamiltonian cycle exists. */
+static void check_ring_hint(cs_topo_t *t, int want_cycle)
+{
+    int n = cs_topo_nodes(t);
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)n);
+    char *seen = calloc((size_t)n, 1);
+    cr_assert_eq(cs_topo_ring_hint(t, order), 1);
+    for (int i = 0; i < n; i++) {
+        cr_assert(order[i] >= 0 && order[i] < n && !seen[order[i]], "not a permutation at %d", i);
+        seen[order[i]] = 1;
+    }
+    for (int i = 0; i + 1 < n; i++)
+        cr_assert_geq(cs_topo_find_channel(t, order[i], order[i + 1]), 0,
+                      "%s: %d and %d are not neighbours", cs_topo_name(t), order[i], order[i + 1]);
+    cr_assert_eq(cs_topo_find_channel(t, order[n - 1], order[0]) >= 0, want_cycle,
+                 "%s: closing pair", cs_topo_name(t));
+    free(order);
+    free(seen);
+}
+
+Test(topo, ring_hints_are_hamiltonian_where_possible)
+{
+    cs_topo_t *t;
+    cs_error_t err;
+    for (int d = 1; d <= 8; d++) {
+        cr_assert_eq(cs_topo_new_hypercube(1 << d, &t, &err), CS_OK);
+        check_ring_hint(t, d >= 2 || (1 << d) == 2);
+        cs_topo_free(t);
+    }
+    for (int R = 2; R <= 7; R++)
+        for (int C = 2; C <= 7; C++) {
+            int even = R % 2 == 0 || C % 2 == 0;
+            cr_assert_eq(cs_topo_new_mesh(R, C, &t, &err), CS_OK);
+            check_ring_hint(t, even);
+            cs_topo_free(t);
+            cr_assert_eq(cs_topo_new_torus(R, C, &t, &err), CS_OK);
+            if (even)
+                check_ring_hint(t, 1);
+            cs_topo_free(t);
+        }
+    cr_assert_eq(cs_topo_new_ring(8, &t, &err), CS_OK);
+    int32_t o[8];
+    cr_assert_eq(cs_topo_ring_hint(t, o), 0, "node order is already the ring");
+    cs_topo_free(t);
+}
