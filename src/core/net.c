@@ -74,8 +74,7 @@ int cs_net_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
     n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);
     for (int c = 0; c < n->nchans; c++) {
         chan_state_t *ch = &n->ch[c];
-        for (int k = 0; k < 3; k++)
-            ch->wq_head[k] = ch->wq_tail[k] = NIL64;
+        ch->wq_head = ch->wq_tail = NIL64;
         ch->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
         ch->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
         ch->wire = np->chan_wire_lat ? np->chan_wire_lat[c] : np->wire_lat;
@@ -400,7 +399,6 @@ uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_
     for (int i = 0; i < h; i++) {
         m->hs[i].chan = n->route_buf[i].chan;
         m->hs[i].vc = n->route_buf[i].vc;
-        m->hs[i].cls = (uint8_t)(i + 1 == h ? 2 : n->route_buf[i].vc);
         m->hs[i].next = NIL64;
     }
     m->npk = (uint32_t)(bytes ? (bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);

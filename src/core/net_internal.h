@@ -16,9 +16,7 @@
 typedef struct hop_state {
     int32_t chan;
     uint8_t vc;
-    uint8_t cls;      /* wait class at this channel: vc (0, 1), or 2 = last hop */
     uint8_t queued;   /* in the channel's wait queue */
-    uint64_t stamp;   /* arrival order in the channel's wait queues */
     uint32_t ready;   /* units whose head reached this hop's input and wait */
     uint32_t sent;    /* units started on this hop */
     uint64_t next;    /* wait-queue link: (msg << 16 | hop) or NIL64 */
@@ -59,10 +57,7 @@ typedef struct msg {
 } msg_t;
 
 typedef struct chan_state {
-    /* packet: waiting (msg, hop) per class: vc 0, vc 1, last hop.  Keeping
-     * the classes apart finds the first waiter whose buffer has room in
-     * O(1) instead of scanning past the ones whose buffer is full. */
-    uint64_t wq_head[3], wq_tail[3];
+    uint64_t wq_head, wq_tail; /* packet: waiting (msg, hop) */
     uint64_t cur;              /* packet: (msg, hop) on the wire */
     int32_t occ[2];            /* packet: downstream buffer use per vc */
     uint8_t busy, stalled;
@@ -101,7 +96,6 @@ struct cs_net {
     uint32_t nmsgs, cap_msgs, free_head;
     int64_t active;
     uint64_t post_seq;
-    uint64_t wq_stamp;
     cs_hop_t *route_buf;
     int max_route;
     /* handlers */

@@ -41,48 +41,37 @@ static inline cs_tick_t unit_ser(const cs_net_t *n, const chan_state_t *c, int64
 static void wq_append(cs_net_t *n, int chan, uint64_t key, hop_state_t *hs)
 {
     chan_state_t *c = &n->ch[chan];
-    int k = hs->cls;
     hs->next = NIL64;
     hs->queued = 1;
-    hs->stamp = n->wq_stamp++;
-    if (c->wq_tail[k] == NIL64)
-        c->wq_head[k] = key;
+    if (c->wq_tail == NIL64)
+        c->wq_head = key;
     else
-        n->msgs[key_msg(c->wq_tail[k])].hs[key_hop(c->wq_tail[k])].next = key;
-    c->wq_tail[k] = key;
+        n->msgs[key_msg(c->wq_tail)].hs[key_hop(c->wq_tail)].next = key;
+    c->wq_tail = key;
 }
 
-static inline hop_state_t *hs_of(cs_net_t *n, uint64_t key)
-{
-    return &n->msgs[key_msg(key)].hs[key_hop(key)];
-}
-
-/* Starts the next unit on channel `chan` if it is idle: the earliest waiter
- * whose downstream buffer (on its virtual channel) has a free slot.  The
- * destination always sinks what reaches it (its receive port is already
- * taken), so last-hop waiters are always eligible. */
+/* Starts the next unit on channel `chan` if it is idle and some waiting
+ * message has buffer space downstream on its virtual channel. */
 static void arbitrate(cs_net_t *n, int chan, cs_tick_t now)
 {
     chan_state_t *c = &n->ch[chan];
-    uint64_t key = NIL64;
+    uint64_t key, prev = NIL64;
     hop_state_t *hs = NULL;
     msg_t *m;
-    int best = -1;
-    if (c->busy)
+    if (c->busy || c->wq_head == NIL64)
         return;
-    for (int k = 0; k < 3; k++) {
-        if (c->wq_head[k] == NIL64)
-            continue;
-        if (k < 2 && n->p.buf_units && c->occ[k] >= n->p.buf_units)
-            continue;
-        hop_state_t *h = hs_of(n, c->wq_head[k]);
-        if (best < 0 || h->stamp < hs->stamp) {
-            best = k;
-            hs = h;
-        }
+    /* the first waiter whose virtual channel has a free slot */
+    for (key = c->wq_head; key != NIL64; prev = key, key = hs->next) {
+        const msg_t *wm = &n->msgs[key_msg(key)];
+        hs = &wm->hs[key_hop(key)];
+        /* the destination always sinks what reaches it (its receive port
+         * is already taken), so only intermediate buffers limit */
+        if (!n->p.buf_units || (int32_t)key_hop(key) + 1 == wm->nhops ||
+            c->occ[hs->vc] < n->p.buf_units)
+            break;
     }
-    if (best < 0) {
-        if (!c->stalled && (c->wq_head[0] != NIL64 || c->wq_head[1] != NIL64)) {
+    if (key == NIL64) {
+        if (!c->stalled) {
             c->stalled = 1;
             c->stall_since = now;
         }
@@ -92,10 +81,13 @@ static void arbitrate(cs_net_t *n, int chan, cs_tick_t now)
         cs_net_i_record_stall(n, chan, c->stall_since, now - c->stall_since);
         c->stalled = 0;
     }
-    key = c->wq_head[best];
-    c->wq_head[best] = hs->next;
-    if (c->wq_tail[best] == key)
-        c->wq_tail[best] = NIL64;
+    /* unlink */
+    if (prev == NIL64)
+        c->wq_head = hs->next;
+    else
+        n->msgs[key_msg(prev)].hs[key_hop(prev)].next = hs->next;
+    if (c->wq_tail == key)
+        c->wq_tail = prev;
     hs->queued = 0;
 
     uint32_t mid = key_msg(key), h = key_hop(key);
@@ -208,7 +200,7 @@ void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len)
     size_t used = 0;
     for (int c = 0; c < n->nchans && shown < 6; c++) {
         const chan_state_t *ch = &n->ch[c];
-        if (ch->wq_head[0] == NIL64 && ch->wq_head[1] == NIL64 && ch->wq_head[2] == NIL64)
+        if (ch->wq_head == NIL64)
             continue;
         int w = snprintf(buf + used, len - used, "%schannel %d->%d has units waiting (buffer %d/%d)",
                          shown ? ", " : "", cs_topo_channel_src(n->topo, c),
