@@ -840,3 +840,25 @@ Test(cli, snake_order_follows_the_grid)
     cr_expect_eq(json_int(o.out, "channels_listed"), 5, "a chain of 6 ranks on neighbours");
     cli_out_free(&o);
 }
+
+/* The machine's ring hint reaches the algorithm in rank space: a ring
+ * allgather on a 16-node hypercube in natural placement follows the Gray
+ * code, so it uses exactly 16 channels (one per ring edge), each once per
+ * step and never shared; with --order ring the placement itself follows the
+ * ring and the traffic is the same. */
+Test(cli, ring_hint_reaches_the_algorithm)
+{
+    const char *orders[2] = {"natural", "ring"};
+    for (int i = 0; i < 2; i++) {
+        cli_out_t o = RUN("run", "--machine", "alphabeta:topo=hypercube,p=16", "--coll",
+                          "allgather", "--algo", "ring", "--bytes", "1000", "--order", orders[i],
+                          "--validate", "--json", "-", "--no-timing");
+        cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+        cr_expect_eq(json_int(o.out, "channels_listed"), 16, "order %s", orders[i]);
+        cr_expect(strstr(o.out, "\"peak_k\": 2") == NULL, "no channel shared (order %s)",
+                  orders[i]);
+        /* (alpha + beta m)(P-1) with alpha = 1 us, beta = 1 ns, m = 1000 */
+        cr_expect_eq(json_int(o.out, "finish_ticks"), 15LL * (1000000 + 1000 * 1000));
+        cli_out_free(&o);
+    }
+}
