@@ -518,33 +518,34 @@ static void drain(exec_t *x)
     x->draining = 0;
 }
 
-/* net hooks */
+/* net hooks.  Both may re-enter the executor (progress propagates to
+ * streaming ops, which may post messages and so grow x->msgs): they copy what
+ * they need from the message record before calling out. */
 static void hook_progress(void *ctx, uint64_t user, int64_t bytes, cs_tick_t now)
 {
     exec_t *x = ctx;
-    xmsg_t *m = &x->msgs[user];
-    const cs_op_t *so = cs_program_op(x->prog, m->send_op);
+    int32_t sop = x->msgs[user].send_op, rop = x->msgs[user].recv_op;
     (void)now;
-    m->arrived = bytes;
-    if (m->recv_op != NONE)
-        set_progress(x, m->recv_op, bytes);
-    if (so->kind == CS_OP_SEND)
-        set_progress(x, m->send_op, bytes);
+    x->msgs[user].arrived = bytes;
+    if (rop != NONE)
+        set_progress(x, rop, bytes);
+    if (cs_program_op(x->prog, sop)->kind == CS_OP_SEND)
+        set_progress(x, sop, bytes);
     drain(x);
 }
 
 static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
 {
     exec_t *x = ctx;
-    xmsg_t *m = &x->msgs[user];
-    int32_t sop = m->send_op, rop = m->recv_op;
+    int32_t sop = x->msgs[user].send_op, rop = x->msgs[user].recv_op;
+    int64_t bytes = x->msgs[user].bytes;
     (void)now;
-    m->done = 1;
-    m->arrived = m->bytes;
+    x->msgs[user].done = 1;
+    x->msgs[user].arrived = bytes;
     if (--x->ops[sop].pending == 0)
         on_done(x, sop);
     if (rop != NONE) {
-        set_progress(x, rop, m->bytes);
+        set_progress(x, rop, bytes);
         recv_maybe_done(x, rop);
     }
     drain(x);
@@ -558,8 +559,6 @@ static int report_stuck(exec_t *x)
     size_t used = 0;
     int shown = 0, nranks = cs_program_nranks(x->prog), stuck_ranks = 0;
     int32_t nops = cs_program_nops(x->prog);
-    if (cs_net_active(x->net) > 0)
-        return cs_net_explain_stuck(x->net, x->err);
     /* one line per stuck rank: its first unfinished op and why */
     int32_t *first_op = cs_malloc((size_t)nranks * sizeof *first_op);
     for (int r = 0; r < nranks; r++)
@@ -597,12 +596,19 @@ static int report_stuck(exec_t *x)
         shown++;
     }
     free(first_op);
+    /* units left in the network: say where, after the ranks */
+    char net[CS_ERROR_MSG_MAX] = "";
+    if (cs_net_active(x->net) > 0) {
+        cs_error_t e;
+        cs_net_explain_stuck(x->net, &e);
+        snprintf(net, sizeof net, "; %.400s", e.msg);
+    }
     return cs_error_set(x->err, CS_ERR_DEADLOCK,
-                        "%s%sdeadlock at t=%lld: %d of %d ops never completed on %d rank(s): %s%s",
+                        "%s%sdeadlock at t=%lld: %d of %d ops never completed on %d rank(s): %s%s%.300s",
                         cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
                         cs_program_source(x->prog) ? ": " : "", (long long)cs_sim_now(x->sim),
                         nops - x->done_ops, nops, stuck_ranks, buf,
-                        shown < stuck_ranks ? "; ..." : "");
+                        shown < stuck_ranks ? "; ..." : "", net);
 }
 
 static int report_unreceived(exec_t *x)
@@ -648,6 +654,19 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
+    /* limits, checked before anything runs: packet mode counts units in 32 bits */
+    if (o->mode == CS_NET_PACKET)
+        for (int32_t i = 0; i < nops; i++) {
+            const cs_op_t *op = cs_program_op(prog, i);
+            if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= (int64_t)UINT32_MAX) {
+                char d[200];
+                cs_program_describe(prog, i, d, sizeof d);
+                return cs_error_set(err, CS_ERR_RANGE,
+                                    "rank %d: %s has more than 2^32 units of %lld bytes; use a "
+                                    "larger packet or fluid mode",
+                                    op->rank, d, (long long)env->net->unit_bytes);
+            }
+        }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&x, 0, sizeof x);
     x.env = env;

@@ -139,7 +139,8 @@ void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets)
 {
     CS_ASSERT(width > 0 && max_buckets >= 2);
     n->bucket_w = width;
-    n->bucket_max = max_buckets;
+    /* even, so that merging neighbours in pairs never drops a last bucket */
+    n->bucket_max = max_buckets + (max_buckets & 1);
     n->bucket_n = 0;
     n->buckets = cs_calloc((size_t)n->nchans + 1, sizeof *n->buckets);
 }
@@ -325,29 +326,25 @@ static void start_message(cs_net_t *n, uint32_t id)
     cs_sim_at(n->sim, cs_sim_now(n->sim) + n->p.send_overhead, n->h_overhead, id, 0);
 }
 
-/* After ports were released at src (send) and dst (recv): start the oldest
- * waiting messages that can now go. */
+/* After ports were released at src (send) and dst (recv): start waiting
+ * messages that can now go, oldest first across both wait lists (a message
+ * may be in both; it is started once). */
 static void ports_released(cs_net_t *n, int src, int dst)
 {
-    for (uint32_t id = n->src_wait_head[src]; id != NIL32;) {
-        uint32_t next = n->msgs[id].src_next;
-        if (ports_free(n, &n->msgs[id])) {
+    uint32_t a = n->src_wait_head[src], b = n->dst_wait_head[dst];
+    while (a != NIL32 || b != NIL32) {
+        uint32_t id;
+        if (b == NIL32 || (a != NIL32 && n->msgs[a].post_seq <= n->msgs[b].post_seq)) {
+            id = a;
+            a = n->msgs[a].src_next;
+        } else {
+            id = b;
+            b = n->msgs[b].dst_next;
+        }
+        if (n->msgs[id].state == MSG_WAIT_PORTS && ports_free(n, &n->msgs[id])) {
             wait_remove(n, id);
             start_message(n, id);
-            if (n->p.send_ports && n->send_busy[src] >= n->p.send_ports)
-                break;
         }
-        id = next;
-    }
-    for (uint32_t id = n->dst_wait_head[dst]; id != NIL32;) {
-        uint32_t next = n->msgs[id].dst_next;
-        if (ports_free(n, &n->msgs[id])) {
-            wait_remove(n, id);
-            start_message(n, id);
-            if (n->p.recv_ports && n->recv_busy[dst] >= n->p.recv_ports)
-                break;
-        }
-        id = next;
     }
 }
 
@@ -401,8 +398,10 @@ uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_
         m->hs[i].vc = n->route_buf[i].vc;
         m->hs[i].next = NIL64;
     }
+    /* packet mode counts units in 32 bits (the executor checks sizes before a
+     * run); fluid mode does not use the count */
+    CS_ASSERT(n->mode == CS_NET_FLUID || bytes / n->p.unit_bytes < UINT32_MAX);
     m->npk = (uint32_t)(bytes ? (bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
-    CS_ASSERT(bytes / n->p.unit_bytes < UINT32_MAX);
     n->active++;
     if (src == dst) {
         /* a message to oneself is a local copy: it uses no port and pays

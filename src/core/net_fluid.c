@@ -84,6 +84,9 @@ static void advance(cs_net_t *n, msg_t *m)
     cs_tick_t now = cs_sim_now(n->sim);
     if (now > m->last) {
         m->remaining -= m->rate * (double)(now - m->last);
+        /* never past the gate (a step rounds up to whole ticks) */
+        if (m->gate < m->bytes && m->remaining < (double)(m->bytes - m->gate))
+            m->remaining = (double)(m->bytes - m->gate);
         if (m->remaining < 0)
             m->remaining = 0;
     }
@@ -347,12 +350,22 @@ static void on_step(void *ctx, const cs_event_t *ev)
     if (m->state != MSG_ACTIVE || ev->b != m->version)
         return; /* superseded by a recomputation */
     advance(n, m);
-    if (m->remaining <= tol(m)) {
+    /* A target (the end, the gate, the next unit) that is due within this
+     * very tick counts as reached: on an (almost) infinitely fast channel the
+     * step would otherwise land on the same tick forever. */
+    double end = (double)(m->gate < m->bytes ? m->gate : m->bytes);
+    if (transferred(m) < end && ticks_to(m, end) == 0)
+        m->remaining = (double)m->bytes - end;
+    if (m->gate >= m->bytes && m->remaining <= tol(m)) {
         m->remaining = 0;
         flow_done(n, id);
         return;
     }
     if (m->watch) {
+        double next_unit = (floor((transferred(m) + tol(m)) / (double)n->p.unit_bytes) + 1) *
+                           (double)n->p.unit_bytes;
+        if (next_unit < end && ticks_to(m, next_unit) == 0)
+            m->remaining = (double)m->bytes - next_unit;
         int64_t units = (int64_t)floor((transferred(m) + tol(m)) / (double)n->p.unit_bytes);
         int64_t b = units * n->p.unit_bytes;
         if (b > m->reported) {

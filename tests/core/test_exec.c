@@ -285,3 +285,60 @@ Test(exec, self_message_is_a_free_local_copy)
         cs_program_free(p);
     }
 }
+
+/* Regression: progress hooks re-enter the executor (a send to oneself that
+ * streams from a recv completes inside the hook and enables more than a
+ * thousand new messages, which grows the message table): no stale pointer
+ * may be used afterwards.  The ASan build of the suite catches it. */
+Test(exec, hooks_survive_message_table_growth)
+{
+    for (int mi = 0; mi < 2; mi++) {
+        cs_program_t *p = cs_program_new(2);
+        cs_exec_result_t res;
+        cs_error_t err;
+        cs_program_send(p, 1, 0, 100, 0);
+        int32_t r = cs_program_recv(p, 0, 1, 100, 0);
+        int32_t self = cs_program_send(p, 0, 0, 100, 1);
+        cs_program_dep(p, self, r, CS_DEP_STREAM);
+        cs_program_recv(p, 0, 0, 100, 1);
+        for (int i = 0; i < 1100; i++) {
+            int32_t t = cs_program_send(p, 0, 1, 0, 2);
+            cs_program_dep(p, t, self, CS_DEP_AFTER);
+            cs_program_recv(p, 1, 0, 0, 2);
+        }
+        cr_assert_eq(run(p, mi ? CS_NET_FLUID : CS_NET_PACKET, &res, &err), CS_OK, "%s", err.msg);
+        cs_exec_result_destroy(&res);
+        cs_program_free(p);
+    }
+}
+
+/* A deadlock with a message still in flight names the unmatched recv too. */
+Test(exec, deadlock_report_names_ranks_even_with_messages_in_flight)
+{
+    cs_program_t *p = cs_program_new(3);
+    cs_exec_result_t res;
+    cs_error_t err;
+    int32_t r = cs_program_recv(p, 1, 2, 16, 0); /* never matched */
+    int32_t f = cs_program_send(p, 1, 0, 16, 0);
+    cs_program_dep(p, f, r, CS_DEP_STREAM);
+    cs_program_recv(p, 0, 1, 16, 0);
+    cr_assert_eq(run(p, CS_NET_PACKET, &res, &err), CS_ERR_DEADLOCK);
+    cr_assert(strstr(err.msg, "rank 1") && strstr(err.msg, "recv 16b from 2"), "%s", err.msg);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+}
+
+/* Limits are checked before the run: more than 2^32 units is an error. */
+Test(exec, too_many_units_is_a_clear_error)
+{
+    cs_program_t *p = cs_program_new(2);
+    cs_exec_result_t res;
+    cs_error_t err;
+    np.unit_bytes = 1;
+    cs_program_send(p, 0, 1, (int64_t)1 << 33, 0);
+    cs_program_recv(p, 1, 0, (int64_t)1 << 33, 0);
+    cr_assert_eq(run(p, CS_NET_PACKET, &res, &err), CS_ERR_RANGE);
+    cr_assert(strstr(err.msg, "2^32 units"), "%s", err.msg);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+}

@@ -284,3 +284,123 @@ Test(net, zero_byte_message)
         cs_topo_free(s.topo);
     }
 }
+
+/* ---- regressions found in review ---------------------------------------- */
+
+static cs_tick_t started_at[8];
+static void note_start(void *c, uint64_t u, cs_tick_t now)
+{
+    (void)c;
+    started_at[u] = now;
+}
+
+/* Freed ports go to waiting messages in posting order across the source's
+ * and the destination's wait lists: Y (posted before X) gets node 2's
+ * receive port first. */
+Test(net, ports_go_in_posting_order)
+{
+    cs_topo_t *topo;
+    cs_error_t err;
+    cs_net_params_t np;
+    cs_net_t *n;
+    cs_net_hooks_t h = {0};
+    cs_topo_new_complete(3, &topo, &err);
+    cs_net_params_default(&np);
+    cs_sim_t *s = cs_sim_new(CS_QUEUE_DEFAULT);
+    h.started = note_start;
+    cr_assert_eq(cs_net_new(s, topo, &np, CS_NET_PACKET, &h, &n, &err), CS_OK);
+    cs_net_post(n, 0, 2, 100, 100, 0, 0); /* A */
+    cs_net_post(n, 1, 2, 100, 100, 0, 1); /* Y: waits for 2's receive port */
+    cs_net_post(n, 0, 2, 100, 100, 0, 2); /* X: waits for both ports */
+    cs_sim_run(s);
+    cr_assert_eq(started_at[0], 0);
+    cr_assert_eq(started_at[1], 100, "Y, posted first, goes second");
+    cr_assert_eq(started_at[2], 200);
+    cs_net_free(n);
+    cs_sim_free(s);
+    cs_topo_free(topo);
+}
+
+/* Fluid mode on infinitely fast channels (beta = 0) finishes, like packet
+ * mode, instead of stepping forever on one tick. */
+Test(net, fluid_infinitely_fast_channel)
+{
+    for (int mi = 0; mi < 2; mi++) {
+        setup_t s = line_setup(4, 500, 0, 0, 64);
+        flow_t f[2] = {{0, 3, 1 << 20}, {1, 3, 1000}};
+        cs_tick_t end[2];
+        run_flows(&s, modes[mi], f, 2, end, NULL);
+        cr_assert_eq(end[0], 500, "mode %d", mi);
+        cr_assert_eq(end[1], 1000, "mode %d: after the first releases the receive port", mi);
+        cs_topo_free(s.topo);
+    }
+}
+
+static int completed_flag;
+static void note_done(void *c, uint64_t u, cs_tick_t now)
+{
+    (void)c;
+    (void)u;
+    (void)now;
+    completed_flag = 1;
+}
+
+/* A flow whose gate is never raised never completes, even when the missing
+ * bytes are below the floating-point tolerance of a huge message. */
+Test(net, fluid_gate_holds_huge_messages)
+{
+    for (int mi = 0; mi < 2; mi++) {
+        cs_topo_t *topo;
+        cs_error_t err;
+        cs_net_params_t np;
+        cs_net_t *n;
+        cs_net_hooks_t h = {0};
+        cs_topo_new_line(2, &topo, &err);
+        cs_net_params_default(&np);
+        np.unit_bytes = 1 << 20;
+        cs_sim_t *s = cs_sim_new(CS_QUEUE_DEFAULT);
+        h.completed = note_done;
+        completed_flag = 0;
+        cr_assert_eq(cs_net_new(s, topo, &np, modes[mi], &h, &n, &err), CS_OK);
+        cs_net_post(n, 0, 1, 1000000000, 1000000000 - 1, 0, 0);
+        cs_sim_run(s);
+        cr_assert_eq(completed_flag, 0, "mode %d completed without its last byte", mi);
+        cr_assert_eq(cs_net_active(n), 1);
+        cs_net_free(n);
+        cs_sim_free(s);
+        cs_topo_free(topo);
+    }
+}
+
+/* An odd bucket count loses nothing when buckets merge. */
+Test(net, buckets_conserve_bytes)
+{
+    for (int nb = 2; nb <= 7; nb++) {
+        setup_t s = line_setup(2, 0, 1, 0, 64);
+        cs_program_t *p = cs_program_new(2);
+        cs_error_t err;
+        cs_exec_env_t env = {s.topo, &s.np, 0, 1, 1e-12};
+        cs_exec_opts_t o;
+        cs_exec_result_t res;
+        cs_program_send(p, 0, 1, 12288, 0);
+        cs_program_recv(p, 1, 0, 12288, 0);
+        cs_program_finalize(p, &err);
+        cs_exec_opts_default(&o);
+        o.bucket_width = 100;
+        o.max_buckets = nb;
+        cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK);
+        int64_t bytes = 0, busy = 0;
+        for (int b = 0; b < cs_net_bucket_count(res.net); b++) {
+            const cs_chan_stats_t *st = cs_net_chan_bucket(res.net, 0, b);
+            if (st) {
+                bytes += st->bytes;
+                busy += st->busy;
+            }
+        }
+        cr_assert_eq(bytes, 12288, "max_buckets %d", nb);
+        cr_assert_eq(busy, cs_net_chan_stats(res.net, 0)->busy);
+        cs_exec_result_destroy(&res);
+        cs_program_free(p);
+        cs_topo_free(s.topo);
+    }
+}
