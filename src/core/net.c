@@ -345,6 +345,12 @@ static void ports_released(cs_net_t *n, int src, int dst)
             wait_remove(n, id);
             start_message(n, id);
         }
+        /* every waiter of the source's list needs its send port, every
+         * waiter of the destination's list its receive port */
+        if (n->p.send_ports && n->send_busy[src] >= n->p.send_ports)
+            a = NIL32;
+        if (n->p.recv_ports && n->recv_busy[dst] >= n->p.recv_ports)
+            b = NIL32;
     }
 }
 
