@@ -595,14 +595,9 @@ int cs_app_cmd_run(int argc, char **argv)
             rc = run_check_fits(&a, m, p, &err);
     }
     if (rc == CS_OK) {
-        cs_exec_env_t env = {
-            .topo = m->topo,
-            .net = &m->net,
-            .reduce_num = m->reduce_num,
-            .reduce_den = m->reduce_den,
-            .tick_seconds = m->tick_seconds,
-        };
+        cs_exec_env_t env;
         cs_exec_opts_t opts;
+        cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&opts);
         opts.mode = a.mode;
         opts.queue = a.queue;

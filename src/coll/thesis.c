@@ -617,6 +617,15 @@ static int build_naive(cs_coll_builder_t *b, cs_error_t *err)
     return rc;
 }
 
+/* Line x of a 2D phase, starting at the root's row or column: phase 0
+ * walks column x down from row ri, phase 1 row x right from column cj. */
+static void grid_line(int phase, int x, int ri, int cj, int rows, int cols, int32_t *L)
+{
+    int len = phase ? cols : rows;
+    for (int v = 0; v < len; v++)
+        L[v] = phase ? x * cols + (cj + v) % cols : ((ri + v) % rows) * cols + x;
+}
+
 /* §7.4: naive allreduce on every column (to the root's row), then on every
  * row (to the root's column).  A PE starts its row phase once its column
  * phase is complete (the thesis adds the two times). */
@@ -637,14 +646,12 @@ static int build_2d_naive(cs_coll_builder_t *b, cs_error_t *err)
         rtree_t t;
         tree_init(&t, a->P);
         for (int x = 0; x < lines; x++) {
-            for (int v = 0; v < len; v++)
-                L[v] = phase ? x * cols + (cj + v) % cols : ((ri + v) % rows) * cols + x;
+            grid_line(phase, x, ri, cj, rows, cols, L);
             pattern_apply(&t, L, len, &o.c);
         }
         emit_forest(b, &t, a->bytes, o.stream, phase ? TAG_REDUCE2 : TAG_REDUCE, final);
         for (int x = 0; x < lines; x++) {
-            for (int v = 0; v < len; v++)
-                L[v] = phase ? x * cols + (cj + v) % cols : ((ri + v) % rows) * cols + x;
+            grid_line(phase, x, ri, cj, rows, cols, L);
             emit_mcast(b, &t, L[0], L, len, a->bytes, phase ? TAG_BCAST2 : TAG_BCAST, o.stream,
                        final[L[0]]);
         }

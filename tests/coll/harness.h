@@ -58,9 +58,9 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
     args = (cs_coll_args_t){a->kind, P, bytes, root, r.m->net.unit_bytes, &hints, op};
     r.rc = cs_coll_build(a, &args, &r.prog, &r.err);
     if (!r.rc) {
-        cs_exec_env_t env = {r.m->topo, &r.m->net, r.m->reduce_num, r.m->reduce_den,
-                             r.m->tick_seconds};
+        cs_exec_env_t env;
         cs_exec_opts_t o;
+        cs_machine_exec_env(r.m, &env);
         cs_coll_check_t *chk = NULL;
         cs_exec_opts_default(&o);
         o.mode = mode;

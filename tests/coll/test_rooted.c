@@ -714,7 +714,8 @@ static int run_custom(cs_coll_kind_t kind, int (*build)(cs_coll_builder_t *, cs_
     cr_assert_eq(cs_machine_new("alphabeta:topo=complete,p=6", &m, err), CS_OK);
     args = (cs_coll_args_t){kind, 6, 100, 0, m->net.unit_bytes, &hints, NULL};
     cr_assert_eq(cs_coll_build(&algo, &args, &p, err), CS_OK, "%s", err->msg);
-    cs_exec_env_t env = {m->topo, &m->net, m->reduce_num, m->reduce_den, m->tick_seconds};
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&o);
     cr_assert_eq(cs_coll_check_new(&args, p, 7, &chk, err), CS_OK);
     o.observer = cs_coll_check_observer(chk);
@@ -743,48 +744,17 @@ Test(rooted, validation_catches_a_dropped_contribution_and_a_misplaced_block)
 static h_run_t run_with_ring(const char *topo, const char *coll, const char *algo, int P, int64_t n,
                              int root, const char *opts, const int32_t *ring, cs_net_mode_t mode)
 {
-    h_run_t r;
     cs_coll_kind_t kind;
     const cs_coll_algo_t *a;
-    cs_spec_t ospec, *op = NULL;
     cs_coll_hints_t hints;
-    cs_coll_args_t args;
+    cs_error_t err;
     char s[128];
-    memset(&r, 0, sizeof r);
     snprintf(s, sizeof s, "alphabeta:topo=%s,p=%d", topo, P);
-    cr_assert_eq(cs_machine_new(s, &r.m, &r.err), CS_OK);
-    cr_assert_eq(cs_coll_parse(coll, &kind, &r.err), CS_OK);
-    cr_assert_eq(cs_coll_find(kind, algo, &a, &r.err), CS_OK);
-    if (opts) {
-        char text[256];
-        snprintf(text, sizeof text, "opts:%s", opts);
-        cr_assert_eq(cs_spec_parse(text, &ospec, &r.err), CS_OK);
-        op = &ospec;
-    }
+    cr_assert_eq(cs_coll_parse(coll, &kind, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(kind, algo, &a, &err), CS_OK);
     memset(&hints, 0, sizeof hints);
     hints.ring = ring;
-    args = (cs_coll_args_t){kind, P, n, root, r.m->net.unit_bytes, &hints, op};
-    r.rc = cs_coll_build(a, &args, &r.prog, &r.err);
-    if (!r.rc) {
-        cs_exec_env_t env = {r.m->topo, &r.m->net, r.m->reduce_num, r.m->reduce_den,
-                             r.m->tick_seconds};
-        cs_exec_opts_t o;
-        cs_coll_check_t *chk = NULL;
-        cs_exec_opts_default(&o);
-        o.mode = mode;
-        r.rc = cs_coll_check_new(&args, r.prog, 99, &chk, &r.err);
-        if (!r.rc) {
-            o.observer = cs_coll_check_observer(chk);
-            r.rc = cs_exec_run(&env, r.prog, &o, &r.res, &r.err);
-        }
-        if (!r.rc)
-            r.rc = cs_coll_check_verify(chk, &r.err);
-        cs_coll_check_free(chk);
-        r.finish = r.res.finish;
-    }
-    if (op)
-        cs_spec_destroy(op);
-    return r;
+    return h_run_algo(s, a, P, n, root, opts, mode, 1, &hints);
 }
 
 Test(rooted, pipelined_and_ring_algorithms_follow_a_scrambled_ring_hint)
