@@ -37,7 +37,10 @@ typedef struct op_state {
     int32_t next;      /* posted-recv list link, or cpu queue link */
     int32_t pending;   /* mcast: messages not yet completed */
     int64_t progress;  /* bytes: recv arrived, send delivered, calc processed */
+    int64_t rate;      /* progress grows by `rate` bytes per tick after `ref` */
     int64_t gate;      /* streaming: bytes allowed by stream predecessors */
+    int64_t gate_rate; /* ... growing by gate_rate bytes per tick after `ref` */
+    cs_tick_t ref, gate_ref;
     cs_tick_t busy_until; /* streaming calc: chunk in progress ends */
 } op_state_t;
 
@@ -47,6 +50,8 @@ typedef struct xmsg {
     int32_t tag;
     int32_t next;     /* unexpected list link */
     int64_t bytes, arrived;
+    int64_t rate;     /* arrived grows by rate bytes per tick after ref */
+    cs_tick_t ref;
     uint64_t token;   /* observer's snapshot of the content */
     uint32_t net_id;
     uint8_t done;
@@ -76,7 +81,7 @@ typedef struct exec {
     int watch;          /* program has streaming deps: report unit progress */
     int32_t done_ops;
     double calc_scale;  /* program time unit -> ticks */
-    uint32_t h_calc;
+    uint32_t h_calc, h_wake;
     const cs_exec_observer_t *obs;
     int err_code;
     cs_error_t *err;
@@ -172,43 +177,82 @@ static void on_done(exec_t *x, int32_t op)
 
 /* ---- streaming ------------------------------------------------------- */
 
-/* Bytes of `op` that its stream predecessors allow so far. */
-static int64_t stream_gate(exec_t *x, int32_t op)
+/* A ramp value at `now`: base + rate * (now - ref), capped at `cap`. */
+static int64_t ramp_at(int64_t base, int64_t rate, cs_tick_t ref, cs_tick_t now, int64_t cap)
+{
+    if (rate > 0 && now > ref) {
+        __int128 v = (__int128)base + (__int128)rate * (now - ref);
+        return v >= cap ? cap : (int64_t)v;
+    }
+    return base < cap ? base : cap;
+}
+
+static int64_t progress_now(exec_t *x, int32_t op)
+{
+    const op_state_t *s = &x->ops[op];
+    return ramp_at(s->progress, s->rate, s->ref, cs_sim_now(x->sim),
+                   cs_program_op(x->prog, op)->bytes);
+}
+
+/* Bytes of `op` that its stream predecessors allow now, and the rate at
+ * which that grows: the smallest progress among the unfinished
+ * predecessors, growing at the smallest of their rates (exact for one
+ * predecessor; for several it may lag until the next progress report,
+ * which every rate change triggers). */
+static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
 {
     int n;
     const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
-    int64_t size = cs_program_op(x->prog, op)->bytes, g = size;
+    int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
     for (int i = 0; i < n; i++) {
         if (pred[i].kind != CS_DEP_STREAM)
             continue;
         const cs_op_t *po = cs_program_op(x->prog, pred[i].op);
-        int64_t p = x->ops[pred[i].op].progress;
-        if (p < po->bytes && p < g)
+        int64_t p = progress_now(x, pred[i].op);
+        if (p >= po->bytes)
+            continue;
+        if (p < g)
             g = p;
+        if (x->ops[pred[i].op].rate < r)
+            r = x->ops[pred[i].op].rate;
     }
+    *rate = g < size && r != INT64_MAX ? r : 0;
     return g;
 }
 
 static void calc_continue(exec_t *x, int32_t op);
 
+static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate);
+
 static void regate(exec_t *x, int32_t op)
 {
     op_state_t *s = &x->ops[op];
     const cs_op_t *o = cs_program_op(x->prog, op);
-    int64_t g;
+    cs_tick_t now = cs_sim_now(x->sim);
+    int64_t r, g;
     if (s->state != OP_STARTED)
         return;
-    g = stream_gate(x, op);
-    if (g <= s->gate)
+    g = stream_gate(x, op, &r);
+    if (g == ramp_at(s->gate, s->gate_rate, s->gate_ref, now, o->bytes) && r == s->gate_rate)
         return;
     s->gate = g;
-    if (o->kind == CS_OP_SEND) {
-        cs_net_gate(x->net, x->msgs[s->msg].net_id, g);
-    } else if (o->kind == CS_OP_MCAST) {
-        for (int i = 0; i < o->npeers; i++)
-            cs_net_gate(x->net, x->msgs[s->msg + i].net_id, g);
+    s->gate_rate = r;
+    s->gate_ref = now;
+    if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
+        int n = o->kind == CS_OP_SEND ? 1 : o->npeers;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || x->msgs[s->msg + i].net_id != x->msgs[s->msg + i - 1].net_id)
+                cs_net_gate_rate(x->net, x->msgs[s->msg + i].net_id, g, r);
     } else if (o->kind == CS_OP_CALC) {
-        calc_continue(x, op);
+        if (x->env->reduce_num == 0 && o->ticks == 0) {
+            /* free reduction (the Cerebras add is part of the send or
+             * store): the calc passes its gate straight on */
+            set_progress(x, op, g, r);
+            if (g >= o->bytes)
+                cs_sim_at(x->sim, now, x->h_calc, (uint32_t)op, 0);
+        } else {
+            calc_continue(x, op);
+        }
     }
 }
 
@@ -221,11 +265,15 @@ static void propagate_progress(exec_t *x, int32_t op)
             regate(x, succ[i].op);
 }
 
-static void set_progress(exec_t *x, int32_t op, int64_t bytes)
+static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
 {
-    if (bytes <= x->ops[op].progress)
+    op_state_t *s = &x->ops[op];
+    cs_tick_t now = cs_sim_now(x->sim);
+    if (bytes < progress_now(x, op) || (bytes == progress_now(x, op) && rate == s->rate))
         return;
-    x->ops[op].progress = bytes;
+    s->progress = bytes;
+    s->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;
+    s->ref = now;
     propagate_progress(x, op);
 }
 
@@ -262,9 +310,9 @@ static void calc_begin(exec_t *x, int32_t op)
     r->cpu_op = op;
     on_started(x, op);
     if (o->bytes > 0 && has_stream_preds(x, op)) {
-        x->ops[op].gate = stream_gate(x, op);
+        x->ops[op].gate = -1; /* so that regate takes the first gate */
         x->ops[op].busy_until = -1;
-        calc_continue(x, op);
+        regate(x, op);
         return;
     }
     cs_sim_at(x->sim, now + calc_fixed_ticks(x, o) + reduce_ticks(x, o->bytes), x->h_calc,
@@ -277,13 +325,23 @@ static void calc_continue(exec_t *x, int32_t op)
     op_state_t *s = &x->ops[op];
     const cs_op_t *o = cs_program_op(x->prog, op);
     int64_t chunk;
+    cs_tick_t now = cs_sim_now(x->sim);
+    int64_t want = o->bytes - s->progress;
     if (s->busy_until >= 0 || s->progress >= o->bytes)
         return;
-    chunk = s->gate - s->progress;
+    if (want > x->env->net->unit_bytes)
+        want = x->env->net->unit_bytes;
+    chunk = ramp_at(s->gate, s->gate_rate, s->gate_ref, now, o->bytes) - s->progress;
+    if (chunk < want && s->gate_rate > 0) {
+        /* the gate is rising: come back when a whole unit is there */
+        s->busy_until = now + (want - chunk + s->gate_rate - 1) / s->gate_rate;
+        cs_sim_at(x->sim, s->busy_until, x->h_wake, (uint32_t)op, 0);
+        return;
+    }
     if (chunk <= 0)
         return;
-    if (chunk > x->env->net->unit_bytes)
-        chunk = x->env->net->unit_bytes;
+    if (chunk > want)
+        chunk = want;
     s->busy_until = cs_sim_now(x->sim) + reduce_ticks(x, s->progress + chunk) -
                     reduce_ticks(x, s->progress);
     cs_sim_at(x->sim, s->busy_until, x->h_calc, (uint32_t)op, (uint64_t)chunk);
@@ -302,6 +360,14 @@ static void cpu_next(exec_t *x, int rank)
     }
 }
 
+static void on_wake(void *ctx, const cs_event_t *ev)
+{
+    exec_t *x = ctx;
+    x->ops[ev->a].busy_until = -1;
+    calc_continue(x, (int32_t)ev->a);
+    drain(x);
+}
+
 static void on_calc_event(void *ctx, const cs_event_t *ev)
 {
     exec_t *x = ctx;
@@ -310,7 +376,7 @@ static void on_calc_event(void *ctx, const cs_event_t *ev)
     const cs_op_t *o = cs_program_op(x->prog, op);
     if (ev->b) { /* a streamed chunk finished */
         s->busy_until = -1;
-        set_progress(x, op, s->progress + (int64_t)ev->b);
+        set_progress(x, op, s->progress + (int64_t)ev->b, 0);
         if (s->progress < o->bytes) {
             calc_continue(x, op);
             drain(x);
@@ -364,8 +430,9 @@ static void match(exec_t *x, int32_t rop, int32_t mid)
     }
     m->recv_op = rop;
     x->ops[rop].msg = mid;
-    if (m->arrived)
-        set_progress(x, rop, m->arrived);
+    if (m->arrived || m->rate)
+        set_progress(x, rop, ramp_at(m->arrived, m->rate, m->ref, cs_sim_now(x->sim), m->bytes),
+                     m->rate);
     recv_maybe_done(x, rop);
 }
 
@@ -413,45 +480,65 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
     r->unexp_tail = mid;
 }
 
-static void post_message(exec_t *x, int32_t op, int dst_rank, int64_t gate, int32_t mid_slot)
+static void take_token(exec_t *x, int32_t op, int32_t mid)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
-    int32_t mid = mid_slot;
     if (x->obs && o->data >= 0)
         x->msgs[mid].token = x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
-    x->msgs[mid].net_id = cs_net_post(x->net, x->node[o->rank], x->node[dst_rank], o->bytes, gate,
-                                     x->watch, (uint64_t)mid);
-    x->res->messages++;
-    deliver_to_matching(x, mid);
 }
 
 static void start_send(exec_t *x, int32_t op)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
     op_state_t *s = &x->ops[op];
-    int64_t gate = has_stream_preds(x, op) ? stream_gate(x, op) : o->bytes;
+    int64_t rate = 0;
+    int64_t gate = has_stream_preds(x, op) ? stream_gate(x, op, &rate) : o->bytes;
+    int n = o->kind == CS_OP_SEND ? 1 : o->npeers;
+    const int32_t *peers = o->kind == CS_OP_SEND ? &o->peer : cs_program_mcast_peers(x->prog, o);
+    int32_t first = NONE;
     s->gate = gate;
-    if (o->kind == CS_OP_SEND) {
-        s->msg = new_msg(x, op, o->rank, o->peer, o->tag, o->bytes);
-        s->pending = 1;
-        on_started(x, op);
-        post_message(x, op, o->peer, gate, s->msg);
-    } else {
-        /* mcast without hardware support: unicasts posted in destination
-         * order; the send port serialises them */
-        const int32_t *peers = cs_program_mcast_peers(x->prog, o);
-        int32_t first = NONE;
-        for (int i = 0; i < o->npeers; i++) {
-            int32_t mid = new_msg(x, op, o->rank, peers[i], o->tag, o->bytes);
-            if (first == NONE)
-                first = mid;
-        }
-        s->msg = first;
-        s->pending = o->npeers;
-        on_started(x, op);
-        for (int i = 0; i < o->npeers; i++)
-            post_message(x, op, peers[i], gate, first + i);
+    s->gate_rate = rate;
+    s->gate_ref = cs_sim_now(x->sim);
+    for (int i = 0; i < n; i++) {
+        int32_t mid = new_msg(x, op, o->rank, peers[i], o->tag, o->bytes);
+        if (first == NONE)
+            first = mid;
     }
+    s->msg = first;
+    s->pending = n;
+    on_started(x, op);
+    for (int i = 0; i < n; i++)
+        take_token(x, op, first + i);
+    if (n > 1 && cs_net_has_mcast(x->net)) {
+        /* the network copies it (router fan-out): one post */
+        int *dst = cs_malloc((size_t)n * sizeof *dst);
+        uint64_t *users = cs_malloc((size_t)n * sizeof *users);
+        for (int i = 0; i < n; i++) {
+            dst[i] = x->node[peers[i]];
+            users[i] = (uint64_t)(first + i);
+        }
+        uint32_t id = cs_net_post_mcast(x->net, x->node[o->rank], n, dst, o->bytes, gate,
+                                        x->watch, users);
+        for (int i = 0; i < n; i++)
+            x->msgs[first + i].net_id = id;
+        free(dst);
+        free(users);
+        if (rate)
+            cs_net_gate_rate(x->net, id, gate, rate);
+    } else {
+        /* a unicast, or an mcast without network support: unicasts posted in
+         * destination order; the send port serialises them */
+        for (int i = 0; i < n; i++) {
+            uint32_t id = cs_net_post(x->net, x->node[o->rank], x->node[peers[i]], o->bytes, gate,
+                                      x->watch, (uint64_t)(first + i));
+            x->msgs[first + i].net_id = id;
+            if (rate)
+                cs_net_gate_rate(x->net, id, gate, rate);
+        }
+    }
+    x->res->messages += n;
+    for (int i = 0; i < n; i++)
+        deliver_to_matching(x, first + i);
 }
 
 static void start_recv(exec_t *x, int32_t rop)
@@ -521,16 +608,17 @@ static void drain(exec_t *x)
 /* net hooks.  Both may re-enter the executor (progress propagates to
  * streaming ops, which may post messages and so grow x->msgs): they copy what
  * they need from the message record before calling out. */
-static void hook_progress(void *ctx, uint64_t user, int64_t bytes, cs_tick_t now)
+static void hook_progress(void *ctx, uint64_t user, int64_t bytes, int64_t rate, cs_tick_t now)
 {
     exec_t *x = ctx;
     int32_t sop = x->msgs[user].send_op, rop = x->msgs[user].recv_op;
-    (void)now;
     x->msgs[user].arrived = bytes;
+    x->msgs[user].rate = rate;
+    x->msgs[user].ref = now;
     if (rop != NONE)
-        set_progress(x, rop, bytes);
+        set_progress(x, rop, bytes, rate);
     if (cs_program_op(x->prog, sop)->kind == CS_OP_SEND)
-        set_progress(x, sop, bytes);
+        set_progress(x, sop, bytes, rate);
     drain(x);
 }
 
@@ -542,10 +630,11 @@ static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
     (void)now;
     x->msgs[user].done = 1;
     x->msgs[user].arrived = bytes;
+    x->msgs[user].rate = 0;
     if (--x->ops[sop].pending == 0)
         on_done(x, sop);
     if (rop != NONE) {
-        set_progress(x, rop, bytes);
+        set_progress(x, rop, bytes, 0);
         recv_maybe_done(x, rop);
     }
     drain(x);
@@ -655,7 +744,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
     /* limits, checked before anything runs: packet mode counts units in 32 bits */
-    if (o->mode == CS_NET_PACKET)
+    if (o->mode == CS_NET_PACKET && !env->net_new)
         for (int32_t i = 0; i < nops; i++) {
             const cs_op_t *op = cs_program_op(prog, i);
             if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= (int64_t)UINT32_MAX) {
@@ -695,7 +784,8 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     hooks.started = NULL;
     hooks.progress = hook_progress;
     hooks.completed = hook_completed;
-    rc = cs_net_new(x.sim, env->topo, env->net, o->mode, &hooks, &x.net, err);
+    rc = env->net_new ? env->net_new(env->net_ctx, x.sim, &hooks, &x.net, err)
+                      : cs_net_new(x.sim, env->topo, env->net, o->mode, &hooks, &x.net, err);
     if (rc) {
         free(identity);
         return rc;
@@ -704,6 +794,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     if (o->bucket_width > 0)
         cs_net_enable_buckets(x.net, o->bucket_width, o->max_buckets > 1 ? o->max_buckets : 256);
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
+    x.h_wake = cs_sim_register(x.sim, on_wake, &x);
 
     x.ops = cs_calloc((size_t)nops + 1, sizeof *x.ops);
     x.ranks = cs_malloc((size_t)nranks * sizeof *x.ranks);
@@ -728,6 +819,8 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
         cs_sim_run(x.sim);
 
     rc = x.err_code;
+    if (!rc)
+        rc = cs_net_error(x.net, err);
     if (!rc && x.done_ops < nops)
         rc = report_stuck(&x);
     if (!rc)

@@ -32,6 +32,11 @@ typedef struct cs_exec_env {
     int64_t reduce_num, reduce_den; /* calc bytes -> ticks */
     double tick_seconds;            /* to convert calc durations of programs
                                        whose time unit is not the tick */
+    /* A machine's own network engine (see cs_net_ops_t), or NULL for the
+     * channel engine over topo and net. */
+    int (*net_new)(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks,
+                   cs_net_t **out, cs_error_t *err);
+    const void *net_ctx;
 } cs_exec_env_t;
 
 /* Observer of data movement, used by --validate (the coll layer implements

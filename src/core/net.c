@@ -35,7 +35,43 @@ int cs_net_parse_mode(const char *text, cs_net_mode_t *out, cs_error_t *err)
 }
 
 cs_net_mode_t cs_net_mode(const cs_net_t *n) { return n->mode; }
-int64_t cs_net_active(const cs_net_t *n) { return n->active; }
+int64_t cs_net_active(const cs_net_t *n) { return n->ops ? n->ops->active(n->impl) : n->active; }
+
+/* ---- engines supplied by a machine: every entry point forwards --------- */
+
+cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo)
+{
+    cs_net_t *n = cs_calloc(1, sizeof *n);
+    n->ops = ops;
+    n->impl = impl;
+    n->topo = topo;
+    n->nchans = cs_topo_channels(topo);
+    return n;
+}
+
+void *cs_net_custom_impl(const cs_net_t *n) { return n->ops ? n->impl : NULL; }
+
+int cs_net_has_mcast(const cs_net_t *n) { return n->ops != NULL; }
+
+uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64_t bytes,
+                           int64_t gate_bytes, int watch, const uint64_t *users)
+{
+    CS_ASSERT(n->ops);
+    return n->ops->post(n->impl, src, ndst, dst, bytes, gate_bytes, watch, users);
+}
+
+int cs_net_error(const cs_net_t *n, cs_error_t *err)
+{
+    return n->ops && n->ops->error ? n->ops->error(n->impl, err) : CS_OK;
+}
+
+void cs_net_gate_rate(cs_net_t *n, uint32_t msg, int64_t gate_bytes, int64_t rate)
+{
+    if (n->ops)
+        n->ops->gate(n->impl, msg, gate_bytes, rate);
+    else
+        cs_net_gate(n, msg, gate_bytes);
+}
 
 static void on_overhead(void *ctx, const cs_event_t *ev);
 static void on_complete(void *ctx, const cs_event_t *ev);
@@ -113,6 +149,11 @@ void cs_net_free(cs_net_t *n)
 {
     if (!n)
         return;
+    if (n->ops) {
+        n->ops->free(n->impl);
+        free(n);
+        return;
+    }
     for (uint32_t i = 0; i < n->nmsgs; i++)
         free(n->msgs[i].hs);
     if (n->buckets)
@@ -137,6 +178,8 @@ void cs_net_free(cs_net_t *n)
 
 void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets)
 {
+    if (n->ops)
+        return; /* not offered by machine engines (yet): bucket_count stays 0 */
     CS_ASSERT(width > 0 && max_buckets >= 2);
     n->bucket_w = width;
     /* even, so that merging neighbours in pairs never drops a last bucket */
@@ -155,7 +198,10 @@ const cs_chan_stats_t *cs_net_chan_bucket(const cs_net_t *n, int chan, int b)
     return &n->buckets[chan][b];
 }
 
-const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan) { return &n->stats[chan]; }
+const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan)
+{
+    return n->ops ? n->ops->chan_stats(n->impl, chan) : &n->stats[chan];
+}
 
 /* Doubles the bucket width, merging neighbours, until time t fits. */
 static void bucket_grow(cs_net_t *n, cs_tick_t t)
@@ -384,9 +430,13 @@ static uint32_t msg_alloc(cs_net_t *n)
 uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_bytes, int watch,
                      uint64_t user)
 {
-    uint32_t id = msg_alloc(n);
-    msg_t *m = &n->msgs[id];
+    uint32_t id;
+    msg_t *m;
     int h;
+    if (n->ops)
+        return n->ops->post(n->impl, src, 1, &dst, bytes, gate_bytes, watch, &user);
+    id = msg_alloc(n);
+    m = &n->msgs[id];
     CS_ASSERT(src >= 0 && src < n->nnodes && dst >= 0 && dst < n->nnodes && bytes >= 0);
     m->src = src;
     m->dst = dst;
@@ -428,7 +478,12 @@ uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_
 
 void cs_net_gate(cs_net_t *n, uint32_t id, int64_t gate_bytes)
 {
-    msg_t *m = &n->msgs[id];
+    msg_t *m;
+    if (n->ops) {
+        n->ops->gate(n->impl, id, gate_bytes, 0);
+        return;
+    }
+    m = &n->msgs[id];
     if (gate_bytes > m->bytes)
         gate_bytes = m->bytes;
     if (gate_bytes <= m->gate)
@@ -491,7 +546,7 @@ void cs_net_i_arrived(cs_net_t *n, uint32_t id, int64_t bytes_total, cs_tick_t n
     msg_t *m = &n->msgs[id];
     m->arrived = bytes_total;
     if (m->watch && n->hooks.progress) {
-        n->hooks.progress(n->hooks.ctx, m->user, bytes_total, now);
+        n->hooks.progress(n->hooks.ctx, m->user, bytes_total, 0, now);
         m = &n->msgs[id]; /* the hook may have posted messages (msgs may move) */
     }
     if (bytes_total < m->bytes)
@@ -505,6 +560,8 @@ void cs_net_i_arrived(cs_net_t *n, uint32_t id, int64_t bytes_total, cs_tick_t n
 
 int cs_net_explain_stuck(const cs_net_t *n, cs_error_t *err)
 {
+    if (n->ops)
+        return n->ops->explain_stuck(n->impl, err);
     char buf[700] = "";
     int waiting = 0;
     for (uint32_t i = 0; i < n->nmsgs; i++)

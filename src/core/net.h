@@ -78,8 +78,12 @@ typedef struct cs_net_hooks {
     /* Ports taken, overhead begins.  May be NULL. */
     void (*started)(void *ctx, uint64_t user, cs_tick_t now);
     /* Bytes arrived at the destination so far; only for messages posted with
-     * watch = 1.  Called once per unit in packet mode, and at completion. */
-    void (*progress)(void *ctx, uint64_t user, int64_t bytes_arrived, cs_tick_t now);
+     * watch = 1.  Called once per unit in packet mode, and at completion.
+     * `rate` > 0 says that bytes keep arriving at `rate` bytes per tick from
+     * now on until the next call (an engine that moves streams at a steady
+     * rate, like the Cerebras fabric, reports only the changes). */
+    void (*progress)(void *ctx, uint64_t user, int64_t bytes_arrived, int64_t rate,
+                     cs_tick_t now);
     /* Delivered and received (after recv_overhead); ports released. */
     void (*completed)(void *ctx, uint64_t user, cs_tick_t now);
 } cs_net_hooks_t;
@@ -102,6 +106,22 @@ uint32_t cs_net_post(cs_net_t *n, int src, int dst, int64_t bytes, int64_t gate_
                      int watch, uint64_t user);
 /* Raises a message's gate (never lowers it). */
 void cs_net_gate(cs_net_t *n, uint32_t msg, int64_t gate_bytes);
+/* The same with a slope: the gate is gate_bytes now and grows by `rate`
+ * bytes per tick from now on (engines without rate support treat a slope
+ * as 0; only a rate engine reports rates, see hooks.progress). */
+void cs_net_gate_rate(cs_net_t *n, uint32_t msg, int64_t gate_bytes, int64_t rate);
+
+/* Native multicast: one message to `ndst` destinations, which the engine
+ * copies in the network (router fan-out).  Hooks are called per destination
+ * with users[i].  Only where cs_net_has_mcast says so; the executor lowers
+ * mcast to unicasts elsewhere. */
+int cs_net_has_mcast(const cs_net_t *n);
+uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64_t bytes,
+                           int64_t gate_bytes, int watch, const uint64_t *users);
+/* A run-time error inside the engine (a machine limit exceeded), after
+ * which the engine stopped the simulation: copies it and returns its code,
+ * or returns CS_OK. */
+int cs_net_error(const cs_net_t *n, cs_error_t *err);
 
 /* Messages still in the engine (posted, not completed). */
 int64_t cs_net_active(const cs_net_t *n);
@@ -121,6 +141,29 @@ typedef struct cs_chan_stats {
     cs_tick_t stall;     /* ticks with units waiting but no buffer downstream */
     int32_t peak_k;      /* most messages wanting the channel at one time */
 } cs_chan_stats_t;
+/* ---- engines supplied by a machine ----------------------------------
+ * A machine whose network the channel engine above cannot express (the
+ * Cerebras fabric: colors, per-color FIFOs, router multicast) supplies its
+ * own engine through this table; cs_net_new_custom wraps it so that the
+ * executor and the reports see one interface.  Optional entries may be NULL
+ * (no buckets: bucket_count is 0). */
+typedef struct cs_net_ops {
+    const char *name;
+    uint32_t (*post)(void *impl, int src, int ndst, const int *dst, int64_t bytes,
+                     int64_t gate_bytes, int watch, const uint64_t *users);
+    void (*gate)(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate);
+    int64_t (*active)(const void *impl);
+    int (*explain_stuck)(const void *impl, cs_error_t *err);
+    int (*error)(const void *impl, cs_error_t *err);
+    const cs_chan_stats_t *(*chan_stats)(const void *impl, int chan);
+    void (*free)(void *impl);
+} cs_net_ops_t;
+
+/* Wraps an engine; `impl` is owned by the result (freed with ops->free). */
+cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo);
+/* The engine's implementation pointer (NULL for the channel engine). */
+void *cs_net_custom_impl(const cs_net_t *n);
+
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan);
 
 /* Optional time-bucketed records (for heatmaps and frames): enable before

@@ -76,6 +76,8 @@ typedef struct chan_state {
 } chan_state_t;
 
 struct cs_net {
+    const cs_net_ops_t *ops; /* a machine's own engine, or NULL: this one */
+    void *impl;
     cs_sim_t *sim;
     const cs_topo_t *topo;
     cs_net_params_t p;

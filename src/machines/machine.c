@@ -85,4 +85,6 @@ void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)
     env->reduce_num = m->reduce_num;
     env->reduce_den = m->reduce_den;
     env->tick_seconds = m->tick_seconds;
+    env->net_new = m->net_new;
+    env->net_ctx = m->impl;
 }

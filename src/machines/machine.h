@@ -28,6 +28,10 @@ typedef struct cs_machine {
     int32_t *ring_order;     /* owned, cs_topo_nodes entries, or NULL */
     int grid_rows, grid_cols;
     void *impl;              /* machine-private state */
+    /* The machine's own network engine (ctx = impl), or NULL for the
+     * channel engine (see cs_exec_env_t). */
+    int (*net_new)(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks,
+                   cs_net_t **out, cs_error_t *err);
     void (*destroy_impl)(void *impl);
 } cs_machine_t;
 

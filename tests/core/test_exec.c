@@ -21,7 +21,7 @@ static void setup(void)
     np.send_overhead = 100; /* alpha */
     np.ser_num = 2;         /* beta: 2 ticks per byte */
     np.unit_bytes = 16;
-    env = (cs_exec_env_t){topo, &np, 3, 1, 1e-9}; /* reduce: 3 ticks per byte */
+    env = (cs_exec_env_t){topo, &np, 3, 1, 1e-9, NULL, NULL}; /* reduce: 3 ticks per byte */
 }
 
 static void teardown(void) { cs_topo_free(topo); }

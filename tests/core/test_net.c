@@ -40,7 +40,7 @@ static void run_flows(setup_t *s, cs_net_mode_t mode, const flow_t *f, int nf, c
     cs_program_t *p = cs_program_new(cs_topo_nodes(s->topo));
     int32_t *recv = malloc(sizeof(int32_t) * (size_t)nf);
     cs_error_t err;
-    cs_exec_env_t env = {s->topo, &s->np, 0, 1, 1e-12};
+    cs_exec_env_t env = {s->topo, &s->np, 0, 1, 1e-12, NULL, NULL};
     cs_exec_opts_t o;
     cs_exec_result_t res;
     for (int i = 0; i < nf; i++) {
@@ -379,7 +379,7 @@ Test(net, buckets_conserve_bytes)
         setup_t s = line_setup(2, 0, 1, 0, 64);
         cs_program_t *p = cs_program_new(2);
         cs_error_t err;
-        cs_exec_env_t env = {s.topo, &s.np, 0, 1, 1e-12};
+        cs_exec_env_t env = {s.topo, &s.np, 0, 1, 1e-12, NULL, NULL};
         cs_exec_opts_t o;
         cs_exec_result_t res;
         cs_program_send(p, 0, 1, 12288, 0);
