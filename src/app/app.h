@@ -13,16 +13,20 @@
 #define CS_APP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "core/error.h"
 #include "core/queue.h"
+#include "machines/machine.h"
 
 /* Subcommands: argv[0] is the subcommand name, options follow. */
 int cs_app_cmd_run(int argc, char **argv);
 int cs_app_cmd_topo(int argc, char **argv);
 int cs_app_cmd_list(int argc, char **argv);
 int cs_app_cmd_bench(int argc, char **argv);
+int cs_app_cmd_sweep(int argc, char **argv);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */
@@ -48,5 +52,44 @@ void cs_app_getopt_reset(void);
 int cs_app_queue_kinds(void);
 void cs_app_queue_names(char *buf, size_t len, const char *sep);
 int cs_app_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err);
+
+/* ---- collectives from the command line (cmd_run.c; run and sweep) ------ */
+
+/* What the command line says about one collective: the options of
+ * `collsim run --coll` (docs/cli.md), borrowed strings. */
+typedef struct cs_app_coll_req {
+    const char *coll, *algo;      /* algo NULL: the collective's default */
+    const char *order;            /* NULL: natural */
+    const char *bytes_text;       /* --bytes as typed; NULL: not given */
+    int64_t bytes;
+    int64_t root, ranks;          /* ranks 0: every node (or the order file's) */
+    int has_root;
+    const char *const *opts;      /* nopts "key=value" texts (--opt) */
+    int nopts;
+} cs_app_coll_req_t;
+
+/* A collective ready for cs_coll_build(c->algo, &c->args, ...): the
+ * algorithm, its arguments with the machine's hints in rank space, and the
+ * placement for cs_exec_opts_t.rank_to_node.  args points into the struct
+ * itself, so it must not be copied or moved once prepared. */
+typedef struct cs_app_coll {
+    const cs_coll_algo_t *algo;
+    cs_coll_args_t args;
+    cs_coll_hints_t hints;
+    cs_spec_t opts;
+    int has_opts;
+    int32_t *rank_to_node; /* P entries, owned */
+    int32_t *ring;         /* ring hint in rank space, owned, or NULL */
+    char order_name[64];   /* for the summary */
+} cs_app_coll_t;
+
+/* Resolves the collective and algorithm, the ranks, root, placement, hints
+ * and options against machine m.  Errors (unknown name, root or ranks out of
+ * range, unreadable order file, malformed --opt) name the option.  Pass c
+ * to cs_app_coll_destroy afterwards whatever the result. */
+int cs_app_coll_prepare(const cs_app_coll_req_t *req, const cs_machine_t *m, cs_app_coll_t *c,
+                        cs_error_t *err);
+/* Releases what c owns and zeroes it; accepts a zeroed struct. */
+void cs_app_coll_destroy(cs_app_coll_t *c);
 
 #endif

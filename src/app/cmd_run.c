@@ -7,7 +7,8 @@
  * machine's nodes in a chosen order (--order) and optionally validated
  * (--validate, src/coll/check.c).  The algorithm sees the machine only
  * through hints translated here into rank space (DESIGN.md: algorithms
- * never see node ids).
+ * never see node ids).  That preparation (cs_app_coll_prepare, app.h) is
+ * shared with `collsim sweep`.
  *
  * The command is a pipeline of small steps (parse options, make the machine,
  * obtain the program, check it fits, execute, report) so that other sources
@@ -29,6 +30,7 @@
 #include "core/units.h"
 #include "io/goal.h"
 #include "io/result_json.h"
+#include "machines/cerebras.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
@@ -53,19 +55,8 @@ typedef struct run_args {
     const char *opts[RUN_MAX_OPTS]; /* --opt key=val */
     int nopts;
     int validate;
+    int predict;
 } run_args_t;
-
-/* A collective to run: what the algorithm sees and where ranks live. */
-typedef struct run_coll {
-    const cs_coll_algo_t *algo;
-    cs_coll_args_t args;
-    cs_coll_hints_t hints;
-    cs_spec_t opts;
-    int has_opts;
-    int32_t *rank_to_node; /* P entries, owned */
-    int32_t *ring;         /* ring hint in rank space, owned, or NULL */
-    char order_name[64];   /* for the summary */
-} run_coll_t;
 
 static void run_help(void)
 {
@@ -97,6 +88,8 @@ static void run_help(void)
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
            "      --validate         check that every rank ends with the right data, every\n"
            "                         contribution exactly once (exit status 4 if not)\n"
+           "      --predict          (cerebras) also print the thesis's cycle model for the\n"
+           "                         algorithm, where it has one\n"
            "\n"
            "Output and engine:\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
@@ -116,7 +109,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_COLL, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE
+        OPT_OPT, OPT_VALIDATE, OPT_PREDICT
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -129,6 +122,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"order", required_argument, NULL, OPT_ORDER},
         {"opt", required_argument, NULL, OPT_OPT},
         {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"predict", no_argument, NULL, OPT_PREDICT},
         {"mode", required_argument, NULL, 'M'},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
@@ -153,6 +147,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_ALGO: a->algo = optarg; break;
         case OPT_ORDER: a->order = optarg; break;
         case OPT_VALIDATE: a->validate = 1; break;
+        case OPT_PREDICT: a->predict = 1; break;
         case OPT_BYTES:
             if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
                 cs_app_usage_error("run", "--bytes: %s", err.msg);
@@ -220,7 +215,14 @@ static int run_load_program(const run_args_t *a, cs_program_t **out, cs_error_t 
 
 /* ---- collectives --------------------------------------------------------- */
 
-static void run_coll_destroy(run_coll_t *c)
+/* The collective part of the arguments (shared with `collsim sweep`). */
+static void run_coll_req(const run_args_t *a, cs_app_coll_req_t *r)
+{
+    *r = (cs_app_coll_req_t){a->coll, a->algo, a->order, a->bytes_text, a->bytes,
+                             a->root, a->ranks, a->has_root, a->opts, a->nopts};
+}
+
+void cs_app_coll_destroy(cs_app_coll_t *c)
 {
     if (c->has_opts)
         cs_spec_destroy(&c->opts);
@@ -300,7 +302,7 @@ static int run_read_order_file(const char *path, int nodes, int32_t **out, int *
 }
 
 /* The node order --order names, as all the nodes it lists (*n of them). */
-static int run_node_order(const run_args_t *a, const cs_machine_t *m, int32_t **out, int *n,
+static int run_node_order(const cs_app_coll_req_t *a, const cs_machine_t *m, int32_t **out, int *n,
                           cs_error_t *err)
 {
     int nodes = cs_machine_nodes(m);
@@ -336,7 +338,7 @@ static int run_node_order(const run_args_t *a, const cs_machine_t *m, int32_t **
 }
 
 /* Parses the --opt list into one spec (the algorithm reads it). */
-static int run_coll_opts(const run_args_t *a, run_coll_t *c, cs_error_t *err)
+static int run_coll_opts(const cs_app_coll_req_t *a, cs_app_coll_t *c, cs_error_t *err)
 {
     size_t len = 8;
     char *text;
@@ -363,9 +365,9 @@ static int run_coll_opts(const run_args_t *a, run_coll_t *c, cs_error_t *err)
 }
 
 /* Everything before building: the algorithm, P, the placement and the
- * hints in rank space. */
-static int run_coll_prepare(const run_args_t *a, const cs_machine_t *m, run_coll_t *c,
-                            cs_error_t *err)
+ * hints in rank space (app.h). */
+int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_app_coll_t *c,
+                        cs_error_t *err)
 {
     cs_coll_kind_t kind;
     int nodes = cs_machine_nodes(m), norder = 0, P, rc;
@@ -493,9 +495,46 @@ static int run_busiest(const cs_exec_result_t *r, int nchan, int *top, int n)
     return count;
 }
 
+/* --predict: the thesis's model value beside the simulated time.  Options
+ * the model does not read (stream=) are not passed on. */
+static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
+                                 cs_tick_t simulated)
+{
+    const cs_cerebras_t *cb = cs_cerebras_of(m);
+    const cs_coll_args_t *ca = &c->args;
+    static const char *const model_keys[] = {"base", "inner", "g", "form", NULL};
+    char algo[256];
+    int64_t S = 0;
+    double cycles;
+    cs_error_t e;
+    if (!cb) {
+        fprintf(f, "model     none: --predict needs a cerebras machine\n");
+        return;
+    }
+    snprintf(algo, sizeof algo, "%s", c->algo->name);
+    for (int i = 0; c->has_opts && i < c->opts.nkv; i++) {
+        const cs_spec_kv_t *kv = &c->opts.kv[i];
+        if (!strcmp(kv->key, "S"))
+            S = atoll(kv->value);
+        for (int k = 0; model_keys[k]; k++)
+            if (!strcmp(kv->key, model_keys[k]))
+                snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%s%s=%s",
+                         strchr(algo, ':') ? "," : ":", kv->key, kv->value);
+    }
+    if (cs_cerebras_predict(cs_coll_name(ca->kind), algo, ca->P, c->hints.grid_rows,
+                            c->hints.grid_cols, ca->bytes > 4 ? (ca->bytes + 3) / 4 : 1, cb->tr,
+                            S, ca->root, &cycles, &e)) {
+        fprintf(f, "model     none: %s\n", e.msg);
+        return;
+    }
+    fprintf(f, "model     %.2f cycles (thesis, printed form); simulated - model = %+.2f (%+.2f%%)\n",
+            cycles, (double)simulated - cycles,
+            cycles > 0 ? 100.0 * ((double)simulated - cycles) / cycles : 0.0);
+}
+
 static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *m,
                               const cs_program_t *p, const cs_exec_result_t *r,
-                              const run_coll_t *c, int validated)
+                              const cs_app_coll_t *c, int validated)
 {
     const cs_topo_t *t = m->topo;
     char buf[64];
@@ -503,7 +542,8 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
 
     fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(t),
             cs_topo_channels(t));
-    fprintf(f, "mode      %s (queue %s)\n", cs_net_mode_name(a->mode),
+    fprintf(f, "mode      %s (queue %s)\n",
+            cs_net_custom_impl(r->net) ? cs_net_engine_name(r->net) : cs_net_mode_name(a->mode),
             cs_queue_kind_name(a->queue));
     fprintf(f, "program   %s: %d ranks, %ld ops\n",
             a->program ? a->program : cs_program_source(p), cs_program_nranks(p),
@@ -525,6 +565,8 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);
+    if (a->predict && c)
+        run_print_prediction(f, m, c, r->finish);
     if (a->with_timing) {
         double rate = r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0;
         fprintf(f, "wall      %.6f s (%.3f M events/s)\n", r->wall_seconds, rate / 1e6);
@@ -574,7 +616,8 @@ int cs_app_cmd_run(int argc, char **argv)
     cs_machine_t *m = NULL;
     cs_program_t *p = NULL;
     cs_exec_result_t res;
-    run_coll_t coll;
+    cs_app_coll_t coll;
+    cs_app_coll_req_t req;
     cs_coll_check_t *chk = NULL;
     int rc, validated = 0;
 
@@ -584,7 +627,8 @@ int cs_app_cmd_run(int argc, char **argv)
 
     rc = cs_machine_new(a.machine, &m, &err);
     if (rc == CS_OK && a.coll) {
-        rc = run_coll_prepare(&a, m, &coll, &err);
+        run_coll_req(&a, &req);
+        rc = cs_app_coll_prepare(&req, m, &coll, &err);
         if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, &err)))
             cs_error_prefix(&err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
         if (rc == CS_OK && a.validate)
@@ -622,7 +666,7 @@ int cs_app_cmd_run(int argc, char **argv)
         cs_app_report(&err);
 
     cs_coll_check_free(chk);
-    run_coll_destroy(&coll);
+    cs_app_coll_destroy(&coll);
     cs_exec_result_destroy(&res);
     cs_program_free(p);
     cs_machine_free(m);

@@ -49,6 +49,11 @@ cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t
     return n;
 }
 
+const char *cs_net_engine_name(const cs_net_t *n)
+{
+    return n->ops ? n->ops->name : cs_net_mode_name(n->mode);
+}
+
 void *cs_net_custom_impl(const cs_net_t *n) { return n->ops ? n->impl : NULL; }
 
 int cs_net_has_mcast(const cs_net_t *n) { return n->ops != NULL; }

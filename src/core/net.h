@@ -161,6 +161,8 @@ typedef struct cs_net_ops {
 
 /* Wraps an engine; `impl` is owned by the result (freed with ops->free). */
 cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo);
+/* "packet", "fluid", or a machine engine's name. */
+const char *cs_net_engine_name(const cs_net_t *n);
 /* The engine's implementation pointer (NULL for the channel engine). */
 void *cs_net_custom_impl(const cs_net_t *n);
 

@@ -9,10 +9,38 @@
 #include <string.h>
 
 extern const cs_machine_type_t cs_machine_alphabeta;
+extern const cs_machine_type_t cs_machine_cerebras;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
+    &cs_machine_cerebras,
 };
+
+/* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec
+ * names no preset. */
+static char *expand_preset(const char *text)
+{
+    const char *colon = strchr(text, ':');
+    int n = (int)(sizeof types / sizeof types[0]);
+    if (!colon)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        const char *const *p = types[i]->presets;
+        if (!p || strlen(types[i]->name) != (size_t)(colon - text) ||
+            strncmp(text, types[i]->name, (size_t)(colon - text)))
+            continue;
+        for (; p[0]; p += 2) {
+            size_t k = strlen(p[0]);
+            if (!strncmp(colon + 1, p[0], k) && (colon[1 + k] == 0 || colon[1 + k] == ',')) {
+                size_t len = strlen(text) + strlen(p[1]) + 2;
+                char *out = cs_malloc(len);
+                snprintf(out, len, "%.*s%s%s", (int)(colon - text + 1), text, p[1], colon + 1 + k);
+                return out;
+            }
+        }
+    }
+    return NULL;
+}
 
 const cs_machine_type_t *const *cs_machine_types(int *count)
 {
@@ -28,7 +56,9 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
     int rc, n = (int)(sizeof types / sizeof types[0]);
 
     *out = NULL;
-    rc = cs_spec_parse(spec_text, &spec, err);
+    char *expanded = expand_preset(spec_text);
+    rc = cs_spec_parse(expanded ? expanded : spec_text, &spec, err);
+    free(expanded);
     if (rc)
         return rc;
     for (int i = 0; i < n; i++)

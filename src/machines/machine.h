@@ -41,6 +41,9 @@ typedef struct cs_machine_type {
     const char *summary;
     const char *usage;
     const char *const *keys;
+    /* Named configurations, NULL-terminated pairs {name, "k=v,..."}:
+     * "type:name[,k=v...]" expands to the pair's keys (then the rest). */
+    const char *const *presets;
     /* Fills m (already zeroed, type set) from spec; unknown keys are checked
      * by the registry afterwards. */
     int (*create)(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err);

@@ -1,0 +1,58 @@
+/*
+ * plot.h - line plots in the style of figures in papers (one line with
+ * markers per series, log or linear axes, legend), drawn with cairo and
+ * written as PNG, SVG or PDF.
+ *
+ * Built for small figures: a few series of tens to thousands of points
+ * (time against message size for several algorithms, `collsim sweep`).
+ * The figure is 900 x 600: pixels in PNG, points in SVG and PDF, whose
+ * text stays vector.  The same plot always gives the same bytes in PNG
+ * and SVG; PDF too except for cairo's version in its Producer field.
+ *
+ *     cs_plot_t *p = cs_plot_new("allreduce", "bytes", "time (ticks)", 1, 1);
+ *     cs_plot_add_series(p, "ring", n, x, y);
+ *     rc = cs_plot_write(p, "fig.svg", &err);
+ *     cs_plot_free(p);
+ */
+#ifndef CS_PLOT_H
+#define CS_PLOT_H
+
+#include <stddef.h>
+#include "core/error.h"
+
+typedef struct cs_plot cs_plot_t; /* opaque */
+
+/* A new empty plot.  The strings are copied; NULL or "" leaves the title or
+ * the axis label out.  logx, logy: nonzero for a logarithmic axis (decade
+ * ticks labelled 1, 10, 100, 1k, ... and 10^k beyond 10^15 or below 1m;
+ * minor ticks at 2..9 times each decade).  Never returns NULL (collsim's
+ * out-of-memory policy: cs_malloc stops the process). */
+cs_plot_t *cs_plot_new(const char *title, const char *xlabel, const char *ylabel, int logx,
+                       int logy);
+
+/* Adds a series of n points (x[i], y[i]), drawn in the given order as one
+ * line with markers, in the next colour and marker shape; `name` is its
+ * legend entry.  Arrays and name are copied.  Points that an axis cannot
+ * show (<= 0 on a log axis, NaN, infinite) are skipped and break the line
+ * there.  Colours are the Okabe-Ito palette (colour-blind safe) and repeat
+ * after 8 series, marker shapes after 7. */
+void cs_plot_add_series(cs_plot_t *p, const char *name, size_t n, const double *x,
+                        const double *y);
+
+/* CS_OK when path ends in .png, .svg or .pdf (any case), else a usage error
+ * naming the path and the valid extensions.  Lets a caller refuse a bad
+ * file name before a long computation. */
+int cs_plot_check_path(const char *path, cs_error_t *err);
+
+/* Draws the plot and writes it to `path` in the format its extension names
+ * (see cs_plot_check_path).  Axis ranges cover every shown point with a
+ * margin; with none, the axes are drawn empty.  Errors: unknown extension
+ * (CS_ERR_USAGE), cairo failure or a file that cannot be written
+ * (CS_ERR_IO), each naming the path; the file may then be absent or
+ * partial. */
+int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err);
+
+/* Frees the plot and its copies of the series; accepts NULL. */
+void cs_plot_free(cs_plot_t *p);
+
+#endif

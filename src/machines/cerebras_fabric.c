@@ -1,0 +1,761 @@
+/*
+ * cerebras_fabric.c - the Cerebras wavelet engine (model in
+ * cerebras_fabric.h and docs/cerebras.md).
+ *
+ * Representation.  A stream (one message, unicast or multicast) is a tree
+ * of *stages*: its injection at the source processor (INJ), one stage per
+ * router on its route (ROUTER) and one per destination processor (SINK).
+ * Wavelets leave a stage in order; for each stage the engine keeps
+ *
+ *   A    wavelets departed before cycle `ref`,   r  departure rate (0 or 1),
+ *   Arr  wavelets arrived before cycle `ref`,    a  arrival rate (0 or 1),
+ *
+ * and both counts grow linearly between events.  A stage's arrivals are its
+ * parent's departures `lat` cycles later (1 per link, 1 + T_R from the
+ * processor to its router since the send op takes a cycle, T_R down the
+ * offramp), so a rate change at a parent is an arrival-rate event at each
+ * child `lat` cycles later.
+ *
+ * A stage departs at cycle t (r = 1) iff
+ *   - a wavelet is there: Arr + a - A >= 1 (a wavelet arriving at t may
+ *     leave at t: cut-through), or for INJ the gate allows one more;
+ *   - every child has room: A - A_child - r_child < cap_child, where cap =
+ *     lat + buf - 1 is what the hop's pipe and the child's FIFO hold (the
+ *     child's departure in the same cycle frees a slot: credits are
+ *     immediate, so a stream that restarts restarts everywhere at once);
+ *   - (ROUTER) it holds its color at that router (see the header);
+ *   - it holds every output it uses (INJ: the PE's onramp; SINK: none, the
+ *     processor always takes what its offramp brings).
+ * Whatever can change one of these schedules a re-evaluation: an arrival
+ * event, a child's rate change (same cycle), a released output or color,
+ * a raised gate, or a timer at the cycle where, at the current rates, the
+ * supply runs out, the child's FIFO fills, or the last wavelet leaves.
+ * Re-evaluations within one cycle may revise a decision taken earlier in
+ * that cycle; counts refer to the start of the cycle, so that is safe.
+ */
+#include "machines/cerebras_fabric.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_INJ, ST_ROUTER, ST_SINK };
+enum { D_N, D_E, D_S, D_W, D_RAMP, D_ONRAMP, NPORTS };
+static const char *const dir_name[] = {"north", "east", "south", "west", "ramp", "onramp"};
+
+#define NIL (-1)
+
+typedef struct stage {
+    int32_t stream;
+    int32_t parent, first_child, next_sibling;
+    int32_t pe;            /* router / processor */
+    int32_t wait_next;     /* link in a port's or color's wait list */
+    int32_t user;          /* SINK: index of its user in fabric.users */
+    uint8_t kind;
+    uint8_t outs;          /* ROUTER: output mask (1 << D_*) */
+    uint8_t in_dir;        /* ROUTER: input port */
+    uint8_t r, a;
+    uint8_t holds_ports, holds_color, present, waiting, done, local;
+    int32_t lat, cap;
+    int64_t A, Arr;
+    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
+    uint32_t gen;
+} stage_t;
+
+typedef struct stream {
+    int32_t src, first_stage, nstages, cls;
+    int32_t sinks_left;
+    int64_t bytes, W;
+    int64_t g_bytes, g_rate; /* gate: g_bytes at g_ref, + g_rate bytes per cycle */
+    cs_tick_t g_ref;
+    uint8_t watch;
+    uint64_t user0;          /* users of the sinks: users[first_user + i] */
+    int32_t first_user;
+} stream_t;
+
+typedef struct port {
+    int32_t holder, wait_head, wait_tail, wanting;
+} port_t;
+
+typedef struct color {
+    int32_t cls, holder, wait_head, wait_tail, refs;
+} color_t;
+
+typedef struct rcolors {
+    color_t *v;
+    int32_t n, cap;
+} rcolors_t;
+
+typedef struct fabric {
+    cs_fabric_params_t p;
+    const cs_topo_t *topo;
+    cs_sim_t *sim;
+    cs_net_hooks_t hooks;
+    int npe;
+    stage_t *st;
+    int64_t nst, cap_st;
+    stream_t *sm;
+    int32_t nsm, cap_sm;
+    uint64_t *users;
+    int64_t nusers, cap_users;
+    port_t *ports;          /* npe * NPORTS */
+    rcolors_t *colors;      /* per router */
+    int32_t *chan;          /* npe * 4: topo channel of each link output, or -1 */
+    cs_chan_stats_t *stats; /* per topo channel */
+    int32_t *scratch;       /* per PE: stage of the stream being built, or NIL */
+    int64_t active;
+    int32_t next_cls;
+    int colors_peak, colors_peak_pe;
+    cs_tick_t colors_peak_t;
+    uint32_t h_eval, h_arr;
+    int err_code;
+    cs_error_t err;
+} fabric_t;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void fab_fail(fabric_t *f, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fab_fail(fabric_t *f, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (f->err_code)
+        return;
+    f->err_code = code;
+    va_start(ap, fmt);
+    cs_error_vset(&f->err, code, fmt, ap);
+    va_end(ap);
+    cs_sim_stop(f->sim);
+}
+
+static void pe_name(const fabric_t *f, int pe, char *buf, size_t len)
+{
+    snprintf(buf, len, "PE (%d,%d)", pe / f->p.cols, pe % f->p.cols);
+}
+
+static cs_tick_t now_of(const fabric_t *f) { return cs_sim_now(f->sim); }
+
+static void eval_soon(fabric_t *f, int32_t s)
+{
+    cs_sim_at(f->sim, now_of(f), f->h_eval, (uint32_t)s, f->st[s].gen);
+}
+
+/* Counts brought to now. */
+static void bring(fabric_t *f, stage_t *s)
+{
+    cs_tick_t now = now_of(f), dt = now - s->ref;
+    if (dt > 0) {
+        s->A += s->r * dt;
+        s->Arr += s->a * dt;
+        s->ref = now;
+    }
+}
+
+static int64_t departed_now(const fabric_t *f, const stage_t *s)
+{
+    return s->A + s->r * (now_of(f) - s->ref);
+}
+
+/* INJ: wavelets the gate allows at cycle t. */
+static int64_t gate_avail(const stream_t *m, cs_tick_t t)
+{
+    __int128 b = (__int128)m->g_bytes + (__int128)m->g_rate * (t > m->g_ref ? t - m->g_ref : 0);
+    if (b >= m->bytes)
+        return m->W;
+    return (int64_t)(b / 4);
+}
+
+/* ---- ports ---------------------------------------------------------------- */
+
+static port_t *port_of(fabric_t *f, int pe, int d) { return &f->ports[(int64_t)pe * NPORTS + d]; }
+
+static uint8_t stage_ports(const stage_t *s)
+{
+    if (s->kind == ST_INJ)
+        return s->local ? 0 : (uint8_t)(1 << D_ONRAMP);
+    return s->kind == ST_ROUTER ? s->outs : 0;
+}
+
+static void wait_on(fabric_t *f, int32_t *head, int32_t *tail, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    if (s->waiting)
+        return;
+    s->waiting = 1;
+    s->wait_next = NIL;
+    if (*tail == NIL)
+        *head = id;
+    else
+        f->st[*tail].wait_next = id;
+    *tail = id;
+}
+
+/* Wakes every waiter of a list (they re-evaluate now, in waiting order; the
+ * first that can use the resource takes it, the others wait again). */
+static void wake_all(fabric_t *f, int32_t *head, int32_t *tail)
+{
+    int32_t w = *head;
+    *head = *tail = NIL;
+    while (w != NIL) {
+        int32_t nx = f->st[w].wait_next;
+        f->st[w].waiting = 0;
+        eval_soon(f, w);
+        w = nx;
+    }
+}
+
+static void account_flow(fabric_t *f, stage_t *s)
+{
+    cs_tick_t dur = now_of(f) - s->since;
+    if (s->kind != ST_ROUTER || dur <= 0)
+        return;
+    for (int d = 0; d < 4; d++)
+        if (s->outs & (1 << d)) {
+            int32_t c = f->chan[(int64_t)s->pe * 4 + d];
+            if (c >= 0) {
+                f->stats[c].busy += dur;
+                f->stats[c].bytes += 4 * dur;
+                f->stats[c].units += dur;
+            }
+        }
+}
+
+static void release_ports(fabric_t *f, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    uint8_t m = stage_ports(s);
+    if (!s->holds_ports)
+        return;
+    s->holds_ports = 0;
+    for (int d = 0; d < NPORTS; d++)
+        if (m & (1 << d)) {
+            port_t *p = port_of(f, s->pe, d);
+            CS_ASSERT(p->holder == id);
+            p->holder = NIL;
+            p->wanting = 0;
+            wake_all(f, &p->wait_head, &p->wait_tail);
+        }
+}
+
+static int take_ports(fabric_t *f, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    uint8_t m = stage_ports(s);
+    if (s->holds_ports || !m)
+        return 1;
+    for (int d = 0; d < NPORTS; d++)
+        if (m & (1 << d)) {
+            port_t *p = port_of(f, s->pe, d);
+            if (p->holder != NIL) {
+                if (!s->waiting) {
+                    p->wanting++;
+                    if (d < 4 && f->chan[(int64_t)s->pe * 4 + d] >= 0) {
+                        cs_chan_stats_t *cs = &f->stats[f->chan[(int64_t)s->pe * 4 + d]];
+                        if (cs->peak_k < 1 + p->wanting)
+                            cs->peak_k = 1 + p->wanting;
+                    }
+                }
+                wait_on(f, &p->wait_head, &p->wait_tail, id);
+                return 0;
+            }
+        }
+    for (int d = 0; d < NPORTS; d++)
+        if (m & (1 << d)) {
+            port_of(f, s->pe, d)->holder = id;
+            if (d < 4 && f->chan[(int64_t)s->pe * 4 + d] >= 0 &&
+                !f->stats[f->chan[(int64_t)s->pe * 4 + d]].peak_k)
+                f->stats[f->chan[(int64_t)s->pe * 4 + d]].peak_k = 1;
+        }
+    s->holds_ports = 1;
+    return 1;
+}
+
+/* ---- colors --------------------------------------------------------------- */
+
+static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
+{
+    rcolors_t *rc = &f->colors[pe];
+    for (int i = 0; i < rc->n; i++)
+        if (rc->v[i].cls == cls)
+            return &rc->v[i];
+    if (!create)
+        return NULL;
+    if (rc->n == rc->cap) {
+        rc->cap = rc->cap ? rc->cap * 2 : 2;
+        rc->v = cs_realloc(rc->v, (size_t)rc->cap * sizeof *rc->v);
+    }
+    color_t *c = &rc->v[rc->n++];
+    *c = (color_t){cls, NIL, NIL, NIL, 0};
+    if (rc->n > f->colors_peak) {
+        f->colors_peak = rc->n;
+        f->colors_peak_pe = pe;
+        f->colors_peak_t = now_of(f);
+    }
+    if (f->p.colors > 0 && rc->n > f->p.colors) {
+        char where[64];
+        pe_name(f, pe, where, sizeof where);
+        fab_fail(f, CS_ERR_RUNTIME,
+                 "cerebras: the router of %s needs %d colors at cycle %lld, more than colors=%d "
+                 "(every PE receives on its own color and every multicast has one; colors=0 lifts "
+                 "the limit)",
+                 where, rc->n, (long long)now_of(f), f->p.colors);
+    }
+    return c;
+}
+
+static void color_drop(fabric_t *f, int pe, int32_t cls)
+{
+    rcolors_t *rc = &f->colors[pe];
+    for (int i = 0; i < rc->n; i++)
+        if (rc->v[i].cls == cls) {
+            if (--rc->v[i].refs == 0) {
+                CS_ASSERT(rc->v[i].holder == NIL && rc->v[i].wait_head == NIL);
+                rc->v[i] = rc->v[--rc->n];
+            }
+            return;
+        }
+    CS_ASSERT(!"color entry missing");
+}
+
+/* ---- evaluation ------------------------------------------------------------ */
+
+static void set_rate(fabric_t *f, int32_t id, uint8_t r);
+
+static void finish_stage(fabric_t *f, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    int32_t cls = f->sm[s->stream].cls;
+    s->done = 1;
+    if (s->kind == ST_ROUTER) {
+        color_t *c = color_of(f, s->pe, cls, 0);
+        CS_ASSERT(c && c->holder == id);
+        c->holder = NIL;
+        wake_all(f, &c->wait_head, &c->wait_tail);
+        s->holds_color = 0;
+        color_drop(f, s->pe, cls);
+    }
+}
+
+static void report(fabric_t *f, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    stream_t *m = &f->sm[s->stream];
+    int64_t avail = s->A + s->r; /* arrived up to and including this cycle */
+    int64_t bytes = avail >= m->W ? m->bytes : 4 * avail;
+    if (bytes > m->bytes)
+        bytes = m->bytes;
+    if (m->watch && f->hooks.progress)
+        f->hooks.progress(f->hooks.ctx, f->users[s->user], bytes,
+                          bytes < m->bytes ? 4 * (int64_t)s->r : 0, now_of(f));
+}
+
+static void evaluate(fabric_t *f, int32_t id)
+{
+    stage_t *s = &f->st[id];
+    stream_t *m = &f->sm[s->stream];
+    cs_tick_t now = now_of(f);
+    int64_t supply;
+    uint8_t r = 0;
+
+    if (s->done || f->err_code)
+        return;
+    bring(f, s);
+    if (s->A >= m->W) {
+        /* the last wavelet has left */
+        if (s->r)
+            set_rate(f, id, 0);
+        s = &f->st[id];
+        finish_stage(f, id);
+        if (s->kind == ST_SINK) {
+            stream_t *mm = &f->sm[s->stream];
+            uint64_t user = f->users[s->user];
+            if (--mm->sinks_left == 0)
+                f->active--;
+            if (f->hooks.completed)
+                f->hooks.completed(f->hooks.ctx, user, now);
+        }
+        return;
+    }
+    supply = s->kind == ST_INJ ? gate_avail(m, now) - s->A : s->Arr + s->a - s->A;
+    if (supply >= 1 && s->kind == ST_ROUTER && !s->present) {
+        s->present = 1;
+        color_t *c = color_of(f, s->pe, m->cls, 1);
+        c->refs++;
+        if (f->err_code)
+            return;
+    }
+    if (supply >= 1) {
+        int room = 1;
+        for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
+            const stage_t *ch = &f->st[c];
+            if (s->A - departed_now(f, ch) - ch->r >= ch->cap) {
+                room = 0;
+                break;
+            }
+        }
+        int color_ok = 1;
+        if (room && s->kind == ST_ROUTER && !s->holds_color) {
+            color_t *c = color_of(f, s->pe, m->cls, 0);
+            if (c->holder == NIL) {
+                c->holder = id;
+                s->holds_color = 1;
+            } else {
+                color_ok = 0;
+                wait_on(f, &c->wait_head, &c->wait_tail, id);
+            }
+        }
+        if (room && color_ok && take_ports(f, id))
+            r = 1;
+    }
+    if (r != s->r)
+        set_rate(f, id, r);
+    s = &f->st[id];
+    /* timer: the next cycle at which, at the current rates, a condition
+     * changes by itself */
+    cs_tick_t next = -1;
+    if (s->r) {
+        int64_t t = m->W - s->A; /* the last wavelet has left */
+        if (s->kind == ST_INJ) {
+            if (m->g_rate == 0) {
+                if (supply < t)
+                    t = supply; /* the gate is used up */
+            } else if (m->g_rate < 4) {
+                t = 1; /* a gate slower than the ramp: look every cycle */
+            }
+        } else if (!s->a && s->Arr - s->A < t) {
+            t = s->Arr - s->A; /* nothing more arrives: the FIFO empties */
+        }
+        for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
+            const stage_t *ch = &f->st[c];
+            if (!ch->r && ch->cap - (s->A - departed_now(f, ch)) < t)
+                t = ch->cap - (s->A - departed_now(f, ch)); /* the child fills up */
+        }
+        next = now + (t < 1 ? 1 : t);
+    } else if (s->kind == ST_INJ && m->g_rate > 0 && supply < 1) {
+        /* the gate is rising: the next wavelet becomes available */
+        int64_t need = 4 * (s->A + 1) - m->g_bytes;
+        next = m->g_ref + (need + m->g_rate - 1) / m->g_rate;
+        if (next <= now)
+            next = now + 1;
+    }
+    if (next > now)
+        cs_sim_at(f->sim, next, f->h_eval, (uint32_t)id, s->gen);
+}
+
+static void set_rate(fabric_t *f, int32_t id, uint8_t r)
+{
+    stage_t *s = &f->st[id];
+    cs_tick_t now = now_of(f);
+    bring(f, s);
+    if (s->r && !r) {
+        account_flow(f, s);
+        s->r = 0;
+        release_ports(f, id);
+    } else if (!s->r && r) {
+        s->since = now;
+        s->r = 1;
+    }
+    s = &f->st[id];
+    s->gen++;
+    for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling)
+        cs_sim_at(f->sim, now + f->st[c].lat, f->h_arr, (uint32_t)c, r);
+    if (s->parent >= 0)
+        eval_soon(f, s->parent);
+    if (s->kind == ST_SINK)
+        report(f, id);
+}
+
+static void on_eval(void *ctx, const cs_event_t *ev)
+{
+    fabric_t *f = ctx;
+    if (f->st[ev->a].gen != (uint32_t)ev->b)
+        return; /* the stage changed since: a fresher event covers it */
+    evaluate(f, (int32_t)ev->a);
+}
+
+static void on_arr(void *ctx, const cs_event_t *ev)
+{
+    fabric_t *f = ctx;
+    stage_t *s = &f->st[ev->a];
+    bring(f, s);
+    s->a = (uint8_t)ev->b;
+    s->gen++;
+    evaluate(f, (int32_t)ev->a);
+}
+
+/* ---- building streams ------------------------------------------------------- */
+
+static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat,
+                         int cap)
+{
+    if (f->nst == f->cap_st) {
+        f->cap_st = f->cap_st ? f->cap_st * 2 : 1024;
+        CS_ASSERT(f->cap_st < INT32_MAX);
+        f->st = cs_realloc(f->st, (size_t)f->cap_st * sizeof *f->st);
+    }
+    int32_t id = (int32_t)f->nst++;
+    stage_t *s = &f->st[id];
+    memset(s, 0, sizeof *s);
+    s->stream = stream;
+    s->kind = (uint8_t)kind;
+    s->pe = pe;
+    s->parent = parent;
+    s->first_child = s->next_sibling = NIL;
+    s->wait_next = NIL;
+    s->lat = lat;
+    s->cap = cap;
+    s->ref = now_of(f);
+    if (parent >= 0) {
+        /* children in creation order */
+        stage_t *p = &f->st[parent];
+        if (p->first_child == NIL)
+            p->first_child = id;
+        else {
+            int32_t c = p->first_child;
+            while (f->st[c].next_sibling != NIL)
+                c = f->st[c].next_sibling;
+            f->st[c].next_sibling = id;
+        }
+    }
+    return id;
+}
+
+/* The router stage for `pe` in the stream being built, creating the X-then-Y
+ * path to it from the source router. */
+static int32_t route_to(fabric_t *f, int32_t stream, int32_t src_router, int src, int dst,
+                        int32_t **touched, int *ntouched, int *cap_touched)
+{
+    int cols = f->p.cols;
+    int r = src / cols, c = src % cols, r1 = dst / cols, c1 = dst % cols;
+    int32_t cur = src_router;
+    while (r != r1 || c != c1) {
+        int d, nr = r, nc = c;
+        if (c != c1) {
+            d = c1 > c ? D_E : D_W;
+            nc += c1 > c ? 1 : -1;
+        } else {
+            d = r1 > r ? D_S : D_N;
+            nr += r1 > r ? 1 : -1;
+        }
+        int npe = nr * cols + nc;
+        f->st[cur].outs |= (uint8_t)(1 << d);
+        if (f->scratch[npe] == NIL) {
+            int32_t id = new_stage(f, stream, ST_ROUTER, npe, cur, 1, f->p.buf);
+            f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
+            f->scratch[npe] = id;
+            if (*ntouched == *cap_touched) {
+                *cap_touched = *cap_touched ? *cap_touched * 2 : 64;
+                *touched = cs_realloc(*touched, (size_t)*cap_touched * sizeof **touched);
+            }
+            (*touched)[(*ntouched)++] = npe;
+        }
+        cur = f->scratch[npe];
+        r = nr;
+        c = nc;
+    }
+    return cur;
+}
+
+static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t bytes,
+                         int64_t gate_bytes, int watch, const uint64_t *users)
+{
+    fabric_t *f = impl;
+    int tr = f->p.tr, buf = f->p.buf;
+    if (f->nsm == f->cap_sm) {
+        f->cap_sm = f->cap_sm ? f->cap_sm * 2 : 256;
+        f->sm = cs_realloc(f->sm, (size_t)f->cap_sm * sizeof *f->sm);
+    }
+    int32_t sid = f->nsm++;
+    stream_t *m = &f->sm[sid];
+    memset(m, 0, sizeof *m);
+    m->src = src;
+    m->bytes = bytes;
+    m->W = bytes > 4 ? (bytes + 3) / 4 : 1; /* an empty message is one control wavelet */
+    m->g_bytes = gate_bytes < bytes ? gate_bytes : bytes;
+    m->g_ref = now_of(f);
+    m->watch = (uint8_t)watch;
+    m->sinks_left = ndst;
+    /* color class: a unicast travels on its destination's color, a
+     * multicast on its own */
+    m->cls = ndst == 1 ? dst[0] : f->npe + f->next_cls++;
+    if (f->nusers + ndst > f->cap_users) {
+        while (f->nusers + ndst > f->cap_users)
+            f->cap_users = f->cap_users ? f->cap_users * 2 : 1024;
+        f->users = cs_realloc(f->users, (size_t)f->cap_users * sizeof *f->users);
+    }
+    m->first_user = (int32_t)f->nusers;
+    memcpy(f->users + f->nusers, users, (size_t)ndst * sizeof *users);
+    f->nusers += ndst;
+    m->first_stage = (int32_t)f->nst;
+    f->active++;
+
+    int32_t inj = new_stage(f, sid, ST_INJ, src, NIL, 0, 0);
+    int32_t *touched = NULL;
+    int ntouched = 0, cap_touched = 0;
+    int32_t root = NIL;
+    for (int i = 0; i < ndst; i++) {
+        int32_t sink;
+        if (dst[i] == src && ndst == 1) {
+            /* a local copy: memory to memory, one wavelet per cycle, no
+             * network */
+            sink = new_stage(f, sid, ST_SINK, src, inj, 1, 1 << 30);
+            f->st[inj].local = 1;
+        } else {
+            if (root == NIL) {
+                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr, tr + buf);
+                f->st[root].in_dir = D_RAMP;
+                f->scratch[src] = root;
+                touched = cs_malloc(64 * sizeof *touched);
+                cap_touched = 64;
+                touched[ntouched++] = src;
+            }
+            int32_t last = route_to(f, sid, root, src, dst[i], &touched, &ntouched, &cap_touched);
+            f->st[last].outs |= 1 << D_RAMP;
+            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf - 1);
+        }
+        f->st[sink].user = m->first_user + i;
+    }
+    for (int i = 0; i < ntouched; i++)
+        f->scratch[touched[i]] = NIL;
+    free(touched);
+    f->sm[sid].nstages = (int32_t)(f->nst - f->sm[sid].first_stage);
+    eval_soon(f, inj);
+    return (uint32_t)sid;
+}
+
+static void fab_gate(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate)
+{
+    fabric_t *f = impl;
+    stream_t *m = &f->sm[msg];
+    cs_tick_t now = now_of(f);
+    if (gate_bytes > m->bytes)
+        gate_bytes = m->bytes;
+    m->g_bytes = gate_bytes;
+    m->g_rate = rate;
+    m->g_ref = now;
+    int32_t inj = m->first_stage;
+    f->st[inj].gen++;
+    eval_soon(f, inj);
+}
+
+static int64_t fab_active(const void *impl) { return ((const fabric_t *)impl)->active; }
+
+static int fab_error(const void *impl, cs_error_t *err)
+{
+    const fabric_t *f = impl;
+    if (f->err_code && err)
+        *err = f->err;
+    return f->err_code;
+}
+
+static int fab_explain(const void *impl, cs_error_t *err)
+{
+    const fabric_t *f = impl;
+    char buf[600] = "";
+    size_t used = 0;
+    int shown = 0;
+    for (int64_t i = 0; i < f->nst && shown < 4; i++) {
+        const stage_t *s = &f->st[i];
+        const stream_t *m = &f->sm[s->stream];
+        if (s->done || s->r || s->kind != ST_ROUTER || !s->present)
+            continue;
+        char where[64], line[200];
+        const char *why = "its next router is full";
+        pe_name(f, s->pe, where, sizeof where);
+        const color_t *c = NULL;
+        for (int k = 0; k < f->colors[s->pe].n; k++)
+            if (f->colors[s->pe].v[k].cls == m->cls)
+                c = &f->colors[s->pe].v[k];
+        if (!s->holds_color && c && c->holder != NIL)
+            why = "its color is held there by another stream that cannot finish";
+        snprintf(line, sizeof line, "%sstream from PE (%d,%d) stalled at %s (input %s): %s",
+                 shown ? "; " : "", m->src / f->p.cols, m->src % f->p.cols, where,
+                 dir_name[s->in_dir], why);
+        if (used + strlen(line) < sizeof buf - 1) {
+            memcpy(buf + used, line, strlen(line) + 1);
+            used += strlen(line);
+        }
+        shown++;
+    }
+    return cs_error_set(err, CS_ERR_DEADLOCK, "cerebras fabric: %lld stream(s) cannot finish: %s",
+                        (long long)f->active, shown ? buf : "waiting for data that never comes");
+}
+
+static const cs_chan_stats_t *fab_chan_stats(const void *impl, int chan)
+{
+    return &((const fabric_t *)impl)->stats[chan];
+}
+
+static void fab_free(void *impl)
+{
+    fabric_t *f = impl;
+    if (!f)
+        return;
+    for (int i = 0; i < f->npe; i++)
+        free(f->colors[i].v);
+    free(f->colors);
+    free(f->st);
+    free(f->sm);
+    free(f->users);
+    free(f->ports);
+    free(f->chan);
+    free(f->stats);
+    free(f->scratch);
+    free(f);
+}
+
+static const cs_net_ops_t fabric_ops = {
+    "cerebras wavelet fabric", fab_post, fab_gate, fab_active, fab_explain, fab_error, fab_chan_stats, fab_free,
+};
+
+int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t *sim,
+                  const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err)
+{
+    int npe = fp->rows * fp->cols;
+    cs_hop_t hop[4];
+    *out = NULL;
+    if (fp->tr < 1 || fp->buf < 1 || fp->colors < 0 || npe != cs_topo_nodes(topo))
+        return cs_error_set(err, CS_ERR_RANGE, "cerebras fabric: invalid parameters");
+    fabric_t *f = cs_calloc(1, sizeof *f);
+    f->p = *fp;
+    f->topo = topo;
+    f->sim = sim;
+    if (hooks)
+        f->hooks = *hooks;
+    f->npe = npe;
+    f->ports = cs_malloc((size_t)npe * NPORTS * sizeof *f->ports);
+    for (int64_t i = 0; i < (int64_t)npe * NPORTS; i++)
+        f->ports[i] = (port_t){NIL, NIL, NIL, 0};
+    f->colors = cs_calloc((size_t)npe, sizeof *f->colors);
+    f->scratch = cs_malloc((size_t)npe * sizeof *f->scratch);
+    for (int i = 0; i < npe; i++)
+        f->scratch[i] = NIL;
+    f->chan = cs_malloc((size_t)npe * 4 * sizeof *f->chan);
+    f->stats = cs_calloc((size_t)cs_topo_channels(topo) + 1, sizeof *f->stats);
+    for (int pe = 0; pe < npe; pe++) {
+        int r = pe / fp->cols, c = pe % fp->cols;
+        const int nb[4] = {r > 0 ? pe - fp->cols : -1, c + 1 < fp->cols ? pe + 1 : -1,
+                           r + 1 < fp->rows ? pe + fp->cols : -1, c > 0 ? pe - 1 : -1};
+        for (int d = 0; d < 4; d++) {
+            f->chan[(int64_t)pe * 4 + d] = -1;
+            if (nb[d] >= 0 && cs_topo_route(topo, pe, nb[d], hop) == 1)
+                f->chan[(int64_t)pe * 4 + d] = hop[0].chan;
+        }
+    }
+    f->h_eval = cs_sim_register(sim, on_eval, f);
+    f->h_arr = cs_sim_register(sim, on_arr, f);
+    *out = cs_net_new_custom(&fabric_ops, f, topo);
+    return CS_OK;
+}
+
+int cs_fabric_colors_peak(const cs_net_t *n, int *router, cs_tick_t *when)
+{
+    const fabric_t *f = cs_net_custom_impl(n);
+    if (!f)
+        return 0;
+    if (router)
+        *router = f->colors_peak_pe;
+    if (when)
+        *when = f->colors_peak_t;
+    return f->colors_peak;
+}
