@@ -19,19 +19,23 @@
  * A stage departs at cycle t (r = 1) iff
  *   - a wavelet is there: Arr + a - A >= 1 (a wavelet arriving at t may
  *     leave at t: cut-through), or for INJ the gate allows one more;
- *   - every child has room: A - A_child - r_child < cap_child, where cap =
- *     lat + buf - 1 is what the hop's pipe and the child's FIFO hold (the
- *     child's departure in the same cycle frees a slot: credits are
- *     immediate, so a stream that restarts restarts everywhere at once);
+ *   - every child has room: A - A_child < cap_child, where A_child counts
+ *     the child's departures before t (credits come back a cycle later) and
+ *     cap = lat + buf - 1 is what the hop's pipe and the child's FIFO hold:
+ *     a full-rate stream keeps lat wavelets in flight, so a FIFO of depth 1
+ *     passes every other cycle and depth >= 2 (the default) the full rate;
  *   - (ROUTER) it holds its color at that router (see the header);
  *   - it holds every output it uses (INJ: the PE's onramp; SINK: none, the
  *     processor always takes what its offramp brings).
  * Whatever can change one of these schedules a re-evaluation: an arrival
- * event, a child's rate change (same cycle), a released output or color,
+ * event, a child's rate change (next cycle), a released output or color,
  * a raised gate, or a timer at the cycle where, at the current rates, the
  * supply runs out, the child's FIFO fills, or the last wavelet leaves.
- * Re-evaluations within one cycle may revise a decision taken earlier in
- * that cycle; counts refer to the start of the cycle, so that is safe.
+ * A decision at cycle t depends only on what happened before t, except
+ * for outputs and colors that another stage gives up at t; a stage may be
+ * evaluated several times in a cycle, and counts refer to the start of the
+ * cycle, so a revised decision is safe.  A parent that changes its mind
+ * within a cycle sends its children only its last word (arr_t, arr_seq).
  */
 #include "machines/cerebras_fabric.h"
 
@@ -45,6 +49,8 @@ enum { D_N, D_E, D_S, D_W, D_RAMP, D_ONRAMP, NPORTS };
 static const char *const dir_name[] = {"north", "east", "south", "west", "ramp", "onramp"};
 
 #define NIL (-1)
+#define TIMER ((uint64_t)1 << 32) /* marks timer events (the low bits hold the generation) */
+#define UNCOND ((uint64_t)1 << 33) /* an evaluation that no generation cancels */
 
 typedef struct stage {
     int32_t stream;
@@ -60,7 +66,10 @@ typedef struct stage {
     int32_t lat, cap;
     int64_t A, Arr;
     cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
-    uint32_t gen;
+    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
+    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
+    uint32_t arr_seq;      /* ... and its number among those of that cycle */
+    uint32_t gen, timer_gen;
 } stage_t;
 
 typedef struct stream {
@@ -165,6 +174,18 @@ static int64_t gate_avail(const stream_t *m, cs_tick_t t)
     return (int64_t)(b / 4);
 }
 
+static void evaluate(fabric_t *f, int32_t id);
+
+/* A holder whose last wavelet has left by now gives up what it holds now,
+ * before anyone asks for it in this cycle (otherwise the next stream would
+ * wait a cycle for an event order, not for the machine). */
+static void settle(fabric_t *f, int32_t holder)
+{
+    const stage_t *h = &f->st[holder];
+    if (!h->done && departed_now(f, h) >= f->sm[h->stream].W)
+        evaluate(f, holder);
+}
+
 /* ---- ports ---------------------------------------------------------------- */
 
 static port_t *port_of(fabric_t *f, int pe, int d) { return &f->ports[(int64_t)pe * NPORTS + d]; }
@@ -246,6 +267,8 @@ static int take_ports(fabric_t *f, int32_t id)
     for (int d = 0; d < NPORTS; d++)
         if (m & (1 << d)) {
             port_t *p = port_of(f, s->pe, d);
+            if (p->holder != NIL && p->holder != id)
+                settle(f, p->holder);
             if (p->holder != NIL) {
                 if (!s->waiting) {
                     p->wanting++;
@@ -388,7 +411,7 @@ static void evaluate(fabric_t *f, int32_t id)
         int room = 1;
         for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
             const stage_t *ch = &f->st[c];
-            if (s->A - departed_now(f, ch) - ch->r >= ch->cap) {
+            if (s->A - departed_now(f, ch) >= ch->cap) {
                 room = 0;
                 break;
             }
@@ -396,6 +419,10 @@ static void evaluate(fabric_t *f, int32_t id)
         int color_ok = 1;
         if (room && s->kind == ST_ROUTER && !s->holds_color) {
             color_t *c = color_of(f, s->pe, m->cls, 0);
+            if (c->holder != NIL) {
+                settle(f, c->holder);
+                c = color_of(f, s->pe, m->cls, 0); /* entries may have moved */
+            }
             if (c->holder == NIL) {
                 c->holder = id;
                 s->holds_color = 1;
@@ -438,8 +465,13 @@ static void evaluate(fabric_t *f, int32_t id)
         if (next <= now)
             next = now + 1;
     }
-    if (next > now)
-        cs_sim_at(f->sim, next, f->h_eval, (uint32_t)id, s->gen);
+    if (next > now && (s->timer != next || s->timer_gen != s->gen)) {
+        /* one timer per stage: an evaluation that finds the same cycle again
+         * (it is re-evaluated often) must not add another */
+        s->timer = next;
+        s->timer_gen = s->gen;
+        cs_sim_at(f->sim, next, f->h_eval, (uint32_t)id, TIMER | s->gen);
+    }
 }
 
 static void set_rate(fabric_t *f, int32_t id, uint8_t r)
@@ -457,10 +489,19 @@ static void set_rate(fabric_t *f, int32_t id, uint8_t r)
     }
     s = &f->st[id];
     s->gen++;
-    for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling)
-        cs_sim_at(f->sim, now + f->st[c].lat, f->h_arr, (uint32_t)c, r);
-    if (s->parent >= 0)
-        eval_soon(f, s->parent);
+    for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
+        /* a parent that changes its mind within a cycle sends the child
+         * only its last word: earlier events of that cycle go stale */
+        stage_t *ch = &f->st[c];
+        cs_tick_t t = now + ch->lat;
+        if (ch->arr_t == t)
+            ch->arr_seq++;
+        else
+            ch->arr_t = t, ch->arr_seq = 0;
+        cs_sim_at(f->sim, t, f->h_arr, (uint32_t)c, (uint64_t)ch->arr_seq << 1 | r);
+    }
+    if (s->parent >= 0) /* its room changes from the next cycle on */
+        cs_sim_at(f->sim, now + 1, f->h_eval, (uint32_t)s->parent, UNCOND);
     if (s->kind == ST_SINK)
         report(f, id);
 }
@@ -468,8 +509,11 @@ static void set_rate(fabric_t *f, int32_t id, uint8_t r)
 static void on_eval(void *ctx, const cs_event_t *ev)
 {
     fabric_t *f = ctx;
-    if (f->st[ev->a].gen != (uint32_t)ev->b)
+    stage_t *s = &f->st[ev->a];
+    if (ev->b != UNCOND && s->gen != (uint32_t)ev->b)
         return; /* the stage changed since: a fresher event covers it */
+    if ((ev->b & TIMER) && s->timer != now_of(f))
+        return; /* superseded by an earlier timer */
     evaluate(f, (int32_t)ev->a);
 }
 
@@ -477,8 +521,12 @@ static void on_arr(void *ctx, const cs_event_t *ev)
 {
     fabric_t *f = ctx;
     stage_t *s = &f->st[ev->a];
+    if (s->arr_t == now_of(f) && (uint32_t)(ev->b >> 1) != s->arr_seq)
+        return; /* superseded within its cycle */
+    if (s->a == (uint8_t)(ev->b & 1))
+        return;
     bring(f, s);
-    s->a = (uint8_t)ev->b;
+    s->a = (uint8_t)(ev->b & 1);
     s->gen++;
     evaluate(f, (int32_t)ev->a);
 }
