@@ -26,6 +26,8 @@ static const app_cmd_t app_cmds[] = {
      cs_app_cmd_run},
     {"topo", "describe a machine's topology; write GraphML or DOT", cs_app_cmd_topo},
     {"list", "list what can be chosen (machines, algorithms)", cs_app_cmd_list},
+    {"sweep", "time a collective's algorithms over a range of sizes (CSV, plot)",
+     cs_app_cmd_sweep},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))

@@ -247,7 +247,7 @@ Test(cli, version_exits_zero)
 
 Test(cli, every_command_has_help)
 {
-    const char *cmds[] = {"run", "topo", "list", "bench"};
+    const char *cmds[] = {"run", "topo", "list", "bench", "sweep"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         cli_out_t o = RUN(cmds[i], "--help");
         char want[64];
@@ -859,6 +859,213 @@ Test(cli, ring_hint_reaches_the_algorithm)
                   orders[i]);
         /* (alpha + beta m)(P-1) with alpha = 1 us, beta = 1 ns, m = 1000 */
         cr_expect_eq(json_int(o.out, "finish_ticks"), 15LL * (1000000 + 1000 * 1000));
+        cli_out_free(&o);
+    }
+}
+
+/* ---- sweep ------------------------------------------------------------------ */
+
+#define SWEEP_MACHINE "alphabeta:topo=line,p=8"
+
+/* One data row of the sweep CSV. */
+typedef struct sweep_row {
+    char machine[256], coll[32], algo[64];
+    long long bytes, ticks, events;
+    int ranks;
+    double seconds;
+} sweep_row_t;
+
+/* Parses the CSV text: checks the header, fills up to `max` rows and
+ * returns how many.  The machine field is quoted (RFC 4180: specs hold
+ * commas); the others never are. */
+static int sweep_rows(const char *csv, sweep_row_t *rows, int max)
+{
+    static const char header[] = "machine,coll,algo,bytes,ranks,ticks,seconds,events\n";
+    const char *p = csv;
+    int n = 0;
+    cr_assert_eq(strncmp(csv, header, sizeof header - 1), 0, "CSV header:\n%s", csv);
+    p += sizeof header - 1;
+    while (*p) {
+        sweep_row_t *r = &rows[n];
+        size_t k = 0;
+        cr_assert_lt(n, max, "more than %d rows:\n%s", max, csv);
+        memset(r, 0, sizeof *r);
+        cr_assert_eq(*p, '"', "machine field not quoted: %s", p);
+        for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+            if (*p == '"')
+                p++;
+            cr_assert_lt(k, sizeof r->machine - 1);
+            r->machine[k++] = *p;
+        }
+        cr_assert_eq(*p, '"');
+        p++;
+        int used = 0;
+        int got = sscanf(p, ",%31[^,],%63[^,],%lld,%d,%lld,%lf,%lld\n%n", r->coll, r->algo,
+                         &r->bytes, &r->ranks, &r->ticks, &r->seconds, &r->events, &used);
+        cr_assert_eq(got, 7, "bad CSV row: %s", p);
+        cr_assert_gt(used, 0, "CSV row not ended by a newline: %s", p);
+        p += used;
+        n++;
+    }
+    return n;
+}
+
+/* The finish ticks and events of `collsim run` on the sweep's machine. */
+static void sweep_run_point(const char *coll, const char *algo, const char *bytes,
+                            const char *opt, long long *ticks, long long *events)
+{
+    cli_out_t o = opt ? RUN("run", "--machine", SWEEP_MACHINE, "--coll", coll, "--algo", algo,
+                            "--bytes", bytes, "--opt", opt, "--json", "-", "--no-timing")
+                      : RUN("run", "--machine", SWEEP_MACHINE, "--coll", coll, "--algo", algo,
+                            "--bytes", bytes, "--json", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "run %s/%s %s: %s", coll, algo, bytes, o.err);
+    *ticks = json_int(o.out, "finish_ticks");
+    *events = json_int(o.out, "events");
+    cli_out_free(&o);
+}
+
+/* Every point of a sweep is the `collsim run` of the same collective: same
+ * finish time, same events; rows come algorithm by algorithm, sizes rising. */
+Test(cli, sweep_points_equal_runs)
+{
+    const char *algos[2] = {"ring", "rdb"};
+    const long long sizes[4] = {8, 16, 32, 64};
+    char *csv_path = path_in_tmp("sweep.csv");
+    cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
+                      "ring,rdb", "--bytes", "8..64:x2", "--csv", csv_path);
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_str_empty(o.out, "the CSV went to the file");
+    cr_expect_str_empty(o.err, "no progress when stderr is not a terminal");
+    char *csv = read_all(csv_path);
+    sweep_row_t rows[16];
+    int n = sweep_rows(csv, rows, 16);
+    cr_assert_eq(n, 2 * 4, "2 algorithms x 4 sizes:\n%s", csv);
+    for (int i = 0; i < n; i++) {
+        const sweep_row_t *r = &rows[i];
+        char bytes[32];
+        long long ticks, events;
+        cr_expect_str_eq(r->algo, algos[i / 4]);
+        cr_expect_eq(r->bytes, sizes[i % 4]);
+        cr_expect_str_eq(r->coll, "allreduce");
+        cr_expect_eq(r->ranks, 8);
+        ASSERT_HAS(r->machine, "alphabeta:topo=line,p=8,");
+        snprintf(bytes, sizeof bytes, "%lld", r->bytes);
+        sweep_run_point("allreduce", r->algo, bytes, NULL, &ticks, &events);
+        cr_expect_eq(r->ticks, ticks, "%s at %s B: sweep %lld, run %lld", r->algo, bytes,
+                     r->ticks, ticks);
+        cr_expect_eq(r->events, events, "%s at %s B", r->algo, bytes);
+        /* the machine's tick is 1 ps */
+        cr_expect_float_eq(r->seconds, (double)r->ticks * 1e-12, 1e-9 * r->seconds + 1e-18);
+    }
+    free(csv);
+    free(csv_path);
+    cli_out_free(&o);
+}
+
+/* Without --csv or --plot the CSV goes to standard output; a list of sizes
+ * is sorted and made distinct; --opt ALGO:KEY=VALUE reaches only ALGO. */
+Test(cli, sweep_list_and_scoped_options)
+{
+    cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
+                      "ring,butterfly", "--bytes", "1KiB,4,64,4", "--opt", "butterfly:g=4");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    sweep_row_t rows[16];
+    int n = sweep_rows(o.out, rows, 16);
+    const long long sizes[3] = {4, 64, 1024};
+    cr_assert_eq(n, 6, "2 algorithms x 3 sizes:\n%s", o.out);
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(rows[i].bytes, sizes[i % 3], "row %d", i);
+    long long ticks, events;
+    sweep_run_point("allreduce", "butterfly", "64", "g=4", &ticks, &events);
+    cr_expect_eq(rows[4].ticks, ticks, "butterfly with g=4 at 64 B");
+    cli_out_free(&o);
+}
+
+/* The plot is written in the format of its extension; the CSV then only
+ * goes where --csv says. */
+Test(cli, sweep_writes_plots)
+{
+    const char *names[3] = {"sweep.svg", "sweep.png", "sweep.pdf"};
+    const char *magic[3] = {"<?xml", "\x89PNG", "%PDF-"};
+    for (int i = 0; i < 3; i++) {
+        char *plot = path_in_tmp(names[i]);
+        cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "broadcast",
+                          "--algos", "binomial,flat", "--bytes", "8..1MiB:x4", "--root", "3",
+                          "--plot", plot, "--unit", "elements4", "--title", "bcast");
+        cr_assert_eq(o.status, 0, "%s: %s", names[i], o.err);
+        cr_expect_str_empty(o.out, "--plot without --csv writes no CSV");
+        char *data = read_all(plot);
+        cr_expect_eq(strncmp(data, magic[i], strlen(magic[i])), 0, "%s starts with %s",
+                     names[i], magic[i]);
+        if (i == 0)
+            ASSERT_HAS(data, "</svg>");
+        free(data);
+        free(plot);
+        cli_out_free(&o);
+    }
+}
+
+/* Mistakes in the options are found before anything runs or is written:
+ * usage status, the option named, the CSV file not created. */
+Test(cli, sweep_usage_errors)
+{
+    static const struct {
+        const char *opt, *value, *want;
+    } cases[] = {
+        {"--bytes", "64..8:x2", "--bytes '64..8:x2': range 64..8 is empty"},
+        {"--bytes", "8..64:x1", "the factor must be a number above 1"},
+        {"--bytes", "8..64:y2", "expected xF (multiply) or +S (add)"},
+        {"--bytes", "1..1GiB:+1", "more than"},
+        {"--bytes", "8,,64", "empty item"},
+        {"--bytes", "lots", "--bytes 'lots'"},
+        {"--algos", "ring,nosuch", "--algos: unknown allreduce algorithm \"nosuch\"; valid:"},
+        {"--algos", "ring,ring", "'ring' is listed twice"},
+        {"--plot", "fig.gif", "--plot: fig.gif: unknown plot format '.gif'"},
+        {"--opt", "seg=4KiB", "--opt 'seg=4KiB': allreduce/ring takes no options"},
+        {"--opt", "nosuch:g=2", "'nosuch' is not in --algos"},
+        {"--unit", "words", "--unit: unknown unit 'words'"},
+        {"--root", "1", "--root: allreduce has no root"},
+    };
+    char *csv = path_in_tmp("never.csv");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *algos = strcmp(cases[i].opt, "--algos") ? "ring,rdb" : cases[i].value;
+        const char *bytes = strcmp(cases[i].opt, "--bytes") ? "8..64" : cases[i].value;
+        const char *extra = strcmp(cases[i].opt, "--algos") && strcmp(cases[i].opt, "--bytes")
+                                ? cases[i].opt : "--mode";
+        const char *extra_value = extra == cases[i].opt ? cases[i].value : "packet";
+        cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce",
+                          "--algos", algos, "--bytes", bytes, extra, extra_value, "--csv", csv);
+        cr_expect_eq(o.status, 2, "%s %s: status %d", cases[i].opt, cases[i].value, o.status);
+        ASSERT_HAS(o.err, cases[i].want);
+        ASSERT_HAS(o.err, "Try 'collsim sweep --help'.");
+        cr_expect_neq(access(csv, F_OK), 0, "%s %s: CSV created", cases[i].opt,
+                      cases[i].value);
+        cli_out_free(&o);
+    }
+    free(csv);
+}
+
+/* A point that fails stops the sweep, naming the algorithm and size; with
+ * --keep-going the other points are still written, and the exit status is
+ * still the failure's. */
+Test(cli, sweep_failed_point)
+{
+    for (int keep = 0; keep < 2; keep++) {
+        cli_out_t o = keep ? RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce",
+                                 "--algos", "butterfly,ring", "--bytes", "8,16", "--opt",
+                                 "butterfly:g=1", "--keep-going")
+                           : RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce",
+                                 "--algos", "butterfly,ring", "--bytes", "8,16", "--opt",
+                                 "butterfly:g=1");
+        sweep_row_t rows[8];
+        cr_expect_eq(o.status, 2, "keep-going %d", keep);
+        ASSERT_HAS(o.err, "allreduce/butterfly at 8 B: ");
+        int n = sweep_rows(o.out, rows, 8);
+        cr_expect_eq(n, keep ? 2 : 0, "keep-going %d: rows\n%s", keep, o.out);
+        if (keep) {
+            ASSERT_HAS(o.err, "allreduce/butterfly at 16 B: ");
+            cr_expect_str_eq(rows[0].algo, "ring");
+        }
         cli_out_free(&o);
     }
 }

@@ -1,0 +1,603 @@
+/*
+ * cmd_sweep.c - `collsim sweep`: one collective on one machine with several
+ * algorithms over a range of sizes, the data of a "time against message
+ * size" figure.
+ *
+ * Every point is exactly a `collsim run --coll C --algo A --bytes N`: the
+ * collective is prepared by the same code (cs_app_coll_prepare, cmd_run.c),
+ * once per algorithm, and each size only changes args.bytes before
+ * cs_coll_build.  Results go out as CSV rows, written and flushed as they
+ * come (a long sweep can be watched or cut short), and as a log-log plot
+ * with one line per algorithm (src/io/plot.h) at the end.
+ *
+ * Everything a user can get wrong in the options (sizes, algorithm names,
+ * option keys, the plot's file type) is checked before the first run, so
+ * that a mistake never costs a half-finished sweep.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "coll/coll.h"
+#include "core/exec.h"
+#include "core/net.h"
+#include "core/units.h"
+#include "io/plot.h"
+#include "machines/machine.h"
+
+#define SWEEP_MAX_ALGOS 64
+#define SWEEP_MAX_SIZES 1024
+#define SWEEP_MAX_OPTS 64
+/* A geometric range is refused when it would take more steps than this
+ * (x1.000001 from 1 byte): the steps are counted before they are made. */
+#define SWEEP_MAX_STEPS 100000
+
+/* Everything the command line says.  Fixed arrays rather than allocations,
+ * so that option errors can exit at once without leaks. */
+typedef struct sweep_args {
+    const char *machine, *coll, *order;
+    const char *bytes_text;
+    const char *csv, *plot, *title, *xlabel, *ylabel;
+    int64_t root, ranks;
+    int has_root, elements4, keep_going;
+    cs_net_mode_t mode;
+    cs_coll_kind_t kind;
+    const cs_coll_algo_t *algos[SWEEP_MAX_ALGOS];
+    int nalgos;
+    const char *opts[SWEEP_MAX_OPTS]; /* [ALGO:]KEY=VALUE as typed */
+    int nopts;
+    int64_t sizes[SWEEP_MAX_SIZES];   /* ascending, distinct */
+    int nsizes;
+} sweep_args_t;
+
+static void sweep_help(void)
+{
+    printf("Usage: collsim sweep --machine SPEC --coll NAME --algos A,B,... --bytes SIZES\n"
+           "                     [OPTIONS]\n"
+           "\n"
+           "Runs a collective with several algorithms over a range of sizes; writes one\n"
+           "CSV row per run (machine,coll,algo,bytes,ranks,ticks,seconds,events) and a\n"
+           "log-log plot of time against size, one line per algorithm.\n"
+           "\n"
+           "  -m, --machine SPEC     machine, e.g. alphabeta:topo=ring,p=8\n"
+           "      --coll NAME        the collective (see 'collsim list algorithms')\n"
+           "  -a, --algos LIST       algorithms, comma-separated, or 'all' (every algorithm\n"
+           "                         of the collective)\n"
+           "  -b, --bytes SIZES      sizes, as 'collsim run --bytes' means them: a list\n"
+           "                         (4,64,1KiB) of sizes and ranges; LO..HI:xF multiplies\n"
+           "                         by F from LO while <= HI (8..1MiB:x2), LO..HI:+S adds S\n"
+           "                         (1KiB..8KiB:+1KiB); LO..HI alone is LO..HI:x2\n"
+           "      --root R           root rank of rooted collectives (default 0)\n"
+           "      --ranks P          ranks (default: every node)\n"
+           "      --order ORDER      placement, as for 'collsim run'\n"
+           "      --opt [ALGO:]KEY=VALUE\n"
+           "                         an algorithm option (repeatable); with ALGO: only for\n"
+           "                         that algorithm, otherwise for every one\n"
+           "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
+           "      --keep-going       a point that fails is reported and left out; the\n"
+           "                         exit status is still that of the first failure\n"
+           "\n"
+           "Output:\n"
+           "      --csv FILE         write the CSV to FILE ('-' = stdout; the default\n"
+           "                         unless --plot is given)\n"
+           "      --plot FILE        draw the plot; the format follows the extension:\n"
+           "                         .png, .svg or .pdf\n"
+           "      --title TEXT       plot title (default: collective, machine, ranks, mode;\n"
+           "                         '' for none)\n"
+           "      --xlabel TEXT      x axis label (default: what the size means)\n"
+           "      --ylabel TEXT      y axis label (default: 'time (ticks)')\n"
+           "      --unit UNIT        x axis unit: bytes (default) or elements4 (bytes/4,\n"
+           "                         32-bit elements such as Cerebras wavelets)\n"
+           "  -h, --help             show this help and exit\n"
+           "\n"
+           "Progress is shown on standard error when it is a terminal.\n"
+           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
+}
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+static int sweep_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int sweep_add_size(int64_t *sizes, int *n, int64_t v, const char *text, cs_error_t *err)
+{
+    if (*n == SWEEP_MAX_SIZES)
+        return cs_error_set(err, CS_ERR_RANGE, "'%s' gives more than %d sizes", text,
+                            SWEEP_MAX_SIZES);
+    sizes[(*n)++] = v;
+    return CS_OK;
+}
+
+/* One item of --bytes: N, or LO..HI with an optional :xF or :+S step.
+ * `item` is a NUL-terminated copy that may be cut up. */
+static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
+{
+    char *dots = strstr(item, ".."), *step, *end;
+    int64_t lo, hi, add = 0, v;
+    double factor = 2;
+    int rc;
+    if (!dots) {
+        if ((rc = cs_units_parse_bytes(item, &v, err)))
+            return rc;
+        return sweep_add_size(sizes, n, v, item, err);
+    }
+    *dots = '\0';
+    if ((step = strchr(dots + 2, ':')))
+        *step++ = '\0';
+    if ((rc = cs_units_parse_bytes(item, &lo, err)) ||
+        (rc = cs_units_parse_bytes(dots + 2, &hi, err)))
+        return rc;
+    if (lo > hi)
+        return cs_error_set(err, CS_ERR_USAGE, "range %s..%s is empty: %lld B is above %lld B",
+                            item, dots + 2, (long long)lo, (long long)hi);
+    if (step && step[0] == 'x') {
+        errno = 0;
+        factor = strtod(step + 1, &end);
+        if (end == step + 1 || *end || errno || !(factor > 1) || !isfinite(factor))
+            return cs_error_set(err, CS_ERR_USAGE, "step '%s': the factor must be a number "
+                                "above 1, as in x2 or x1.5", step);
+    } else if (step && step[0] == '+') {
+        if ((rc = cs_units_parse_bytes(step + 1, &add, err)))
+            return rc;
+        if (add < 1)
+            return cs_error_set(err, CS_ERR_USAGE, "step '%s': add at least 1 byte", step);
+    } else if (step) {
+        return cs_error_set(err, CS_ERR_USAGE, "step '%s': expected xF (multiply) or +S (add)",
+                            step);
+    }
+    if (add) {
+        if ((hi - lo) / add >= SWEEP_MAX_SIZES)
+            return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:+%lld gives more than %d sizes",
+                                (long long)lo, (long long)hi, (long long)add, SWEEP_MAX_SIZES);
+        for (v = lo; v <= hi; v += add)
+            if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
+                return rc;
+        return CS_OK;
+    }
+    if (lo < 1)
+        return cs_error_set(err, CS_ERR_USAGE, "range %s..%s: a geometric range starts at 1 "
+                            "byte or more (add 0 as a separate item)", item, dots + 2);
+    /* LO*F^k from the start each time, so that no rounding accumulates;
+     * sizes that round to the same byte count are kept once (below) */
+    if (log((double)hi / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
+        return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:x%g takes more than %d steps",
+                            (long long)lo, (long long)hi, factor, SWEEP_MAX_STEPS);
+    for (int k = 0;; k++) {
+        double x = (double)lo * pow(factor, k);
+        if (x > (double)hi + 0.5)
+            break;
+        v = llround(x);
+        if (v > hi)
+            break;
+        if (*n > 0 && sizes[*n - 1] == v)
+            continue;
+        if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
+            return rc;
+    }
+    return CS_OK;
+}
+
+/* --bytes: comma-separated items, sorted and made distinct. */
+static int sweep_parse_sizes(const char *text, int64_t *sizes, int *n, cs_error_t *err)
+{
+    char buf[256];
+    const char *p = text;
+    int rc, k = 0;
+    *n = 0;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return cs_error_set(err, CS_ERR_USAGE, "empty item in '%s'", text);
+        if (len >= sizeof buf)
+            return cs_error_set(err, CS_ERR_USAGE, "item too long in '%s'", text);
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if ((rc = sweep_parse_item(buf, sizes, n, err)))
+            return rc;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    qsort(sizes, (size_t)*n, sizeof *sizes, sweep_cmp_i64);
+    for (int i = 0; i < *n; i++)
+        if (k == 0 || sizes[i] != sizes[k - 1])
+            sizes[k++] = sizes[i];
+    *n = k;
+    return CS_OK;
+}
+
+/* ---- algorithms and options ------------------------------------------------ */
+
+/* --algos: names of the collective's algorithms, or "all". */
+static void sweep_parse_algos(const char *text, sweep_args_t *a)
+{
+    cs_error_t err = {0};
+    const char *p = text;
+    if (!strcmp(text, "all")) {
+        int n;
+        const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+        for (int i = 0; i < n; i++)
+            if (all[i]->kind == a->kind && a->nalgos < SWEEP_MAX_ALGOS)
+                a->algos[a->nalgos++] = all[i];
+        if (a->nalgos == 0)
+            cs_app_usage_error("sweep", "--algos all: no algorithm implements %s",
+                               cs_coll_name(a->kind));
+        return;
+    }
+    for (;;) {
+        char name[128];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof name)
+            cs_app_usage_error("sweep", "--algos '%s': %s algorithm name", text,
+                               len ? "overlong" : "empty");
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (a->nalgos == SWEEP_MAX_ALGOS)
+            cs_app_usage_error("sweep", "--algos: at most %d algorithms", SWEEP_MAX_ALGOS);
+        if (cs_coll_find(a->kind, name, &a->algos[a->nalgos], &err) != CS_OK)
+            cs_app_usage_error("sweep", "--algos: %s", err.msg);
+        for (int i = 0; i < a->nalgos; i++)
+            if (a->algos[i] == a->algos[a->nalgos])
+                cs_app_usage_error("sweep", "--algos: '%s' is listed twice", name);
+        a->nalgos++;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+}
+
+/* The algorithm an --opt is scoped to (ALGO:KEY=VALUE), or NULL; *kv gets
+ * the KEY=VALUE part. */
+static const char *sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len)
+{
+    const char *colon = strchr(opt, ':'), *eq = strchr(opt, '=');
+    *kv = opt;
+    if (!colon || (eq && eq < colon))
+        return NULL;
+    snprintf(buf, len, "%.*s", (int)(colon - opt), opt);
+    *kv = colon + 1;
+    return buf;
+}
+
+/* Every --opt must name an algorithm of --algos when scoped, and a key that
+ * each algorithm it applies to takes: checked here, before any run, rather
+ * than by cs_coll_build at the first point of the algorithm concerned. */
+static void sweep_check_opts(const sweep_args_t *a)
+{
+    for (int i = 0; i < a->nopts; i++) {
+        char scope[128], key[128];
+        const char *kv, *name = sweep_opt_scope(a->opts[i], &kv, scope, sizeof scope);
+        int found = 0;
+        if (!strchr(kv, '=') || kv[0] == '=')
+            cs_app_usage_error("sweep", "--opt '%s': expected [ALGO:]KEY=VALUE", a->opts[i]);
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(kv, '=') - kv), kv);
+        for (int k = 0; k < a->nalgos; k++) {
+            const cs_coll_algo_t *al = a->algos[k];
+            int takes = 0;
+            char valid[512] = "";
+            if (name && strcmp(name, al->name))
+                continue;
+            found = 1;
+            for (int j = 0; al->keys && al->keys[j]; j++) {
+                takes |= !strcmp(al->keys[j], key);
+                strncat(valid, j ? ", " : "", sizeof valid - strlen(valid) - 1);
+                strncat(valid, al->keys[j], sizeof valid - strlen(valid) - 1);
+            }
+            if (!takes)
+                cs_app_usage_error("sweep", "--opt '%s': %s/%s takes %s%s%s%s", a->opts[i],
+                                   cs_coll_name(a->kind), al->name,
+                                   valid[0] ? "only " : "no options", valid,
+                                   name ? "" : "; scope the option as ALGO:",
+                                   name ? "" : kv);
+        }
+        if (name && !found)
+            cs_app_usage_error("sweep", "--opt '%s': '%s' is not in --algos", a->opts[i], name);
+    }
+}
+
+static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
+{
+    enum {
+        OPT_COLL = 256, OPT_ROOT, OPT_RANKS, OPT_ORDER, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE,
+        OPT_XLABEL, OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
+    };
+    static const struct option longopts[] = {
+        {"machine", required_argument, NULL, 'm'},
+        {"coll", required_argument, NULL, OPT_COLL},
+        {"algos", required_argument, NULL, 'a'},
+        {"bytes", required_argument, NULL, 'b'},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"opt", required_argument, NULL, OPT_OPT},
+        {"mode", required_argument, NULL, 'M'},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"xlabel", required_argument, NULL, OPT_XLABEL},
+        {"ylabel", required_argument, NULL, OPT_YLABEL},
+        {"unit", required_argument, NULL, OPT_UNIT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cs_error_t err = {0};
+    const char *algos = NULL;
+    int c;
+
+    memset(a, 0, sizeof *a);
+    a->mode = CS_NET_PACKET;
+    while ((c = getopt_long(argc, argv, ":m:a:b:M:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': a->machine = optarg; break;
+        case OPT_COLL: a->coll = optarg; break;
+        case 'a': algos = optarg; break;
+        case 'b': a->bytes_text = optarg; break;
+        case OPT_ORDER: a->order = optarg; break;
+        case OPT_KEEP_GOING: a->keep_going = 1; break;
+        case OPT_CSV: a->csv = optarg; break;
+        case OPT_PLOT: a->plot = optarg; break;
+        case OPT_TITLE: a->title = optarg; break;
+        case OPT_XLABEL: a->xlabel = optarg; break;
+        case OPT_YLABEL: a->ylabel = optarg; break;
+        case OPT_ROOT:
+            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
+                cs_app_usage_error("sweep", "--root: %s", err.msg);
+            a->has_root = 1;
+            break;
+        case OPT_RANKS:
+            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
+                cs_app_usage_error("sweep", "--ranks: %s", err.msg);
+            if (a->ranks < 1)
+                cs_app_usage_error("sweep", "--ranks: need at least 1 rank, got %s", optarg);
+            break;
+        case OPT_OPT:
+            if (strchr(optarg, ','))
+                cs_app_usage_error("sweep", "--opt '%s': one KEY=VALUE per --opt (no commas)",
+                                   optarg);
+            if (a->nopts == SWEEP_MAX_OPTS)
+                cs_app_usage_error("sweep", "at most %d --opt options", SWEEP_MAX_OPTS);
+            a->opts[a->nopts++] = optarg;
+            break;
+        case 'M':
+            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
+                cs_app_usage_error("sweep", "--mode: %s", err.msg);
+            break;
+        case OPT_UNIT:
+            if (!strcmp(optarg, "bytes"))
+                a->elements4 = 0;
+            else if (!strcmp(optarg, "elements4"))
+                a->elements4 = 1;
+            else
+                cs_app_usage_error("sweep", "--unit: unknown unit '%s'; valid: bytes, "
+                                   "elements4", optarg);
+            break;
+        case 'h': sweep_help(); exit(0);
+        default: cs_app_getopt_error("sweep", c, argv);
+        }
+    }
+    if (optind < argc)
+        cs_app_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+    if (!a->machine)
+        cs_app_usage_error("sweep", "missing --machine SPEC");
+    if (!a->coll)
+        cs_app_usage_error("sweep", "missing --coll NAME");
+    if (!algos)
+        cs_app_usage_error("sweep", "missing --algos A,B,... (or --algos all)");
+    if (!a->bytes_text)
+        cs_app_usage_error("sweep", "missing --bytes SIZES (e.g. 8..1MiB:x2 or 4,64,1024)");
+    if (cs_coll_parse(a->coll, &a->kind, &err) != CS_OK)
+        cs_app_usage_error("sweep", "--coll: %s", err.msg);
+    if (a->has_root && !cs_coll_rooted(a->kind))
+        cs_app_usage_error("sweep", "--root: %s has no root (rooted collectives: broadcast, "
+                           "reduce, gather, scatter)", cs_coll_name(a->kind));
+    sweep_parse_algos(algos, a);
+    sweep_check_opts(a);
+    if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
+        cs_app_usage_error("sweep", "--plot: %s", err.msg);
+    if (sweep_parse_sizes(a->bytes_text, a->sizes, &a->nsizes, &err) != CS_OK)
+        cs_app_usage_error("sweep", "--bytes '%s': %s", a->bytes_text, err.msg);
+    if (a->nsizes == 0)
+        cs_app_usage_error("sweep", "--bytes '%s': no sizes", a->bytes_text);
+    if (!a->csv && !a->plot)
+        a->csv = "-";
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
+/* The collective of algorithm k, prepared as `collsim run` would: the
+ * --opt texts that apply to it, scope removed. */
+static int sweep_prepare(const sweep_args_t *a, int k, const cs_machine_t *m, cs_app_coll_t *c,
+                         cs_error_t *err)
+{
+    const char *opts[SWEEP_MAX_OPTS];
+    int nopts = 0;
+    for (int i = 0; i < a->nopts; i++) {
+        char scope[128];
+        const char *kv, *name = sweep_opt_scope(a->opts[i], &kv, scope, sizeof scope);
+        if (!name || !strcmp(name, a->algos[k]->name))
+            opts[nopts++] = kv;
+    }
+    cs_app_coll_req_t req = {a->coll, a->algos[k]->name, a->order, a->bytes_text,
+                             a->sizes[0], a->root, a->ranks, a->has_root, opts, nopts};
+    return cs_app_coll_prepare(&req, m, c, err);
+}
+
+/* One point: build the program for `bytes`, run it. */
+static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_app_coll_t *c,
+                       int64_t bytes, cs_exec_result_t *res, cs_error_t *err)
+{
+    cs_program_t *p = NULL;
+    cs_exec_env_t env;
+    cs_exec_opts_t opts;
+    int rc;
+    c->args.bytes = bytes;
+    if ((rc = cs_coll_build(c->algo, &c->args, &p, err)))
+        return rc;
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&opts);
+    opts.mode = a->mode;
+    opts.rank_to_node = c->rank_to_node;
+    rc = cs_exec_run(&env, p, &opts, res, err);
+    cs_program_free(p);
+    return rc;
+}
+
+/* A CSV field, quoted when it holds a comma or a quote (RFC 4180); machine
+ * specs always do. */
+static void sweep_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Progress on a terminal only: a log or a pipe gets nothing but errors. */
+static void sweep_progress(int on, int done, int total, const char *coll, const char *algo,
+                           int64_t bytes)
+{
+    char size[32];
+    if (!on)
+        return;
+    if (done == total) {
+        fprintf(stderr, "\r%-72s\r", "");
+        return;
+    }
+    cs_units_format_bytes(bytes, size, sizeof size);
+    fprintf(stderr, "\rsweep %d/%d: %s/%s %s", done + 1, total, coll, algo, size);
+    fprintf(stderr, "%*s", 20, "");
+    fflush(stderr);
+}
+
+static const char *sweep_size_meaning(cs_coll_kind_t k)
+{
+    switch (k) {
+    case CS_COLL_BROADCAST:
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE: return "vector size";
+    case CS_COLL_BARRIER: return "token size";
+    default: return "block per rank";
+    }
+}
+
+static int sweep_write_plot(const sweep_args_t *a, int P, const double *ticks,
+                            cs_error_t *err)
+{
+    char title[512], xlabel[128];
+    double *x = cs_malloc((size_t)a->nsizes * sizeof *x);
+    int rc;
+    snprintf(title, sizeof title, "%s on %s (%d ranks, %s)", cs_coll_name(a->kind), a->machine,
+             P, cs_net_mode_name(a->mode));
+    snprintf(xlabel, sizeof xlabel, "%s (%s)", sweep_size_meaning(a->kind),
+             a->elements4 ? "elements, 32-bit wavelets" : "bytes");
+    cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
+                               a->ylabel ? a->ylabel : "time (ticks)", 1, 1);
+    for (int i = 0; i < a->nsizes; i++)
+        x[i] = a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
+    for (int k = 0; k < a->nalgos; k++)
+        cs_plot_add_series(p, a->algos[k]->name, (size_t)a->nsizes, x,
+                           ticks + (size_t)k * (size_t)a->nsizes);
+    rc = cs_plot_write(p, a->plot, err);
+    cs_plot_free(p);
+    free(x);
+    return rc;
+}
+
+int cs_app_cmd_sweep(int argc, char **argv)
+{
+    sweep_args_t a;
+    cs_error_t err = {0};
+    cs_machine_t *m = NULL;
+    cs_app_coll_t *colls = NULL;
+    FILE *csv = NULL;
+    double *ticks = NULL; /* [algo][size]; NaN for a point that failed */
+    int rc, first_rc = CS_OK, P = 0, total, done = 0;
+    int progress = isatty(STDERR_FILENO);
+
+    sweep_parse_args(argc, argv, &a);
+    total = a.nalgos * a.nsizes;
+    colls = cs_calloc((size_t)a.nalgos, sizeof *colls);
+    ticks = cs_malloc((size_t)total * sizeof *ticks);
+
+    rc = cs_machine_new(a.machine, &m, &err);
+    /* the preparation's errors (ranks, root, order, --opt) name options
+     * that hold for every algorithm: no algorithm prefix */
+    for (int k = 0; rc == CS_OK && k < a.nalgos; k++) {
+        rc = sweep_prepare(&a, k, m, &colls[k], &err);
+        P = colls[k].args.P;
+    }
+    if (rc == CS_OK && a.csv) {
+        csv = strcmp(a.csv, "-") ? fopen(a.csv, "w") : stdout;
+        if (!csv)
+            rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: cannot open for writing: %s", a.csv,
+                              strerror(errno));
+        else
+            fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events\n");
+    }
+    for (int k = 0; rc == CS_OK && k < a.nalgos; k++) {
+        for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
+            cs_exec_result_t res;
+            int64_t bytes = a.sizes[i];
+            memset(&res, 0, sizeof res);
+            sweep_progress(progress, done++, total, cs_coll_name(a.kind), a.algos[k]->name,
+                           bytes);
+            rc = sweep_point(&a, m, &colls[k], bytes, &res, &err);
+            ticks[(size_t)k * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
+            if (rc == CS_OK && csv) {
+                sweep_csv_field(csv, m->spec);
+                fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu\n", cs_coll_name(a.kind),
+                        a.algos[k]->name, (long long)bytes, colls[k].args.P,
+                        (long long)res.finish, (double)res.finish * m->tick_seconds,
+                        (unsigned long long)res.events);
+                fflush(csv);
+            }
+            cs_exec_result_destroy(&res);
+            if (rc != CS_OK) {
+                char size[32];
+                cs_units_format_bytes(bytes, size, sizeof size);
+                cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
+                                size);
+                if (a.keep_going) {
+                    sweep_progress(progress, total, total, NULL, NULL, 0);
+                    cs_app_report(&err);
+                    if (first_rc == CS_OK)
+                        first_rc = rc;
+                    rc = CS_OK;
+                }
+            }
+        }
+    }
+    sweep_progress(progress, total, total, NULL, NULL, 0);
+    if (csv && csv != stdout && fclose(csv) != 0 && rc == CS_OK)
+        rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: error while writing: %s", a.csv,
+                          strerror(errno));
+    if (rc == CS_OK && a.plot)
+        rc = sweep_write_plot(&a, P, ticks, &err);
+    if (rc != CS_OK)
+        cs_app_report(&err);
+    else
+        rc = first_rc;
+
+    for (int k = 0; k < a.nalgos; k++)
+        cs_app_coll_destroy(&colls[k]);
+    free(colls);
+    free(ticks);
+    cs_machine_free(m);
+    return rc;
+}

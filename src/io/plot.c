@@ -1,0 +1,853 @@
+/*
+ * plot.c - line plots for figures in papers, drawn with cairo (plot.h).
+ *
+ * One drawing routine paints on any cairo surface: an image surface for
+ * PNG, the SVG and PDF surfaces for vector output.  Every format is first
+ * written into memory and then to the file, so that all file errors are
+ * reported the same way (path and errno) and the SVG can be made
+ * deterministic: cairo names its groups after a process-wide surface
+ * counter ("surface7"), which would make the same plot differ with the
+ * number of surfaces created before it; those ids are renumbered here in
+ * order of appearance.
+ *
+ * Layout, in figure units (px or pt): the title on top, the plot area in
+ * the middle with a frame, outward ticks on the left and bottom axes, a
+ * light grid at major ticks (fainter at minor ones), the legend in the
+ * inside corner that covers the fewest drawn points.  Text uses the cairo
+ * "toy" font API with the fontconfig family "sans-serif".
+ */
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/plot.h"
+
+#define PLOT_W 900.0
+#define PLOT_H 600.0
+#define PLOT_PAD 0.05        /* share of the data span added on each side */
+#define PLOT_MAX_TICKS 512
+#define PLOT_MINOR_DECADES 12 /* above this, no ticks between decades */
+#define PLOT_TITLE_SIZE 20.0
+#define PLOT_LABEL_SIZE 16.0
+#define PLOT_TICK_SIZE 14.0
+#define PLOT_LEGEND_SIZE 14.0
+#define PLOT_LINE_WIDTH 2.0
+#define PLOT_MARKER_R 4.5
+#define PLOT_NSHAPES 7
+
+typedef struct plot_series {
+    char *name;
+    size_t n;
+    double *x, *y;
+} plot_series_t;
+
+struct cs_plot {
+    char *title, *xlabel, *ylabel;
+    int logx, logy;
+    plot_series_t *s;
+    int ns, cap;
+};
+
+/* Okabe & Ito, "Color Universal Design" (2008): distinguishable with every
+ * common colour-vision deficiency.  Ordered so that the first lines have
+ * the most contrast on white; the pale yellow comes last. */
+static const double plot_palette[][3] = {
+    {0x00 / 255.0, 0x72 / 255.0, 0xB2 / 255.0}, /* blue */
+    {0xD5 / 255.0, 0x5E / 255.0, 0x00 / 255.0}, /* vermillion */
+    {0x00 / 255.0, 0x9E / 255.0, 0x73 / 255.0}, /* bluish green */
+    {0xCC / 255.0, 0x79 / 255.0, 0xA7 / 255.0}, /* reddish purple */
+    {0xE6 / 255.0, 0x9F / 255.0, 0x00 / 255.0}, /* orange */
+    {0x56 / 255.0, 0xB4 / 255.0, 0xE9 / 255.0}, /* sky blue */
+    {0x00 / 255.0, 0x00 / 255.0, 0x00 / 255.0}, /* black */
+    {0xF0 / 255.0, 0xE4 / 255.0, 0x42 / 255.0}, /* yellow */
+};
+#define PLOT_NCOLORS ((int)(sizeof plot_palette / sizeof plot_palette[0]))
+
+/* ---- plot object ---------------------------------------------------------- */
+
+static char *plot_strdup(const char *s)
+{
+    return cs_strdup(s ? s : "");
+}
+
+cs_plot_t *cs_plot_new(const char *title, const char *xlabel, const char *ylabel, int logx,
+                       int logy)
+{
+    cs_plot_t *p = cs_calloc(1, sizeof *p);
+    p->title = plot_strdup(title);
+    p->xlabel = plot_strdup(xlabel);
+    p->ylabel = plot_strdup(ylabel);
+    p->logx = logx != 0;
+    p->logy = logy != 0;
+    return p;
+}
+
+void cs_plot_add_series(cs_plot_t *p, const char *name, size_t n, const double *x,
+                        const double *y)
+{
+    plot_series_t *s;
+    if (p->ns == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 8;
+        p->s = cs_realloc(p->s, (size_t)p->cap * sizeof *p->s);
+    }
+    s = &p->s[p->ns++];
+    s->name = plot_strdup(name);
+    s->n = n;
+    s->x = cs_malloc((n ? n : 1) * sizeof *s->x);
+    s->y = cs_malloc((n ? n : 1) * sizeof *s->y);
+    if (n) {
+        memcpy(s->x, x, n * sizeof *x);
+        memcpy(s->y, y, n * sizeof *y);
+    }
+}
+
+void cs_plot_free(cs_plot_t *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->ns; i++) {
+        free(p->s[i].name);
+        free(p->s[i].x);
+        free(p->s[i].y);
+    }
+    free(p->s);
+    free(p->title);
+    free(p->xlabel);
+    free(p->ylabel);
+    free(p);
+}
+
+/* ---- axes and ticks --------------------------------------------------------- */
+
+/* An axis maps a value to a position: through log10 on a log axis.  lo and
+ * hi are in that transformed space. */
+typedef struct plot_axis {
+    int log;
+    double lo, hi;
+    double px0, px1; /* figure coordinates of lo and hi */
+} plot_axis_t;
+
+typedef struct plot_tick {
+    double t;       /* transformed value */
+    int major;      /* decade (log) or step (linear): longer tick, grid line */
+    int labelled;
+    char text[32];  /* label, or the mantissa part of "m x 10^e" */
+    char sup[12];   /* exponent drawn raised, or "" */
+} plot_tick_t;
+
+static int plot_shown(double v, int log)
+{
+    return isfinite(v) && (!log || v > 0);
+}
+
+static int plot_point_shown(const cs_plot_t *p, const plot_series_t *s, size_t i)
+{
+    return plot_shown(s->x[i], p->logx) && plot_shown(s->y[i], p->logy);
+}
+
+static double plot_tr(double v, int log)
+{
+    return log ? log10(v) : v;
+}
+
+static double plot_map(const plot_axis_t *a, double v)
+{
+    return a->px0 + (plot_tr(v, a->log) - a->lo) / (a->hi - a->lo) * (a->px1 - a->px0);
+}
+
+/* The range of one axis (which = 0: x, 1: y) over the shown points, with a
+ * margin; a degenerate range is widened so that the point sits inside. */
+static void plot_range(const cs_plot_t *p, int which, plot_axis_t *a)
+{
+    int log = which ? p->logy : p->logx, any = 0;
+    double lo = 0, hi = 0;
+    for (int k = 0; k < p->ns; k++) {
+        const plot_series_t *s = &p->s[k];
+        for (size_t i = 0; i < s->n; i++) {
+            if (!plot_point_shown(p, s, i))
+                continue;
+            double t = plot_tr(which ? s->y[i] : s->x[i], log);
+            if (!any || t < lo)
+                lo = t;
+            if (!any || t > hi)
+                hi = t;
+            any = 1;
+        }
+    }
+    if (!any) {
+        lo = 0;
+        hi = 1;
+    } else if (hi - lo <= 1e-12 * (fabs(lo) + fabs(hi))) {
+        double d = log ? 0.5 : (lo != 0 ? fabs(lo) * 0.1 : 1.0);
+        lo -= d;
+        hi += d;
+    } else {
+        double pad = (hi - lo) * PLOT_PAD;
+        lo -= pad;
+        hi += pad;
+    }
+    a->log = log;
+    a->lo = lo;
+    a->hi = hi;
+}
+
+/* The label of m * 10^k: SI suffixes from 1 to 999T ("20", "5k", "100M"),
+ * decimals down to 0.001, else (or with `sci`) "10" with a raised
+ * exponent. */
+static void plot_log_label(int m, int k, int sci, plot_tick_t *t)
+{
+    static const char *const si[] = {"", "k", "M", "G", "T"};
+    t->sup[0] = '\0';
+    if (!sci && k >= 0 && k < 15) {
+        int v = m;
+        for (int i = 0; i < k % 3; i++)
+            v *= 10;
+        snprintf(t->text, sizeof t->text, "%d%s", v, si[k / 3]);
+        return;
+    }
+    if (!sci && k < 0 && k >= -3) {
+        snprintf(t->text, sizeof t->text, "%.*f", -k, m * pow(10.0, k));
+        return;
+    }
+    if (m == 1)
+        snprintf(t->text, sizeof t->text, "10");
+    else
+        snprintf(t->text, sizeof t->text, "%d\xc3\x97" "10", m); /* U+00D7 times */
+    snprintf(t->sup, sizeof t->sup, "%d", k);
+}
+
+/* A step of 1, 2 or 5 times a power of ten giving about `want` steps. */
+static double plot_nice_step(double span, int want)
+{
+    double raw = span / want, mag = pow(10.0, floor(log10(raw))), norm = raw / mag;
+    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+}
+
+/* The label of any v > 0 between 1 and 10^15 with SI suffixes and as
+ * many decimals as `step` needs ("14.05M"); "%g" outside. */
+static void plot_si_label(double v, double step, plot_tick_t *t)
+{
+    static const char *const si[] = {"", "k", "M", "G", "T"};
+    t->sup[0] = '\0';
+    if (v < 1 || v >= 1e15) {
+        snprintf(t->text, sizeof t->text, "%g", v);
+        return;
+    }
+    int g = (int)floor(log10(v) / 3 + 1e-9);
+    double unit = pow(1000.0, g);
+    int decimals = (int)ceil(-log10(step / unit) - 1e-9);
+    if (decimals < 0)
+        decimals = 0;
+    snprintf(t->text, sizeof t->text, "%.*f%s", decimals, v / unit, si[g]);
+}
+
+/* Under two labels a log axis spans less than a decade: plain multiples of
+ * a 1-2-5 step in value space, placed on the log scale, do better. */
+static int plot_log_fine_ticks(const plot_axis_t *a, plot_tick_t *ticks)
+{
+    double lo = pow(10.0, a->lo), hi = pow(10.0, a->hi), step = plot_nice_step(hi - lo, 4);
+    int n = 0;
+    for (double i = ceil(lo / step); i * step <= hi && n < 64; i++) {
+        plot_tick_t *tk = &ticks[n++];
+        memset(tk, 0, sizeof *tk);
+        tk->t = log10(i * step);
+        tk->major = 1;
+        tk->labelled = 1;
+        plot_si_label(i * step, step, tk);
+    }
+    return n;
+}
+
+/* Ticks of a log axis: every decade, 2..9 times each as minor ticks up to
+ * PLOT_MINOR_DECADES decades.  Over 10 decades only every `step`-th decade
+ * is major (labelled, grid line), the others are minor.  An axis that
+ * reaches beyond the SI labels writes every label as 10^k, so that one
+ * axis never mixes "100G" and "10^15".  Under two labelled decades
+ * the minor ticks 2, 3 and 5 get labels too, and if that still makes less
+ * than two labels, plot_log_fine_ticks takes over: every axis shows at
+ * least two numbers. */
+static int plot_log_ticks(const plot_axis_t *a, plot_tick_t *ticks)
+{
+    const double eps = 1e-9;
+    int dlo = (int)floor(a->lo), dhi = (int)ceil(a->hi), n = 0, majors = 0, labels = 0;
+    int ndec = dhi - dlo, step = 1, minors = ndec <= PLOT_MINOR_DECADES;
+    int sci = dlo < -3 || dhi > 14;
+    for (int k = dlo; k <= dhi; k++)
+        majors += k >= a->lo - eps && k <= a->hi + eps;
+    if (ndec > 10)
+        step = (ndec + 7) / 8;
+    for (int k = dlo; k <= dhi; k++) {
+        for (int m = 1; m <= 9; m++) {
+            double t = k + log10((double)m);
+            if (m > 1 && !minors)
+                break;
+            if (t < a->lo - eps || t > a->hi + eps || n == PLOT_MAX_TICKS)
+                continue;
+            plot_tick_t *tk = &ticks[n++];
+            memset(tk, 0, sizeof *tk);
+            tk->t = t;
+            tk->major = m == 1 && k % step == 0;
+            tk->labelled = m == 1 ? tk->major
+                                  : majors < 2 && (m == 2 || m == 3 || m == 5 ||
+                                                   a->hi - a->lo < 0.5);
+            if (tk->labelled) {
+                plot_log_label(m, k, sci, tk);
+                labels++;
+            }
+        }
+    }
+    return labels < 2 ? plot_log_fine_ticks(a, ticks) : n;
+}
+
+/* Ticks of a linear axis: multiples of a 1-2-5 step, about six of them. */
+static int plot_lin_ticks(const plot_axis_t *a, plot_tick_t *ticks)
+{
+    double step = plot_nice_step(a->hi - a->lo, 6);
+    int n = 0;
+    for (double i = ceil(a->lo / step); i * step <= a->hi + step * 1e-9 && n < 64; i++) {
+        plot_tick_t *tk = &ticks[n++];
+        double v = i * step;
+        memset(tk, 0, sizeof *tk);
+        tk->t = v;
+        tk->major = 1;
+        tk->labelled = 1;
+        if (fabs(v) < step * 1e-9)
+            v = 0; /* no "-0" or "1e-17" from rounding */
+        snprintf(tk->text, sizeof tk->text, "%g", v);
+    }
+    return n;
+}
+
+static int plot_ticks(const plot_axis_t *a, plot_tick_t *ticks)
+{
+    return a->log ? plot_log_ticks(a, ticks) : plot_lin_ticks(a, ticks);
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static void plot_font(cairo_t *cr, double size, int bold)
+{
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+}
+
+static double plot_text_width(cairo_t *cr, const char *s)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    return e.x_advance;
+}
+
+/* Height of a digit above the baseline in the current font: the reference
+ * for centring labels vertically, the same for every label. */
+static double plot_cap_height(cairo_t *cr)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, "0", &e);
+    return -e.y_bearing;
+}
+
+/* Draws s with its anchor at (x, y): ax = 0, 0.5, 1 for left, centre,
+ * right; ay = 0, 0.5, 1 for the digit top, middle, baseline. */
+static void plot_text(cairo_t *cr, double x, double y, const char *s, double ax, double ay)
+{
+    double w = plot_text_width(cr, s), cap = plot_cap_height(cr);
+    cairo_move_to(cr, x - ax * w, y + (1 - ay) * cap);
+    cairo_show_text(cr, s);
+}
+
+/* A tick label: its text and, for 10^k, the exponent at 70% size. */
+static double plot_label_width(cairo_t *cr, const plot_tick_t *t, double size)
+{
+    double w = plot_text_width(cr, t->text);
+    if (t->sup[0]) {
+        cairo_set_font_size(cr, size * 0.7);
+        w += plot_text_width(cr, t->sup);
+        cairo_set_font_size(cr, size);
+    }
+    return w;
+}
+
+static void plot_label(cairo_t *cr, double x, double y, const plot_tick_t *t, double size,
+                       double ax, double ay)
+{
+    double w = plot_label_width(cr, t, size), cap = plot_cap_height(cr);
+    double x0 = x - ax * w, base = y + (1 - ay) * cap;
+    cairo_move_to(cr, x0, base);
+    cairo_show_text(cr, t->text);
+    if (t->sup[0]) {
+        double tw = plot_text_width(cr, t->text);
+        cairo_set_font_size(cr, size * 0.7);
+        cairo_move_to(cr, x0 + tw, base - 0.55 * cap);
+        cairo_show_text(cr, t->sup);
+        cairo_set_font_size(cr, size);
+    }
+}
+
+/* ---- series ---------------------------------------------------------------- */
+
+static void plot_color(cairo_t *cr, int k)
+{
+    const double *c = plot_palette[k % PLOT_NCOLORS];
+    cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+}
+
+/* Marker shapes, so that series stay apart in grey print too: circle,
+ * square, triangle up, diamond, triangle down (filled), x and + (stroked). */
+static void plot_marker(cairo_t *cr, int shape, double x, double y, double r)
+{
+    switch (shape % PLOT_NSHAPES) {
+    case 0:
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+        cairo_fill(cr);
+        break;
+    case 1:
+        cairo_rectangle(cr, x - 0.85 * r, y - 0.85 * r, 1.7 * r, 1.7 * r);
+        cairo_fill(cr);
+        break;
+    case 2:
+    case 4: {
+        double d = shape % PLOT_NSHAPES == 2 ? 1 : -1; /* apex up or down */
+        cairo_move_to(cr, x, y - d * 1.15 * r);
+        cairo_line_to(cr, x + r, y + d * 0.75 * r);
+        cairo_line_to(cr, x - r, y + d * 0.75 * r);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        break;
+    }
+    case 3:
+        cairo_move_to(cr, x, y - 1.2 * r);
+        cairo_line_to(cr, x + 1.2 * r, y);
+        cairo_line_to(cr, x, y + 1.2 * r);
+        cairo_line_to(cr, x - 1.2 * r, y);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        break;
+    case 5:
+        cairo_move_to(cr, x - r, y - r);
+        cairo_line_to(cr, x + r, y + r);
+        cairo_move_to(cr, x - r, y + r);
+        cairo_line_to(cr, x + r, y - r);
+        cairo_stroke(cr);
+        break;
+    default:
+        cairo_move_to(cr, x - 1.2 * r, y);
+        cairo_line_to(cr, x + 1.2 * r, y);
+        cairo_move_to(cr, x, y - 1.2 * r);
+        cairo_line_to(cr, x, y + 1.2 * r);
+        cairo_stroke(cr);
+        break;
+    }
+}
+
+static void plot_draw_series(const cs_plot_t *p, cairo_t *cr, const plot_axis_t *ax,
+                             const plot_axis_t *ay)
+{
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    for (int k = 0; k < p->ns; k++) {
+        const plot_series_t *s = &p->s[k];
+        int pen = 0; /* a point not shown lifts the pen: the line breaks */
+        plot_color(cr, k);
+        cairo_set_line_width(cr, PLOT_LINE_WIDTH);
+        for (size_t i = 0; i < s->n; i++) {
+            if (!plot_point_shown(p, s, i)) {
+                pen = 0;
+                continue;
+            }
+            double x = plot_map(ax, s->x[i]), y = plot_map(ay, s->y[i]);
+            if (pen)
+                cairo_line_to(cr, x, y);
+            else
+                cairo_move_to(cr, x, y);
+            pen = 1;
+        }
+        cairo_stroke(cr);
+        cairo_set_line_width(cr, 1.6);
+        for (size_t i = 0; i < s->n; i++)
+            if (plot_point_shown(p, s, i))
+                plot_marker(cr, k, plot_map(ax, s->x[i]), plot_map(ay, s->y[i]),
+                            PLOT_MARKER_R);
+    }
+}
+
+/* ---- legend ----------------------------------------------------------------- */
+
+/* How much of the drawing a legend box at (x, y, w, h) would hide: the
+ * points and samples along the segments between them that fall inside. */
+static int plot_covered(const cs_plot_t *p, const plot_axis_t *ax, const plot_axis_t *ay,
+                        double x, double y, double w, double h)
+{
+    const int samples = 16;
+    int count = 0;
+    for (int k = 0; k < p->ns; k++) {
+        const plot_series_t *s = &p->s[k];
+        double px = 0, py = 0;
+        int pen = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (!plot_point_shown(p, s, i)) {
+                pen = 0;
+                continue;
+            }
+            double qx = plot_map(ax, s->x[i]), qy = plot_map(ay, s->y[i]);
+            for (int j = pen ? 1 : samples; j <= samples; j++) {
+                double sx = px + (qx - px) * j / samples, sy = py + (qy - py) * j / samples;
+                count += sx >= x && sx <= x + w && sy >= y && sy <= y + h;
+            }
+            px = qx;
+            py = qy;
+            pen = 1;
+        }
+    }
+    return count;
+}
+
+static void plot_draw_legend(const cs_plot_t *p, cairo_t *cr, const plot_axis_t *ax,
+                             const plot_axis_t *ay)
+{
+    const double row = 22, sample = 30, gap = 8, pad = 10, inset = 12;
+    double textw = 0, w, h, best_x = 0, best_y = 0;
+    int best = -1;
+    if (p->ns == 0)
+        return;
+    plot_font(cr, PLOT_LEGEND_SIZE, 0);
+    for (int k = 0; k < p->ns; k++) {
+        double tw = plot_text_width(cr, p->s[k].name);
+        if (tw > textw)
+            textw = tw;
+    }
+    w = pad + sample + gap + textw + pad;
+    h = pad / 2 + row * p->ns + pad / 2;
+    /* places in order of preference: the corners (upper left first:
+     * time-vs-size curves rise to the upper right), then the middles of
+     * the sides, then the centre */
+    double left = ax->px0 + inset, right = ax->px1 - inset - w, midx = (left + right) / 2;
+    double top = ay->px1 + inset, bottom = ay->px0 - inset - h, midy = (top + bottom) / 2;
+    const double cx[9] = {left, right, right, left, left, right, midx, midx, midx};
+    const double cy[9] = {top, top, bottom, bottom, midy, midy, top, bottom, midy};
+    for (int c = 0; c < 9; c++) {
+        int n = plot_covered(p, ax, ay, cx[c] - 4, cy[c] - 4, w + 8, h + 8);
+        if (best < 0 || n < best) {
+            best = n;
+            best_x = cx[c];
+            best_y = cy[c];
+        }
+    }
+    cairo_rectangle(cr, best_x, best_y, w, h);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
+    for (int k = 0; k < p->ns; k++) {
+        double y = best_y + pad / 2 + row * (k + 0.5), x = best_x + pad;
+        plot_color(cr, k);
+        cairo_set_line_width(cr, PLOT_LINE_WIDTH);
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x + sample, y);
+        cairo_stroke(cr);
+        cairo_set_line_width(cr, 1.6);
+        plot_marker(cr, k, x + sample / 2, y, PLOT_MARKER_R);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        plot_text(cr, x + sample + gap, y, p->s[k].name, 0, 0.5);
+    }
+}
+
+/* ---- the figure ------------------------------------------------------------- */
+
+/* Half-pixel position of a 1-unit line, so that it covers whole pixels in
+ * PNG instead of two half-grey ones. */
+static double plot_snap(double v)
+{
+    return floor(v) + 0.5;
+}
+
+static void plot_draw(const cs_plot_t *p, cairo_t *cr)
+{
+    plot_tick_t xt[PLOT_MAX_TICKS], yt[PLOT_MAX_TICKS]; /* ~60 KB of stack */
+    plot_axis_t ax, ay;
+    int nx, ny;
+    double ylabw = 0, top, left, right = PLOT_W - 30, bottom = PLOT_H - 78, lastx;
+    int has_title = p->title[0] != '\0';
+
+    plot_range(p, 0, &ax);
+    plot_range(p, 1, &ay);
+    nx = plot_ticks(&ax, xt);
+    ny = plot_ticks(&ay, yt);
+
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+
+    /* the left margin fits the widest y label */
+    plot_font(cr, PLOT_TICK_SIZE, 0);
+    for (int i = 0; i < ny; i++)
+        if (yt[i].labelled) {
+            double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
+            if (w > ylabw)
+                ylabw = w;
+        }
+    left = 22 + (p->ylabel[0] ? PLOT_LABEL_SIZE + 14 : 0) + ylabw + 10;
+    top = has_title ? 62 : 24;
+    ax.px0 = left;
+    ax.px1 = right;
+    ay.px0 = bottom; /* y grows upwards */
+    ay.px1 = top;
+
+    /* grid: minor first, so that major lines are drawn over them */
+    cairo_set_line_width(cr, 1);
+    for (int pass = 0; pass < 2; pass++) {
+        double g = pass ? 0.86 : 0.955;
+        cairo_set_source_rgb(cr, g, g, g);
+        for (int i = 0; i < nx; i++)
+            if (xt[i].major == pass) {
+                double x = plot_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) *
+                                                  (ax.px1 - ax.px0));
+                cairo_move_to(cr, x, top);
+                cairo_line_to(cr, x, bottom);
+            }
+        for (int i = 0; i < ny; i++)
+            if (yt[i].major == pass) {
+                double y = plot_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) *
+                                                  (ay.px1 - ay.px0));
+                cairo_move_to(cr, left, y);
+                cairo_line_to(cr, right, y);
+            }
+        cairo_stroke(cr);
+    }
+
+    /* series, clipped to the plot area */
+    cairo_save(cr);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_clip(cr);
+    plot_draw_series(p, cr, &ax, &ay);
+    cairo_restore(cr);
+
+    /* frame and outward ticks */
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, plot_snap(left), plot_snap(top), floor(right) - floor(left),
+                    floor(bottom) - floor(top));
+    cairo_stroke(cr);
+    for (int i = 0; i < nx; i++) {
+        double x = plot_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) * (ax.px1 - ax.px0));
+        cairo_move_to(cr, x, plot_snap(bottom));
+        cairo_line_to(cr, x, plot_snap(bottom) + (xt[i].major ? 6 : 3));
+    }
+    for (int i = 0; i < ny; i++) {
+        double y = plot_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0));
+        cairo_move_to(cr, plot_snap(left), y);
+        cairo_line_to(cr, plot_snap(left) - (yt[i].major ? 6 : 3), y);
+    }
+    cairo_stroke(cr);
+
+    /* tick labels; one that would touch its left neighbour is left out */
+    plot_font(cr, PLOT_TICK_SIZE, 0);
+    lastx = -1e9;
+    for (int i = 0; i < nx; i++) {
+        if (!xt[i].labelled)
+            continue;
+        double x = ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) * (ax.px1 - ax.px0);
+        double w = plot_label_width(cr, &xt[i], PLOT_TICK_SIZE);
+        if (x - w / 2 < lastx + 6)
+            continue;
+        plot_label(cr, x, bottom + 11, &xt[i], PLOT_TICK_SIZE, 0.5, 0);
+        lastx = x + w / 2;
+    }
+    lastx = 1e9; /* y labels go upwards: "left" is below */
+    for (int i = 0; i < ny; i++) {
+        if (!yt[i].labelled)
+            continue;
+        double y = ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0);
+        if (y + PLOT_TICK_SIZE > lastx)
+            continue;
+        plot_label(cr, left - 10, y, &yt[i], PLOT_TICK_SIZE, 1, 0.5);
+        lastx = y;
+    }
+
+    /* legend over the series, then the words */
+    plot_draw_legend(p, cr, &ax, &ay);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (p->xlabel[0]) {
+        plot_font(cr, PLOT_LABEL_SIZE, 0);
+        plot_text(cr, (left + right) / 2, bottom + 50, p->xlabel, 0.5, 0);
+    }
+    if (p->ylabel[0]) {
+        plot_font(cr, PLOT_LABEL_SIZE, 0);
+        cairo_save(cr);
+        cairo_translate(cr, 22, (top + bottom) / 2);
+        cairo_rotate(cr, -M_PI / 2);
+        plot_text(cr, 0, 0, p->ylabel, 0.5, 0);
+        cairo_restore(cr);
+    }
+    if (has_title) {
+        /* a long title shrinks to the figure's width rather than spill */
+        double size = PLOT_TITLE_SIZE;
+        plot_font(cr, size, 1);
+        while (size > 8 && plot_text_width(cr, p->title) > PLOT_W - 40) {
+            size -= 1;
+            plot_font(cr, size, 1);
+        }
+        plot_text(cr, PLOT_W / 2, 30, p->title, 0.5, 0.5);
+    }
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+typedef enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF } plot_format_t;
+
+static int plot_format(const char *path, plot_format_t *out, cs_error_t *err)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        return cs_error_set(err, CS_ERR_USAGE, "%s: no file extension to choose the plot "
+                            "format; use .png, .svg or .pdf", path);
+    if (!strcasecmp(dot, ".png"))
+        *out = PLOT_PNG;
+    else if (!strcasecmp(dot, ".svg"))
+        *out = PLOT_SVG;
+    else if (!strcasecmp(dot, ".pdf"))
+        *out = PLOT_PDF;
+    else
+        return cs_error_set(err, CS_ERR_USAGE, "%s: unknown plot format '%s'; use .png, .svg "
+                            "or .pdf", path, dot);
+    return CS_OK;
+}
+
+int cs_plot_check_path(const char *path, cs_error_t *err)
+{
+    plot_format_t f;
+    return plot_format(path, &f, err);
+}
+
+/* The output in memory, filled by cairo's stream callbacks. */
+typedef struct plot_buf {
+    unsigned char *data;
+    size_t len, cap;
+} plot_buf_t;
+
+static void plot_buf_put(plot_buf_t *b, const void *data, size_t n)
+{
+    if (b->len + n > b->cap) {
+        while (b->len + n > b->cap)
+            b->cap = b->cap ? 2 * b->cap : 65536;
+        b->data = cs_realloc(b->data, b->cap);
+    }
+    memcpy(b->data + b->len, data, n);
+    b->len += n;
+}
+
+static cairo_status_t plot_buf_write(void *closure, const unsigned char *data, unsigned int n)
+{
+    plot_buf_put(closure, data, n);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* Renumbers cairo's "surfaceN" ids (in id="..." and href="#...") 1, 2, ...
+ * in order of first appearance; see the top of this file. */
+static void plot_svg_canonical(plot_buf_t *b)
+{
+    static const char key[] = "surface";
+    const size_t klen = sizeof key - 1;
+    plot_buf_t out = {0};
+    long *seen = NULL;
+    int nseen = 0;
+    size_t i = 0;
+    while (i < b->len) {
+        size_t j = i + 1 + klen;
+        int is_id = (b->data[i] == '"' || b->data[i] == '#') && j < b->len &&
+                    !memcmp(b->data + i + 1, key, klen) && b->data[j] >= '0' &&
+                    b->data[j] <= '9';
+        if (!is_id) {
+            plot_buf_put(&out, b->data + i, 1);
+            i++;
+            continue;
+        }
+        long v = 0;
+        int k;
+        char num[32];
+        while (j < b->len && b->data[j] >= '0' && b->data[j] <= '9' && v < 100000000L)
+            v = v * 10 + (b->data[j++] - '0');
+        for (k = 0; k < nseen && seen[k] != v; k++)
+            ;
+        if (k == nseen) {
+            seen = cs_realloc(seen, (size_t)(nseen + 1) * sizeof *seen);
+            seen[nseen++] = v;
+        }
+        plot_buf_put(&out, b->data + i, 1 + klen);
+        snprintf(num, sizeof num, "%d", k + 1);
+        plot_buf_put(&out, num, strlen(num));
+        i = j;
+    }
+    free(seen);
+    free(b->data);
+    *b = out;
+}
+
+static int plot_save(const char *path, const plot_buf_t *b, cs_error_t *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
+    int werr = n != b->len ? errno : 0;
+    if (fclose(f) != 0 && !werr)
+        werr = errno ? errno : EIO;
+    if (n != b->len || werr)
+        return cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path,
+                            strerror(werr ? werr : EIO));
+    return CS_OK;
+}
+
+int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err)
+{
+    plot_format_t fmt;
+    plot_buf_t buf = {0};
+    cairo_surface_t *s;
+    cairo_status_t st;
+    int rc;
+
+    if ((rc = plot_format(path, &fmt, err)))
+        return rc;
+    if (fmt == PLOT_PNG) {
+        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)PLOT_W, (int)PLOT_H);
+    } else if (fmt == PLOT_SVG) {
+        s = cairo_svg_surface_create_for_stream(plot_buf_write, &buf, PLOT_W, PLOT_H);
+    } else {
+        s = cairo_pdf_surface_create_for_stream(plot_buf_write, &buf, PLOT_W, PLOT_H);
+        /* an empty date leaves /CreationDate out: same plot, same bytes */
+        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "");
+        if (p->title[0])
+            cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, p->title);
+        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "collsim");
+    }
+    cairo_t *cr = cairo_create(s);
+    plot_draw(p, cr);
+    st = cairo_status(cr);
+    cairo_destroy(cr);
+    if (st == CAIRO_STATUS_SUCCESS && fmt == PLOT_PNG)
+        st = cairo_surface_write_to_png_stream(s, plot_buf_write, &buf);
+    cairo_surface_finish(s);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_status(s);
+    cairo_surface_destroy(s);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        free(buf.data);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot draw the plot: cairo: %s", path,
+                            cairo_status_to_string(st));
+    }
+    if (fmt == PLOT_SVG)
+        plot_svg_canonical(&buf);
+    rc = plot_save(path, &buf, err);
+    free(buf.data);
+    return rc;
+}

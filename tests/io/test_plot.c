@@ -1,0 +1,339 @@
+/*
+ * test_plot.c - the line-plot module (src/io/plot.c).
+ *
+ * Plots are written into a per-test temporary directory and read back: the
+ * PNG through cairo (size, how much is drawn, the series' colours), the
+ * SVG through a small well-formedness checker (tags nest and close; the
+ * build has no XML library), the PDF by its header.  Writing twice must
+ * give the same bytes, and what a log axis cannot show must not crash.
+ */
+#include <criterion/criterion.h>
+
+#include <cairo.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/plot.h"
+
+static char tmpdir[PATH_MAX];
+
+static void setup(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/collsim-plot-XXXXXX", base && *base ? base : "/tmp");
+    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[PATH_MAX + 256];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+TestSuite(plot, .init = setup, .fini = teardown, .timeout = 60);
+
+static char *path_in_tmp(const char *name)
+{
+    char *p = malloc(strlen(tmpdir) + strlen(name) + 2);
+    cr_assert_not_null(p);
+    sprintf(p, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* The whole file; *len gets its size (files may hold NUL bytes). */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 65536, n = 0, got;
+    char *buf = malloc(cap + 1);
+    cr_assert_not_null(buf);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            cr_assert_not_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Time against size for two algorithms, the shape of a sweep. */
+static cs_plot_t *two_series(void)
+{
+    double x[8], ring[8], tree[8];
+    for (int i = 0; i < 8; i++) {
+        x[i] = 8.0 * pow(4.0, i);
+        ring[i] = 14e6 + 7 * x[i] * 1000;
+        tree[i] = 3e6 + 3 * x[i] * 1000;
+    }
+    cs_plot_t *p = cs_plot_new("allreduce on a line", "vector size (bytes)", "time (ticks)", 1,
+                               1);
+    cs_plot_add_series(p, "ring", 8, x, ring);
+    cs_plot_add_series(p, "rdb", 8, x, tree);
+    return p;
+}
+
+static void write_ok(const cs_plot_t *p, const char *path)
+{
+    cs_error_t err = {0};
+    int rc = cs_plot_write(p, path, &err);
+    cr_assert_eq(rc, CS_OK, "%s: %s", path, err.msg);
+}
+
+/* Pixels of a PNG read back with cairo: how many are not white, and how
+ * many have exactly the colour rgb (0xRRGGBB). */
+static void png_counts(const char *path, int *w, int *h, long *ink, long *rgb_hits,
+                       uint32_t rgb)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s: %s", path,
+                 cairo_status_to_string(cairo_surface_status(s)));
+    *w = cairo_image_surface_get_width(s);
+    *h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    *ink = *rgb_hits = 0;
+    for (int y = 0; y < *h; y++)
+        for (int x = 0; x < *w; x++) {
+            uint32_t px = *(const uint32_t *)(data + (size_t)y * stride + 4 * (size_t)x);
+            *ink += (px & 0xffffff) != 0xffffff;
+            *rgb_hits += (px & 0xffffff) == rgb;
+        }
+    cairo_surface_destroy(s);
+}
+
+Test(plot, png_has_size_and_ink)
+{
+    cs_plot_t *p = two_series();
+    char *path = path_in_tmp("fig.png");
+    int w, h;
+    long ink, blue, vermillion;
+    write_ok(p, path);
+    png_counts(path, &w, &h, &ink, &blue, 0x0072B2);
+    png_counts(path, &w, &h, &ink, &vermillion, 0xD55E00);
+    cr_expect_eq(w, 900);
+    cr_expect_eq(h, 600);
+    /* frame, grid, text, two lines: a few percent of the figure, far from
+     * all of it (a black or unpainted background) */
+    cr_expect_gt(ink, 900 * 600 / 100, "only %ld drawn pixels", ink);
+    cr_expect_lt(ink, 900 * 600 / 2, "%ld drawn pixels: background not white?", ink);
+    /* the first two Okabe-Ito colours: one line each */
+    cr_expect_gt(blue, 200, "first series: %ld blue pixels", blue);
+    cr_expect_gt(vermillion, 200, "second series: %ld vermillion pixels", vermillion);
+    free(path);
+    cs_plot_free(p);
+}
+
+/* A well-formedness check of XML as cairo writes it: the declaration
+ * first, then elements that nest and close properly, one root.  Returns
+ * NULL when well formed, else a static description. */
+static const char *xml_check(const char *doc)
+{
+    static char why[256];
+    char stack[64][64];
+    int depth = 0, roots = 0;
+    const char *p = doc;
+    if (strncmp(p, "<?xml", 5) != 0)
+        return "no <?xml declaration at the start";
+    while ((p = strchr(p, '<')) != NULL) {
+        if (p[1] == '?' || p[1] == '!') { /* declaration, comment */
+            const char *end = strstr(p, p[1] == '?' ? "?>" : ">");
+            if (!end)
+                return "unterminated declaration";
+            p = end + 1;
+            continue;
+        }
+        const char *end = strchr(p, '>');
+        if (!end)
+            return "unterminated tag";
+        if (p[1] == '/') {
+            size_t n = strcspn(p + 2, " \t\n>");
+            if (depth == 0)
+                return "closing tag without an open element";
+            depth--;
+            if (strlen(stack[depth]) != n || strncmp(stack[depth], p + 2, n) != 0) {
+                snprintf(why, sizeof why, "</%.*s> closes <%.63s>", (int)(n < 64 ? n : 64),
+                         p + 2, stack[depth]);
+                return why;
+            }
+        } else if (end[-1] != '/') {
+            size_t n = strcspn(p + 1, " \t\n/>");
+            if (depth == 64 || n >= 64)
+                return "too deep or too long a name";
+            if (depth == 0)
+                roots++;
+            snprintf(stack[depth++], 64, "%.*s", (int)n, p + 1);
+        } else if (depth == 0) {
+            roots++;
+        }
+        p = end + 1;
+    }
+    if (depth != 0) {
+        snprintf(why, sizeof why, "<%.63s> never closed", stack[depth - 1]);
+        return why;
+    }
+    return roots == 1 ? NULL : "not exactly one root element";
+}
+
+/* The checker itself can fail. */
+Test(plot, xml_check_rejects_broken_documents)
+{
+    cr_expect_null(xml_check("<?xml version=\"1.0\"?>\n<svg><g id=\"a\"><path d=\"M 0 0\"/></g>"
+                             "</svg>\n"));
+    cr_expect_not_null(xml_check("<svg></svg>"));
+    cr_expect_not_null(xml_check("<?xml version=\"1.0\"?><svg><g></svg></g>"));
+    cr_expect_not_null(xml_check("<?xml version=\"1.0\"?><svg><g>"));
+    cr_expect_not_null(xml_check("<?xml version=\"1.0\"?><svg/><svg/>"));
+}
+
+Test(plot, svg_is_well_formed_and_deterministic)
+{
+    cs_plot_t *p = two_series();
+    char *a = path_in_tmp("a.svg"), *b = path_in_tmp("b.svg"), *png = path_in_tmp("x.png");
+    size_t alen, blen;
+    write_ok(p, a);
+    /* other cairo surfaces in between move cairo's global surface counter,
+     * which the SVG output must not show */
+    write_ok(p, png);
+    write_ok(p, b);
+    char *da = read_all(a, &alen), *db = read_all(b, &blen);
+    const char *why = xml_check(da);
+    cr_expect_null(why, "a.svg is not well formed: %s", why ? why : "");
+    cr_expect_not_null(strstr(da, "<svg"), "no <svg element");
+    cr_expect_not_null(strstr(da, "viewBox=\"0 0 900 600\""), "not 900 x 600");
+    cr_expect_not_null(strstr(da, "</svg>"), "no </svg>");
+    cr_expect_eq(alen, blen, "same plot, different sizes: %zu and %zu", alen, blen);
+    cr_expect(alen == blen && memcmp(da, db, alen) == 0, "same plot, different SVG bytes");
+    free(da);
+    free(db);
+    free(a);
+    free(b);
+    free(png);
+    cs_plot_free(p);
+}
+
+Test(plot, pdf_and_png_are_deterministic)
+{
+    const char *names[2][2] = {{"a.pdf", "b.pdf"}, {"a.png", "b.png"}};
+    cs_plot_t *p = two_series();
+    for (int f = 0; f < 2; f++) {
+        char *a = path_in_tmp(names[f][0]), *b = path_in_tmp(names[f][1]);
+        size_t alen, blen;
+        write_ok(p, a);
+        write_ok(p, b);
+        char *da = read_all(a, &alen), *db = read_all(b, &blen);
+        if (f == 0) {
+            cr_expect_eq(strncmp(da, "%PDF-", 5), 0, "not a PDF");
+            cr_expect_null(strstr(da, "/CreationDate"), "the PDF embeds a date");
+        }
+        cr_expect(alen == blen && memcmp(da, db, alen) == 0, "%s: different bytes", names[f][0]);
+        free(da);
+        free(db);
+        free(a);
+        free(b);
+    }
+    cs_plot_free(p);
+}
+
+/* Zero, negative, NaN and infinite values are left out on log axes; a
+ * series with nothing to show, a single point and an empty plot still
+ * give a figure. */
+Test(plot, unshowable_points_are_skipped)
+{
+    const double x[6] = {0, 1, 10, -5, 100, 1000};
+    const double y[6] = {5, 0, 20, 30, NAN, INFINITY};
+    const double one_x[1] = {64}, one_y[1] = {1e6};
+    const double neg[2] = {-1, -2};
+    char *path = path_in_tmp("odd.png");
+    int w, h;
+    long ink, hits;
+
+    cs_plot_t *p = cs_plot_new("odd", "x", "y", 1, 1);
+    cs_plot_add_series(p, "holes", 6, x, y);
+    cs_plot_add_series(p, "single", 1, one_x, one_y);
+    cs_plot_add_series(p, "nothing", 2, neg, neg);
+    cs_plot_add_series(p, "empty", 0, NULL, NULL);
+    write_ok(p, path);
+    png_counts(path, &w, &h, &ink, &hits, 0x0072B2);
+    cr_expect_eq(w, 900);
+    cr_expect_gt(hits, 0, "the shown point of the first series is drawn");
+    cs_plot_free(p);
+
+    p = cs_plot_new(NULL, NULL, NULL, 1, 1);
+    write_ok(p, path);
+    png_counts(path, &w, &h, &ink, &hits, 0x0072B2);
+    cr_expect_gt(ink, 0, "empty axes are still drawn");
+    cs_plot_free(p);
+    free(path);
+}
+
+/* Linear axes take negative values and zero. */
+Test(plot, linear_axes)
+{
+    const double x[5] = {-2, -1, 0, 1, 2}, y[5] = {4, 1, 0, 1, 4};
+    char *path = path_in_tmp("lin.svg");
+    size_t len;
+    cs_plot_t *p = cs_plot_new("parabola", "x", "y", 0, 0);
+    cs_plot_add_series(p, "x^2", 5, x, y);
+    write_ok(p, path);
+    char *d = read_all(path, &len);
+    const char *why = xml_check(d);
+    cr_expect_null(why, "%s", why ? why : "");
+    free(d);
+    free(path);
+    cs_plot_free(p);
+}
+
+Test(plot, format_follows_extension)
+{
+    cs_error_t err = {0};
+    cr_expect_eq(cs_plot_check_path("a.png", &err), CS_OK);
+    cr_expect_eq(cs_plot_check_path("dir.v2/Fig.SVG", &err), CS_OK);
+    cr_expect_eq(cs_plot_check_path("x.Pdf", &err), CS_OK);
+    cr_expect_eq(cs_plot_check_path("fig.gif", &err), CS_ERR_USAGE);
+    cr_expect_not_null(strstr(err.msg, "fig.gif"), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, ".png, .svg or .pdf"), "%s", err.msg);
+    cr_expect_eq(cs_plot_check_path("dir.v2/fig", &err), CS_ERR_USAGE, "a dot in a folder is "
+                 "not an extension");
+    cr_expect_not_null(strstr(err.msg, "dir.v2/fig"), "%s", err.msg);
+}
+
+Test(plot, write_errors_name_the_path)
+{
+    cs_error_t err = {0};
+    cs_plot_t *p = two_series();
+    char *gif = path_in_tmp("fig.gif");
+    char *nodir = path_in_tmp("no/such/dir/fig.png");
+    cr_expect_eq(cs_plot_write(p, gif, &err), CS_ERR_USAGE);
+    cr_expect_not_null(strstr(err.msg, gif), "%s", err.msg);
+    cr_expect_neq(access(gif, F_OK), 0, "nothing written for an unknown format");
+    cr_expect_eq(cs_plot_write(p, nodir, &err), CS_ERR_IO);
+    cr_expect_not_null(strstr(err.msg, nodir), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "No such file or directory"), "%s", err.msg);
+    free(gif);
+    free(nodir);
+    cs_plot_free(p);
+}
