@@ -269,7 +269,10 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
 {
     op_state_t *s = &x->ops[op];
     cs_tick_t now = cs_sim_now(x->sim);
-    if (bytes < progress_now(x, op) || (bytes == progress_now(x, op) && rate == s->rate))
+    /* a report replaces the previous one, which was a forecast: a stream
+     * that stops arrives one unit short of what its rate promised for this
+     * tick, so only the last reported base is a floor */
+    if (bytes < s->progress || (bytes == progress_now(x, op) && rate == s->rate))
         return;
     s->progress = bytes;
     s->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;

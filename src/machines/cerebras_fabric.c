@@ -21,9 +21,9 @@
  *     leave at t: cut-through), or for INJ the gate allows one more;
  *   - every child has room: A - A_child < cap_child, where A_child counts
  *     the child's departures before t (credits come back a cycle later) and
- *     cap = lat + buf - 1 is what the hop's pipe and the child's FIFO hold:
- *     a full-rate stream keeps lat wavelets in flight, so a FIFO of depth 1
- *     passes every other cycle and depth >= 2 (the default) the full rate;
+ *     cap = lat + buf: the wire holds lat wavelets, the child's FIFO buf.
+ *     A full-rate stream keeps exactly lat in flight, so any buf >= 1 passes
+ *     one wavelet per cycle; buf is what a stalled stream keeps per hop;
  *   - (ROUTER) it holds its color at that router (see the header);
  *   - it holds every output it uses (INJ: the PE's onramp; SINK: none, the
  *     processor always takes what its offramp brings).
@@ -588,7 +588,7 @@ static int32_t route_to(fabric_t *f, int32_t stream, int32_t src_router, int src
         int npe = nr * cols + nc;
         f->st[cur].outs |= (uint8_t)(1 << d);
         if (f->scratch[npe] == NIL) {
-            int32_t id = new_stage(f, stream, ST_ROUTER, npe, cur, 1, f->p.buf);
+            int32_t id = new_stage(f, stream, ST_ROUTER, npe, cur, 1, 1 + f->p.buf);
             f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
             f->scratch[npe] = id;
             if (*ntouched == *cap_touched) {
@@ -650,7 +650,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
             f->st[inj].local = 1;
         } else {
             if (root == NIL) {
-                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr, tr + buf);
+                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr, 1 + tr + buf);
                 f->st[root].in_dir = D_RAMP;
                 f->scratch[src] = root;
                 touched = cs_malloc(64 * sizeof *touched);
@@ -659,7 +659,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
             }
             int32_t last = route_to(f, sid, root, src, dst[i], &touched, &ntouched, &cap_touched);
             f->st[last].outs |= 1 << D_RAMP;
-            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf - 1);
+            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf);
         }
         f->st[sink].user = m->first_user + i;
     }
