@@ -485,6 +485,29 @@ static void sweep_progress(int on, int done, int total, const char *coll, const 
     fflush(stderr);
 }
 
+/* Whether the plot can be written, asked before the runs rather than
+ * found out after them: the file, or else its folder, must be writable.
+ * Nothing is created (a failed sweep leaves no empty figure behind). */
+static int sweep_check_writable(const char *path, cs_error_t *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (access(path, F_OK) == 0) {
+        if (access(path, W_OK) != 0)
+            return cs_error_set(err, CS_ERR_IO, "--plot %s: cannot write: %s", path,
+                                strerror(errno));
+        return CS_OK;
+    }
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (access(dir, W_OK) != 0)
+        return cs_error_set(err, CS_ERR_IO, "--plot %s: cannot create it in %s: %s", path, dir,
+                            strerror(errno));
+    return CS_OK;
+}
+
 static const char *sweep_size_meaning(cs_coll_kind_t k)
 {
     switch (k) {
@@ -513,8 +536,10 @@ static int sweep_write_plot(const sweep_args_t *a, int P, const double *ticks,
     for (int k = 0; k < a->nalgos; k++)
         cs_plot_add_series(p, a->algos[k]->name, (size_t)a->nsizes, x,
                            ticks + (size_t)k * (size_t)a->nsizes);
-    rc = cs_plot_write(p, a->plot, err);
+    if ((rc = cs_plot_write(p, a->plot, err)))
+        cs_error_prefix(err, "--plot");
     cs_plot_free(p);
+    cs_plot_cleanup(); /* the command ends here: no leak reports from font caches */
     free(x);
     return rc;
 }
@@ -542,6 +567,8 @@ int cs_app_cmd_sweep(int argc, char **argv)
         rc = sweep_prepare(&a, k, m, &colls[k], &err);
         P = colls[k].args.P;
     }
+    if (rc == CS_OK && a.plot)
+        rc = sweep_check_writable(a.plot, &err);
     if (rc == CS_OK && a.csv) {
         csv = strcmp(a.csv, "-") ? fopen(a.csv, "w") : stdout;
         if (!csv)

@@ -20,6 +20,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -850,4 +851,11 @@ int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err)
     rc = plot_save(path, &buf, err);
     free(buf.data);
     return rc;
+}
+
+void cs_plot_cleanup(void)
+{
+    /* cairo first: its font caches hold fontconfig patterns */
+    cairo_debug_reset_static_data();
+    FcFini();
 }

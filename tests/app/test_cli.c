@@ -1045,6 +1045,19 @@ Test(cli, sweep_usage_errors)
     free(csv);
 }
 
+/* An unwritable plot is refused before the runs, naming --plot. */
+Test(cli, sweep_unwritable_plot)
+{
+    char *csv = path_in_tmp("never.csv");
+    cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
+                      "ring", "--bytes", "8", "--plot", "/nonexistent-dir/fig.png", "--csv", csv);
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--plot /nonexistent-dir/fig.png: cannot create it in /nonexistent-dir");
+    cr_expect_neq(access(csv, F_OK), 0, "CSV created before the check");
+    free(csv);
+    cli_out_free(&o);
+}
+
 /* A point that fails stops the sweep, naming the algorithm and size; with
  * --keep-going the other points are still written, and the exit status is
  * still the failure's. */

@@ -337,3 +337,22 @@ Test(plot, write_errors_name_the_path)
     free(nodir);
     cs_plot_free(p);
 }
+
+/* After cs_plot_cleanup, plots (with text) are drawn as before. */
+Test(plot, cleanup_then_plot_again)
+{
+    cs_plot_t *p = two_series();
+    char *a = path_in_tmp("a.svg"), *b = path_in_tmp("b.svg");
+    size_t alen, blen;
+    write_ok(p, a);
+    cs_plot_cleanup();
+    write_ok(p, b);
+    cs_plot_cleanup();
+    char *da = read_all(a, &alen), *db = read_all(b, &blen);
+    cr_expect(alen == blen && memcmp(da, db, alen) == 0, "the same SVG after a cleanup");
+    free(da);
+    free(db);
+    free(a);
+    free(b);
+    cs_plot_free(p);
+}
