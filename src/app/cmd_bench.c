@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "coll/coll.h"
 #include "core/exec.h"
 #include "core/net.h"
 #include "core/program.h"
@@ -34,8 +35,11 @@ typedef struct bench_workload {
     const char *name;
     const char *summary;
     const char *machine; /* spec string */
-    /* Builds the (finalized) program for a machine of `nodes` nodes. */
-    int (*build)(int nodes, cs_program_t **out, cs_error_t *err);
+    /* Builds the (finalized) program for machine m. */
+    int (*build)(const cs_machine_t *m, cs_program_t **out, cs_error_t *err);
+    /* For a machine with its own engine: run in packet mode only (the
+     * mode does not apply), in one row per queue. */
+    int own_engine;
 } bench_workload_t;
 
 #define BENCH_RING_BYTES (INT64_C(1) << 20)
@@ -44,8 +48,9 @@ typedef struct bench_workload {
 
 /* Rank r sends to r+1 and receives from r-1: every ring channel in one
  * direction carries exactly one message, the other direction none. */
-static int bench_build_ring(int nodes, cs_program_t **out, cs_error_t *err)
+static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
+    int nodes = cs_machine_nodes(m);
     cs_program_t *p = cs_program_new(nodes);
     for (int r = 0; r < nodes; r++) {
         cs_program_send(p, r, (r + 1) % nodes, BENCH_RING_BYTES, 0);
@@ -95,8 +100,9 @@ static void bench_permutation(int n, uint64_t seed, int32_t *perm)
     }
 }
 
-static int bench_build_perm(int nodes, cs_program_t **out, cs_error_t *err)
+static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
+    int nodes = cs_machine_nodes(m);
     int32_t *perm = cs_malloc((size_t)nodes * sizeof *perm);
     int32_t *inv = cs_malloc((size_t)nodes * sizeof *inv);
     bench_permutation(nodes, BENCH_PERM_SEED, perm);
@@ -120,11 +126,41 @@ static int bench_build_perm(int nodes, cs_program_t **out, cs_error_t *err)
     return CS_OK;
 }
 
+/* A collective of the suite on the whole machine, root 0, grid hint. */
+static int bench_build_coll(const cs_machine_t *m, const char *coll, const char *algo,
+                            int64_t bytes, cs_program_t **out, cs_error_t *err)
+{
+    cs_coll_kind_t kind;
+    const cs_coll_algo_t *a;
+    int rc;
+    if ((rc = cs_coll_parse(coll, &kind, err)) || (rc = cs_coll_find(kind, algo, &a, err)))
+        return rc;
+    cs_coll_hints_t hints = {m->ring_order, NULL, m->grid_rows, m->grid_cols, NULL, 0};
+    cs_coll_args_t args = {kind, cs_machine_nodes(m), bytes, 0, m->net.unit_bytes, &hints, NULL};
+    return cs_coll_build(a, &args, out, err);
+}
+
+/* The issue's full-wafer cases: 2D broadcast of one wavelet, 2D two-phase
+ * reduce of 1024 wavelets, on all 850,000 PEs. */
+static int bench_build_wafer_bcast(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+{
+    return bench_build_coll(m, "broadcast", "thesis", 4, out, err);
+}
+
+static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+{
+    return bench_build_coll(m, "reduce", "2d-two-phase", 4096, out, err);
+}
+
 static const bench_workload_t bench_workloads[] = {
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
-     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring},
+     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0},
     {"permutation", "random permutation of 64 KiB messages on a 64x64 torus",
-     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm},
+     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm, 0},
+    {"wafer-bcast", "2D broadcast of one wavelet from PE (0,0) over the whole wafer",
+     "cerebras:wafer", bench_build_wafer_bcast, 1},
+    {"wafer-reduce", "2D two-phase reduce of 1024 wavelets to PE (0,0) over the whole wafer",
+     "cerebras:wafer", bench_build_wafer_reduce, 1},
 };
 #define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
 
@@ -249,7 +285,7 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
     memset(&res, 0, sizeof res);
     rc = cs_machine_new(w->machine, &m, &err);
     if (rc == CS_OK)
-        rc = w->build(cs_machine_nodes(m), &p, &err);
+        rc = w->build(m, &p, &err);
     if (rc == CS_OK) {
         cs_exec_env_t env;
         cs_exec_opts_t opts;
@@ -270,7 +306,8 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
                  res.wall_seconds > 0 ? (double)res.events / res.wall_seconds / 1e6 : 0.0);
         /* Linux reports ru_maxrss in KiB. */
         snprintf(rss, sizeof rss, "%.1f", (double)ru.ru_maxrss / 1024.0);
-        printf(BENCH_ROW_FMT, w->name, cs_net_mode_name(mode), cs_queue_kind_name(queue), finish,
+        printf(BENCH_ROW_FMT, w->name, w->own_engine ? "fabric" : cs_net_mode_name(mode),
+               cs_queue_kind_name(queue), finish,
                events, wall, rate, rss);
     } else {
         cs_error_prefix(&err, "bench %s (%s, %s)", w->name, cs_net_mode_name(mode),
@@ -344,6 +381,8 @@ int cs_app_cmd_bench(int argc, char **argv)
         for (int mi = 0; mi < 2; mi++) {
             if (a.mode >= 0 && a.mode != (int)modes[mi])
                 continue;
+            if (bench_workloads[wi].own_engine && modes[mi] != CS_NET_PACKET)
+                continue; /* its engine has no modes */
             for (int qi = 0; qi < cs_app_queue_kinds(); qi++) {
                 cs_queue_kind_t queue = (cs_queue_kind_t)qi;
                 if (a.queue >= 0 && a.queue != qi)

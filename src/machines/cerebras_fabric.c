@@ -568,39 +568,42 @@ static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t 
     return id;
 }
 
-/* The router stage for `pe` in the stream being built, creating the X-then-Y
- * path to it from the source router. */
-static int32_t route_to(fabric_t *f, int32_t stream, int32_t src_router, int src, int dst,
-                        int32_t **touched, int *ntouched, int *cap_touched)
+/* The router stage for `dst` in the stream being built, creating what is
+ * missing of the X-then-Y path to it from the source.  The path is walked
+ * back from dst to the first router the stream already has, so building a
+ * multicast costs one step per new stage, not per destination and hop. */
+static int32_t route_to(fabric_t *f, int32_t stream, int src, int dst, int32_t **touched,
+                        int *ntouched, int *cap_touched)
 {
-    int cols = f->p.cols;
-    int r = src / cols, c = src % cols, r1 = dst / cols, c1 = dst % cols;
-    int32_t cur = src_router;
-    while (r != r1 || c != c1) {
-        int d, nr = r, nc = c;
-        if (c != c1) {
-            d = c1 > c ? D_E : D_W;
-            nc += c1 > c ? 1 : -1;
-        } else {
-            d = r1 > r ? D_S : D_N;
-            nr += r1 > r ? 1 : -1;
+    int cols = f->p.cols, r0 = src / cols, c0 = src % cols;
+    int r = dst / cols, c = dst % cols, n = 0;
+    int32_t *back = *touched + *ntouched; /* scratch after the touched list */
+    /* walk back: first along the column to row r0, then along that row */
+    while (f->scratch[r * cols + c] == NIL) {
+        if (*ntouched + n + 1 >= *cap_touched) {
+            *cap_touched = 2 * (*ntouched + n + 1);
+            *touched = cs_realloc(*touched, (size_t)*cap_touched * sizeof **touched);
+            back = *touched + *ntouched;
         }
-        int npe = nr * cols + nc;
-        f->st[cur].outs |= (uint8_t)(1 << d);
-        if (f->scratch[npe] == NIL) {
-            int32_t id = new_stage(f, stream, ST_ROUTER, npe, cur, 1, 1 + f->p.buf);
-            f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
-            f->scratch[npe] = id;
-            if (*ntouched == *cap_touched) {
-                *cap_touched = *cap_touched ? *cap_touched * 2 : 64;
-                *touched = cs_realloc(*touched, (size_t)*cap_touched * sizeof **touched);
-            }
-            (*touched)[(*ntouched)++] = npe;
-        }
-        cur = f->scratch[npe];
-        r = nr;
-        c = nc;
+        back[n++] = r * cols + c;
+        if (r != r0)
+            r += r0 > r ? 1 : -1;
+        else
+            c += c0 > c ? 1 : -1;
     }
+    int32_t cur = f->scratch[r * cols + c];
+    /* then forward, creating the stages */
+    for (int i = n - 1; i >= 0; i--) {
+        int pe = back[i], pr = f->st[cur].pe / cols, pc = f->st[cur].pe % cols;
+        int d = pe / cols == pr ? (pe % cols > pc ? D_E : D_W) : (pe / cols > pr ? D_S : D_N);
+        f->st[cur].outs |= (uint8_t)(1 << d);
+        int32_t id = new_stage(f, stream, ST_ROUTER, pe, cur, 1, 1 + f->p.buf);
+        f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
+        f->scratch[pe] = id;
+        cur = id;
+    }
+    /* the new routers join the touched list (scratch is reset from it) */
+    *ntouched += n;
     return cur;
 }
 
@@ -657,7 +660,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
                 cap_touched = 64;
                 touched[ntouched++] = src;
             }
-            int32_t last = route_to(f, sid, root, src, dst[i], &touched, &ntouched, &cap_touched);
+            int32_t last = route_to(f, sid, src, dst[i], &touched, &ntouched, &cap_touched);
             f->st[last].outs |= 1 << D_RAMP;
             sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf);
         }
