@@ -31,6 +31,7 @@
 #include "io/goal.h"
 #include "io/result_json.h"
 #include "machines/cerebras.h"
+#include "machines/cerebras_fabric.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
@@ -565,6 +566,16 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);
+    if (cs_cerebras_of(m)) {
+        int pe, cpe, peak = cs_fabric_colors_peak(r->net, &pe, NULL);
+        int configs = cs_fabric_configs_peak(r->net, &cpe);
+        const cs_cerebras_t *cb = cs_cerebras_of(m);
+        fprintf(f, "colors    at most %d live at one router (PE (%d,%d)); at most %d router "
+                "configurations per color (PE (%d,%d))%s\n",
+                peak, pe / cb->cols, pe % cb->cols, configs, cpe / cb->cols, cpe % cb->cols,
+                configs > 4 ? ": more than the 4 a router holds, reconfiguration not charged"
+                            : "");
+    }
     if (a->predict && c)
         run_print_prediction(f, m, c, r->finish);
     if (a->with_timing) {

@@ -89,6 +89,8 @@ typedef struct port {
 
 typedef struct color {
     int32_t cls, holder, wait_head, wait_tail, refs;
+    int32_t configs;  /* router configurations this color has gone through */
+    int8_t last_dir;  /* input accepted by the last one, -1 before the first */
 } color_t;
 
 typedef struct rcolors {
@@ -116,6 +118,7 @@ typedef struct fabric {
     int64_t active;
     int32_t next_cls;
     int colors_peak, colors_peak_pe;
+    int configs_peak, configs_peak_pe;
     cs_tick_t colors_peak_t;
     uint32_t h_eval, h_arr;
     int err_code;
@@ -308,7 +311,7 @@ static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
         rc->v = cs_realloc(rc->v, (size_t)rc->cap * sizeof *rc->v);
     }
     color_t *c = &rc->v[rc->n++];
-    *c = (color_t){cls, NIL, NIL, NIL, 0};
+    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, -1};
     if (rc->n > f->colors_peak) {
         f->colors_peak = rc->n;
         f->colors_peak_pe = pe;
@@ -426,6 +429,15 @@ static void evaluate(fabric_t *f, int32_t id)
             if (c->holder == NIL) {
                 c->holder = id;
                 s->holds_color = 1;
+                if (c->last_dir != (int8_t)s->in_dir) {
+                    /* a new configuration: accept another input (the
+                     * switch advance of the thesis) */
+                    c->last_dir = (int8_t)s->in_dir;
+                    if (++c->configs > f->configs_peak) {
+                        f->configs_peak = c->configs;
+                        f->configs_peak_pe = s->pe;
+                    }
+                }
             } else {
                 color_ok = 0;
                 wait_on(f, &c->wait_head, &c->wait_tail, id);
@@ -797,6 +809,16 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     f->h_arr = cs_sim_register(sim, on_arr, f);
     *out = cs_net_new_custom(&fabric_ops, f, topo);
     return CS_OK;
+}
+
+int cs_fabric_configs_peak(const cs_net_t *n, int *router)
+{
+    const fabric_t *f = cs_net_custom_impl(n);
+    if (!f)
+        return 0;
+    if (router)
+        *router = f->configs_peak_pe;
+    return f->configs_peak;
 }
 
 int cs_fabric_colors_peak(const cs_net_t *n, int *router, cs_tick_t *when)

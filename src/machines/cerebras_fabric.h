@@ -46,5 +46,10 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
 
 /* After a run: the most colors live at one router at once, and where. */
 int cs_fabric_colors_peak(const cs_net_t *n, int *router, cs_tick_t *when);
+/* After a run: the most configurations one color went through at one
+ * router while streams were present (each change of the accepted input is
+ * one; the hardware holds 4 per color, more would need a teardown and
+ * reconfiguration, which the model does not charge). */
+int cs_fabric_configs_peak(const cs_net_t *n, int *router);
 
 #endif

@@ -290,3 +290,30 @@ Test(cerebras, ramp_latency_is_a_parameter)
                      cs_cerebras_broadcast(16, 100, tr), "tr=%d", tr);
     }
 }
+
+static int colors_used(const char *spec, const char *coll, const char *algo, int root)
+{
+    h_run_t r = h_run(spec, coll, algo, 0, 1024, root, NULL, CS_NET_PACKET, 0);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    int n = cs_fabric_colors_peak(r.res.net, NULL, NULL);
+    h_done(&r);
+    return n;
+}
+
+Test(cerebras, colors_as_the_thesis_counts_them)
+{
+    /* The lowering's color count per router against the thesis's own
+     * statements (reference §3): scalar one color, chain two (alternating
+     * per link), tree two, ring reduce three, a broadcast one. */
+    const char *row = "cerebras:rows=1,cols=16";
+    cr_expect_eq(colors_used(row, "reduce", "scalar", 0), 1);
+    cr_expect_eq(colors_used(row, "reduce", "thesis-chain", 0), 2);
+    cr_expect_eq(colors_used(row, "reduce", "tree", 0), 2);
+    cr_expect_eq(colors_used(row, "reduce", "ring", 1), 3);
+    cr_expect_eq(colors_used("cerebras:rows=4,cols=4", "broadcast", "thesis", 0), 1);
+    /* the scalar's router gating is one switch advance: RAMP, then EAST */
+    h_run_t r = h_run(row, "reduce", "scalar", 0, 1024, 0, NULL, CS_NET_PACKET, 0);
+    cr_assert_eq(r.rc, CS_OK);
+    cr_expect_eq(cs_fabric_configs_peak(r.res.net, NULL), 2);
+    h_done(&r);
+}
