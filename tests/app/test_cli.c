@@ -1082,3 +1082,48 @@ Test(cli, sweep_failed_point)
         cli_out_free(&o);
     }
 }
+
+Test(cli, cerebras_predict_prints_the_thesis_model)
+{
+    /* tree on 512 PEs, B = 1: Corollary 5.5 gives (2T_R+1) log2 P + P - 1 + B = 45 + 512 = 557 */
+    cli_out_t o = RUN("run", "--machine", "cerebras:rows=1,cols=512", "--coll", "reduce", "--algo",
+                      "tree", "--bytes", "4", "--predict");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "finish    557 ticks");
+    ASSERT_HAS(o.out, "model     557.00 cycles");
+    ASSERT_HAS(o.out, "cerebras wavelet fabric");
+    cli_out_free(&o);
+    /* two-phase, B = 64: the re-derived form has two visits fewer (10 cycles) and the
+     * stall term of Lemma 5.8 one smaller (note §6) */
+    o = RUN("run", "--machine", "cerebras:rows=1,cols=512", "--coll", "reduce", "--algo",
+            "two-phase", "--bytes", "256", "--predict");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "841.00 cycles (thesis, printed form)");
+    ASSERT_HAS(o.out, "830.00 cycles (re-derived form)");
+    cli_out_free(&o);
+    /* an algorithm without a formula says so; another machine says why */
+    o = RUN("run", "--machine", "cerebras:rows=1,cols=8", "--coll", "allgather", "--algo", "ring",
+            "--bytes", "64", "--predict");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "model     none");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "alphabeta:topo=line,p=4", "--coll", "reduce", "--algo", "tree",
+            "--bytes", "64", "--predict");
+    ASSERT_HAS(o.out, "needs a cerebras machine");
+    cli_out_free(&o);
+}
+
+Test(cli, cerebras_wafer_preset_and_errors)
+{
+    cli_out_t o = RUN("topo", "--machine", "cerebras:rows=3,cols=5");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "cerebras:rows=4", "--coll", "reduce", "--bytes", "4");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "cols=");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "cerebras:rows=2,cols=2,buf=0", "--coll", "reduce", "--bytes", "4");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "buf");
+    cli_out_free(&o);
+}
