@@ -149,6 +149,7 @@ typedef struct cs_chan_stats {
  * (no buckets: bucket_count is 0). */
 typedef struct cs_net_ops {
     const char *name;
+    int has_mcast;   /* post accepts ndst > 1 (router fan-out) */
     uint32_t (*post)(void *impl, int src, int ndst, const int *dst, int64_t bytes,
                      int64_t gate_bytes, int watch, const uint64_t *users);
     void (*gate)(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate);

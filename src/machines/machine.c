@@ -10,10 +10,12 @@
 
 extern const cs_machine_type_t cs_machine_alphabeta;
 extern const cs_machine_type_t cs_machine_cerebras;
+extern const cs_machine_type_t cs_machine_cns1;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
     &cs_machine_cerebras,
+    &cs_machine_cns1,
 };
 
 /* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec

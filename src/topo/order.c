@@ -8,6 +8,8 @@
  *                          others, rule 2 of the lecture);
  *   hypercube              the binary reflected Gray code, a Hamiltonian
  *                          cycle (consecutive codes differ in one bit);
+ *   cylinder               the CNS-1 snake: columns alternating direction,
+ *                          closed over the ring's wrap link (C even);
  *   mesh, torus            a Hamiltonian cycle when R or C is even: row 0
  *                          left to right, a snake over columns 1..C-1 of the
  *                          other rows, and back up column 0; with R and C
@@ -62,6 +64,16 @@ int cs_topo_ring_hint(const cs_topo_t *t, int32_t *order)
         for (int r = 0, k = 0; r < R; r++)
             for (int c = 0; c < C; c++)
                 order[k++] = r * C + (r % 2 ? C - 1 - c : c);
+        return 1;
+    case CS_TOPO_CYLINDER:
+        /* the CNS-1 paper's ring (§4.1): down the columns, alternating
+         * direction, joined by ring links at the top and bottom; the last
+         * column closes over the wrap link when C is even, so every ring
+         * edge is a distinct physical link */
+        cs_topo_grid(t, &R, &C);
+        for (int c = 0, k = 0; c < C; c++)
+            for (int r = 0; r < R; r++)
+                order[k++] = (c % 2 ? R - 1 - r : r) * C + c;
         return 1;
     default:
         return 0;

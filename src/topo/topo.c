@@ -290,6 +290,33 @@ int cs_topo_new_torus(int rows, int cols, cs_topo_t **out, cs_error_t *err)
     return CS_OK;
 }
 
+/* Cylinder layout: hc = ring_links(C) ring links per row (link r*hc + c
+ * joins (r,c) and (r,(c+1) mod C)), then the mesh's column links (link
+ * R*hc + r*C + c joins (r,c) and (r+1,c)). */
+int cs_topo_new_cylinder(int rows, int cols, cs_topo_t **out, cs_error_t *err)
+{
+    *out = NULL;
+    int64_t links = (rows >= 1 && cols >= 1)
+                        ? (int64_t)rows * ring_links(cols) + (int64_t)(rows - 1) * cols
+                        : 0;
+    int rc = check_grid("cylinder", rows, cols, links, err);
+    if (rc)
+        return rc;
+    cs_topo_t *t = topo_alloc(CS_TOPO_CYLINDER, "cylinder", rows * cols, (int)links);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < ring_links(cols); c++)
+            push_link(t, r * cols + c, r * cols + (c + 1) % cols);
+    for (int r = 0; r + 1 < rows; r++)
+        for (int c = 0; c < cols; c++)
+            push_link(t, r * cols + c, (r + 1) * cols + c);
+    t->rows = rows;
+    t->cols = cols;
+    t->max_route = max1(rows - 1 + cols / 2);
+    build_csr(t);
+    *out = t;
+    return CS_OK;
+}
+
 /* Complete layout: the pairs u < v in lexicographic order, so the link of
  * {u, v} is complete_link(p, u, v) in O(1). */
 static int64_t complete_link(int64_t p, int64_t u, int64_t v)
@@ -554,6 +581,16 @@ static int route_torus(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
     return ring_dim(R, rs, rd, (int64_t)R * hc + cd, C, hops, h);
 }
 
+/* Cylinder: round the ring (the torus's row rule), then down the column
+ * (the mesh's column rule). */
+static int route_cylinder(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
+{
+    int R = t->rows, C = t->cols, hc = ring_links(C);
+    int rs = src / C, cs = src % C, rd = dst / C, cd = dst % C;
+    int h = ring_dim(C, cs, cd, (int64_t)rs * hc, 1, hops, 0);
+    return line_dim(rs, rd, (int64_t)R * hc + cd, C, hops, h);
+}
+
 /* Hypercube e-cube: fix the differing bits from the lowest up. */
 static int route_cube(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
 {
@@ -663,6 +700,7 @@ int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
     case CS_TOPO_RING: return ring_dim(t->nodes, src, dst, 0, 1, hops, 0);
     case CS_TOPO_MESH: return route_mesh(t, src, dst, hops);
     case CS_TOPO_TORUS: return route_torus(t, src, dst, hops);
+    case CS_TOPO_CYLINDER: return route_cylinder(t, src, dst, hops);
     case CS_TOPO_COMPLETE:
         hops[0].chan = cs_topo_find_channel(t, src, dst);
         hops[0].vc = 0;

@@ -13,6 +13,9 @@
  *              the column (rows, y);
  *   torus      dimension order as mesh, each dimension the shorter way round
  *              with the ring's tie rule;
+ *   cylinder   rows of `cols` nodes that wrap (rings), joined across rows
+ *              as a mesh without wrap (the CNS-1): first the shorter way
+ *              round the source's ring, then along the destination's column;
  *   hypercube  e-cube: differing address bits fixed from the lowest up;
  *   complete   the direct link.
  *
@@ -20,7 +23,7 @@
  * dimension) with vc = 1, so that a network engine that keeps one buffer per
  * (channel, vc) cannot deadlock on a ring or torus.
  *
- * Node ids are 0..nodes-1; mesh and torus nodes are row-major
+ * Node ids are 0..nodes-1; mesh, torus and cylinder nodes are row-major
  * (node = row * cols + col).
  */
 #ifndef CS_TOPO_H
@@ -39,7 +42,7 @@ typedef struct cs_hop {
 
 typedef enum cs_topo_kind {
     CS_TOPO_LINE, CS_TOPO_RING, CS_TOPO_MESH, CS_TOPO_TORUS,
-    CS_TOPO_COMPLETE, CS_TOPO_HYPERCUBE, CS_TOPO_CUSTOM
+    CS_TOPO_COMPLETE, CS_TOPO_HYPERCUBE, CS_TOPO_CYLINDER, CS_TOPO_CUSTOM
 } cs_topo_kind_t;
 
 /* Route function for custom topologies: writes at most `max` hops from src
@@ -56,6 +59,7 @@ int cs_topo_new_line(int p, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_ring(int p, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_mesh(int rows, int cols, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_torus(int rows, int cols, cs_topo_t **out, cs_error_t *err);
+int cs_topo_new_cylinder(int rows, int cols, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_complete(int p, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_hypercube(int p, cs_topo_t **out, cs_error_t *err);
 

@@ -1,0 +1,107 @@
+/*
+ * cns1.c - the CNS-1 as a machine (Müller, "All-to-all Broadcast on the
+ * CNS-1", ICSI TR-93-082; reference/cns1.md; docs/cns1.md).
+ *
+ *   cns1:rings=R[,ring=32,ov=5,vlr=32,cycle=8ns,iface=single|double|fast,
+ *        links=1x|2x,bound=processor|link]
+ *
+ * A cylinder of R rings of `ring` nodes (wrap inside a ring, a mesh
+ * without wrap across rings), links of 1 byte per cycle and direction, and
+ * the network interface of the paper's §3 (engine in cns1_ni.c).  The
+ * design alternatives of §5 (the note's §6):
+ *   iface=double  two processor-to-node links: two send and two receive
+ *                 buffers (the two-way ring's 2I);
+ *   iface=fast    one processor link twice as fast: the buffers turn over in
+ *                 ceil(m_length/2) + 1 cycles, the network links do not;
+ *   links=2x      every link, the processor's included, twice as fast;
+ *   bound=link    a node may use all its links at once (Δ = 4 buffers each
+ *                 way) instead of one send and one receive.
+ * Ring hint: the paper's snake (columns alternating direction, closed over
+ * the wrap link), so that every ring edge is a distinct physical link.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machines/cns1_ni.h"
+#include "machines/machine.h"
+
+static const char *const keys[] = {"rings", "ring", "ov", "vlr", "cycle", "iface", "links",
+                                   "bound", NULL};
+static const char *const ifaces[] = {"single", "double", "fast", NULL};
+static const char *const speeds[] = {"1x", "2x", NULL};
+static const char *const bounds[] = {"processor", "link", NULL};
+
+typedef struct cns1_machine {
+    cs_cns1_params_t p;
+    const cs_topo_t *topo;
+} cns1_machine_t;
+
+static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, cs_net_t **out,
+                   cs_error_t *err)
+{
+    const cns1_machine_t *c = ctx;
+    return cs_cns1_ni_new(&c->p, c->topo, sim, hooks, out, err);
+}
+
+static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
+{
+    int64_t rings, ring, ov, vlr;
+    int iface, links, bound, rc;
+    double cycle;
+    char text[256];
+    if ((rc = cs_spec_get_int(spec, "rings", 1, 1, 1 << 20, &rings, err)) ||
+        (rc = cs_spec_get_int(spec, "ring", 32, 2, 1 << 20, &ring, err)) ||
+        (rc = cs_spec_get_int(spec, "ov", 5, 0, 1000000, &ov, err)) ||
+        (rc = cs_spec_get_int(spec, "vlr", 32, 1, 1 << 20, &vlr, err)) ||
+        (rc = cs_spec_get_seconds(spec, "cycle", 8e-9, &cycle, err)) ||
+        (rc = cs_spec_get_choice(spec, "iface", ifaces, 0, &iface, err)) ||
+        (rc = cs_spec_get_choice(spec, "links", speeds, 0, &links, err)) ||
+        (rc = cs_spec_get_choice(spec, "bound", bounds, 0, &bound, err)))
+        return rc;
+    if (!(cycle > 0))
+        return cs_error_set(err, CS_ERR_RANGE, "key 'cycle': must be > 0");
+    if (rings * ring > CS_TOPO_MAX_NODES)
+        return cs_error_set(err, CS_ERR_RANGE, "rings*ring = %lld exceeds %d nodes",
+                            (long long)(rings * ring), CS_TOPO_MAX_NODES);
+    if ((rc = cs_topo_new_cylinder((int)rings, (int)ring, &m->topo, err)))
+        return rc;
+    cns1_machine_t *c = cs_calloc(1, sizeof *c);
+    c->topo = m->topo;
+    c->p.ov = (int)ov;
+    c->p.vlr = (int)vlr;
+    c->p.header = 9;
+    /* processor-bound: one send and one receive buffer (the paper's design);
+     * two with two processor links; Δ = 4 when every link may be used */
+    c->p.nsend = c->p.nrecv = bound ? 4 : iface == 1 ? 2 : 1;
+    c->p.s_proc = iface == 2 || links == 1 ? 2 : 1;
+    c->p.s_link = links == 1 ? 2 : 1;
+    m->impl = c;
+    m->destroy_impl = free;
+    m->net_new = net_new;
+    m->tick_seconds = cycle;
+    m->reduce_num = 0; /* the paper times transfers only */
+    m->reduce_den = 1;
+    m->net.unit_bytes = 4 * vlr; /* one NI message's payload: the natural segment */
+    m->grid_rows = (int)rings;
+    m->grid_cols = (int)ring;
+    m->ring_order = cs_malloc((size_t)(rings * ring) * sizeof *m->ring_order);
+    cs_topo_ring_hint(m->topo, m->ring_order);
+    snprintf(text, sizeof text,
+             "cns1:rings=%lld,ring=%lld,ov=%lld,vlr=%lld,cycle=%gns,iface=%s,links=%s,bound=%s",
+             (long long)rings, (long long)ring, (long long)ov, (long long)vlr, cycle * 1e9,
+             ifaces[iface], speeds[links], bounds[bound]);
+    m->spec = cs_strdup(text);
+    return CS_OK;
+}
+
+const cs_machine_type_t cs_machine_cns1 = {
+    .name = "cns1",
+    .summary = "CNS-1: a cylinder of 32-node rings, 1 byte per cycle links, one send and one "
+               "receive buffer per network interface, 2ov overheads",
+    .usage = "cns1:rings=R[,ring=32][,ov=5][,vlr=32][,cycle=8ns][,iface=single|double|fast]"
+             "[,links=1x|2x][,bound=processor|link]",
+    .keys = keys,
+    .create = create,
+};
