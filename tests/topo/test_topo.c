@@ -865,3 +865,37 @@ Test(topo, ring_hints_are_hamiltonian_where_possible)
     cr_assert_eq(cs_topo_ring_hint(t, o), 0, "node order is already the ring");
     cs_topo_free(t);
 }
+
+Test(topo, cylinder)
+{
+    /* R rings of C nodes: R*C ring links (C >= 3), (R-1)*C across */
+    cs_topo_t *t;
+    cs_error_t err;
+    for (int R = 1; R <= 5; R++)
+        for (int C = 3; C <= 8; C++) {
+            cr_assert_eq(cs_topo_new_cylinder(R, C, &t, &err), CS_OK);
+            cr_expect_eq(cs_topo_channels(t), 2 * (R * C + (R - 1) * C));
+            check_structure(t);
+            check_all_routes(t);
+            /* every route: first round the source's ring the shorter way,
+             * then along the destination's column */
+            cs_hop_t hops[64];
+            for (int s = 0; s < R * C; s++)
+                for (int d = 0; d < R * C; d++) {
+                    if (s == d)
+                        continue;
+                    int h = cs_topo_route(t, s, d, hops);
+                    int dc = (col_of(t, d) - col_of(t, s) + C) % C;
+                    int ring = dc <= C - dc ? dc : C - dc;
+                    int across = abs(row_of(t, d) - row_of(t, s));
+                    cr_assert_eq(h, ring + across, "%dx%d %d->%d", R, C, s, d);
+                    for (int i = 0; i < ring; i++)
+                        cr_assert_eq(row_of(t, cs_topo_channel_dst(t, hops[i].chan)),
+                                     row_of(t, s));
+                }
+            /* the CNS-1 snake is a Hamiltonian cycle when C is even */
+            if (C % 2 == 0)
+                check_ring_hint(t, 1);
+            cs_topo_free(t);
+        }
+}
