@@ -433,6 +433,8 @@ static void match(exec_t *x, int32_t rop, int32_t mid)
     }
     m->recv_op = rop;
     x->ops[rop].msg = mid;
+    cs_net_matched(x->net, m->net_id, (uint64_t)mid);
+    m = &x->msgs[mid];
     if (m->arrived || m->rate)
         set_progress(x, rop, ramp_at(m->arrived, m->rate, m->ref, cs_sim_now(x->sim), m->bytes),
                      m->rate);

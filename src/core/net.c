@@ -65,6 +65,12 @@ uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64
     return n->ops->post(n->impl, src, ndst, dst, bytes, gate_bytes, watch, users);
 }
 
+void cs_net_matched(cs_net_t *n, uint32_t msg, uint64_t user)
+{
+    if (n->ops && n->ops->matched)
+        n->ops->matched(n->impl, msg, user);
+}
+
 int cs_net_error(const cs_net_t *n, cs_error_t *err)
 {
     return n->ops && n->ops->error ? n->ops->error(n->impl, err) : CS_OK;

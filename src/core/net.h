@@ -118,6 +118,9 @@ void cs_net_gate_rate(cs_net_t *n, uint32_t msg, int64_t gate_bytes, int64_t rat
 int cs_net_has_mcast(const cs_net_t *n);
 uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64_t bytes,
                            int64_t gate_bytes, int watch, const uint64_t *users);
+/* The recv that takes the message of `user` (handle `msg`) is posted:
+ * engines with a receiver-initiated protocol may start the transfer. */
+void cs_net_matched(cs_net_t *n, uint32_t msg, uint64_t user);
 /* A run-time error inside the engine (a machine limit exceeded), after
  * which the engine stopped the simulation: copies it and returns its code,
  * or returns CS_OK. */
@@ -153,6 +156,9 @@ typedef struct cs_net_ops {
     uint32_t (*post)(void *impl, int src, int ndst, const int *dst, int64_t bytes,
                      int64_t gate_bytes, int watch, const uint64_t *users);
     void (*gate)(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate);
+    /* Optional: the destination posted the recv that takes message `msg`
+     * (user `user`); receiver-initiated protocols start the transfer then. */
+    void (*matched)(void *impl, uint32_t msg, uint64_t user);
     int64_t (*active)(const void *impl);
     int (*explain_stuck)(const void *impl, cs_error_t *err);
     int (*error)(const void *impl, cs_error_t *err);

@@ -393,7 +393,7 @@ static void ni_free(void *impl)
 }
 
 static const cs_net_ops_t cns1_ops = {
-    "cns1 network interface", 0, ni_post, ni_gate, ni_active, ni_explain, NULL, ni_chan_stats,
+    "cns1 network interface", 0, ni_post, ni_gate, NULL, ni_active, ni_explain, NULL, ni_chan_stats,
     ni_free,
 };
 
