@@ -80,6 +80,7 @@ typedef struct cs_app_coll {
     int has_opts;
     int32_t *rank_to_node; /* P entries, owned */
     int32_t *ring;         /* ring hint in rank space, owned, or NULL */
+    int32_t *group;        /* hierarchy hint in rank space, owned, or NULL */
     char order_name[64];   /* for the summary */
 } cs_app_coll_t;
 

@@ -229,6 +229,7 @@ void cs_app_coll_destroy(cs_app_coll_t *c)
         cs_spec_destroy(&c->opts);
     free(c->rank_to_node);
     free(c->ring);
+    free(c->group);
     memset(c, 0, sizeof *c);
 }
 
@@ -427,6 +428,26 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_ap
         free(rank_at);
         free(pos);
         c->hints.ring = c->ring;
+    }
+    /* the hierarchy hint: each rank's group is its node's; groups no rank
+     * uses are dropped and the rest renumbered in order of first use */
+    if (m->node_group && m->ngroups > 1) {
+        int32_t *renum = cs_malloc((size_t)m->ngroups * sizeof *renum);
+        int used = 0;
+        for (int g = 0; g < m->ngroups; g++)
+            renum[g] = -1;
+        c->group = cs_malloc((size_t)P * sizeof *c->group);
+        for (int r = 0; r < P; r++) {
+            int g = m->node_group[c->rank_to_node[r]];
+            if (renum[g] < 0)
+                renum[g] = used++;
+            c->group[r] = renum[g];
+        }
+        free(renum);
+        if (used > 1) {
+            c->hints.group = c->group;
+            c->hints.ngroups = used;
+        }
     }
     /* the grid hint holds when the ranks are the whole grid in node order */
     if (m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P && P == nodes) {

@@ -104,6 +104,7 @@ void cs_machine_free(cs_machine_t *m)
         m->destroy_impl(m->impl);
     cs_topo_free(m->topo);
     free(m->ring_order);
+    free(m->node_group);
     free(m->spec);
     free(m);
 }

@@ -27,6 +27,10 @@ typedef struct cs_machine {
      * identity) and grid dimensions (0 = none). */
     int32_t *ring_order;     /* owned, cs_topo_nodes entries, or NULL */
     int grid_rows, grid_cols;
+    /* Hierarchy hint: the group (chip, node, rack) of every node, 0..ngroups-1,
+     * or NULL.  Owned. */
+    int32_t *node_group;
+    int ngroups;
     void *impl;              /* machine-private state */
     /* The machine's own network engine (ctx = impl), or NULL for the
      * channel engine (see cs_exec_env_t). */

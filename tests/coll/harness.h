@@ -27,7 +27,8 @@ typedef struct h_run {
 /* Runs algorithm `a` (any cs_coll_algo_t, also one defined only in a test)
  * on machine `spec`, P ranks (0 = all nodes), size `bytes`, root, options
  * ("k=v,k=v" or NULL), mode, and validation on/off.  `hints` NULL: the
- * machine's grid when it covers the P ranks, nothing else. */
+ * machine's grid when it covers the P ranks and its groups when P is every
+ * node, no ring. */
 static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int P, int64_t bytes,
                                  int root, const char *opts, cs_net_mode_t mode, int validate,
                                  const cs_coll_hints_t *hints_in)
@@ -51,9 +52,15 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
         P = cs_machine_nodes(r.m);
     if (hints_in)
         hints = *hints_in;
-    else if (r.m->grid_rows * r.m->grid_cols == P) {
-        hints.grid_rows = r.m->grid_rows;
-        hints.grid_cols = r.m->grid_cols;
+    else {
+        if (r.m->grid_rows * r.m->grid_cols == P) {
+            hints.grid_rows = r.m->grid_rows;
+            hints.grid_cols = r.m->grid_cols;
+        }
+        if (r.m->node_group && r.m->ngroups > 1 && P == cs_machine_nodes(r.m)) {
+            hints.group = r.m->node_group; /* rank r on node r */
+            hints.ngroups = r.m->ngroups;
+        }
     }
     args = (cs_coll_args_t){a->kind, P, bytes, root, r.m->net.unit_bytes, &hints, op};
     r.rc = cs_coll_build(a, &args, &r.prog, &r.err);
