@@ -636,12 +636,24 @@ static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
     x->msgs[user].done = 1;
     x->msgs[user].arrived = bytes;
     x->msgs[user].rate = 0;
-    if (--x->ops[sop].pending == 0)
+    if (!cs_net_late_release(x->net) && --x->ops[sop].pending == 0)
         on_done(x, sop);
     if (rop != NONE) {
         set_progress(x, rop, bytes, 0);
         recv_maybe_done(x, rop);
     }
+    drain(x);
+}
+
+/* The sender's side of a delivered message finished (engines with
+ * late_release: e.g. the Cell's ACK reached the sender). */
+static void hook_released(void *ctx, uint64_t user, cs_tick_t now)
+{
+    exec_t *x = ctx;
+    int32_t sop = x->msgs[user].send_op;
+    (void)now;
+    if (--x->ops[sop].pending == 0)
+        on_done(x, sop);
     drain(x);
 }
 
@@ -789,6 +801,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     hooks.started = NULL;
     hooks.progress = hook_progress;
     hooks.completed = hook_completed;
+    hooks.released = hook_released;
     rc = env->net_new ? env->net_new(env->net_ctx, x.sim, &hooks, &x.net, err)
                       : cs_net_new(x.sim, env->topo, env->net, o->mode, &hooks, &x.net, err);
     if (rc) {

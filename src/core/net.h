@@ -86,6 +86,9 @@ typedef struct cs_net_hooks {
                      cs_tick_t now);
     /* Delivered and received (after recv_overhead); ports released. */
     void (*completed)(void *ctx, uint64_t user, cs_tick_t now);
+    /* Only from engines with late_release (cs_net_ops_t): the sender's side
+     * is done too (e.g. its acknowledgement arrived), after completed. */
+    void (*released)(void *ctx, uint64_t user, cs_tick_t now);
 } cs_net_hooks_t;
 
 typedef struct cs_net cs_net_t; /* opaque */
@@ -164,8 +167,12 @@ typedef struct cs_net_ops {
     int (*error)(const void *impl, cs_error_t *err);
     const cs_chan_stats_t *(*chan_stats)(const void *impl, int chan);
     void (*free)(void *impl);
+    /* The send completes on hooks.released, not with the delivery. */
+    int late_release;
 } cs_net_ops_t;
 
+/* 1 if sends complete on hooks.released rather than on delivery. */
+int cs_net_late_release(const cs_net_t *n);
 /* Wraps an engine; `impl` is owned by the result (freed with ops->free). */
 cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo);
 /* "packet", "fluid", or a machine engine's name. */

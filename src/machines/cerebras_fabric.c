@@ -768,8 +768,15 @@ static void fab_free(void *impl)
 }
 
 static const cs_net_ops_t fabric_ops = {
-    "cerebras wavelet fabric", 1,    fab_post,       fab_gate, NULL, fab_active,
-    fab_explain,               fab_error, fab_chan_stats, fab_free,
+    .name = "cerebras wavelet fabric",
+    .has_mcast = 1,
+    .post = fab_post,
+    .gate = fab_gate,
+    .active = fab_active,
+    .explain_stuck = fab_explain,
+    .error = fab_error,
+    .chan_stats = fab_chan_stats,
+    .free = fab_free,
 };
 
 int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t *sim,

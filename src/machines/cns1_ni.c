@@ -393,8 +393,13 @@ static void ni_free(void *impl)
 }
 
 static const cs_net_ops_t cns1_ops = {
-    "cns1 network interface", 0, ni_post, ni_gate, NULL, ni_active, ni_explain, NULL, ni_chan_stats,
-    ni_free,
+    .name = "cns1 network interface",
+    .post = ni_post,
+    .gate = ni_gate,
+    .active = ni_active,
+    .explain_stuck = ni_explain,
+    .chan_stats = ni_chan_stats,
+    .free = ni_free,
 };
 
 int cs_cns1_ni_new(const cs_cns1_params_t *cp, const cs_topo_t *topo, cs_sim_t *sim,
