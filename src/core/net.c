@@ -60,6 +60,8 @@ int cs_net_has_mcast(const cs_net_t *n) { return n->ops && n->ops->has_mcast; }
 
 int cs_net_late_release(const cs_net_t *n) { return n->ops && n->ops->late_release; }
 
+int64_t cs_net_idle(cs_net_t *n) { return n->ops && n->ops->idle ? n->ops->idle(n->impl) : 0; }
+
 uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64_t bytes,
                            int64_t gate_bytes, int watch, const uint64_t *users)
 {

@@ -169,8 +169,15 @@ typedef struct cs_net_ops {
     void (*free)(void *impl);
     /* The send completes on hooks.released, not with the delivery. */
     int late_release;
+    /* Optional: nothing is left to simulate but ops remain.  An engine that
+     * holds transfers back for the receiver (a rendezvous) may start them
+     * now and return how many it started; 0 means a deadlock. */
+    int64_t (*idle)(void *impl);
 } cs_net_ops_t;
 
+/* Called by the executor when the event queue ran dry with ops left; see
+ * cs_net_ops_t.idle.  Returns the transfers started (0: none). */
+int64_t cs_net_idle(cs_net_t *n);
 /* 1 if sends complete on hooks.released rather than on delivery. */
 int cs_net_late_release(const cs_net_t *n);
 /* Wraps an engine; `impl` is owned by the result (freed with ops->free). */

@@ -11,11 +11,13 @@
 extern const cs_machine_type_t cs_machine_alphabeta;
 extern const cs_machine_type_t cs_machine_cerebras;
 extern const cs_machine_type_t cs_machine_cns1;
+extern const cs_machine_type_t cs_machine_cell;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
     &cs_machine_cerebras,
     &cs_machine_cns1,
+    &cs_machine_cell,
 };
 
 /* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec
@@ -109,7 +111,10 @@ void cs_machine_free(cs_machine_t *m)
     free(m);
 }
 
-int cs_machine_nodes(const cs_machine_t *m) { return cs_topo_nodes(m->topo); }
+int cs_machine_nodes(const cs_machine_t *m)
+{
+    return m->rank_nodes > 0 ? m->rank_nodes : cs_topo_nodes(m->topo);
+}
 
 void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)
 {

@@ -27,6 +27,9 @@ typedef struct cs_machine {
      * identity) and grid dimensions (0 = none). */
     int32_t *ring_order;     /* owned, cs_topo_nodes entries, or NULL */
     int grid_rows, grid_cols;
+    /* Nodes that can run ranks are 0..rank_nodes-1 (0: every node); the
+     * others are network elements only (the Cell's PPE, MIC, IOIF, BIF). */
+    int rank_nodes;
     /* Hierarchy hint: the group (chip, node, rack) of every node, 0..ngroups-1,
      * or NULL.  Owned. */
     int32_t *node_group;
@@ -64,7 +67,7 @@ void cs_machine_free(cs_machine_t *m); /* accepts NULL */
 /* The executor's view of the machine (borrowed pointers into m). */
 void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);
 
-/* Number of nodes (ranks a program may use at most). */
+/* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
 
 #endif

@@ -1,0 +1,158 @@
+/*
+ * cell.c - the Cell blade as a machine (Ali, Midkiff, Pai, ICS'09;
+ * reference/cell-blade.md; engine in cell_eib.c; docs/cell.md).
+ *
+ *   cell:chips=1|2[,issue=12.5ns,flight=62.5ns,hop=0,bif_lat=..,
+ *        bif_bw=5.12GB/s,put_max=16,notify=ls|mailbox,simd=16]
+ *
+ * One tick is one core cycle (3.2 GHz); the EIB runs at half that.  Ranks
+ * are physical SPE ids (chip 0: 0-7, chip 1: 8-15); the PPE, the MIC and
+ * the two IOIF ramps of each chip are network nodes after the SPEs.  Every
+ * default says where it comes from (docs/cell.md has the table):
+ *   issue, flight  fitted: a 32-bit notification round trip of 150 ns
+ *                  (= 2 (issue + flight)) and the 8-SPE one-to-all barrier
+ *                  of 225 ns (7 releases issued one after the other);
+ *   bif_lat        fitted: the 16-SPE rdb barrier of 525 ns;
+ *   bif_bw         reading: "80% less than the EIB", per ramp (25.6 GB/s);
+ *   bus, 128-byte packets, 16 KiB per DMA, 3 per ring, 6 hops at most:
+ *                  outside knowledge (Kistler et al. 2006), to verify.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machines/cell_eib.h"
+#include "machines/machine.h"
+
+#define CORE_HZ 3.2e9
+
+static const char *const keys[] = {"chips", "issue", "flight", "hop", "bif_lat", "bif_gap", "bif_bw",
+                                   "put_max", "notify", "simd", NULL};
+static const char *const notifies[] = {"ls", "mailbox", NULL};
+
+/* ring positions of the non-SPE ramps: PPE 0, IOIF1 5, BIF 6, MIC 11 */
+static const int spe_pos[8] = {10, 1, 9, 2, 8, 3, 7, 4};
+static const int other_pos[4] = {0, 5, 6, 11};
+
+typedef struct cell_machine {
+    cs_cell_params_t p;
+    const cs_topo_t *topo;
+} cell_machine_t;
+
+static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, cs_net_t **out,
+                   cs_error_t *err)
+{
+    const cell_machine_t *c = ctx;
+    return cs_cell_eib_new(&c->p, c->topo, sim, hooks, out, err);
+}
+
+static int node_at(int chips, int ch, int pos)
+{
+    for (int k = 0; k < 8; k++)
+        if (spe_pos[k] == pos)
+            return ch * 8 + k;
+    for (int k = 0; k < 4; k++)
+        if (other_pos[k] == pos)
+            return 8 * chips + 4 * ch + k;
+    return -1;
+}
+
+static cs_tick_t ticks(double s) { return (cs_tick_t)llround(s * CORE_HZ); }
+
+static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
+{
+    int64_t chips, put_max, simd;
+    double issue, flight, hop, bif_lat, bif_gap, bif_bw = 5.12e9;
+    int notify, rc;
+    char text[320];
+    if ((rc = cs_spec_get_int(spec, "chips", 2, 1, 2, &chips, err)) ||
+        (rc = cs_spec_get_seconds(spec, "issue", 12.5e-9, &issue, err)) ||
+        (rc = cs_spec_get_seconds(spec, "flight", 62.5e-9, &flight, err)) ||
+        (rc = cs_spec_get_seconds(spec, "hop", 0, &hop, err)) ||
+        (rc = cs_spec_get_seconds(spec, "bif_lat", 0, &bif_lat, err)) ||
+        (rc = cs_spec_get_seconds(spec, "bif_gap", 27.5e-9, &bif_gap, err)) ||
+        (rc = cs_spec_get_int(spec, "put_max", 16, 0, 1 << 20, &put_max, err)) ||
+        (rc = cs_spec_get_choice(spec, "notify", notifies, 0, &notify, err)) ||
+        (rc = cs_spec_get_int(spec, "simd", 16, 1, 1 << 20, &simd, err)))
+        return rc;
+    const char *bw = cs_spec_get(spec, "bif_bw");
+    if (bw) {
+        char *end;
+        bif_bw = strtod(bw, &end);
+        if (!strcmp(end, "GB/s"))
+            bif_bw *= 1e9;
+        else if (!strcmp(end, "MB/s"))
+            bif_bw *= 1e6;
+        else if (*end || !(bif_bw > 0))
+            return cs_error_set(err, CS_ERR_USAGE,
+                                "key 'bif_bw': expected a rate like 5.12GB/s, got \"%s\"", bw);
+    }
+    if (flight * CORE_HZ < 2)
+        return cs_error_set(err, CS_ERR_RANGE, "key 'flight': must be at least one bus cycle");
+    int n = (int)(12 * chips);
+    cs_topo_t *t = cs_topo_new_custom(n, "eib");
+    for (int ch = 0; ch < chips; ch++)
+        for (int s = 0; s < 12; s++)
+            cs_topo_add_link(t, node_at((int)chips, ch, s), node_at((int)chips, ch, (s + 1) % 12));
+    if (chips == 2)
+        cs_topo_add_link(t, node_at(2, 0, 6), node_at(2, 1, 6)); /* the BIF */
+    m->topo = t;
+
+    cell_machine_t *c = cs_calloc(1, sizeof *c);
+    c->topo = t;
+    c->p.chips = (int)chips;
+    c->p.issue = ticks(issue);
+    c->p.bus = 2; /* the EIB runs at half the core clock */
+    c->p.cmd = ticks(flight) - c->p.bus; /* a put's flight = command phase + its one beat */
+    c->p.hop = ticks(hop);
+    c->p.bif_lat = ticks(bif_lat);
+    c->p.bif_gap = ticks(bif_gap);
+    /* ticks per byte = core Hz / bytes per second, kept as a ratio */
+    c->p.bif_num = (int64_t)llround(CORE_HZ / 1e6);
+    c->p.bif_den = (int64_t)llround(bif_bw / 1e6);
+    if (c->p.bif_den < 1)
+        c->p.bif_den = 1;
+    c->p.put_max = notify == 1 && put_max > 4 ? 4 : (int)put_max; /* a mailbox entry: 32 bits */
+    c->p.notify = (cs_cell_notify_t)notify;
+    c->p.mailbox_depth = 4;
+    m->impl = c;
+    m->destroy_impl = free;
+    m->net_new = net_new;
+    m->tick_seconds = 1.0 / CORE_HZ;
+    m->reduce_num = 1; /* SPU SIMD add: simd bytes per core cycle */
+    m->reduce_den = simd;
+    m->net.unit_bytes = 16384; /* one DMA command */
+    m->rank_nodes = (int)(8 * chips);
+    m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
+    for (int i = 0; i < 8 * chips; i++)
+        m->node_group[i] = i / 8;
+    m->ngroups = (int)chips;
+    /* ring hint: each chip's SPEs in EIB order from the BIF side, the two
+     * chips joined across the BIF (SPE7 -> SPE15 ... SPE14 -> SPE6) */
+    static const int order[8] = {6, 4, 2, 0, 1, 3, 5, 7};
+    m->ring_order = cs_malloc((size_t)(8 * chips) * sizeof *m->ring_order);
+    for (int k = 0; k < 8; k++)
+        m->ring_order[k] = order[k];
+    if (chips == 2)
+        for (int k = 0; k < 8; k++)
+            m->ring_order[8 + k] = 8 + order[7 - k];
+    snprintf(text, sizeof text,
+             "cell:chips=%lld,issue=%gns,flight=%gns,hop=%gns,bif_lat=%gns,bif_gap=%gns,"
+             "bif_bw=%gGB/s,put_max=%d,notify=%s,simd=%lld",
+             (long long)chips, issue * 1e9, flight * 1e9, hop * 1e9, bif_lat * 1e9, bif_gap * 1e9,
+             bif_bw / 1e9,
+             c->p.put_max, notifies[notify], (long long)simd);
+    m->spec = cs_strdup(text);
+    return CS_OK;
+}
+
+const cs_machine_type_t cs_machine_cell = {
+    .name = "cell",
+    .summary = "Cell blade: the EIB's four rings per chip, two chips over the BIF, SPE ranks, "
+               "the ADDR / DMA get / ACK protocol",
+    .usage = "cell:chips=1|2[,issue=12.5ns][,flight=62.5ns][,hop=0][,bif_lat=240ns]"
+             "[,bif_bw=5.12GB/s][,put_max=16][,notify=ls|mailbox][,simd=16]",
+    .keys = keys,
+    .create = create,
+};
