@@ -1,33 +1,27 @@
 /*
- * plot.c - line plots for figures in papers, drawn with cairo (plot.h).
+ * plot.c - line plots and bar charts for figures in papers, drawn with
+ * cairo (plot.h).
  *
- * One drawing routine paints on any cairo surface: an image surface for
- * PNG, the SVG and PDF surfaces for vector output.  Every format is first
- * written into memory and then to the file, so that all file errors are
- * reported the same way (path and errno) and the SVG can be made
- * deterministic: cairo names its groups after a process-wide surface
- * counter ("surface7"), which would make the same plot differ with the
- * number of surfaces created before it; those ids are renumbered here in
- * order of appearance.
+ * One drawing routine per kind paints on any cairo surface; figure.c
+ * chooses the surface (PNG, SVG, PDF) from the file's extension, shares the
+ * text and colour helpers and makes the output deterministic.
  *
  * Layout, in figure units (px or pt): the title on top, the plot area in
  * the middle with a frame, outward ticks on the left and bottom axes, a
  * light grid at major ticks (fainter at minor ones), the legend in the
- * inside corner that covers the fewest drawn points.  Text uses the cairo
- * "toy" font API with the fontconfig family "sans-serif".
+ * inside corner that covers the fewest drawn points.  A bar chart puts its
+ * categories along the bottom (labels slanted when they do not fit) and
+ * each bar's value above it.
  */
 #include <cairo.h>
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "io/figure.h"
 #include "io/plot.h"
 
 #define PLOT_W 900.0
@@ -55,21 +49,6 @@ struct cs_plot {
     plot_series_t *s;
     int ns, cap;
 };
-
-/* Okabe & Ito, "Color Universal Design" (2008): distinguishable with every
- * common colour-vision deficiency.  Ordered so that the first lines have
- * the most contrast on white; the pale yellow comes last. */
-static const double plot_palette[][3] = {
-    {0x00 / 255.0, 0x72 / 255.0, 0xB2 / 255.0}, /* blue */
-    {0xD5 / 255.0, 0x5E / 255.0, 0x00 / 255.0}, /* vermillion */
-    {0x00 / 255.0, 0x9E / 255.0, 0x73 / 255.0}, /* bluish green */
-    {0xCC / 255.0, 0x79 / 255.0, 0xA7 / 255.0}, /* reddish purple */
-    {0xE6 / 255.0, 0x9F / 255.0, 0x00 / 255.0}, /* orange */
-    {0x56 / 255.0, 0xB4 / 255.0, 0xE9 / 255.0}, /* sky blue */
-    {0x00 / 255.0, 0x00 / 255.0, 0x00 / 255.0}, /* black */
-    {0xF0 / 255.0, 0xE4 / 255.0, 0x42 / 255.0}, /* yellow */
-};
-#define PLOT_NCOLORS ((int)(sizeof plot_palette / sizeof plot_palette[0]))
 
 /* ---- plot object ---------------------------------------------------------- */
 
@@ -224,13 +203,6 @@ static void plot_log_label(int m, int k, int sci, plot_tick_t *t)
     snprintf(t->sup, sizeof t->sup, "%d", k);
 }
 
-/* A step of 1, 2 or 5 times a power of ten giving about `want` steps. */
-static double plot_nice_step(double span, int want)
-{
-    double raw = span / want, mag = pow(10.0, floor(log10(raw))), norm = raw / mag;
-    return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
-}
-
 /* The label of any v > 0 between 1 and 10^15 with SI suffixes and as
  * many decimals as `step` needs ("14.05M"); "%g" outside. */
 static void plot_si_label(double v, double step, plot_tick_t *t)
@@ -253,7 +225,7 @@ static void plot_si_label(double v, double step, plot_tick_t *t)
  * a 1-2-5 step in value space, placed on the log scale, do better. */
 static int plot_log_fine_ticks(const plot_axis_t *a, plot_tick_t *ticks)
 {
-    double lo = pow(10.0, a->lo), hi = pow(10.0, a->hi), step = plot_nice_step(hi - lo, 4);
+    double lo = pow(10.0, a->lo), hi = pow(10.0, a->hi), step = cs_fig_nice_step(hi - lo, 4);
     int n = 0;
     for (double i = ceil(lo / step); i * step <= hi && n < 64; i++) {
         plot_tick_t *tk = &ticks[n++];
@@ -310,7 +282,7 @@ static int plot_log_ticks(const plot_axis_t *a, plot_tick_t *ticks)
 /* Ticks of a linear axis: multiples of a 1-2-5 step, about six of them. */
 static int plot_lin_ticks(const plot_axis_t *a, plot_tick_t *ticks)
 {
-    double step = plot_nice_step(a->hi - a->lo, 6);
+    double step = cs_fig_nice_step(a->hi - a->lo, 6);
     int n = 0;
     for (double i = ceil(a->lo / step); i * step <= a->hi + step * 1e-9 && n < 64; i++) {
         plot_tick_t *tk = &ticks[n++];
@@ -333,45 +305,13 @@ static int plot_ticks(const plot_axis_t *a, plot_tick_t *ticks)
 
 /* ---- text ------------------------------------------------------------------- */
 
-static void plot_font(cairo_t *cr, double size, int bold)
-{
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
-                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, size);
-}
-
-static double plot_text_width(cairo_t *cr, const char *s)
-{
-    cairo_text_extents_t e;
-    cairo_text_extents(cr, s, &e);
-    return e.x_advance;
-}
-
-/* Height of a digit above the baseline in the current font: the reference
- * for centring labels vertically, the same for every label. */
-static double plot_cap_height(cairo_t *cr)
-{
-    cairo_text_extents_t e;
-    cairo_text_extents(cr, "0", &e);
-    return -e.y_bearing;
-}
-
-/* Draws s with its anchor at (x, y): ax = 0, 0.5, 1 for left, centre,
- * right; ay = 0, 0.5, 1 for the digit top, middle, baseline. */
-static void plot_text(cairo_t *cr, double x, double y, const char *s, double ax, double ay)
-{
-    double w = plot_text_width(cr, s), cap = plot_cap_height(cr);
-    cairo_move_to(cr, x - ax * w, y + (1 - ay) * cap);
-    cairo_show_text(cr, s);
-}
-
 /* A tick label: its text and, for 10^k, the exponent at 70% size. */
 static double plot_label_width(cairo_t *cr, const plot_tick_t *t, double size)
 {
-    double w = plot_text_width(cr, t->text);
+    double w = cs_fig_text_width(cr, t->text);
     if (t->sup[0]) {
         cairo_set_font_size(cr, size * 0.7);
-        w += plot_text_width(cr, t->sup);
+        w += cs_fig_text_width(cr, t->sup);
         cairo_set_font_size(cr, size);
     }
     return w;
@@ -380,12 +320,12 @@ static double plot_label_width(cairo_t *cr, const plot_tick_t *t, double size)
 static void plot_label(cairo_t *cr, double x, double y, const plot_tick_t *t, double size,
                        double ax, double ay)
 {
-    double w = plot_label_width(cr, t, size), cap = plot_cap_height(cr);
+    double w = plot_label_width(cr, t, size), cap = cs_fig_cap_height(cr);
     double x0 = x - ax * w, base = y + (1 - ay) * cap;
     cairo_move_to(cr, x0, base);
     cairo_show_text(cr, t->text);
     if (t->sup[0]) {
-        double tw = plot_text_width(cr, t->text);
+        double tw = cs_fig_text_width(cr, t->text);
         cairo_set_font_size(cr, size * 0.7);
         cairo_move_to(cr, x0 + tw, base - 0.55 * cap);
         cairo_show_text(cr, t->sup);
@@ -397,7 +337,8 @@ static void plot_label(cairo_t *cr, double x, double y, const plot_tick_t *t, do
 
 static void plot_color(cairo_t *cr, int k)
 {
-    const double *c = plot_palette[k % PLOT_NCOLORS];
+    double c[3];
+    cs_fig_palette(k, c);
     cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 }
 
@@ -520,9 +461,9 @@ static void plot_draw_legend(const cs_plot_t *p, cairo_t *cr, const plot_axis_t 
     int best = -1;
     if (p->ns == 0)
         return;
-    plot_font(cr, PLOT_LEGEND_SIZE, 0);
+    cs_fig_font(cr, PLOT_LEGEND_SIZE, 0);
     for (int k = 0; k < p->ns; k++) {
-        double tw = plot_text_width(cr, p->s[k].name);
+        double tw = cs_fig_text_width(cr, p->s[k].name);
         if (tw > textw)
             textw = tw;
     }
@@ -559,18 +500,11 @@ static void plot_draw_legend(const cs_plot_t *p, cairo_t *cr, const plot_axis_t 
         cairo_set_line_width(cr, 1.6);
         plot_marker(cr, k, x + sample / 2, y, PLOT_MARKER_R);
         cairo_set_source_rgb(cr, 0, 0, 0);
-        plot_text(cr, x + sample + gap, y, p->s[k].name, 0, 0.5);
+        cs_fig_text(cr, x + sample + gap, y, p->s[k].name, 0, 0.5);
     }
 }
 
 /* ---- the figure ------------------------------------------------------------- */
-
-/* Half-pixel position of a 1-unit line, so that it covers whole pixels in
- * PNG instead of two half-grey ones. */
-static double plot_snap(double v)
-{
-    return floor(v) + 0.5;
-}
 
 static void plot_draw(const cs_plot_t *p, cairo_t *cr)
 {
@@ -589,7 +523,7 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     cairo_paint(cr);
 
     /* the left margin fits the widest y label */
-    plot_font(cr, PLOT_TICK_SIZE, 0);
+    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
     for (int i = 0; i < ny; i++)
         if (yt[i].labelled) {
             double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
@@ -610,14 +544,14 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
         cairo_set_source_rgb(cr, g, g, g);
         for (int i = 0; i < nx; i++)
             if (xt[i].major == pass) {
-                double x = plot_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) *
+                double x = cs_fig_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) *
                                                   (ax.px1 - ax.px0));
                 cairo_move_to(cr, x, top);
                 cairo_line_to(cr, x, bottom);
             }
         for (int i = 0; i < ny; i++)
             if (yt[i].major == pass) {
-                double y = plot_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) *
+                double y = cs_fig_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) *
                                                   (ay.px1 - ay.px0));
                 cairo_move_to(cr, left, y);
                 cairo_line_to(cr, right, y);
@@ -635,23 +569,23 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     /* frame and outward ticks */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
-    cairo_rectangle(cr, plot_snap(left), plot_snap(top), floor(right) - floor(left),
+    cairo_rectangle(cr, cs_fig_snap(left), cs_fig_snap(top), floor(right) - floor(left),
                     floor(bottom) - floor(top));
     cairo_stroke(cr);
     for (int i = 0; i < nx; i++) {
-        double x = plot_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) * (ax.px1 - ax.px0));
-        cairo_move_to(cr, x, plot_snap(bottom));
-        cairo_line_to(cr, x, plot_snap(bottom) + (xt[i].major ? 6 : 3));
+        double x = cs_fig_snap(ax.px0 + (xt[i].t - ax.lo) / (ax.hi - ax.lo) * (ax.px1 - ax.px0));
+        cairo_move_to(cr, x, cs_fig_snap(bottom));
+        cairo_line_to(cr, x, cs_fig_snap(bottom) + (xt[i].major ? 6 : 3));
     }
     for (int i = 0; i < ny; i++) {
-        double y = plot_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0));
-        cairo_move_to(cr, plot_snap(left), y);
-        cairo_line_to(cr, plot_snap(left) - (yt[i].major ? 6 : 3), y);
+        double y = cs_fig_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0));
+        cairo_move_to(cr, cs_fig_snap(left), y);
+        cairo_line_to(cr, cs_fig_snap(left) - (yt[i].major ? 6 : 3), y);
     }
     cairo_stroke(cr);
 
     /* tick labels; one that would touch its left neighbour is left out */
-    plot_font(cr, PLOT_TICK_SIZE, 0);
+    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
     lastx = -1e9;
     for (int i = 0; i < nx; i++) {
         if (!xt[i].labelled)
@@ -678,179 +612,188 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     plot_draw_legend(p, cr, &ax, &ay);
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (p->xlabel[0]) {
-        plot_font(cr, PLOT_LABEL_SIZE, 0);
-        plot_text(cr, (left + right) / 2, bottom + 50, p->xlabel, 0.5, 0);
+        cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
+        cs_fig_text(cr, (left + right) / 2, bottom + 50, p->xlabel, 0.5, 0);
     }
     if (p->ylabel[0]) {
-        plot_font(cr, PLOT_LABEL_SIZE, 0);
+        cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
         cairo_save(cr);
         cairo_translate(cr, 22, (top + bottom) / 2);
         cairo_rotate(cr, -M_PI / 2);
-        plot_text(cr, 0, 0, p->ylabel, 0.5, 0);
+        cs_fig_text(cr, 0, 0, p->ylabel, 0.5, 0);
         cairo_restore(cr);
     }
-    if (has_title) {
-        /* a long title shrinks to the figure's width rather than spill */
-        double size = PLOT_TITLE_SIZE;
-        plot_font(cr, size, 1);
-        while (size > 8 && plot_text_width(cr, p->title) > PLOT_W - 40) {
-            size -= 1;
-            plot_font(cr, size, 1);
-        }
-        plot_text(cr, PLOT_W / 2, 30, p->title, 0.5, 0.5);
+    /* a long title shrinks to the figure's width rather than spill */
+    if (has_title)
+        cs_fig_title(cr, PLOT_W / 2, 30, p->title, PLOT_TITLE_SIZE, 1, PLOT_W - 40);
+}
+
+/* ---- bar charts ------------------------------------------------------------ */
+
+typedef struct plot_bars {
+    const char *title, *ylabel;
+    int n;
+    const char *const *labels;
+    const double *values;
+    const char *const *texts;
+    int logy;
+} plot_bars_t;
+
+/* The grid, frame and ticks of a y axis spanning the plot area. */
+static void plot_bars_draw(cairo_t *cr, void *ctx)
+{
+    const plot_bars_t *b = ctx;
+    plot_tick_t yt[PLOT_MAX_TICKS];
+    plot_axis_t ay;
+    double lo = 0, hi = 0, ylabw = 0, maxlw = 0;
+    int any = 0, ny, slant = 0;
+
+    for (int i = 0; i < b->n; i++) {
+        double v = b->values[i];
+        if (!plot_shown(v, b->logy))
+            continue;
+        double t = plot_tr(v, b->logy);
+        if (!any || t < lo)
+            lo = t;
+        if (!any || t > hi)
+            hi = t;
+        any = 1;
     }
+    if (!any) {
+        lo = 0;
+        hi = 1;
+    } else if (b->logy) {
+        /* a decade below the smallest bar, so that it has a visible height */
+        lo = floor(lo) - (lo - floor(lo) < 0.3 ? 1 : 0);
+        hi = hi + 0.15 * (hi - lo > 0 ? hi - lo : 1);
+    } else {
+        lo = 0;
+        hi = hi > 0 ? hi * 1.15 : 1;
+    }
+    ay.log = b->logy;
+    ay.lo = lo;
+    ay.hi = hi;
+    ny = plot_ticks(&ay, yt);
+
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+
+    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
+    for (int i = 0; i < ny; i++)
+        if (yt[i].labelled) {
+            double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
+            if (w > ylabw)
+                ylabw = w;
+        }
+    double left = 22 + (b->ylabel && b->ylabel[0] ? PLOT_LABEL_SIZE + 14 : 0) + ylabw + 10;
+    double right = PLOT_W - 30, top = b->title && b->title[0] ? 62 : 24;
+    double slot = (right - left) / (b->n > 0 ? b->n : 1);
+    for (int i = 0; i < b->n; i++) {
+        double w = cs_fig_text_width(cr, b->labels[i]);
+        if (w > maxlw)
+            maxlw = w;
+    }
+    slant = maxlw > slot - 8;
+    double bottom = PLOT_H - (slant ? 30 + 0.5 * maxlw + PLOT_TICK_SIZE : 48);
+    if (bottom < top + 200)
+        bottom = top + 200;
+    ay.px0 = bottom;
+    ay.px1 = top;
+
+    /* grid at major ticks */
+    cairo_set_line_width(cr, 1);
+    cairo_set_source_rgb(cr, 0.86, 0.86, 0.86);
+    for (int i = 0; i < ny; i++)
+        if (yt[i].major) {
+            double y = cs_fig_snap(ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0));
+            cairo_move_to(cr, left, y);
+            cairo_line_to(cr, right, y);
+        }
+    cairo_stroke(cr);
+
+    /* bars, each in its palette colour, its value above it */
+    for (int i = 0; i < b->n; i++) {
+        double v = b->values[i], x = left + slot * (i + 0.2), w = slot * 0.6;
+        char text[64];
+        if (!plot_shown(v, b->logy))
+            continue;
+        double y = plot_map(&ay, v);
+        if (y < top)
+            y = top;
+        plot_color(cr, i);
+        cairo_rectangle(cr, x, y, w, bottom - y);
+        cairo_fill(cr);
+        if (b->texts && b->texts[i])
+            snprintf(text, sizeof text, "%s", b->texts[i]);
+        else
+            snprintf(text, sizeof text, "%.4g", v);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cs_fig_font(cr, PLOT_TICK_SIZE - 1, 0);
+        cs_fig_text(cr, x + w / 2, y - 6, text, 0.5, 1);
+    }
+
+    /* frame, ticks and their labels */
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, cs_fig_snap(left), cs_fig_snap(top), floor(right) - floor(left),
+                    floor(bottom) - floor(top));
+    cairo_stroke(cr);
+    double lasty = 1e9;
+    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
+    for (int i = 0; i < ny; i++) {
+        double y = ay.px0 + (yt[i].t - ay.lo) / (ay.hi - ay.lo) * (ay.px1 - ay.px0);
+        cairo_move_to(cr, cs_fig_snap(left), cs_fig_snap(y));
+        cairo_line_to(cr, cs_fig_snap(left) - (yt[i].major ? 6 : 3), cs_fig_snap(y));
+        cairo_stroke(cr);
+        if (!yt[i].labelled || y + PLOT_TICK_SIZE > lasty)
+            continue;
+        plot_label(cr, left - 10, y, &yt[i], PLOT_TICK_SIZE, 1, 0.5);
+        lasty = y;
+    }
+    for (int i = 0; i < b->n; i++) {
+        double x = left + slot * (i + 0.5);
+        if (!slant) {
+            cs_fig_text(cr, x, bottom + 10, b->labels[i], 0.5, 0);
+            continue;
+        }
+        cairo_save(cr);
+        cairo_translate(cr, x + 4, bottom + 8);
+        cairo_rotate(cr, -M_PI / 6);
+        cs_fig_text(cr, 0, 0, b->labels[i], 1, 0);
+        cairo_restore(cr);
+    }
+    if (b->ylabel && b->ylabel[0]) {
+        cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
+        cairo_save(cr);
+        cairo_translate(cr, 22, (top + bottom) / 2);
+        cairo_rotate(cr, -M_PI / 2);
+        cs_fig_text(cr, 0, 0, b->ylabel, 0.5, 0);
+        cairo_restore(cr);
+    }
+    if (b->title && b->title[0])
+        cs_fig_title(cr, PLOT_W / 2, 30, b->title, PLOT_TITLE_SIZE, 1, PLOT_W - 40);
+}
+
+int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
+                       const char *const *labels, const double *values,
+                       const char *const *texts, int logy, cs_error_t *err)
+{
+    plot_bars_t b = {title, ylabel, n, labels, values, texts, logy != 0};
+    return cs_fig_write(path, "plot", PLOT_W, PLOT_H, plot_bars_draw, &b, title, err);
 }
 
 /* ---- output ----------------------------------------------------------------- */
 
-typedef enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF } plot_format_t;
-
-static int plot_format(const char *path, plot_format_t *out, cs_error_t *err)
-{
-    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-    if (!dot || (slash && dot < slash))
-        return cs_error_set(err, CS_ERR_USAGE, "%s: no file extension to choose the plot "
-                            "format; use .png, .svg or .pdf", path);
-    if (!strcasecmp(dot, ".png"))
-        *out = PLOT_PNG;
-    else if (!strcasecmp(dot, ".svg"))
-        *out = PLOT_SVG;
-    else if (!strcasecmp(dot, ".pdf"))
-        *out = PLOT_PDF;
-    else
-        return cs_error_set(err, CS_ERR_USAGE, "%s: unknown plot format '%s'; use .png, .svg "
-                            "or .pdf", path, dot);
-    return CS_OK;
-}
-
 int cs_plot_check_path(const char *path, cs_error_t *err)
 {
-    plot_format_t f;
-    return plot_format(path, &f, err);
+    return cs_fig_check_path(path, "plot", err);
 }
 
-/* The output in memory, filled by cairo's stream callbacks. */
-typedef struct plot_buf {
-    unsigned char *data;
-    size_t len, cap;
-} plot_buf_t;
-
-static void plot_buf_put(plot_buf_t *b, const void *data, size_t n)
-{
-    if (b->len + n > b->cap) {
-        while (b->len + n > b->cap)
-            b->cap = b->cap ? 2 * b->cap : 65536;
-        b->data = cs_realloc(b->data, b->cap);
-    }
-    memcpy(b->data + b->len, data, n);
-    b->len += n;
-}
-
-static cairo_status_t plot_buf_write(void *closure, const unsigned char *data, unsigned int n)
-{
-    plot_buf_put(closure, data, n);
-    return CAIRO_STATUS_SUCCESS;
-}
-
-/* Renumbers cairo's "surfaceN" ids (in id="..." and href="#...") 1, 2, ...
- * in order of first appearance; see the top of this file. */
-static void plot_svg_canonical(plot_buf_t *b)
-{
-    static const char key[] = "surface";
-    const size_t klen = sizeof key - 1;
-    plot_buf_t out = {0};
-    long *seen = NULL;
-    int nseen = 0;
-    size_t i = 0;
-    while (i < b->len) {
-        size_t j = i + 1 + klen;
-        int is_id = (b->data[i] == '"' || b->data[i] == '#') && j < b->len &&
-                    !memcmp(b->data + i + 1, key, klen) && b->data[j] >= '0' &&
-                    b->data[j] <= '9';
-        if (!is_id) {
-            plot_buf_put(&out, b->data + i, 1);
-            i++;
-            continue;
-        }
-        long v = 0;
-        int k;
-        char num[32];
-        while (j < b->len && b->data[j] >= '0' && b->data[j] <= '9' && v < 100000000L)
-            v = v * 10 + (b->data[j++] - '0');
-        for (k = 0; k < nseen && seen[k] != v; k++)
-            ;
-        if (k == nseen) {
-            seen = cs_realloc(seen, (size_t)(nseen + 1) * sizeof *seen);
-            seen[nseen++] = v;
-        }
-        plot_buf_put(&out, b->data + i, 1 + klen);
-        snprintf(num, sizeof num, "%d", k + 1);
-        plot_buf_put(&out, num, strlen(num));
-        i = j;
-    }
-    free(seen);
-    free(b->data);
-    *b = out;
-}
-
-static int plot_save(const char *path, const plot_buf_t *b, cs_error_t *err)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-    int werr = n != b->len ? errno : 0;
-    if (fclose(f) != 0 && !werr)
-        werr = errno ? errno : EIO;
-    if (n != b->len || werr)
-        return cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path,
-                            strerror(werr ? werr : EIO));
-    return CS_OK;
-}
+static void plot_draw_cb(cairo_t *cr, void *ctx) { plot_draw(ctx, cr); }
 
 int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err)
 {
-    plot_format_t fmt;
-    plot_buf_t buf = {0};
-    cairo_surface_t *s;
-    cairo_status_t st;
-    int rc;
-
-    if ((rc = plot_format(path, &fmt, err)))
-        return rc;
-    if (fmt == PLOT_PNG) {
-        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)PLOT_W, (int)PLOT_H);
-    } else if (fmt == PLOT_SVG) {
-        s = cairo_svg_surface_create_for_stream(plot_buf_write, &buf, PLOT_W, PLOT_H);
-    } else {
-        s = cairo_pdf_surface_create_for_stream(plot_buf_write, &buf, PLOT_W, PLOT_H);
-        /* an empty date leaves /CreationDate out: same plot, same bytes */
-        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "");
-        if (p->title[0])
-            cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, p->title);
-        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "collsim");
-    }
-    cairo_t *cr = cairo_create(s);
-    plot_draw(p, cr);
-    st = cairo_status(cr);
-    cairo_destroy(cr);
-    if (st == CAIRO_STATUS_SUCCESS && fmt == PLOT_PNG)
-        st = cairo_surface_write_to_png_stream(s, plot_buf_write, &buf);
-    cairo_surface_finish(s);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(s);
-    cairo_surface_destroy(s);
-    if (st != CAIRO_STATUS_SUCCESS) {
-        free(buf.data);
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot draw the plot: cairo: %s", path,
-                            cairo_status_to_string(st));
-    }
-    if (fmt == PLOT_SVG)
-        plot_svg_canonical(&buf);
-    rc = plot_save(path, &buf, err);
-    free(buf.data);
-    return rc;
+    return cs_fig_write(path, "plot", PLOT_W, PLOT_H, plot_draw_cb, (void *)p, p->title, err);
 }
 
 void cs_plot_cleanup(void)

@@ -1,7 +1,7 @@
 /*
  * plot.h - line plots in the style of figures in papers (one line with
- * markers per series, log or linear axes, legend), drawn with cairo and
- * written as PNG, SVG or PDF.
+ * markers per series, log or linear axes, legend) and bar charts, drawn
+ * with cairo and written as PNG, SVG or PDF.
  *
  * Built for small figures: a few series of tens to thousands of points
  * (time against message size for several algorithms, `collsim sweep`).
@@ -51,6 +51,17 @@ int cs_plot_check_path(const char *path, cs_error_t *err);
  * (CS_ERR_IO), each naming the path; the file may then be absent or
  * partial. */
 int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err);
+
+/* A bar chart of n categories: bar i has height values[i] (a value the
+ * axis cannot show, NaN or <= 0 on a log axis, gets no bar), labels[i]
+ * under it (slanted when the labels do not fit their slots) and texts[i]
+ * above it (NULL or a NULL entry: the value with 4 digits).  The y axis is
+ * linear from 0, or logarithmic with logy.  Bars take the line plots'
+ * colours in order.  Written like cs_plot_write (same size, formats,
+ * errors and determinism). */
+int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
+                       const char *const *labels, const double *values,
+                       const char *const *texts, int logy, cs_error_t *err);
 
 /* Frees the plot and its copies of the series; accepts NULL. */
 void cs_plot_free(cs_plot_t *p);
