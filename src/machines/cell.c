@@ -2,8 +2,8 @@
  * cell.c - the Cell blade as a machine (Ali, Midkiff, Pai, ICS'09;
  * reference/cell-blade.md; engine in cell_eib.c; docs/cell.md).
  *
- *   cell:chips=1|2[,issue=12.5ns,flight=62.5ns,hop=0,bif_lat=..,
- *        bif_bw=5.12GB/s,put_max=16,notify=ls|mailbox,simd=16]
+ *   cell:chips=1|2[,issue=12.5ns,flight=62.5ns,hop=0,bif_lat=0,bif_gap=27.5ns,
+ *        bif_bw=20.48GB/s,put_max=16,notify=ls|mailbox,simd=16]
  *
  * One tick is one core cycle (3.2 GHz); the EIB runs at half that.  Ranks
  * are physical SPE ids (chip 0: 0-7, chip 1: 8-15); the PPE, the MIC and
@@ -12,8 +12,10 @@
  *   issue, flight  fitted: a 32-bit notification round trip of 150 ns
  *                  (= 2 (issue + flight)) and the 8-SPE one-to-all barrier
  *                  of 225 ns (7 releases issued one after the other);
- *   bif_lat        fitted: the 16-SPE rdb barrier of 525 ns;
- *   bif_bw         reading: "80% less than the EIB", per ramp (25.6 GB/s);
+ *   bif_gap        fitted: the 16-SPE rdb barrier of 525 ns (a cost per
+ *                  command that crosses the BIF); bif_lat 0 (see docs);
+ *   bif_bw         reading: "80% less than the EIB": 20% of 204.8 GB/s,
+ *                  20.48 GB/s per direction;
  *   bus, 128-byte packets, 16 KiB per DMA, 3 per ring, 6 hops at most:
  *                  outside knowledge (Kistler et al. 2006), to verify.
  */
@@ -63,7 +65,7 @@ static cs_tick_t ticks(double s) { return (cs_tick_t)llround(s * CORE_HZ); }
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int64_t chips, put_max, simd;
-    double issue, flight, hop, bif_lat, bif_gap, bif_bw = 5.12e9;
+    double issue, flight, hop, bif_lat, bif_gap, bif_bw = 20.48e9;
     int notify, rc;
     char text[320];
     if ((rc = cs_spec_get_int(spec, "chips", 2, 1, 2, &chips, err)) ||
@@ -151,8 +153,8 @@ const cs_machine_type_t cs_machine_cell = {
     .name = "cell",
     .summary = "Cell blade: the EIB's four rings per chip, two chips over the BIF, SPE ranks, "
                "the ADDR / DMA get / ACK protocol",
-    .usage = "cell:chips=1|2[,issue=12.5ns][,flight=62.5ns][,hop=0][,bif_lat=240ns]"
-             "[,bif_bw=5.12GB/s][,put_max=16][,notify=ls|mailbox][,simd=16]",
+    .usage = "cell:chips=1|2[,issue=12.5ns][,flight=62.5ns][,hop=0][,bif_lat=0]"
+             "[,bif_gap=27.5ns][,bif_bw=20.48GB/s][,put_max=16][,notify=ls|mailbox][,simd=16]",
     .keys = keys,
     .create = create,
 };

@@ -50,6 +50,7 @@ typedef struct leg {
     int chip, src_ramp, dst_ramp;  /* ramps as chip*RAMPS + pos */
     int64_t total, avail, sent;    /* bytes: of the command, ready here, granted */
     int final;                     /* delivers at the destination (else to the BIF) */
+    int bif_paid;                  /* the command's BIF overhead is charged */
     int32_t next;                  /* arbiter list */
     uint8_t queued;
 } leg_t;
@@ -187,7 +188,7 @@ static int32_t new_leg(cell_t *c, int32_t cmd, int chip, int src_ramp, int dst_r
         c->l = cs_realloc(c->l, (size_t)c->cap_l * sizeof *c->l);
     }
     int32_t id = c->nl++;
-    c->l[id] = (leg_t){cmd, chip, src_ramp, dst_ramp, total, avail, 0, final, NIL, 0};
+    c->l[id] = (leg_t){cmd, chip, src_ramp, dst_ramp, total, avail, 0, final, 0, NIL, 0};
     return id;
 }
 
@@ -473,8 +474,10 @@ static void on_packet(void *ctx, const cs_event_t *ev)
         int dir = l->chip;
         cs_tick_t now = now_of(c), t = c->bif_free[dir] > now ? c->bif_free[dir] : now;
         __int128 ser = ((__int128)bytes * c->p.bif_num + c->p.bif_den - 1) / c->p.bif_den;
-        if (ser < c->p.bif_gap)
-            ser = c->p.bif_gap;
+        if (!l->bif_paid) {
+            ser += c->p.bif_gap; /* once per command crossing the BIF */
+            l->bif_paid = 1;
+        }
         c->bif_free[dir] = t + (cs_tick_t)ser;
         if (c->bif_chan[dir] >= 0) {
             c->stats[c->bif_chan[dir]].bytes += bytes;

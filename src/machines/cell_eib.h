@@ -14,8 +14,8 @@
  * off-ramp are free.  It then holds all of them for its beats.
  *
  * BIF.  A packet between chips goes source -> BIF ramp (chip A's EIB), over
- * the BIF link (one per direction: bif_lat latency, bif_bw bandwidth), then
- * BIF ramp -> destination (chip B's EIB).
+ * the BIF link (one per direction: bif_lat latency, bif_bw bandwidth, and
+ * bif_gap once per command), then BIF ramp -> destination (chip B's EIB).
  *
  * Protocol.  Every DMA command (a put or a get of at most 16 KiB) takes
  * `issue` of its SPE's MFC (one command at a time) and `cmd` before its
@@ -48,7 +48,7 @@ typedef struct cs_cell_params {
     cs_tick_t hop;           /* extra latency per ring hop */
     cs_tick_t bif_lat;       /* BIF latency, each crossing */
     int64_t bif_num, bif_den;/* BIF: ceil(bytes * num / den) ticks per packet, */
-    cs_tick_t bif_gap;       /* but at least bif_gap (a packet's own cost) */
+    cs_tick_t bif_gap;       /* plus bif_gap once per command that crosses */
     int put_max;             /* largest message sent as a single put */
     cs_cell_notify_t notify;
     int mailbox_depth;       /* inbound mailbox entries (4) */
