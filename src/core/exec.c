@@ -83,6 +83,7 @@ typedef struct exec {
     double calc_scale;  /* program time unit -> ticks */
     uint32_t h_calc, h_wake;
     const cs_exec_observer_t *obs;
+    const cs_exec_opts_t *opts;
     int err_code;
     cs_error_t *err;
 } exec_t;
@@ -739,6 +740,12 @@ static int report_unreceived(exec_t *x)
 
 /* ---- run ------------------------------------------------------------- */
 
+static void on_poll(void *ctx, cs_tick_t now, uint64_t events)
+{
+    exec_t *x = ctx;
+    x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
+}
+
 int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
                 cs_exec_result_t *res, cs_error_t *err)
 {
@@ -787,6 +794,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     x.node = o->rank_to_node ? o->rank_to_node : identity;
     x.calc_scale = 1.0;
     x.obs = o->observer;
+    x.opts = o;
     if (cs_program_time_unit(prog) > 0 && env->tick_seconds > 0)
         x.calc_scale = cs_program_time_unit(prog) / env->tick_seconds;
 
@@ -811,6 +819,8 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     res->net = x.net;
     if (o->bucket_width > 0)
         cs_net_enable_buckets(x.net, o->bucket_width, o->max_buckets > 1 ? o->max_buckets : 256);
+    if (o->poll)
+        cs_sim_set_poll(x.sim, (uint64_t)1 << 16, on_poll, &x);
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
     x.h_wake = cs_sim_register(x.sim, on_wake, &x);
 
@@ -851,6 +861,13 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     res->events = cs_sim_events(x.sim);
     res->queue_peak = cs_sim_queue_peak(x.sim);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (o->record_messages) {
+        res->nmsgs = x.nmsgs;
+        res->msgs = cs_malloc(((size_t)x.nmsgs + 1) * sizeof *res->msgs);
+        for (int32_t i = 0; i < x.nmsgs; i++)
+            res->msgs[i] = (cs_exec_msg_t){x.msgs[i].send_op, x.msgs[i].recv_op};
+    }
+    cs_sim_set_poll(x.sim, 0, NULL, NULL);
     free(x.ops);
     free(x.ranks);
     free(x.msgs);
@@ -867,5 +884,6 @@ void cs_exec_result_destroy(cs_exec_result_t *res)
     cs_sim_free(res->sim);
     free(res->rank_finish);
     free(res->ops);
+    free(res->msgs);
     memset(res, 0, sizeof *res);
 }

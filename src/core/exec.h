@@ -60,6 +60,12 @@ typedef struct cs_exec_opts {
     cs_tick_t bucket_width;       /* > 0: keep time-bucketed channel stats */
     int max_buckets;
     const cs_exec_observer_t *observer; /* NULL: no data tracking */
+    int record_messages;          /* fill cs_exec_result_t.msgs */
+    /* Progress: called about every 2^16 events (never more often) while
+     * the simulation runs, with the simulated time, the ops completed so
+     * far and the events dispatched.  NULL: none.  Must not touch the run. */
+    void (*poll)(void *ctx, cs_tick_t now, int32_t done_ops, int32_t nops, uint64_t events);
+    void *poll_ctx;
 } cs_exec_opts_t;
 
 void cs_exec_opts_default(cs_exec_opts_t *o);
@@ -68,6 +74,12 @@ typedef struct cs_op_times {
     cs_tick_t start;  /* -1 if never started */
     cs_tick_t end;    /* -1 if never completed */
 } cs_op_times_t;
+
+/* A message of the run: the send (or mcast) op it came from and the recv
+ * op that took it (-1 if none did: the run then failed). */
+typedef struct cs_exec_msg {
+    int32_t send_op, recv_op;
+} cs_exec_msg_t;
 
 typedef struct cs_exec_result {
     cs_tick_t finish;        /* time the last op completed */
@@ -78,6 +90,9 @@ typedef struct cs_exec_result {
     size_t queue_peak;
     double wall_seconds;
     int64_t messages;        /* network messages (mcast counts each destination) */
+    cs_exec_msg_t *msgs;     /* with opts.record_messages: every message in
+                                the order the sends started, else NULL */
+    int64_t nmsgs;
     cs_net_t *net;           /* kept for channel statistics; owned */
     cs_sim_t *sim;           /* owned */
 } cs_exec_result_t;

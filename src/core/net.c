@@ -164,6 +164,7 @@ void cs_net_free(cs_net_t *n)
 {
     if (!n)
         return;
+    cs_chanrec_free(n->rec);
     if (n->ops) {
         n->ops->free(n->impl);
         free(n);
@@ -171,10 +172,6 @@ void cs_net_free(cs_net_t *n)
     }
     for (uint32_t i = 0; i < n->nmsgs; i++)
         free(n->msgs[i].hs);
-    if (n->buckets)
-        for (int c = 0; c < n->nchans; c++)
-            free(n->buckets[c]);
-    free(n->buckets);
     cs_net_fluid_free(n);
     free(n->msgs);
     free(n->ch);
@@ -193,24 +190,17 @@ void cs_net_free(cs_net_t *n)
 
 void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets)
 {
-    if (n->ops)
-        return; /* not offered by machine engines (yet): bucket_count stays 0 */
-    CS_ASSERT(width > 0 && max_buckets >= 2);
-    n->bucket_w = width;
-    /* even, so that merging neighbours in pairs never drops a last bucket */
-    n->bucket_max = max_buckets + (max_buckets & 1);
-    n->bucket_n = 0;
-    n->buckets = cs_calloc((size_t)n->nchans + 1, sizeof *n->buckets);
+    CS_ASSERT(width > 0 && max_buckets >= 2 && !n->rec);
+    n->rec = cs_chanrec_new(n->nchans, width, max_buckets);
 }
 
-cs_tick_t cs_net_bucket_width(const cs_net_t *n) { return n->bucket_w; }
-int cs_net_bucket_count(const cs_net_t *n) { return n->bucket_n; }
+cs_chanrec_t *cs_net_recorder(const cs_net_t *n) { return n->rec; }
+cs_tick_t cs_net_bucket_width(const cs_net_t *n) { return n->rec ? cs_chanrec_width(n->rec) : 0; }
+int cs_net_bucket_count(const cs_net_t *n) { return cs_chanrec_count(n->rec); }
 
 const cs_chan_stats_t *cs_net_chan_bucket(const cs_net_t *n, int chan, int b)
 {
-    if (!n->buckets || !n->buckets[chan] || b < 0 || b >= n->bucket_n)
-        return NULL;
-    return &n->buckets[chan][b];
+    return cs_chanrec_get(n->rec, chan, b);
 }
 
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan)
@@ -218,92 +208,10 @@ const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan)
     return n->ops ? n->ops->chan_stats(n->impl, chan) : &n->stats[chan];
 }
 
-/* Doubles the bucket width, merging neighbours, until time t fits. */
-static void bucket_grow(cs_net_t *n, cs_tick_t t)
-{
-    while (t / n->bucket_w >= n->bucket_max) {
-        for (int c = 0; c < n->nchans; c++) {
-            cs_chan_stats_t *b = n->buckets[c];
-            if (!b)
-                continue;
-            for (int i = 0; i < n->bucket_max / 2; i++) {
-                cs_chan_stats_t x = b[2 * i], y = b[2 * i + 1];
-                b[i].bytes = x.bytes + y.bytes;
-                b[i].units = x.units + y.units;
-                b[i].busy = x.busy + y.busy;
-                b[i].stall = x.stall + y.stall;
-                b[i].peak_k = x.peak_k > y.peak_k ? x.peak_k : y.peak_k;
-            }
-            memset(b + n->bucket_max / 2, 0, (size_t)(n->bucket_max - n->bucket_max / 2) * sizeof *b);
-        }
-        n->bucket_w *= 2;
-        n->bucket_n = (n->bucket_n + 1) / 2;
-    }
-}
-
-static cs_chan_stats_t *bucket_at(cs_net_t *n, int chan, cs_tick_t t)
-{
-    int b;
-    bucket_grow(n, t);
-    if (!n->buckets[chan])
-        n->buckets[chan] = cs_calloc((size_t)n->bucket_max, sizeof **n->buckets);
-    b = (int)(t / n->bucket_w);
-    if (b + 1 > n->bucket_n)
-        n->bucket_n = b + 1;
-    return &n->buckets[chan][b];
-}
-
-/* Spreads an interval over the buckets it covers; bytes and units go with
- * the busy time in proportion (integer-exact in total). */
-static void bucket_spread(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span, cs_tick_t busy,
-                          int64_t bytes, int64_t units, int stall)
-{
-    cs_tick_t end = start + span, t = start;
-    int64_t bytes_left = bytes, units_left = units;
-    cs_tick_t busy_left = busy;
-    if (span == 0) {
-        cs_chan_stats_t *b = bucket_at(n, chan, start);
-        b->bytes += bytes;
-        b->units += units;
-        if (stall)
-            b->stall += busy;
-        else
-            b->busy += busy;
-        return;
-    }
-    bucket_grow(n, end - 1);
-    while (t < end) {
-        cs_tick_t bend = (t / n->bucket_w + 1) * n->bucket_w;
-        cs_tick_t piece = (bend < end ? bend : end) - t;
-        cs_chan_stats_t *b = bucket_at(n, chan, t);
-        int last = bend >= end;
-        int64_t pb = last ? bytes_left : (int64_t)((__int128)bytes * piece / span);
-        int64_t pu = last ? units_left : (int64_t)((__int128)units * piece / span);
-        cs_tick_t pt = last ? busy_left : (cs_tick_t)((__int128)busy * piece / span);
-        if (stall)
-            b->stall += pt;
-        else
-            b->busy += pt;
-        b->bytes += pb;
-        b->units += pu;
-        bytes_left -= pb;
-        units_left -= pu;
-        busy_left -= pt;
-        t += piece;
-    }
-}
-
-void cs_net_i_record_buckets(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
-                             cs_tick_t busy, int64_t bytes, int64_t units)
-{
-    bucket_spread(n, chan, start, span, busy, bytes, units, 0);
-}
-
 void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur)
 {
     n->stats[chan].stall += dur;
-    if (n->buckets && dur > 0)
-        bucket_spread(n, chan, start, dur, dur, 0, 0, 1);
+    cs_chanrec_stall(n->rec, chan, start, dur);
 }
 
 static void k_note(cs_net_t *n, int chan)
@@ -311,11 +219,6 @@ static void k_note(cs_net_t *n, int chan)
     int32_t k = n->ch[chan].k_now;
     if (k > n->stats[chan].peak_k)
         n->stats[chan].peak_k = k;
-    if (n->buckets) {
-        cs_chan_stats_t *b = bucket_at(n, chan, cs_sim_now(n->sim));
-        if (k > b->peak_k)
-            b->peak_k = k;
-    }
 }
 
 void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta)
@@ -324,10 +227,15 @@ void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta)
         n->ch[m->hs[h].chan].k_now += delta;
         if (delta > 0)
             k_note(n, m->hs[h].chan);
+        cs_chanrec_k(n->rec, m->hs[h].chan, cs_sim_now(n->sim), n->ch[m->hs[h].chan].k_now);
     }
 }
 
-void cs_net_i_k_dec(cs_net_t *n, int chan) { n->ch[chan].k_now--; }
+void cs_net_i_k_dec(cs_net_t *n, int chan)
+{
+    n->ch[chan].k_now--;
+    cs_chanrec_k(n->rec, chan, cs_sim_now(n->sim), n->ch[chan].k_now);
+}
 
 /* ---- ports ------------------------------------------------------------ */
 

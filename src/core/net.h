@@ -43,6 +43,7 @@
 #define CS_NET_H
 
 #include <stdint.h>
+#include "core/chanrec.h"
 #include "core/error.h"
 #include "core/sim.h"
 #include "topo/topo.h"
@@ -139,14 +140,8 @@ cs_net_mode_t cs_net_mode(const cs_net_t *n);
 const char *cs_net_mode_name(cs_net_mode_t m);
 int cs_net_parse_mode(const char *text, cs_net_mode_t *out, cs_error_t *err);
 
-/* Per-channel statistics, totals over the run. */
-typedef struct cs_chan_stats {
-    int64_t bytes;       /* payload bytes that crossed the channel */
-    int64_t units;       /* packets (packet mode) or flows (fluid mode) */
-    cs_tick_t busy;      /* ticks spent transmitting */
-    cs_tick_t stall;     /* ticks with units waiting but no buffer downstream */
-    int32_t peak_k;      /* most messages wanting the channel at one time */
-} cs_chan_stats_t;
+/* Per-channel statistics (cs_chan_stats_t, totals over the run) are
+ * defined in core/chanrec.h. */
 /* ---- engines supplied by a machine ----------------------------------
  * A machine whose network the channel engine above cannot express (the
  * Cerebras fabric: colors, per-color FIFOs, router multicast) supplies its
@@ -189,15 +184,20 @@ void *cs_net_custom_impl(const cs_net_t *n);
 
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan);
 
-/* Optional time-bucketed records (for heatmaps and frames): enable before
- * the first post.  Buckets start `width` ticks wide; when more than
- * max_buckets would be needed the width doubles and neighbours merge, so any
- * run length fits.  Only channels that carry traffic allocate buckets. */
+/* Optional time-bucketed records (for heatmaps, frames and timelines):
+ * enable before the first post.  Buckets start `width` ticks wide; when
+ * more than max_buckets would be needed the width doubles and neighbours
+ * merge, so any run length fits (core/chanrec.h).  Only channels that carry
+ * traffic allocate buckets.  Machine engines record into the same recorder
+ * through cs_net_recorder; one that does not leaves bucket_count at 0. */
 void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets);
 /* Current bucket width and count; bucket b covers [b*width, (b+1)*width). */
 cs_tick_t cs_net_bucket_width(const cs_net_t *n);
 int cs_net_bucket_count(const cs_net_t *n);
 /* Bucket b of channel c, or NULL if the channel never carried traffic. */
 const cs_chan_stats_t *cs_net_chan_bucket(const cs_net_t *n, int chan, int b);
+/* The recorder (NULL until cs_net_enable_buckets): a machine engine feeds
+ * it with the cs_chanrec_* calls, which accept NULL. */
+cs_chanrec_t *cs_net_recorder(const cs_net_t *n);
 
 #endif

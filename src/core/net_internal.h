@@ -86,10 +86,7 @@ struct cs_net {
     int nnodes, nchans;
     chan_state_t *ch;
     cs_chan_stats_t *stats;
-    /* buckets */
-    cs_tick_t bucket_w;
-    int bucket_max, bucket_n;
-    cs_chan_stats_t **buckets; /* per channel, lazily allocated */
+    cs_chanrec_t *rec;         /* time buckets, or NULL */
     /* ports */
     int32_t *send_busy, *recv_busy;
     uint32_t *src_wait_head, *src_wait_tail, *dst_wait_head, *dst_wait_tail;
@@ -129,8 +126,6 @@ static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
 /* net.c services for the modes */
 /* Accounts `busy` ticks of transmission, `bytes` and `units` to a channel,
  * spread over [start, start + span) for the time buckets. */
-void cs_net_i_record_buckets(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
-                             cs_tick_t busy, int64_t bytes, int64_t units);
 static inline void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
                                    cs_tick_t busy, int64_t bytes, int64_t units)
 {
@@ -138,8 +133,8 @@ static inline void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_ti
     s->bytes += bytes;
     s->units += units;
     s->busy += busy;
-    if (n->buckets)
-        cs_net_i_record_buckets(n, chan, start, span, busy, bytes, units);
+    if (n->rec)
+        cs_chanrec_busy(n->rec, chan, start, span, busy, bytes, units);
 }
 void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur);
 void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta); /* all channels of the path */

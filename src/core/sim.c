@@ -23,6 +23,9 @@ struct cs_sim {
     int stop;
     uint32_t nhandlers;
     handler_t handlers[CS_SIM_MAX_HANDLERS];
+    uint64_t poll_every;
+    void (*poll)(void *ctx, cs_tick_t now, uint64_t events);
+    void *poll_ctx;
 };
 
 cs_sim_t *cs_sim_new(cs_queue_kind_t queue_kind)
@@ -56,15 +59,27 @@ void cs_sim_at(cs_sim_t *s, cs_tick_t t, uint32_t h, uint32_t a, uint64_t b)
 uint64_t cs_sim_run(cs_sim_t *s)
 {
     cs_event_t ev;
-    uint64_t n = 0;
+    uint64_t n = 0, next = s->poll ? s->poll_every : UINT64_MAX;
     s->stop = 0;
     while (!s->stop && cs_queue_pop(s->q, &ev)) {
         s->now = ev.time;
         s->handlers[ev.kind].fn(s->handlers[ev.kind].ctx, &ev);
-        n++;
+        if (++n == next) {
+            s->poll(s->poll_ctx, s->now, s->events + n);
+            next += s->poll_every;
+        }
     }
     s->events += n;
     return n;
+}
+
+void cs_sim_set_poll(cs_sim_t *s, uint64_t every, void (*fn)(void *ctx, cs_tick_t now,
+                                                             uint64_t events),
+                     void *ctx)
+{
+    s->poll_every = every;
+    s->poll = every ? fn : NULL;
+    s->poll_ctx = ctx;
 }
 
 void cs_sim_stop(cs_sim_t *s) { s->stop = 1; }

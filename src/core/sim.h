@@ -30,6 +30,12 @@ void cs_sim_at(cs_sim_t *s, cs_tick_t t, uint32_t h, uint32_t a, uint64_t b);
  * of events processed by this call. */
 uint64_t cs_sim_run(cs_sim_t *s);
 void cs_sim_stop(cs_sim_t *s);
+/* Calls fn(ctx, now, events dispatched) after every `every` events of
+ * cs_sim_run (0 or fn NULL: never); for progress reports.  fn must not
+ * schedule events. */
+void cs_sim_set_poll(cs_sim_t *s, uint64_t every, void (*fn)(void *ctx, cs_tick_t now,
+                                                             uint64_t events),
+                     void *ctx);
 
 cs_tick_t cs_sim_now(const cs_sim_t *s);
 uint64_t cs_sim_events(const cs_sim_t *s);   /* total dispatched */

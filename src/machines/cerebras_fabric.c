@@ -102,6 +102,7 @@ typedef struct fabric {
     cs_fabric_params_t p;
     const cs_topo_t *topo;
     cs_sim_t *sim;
+    cs_net_t *net; /* the wrapper (its recorder takes the time buckets) */
     cs_net_hooks_t hooks;
     int npe;
     stage_t *st;
@@ -240,6 +241,7 @@ static void account_flow(fabric_t *f, stage_t *s)
                 f->stats[c].busy += dur;
                 f->stats[c].bytes += 4 * dur;
                 f->stats[c].units += dur;
+                cs_chanrec_busy(cs_net_recorder(f->net), c, s->since, dur, dur, 4 * dur, dur);
             }
         }
 }
@@ -279,6 +281,8 @@ static int take_ports(fabric_t *f, int32_t id)
                         cs_chan_stats_t *cs = &f->stats[f->chan[(int64_t)s->pe * 4 + d]];
                         if (cs->peak_k < 1 + p->wanting)
                             cs->peak_k = 1 + p->wanting;
+                        cs_chanrec_peak(cs_net_recorder(f->net), f->chan[(int64_t)s->pe * 4 + d],
+                                        now_of(f), 1 + p->wanting);
                     }
                 }
                 wait_on(f, &p->wait_head, &p->wait_tail, id);
@@ -815,7 +819,7 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     }
     f->h_eval = cs_sim_register(sim, on_eval, f);
     f->h_arr = cs_sim_register(sim, on_arr, f);
-    *out = cs_net_new_custom(&fabric_ops, f, topo);
+    *out = f->net = cs_net_new_custom(&fabric_ops, f, topo);
     return CS_OK;
 }
 

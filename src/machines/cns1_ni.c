@@ -54,6 +54,7 @@ typedef struct cns1 {
     cs_cns1_params_t p;
     const cs_topo_t *topo;
     cs_sim_t *sim;
+    cs_net_t *net; /* the wrapper (its recorder takes the time buckets) */
     cs_net_hooks_t hooks;
     int nnodes, nchans;
     node_t *nodes;
@@ -180,6 +181,7 @@ static void note_k(cns1_t *c, int32_t chan, cs_tick_t want)
     r->nends = keep;
     if (k > c->stats[chan].peak_k)
         c->stats[chan].peak_k = k;
+    cs_chanrec_peak(cs_net_recorder(c->net), chan, want, k);
 }
 
 static void push_end(chanres_t *r, cs_tick_t end)
@@ -220,8 +222,11 @@ static void on_sent(void *ctx, const cs_event_t *ev)
         c->stats[ch].bytes += m->ml;
         c->stats[ch].units++;
         c->stats[ch].busy += tt_l;
-        if (start > e)
+        cs_chanrec_busy(cs_net_recorder(c->net), ch, start + 1 + j, tt_l, tt_l, m->ml, 1);
+        if (start > e) {
             c->stats[ch].stall += start - e;
+            cs_chanrec_stall(cs_net_recorder(c->net), ch, e, start - e);
+        }
     }
     rb[b] = last + 1;
     c->sbuf[(int64_t)m->src * c->p.nsend + (int64_t)ev->b] = start + tt_i + 1;
@@ -431,7 +436,7 @@ int cs_cns1_ni_new(const cs_cns1_params_t *cp, const cs_topo_t *topo, cs_sim_t *
     c->h_arrive = cs_sim_register(sim, on_arrive, c);
     c->h_recvd = cs_sim_register(sim, on_recvd, c);
     c->h_local = cs_sim_register(sim, on_local, c);
-    *out = cs_net_new_custom(&cns1_ops, c, topo);
+    *out = c->net = cs_net_new_custom(&cns1_ops, c, topo);
     return CS_OK;
 }
 
