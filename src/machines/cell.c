@@ -3,7 +3,7 @@
  * reference/cell-blade.md; engine in cell_eib.c; docs/cell.md).
  *
  *   cell:chips=1|2[,issue=12.5ns,flight=62.5ns,hop=0,bif_lat=0,bif_gap=27.5ns,
- *        bif_bw=20.48GB/s,put_max=16,notify=ls|mailbox,simd=16]
+ *        bif_bw=20.48GB/s,put_max=1,notify=ls|mailbox,add_cycles=3]
  *
  * One tick is one core cycle (3.2 GHz); the EIB runs at half that.  Ranks
  * are physical SPE ids (chip 0: 0-7, chip 1: 8-15); the PPE, the MIC and
@@ -30,7 +30,7 @@
 #define CORE_HZ 3.2e9
 
 static const char *const keys[] = {"chips", "issue", "flight", "hop", "bif_lat", "bif_gap", "bif_bw",
-                                   "put_max", "notify", "simd", NULL};
+                                   "put_max", "notify", "add_cycles", NULL};
 static const char *const notifies[] = {"ls", "mailbox", NULL};
 
 /* ring positions of the non-SPE ramps: PPE 0, IOIF1 5, BIF 6, MIC 11 */
@@ -64,7 +64,7 @@ static cs_tick_t ticks(double s) { return (cs_tick_t)llround(s * CORE_HZ); }
 
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
-    int64_t chips, put_max, simd;
+    int64_t chips, put_max, add_cycles;
     double issue, flight, hop, bif_lat, bif_gap, bif_bw = 20.48e9;
     int notify, rc;
     char text[320];
@@ -74,9 +74,9 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         (rc = cs_spec_get_seconds(spec, "hop", 0, &hop, err)) ||
         (rc = cs_spec_get_seconds(spec, "bif_lat", 0, &bif_lat, err)) ||
         (rc = cs_spec_get_seconds(spec, "bif_gap", 27.5e-9, &bif_gap, err)) ||
-        (rc = cs_spec_get_int(spec, "put_max", 16, 0, 1 << 20, &put_max, err)) ||
+        (rc = cs_spec_get_int(spec, "put_max", 1, 0, 1 << 20, &put_max, err)) ||
         (rc = cs_spec_get_choice(spec, "notify", notifies, 0, &notify, err)) ||
-        (rc = cs_spec_get_int(spec, "simd", 16, 1, 1 << 20, &simd, err)))
+        (rc = cs_spec_get_int(spec, "add_cycles", 3, 0, 1 << 20, &add_cycles, err)))
         return rc;
     const char *bw = cs_spec_get(spec, "bif_bw");
     if (bw) {
@@ -122,8 +122,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->destroy_impl = free;
     m->net_new = net_new;
     m->tick_seconds = 1.0 / CORE_HZ;
-    m->reduce_num = 1; /* SPU SIMD add: simd bytes per core cycle */
-    m->reduce_den = simd;
+    /* SPU SIMD add of 16 bytes: two loads and a store on the one load/store
+     * pipeline, so add_cycles = 3 core cycles per 16 bytes */
+    m->reduce_num = add_cycles;
+    m->reduce_den = 16;
     m->net.unit_bytes = 16384; /* one DMA command */
     m->rank_nodes = (int)(8 * chips);
     m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
@@ -144,7 +146,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
              "bif_bw=%gGB/s,put_max=%d,notify=%s,simd=%lld",
              (long long)chips, issue * 1e9, flight * 1e9, hop * 1e9, bif_lat * 1e9, bif_gap * 1e9,
              bif_bw / 1e9,
-             c->p.put_max, notifies[notify], (long long)simd);
+             c->p.put_max, notifies[notify], (long long)add_cycles);
     m->spec = cs_strdup(text);
     return CS_OK;
 }
@@ -154,7 +156,7 @@ const cs_machine_type_t cs_machine_cell = {
     .summary = "Cell blade: the EIB's four rings per chip, two chips over the BIF, SPE ranks, "
                "the ADDR / DMA get / ACK protocol",
     .usage = "cell:chips=1|2[,issue=12.5ns][,flight=62.5ns][,hop=0][,bif_lat=0]"
-             "[,bif_gap=27.5ns][,bif_bw=20.48GB/s][,put_max=16][,notify=ls|mailbox][,simd=16]",
+             "[,bif_gap=27.5ns][,bif_bw=20.48GB/s][,put_max=1][,notify=ls|mailbox][,add_cycles=3]",
     .keys = keys,
     .create = create,
 };

@@ -1,0 +1,287 @@
+/*
+ * test_cell.c - the Cell blade against the paper's numbers and structure
+ * (Ali, Midkiff, Pai, ICS'09; reference/cell-blade.md §1.6, §1.7, §3, §6).
+ *
+ * Fitted parameters (docs/cell.md): issue + flight to the 150 ns round trip
+ * and the 225 ns one-to-all barrier on 8 SPEs, bif_gap to the 525 ns rdb
+ * barrier on 16 SPEs.  Everything else here follows from the mechanism.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "../coll/harness.h"
+#include "machines/cell_eib.h"
+
+#define NS_PER_TICK 0.3125 /* one 3.2 GHz core cycle */
+
+static double run_ns(const char *spec, const char *coll, const char *algo, int P, int64_t bytes,
+                     const char *opts)
+{
+    h_run_t r = h_run(spec, coll, algo, P, bytes, 0, opts, CS_NET_PACKET, 1);
+    cr_assert_eq(r.rc, CS_OK, "%s/%s on %s P=%d %lld B: %s", coll, algo, spec, P,
+                 (long long)bytes, r.err.msg);
+    double t = (double)r.finish * NS_PER_TICK;
+    h_done(&r);
+    return t;
+}
+
+static double barrier_ns(int P, const char *algo)
+{
+    return run_ns(P > 8 ? "cell:chips=2" : "cell:chips=1", "barrier", algo, P, 0, NULL);
+}
+
+static cs_program_t *ping_pong(int64_t bytes, cs_error_t *err)
+{
+    cs_program_t *p = cs_program_new(2);
+    int32_t s = cs_program_send(p, 0, 1, bytes, 0);
+    int32_t r = cs_program_recv(p, 1, 0, bytes, 0);
+    int32_t s2 = cs_program_send(p, 1, 0, bytes, 1);
+    int32_t r2 = cs_program_recv(p, 0, 1, bytes, 1);
+    cs_program_dep(p, s2, r, CS_DEP_AFTER);
+    cs_program_dep(p, r2, s, CS_DEP_AFTER);
+    cr_assert_eq(cs_program_finalize(p, err), CS_OK);
+    return p;
+}
+
+Test(cell, notification_round_trip_is_150ns)
+{
+    /* a 32-bit notification there and back between two SPEs of one chip */
+    cs_machine_t *m;
+    cs_error_t err;
+    cr_assert_eq(cs_machine_new("cell:chips=1", &m, &err), CS_OK, "%s", err.msg);
+    cs_program_t *p = ping_pong(0, &err);
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cs_exec_result_t res;
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
+    cr_expect_float_eq((double)res.finish * NS_PER_TICK, 150.0, 0.01);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+}
+
+Test(cell, barriers)
+{
+    /* 8 SPEs: rdb, Bruck and one-to-all all at 225 ns (within 5%: eight
+     * notifications in one round share the command bus) */
+    cr_expect(fabs(barrier_ns(8, "rdb") - 225) <= 0.05 * 225, "rdb %g", barrier_ns(8, "rdb"));
+    cr_expect(fabs(barrier_ns(8, "dissemination") - 225) <= 0.05 * 225);
+    cr_expect(fabs(barrier_ns(8, "flat") - 225) <= 0.05 * 225);
+    /* 16 SPEs: rdb 525 ns (the fit) and the fastest of the three */
+    double rdb16 = barrier_ns(16, "rdb"), bruck16 = barrier_ns(16, "dissemination"),
+           ota16 = barrier_ns(16, "flat");
+    cr_expect(fabs(rdb16 - 525) <= 0.02 * 525, "rdb16 %g", rdb16);
+    cr_expect_lt(rdb16, bruck16);
+    cr_expect_lt(bruck16, ota16);
+    /* one-to-all degrades beyond 8: every SPE more adds notifications into
+     * and out of one SPE, and the far chip's cross the BIF */
+    double prev = barrier_ns(8, "flat");
+    for (int P = 9; P <= 16; P++) {
+        double t = barrier_ns(P, "flat");
+        cr_expect_gt(t, prev, "one-to-all %d: %g after %g", P, t, prev);
+        prev = t;
+    }
+    /* fewer than 8: Bruck and one-to-all beat rdb's extra rounds */
+    for (int P = 3; P <= 7; P++)
+        if (P != 4) {
+            cr_expect_lt(barrier_ns(P, "dissemination"), barrier_ns(P, "rdb"), "P=%d", P);
+            cr_expect_lt(barrier_ns(P, "flat"), barrier_ns(P, "rdb"), "P=%d", P);
+        }
+}
+
+static int crossings(const char *coll, const char *algo, const char *opts, int64_t bytes,
+                     int *xor8)
+{
+    h_run_t r = h_run("cell:chips=2", coll, algo, 16, bytes, 0, opts, CS_NET_PACKET, 1);
+    cr_assert_eq(r.rc, CS_OK, "%s/%s: %s", coll, algo, r.err.msg);
+    const cs_cell_crossing_t *x;
+    int n = cs_cell_eib_crossings(r.res.net, &x);
+    *xor8 = 1;
+    for (int i = 0; i < n; i++)
+        if ((x[i].src ^ x[i].dst) != 8)
+            *xor8 = 0;
+    h_done(&r);
+    return n;
+}
+
+Test(cell, bif_data_messages_as_the_paper_counts_them)
+{
+    int xor8;
+    /* rdb all-gather: 16 in the last round (partners r XOR 8) */
+    cr_expect_eq(crossings("allgather", "rdb", NULL, 1024, &xor8), 16);
+    cr_expect(xor8);
+    cr_expect_eq(crossings("allgather", "hybrid", "x=2,y=8", 1024, &xor8), 8);
+    cr_expect_eq(crossings("allgather", "hybrid", "x=3,y=4", 1024, &xor8), 4);
+    cr_expect_eq(crossings("allgather", "hybrid", "x=4,y=2", 1024, &xor8), 2);
+    /* HybridA-3-4: 4, in round 4 (0<->8, 4<->12) */
+    cr_expect_eq(crossings("allreduce", "hybrid-a", "x=3,y=4", 1024, &xor8), 4);
+    cr_expect(xor8);
+    /* hybrid segmented binomial broadcast: 1 */
+    cr_expect_eq(crossings("broadcast", "hybrid-segmented", NULL, 4096, &xor8), 1);
+}
+
+Test(cell, interleaved_chips_make_rdb_cross_every_round)
+{
+    /* ranks interleaved so that every rdb partner (r XOR 2^j) is on the
+     * other chip: rank r on chip popcount(r) mod 2 */
+    cs_machine_t *m;
+    cs_error_t err;
+    cr_assert_eq(cs_machine_new("cell:chips=2", &m, &err), CS_OK);
+    int32_t node[16];
+    int used[2] = {0, 0};
+    for (int r = 0; r < 16; r++) {
+        int chip = __builtin_popcount((unsigned)r) % 2;
+        node[r] = chip * 8 + used[chip]++;
+    }
+    cs_coll_kind_t kind;
+    const cs_coll_algo_t *a;
+    cr_assert_eq(cs_coll_parse("allgather", &kind, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(kind, "rdb", &a, &err), CS_OK);
+    cs_coll_hints_t hints = {0};
+    cs_coll_args_t args = {kind, 16, 1024, 0, m->net.unit_bytes, &hints, NULL};
+    cs_program_t *p;
+    cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK);
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cs_exec_result_t res;
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    o.rank_to_node = node;
+    cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
+    const cs_cell_crossing_t *x;
+    int n = cs_cell_eib_crossings(res.net, &x);
+    double interleaved = (double)res.finish * NS_PER_TICK;
+    /* every round crosses: 16 data messages in each of the 4 rounds */
+    cr_expect_eq(n, 64, "crossings %d", n);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+    double natural = run_ns("cell:chips=2", "allgather", "rdb", 16, 1024, NULL);
+    cr_expect_gt(interleaved, natural);
+}
+
+Test(cell, a_full_mailbox_loses_its_newest_entry)
+{
+    /* five SPEs send a token to SPE 0 before it reads any: the fifth write
+     * finds the 4-entry inbound mailbox full */
+    cs_machine_t *m;
+    cs_error_t err;
+    cr_assert_eq(cs_machine_new("cell:chips=1,notify=mailbox", &m, &err), CS_OK, "%s", err.msg);
+    cs_program_t *p = cs_program_new(6);
+    int32_t c = cs_program_calc(p, 0, 100000, 0); /* SPE 0 is busy */
+    for (int s = 1; s <= 5; s++) {
+        cs_program_send(p, s, 0, 1, 0);
+        int32_t r = cs_program_recv(p, 0, s, 1, 0);
+        cs_program_dep(p, r, c, CS_DEP_AFTER);
+    }
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK);
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cs_exec_result_t res;
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    int rc = cs_exec_run(&env, p, &o, &res, &err);
+    cr_expect_eq(rc, CS_ERR_RUNTIME);
+    cr_expect(strstr(err.msg, "mailbox is full") != NULL, "%s", err.msg);
+    cr_expect(strstr(err.msg, "SPE 0") != NULL, "%s", err.msg);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    /* four fit */
+    p = cs_program_new(5);
+    c = cs_program_calc(p, 0, 100000, 0);
+    for (int s = 1; s <= 4; s++) {
+        cs_program_send(p, s, 0, 1, 0);
+        int32_t r = cs_program_recv(p, 0, s, 1, 0);
+        cs_program_dep(p, r, c, CS_DEP_AFTER);
+    }
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK);
+    cr_expect_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+}
+
+Test(cell, mailbox_notifications_cost_a_constant)
+{
+    /* the mailbox variant's extra message per address and barrier per round
+     * cost the same at every size (paper §3.4) */
+    double d1 = run_ns("cell:chips=1,notify=mailbox", "reduce", "mailbox", 8, 128, NULL) -
+                run_ns("cell:chips=1", "reduce", "binomial", 8, 128, NULL);
+    double d2 = run_ns("cell:chips=1,notify=mailbox", "reduce", "mailbox", 8, 32768, NULL) -
+                run_ns("cell:chips=1", "reduce", "binomial", 8, 32768, NULL);
+    cr_expect_gt(d1, 0);
+    cr_expect(fabs(d2 - d1) <= 0.25 * d1, "%g ns at 128 B, %g ns at 32 KiB", d1, d2);
+}
+
+Test(cell, qualitative_rows_that_reproduce)
+{
+    /* the rows of docs/cell-results.md that reproduce (tools/cell-table) */
+    /* C1: 8 SPEs, rdb all-gather beats gather + broadcast at every size */
+    for (int64_t s = 16; s <= 32768; s *= 4)
+        cr_expect_lt(run_ns("cell:chips=1", "allgather", "rdb", 8, s, NULL),
+                     run_ns("cell:chips=1", "allgather", "gather-bcast", 8, s, NULL), "%lld",
+                     (long long)s);
+    /* C4, C5: hybrid-2-8 beats rdb at 4 KiB; hybrid-3-4 is best above */
+    cr_expect_lt(run_ns("cell:chips=2", "allgather", "hybrid", 16, 4096, "x=2,y=8"),
+                 run_ns("cell:chips=2", "allgather", "rdb", 16, 4096, NULL));
+    double h34 = run_ns("cell:chips=2", "allgather", "hybrid", 16, 32768, "x=3,y=4");
+    cr_expect_lt(h34, run_ns("cell:chips=2", "allgather", "hybrid", 16, 32768, "x=2,y=8"));
+    cr_expect_lt(h34, run_ns("cell:chips=2", "allgather", "hybrid", 16, 32768, "x=4,y=2"));
+    cr_expect_lt(h34, run_ns("cell:chips=2", "allgather", "rdb", 16, 32768, NULL));
+    /* D2: 8 SPEs, one-to-all is the best broadcast up to 2 KiB */
+    for (int64_t s = 16; s <= 2048; s *= 8) {
+        double ota = run_ns("cell:chips=1", "broadcast", "flat", 8, s, NULL);
+        cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "two-to-all", 8, s, NULL));
+        cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "opt", 8, s, NULL));
+    }
+    /* D5: 16 SPEs, two-to-all is the best small broadcast */
+    cr_expect_lt(run_ns("cell:chips=2", "broadcast", "two-to-all", 16, 64, NULL),
+                 run_ns("cell:chips=2", "broadcast", "flat", 16, 64, NULL));
+    /* E1, E2: Rabenseifner beats the binomial reduce above 1 KiB (8 SPEs)
+     * and above 4 KiB (16 SPEs), not below */
+    cr_expect_lt(run_ns("cell:chips=1", "reduce", "binomial", 8, 1024, NULL),
+                 run_ns("cell:chips=1", "reduce", "rabenseifner", 8, 1024, NULL));
+    cr_expect_lt(run_ns("cell:chips=1", "reduce", "rabenseifner", 8, 4096, NULL),
+                 run_ns("cell:chips=1", "reduce", "binomial", 8, 4096, NULL));
+    cr_expect_lt(run_ns("cell:chips=2", "reduce", "binomial", 16, 4096, NULL),
+                 run_ns("cell:chips=2", "reduce", "rabenseifner", 16, 4096, NULL));
+    cr_expect_lt(run_ns("cell:chips=2", "reduce", "rabenseifner", 16, 16384, NULL),
+                 run_ns("cell:chips=2", "reduce", "binomial", 16, 16384, NULL));
+    /* F1: below 512 B, rdb is the best all-reduce of the Fig. 14 set */
+    double rdb = run_ns("cell:chips=2", "allreduce", "rdb", 16, 128, NULL);
+    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rabenseifner", 16, 128, NULL));
+    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "reduce-bcast", 16, 128, NULL));
+    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rdb-barrier", 16, 128, NULL));
+    /* F7: 16 SPEs, 256 B - 2 KiB: HybridA-2-8 beats rdb */
+    cr_expect_lt(run_ns("cell:chips=2", "allreduce", "hybrid-a", 16, 1024, "x=2,y=8"),
+                 run_ns("cell:chips=2", "allreduce", "rdb", 16, 1024, NULL));
+}
+
+Test(cell, every_suite_algorithm_validates)
+{
+    int n;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    for (int i = 0; i < n; i++) {
+        h_run_t r = h_run_algo("cell:chips=2", all[i], 0, 4096, 5, NULL, CS_NET_PACKET, 1, NULL);
+        cr_expect_eq(r.rc, CS_OK, "%s/%s: %s", cs_coll_name(all[i]->kind), all[i]->name,
+                     r.err.msg);
+        h_done(&r);
+    }
+}
+
+Test(cell, spec_errors)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    cr_expect_neq(cs_machine_new("cell:chips=3", &m, &err), CS_OK);
+    cr_expect(strstr(err.msg, "chips") != NULL, "%s", err.msg);
+    cr_expect_neq(cs_machine_new("cell:chips=2,bif_bw=fast", &m, &err), CS_OK);
+    cr_expect(strstr(err.msg, "bif_bw") != NULL, "%s", err.msg);
+    cr_assert_eq(cs_machine_new("cell:chips=2", &m, &err), CS_OK);
+    cr_expect_eq(cs_machine_nodes(m), 16); /* the SPEs; PPE, MIC, IOIF are not ranks */
+    cr_expect_eq(cs_topo_nodes(m->topo), 24);
+    cs_machine_free(m);
+}
