@@ -606,6 +606,8 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
                 configs > 4 ? ": more than the 4 a router holds, reconfiguration not charged"
                             : "");
     }
+    if (m->report)
+        m->report(m, r->net, f);
     if (a->predict && c)
         run_print_prediction(f, m, c, r->finish);
     if (a->with_timing) {

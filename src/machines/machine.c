@@ -12,12 +12,14 @@ extern const cs_machine_type_t cs_machine_alphabeta;
 extern const cs_machine_type_t cs_machine_cerebras;
 extern const cs_machine_type_t cs_machine_cns1;
 extern const cs_machine_type_t cs_machine_cell;
+extern const cs_machine_type_t cs_machine_groq;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
     &cs_machine_cerebras,
     &cs_machine_cns1,
     &cs_machine_cell,
+    &cs_machine_groq,
 };
 
 /* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec

@@ -40,6 +40,10 @@ typedef struct cs_machine {
     int (*net_new)(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks,
                    cs_net_t **out, cs_error_t *err);
     void (*destroy_impl)(void *impl);
+    /* Optional: machine-specific lines for `collsim topo` (net NULL: e.g.
+     * links by class) and for the summary of `collsim run` (net: the engine
+     * after the run), written to f.  NULL: none. */
+    void (*report)(const struct cs_machine *m, const cs_net_t *net, FILE *f);
 } cs_machine_t;
 
 /* A registry entry.  `keys` is NULL-terminated; `usage` shows the spec form. */

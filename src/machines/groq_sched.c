@@ -1,0 +1,799 @@
+/*
+ * groq_sched.c - the Groq machine's engine: every vector of every message
+ * gets a conflict-free slot on every link of its source route when the
+ * message is compiled (model in groq_sched.h, docs/groq.md).
+ *
+ * Calendars.  A link direction's reservations are a sorted array of disjoint
+ * half-open intervals [a, b) of ticks; touching intervals are merged, and
+ * intervals that ended before the current time are dropped (no later
+ * request can reach back before now).  Earliest fit of one vector ready at
+ * r: the first gap at or after r that is at least `slot` long.
+ *
+ * Runs.  A message on one path is placed run by run: a run is n vectors
+ * ready at r, r + slot, ...; on each link the run goes into the gaps in
+ * order, which splits it into output runs (one when the link is free), and
+ * the output runs plus the hop latency are the next link's input.  This is
+ * exactly per-vector earliest fit in order (a vector placed in a gap is
+ * never overtaken: any earlier gap that fits was taken by the vector before
+ * it), at a cost per run, not per vector.  Messages with several candidate
+ * paths, or with vectors from an explicit schedule, are placed vector by
+ * vector.
+ *
+ * Deliveries follow from the reservations: a message completes when its
+ * last vector has arrived; a watched message (streaming) reports progress
+ * as each vector arrives, in vector order (a vector that comes early on a
+ * shorter path counts when the ones before it are in).
+ */
+#include "machines/groq_sched.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENGINE_NAME "groq scheduler"
+#define NONE (-1)
+
+typedef struct ival {
+    int64_t a, b;
+} ival_t;
+
+typedef struct cal {
+    ival_t *iv;
+    int32_t lo, n, cap;     /* live intervals iv[lo .. n) */
+    int64_t *ends;          /* ends of message windows still ahead (peak k) */
+    int32_t nends, cap_ends;
+    int64_t last_msg, last_end;
+} cal_t;
+
+typedef struct run {
+    int64_t t, n; /* n vectors at t, t + slot, ... */
+} run_t;
+
+typedef struct arr {
+    int64_t t0, n, step; /* n vectors arriving at t0, t0 + step, ... */
+} arr_t;
+
+typedef struct gmsg {
+    int32_t src, dst;
+    int64_t bytes, gate;
+    int64_t nvec, compiled, delivered;
+    int64_t last;            /* latest arrival so far */
+    uint64_t user;
+    uint8_t watch, local, done, armed;
+    int32_t npaths;          /* 0 until first compiled */
+    int32_t *pchan, *poff;   /* candidate paths (npaths > 1 or fixed vectors) */
+    arr_t *arr;              /* watched: arrivals in vector order */
+    int64_t narr, carr, apos, aused;
+    int64_t fixed;           /* first entry of this message in g->fixed, or NONE */
+} gmsg_t;
+
+typedef struct runbuf {
+    run_t *r;
+    int64_t n, cap;
+} runbuf_t;
+
+typedef struct sched {
+    const cs_groq_t *g;
+    cs_sim_t *sim;
+    cs_net_t *net;   /* the wrapper (its recorder takes the time buckets) */
+    cs_net_hooks_t hooks;
+    int nchans;
+    cal_t *cal;
+    cs_chan_stats_t *stats;
+    gmsg_t *m;
+    int64_t nm, cap_m;
+    int64_t active;
+    runbuf_t rin, rout;
+    FILE *dump;
+    cs_groq_stats_t st;
+    cs_error_t err;
+    uint32_t h_arrive, h_done, h_local;
+} sched_t;
+
+static int64_t now_of(const sched_t *s) { return cs_sim_now(s->sim); }
+
+/* ---- calendars ------------------------------------------------------------- */
+
+static void cal_prune(cal_t *c, int64_t now)
+{
+    while (c->lo < c->n && c->iv[c->lo].b <= now)
+        c->lo++;
+    if (c->lo >= 64 && 2 * c->lo >= c->n) {
+        memmove(c->iv, c->iv + c->lo, (size_t)(c->n - c->lo) * sizeof *c->iv);
+        c->n -= c->lo;
+        c->lo = 0;
+    }
+}
+
+/* First live index whose interval ends after t (n if none). */
+static int32_t cal_find(const cal_t *c, int64_t t)
+{
+    int32_t lo = c->lo, hi = c->n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (c->iv[mid].b > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Earliest start >= r of a free interval of length len. */
+static int64_t cal_fit(const cal_t *c, int64_t r, int64_t len)
+{
+    int32_t i = cal_find(c, r);
+    int64_t cur = r;
+    while (i < c->n && c->iv[i].a < cur + len) {
+        if (c->iv[i].b > cur)
+            cur = c->iv[i].b;
+        i++;
+    }
+    return cur;
+}
+
+/* Reserves [a, b), which must be free, at index p (the first interval
+ * ending after a); returns the index of the interval that holds it now. */
+static int32_t cal_insert_at(sched_t *s, cal_t *c, int32_t p, int64_t a, int64_t b)
+{
+    int left = p > c->lo && c->iv[p - 1].b == a;
+    int right = p < c->n && c->iv[p].a == b;
+    /* the invariant of software-scheduled networking: never two vectors on
+     * one link direction at once */
+    CS_ASSERT(p == c->n || c->iv[p].a >= b);
+    CS_ASSERT(p == c->lo || c->iv[p - 1].b <= a);
+    if (left && right) {
+        c->iv[p - 1].b = c->iv[p].b;
+        memmove(c->iv + p, c->iv + p + 1, (size_t)(c->n - p - 1) * sizeof *c->iv);
+        c->n--;
+        return p - 1;
+    }
+    if (left) {
+        c->iv[p - 1].b = b;
+        return p - 1;
+    }
+    if (right) {
+        c->iv[p].a = a;
+        return p;
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 4;
+        c->iv = cs_realloc(c->iv, (size_t)c->cap * sizeof *c->iv);
+    }
+    memmove(c->iv + p + 1, c->iv + p, (size_t)(c->n - p) * sizeof *c->iv);
+    c->iv[p] = (ival_t){a, b};
+    c->n++;
+    if (c->n - c->lo > s->st.max_intervals)
+        s->st.max_intervals = c->n - c->lo;
+    return p;
+}
+
+static void cal_insert(sched_t *s, cal_t *c, int64_t a, int64_t b)
+{
+    cal_insert_at(s, c, cal_find(c, a), a, b);
+}
+
+static void runbuf_push(runbuf_t *rb, int64_t t, int64_t n, int64_t slot)
+{
+    if (rb->n > 0 && rb->r[rb->n - 1].t + rb->r[rb->n - 1].n * slot == t) {
+        rb->r[rb->n - 1].n += n;
+        return;
+    }
+    if (rb->n == rb->cap) {
+        rb->cap = rb->cap ? 2 * rb->cap : 16;
+        rb->r = cs_realloc(rb->r, (size_t)rb->cap * sizeof *rb->r);
+    }
+    rb->r[rb->n++] = (run_t){t, n};
+}
+
+/* Places the runs of `in` on calendar c, in order, each vector at the
+ * earliest free slot at or after its ready time and after the previous
+ * vector; the placements (start runs) go to `out`. */
+static void cal_place_runs(sched_t *s, cal_t *c, const runbuf_t *in, runbuf_t *out)
+{
+    int64_t S = s->g->slot, prev_end = INT64_MIN;
+    int32_t i = in->n ? cal_find(c, in->r[0].t) : c->n;
+    out->n = 0;
+    for (int64_t k = 0; k < in->n; k++) {
+        int64_t r = in->r[k].t, n = in->r[k].n, j = 0;
+        while (j < n) {
+            int64_t cur = r + j * S;
+            if (cur < prev_end)
+                cur = prev_end;
+            while (i < c->n && c->iv[i].b <= cur)
+                i++;
+            while (i < c->n && c->iv[i].a < cur + S) {
+                if (c->iv[i].b > cur)
+                    cur = c->iv[i].b;
+                i++;
+            }
+            int64_t fit = n - j;
+            if (i < c->n && (c->iv[i].a - cur) / S < fit)
+                fit = (c->iv[i].a - cur) / S;
+            CS_ASSERT(fit >= 1);
+            runbuf_push(out, cur, fit, S);
+            i = cal_insert_at(s, c, i, cur, cur + fit * S);
+            prev_end = cur + fit * S;
+            j += fit;
+        }
+    }
+}
+
+/* Sum of the start times of a run (for wait statistics). */
+static double run_sum(int64_t t, int64_t n, int64_t slot)
+{
+    return (double)n * (double)t + (double)slot * (double)n * (double)(n - 1) / 2.0;
+}
+
+/* ---- statistics ----------------------------------------------------------------- */
+
+/* Message `msg` uses channel ch from `first` to `end`: peak k is the number
+ * of messages whose windows on the channel overlap. */
+static void note_window(sched_t *s, int32_t ch, int64_t msg, int64_t first, int64_t end)
+{
+    cal_t *c = &s->cal[ch];
+    int64_t now = now_of(s);
+    int32_t keep = 0, k = 1;
+    if (c->last_msg == msg && c->nends > 0 && c->ends[c->nends - 1] == c->last_end) {
+        if (end > c->last_end)
+            c->ends[c->nends - 1] = c->last_end = end;
+        return;
+    }
+    for (int32_t i = 0; i < c->nends; i++)
+        if (c->ends[i] > now) {
+            c->ends[keep++] = c->ends[i];
+            if (c->ends[i] > first)
+                k++;
+        }
+    c->nends = keep;
+    if (c->nends == c->cap_ends) {
+        c->cap_ends = c->cap_ends ? 2 * c->cap_ends : 4;
+        c->ends = cs_realloc(c->ends, (size_t)c->cap_ends * sizeof *c->ends);
+    }
+    c->ends[c->nends++] = end;
+    c->last_msg = msg;
+    c->last_end = end;
+    if (k > s->stats[ch].peak_k)
+        s->stats[ch].peak_k = k;
+    cs_chanrec_peak(cs_net_recorder(s->net), ch, first, k);
+}
+
+/* `vectors` placed back to back from `start` carry `payload` bytes. */
+static void note_use(sched_t *s, int32_t ch, int64_t start, int64_t vectors, int64_t payload)
+{
+    cs_chan_stats_t *st = &s->stats[ch];
+    cs_chanrec_busy(cs_net_recorder(s->net), ch, start, vectors * s->g->slot,
+                    vectors * s->g->slot, payload, vectors);
+    st->bytes += payload;
+    st->units += vectors;
+    st->busy += vectors * s->g->slot;
+    s->st.vector_hops += vectors;
+}
+
+/* Payload bytes of vectors [v0, v1) of m. */
+static int64_t payload(const sched_t *s, const gmsg_t *m, int64_t v0, int64_t v1)
+{
+    int64_t vb = s->g->vec_bytes;
+    int64_t hi = v1 * vb < m->bytes ? v1 * vb : m->bytes, lo = v0 * vb;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* ---- arrivals and delivery ------------------------------------------------------ */
+
+static void arr_push(gmsg_t *m, int64_t t0, int64_t n, int64_t step)
+{
+    if (m->narr > 0) {
+        arr_t *L = &m->arr[m->narr - 1];
+        if (L->n == 1 && (n == 1 || step == t0 - L->t0)) {
+            L->step = t0 - L->t0;
+            L->n += n;
+            return;
+        }
+        if ((step == L->step || n == 1) && t0 == L->t0 + L->n * L->step) {
+            L->n += n;
+            return;
+        }
+    }
+    if (m->narr == m->carr) {
+        m->carr = m->carr ? 2 * m->carr : 4;
+        m->arr = cs_realloc(m->arr, (size_t)m->carr * sizeof *m->arr);
+    }
+    m->arr[m->narr++] = (arr_t){t0, n, n > 1 ? step : 0};
+}
+
+/* The next n vectors (in vector order) arrive at t, t + step, ...; a vector
+ * counts as arrived once every vector before it has. */
+static void arrive(gmsg_t *m, int64_t t, int64_t n, int64_t step)
+{
+    if (!m->watch) {
+        int64_t end = t + (n - 1) * step;
+        if (end > m->last)
+            m->last = end;
+        return;
+    }
+    if (t < m->last) {
+        /* the first vectors wait for earlier ones still on their way */
+        int64_t c = step > 0 ? (m->last - t) / step + 1 : n;
+        if (c > n)
+            c = n;
+        arr_push(m, m->last, c, 0);
+        t += c * step;
+        n -= c;
+    }
+    if (n > 0) {
+        arr_push(m, t, n, step);
+        m->last = t + (n - 1) * step;
+    }
+}
+
+static int64_t next_arrival(const gmsg_t *m)
+{
+    if (m->apos < m->narr)
+        return m->arr[m->apos].t0 + m->aused * m->arr[m->apos].step;
+    return NONE;
+}
+
+static void arm(sched_t *s, int64_t id)
+{
+    gmsg_t *m = &s->m[id];
+    int64_t t = next_arrival(m);
+    if (m->armed || t < 0)
+        return;
+    m->armed = 1;
+    cs_sim_at(s->sim, t > now_of(s) ? t : now_of(s), s->h_arrive, (uint32_t)id, 0);
+}
+
+static void release(gmsg_t *m)
+{
+    free(m->arr);
+    free(m->pchan);
+    free(m->poff);
+    m->arr = NULL;
+    m->pchan = m->poff = NULL;
+    m->narr = m->carr = 0;
+}
+
+static void complete(sched_t *s, int64_t id)
+{
+    gmsg_t *m = &s->m[id];
+    uint64_t user = m->user;
+    m->done = 1;
+    s->active--;
+    release(m);
+    if (s->hooks.completed)
+        s->hooks.completed(s->hooks.ctx, user, now_of(s));
+}
+
+static void on_arrive(void *ctx, const cs_event_t *ev)
+{
+    sched_t *s = ctx;
+    int64_t id = (int64_t)ev->a, now = now_of(s);
+    gmsg_t *m = &s->m[id];
+    m->armed = 0;
+    while (m->apos < m->narr) {
+        const arr_t *A = &m->arr[m->apos];
+        int64_t left = A->n - m->aused, t = A->t0 + m->aused * A->step, k;
+        if (t > now)
+            break;
+        k = A->step == 0 ? left : (now - t) / A->step + 1;
+        if (k > left)
+            k = left;
+        m->aused += k;
+        m->delivered += k;
+        if (m->aused == A->n) {
+            m->apos++;
+            m->aused = 0;
+        }
+    }
+    if (m->delivered == m->nvec) {
+        complete(s, id);
+        return;
+    }
+    int64_t got = m->delivered * s->g->vec_bytes;
+    uint64_t user = m->user;
+    if (s->hooks.progress)
+        s->hooks.progress(s->hooks.ctx, user, got < m->bytes ? got : m->bytes, 0, now);
+    arm(s, id); /* the hook may have grown s->m: arm looks the message up again */
+}
+
+static void on_done(void *ctx, const cs_event_t *ev)
+{
+    complete(ctx, (int64_t)ev->a);
+}
+
+static void on_local(void *ctx, const cs_event_t *ev)
+{
+    sched_t *s = ctx;
+    int64_t id = (int64_t)ev->a;
+    gmsg_t *m = &s->m[id];
+    if (m->done)
+        return;
+    if (m->gate >= m->bytes)
+        complete(s, id);
+    else if (m->watch && s->hooks.progress)
+        s->hooks.progress(s->hooks.ctx, m->user, m->gate, 0, now_of(s));
+}
+
+/* ---- compiling a message ------------------------------------------------------------ */
+
+static void dump_runs(sched_t *s, int64_t id, int64_t v0, int32_t ch, const runbuf_t *rb)
+{
+    for (int64_t k = 0; k < rb->n; k++)
+        for (int64_t j = 0; j < rb->r[k].n; j++)
+            cs_groq_schedule_write(s->g, s->dump, id, v0++, ch, rb->r[k].t + j * s->g->slot);
+}
+
+/* The candidate paths of a message, computed once. */
+static void setup_paths(sched_t *s, gmsg_t *m)
+{
+    const cs_groq_t *g = s->g;
+    int ncand = cs_groq_paths(g, m->src, m->dst);
+    int k = g->paths == 0 ? ncand : g->paths < ncand ? g->paths : ncand;
+    m->npaths = k;
+    if (k == 1 && m->fixed == NONE)
+        return;
+    int32_t tmp[CS_GROQ_MAX_PATH];
+    m->poff = cs_malloc(((size_t)k + 1) * sizeof *m->poff);
+    m->pchan = cs_malloc((size_t)k * CS_GROQ_MAX_PATH * sizeof *m->pchan);
+    m->poff[0] = 0;
+    for (int j = 0; j < k; j++) {
+        int h = cs_groq_path(g, m->src, m->dst, j, tmp);
+        memcpy(m->pchan + m->poff[j], tmp, (size_t)h * sizeof *tmp);
+        m->poff[j + 1] = m->poff[j] + h;
+    }
+}
+
+/* Vectors [v0, v1) on the minimal route, run by run. */
+static void place_runs(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_t ready)
+{
+    const cs_groq_t *g = s->g;
+    gmsg_t *m = &s->m[id];
+    int32_t ch[CS_GROQ_MAX_ROUTE];
+    int h = cs_groq_route(g, m->src, m->dst, ch);
+    int64_t S = g->slot, now = now_of(s);
+    runbuf_t *in = &s->rin, *out = &s->rout;
+    in->n = 0;
+    runbuf_push(in, ready, v1 - v0, S);
+    for (int j = 0; j < h; j++) {
+        cal_t *c = &s->cal[ch[j]];
+        double sin = 0, sout = 0;
+        cal_prune(c, now);
+        cal_place_runs(s, c, in, out);
+        for (int64_t k = 0; k < in->n; k++)
+            sin += run_sum(in->r[k].t, in->r[k].n, S);
+        for (int64_t k = 0; k < out->n; k++)
+            sout += run_sum(out->r[k].t, out->r[k].n, S);
+        if (j == 0)
+            s->st.source_wait += sout - sin;
+        else
+            s->st.sram_wait += sout - sin;
+        for (int64_t k = 0, v = v0; k < out->n; v += out->r[k].n, k++)
+            note_use(s, ch[j], out->r[k].t, out->r[k].n, payload(s, m, v, v + out->r[k].n));
+        note_window(s, ch[j], id, out->r[0].t, out->r[out->n - 1].t + out->r[out->n - 1].n * S);
+        if (s->dump)
+            dump_runs(s, id, v0, ch[j], out);
+        /* the next link's input: the placements plus the hop latency */
+        runbuf_t *tmp = in;
+        in = out;
+        out = tmp;
+        for (int64_t k = 0; k < in->n; k++)
+            in->r[k].t += g->hop;
+    }
+    for (int64_t k = 0; k < in->n; k++)
+        arrive(m, in->r[k].t, in->r[k].n, S);
+}
+
+/* Vector v placed by the explicit schedule: entries f[0..n).  Returns its
+ * arrival, or -1 after a model error. */
+static int64_t place_fixed(sched_t *s, int64_t id, int64_t v, const cs_groq_slot_t *f, int64_t n,
+                           int64_t ready)
+{
+    const cs_groq_t *g = s->g;
+    const gmsg_t *m = &s->m[id];
+    const cs_topo_t *t = g->topo;
+    if (cs_topo_channel_src(t, f[0].chan) != m->src ||
+        cs_topo_channel_dst(t, f[n - 1].chan) != m->dst) {
+        cs_error_set(&s->err, CS_ERR_RUNTIME,
+                     "schedule %s:%d: vector %lld.%lld goes from TSP %d to TSP %d, but message "
+                     "%lld runs from TSP %d to TSP %d",
+                     g->schedule_path, f[0].line, (long long)id, (long long)v,
+                     cs_topo_channel_src(t, f[0].chan), cs_topo_channel_dst(t, f[n - 1].chan),
+                     (long long)id, m->src, m->dst);
+        cs_sim_stop(s->sim);
+        return -1;
+    }
+    if (f[0].start < ready) {
+        cs_error_set(&s->err, CS_ERR_RUNTIME,
+                     "schedule %s:%d: vector %lld.%lld is placed at %lld ps, but its message "
+                     "can send it only from %lld ps on",
+                     g->schedule_path, f[0].line, (long long)id, (long long)v,
+                     (long long)f[0].start, (long long)ready);
+        cs_sim_stop(s->sim);
+        return -1;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        note_use(s, f[j].chan, f[j].start, 1, payload(s, m, v, v + 1));
+        note_window(s, f[j].chan, id, f[j].start, f[j].start + g->slot);
+        if (j > 0)
+            s->st.sram_wait += (double)(f[j].start - f[j - 1].start - g->hop);
+        if (s->dump)
+            cs_groq_schedule_write(g, s->dump, id, v, f[j].chan, f[j].start);
+    }
+    s->st.fixed++;
+    return f[n - 1].start + g->hop;
+}
+
+/* Vectors [v0, v1) one by one: explicit placements where the schedule has
+ * them, else the candidate path where the vector arrives first (or path
+ * v mod k with even spreading). */
+static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_t ready)
+{
+    const cs_groq_t *g = s->g;
+    int64_t S = g->slot, now = now_of(s), start[CS_GROQ_MAX_PATH], best_start[CS_GROQ_MAX_PATH];
+    gmsg_t *m = &s->m[id];
+    int64_t fi = m->fixed;
+    for (int64_t v = v0; v < v1; v++) {
+        int64_t arrival = INT64_MAX;
+        while (fi != NONE && fi < g->nfixed && g->fixed[fi].msg == id && g->fixed[fi].vec < v)
+            fi++;
+        if (fi != NONE && fi < g->nfixed && g->fixed[fi].msg == id && g->fixed[fi].vec == v) {
+            int64_t n = 0;
+            while (fi + n < g->nfixed && g->fixed[fi + n].msg == id && g->fixed[fi + n].vec == v)
+                n++;
+            arrival = place_fixed(s, id, v, g->fixed + fi, n, ready);
+            if (arrival < 0)
+                return;
+        } else {
+            int best = -1, p0 = 0, p1 = m->npaths;
+            if (g->even) {
+                p0 = (int)(v % m->npaths);
+                p1 = p0 + 1;
+            }
+            for (int p = p0; p < p1; p++) {
+                const int32_t *ch = m->pchan + m->poff[p];
+                int h = m->poff[p + 1] - m->poff[p];
+                int64_t t = ready;
+                if (ready + h * g->hop >= arrival)
+                    continue; /* cannot beat the best even on idle links */
+                for (int j = 0; j < h; j++) {
+                    cal_prune(&s->cal[ch[j]], now);
+                    start[j] = cal_fit(&s->cal[ch[j]], t, S);
+                    t = start[j] + g->hop;
+                }
+                if (t < arrival) {
+                    arrival = t;
+                    best = p;
+                    memcpy(best_start, start, (size_t)h * sizeof *start);
+                }
+            }
+            CS_ASSERT(best >= 0);
+            const int32_t *ch = m->pchan + m->poff[best];
+            int h = m->poff[best + 1] - m->poff[best];
+            int64_t pay = payload(s, m, v, v + 1), want = ready + (v - v0) * S;
+            for (int j = 0; j < h; j++) {
+                cal_insert(s, &s->cal[ch[j]], best_start[j], best_start[j] + S);
+                note_use(s, ch[j], best_start[j], 1, pay);
+                note_window(s, ch[j], id, best_start[j], best_start[j] + S);
+                if (j > 0)
+                    s->st.sram_wait += (double)(best_start[j] - best_start[j - 1] - g->hop);
+                if (s->dump)
+                    cs_groq_schedule_write(g, s->dump, id, v, ch[j], best_start[j]);
+            }
+            if (best_start[0] > want)
+                s->st.source_wait += (double)(best_start[0] - want);
+            if (best > 0)
+                s->st.nonminimal++;
+        }
+        arrive(m, arrival, 1, 0);
+    }
+}
+
+/* Places the vectors the gate allows that have no slots yet. */
+static void compile(sched_t *s, int64_t id)
+{
+    const cs_groq_t *g = s->g;
+    gmsg_t *m = &s->m[id];
+    int64_t upto = m->gate >= m->bytes ? m->nvec : m->gate / g->vec_bytes;
+    int64_t now = now_of(s), ready = now;
+    if (upto <= m->compiled || s->err.code)
+        return;
+    if (g->align && ready < g->align_ticks)
+        ready = g->align_ticks;
+    if (m->npaths == 0)
+        setup_paths(s, m);
+    if (m->npaths == 1 && m->fixed == NONE)
+        place_runs(s, id, m->compiled, upto, ready);
+    else
+        place_vectors(s, id, m->compiled, upto, ready);
+    if (s->err.code)
+        return;
+    m->compiled = upto;
+    if (m->watch)
+        arm(s, id);
+    else if (m->compiled == m->nvec)
+        cs_sim_at(s->sim, m->last > now ? m->last : now, s->h_done, (uint32_t)id, 0);
+    if (m->compiled == m->nvec && !m->watch) {
+        free(m->pchan);
+        free(m->poff);
+        m->pchan = m->poff = NULL;
+    }
+}
+
+/* ---- the interface ---------------------------------------------------------------- */
+
+static uint32_t gs_post(void *impl, int src, int ndst, const int *dst, int64_t bytes,
+                        int64_t gate_bytes, int watch, const uint64_t *users)
+{
+    sched_t *s = impl;
+    const cs_groq_t *g = s->g;
+    CS_ASSERT(ndst == 1);
+    if (s->nm == s->cap_m) {
+        s->cap_m = s->cap_m ? 2 * s->cap_m : 256;
+        s->m = cs_realloc(s->m, (size_t)s->cap_m * sizeof *s->m);
+    }
+    int64_t id = s->nm++;
+    CS_ASSERT(id <= UINT32_MAX);
+    gmsg_t *m = &s->m[id];
+    memset(m, 0, sizeof *m);
+    m->src = src;
+    m->dst = dst[0];
+    m->bytes = bytes;
+    m->gate = gate_bytes < bytes ? gate_bytes : bytes;
+    m->nvec = bytes > 0 ? (bytes + g->vec_bytes - 1) / g->vec_bytes : 1;
+    m->user = users[0];
+    m->watch = (uint8_t)watch;
+    m->local = src == dst[0];
+    m->last = 0;
+    m->fixed = NONE;
+    s->active++;
+    if (m->local) {
+        /* a copy in the TSP's own SRAM: no link, no time */
+        cs_sim_at(s->sim, now_of(s), s->h_local, (uint32_t)id, 0);
+        return (uint32_t)id;
+    }
+    s->st.messages++;
+    s->st.vectors += m->nvec;
+    if (g->nfixed > 0) {
+        int64_t lo = 0, hi = g->nfixed;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (g->fixed[mid].msg < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < g->nfixed && g->fixed[lo].msg == id)
+            m->fixed = lo;
+    }
+    compile(s, id);
+    return (uint32_t)id;
+}
+
+static void gs_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
+{
+    sched_t *s = impl;
+    gmsg_t *m = &s->m[id];
+    (void)rate; /* this engine reports no rates, so none comes back */
+    if (gate_bytes > m->bytes)
+        gate_bytes = m->bytes;
+    if (gate_bytes <= m->gate || m->done)
+        return;
+    m->gate = gate_bytes;
+    if (m->local)
+        cs_sim_at(s->sim, now_of(s), s->h_local, id, 0);
+    else
+        compile(s, id);
+}
+
+static int64_t gs_active(const void *impl) { return ((const sched_t *)impl)->active; }
+
+static int gs_explain(const void *impl, cs_error_t *err)
+{
+    const sched_t *s = impl;
+    int64_t waiting = 0, ex = NONE;
+    for (int64_t i = 0; i < s->nm; i++)
+        if (!s->m[i].done) {
+            waiting++;
+            if (ex == NONE)
+                ex = i;
+        }
+    if (ex == NONE)
+        return cs_error_set(err, CS_ERR_DEADLOCK, "groq: no message is stuck");
+    const gmsg_t *m = &s->m[ex];
+    return cs_error_set(err, CS_ERR_DEADLOCK,
+                        "groq: %lld message(s) never delivered, e.g. TSP %d -> %d: %lld of %lld "
+                        "vectors scheduled, waiting for data (%lld of %lld bytes allowed)",
+                        (long long)waiting, m->src, m->dst, (long long)m->compiled,
+                        (long long)m->nvec, (long long)m->gate, (long long)m->bytes);
+}
+
+static int gs_error(const void *impl, cs_error_t *err)
+{
+    const sched_t *s = impl;
+    if (!s->err.code)
+        return CS_OK;
+    if (err)
+        *err = s->err;
+    return s->err.code;
+}
+
+static const cs_chan_stats_t *gs_chan_stats(const void *impl, int chan)
+{
+    return &((const sched_t *)impl)->stats[chan];
+}
+
+static void gs_free(void *impl)
+{
+    sched_t *s = impl;
+    if (!s)
+        return;
+    for (int i = 0; i < s->nchans; i++) {
+        free(s->cal[i].iv);
+        free(s->cal[i].ends);
+    }
+    for (int64_t i = 0; i < s->nm; i++)
+        release(&s->m[i]);
+    if (s->dump)
+        fclose(s->dump);
+    free(s->cal);
+    free(s->stats);
+    free(s->m);
+    free(s->rin.r);
+    free(s->rout.r);
+    free(s);
+}
+
+static const cs_net_ops_t groq_ops = {
+    .name = ENGINE_NAME,
+    .has_mcast = 0,
+    .post = gs_post,
+    .gate = gs_gate,
+    .active = gs_active,
+    .explain_stuck = gs_explain,
+    .error = gs_error,
+    .chan_stats = gs_chan_stats,
+    .free = gs_free,
+};
+
+int cs_groq_sched_new(const cs_groq_t *g, cs_sim_t *sim, const cs_net_hooks_t *hooks,
+                      cs_net_t **out, cs_error_t *err)
+{
+    *out = NULL;
+    sched_t *s = cs_calloc(1, sizeof *s);
+    s->g = g;
+    s->sim = sim;
+    if (hooks)
+        s->hooks = *hooks;
+    s->nchans = cs_topo_channels(g->topo);
+    s->cal = cs_calloc((size_t)s->nchans + 1, sizeof *s->cal);
+    for (int i = 0; i < s->nchans; i++)
+        s->cal[i].last_msg = NONE;
+    s->stats = cs_calloc((size_t)s->nchans + 1, sizeof *s->stats);
+    /* the explicit schedule's slots are taken before anything is compiled */
+    for (int64_t i = 0; i < g->nfixed; i++)
+        cal_insert(s, &s->cal[g->fixed[i].chan], g->fixed[i].start,
+                   g->fixed[i].start + g->slot);
+    if (g->dump_path && !(s->dump = fopen(g->dump_path, "w"))) {
+        gs_free(s);
+        return cs_error_set(err, CS_ERR_IO, "key 'dump': %s: cannot open for writing",
+                            g->dump_path);
+    }
+    if (s->dump)
+        fprintf(s->dump, "# collsim groq schedule: MESSAGE.VECTOR FROM->TO SLOT (slot number "
+                         "of %lld ps, or a time)\n",
+                (long long)g->slot);
+    s->h_arrive = cs_sim_register(sim, on_arrive, s);
+    s->h_done = cs_sim_register(sim, on_done, s);
+    s->h_local = cs_sim_register(sim, on_local, s);
+    *out = s->net = cs_net_new_custom(&groq_ops, s, g->topo);
+    return CS_OK;
+}
+
+void cs_groq_sched_stats(const cs_net_t *n, cs_groq_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!n || strcmp(cs_net_engine_name(n), ENGINE_NAME) != 0)
+        return;
+    const sched_t *s = cs_net_custom_impl(n);
+    *out = s->st;
+}
