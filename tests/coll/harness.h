@@ -124,4 +124,23 @@ static inline cs_tick_t h_time(const char *spec, const char *coll, const char *a
     return t;
 }
 
+/* Every algorithm of the suite on machine `spec` (all its nodes), `bytes`,
+ * root, validated: each must run and hold the right data.  `skip` (or NULL)
+ * names one "coll/name" the caller checks itself. */
+static inline void h_expect_all_validate(const char *spec, int64_t bytes, int root,
+                                         const char *skip)
+{
+    int n;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    for (int i = 0; i < n; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s/%s", cs_coll_name(all[i]->kind), all[i]->name);
+        if (skip && !strcmp(skip, name))
+            continue;
+        h_run_t r = h_run_algo(spec, all[i], 0, bytes, root, NULL, CS_NET_PACKET, 1, NULL);
+        cr_expect_eq(r.rc, CS_OK, "%s on %s: %s", name, spec, r.err.msg);
+        h_done(&r);
+    }
+}
+
 #endif
