@@ -152,6 +152,27 @@ static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, c
     return bench_build_coll(m, "reduce", "2d-two-phase", 4096, out, err);
 }
 
+/* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
+ * machine: node groups from the machine's hint, a stage's sends posted at
+ * once (a TSP drives all its links), recursive doubling between nodes. */
+static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+{
+    cs_coll_kind_t kind;
+    const cs_coll_algo_t *a;
+    cs_spec_t opts;
+    int rc;
+    if ((rc = cs_coll_parse("allreduce", &kind, err)) ||
+        (rc = cs_coll_find(kind, "hierarchical", &a, err)) ||
+        (rc = cs_spec_parse("opts:par=1,inter=rdb", &opts, err)))
+        return rc;
+    cs_coll_hints_t hints = {m->ring_order, NULL, 0, 0, m->node_group, m->ngroups};
+    cs_coll_args_t args = {kind, cs_machine_nodes(m), INT64_C(1) << 20, 0, m->net.unit_bytes,
+                           &hints, &opts};
+    rc = cs_coll_build(a, &args, out, err);
+    cs_spec_destroy(&opts);
+    return rc;
+}
+
 static const bench_workload_t bench_workloads[] = {
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
      "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0},
@@ -161,6 +182,8 @@ static const bench_workload_t bench_workloads[] = {
      "cerebras:wafer", bench_build_wafer_bcast, 1},
     {"wafer-reduce", "2D two-phase reduce of 1024 wavelets to PE (0,0) over the whole wafer",
      "cerebras:wafer", bench_build_wafer_reduce, 1},
+    {"groq-allred", "hierarchical all-reduce of 1 MiB on 10,440 Groq TSPs (inter=rdb, par=1)",
+     "groq:racks=145", bench_build_groq_allreduce, 1},
 };
 #define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
 

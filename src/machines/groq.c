@@ -738,6 +738,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     int rc;
     const char *v;
     char text[512], ptext[16];
+    cs_error_t e2;
 
     if ((rc = cs_spec_get_int(spec, "nodes", CS_GROQ_MAX_NODES, 1, CS_GROQ_MAX_NODES, &nodes,
                               err)) ||
@@ -756,8 +757,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
                             "groq: keys 'nodes' and 'racks' exclude each other (nodes=N for up "
                             "to 33 nodes with one link per node pair, racks=R for racks of 9 "
                             "nodes)");
-    if ((v = cs_spec_get(spec, "clock")) && (rc = cs_units_parse_hz(v, &hz, err)))
-        return cs_error_set(err, rc, "key 'clock': %s", err ? err->msg : "bad frequency");
+    if ((v = cs_spec_get(spec, "clock")) && (rc = cs_units_parse_hz(v, &hz, &e2)))
+        return cs_error_set(err, rc, "key 'clock': %s", e2.msg);
     if (!(hz > 0))
         return cs_error_set(err, CS_ERR_RANGE, "key 'clock': must be > 0");
     if (!(hop > 0) || hop > 1.0)
@@ -772,8 +773,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if ((v = cs_spec_get(spec, "paths"))) {
         if (!strcmp(v, "auto"))
             paths = 0;
-        else if ((rc = cs_spec_get_int(spec, "paths", 1, 1, 1 << 16, &paths, err)))
-            return cs_error_set(err, rc, "%s (or 'auto')", err ? err->msg : "key 'paths'");
+        else if ((rc = cs_spec_get_int(spec, "paths", 1, 1, 1 << 16, &paths, &e2)))
+            return cs_error_set(err, rc, "%s (or 'auto')", e2.msg);
     }
     if (even && paths == 0)
         return cs_error_set(err, CS_ERR_USAGE,
