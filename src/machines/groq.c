@@ -707,8 +707,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
             a, b, (long long)s.max_intervals);
     if (g->align) {
         cs_units_format_seconds((double)g->align_ticks * m->tick_seconds, a, sizeof a);
-        fprintf(f, "alignment %s before the first vector: (floor(%lld/%lld)+1) x %d epochs\n", a,
-                (long long)g->link_cycles, (long long)g->epoch_cycles, g->align_height);
+        fprintf(f, "alignment %s before the first vector: (floor(%lld/%lld)+1) epochs x %d "
+                   "levels of the spanning tree\n",
+                a, (long long)g->link_cycles, (long long)g->epoch_cycles, g->align_height);
     }
 }
 
