@@ -83,6 +83,7 @@ typedef struct chip {
 typedef struct spe {
     int32_t mfc_head, mfc_tail;    /* commands waiting to issue */
     cs_tick_t mfc_free;
+    cs_tick_t spu_free;            /* notify=signal: the SPU takes signals in turn */
     int mailbox;                   /* unread inbound mailbox entries */
 } spe_t;
 
@@ -109,7 +110,7 @@ typedef struct cell {
     int32_t bif_chan[2];
     int64_t active;
     int64_t late_gets;             /* gets started before their recv (cell_idle) */
-    uint32_t h_issue, h_arb, h_packet, h_bif, h_start;
+    uint32_t h_issue, h_arb, h_packet, h_bif, h_start, h_signal;
     int err_code;
     cs_error_t err;
 } cell_t;
@@ -237,6 +238,7 @@ static void on_start(void *ctx, const cs_event_t *ev)
 /* ---- messages ----------------------------------------------------------------- */
 
 static void deliver_data(cell_t *c, int32_t mid);
+static void msg_done(cell_t *c, int32_t mid);
 static void mailbox_put(cell_t *c, int node, int32_t from);
 
 /* A command's data is all at its destination. */
@@ -280,6 +282,23 @@ static void cmd_done(cell_t *c, int32_t id)
             c->hooks.progress(c->hooks.ctx, m->user, m->delivered, 0, now_of(c));
         return;
     }
+    if (m->small && c->p.notify == CS_CELL_SIGNAL) {
+        /* into the signal register (OR mode: nothing is lost); the SPU
+         * takes it when it is free */
+        spe_t *sp = &c->spe[m->dst];
+        cs_tick_t t = (sp->spu_free > now_of(c) ? sp->spu_free : now_of(c)) + c->p.signal_read;
+        sp->spu_free = t;
+        cs_sim_at(c->sim, t, c->h_signal, (uint32_t)mid, 0);
+        return;
+    }
+    msg_done(c, mid);
+}
+
+/* The data is in: the recv may complete; a notification-only message is
+ * also done for its sender, a larger one sends its ACK. */
+static void msg_done(cell_t *c, int32_t mid)
+{
+    xmsg_t *m = &c->m[mid];
     m->done = 1;
     c->active--;
     uint64_t user = m->user;
@@ -301,6 +320,8 @@ static void cmd_done(cell_t *c, int32_t id)
         new_cmd(c, mid, C_PUT, P_ACK, m->dst, m->dst, m->src, BEAT);
     }
 }
+
+static void on_signal(void *ctx, const cs_event_t *ev) { msg_done(ctx, (int32_t)ev->a); }
 
 /* The receiver gets the data: one command per 16 KiB. */
 static void deliver_data(cell_t *c, int32_t mid)
@@ -678,7 +699,7 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     c->nspe = 8 * cp->chips;
     c->spe = cs_malloc((size_t)c->nspe * sizeof *c->spe);
     for (int i = 0; i < c->nspe; i++)
-        c->spe[i] = (spe_t){NIL, NIL, 0, 0};
+        c->spe[i] = (spe_t){NIL, NIL, 0, 0, 0};
     for (int ch = 0; ch < 2; ch++) {
         c->chip[ch].legs_head = c->chip[ch].legs_tail = NIL;
         c->chip[ch].wake_at = -1;
@@ -706,6 +727,7 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     c->h_arb = cs_sim_register(sim, on_arb, c);
     c->h_packet = cs_sim_register(sim, on_packet, c);
     c->h_bif = cs_sim_register(sim, on_bif, c);
+    c->h_signal = cs_sim_register(sim, on_signal, c);
     *out = cs_net_new_custom(&cell_ops, c, topo);
     return CS_OK;
 }

@@ -29,7 +29,10 @@
  * mailbox messages in sequence and the ACK as one, into a 4-entry inbound
  * FIFO that an SPE empties when it reads it (reading an ADDR pair as its
  * recv is posted, an ACK as it arrives); a write into a full mailbox loses
- * that newest entry and the run stops with an error.
+ * that newest entry and the run stops with an error.  notify=signal delivers
+ * barrier tokens through the signal-notification registers in OR mode:
+ * never lost, but the receiving SPU spends signal_read on each (the paper's
+ * "extra control and computation code, such as the OR operation").
  */
 #ifndef CS_CELL_EIB_H
 #define CS_CELL_EIB_H
@@ -38,7 +41,7 @@
 #include "core/sim.h"
 #include "topo/topo.h"
 
-typedef enum cs_cell_notify { CS_CELL_LS = 0, CS_CELL_MAILBOX = 1 } cs_cell_notify_t;
+typedef enum cs_cell_notify { CS_CELL_LS = 0, CS_CELL_MAILBOX = 1, CS_CELL_SIGNAL = 2 } cs_cell_notify_t;
 
 typedef struct cs_cell_params {
     int chips;               /* 1 or 2 */
@@ -52,6 +55,7 @@ typedef struct cs_cell_params {
     int put_max;             /* largest message sent as a single put */
     cs_cell_notify_t notify;
     int mailbox_depth;       /* inbound mailbox entries (4) */
+    cs_tick_t signal_read;   /* notify=signal: SPU time to take one signal */
 } cs_cell_params_t;
 
 int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t *sim,
