@@ -27,6 +27,7 @@ int cs_app_cmd_topo(int argc, char **argv);
 int cs_app_cmd_list(int argc, char **argv);
 int cs_app_cmd_bench(int argc, char **argv);
 int cs_app_cmd_sweep(int argc, char **argv);
+int cs_app_cmd_compare(int argc, char **argv);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */
@@ -92,5 +93,38 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *req, const cs_machine_t *m, cs_
                         cs_error_t *err);
 /* Releases what c owns and zeroes it; accepts a zeroed struct. */
 void cs_app_coll_destroy(cs_app_coll_t *c);
+
+/* ---- progress (progress.c) --------------------------------------------- */
+
+/* A progress bar on standard error: only on a terminal, only after the work
+ * has taken a second, redrawn at most ten times a second. */
+typedef struct cs_app_progress {
+    int on;              /* standard error is a terminal */
+    double t0, last;     /* started, last drawn (monotonic seconds) */
+    int width;           /* characters on the line now */
+    double tick_seconds; /* for cs_app_progress_poll */
+    char what[96];
+} cs_app_progress_t;
+
+void cs_app_progress_init(cs_app_progress_t *p, const char *what, double tick_seconds);
+/* fraction in [0, 1], or < 0 when unknown; detail may be NULL. */
+void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *detail);
+/* Clears the line (call before printing anything else). */
+void cs_app_progress_done(cs_app_progress_t *p);
+/* A cs_exec_opts_t.poll for one run (ctx: a cs_app_progress_t). */
+void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
+                          uint64_t events);
+
+/* ---- figures (figures.c) ------------------------------------------------ */
+
+/* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
+void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len);
+/* The title of a run's figures: "allreduce/ring, 1 MiB, 64 ranks on
+ * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
+void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,
+                      int ranks, char *buf, size_t len);
+/* A time: a whole number of ticks ("1000") or a duration with a unit
+ * ("2.5us"), converted to ticks of tick_seconds (rounded). */
+int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err);
 
 #endif

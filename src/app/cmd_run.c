@@ -17,9 +17,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "coll/check.h"
@@ -29,13 +32,22 @@
 #include "core/program.h"
 #include "core/units.h"
 #include "io/goal.h"
+#include "io/heatmap.h"
+#include "io/plot.h"
 #include "io/result_json.h"
+#include "io/timeline.h"
 #include "machines/cerebras.h"
 #include "machines/cerebras_fabric.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
 #define RUN_MAX_OPTS 64
+/* Time buckets (--window, --frames, --timeline) may take this much memory
+ * at most: buckets per channel = this / (channels x a bucket's size). */
+#define RUN_BUCKET_BYTES ((size_t)256 << 20)
+#define RUN_MAX_BUCKETS 2048
+#define RUN_MAX_FRAMES 1000
+#define RUN_DEFAULT_FRAMES 20
 /* The seed of --validate's random keys: fixed, so runs are reproducible. */
 #define RUN_VALIDATE_SEED 0x636f6c6c73696dULL
 
@@ -57,6 +69,11 @@ typedef struct run_args {
     int nopts;
     int validate;
     int predict;
+    /* figures */
+    const char *heatmap, *window, *frames, *frame_step, *timeline;
+    cs_heatmap_metric_t metric;
+    int has_metric;
+    int64_t timeline_limit;
 } run_args_t;
 
 static void run_help(void)
@@ -92,6 +109,17 @@ static void run_help(void)
            "      --predict          (cerebras) also print the thesis's cycle model for the\n"
            "                         algorithm, where it has one\n"
            "\n"
+           "Figures (docs/figures.md):\n"
+           "      --heatmap FILE     draw the links on the machine's layout (.png, .svg, .pdf)\n"
+           "      --metric M         util (default), bytes, stall or k\n"
+           "      --window T0:T1     only this time window (ticks, or times such as 2us;\n"
+           "                         either side may be left out)\n"
+           "      --frames DIR       one heatmap per time window: DIR/frame-0001.png, ...\n"
+           "      --frame-step T     the windows' length (default: the run in 20 frames)\n"
+           "      --timeline FILE    the run in Chrome trace event format (Perfetto)\n"
+           "      --timeline-limit N at most N trace events (default %d); larger runs are\n"
+           "                         sampled\n"
+           "\n"
            "Output and engine:\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
            "  -j, --json FILE        write the JSON result to FILE ('-' = stdout)\n"
@@ -103,14 +131,15 @@ static void run_help(void)
            "\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
            "5 model error.\n",
-           queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
+           CS_TIMELINE_MAX_EVENTS, queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
 }
 
 static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_COLL, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE, OPT_PREDICT
+        OPT_OPT, OPT_VALIDATE, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
+        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -124,6 +153,13 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"opt", required_argument, NULL, OPT_OPT},
         {"validate", no_argument, NULL, OPT_VALIDATE},
         {"predict", no_argument, NULL, OPT_PREDICT},
+        {"heatmap", required_argument, NULL, OPT_HEATMAP},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"window", required_argument, NULL, OPT_WINDOW},
+        {"frames", required_argument, NULL, OPT_FRAMES},
+        {"frame-step", required_argument, NULL, OPT_FRAME_STEP},
+        {"timeline", required_argument, NULL, OPT_TIMELINE},
+        {"timeline-limit", required_argument, NULL, OPT_TIMELINE_LIMIT},
         {"mode", required_argument, NULL, 'M'},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
@@ -149,6 +185,23 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_ORDER: a->order = optarg; break;
         case OPT_VALIDATE: a->validate = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
+        case OPT_HEATMAP: a->heatmap = optarg; break;
+        case OPT_WINDOW: a->window = optarg; break;
+        case OPT_FRAMES: a->frames = optarg; break;
+        case OPT_FRAME_STEP: a->frame_step = optarg; break;
+        case OPT_TIMELINE: a->timeline = optarg; break;
+        case OPT_METRIC:
+            if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
+                cs_app_usage_error("run", "--metric: %s", err.msg);
+            a->has_metric = 1;
+            break;
+        case OPT_TIMELINE_LIMIT:
+            if (cs_units_parse_int(optarg, &a->timeline_limit, &err) != CS_OK)
+                cs_app_usage_error("run", "--timeline-limit: %s", err.msg);
+            if (a->timeline_limit < 100)
+                cs_app_usage_error("run", "--timeline-limit: at least 100 events, got %s",
+                                   optarg);
+            break;
         case OPT_BYTES:
             if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
                 cs_app_usage_error("run", "--bytes: %s", err.msg);
@@ -196,6 +249,18 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                   "schedule or a collective algorithm");
     if (!a->program && !a->coll)
         cs_app_usage_error("run", "missing --program FILE or --coll NAME");
+    if (a->heatmap && cs_heatmap_check_path(a->heatmap, &err) != CS_OK)
+        cs_app_usage_error("run", "--heatmap: %s", err.msg);
+    if (!a->heatmap && !a->frames && (a->has_metric || a->window))
+        cs_app_usage_error("run", "%s needs --heatmap FILE or --frames DIR",
+                           a->has_metric ? "--metric" : "--window");
+    if (a->frame_step && !a->frames)
+        cs_app_usage_error("run", "--frame-step needs --frames DIR");
+    if (a->frames && a->window)
+        cs_app_usage_error("run", "--window and --frames exclude each other (frames cover "
+                                  "the whole run)");
+    if (a->timeline_limit && !a->timeline)
+        cs_app_usage_error("run", "--timeline-limit needs --timeline FILE");
     if (!a->coll) {
         const char *only = a->algo ? "--algo" : a->bytes_text ? "--bytes" : a->has_root ? "--root"
                          : a->ranks ? "--ranks" : a->order ? "--order" : a->nopts ? "--opt"
@@ -652,6 +717,270 @@ static int run_write_json(const run_args_t *a, const cs_machine_t *m, const cs_p
     return rc;
 }
 
+/* ---- figures: heatmaps, frames, timelines ------------------------------- */
+
+/* What the figure options mean once the machine's clock is known. */
+typedef struct run_figs {
+    int has_window;
+    cs_tick_t w0, w1;     /* w1 < 0: the end of the run */
+    cs_tick_t step;       /* --frame-step, 0: chosen after the run */
+} run_figs_t;
+
+/* The file (or else its folder) must be writable: asked before the run. */
+static int run_check_writable(const char *opt, const char *path, cs_error_t *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (access(path, F_OK) == 0) {
+        if (access(path, W_OK) != 0)
+            return cs_error_set(err, CS_ERR_IO, "%s %s: cannot write: %s", opt, path,
+                                strerror(errno));
+        return CS_OK;
+    }
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (access(dir, W_OK) != 0)
+        return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create it in %s: %s", opt, path, dir,
+                            strerror(errno));
+    return CS_OK;
+}
+
+/* Time buckets per channel within RUN_BUCKET_BYTES. */
+static int run_bucket_count(const cs_machine_t *m)
+{
+    size_t per = (size_t)cs_topo_channels(m->topo) * sizeof(cs_chan_stats_t) + 1;
+    size_t n = RUN_BUCKET_BYTES / per;
+    return n < 2 ? 2 : n > RUN_MAX_BUCKETS ? RUN_MAX_BUCKETS : (int)n;
+}
+
+/* Parses --window and --frame-step, checks the output paths and sets the
+ * executor's options the figures need. */
+static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_figs_t *fg,
+                               cs_exec_opts_t *opts, cs_error_t *err)
+{
+    int rc;
+    memset(fg, 0, sizeof *fg);
+    fg->w1 = -1;
+    if (a->window) {
+        const char *colon = strchr(a->window, ':');
+        char lo[64], hi[64];
+        if (!colon || strchr(colon + 1, ':'))
+            return cs_error_set(err, CS_ERR_USAGE, "--window '%s': expected T0:T1 (either may "
+                                "be left out, e.g. 2us: or :1000)", a->window);
+        snprintf(lo, sizeof lo, "%.*s", (int)(colon - a->window), a->window);
+        snprintf(hi, sizeof hi, "%s", colon + 1);
+        fg->has_window = 1;
+        if ((lo[0] && (rc = cs_app_parse_time(lo, m->tick_seconds, &fg->w0, err))) ||
+            (hi[0] && (rc = cs_app_parse_time(hi, m->tick_seconds, &fg->w1, err)))) {
+            cs_error_prefix(err, "--window");
+            return rc;
+        }
+        if (fg->w1 >= 0 && fg->w1 <= fg->w0)
+            return cs_error_set(err, CS_ERR_RANGE, "--window '%s': the end must come after "
+                                "the start (%lld <= %lld ticks)", a->window,
+                                (long long)fg->w1, (long long)fg->w0);
+    }
+    if (a->frame_step) {
+        if ((rc = cs_app_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
+            cs_error_prefix(err, "--frame-step");
+            return rc;
+        }
+        if (fg->step < 1)
+            return cs_error_set(err, CS_ERR_RANGE, "--frame-step '%s': less than one tick",
+                                a->frame_step);
+    }
+    if (a->heatmap && (rc = run_check_writable("--heatmap", a->heatmap, err)))
+        return rc;
+    if (a->timeline && (rc = run_check_writable("--timeline", a->timeline, err)))
+        return rc;
+    if (a->frames) {
+        struct stat st;
+        if (stat(a->frames, &st) != 0 && mkdir(a->frames, 0777) != 0)
+            return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot create the folder: %s",
+                                a->frames, strerror(errno));
+        if (stat(a->frames, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cs_error_set(err, CS_ERR_IO, "--frames %s: not a folder", a->frames);
+        if (access(a->frames, W_OK) != 0)
+            return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot write in it: %s",
+                                a->frames, strerror(errno));
+    }
+    if (fg->has_window || a->frames || a->timeline) {
+        /* frames get buckets of their own step, so that each frame is a
+         * whole number of buckets while the run fits */
+        opts->bucket_width = fg->step ? fg->step : 1;
+        opts->max_buckets = run_bucket_count(m);
+    }
+    opts->record_messages = a->timeline != NULL;
+    return CS_OK;
+}
+
+static const char *const metric_what[] = {"link utilisation", "bytes per link",
+                                          "stall time per link",
+                                          "peak k (messages wanting a link at once)"};
+
+/* "66.7%", "1 MiB", "3" for a value of the metric. */
+static void run_metric_text(cs_heatmap_metric_t mt, double v, char *buf, size_t len)
+{
+    if (mt == CS_HEATMAP_UTIL || mt == CS_HEATMAP_STALL)
+        snprintf(buf, len, "%.1f%%", 100 * v);
+    else if (mt == CS_HEATMAP_BYTES)
+        cs_units_format_bytes((int64_t)llround(v), buf, len);
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+/* The second line of a heatmap: metric, window, engine and the hottest
+ * channel. */
+static void run_heatmap_subtitle(const cs_machine_t *m, const cs_exec_result_t *r,
+                                 const cs_heatmap_data_t *d, const char *window_note,
+                                 char *buf, size_t len)
+{
+    char t0[32], t1[32], hot[96] = "";
+    int best = -1;
+    for (int c = 0; c < d->nchans; c++)
+        if (d->active[c] && (best < 0 || d->val[c] > d->val[best]))
+            best = c;
+    cs_units_format_seconds((double)d->t0 * m->tick_seconds, t0, sizeof t0);
+    cs_units_format_seconds((double)d->t1 * m->tick_seconds, t1, sizeof t1);
+    if (best >= 0) {
+        char v[32];
+        run_metric_text(d->metric, d->val[best], v, sizeof v);
+        snprintf(hot, sizeof hot, " \xc2\xb7 hottest %d\xe2\x86\x92%d: %s",
+                 cs_topo_channel_src(m->topo, best), cs_topo_channel_dst(m->topo, best), v);
+    }
+    snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
+             window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(r->net), hot);
+}
+
+static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const cs_exec_result_t *r,
+                             cs_heatmap_t *h, const run_figs_t *fg, const char *title,
+                             FILE *say, cs_error_t *err)
+{
+    cs_heatmap_data_t d;
+    char sub[320];
+    int nchans = cs_topo_channels(m->topo), rc;
+    cs_tick_t w0 = fg->has_window ? fg->w0 : 0;
+    cs_tick_t w1 = fg->has_window && fg->w1 >= 0 ? fg->w1 : r->finish;
+    int whole = !fg->has_window || (w0 == 0 && w1 >= r->finish);
+    if (!whole && w0 >= r->finish)
+        return cs_error_set(err, CS_ERR_RANGE, "--window %s: the run ended at %lld ticks, "
+                            "before the window starts", a->window, (long long)r->finish);
+    if (whole)
+        w1 = r->finish;
+    rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, w0, w1, whole, &d, err);
+    if (rc == CS_OK) {
+        run_heatmap_subtitle(m, r, &d, whole ? "whole run" : "window", sub, sizeof sub);
+        rc = cs_heatmap_write(h, &d, title, sub, 0, a->heatmap, err);
+    }
+    if (rc == CS_OK && say)
+        fprintf(say, "heatmap   %s (%s, %s layout%s)\n", a->heatmap,
+                cs_heatmap_metric_name(a->metric), cs_heatmap_layout_name(h),
+                whole ? "" : ", window");
+    cs_heatmap_data_destroy(&d);
+    if (rc)
+        cs_error_prefix(err, "--heatmap");
+    return rc;
+}
+
+static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs_exec_result_t *r,
+                            cs_heatmap_t *h, const run_figs_t *fg, const char *title, FILE *say,
+                            cs_error_t *err)
+{
+    int nchans = cs_topo_channels(m->topo), rc = CS_OK;
+    cs_tick_t end = r->finish > 0 ? r->finish : 1;
+    cs_tick_t w = cs_net_bucket_width(r->net), step = fg->step;
+    if (!step) {
+        /* the run in about RUN_DEFAULT_FRAMES frames of whole buckets */
+        step = (end + RUN_DEFAULT_FRAMES - 1) / RUN_DEFAULT_FRAMES;
+        if (w > 0)
+            step = (step + w - 1) / w * w;
+    }
+    if ((end + step - 1) / step > RUN_MAX_FRAMES) {
+        cs_tick_t more = (end + RUN_MAX_FRAMES - 1) / RUN_MAX_FRAMES;
+        fprintf(stderr, "collsim: --frame-step: %lld frames would exceed %d; using a step of "
+                "%lld ticks\n", (long long)((end + step - 1) / step), RUN_MAX_FRAMES,
+                (long long)more);
+        step = more;
+    }
+    int n = (int)((end + step - 1) / step);
+    double vmax = 0;
+    /* one scale for every frame, so that colours compare across frames */
+    for (int pass = 0; pass < 2 && rc == CS_OK; pass++)
+        for (int i = 0; i < n && rc == CS_OK; i++) {
+            cs_heatmap_data_t d;
+            cs_tick_t t0 = (cs_tick_t)i * step, t1 = t0 + step < end ? t0 + step : end;
+            rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, t0, t1, 0, &d, err);
+            if (rc == CS_OK && pass == 0) {
+                double mx = cs_heatmap_data_max(&d);
+                if (mx > vmax)
+                    vmax = mx;
+            } else if (rc == CS_OK) {
+                char path[4096 + 32], sub[320], note[64];
+                snprintf(path, sizeof path, "%s/frame-%04d.png", a->frames, i + 1);
+                snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
+                run_heatmap_subtitle(m, r, &d, note, sub, sizeof sub);
+                rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
+            }
+            cs_heatmap_data_destroy(&d);
+        }
+    if (rc)
+        cs_error_prefix(err, "--frames");
+    else if (say) {
+        char st[32];
+        cs_units_format_seconds((double)step * m->tick_seconds, st, sizeof st);
+        fprintf(say, "frames    %s/frame-0001.png .. frame-%04d.png (%s, %s each, %s layout)\n",
+                a->frames, n, cs_heatmap_metric_name(a->metric), st, cs_heatmap_layout_name(h));
+        if (w > step)
+            fprintf(say, "          note: the buckets grew to %lld ticks, coarser than a frame; "
+                    "frames share them in proportion\n", (long long)w);
+    }
+    return rc;
+}
+
+static int run_write_figures(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
+                             const cs_exec_result_t *r, const cs_app_coll_t *c,
+                             const run_figs_t *fg, FILE *say, cs_error_t *err)
+{
+    char title[320];
+    int rc = CS_OK;
+    cs_app_run_title(m, c, a->program, cs_program_nranks(p), title, sizeof title);
+    if (a->heatmap || a->frames) {
+        cs_heatmap_t *h = NULL;
+        rc = cs_heatmap_new(m, &h, err);
+        if (rc == CS_OK && a->heatmap)
+            rc = run_write_heatmap(a, m, r, h, fg, title, say, err);
+        if (rc == CS_OK && a->frames)
+            rc = run_write_frames(a, m, r, h, fg, title, say, err);
+        cs_heatmap_free(h);
+        cs_plot_cleanup(); /* the fonts: no leak reports at exit */
+    }
+    if (rc == CS_OK && a->timeline) {
+        cs_timeline_opts_t to = {a->timeline_limit, 0, c ? c->rank_to_node : NULL, title};
+        cs_timeline_info_t info;
+        rc = cs_timeline_write(a->timeline, m, p, r, &to, &info, err);
+        if (rc)
+            cs_error_prefix(err, "--timeline");
+        else if (say) {
+            fprintf(say, "timeline  %s (%lld events: %lld of %lld ops, %lld messages, %d link "
+                    "counters", a->timeline, (long long)info.events, (long long)info.slices,
+                    (long long)info.ops_total, (long long)info.flows, info.counters);
+            if (info.rank_stride > 1)
+                fprintf(say, "; sampled: every %d%s rank", info.rank_stride,
+                        info.rank_stride == 2 ? "nd" : info.rank_stride == 3 ? "rd" : "th");
+            if (info.truncated) {
+                char t[32];
+                cs_units_format_seconds((double)info.truncated_at * m->tick_seconds, t,
+                                        sizeof t);
+                fprintf(say, "; cut at %s", t);
+            }
+            fprintf(say, ")\n");
+        }
+    }
+    return rc;
+}
+
 int cs_app_cmd_run(int argc, char **argv)
 {
     run_args_t a;
@@ -662,6 +991,8 @@ int cs_app_cmd_run(int argc, char **argv)
     cs_app_coll_t coll;
     cs_app_coll_req_t req;
     cs_coll_check_t *chk = NULL;
+    cs_app_progress_t progress;
+    run_figs_t figs;
     int rc, validated = 0;
 
     memset(&res, 0, sizeof res);
@@ -690,7 +1021,15 @@ int cs_app_cmd_run(int argc, char **argv)
         opts.queue = a.queue;
         opts.rank_to_node = coll.rank_to_node;
         opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
-        rc = cs_exec_run(&env, p, &opts, &res, &err);
+        rc = run_prepare_figures(&a, m, &figs, &opts, &err);
+        if (rc == CS_OK) {
+            cs_app_progress_init(&progress, a.coll ? cs_program_source(p) : a.program,
+                                 m->tick_seconds);
+            opts.poll = progress.on ? cs_app_progress_poll : NULL;
+            opts.poll_ctx = &progress;
+            rc = cs_exec_run(&env, p, &opts, &res, &err);
+            cs_app_progress_done(&progress);
+        }
     }
     if (rc == CS_OK && chk) {
         rc = cs_coll_check_verify(chk, &err);
@@ -705,6 +1044,9 @@ int cs_app_cmd_run(int argc, char **argv)
         else
             run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
     }
+    if (rc == CS_OK && (a.heatmap || a.frames || a.timeline))
+        rc = run_write_figures(&a, m, p, &res, a.coll ? &coll : NULL, &figs, a.json ? NULL : stdout,
+                               &err);
     if (rc != CS_OK)
         cs_app_report(&err);
 

@@ -28,6 +28,8 @@ static const app_cmd_t app_cmds[] = {
     {"list", "list what can be chosen (machines, algorithms)", cs_app_cmd_list},
     {"sweep", "time a collective's algorithms over a range of sizes (CSV, plot)",
      cs_app_cmd_sweep},
+    {"compare", "run one algorithm on several machines side by side (table, chart)",
+     cs_app_cmd_compare},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))

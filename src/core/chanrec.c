@@ -19,6 +19,7 @@ struct cs_chanrec {
     int nchans;
     cs_tick_t w;            /* bucket width */
     int max, n;             /* buckets per channel, buckets used */
+    cs_tick_t end;          /* the latest time recorded (end of an interval) */
     cs_chan_stats_t **b;    /* per channel, lazily allocated */
     cs_tick_t *k_since;     /* per channel: the current k level's start */
     int32_t *k_level;
@@ -87,6 +88,8 @@ static cs_chan_stats_t *at(cs_chanrec_t *r, int chan, cs_tick_t t)
 {
     CS_ASSERT(chan >= 0 && chan < r->nchans && t >= 0);
     grow(r, t);
+    if (t + 1 > r->end)
+        r->end = t + 1;
     if (!r->b[chan])
         r->b[chan] = cs_calloc((size_t)r->max, sizeof **r->b);
     int b = (int)(t / r->w);
@@ -108,6 +111,8 @@ static void spread(cs_chanrec_t *r, int chan, cs_tick_t start, cs_tick_t span, c
 {
     cs_tick_t end = start + span, t = start;
     int64_t bytes_left = bytes, units_left = units;
+    if (end > r->end)
+        r->end = end;
     cs_tick_t busy_left = busy;
     if (span <= 0) {
         cs_chan_stats_t *b = at(r, chan, start);
@@ -198,8 +203,14 @@ void cs_chanrec_window(const cs_chanrec_t *r, int chan, cs_tick_t t0, cs_tick_t 
     for (int b = first < 0 ? 0 : first; b <= last; b++) {
         const cs_chan_stats_t *s = &r->b[chan][b];
         cs_tick_t lo = b * r->w, hi = lo + r->w;
+        /* nothing was recorded after `end`: the last bucket holds
+         * [lo, end) only */
+        if (hi > r->end && r->end > lo)
+            hi = r->end;
         cs_tick_t from = t0 > lo ? t0 : lo, to = t1 < hi ? t1 : hi;
-        double share = (double)(to - from) / (double)r->w;
+        if (to <= from)
+            continue;
+        double share = (double)(to - from) / (double)(hi - lo);
         bytes += share * (double)s->bytes;
         units += share * (double)s->units;
         busy += share * (double)s->busy;

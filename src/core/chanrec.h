@@ -64,8 +64,9 @@ const cs_chan_stats_t *cs_chanrec_get(const cs_chanrec_t *r, int chan, int b);
 
 /* Sums the buckets of channel `chan` over [t0, t1): bytes, units, busy and
  * stall of a bucket that the window covers in part count in proportion to
- * the covered share (so a window resolves to the bucket width); peak_k is
- * the largest of the buckets it touches.  Zeroes for an idle channel. */
+ * the covered share (so a window resolves to the bucket width; the last
+ * bucket counts as ending where the last record ended); peak_k is the
+ * largest of the buckets it touches.  Zeroes for an idle channel. */
 void cs_chanrec_window(const cs_chanrec_t *r, int chan, cs_tick_t t0, cs_tick_t t1,
                        cs_chan_stats_t *out);
 

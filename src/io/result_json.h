@@ -22,6 +22,11 @@
  * kept equal to the version in meson.build. */
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "0.1.0"
+/* Writes s as a JSON string (quotes, escapes; invalid UTF-8 bytes become
+ * U+FFFD, so the output is always valid JSON); NULL writes null.  For the
+ * other JSON writers of src/io (timelines). */
+void cs_json_write_string(FILE *f, const char *s);
+
 #endif
 
 /* Writes the result of running `p` on `m` as one JSON document (ending in a
@@ -46,5 +51,10 @@ typedef struct cs_result_info {
 int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t *p,
                               const cs_exec_result_t *r, const cs_result_info_t *info,
                               cs_error_t *err);
+
+/* Writes s as a JSON string (quotes, escapes; invalid UTF-8 bytes become
+ * U+FFFD, so the output is always valid JSON); NULL writes null.  For the
+ * other JSON writers of src/io (timelines). */
+void cs_json_write_string(FILE *f, const char *s);
 
 #endif

@@ -620,29 +620,42 @@ static void ring_hint(const cs_groq_t *g, int32_t *order)
         seq[i] = g->racks ? (i / 9) * 9 + 8 - i % 9 : i;
         entry[i] = exit_[i] = -1;
     }
-    /* transition i: seq[i] -> seq[i+1]; the closing one first */
-    for (int step = 0; N > 1 && step < N; step++) {
-        int i = step == 0 ? N - 1 : step - 1, u = seq[i], w = seq[(i + 1) % N];
-        int best_o = -1, best_l = -1, best_score = -1;
-        for (int c = 0; c < 2; c++) {
-            int o, l;
-            if (cs_groq_node_link(g, u, w, c, &o, &l) < 0 &&
-                !(c == 0 && g->racks && u / 9 != w / 9 &&
-                  cs_groq_rack_link(g, u / 9, w / 9, &o, &l) >= 0 && o / 8 == u && l / 8 == w))
+    /* transition i: seq[i] -> seq[i+1] over a link with owner o[c] and
+     * landing l[c]; the transitions with one candidate first (they fix
+     * entries and exits), then the others in order, each avoiding a node
+     * whose entry would be its exit */
+    int (*cand)[2][2] = cs_malloc((size_t)N * sizeof *cand);
+    int *ncand = cs_calloc((size_t)N, sizeof *ncand);
+    for (int i = 0; N > 1 && i < N; i++) {
+        int u = seq[i], w = seq[(i + 1) % N], o, l;
+        for (int c = 0; c < 2; c++)
+            if (cs_groq_node_link(g, u, w, c, &o, &l) >= 0 ||
+                (c == 0 && g->racks && u / 9 != w / 9 &&
+                 cs_groq_rack_link(g, u / 9, w / 9, &o, &l) >= 0 && o / 8 == u && l / 8 == w)) {
+                cand[i][ncand[i]][0] = o;
+                cand[i][ncand[i]++][1] = l;
+            }
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; N > 1 && i < N; i++) {
+            int best = -1, best_score = -1, next = (i + 1) % N;
+            if ((pass == 0) != (ncand[i] == 1))
                 continue;
-            int score = (entry[i] < 0 || o != entry[i]) + (exit_[(i + 1) % N] < 0 ||
-                                                             l != exit_[(i + 1) % N]);
-            if (score > best_score) {
-                best_score = score;
-                best_o = o;
-                best_l = l;
+            for (int c = 0; c < ncand[i]; c++) {
+                int score = (entry[i] < 0 || cand[i][c][0] != entry[i]) +
+                            (exit_[next] < 0 || cand[i][c][1] != exit_[next]);
+                if (score > best_score) {
+                    best_score = score;
+                    best = c;
+                }
+            }
+            if (best >= 0) {
+                exit_[i] = cand[i][best][0];
+                entry[next] = cand[i][best][1];
             }
         }
-        if (best_o >= 0) {
-            exit_[i] = best_o;
-            entry[(i + 1) % N] = best_l;
-        }
-    }
+    free(cand);
+    free(ncand);
     for (int i = 0; i < N; i++) {
         int base = seq[i] * A_TSPS;
         if (entry[i] >= 0)

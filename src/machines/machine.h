@@ -15,6 +15,21 @@
 #include "core/units.h"
 #include "topo/topo.h"
 
+/* How figures (heatmaps, io/heatmap.h) draw a machine.  AUTO derives it
+ * from the topology: line, mesh, torus, cylinder and custom topologies with
+ * a grid hint -> GRID; ring -> RING; complete, hypercube -> CIRCLE; a custom
+ * topology named "*dragonfly*" with node groups -> DRAGONFLY, named "*eib*"
+ * -> RINGS; any other -> GRAPH (an igraph layout). */
+typedef enum cs_layout_hint {
+    CS_LAYOUT_AUTO = 0,
+    CS_LAYOUT_GRID,      /* rows x cols, wrap links at the edges */
+    CS_LAYOUT_RING,      /* one circle, neighbours joined by arcs */
+    CS_LAYOUT_CIRCLE,    /* nodes on a circle, links as chords */
+    CS_LAYOUT_RINGS,     /* several rings (the Cell's EIBs) joined by links (the BIF) */
+    CS_LAYOUT_DRAGONFLY, /* group matrix plus one group's links (node_group) */
+    CS_LAYOUT_GRAPH      /* igraph's force-directed layout */
+} cs_layout_hint_t;
+
 typedef struct cs_machine {
     const char *type;        /* registry name, e.g. "alphabeta" */
     char *spec;              /* normalised spec text, all keys with their values */
@@ -34,6 +49,11 @@ typedef struct cs_machine {
      * or NULL.  Owned. */
     int32_t *node_group;
     int ngroups;
+    /* Figures: the layout (AUTO: from the topology) and optional node names
+     * ("SPE3", "MIC"; NULL: node ids).  node_label writes into buf and
+     * returns it, or returns NULL for "use the id". */
+    cs_layout_hint_t layout;
+    const char *(*node_label)(const struct cs_machine *m, int node, char *buf, size_t len);
     void *impl;              /* machine-private state */
     /* The machine's own network engine (ctx = impl), or NULL for the
      * channel engine (see cs_exec_env_t). */

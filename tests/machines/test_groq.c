@@ -216,6 +216,33 @@ Test(groq, routes_are_paths)
     cs_machine_free(m);
 }
 
+Test(groq, hints)
+{
+    /* the ring steps over single links; the groups are the nodes */
+    static const char *const specs[] = {"groq:nodes=1", "groq:nodes=32", "groq:nodes=33",
+                                        "groq:racks=1", "groq:racks=145"};
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        cs_machine_t *m = machine(specs[k]);
+        int n = cs_machine_nodes(m);
+        char *seen = calloc((size_t)n, 1);
+        for (int i = 0; i < n; i++) {
+            int u = m->ring_order[i], v = m->ring_order[(i + 1) % n];
+            cr_assert(u >= 0 && u < n && !seen[u], "%s: ring position %d", specs[k], i);
+            seen[u] = 1;
+            cr_expect_geq(cs_topo_find_channel(m->topo, u, v), 0, "%s: %d -> %d", specs[k], u, v);
+        }
+        free(seen);
+        if (n > 8) {
+            cr_expect_eq(m->ngroups, n / 8);
+            for (int t = 0; t < n; t++)
+                cr_expect_eq(m->node_group[t], t / 8);
+        } else {
+            cr_expect_null(m->node_group);
+        }
+        cs_machine_free(m);
+    }
+}
+
 /* ---- programs ------------------------------------------------------------------- */
 
 typedef struct prog_run {

@@ -1,0 +1,651 @@
+/*
+ * cmd_compare.c - `collsim compare`: one collective algorithm, written once,
+ * on several machines, side by side (docs/figures.md).
+ *
+ * Every machine runs exactly what `collsim run --machine SPEC --coll C
+ * --algo A --bytes N` would (cs_app_coll_prepare, cmd_run.c): the same
+ * placement rules, the machine's hints in rank space, the same options.
+ * The results go out as an aligned table (or CSV, or Markdown), a bar chart
+ * of the times, and optionally a heatmap per machine.  A machine on which
+ * the run fails is reported and left out; the others still run, and the
+ * exit status is that of the first failure.
+ *
+ * Without --machines, one representative configuration of every machine
+ * type that has one (compare_defaults), in registry order.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "coll/check.h"
+#include "coll/coll.h"
+#include "core/exec.h"
+#include "core/units.h"
+#include "io/heatmap.h"
+#include "io/plot.h"
+#include "io/result_json.h"
+
+#define COMPARE_MAX_MACHINES 64
+#define COMPARE_MAX_OPTS 64
+#define COMPARE_SEED 0x636f6c6c73696dULL /* --validate's keys, as `collsim run` */
+
+/* One representative configuration per machine type: what `compare` runs
+ * without --machines, for the types the registry has. */
+static const char *const compare_defaults[][2] = {
+    {"alphabeta", "alphabeta:topo=torus,rows=8,cols=8"},
+    {"cerebras", "cerebras:rows=8,cols=8"},
+    {"cns1", "cns1:rings=2"},
+    {"groq", "groq:nodes=8"},
+    {"cell", "cell:chips=2"},
+};
+#define COMPARE_NDEFAULTS ((int)(sizeof compare_defaults / sizeof compare_defaults[0]))
+
+typedef struct compare_args {
+    const char *coll, *algo, *bytes_text, *order;
+    int64_t bytes, root, ranks;
+    int has_root, validate, with_timing, logy; /* logy: -1 auto */
+    const char *specs[COMPARE_MAX_MACHINES];
+    int nspecs;
+    char *spec_buf;  /* --machines split in place (owned) */
+    const char *opts[COMPARE_MAX_OPTS];
+    int nopts;
+    cs_net_mode_t mode;
+    const char *csv, *markdown, *plot, *heatmaps, *title;
+    cs_heatmap_metric_t metric;
+} compare_args_t;
+
+/* One machine's outcome. */
+typedef struct compare_row {
+    const char *spec;         /* as given */
+    char name[96];            /* short name */
+    char norm[512];           /* normalised spec */
+    int rc;                   /* CS_OK or the failure */
+    char err[CS_ERROR_MSG_MAX];
+    int ranks;
+    cs_tick_t ticks;
+    double seconds, bandwidth; /* bytes per second, 0 if no bytes */
+    char link[48];            /* busiest channel "u->v", or "-" */
+    double link_util;         /* its busy share of the run */
+    uint64_t events;
+    double wall;
+    char heatmap[4200];
+} compare_row_t;
+
+static void compare_help(void)
+{
+    printf("Usage: collsim compare --coll NAME [--algo NAME] --bytes N\n"
+           "                       [--machines SPEC;SPEC;...] [OPTIONS]\n"
+           "\n"
+           "Runs one collective algorithm on several machines and prints a table: time in\n"
+           "ticks (cycles) and seconds, achieved bandwidth, the busiest link and its\n"
+           "utilisation, events and wall time; optionally CSV, Markdown, a bar chart and\n"
+           "a heatmap per machine.\n"
+           "\n"
+           "      --machines LIST    machine specs separated by ';' (default: one\n"
+           "                         representative configuration of every machine type:\n");
+    for (int i = 0; i < COMPARE_NDEFAULTS; i++)
+        printf("                           %s\n", compare_defaults[i][1]);
+    printf("                         those registered in this build)\n"
+           "      --coll NAME        the collective (see 'collsim list algorithms')\n"
+           "      --algo NAME        the algorithm (default: the collective's first)\n"
+           "      --bytes N          the size, as for 'collsim run'\n"
+           "      --ranks P          ranks on every machine (default: all its nodes)\n"
+           "      --root R, --order ORDER, --opt KEY=VALUE\n"
+           "                         as for 'collsim run', the same on every machine\n"
+           "      --validate         check every run's final data placement\n"
+           "  -M, --mode MODE        packet (default) or fluid (channel engines)\n"
+           "\n"
+           "Output:\n"
+           "      --csv FILE         CSV rows ('-': standard output instead of the table)\n"
+           "      --markdown FILE    a Markdown table ('-': standard output)\n"
+           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf)\n"
+           "      --log / --linear   the chart's y axis (default: log when the times span\n"
+           "                         more than a factor 30)\n"
+           "      --title TEXT       the chart's title\n"
+           "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...\n"
+           "      --metric M         the heatmaps' metric: util (default), bytes, stall, k\n"
+           "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
+           "  -h, --help             show this help and exit\n"
+           "\n"
+           "A machine whose run fails is reported and left out; the others still run and\n"
+           "the exit status is that of the first failure.\n");
+}
+
+static void compare_parse_args(int argc, char **argv, compare_args_t *a)
+{
+    enum {
+        OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_MACHINES, OPT_RANKS, OPT_ROOT, OPT_ORDER,
+        OPT_OPT, OPT_VALIDATE, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
+    };
+    static const struct option longopts[] = {
+        {"coll", required_argument, NULL, OPT_COLL},
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"machines", required_argument, NULL, OPT_MACHINES},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"opt", required_argument, NULL, OPT_OPT},
+        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"mode", required_argument, NULL, 'M'},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"markdown", required_argument, NULL, OPT_MARKDOWN},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"log", no_argument, NULL, OPT_LOG},
+        {"linear", no_argument, NULL, OPT_LINEAR},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"heatmaps", required_argument, NULL, OPT_HEATMAPS},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cs_error_t err = {0};
+    const char *machines = NULL;
+    int c;
+
+    memset(a, 0, sizeof *a);
+    a->mode = CS_NET_PACKET;
+    a->with_timing = 1;
+    a->logy = -1;
+    while ((c = getopt_long(argc, argv, ":M:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_COLL: a->coll = optarg; break;
+        case OPT_ALGO: a->algo = optarg; break;
+        case OPT_MACHINES: machines = optarg; break;
+        case OPT_ORDER: a->order = optarg; break;
+        case OPT_VALIDATE: a->validate = 1; break;
+        case OPT_CSV: a->csv = optarg; break;
+        case OPT_MARKDOWN: a->markdown = optarg; break;
+        case OPT_PLOT: a->plot = optarg; break;
+        case OPT_LOG: a->logy = 1; break;
+        case OPT_LINEAR: a->logy = 0; break;
+        case OPT_TITLE: a->title = optarg; break;
+        case OPT_HEATMAPS: a->heatmaps = optarg; break;
+        case OPT_NO_TIMING: a->with_timing = 0; break;
+        case OPT_BYTES:
+            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
+                cs_app_usage_error("compare", "--bytes: %s", err.msg);
+            a->bytes_text = optarg;
+            break;
+        case OPT_RANKS:
+            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
+                cs_app_usage_error("compare", "--ranks: %s", err.msg);
+            if (a->ranks < 1)
+                cs_app_usage_error("compare", "--ranks: need at least 1 rank, got %s", optarg);
+            break;
+        case OPT_ROOT:
+            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
+                cs_app_usage_error("compare", "--root: %s", err.msg);
+            a->has_root = 1;
+            break;
+        case OPT_OPT:
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                cs_app_usage_error("compare", "--opt '%s': expected KEY=VALUE", optarg);
+            if (strchr(optarg, ','))
+                cs_app_usage_error("compare", "--opt '%s': one KEY=VALUE per --opt (no commas)",
+                                   optarg);
+            if (a->nopts == COMPARE_MAX_OPTS)
+                cs_app_usage_error("compare", "at most %d --opt options", COMPARE_MAX_OPTS);
+            a->opts[a->nopts++] = optarg;
+            break;
+        case OPT_METRIC:
+            if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
+                cs_app_usage_error("compare", "--metric: %s", err.msg);
+            break;
+        case 'M':
+            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
+                cs_app_usage_error("compare", "--mode: %s", err.msg);
+            break;
+        case 'h': compare_help(); exit(0);
+        default: cs_app_getopt_error("compare", c, argv);
+        }
+    }
+    if (optind < argc)
+        cs_app_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+    if (!a->coll)
+        cs_app_usage_error("compare", "missing --coll NAME");
+    if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
+        cs_app_usage_error("compare", "--plot: %s", err.msg);
+    if (a->csv && a->markdown && !strcmp(a->csv, "-") && !strcmp(a->markdown, "-"))
+        cs_app_usage_error("compare", "--csv - and --markdown - both want standard output");
+    if (machines) {
+        /* split on ';' (specs hold commas) */
+        a->spec_buf = cs_strdup(machines);
+        for (char *s = a->spec_buf, *next; s; s = next) {
+            next = strchr(s, ';');
+            if (next)
+                *next++ = '\0';
+            while (*s == ' ')
+                s++;
+            size_t n = strlen(s);
+            while (n > 0 && s[n - 1] == ' ')
+                s[--n] = '\0';
+            if (!*s)
+                continue;
+            if (a->nspecs == COMPARE_MAX_MACHINES) {
+                free(a->spec_buf);
+                cs_app_usage_error("compare", "--machines: at most %d machines",
+                                   COMPARE_MAX_MACHINES);
+            }
+            a->specs[a->nspecs++] = s;
+        }
+        if (a->nspecs == 0) {
+            free(a->spec_buf);
+            cs_app_usage_error("compare", "--machines '%s': no machine spec", machines);
+        }
+    } else {
+        int n;
+        const cs_machine_type_t *const *types = cs_machine_types(&n);
+        for (int t = 0; t < n; t++)
+            for (int d = 0; d < COMPARE_NDEFAULTS; d++)
+                if (!strcmp(types[t]->name, compare_defaults[d][0]))
+                    a->specs[a->nspecs++] = compare_defaults[d][1];
+    }
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+/* The channel with the most busy ticks (then bytes, then lowest id). */
+static int compare_busiest(const cs_net_t *net, int nchans)
+{
+    int best = -1;
+    const cs_chan_stats_t *b = NULL;
+    for (int c = 0; c < nchans; c++) {
+        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
+        if (!s || (s->busy == 0 && s->bytes == 0))
+            continue;
+        if (!b || s->busy > b->busy || (s->busy == b->busy && s->bytes > b->bytes)) {
+            best = c;
+            b = s;
+        }
+    }
+    return best;
+}
+
+static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
+                       cs_app_progress_t *progress, cs_error_t *err)
+{
+    cs_machine_t *m = NULL;
+    cs_program_t *p = NULL;
+    cs_app_coll_t coll;
+    cs_coll_check_t *chk = NULL;
+    cs_exec_result_t res;
+    int rc;
+
+    memset(&coll, 0, sizeof coll);
+    memset(&res, 0, sizeof res);
+    snprintf(row->name, sizeof row->name, "%s", row->spec);
+    snprintf(row->link, sizeof row->link, "-");
+    rc = cs_machine_new(row->spec, &m, err);
+    if (rc == CS_OK) {
+        cs_app_machine_short(m, row->name, sizeof row->name);
+        snprintf(row->norm, sizeof row->norm, "%s", m->spec);
+        cs_app_coll_req_t req = {a->coll, a->algo, a->order, a->bytes_text, a->bytes, a->root,
+                                 a->ranks, a->has_root, a->opts, a->nopts};
+        rc = cs_app_coll_prepare(&req, m, &coll, err);
+    }
+    if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, err)))
+        cs_error_prefix(err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+    if (rc == CS_OK && a->validate)
+        rc = cs_coll_check_new(&coll.args, p, COMPARE_SEED, &chk, err);
+    if (rc == CS_OK) {
+        cs_exec_env_t env;
+        cs_exec_opts_t opts;
+        cs_machine_exec_env(m, &env);
+        cs_exec_opts_default(&opts);
+        opts.mode = a->mode;
+        opts.rank_to_node = coll.rank_to_node;
+        opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
+        progress->tick_seconds = m->tick_seconds;
+        opts.poll = progress->on ? cs_app_progress_poll : NULL;
+        opts.poll_ctx = progress;
+        rc = cs_exec_run(&env, p, &opts, &res, err);
+    }
+    if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, err)))
+        cs_error_prefix(err, "validation failed");
+    if (rc == CS_OK) {
+        int nchans = cs_topo_channels(m->topo), c = compare_busiest(res.net, nchans);
+        row->ranks = coll.args.P;
+        row->ticks = res.finish;
+        row->seconds = (double)res.finish * m->tick_seconds;
+        row->bandwidth = row->seconds > 0 && a->bytes > 0 ? (double)a->bytes / row->seconds : 0;
+        row->events = res.events;
+        row->wall = a->with_timing ? res.wall_seconds : 0;
+        if (c >= 0) {
+            snprintf(row->link, sizeof row->link, "%d\xe2\x86\x92%d",
+                     cs_topo_channel_src(m->topo, c), cs_topo_channel_dst(m->topo, c));
+            row->link_util = res.finish > 0 ? (double)cs_net_chan_stats(res.net, c)->busy /
+                                                  (double)res.finish
+                                            : 0;
+        }
+    }
+    if (rc == CS_OK && a->heatmaps) {
+        cs_heatmap_t *h = NULL;
+        cs_heatmap_data_t d;
+        char title[320];
+        memset(&d, 0, sizeof d);
+        snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
+                 m->type);
+        cs_app_run_title(m, &coll, NULL, coll.args.P, title, sizeof title);
+        rc = cs_heatmap_new(m, &h, err);
+        if (rc == CS_OK)
+            rc = cs_heatmap_data_from_net(res.net, cs_topo_channels(m->topo), a->metric, 0,
+                                          res.finish, 1, &d, err);
+        if (rc == CS_OK)
+            rc = cs_heatmap_write(h, &d, title, NULL, 0, row->heatmap, err);
+        if (rc)
+            cs_error_prefix(err, "--heatmaps");
+        cs_heatmap_data_destroy(&d);
+        cs_heatmap_free(h);
+    }
+    cs_coll_check_free(chk);
+    cs_app_coll_destroy(&coll);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return rc;
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+/* Display width of UTF-8 text (one column per code point). */
+static int utf8_width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+static void put_padded(FILE *f, const char *s, int width, int right)
+{
+    int pad = width - utf8_width(s);
+    if (right)
+        fprintf(f, "%*s%s", pad > 0 ? pad : 0, "", s);
+    else
+        fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
+}
+
+#define NCOLS 9
+
+/* The cells of a row as text (the table and Markdown share them). */
+static void row_cells(const compare_row_t *r, char cells[NCOLS][96])
+{
+    snprintf(cells[0], 96, "%s", r->name);
+    snprintf(cells[1], 96, "%d", r->ranks);
+    snprintf(cells[2], 96, "%lld", (long long)r->ticks);
+    cs_units_format_seconds(r->seconds, cells[3], 96);
+    if (r->bandwidth > 0)
+        snprintf(cells[4], 96, "%.3g GB/s", r->bandwidth / 1e9);
+    else
+        snprintf(cells[4], 96, "-");
+    snprintf(cells[5], 96, "%s", r->link);
+    snprintf(cells[6], 96, "%.1f%%", 100 * r->link_util);
+    snprintf(cells[7], 96, "%llu", (unsigned long long)r->events);
+    snprintf(cells[8], 96, "%.3f", r->wall);
+}
+
+static const char *const col_names[NCOLS] = {"machine", "ranks",         "ticks",
+                                              "time",    "bandwidth",     "busiest link",
+                                              "util",    "events",        "wall s"};
+static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 0, 1, 1, 1};
+
+static void print_table(FILE *f, const compare_row_t *rows, int n)
+{
+    int width[NCOLS];
+    char cells[NCOLS][96];
+    for (int k = 0; k < NCOLS; k++)
+        width[k] = utf8_width(col_names[k]);
+    for (int i = 0; i < n; i++) {
+        if (rows[i].rc)
+            continue;
+        row_cells(&rows[i], cells);
+        for (int k = 0; k < NCOLS; k++)
+            if (utf8_width(cells[k]) > width[k])
+                width[k] = utf8_width(cells[k]);
+    }
+    for (int k = 0; k < NCOLS; k++) {
+        put_padded(f, col_names[k], width[k], col_right[k]);
+        fputs(k + 1 < NCOLS ? "  " : "\n", f);
+    }
+    for (int i = 0; i < n; i++) {
+        if (rows[i].rc) {
+            put_padded(f, rows[i].name, width[0], 0);
+            fprintf(f, "  failed: %s\n", rows[i].err);
+            continue;
+        }
+        row_cells(&rows[i], cells);
+        for (int k = 0; k < NCOLS; k++) {
+            put_padded(f, cells[k], width[k], col_right[k]);
+            fputs(k + 1 < NCOLS ? "  " : "\n", f);
+        }
+    }
+}
+
+static void print_markdown(FILE *f, const compare_row_t *rows, int n)
+{
+    char cells[NCOLS][96];
+    fputs("|", f);
+    for (int k = 0; k < NCOLS; k++)
+        fprintf(f, " %s |", col_names[k]);
+    fputs("\n|", f);
+    for (int k = 0; k < NCOLS; k++)
+        fputs(col_right[k] ? " ---: |" : " --- |", f);
+    fputs("\n", f);
+    for (int i = 0; i < n; i++) {
+        if (rows[i].rc) {
+            fprintf(f, "| %s | failed: %s |", rows[i].name, rows[i].err);
+            for (int k = 2; k < NCOLS; k++)
+                fputs(" |", f);
+            fputs("\n", f);
+            continue;
+        }
+        row_cells(&rows[i], cells);
+        fputs("|", f);
+        for (int k = 0; k < NCOLS; k++)
+            fprintf(f, " %s |", cells[k]);
+        fputs("\n", f);
+    }
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n,
+                      const char *algo)
+{
+    fputs("machine,spec,coll,algo,bytes,ranks,ticks,seconds,bandwidth_bytes_per_s,"
+          "busiest_link,busiest_util,events,wall_seconds\n", f);
+    for (int i = 0; i < n; i++) {
+        const compare_row_t *r = &rows[i];
+        if (r->rc)
+            continue;
+        csv_field(f, r->name);
+        fputc(',', f);
+        csv_field(f, r->norm);
+        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->coll, algo, (long long)a->bytes,
+                r->ranks, (long long)r->ticks, r->seconds, r->bandwidth);
+        csv_field(f, r->link);
+        fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
+    }
+}
+
+/* Opens FILE or standard output ("-"). */
+static FILE *open_out(const char *opt, const char *path, cs_error_t *err)
+{
+    if (!strcmp(path, "-"))
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        cs_error_set(err, CS_ERR_IO, "%s %s: cannot open for writing: %s", opt, path,
+                     strerror(errno));
+    return f;
+}
+
+static int close_out(const char *opt, const char *path, FILE *f, cs_error_t *err)
+{
+    if (f == stdout)
+        return CS_OK;
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr)
+        return cs_error_set(err, CS_ERR_IO, "%s %s: error while writing", opt, path);
+    return CS_OK;
+}
+
+static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
+                      const char *algo, cs_error_t *err)
+{
+    const char **labels = cs_calloc((size_t)n + 1, sizeof *labels);
+    char **texts = cs_calloc((size_t)n + 1, sizeof *texts);
+    double *values = cs_calloc((size_t)n + 1, sizeof *values);
+    char (*names)[128] = cs_calloc((size_t)n + 1, sizeof *names);
+    double lo = HUGE_VAL, hi = 0;
+    int k = 0, rc, same_ranks = 1, first = -1;
+    char title[320], size[32];
+    for (int i = 0; i < n; i++)
+        if (!rows[i].rc) {
+            if (first >= 0 && rows[i].ranks != rows[first].ranks)
+                same_ranks = 0;
+            if (first < 0)
+                first = i;
+        }
+    for (int i = 0; i < n; i++) {
+        if (rows[i].rc)
+            continue;
+        /* the ranks under each bar when they differ between machines */
+        if (same_ranks)
+            snprintf(names[k], sizeof names[k], "%s", rows[i].name);
+        else
+            snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].name, rows[i].ranks);
+        labels[k] = names[k];
+        values[k] = rows[i].seconds * 1e6;
+        texts[k] = cs_malloc(32);
+        cs_units_format_seconds(rows[i].seconds, texts[k], 32);
+        if (values[k] > 0) {
+            lo = fmin(lo, values[k]);
+            hi = fmax(hi, values[k]);
+        }
+        k++;
+    }
+    int logy = a->logy >= 0 ? a->logy : hi > 30 * lo;
+    cs_units_format_bytes(a->bytes, size, sizeof size);
+    snprintf(title, sizeof title, "%s/%s, %s, on %d machines", a->coll, algo, size, k);
+    rc = cs_plot_write_bars(a->plot, a->title ? a->title : title, "time (\xc2\xb5s)", k, labels,
+                            values, (const char *const *)texts, logy, err);
+    if (rc)
+        cs_error_prefix(err, "--plot");
+    for (int i = 0; i < k; i++)
+        free(texts[i]);
+    free(texts);
+    free(labels);
+    free(names);
+    free(values);
+    return rc;
+}
+
+int cs_app_cmd_compare(int argc, char **argv)
+{
+    compare_args_t a;
+    cs_error_t err = {0};
+    int rc = CS_OK, first_rc = CS_OK;
+    cs_app_progress_t progress;
+    const char *algo = NULL;
+    const cs_coll_algo_t *al;
+    cs_coll_kind_t kind;
+
+    compare_parse_args(argc, argv, &a);
+    /* the collective and algorithm hold for every machine: checked once */
+    if ((rc = cs_coll_parse(a.coll, &kind, &err)) == CS_OK &&
+        (rc = cs_coll_find(kind, a.algo, &al, &err)) == CS_OK)
+        algo = al->name;
+    if (rc == CS_OK && a.heatmaps) {
+        struct stat st;
+        if (stat(a.heatmaps, &st) != 0 && mkdir(a.heatmaps, 0777) != 0)
+            rc = cs_error_set(&err, CS_ERR_IO, "--heatmaps %s: cannot create the folder: %s",
+                              a.heatmaps, strerror(errno));
+        else if (stat(a.heatmaps, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = cs_error_set(&err, CS_ERR_IO, "--heatmaps %s: not a folder", a.heatmaps);
+    }
+    if (rc) {
+        free(a.spec_buf);
+        return cs_app_report(&err);
+    }
+    compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
+    cs_app_progress_init(&progress, "compare", 1);
+    for (int i = 0; i < a.nspecs; i++) {
+        rows[i].spec = a.specs[i];
+        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
+                 a.specs[i]);
+        cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
+        cs_error_t e = {0};
+        rows[i].rc = compare_one(&a, i, &rows[i], &progress, &e);
+        if (rows[i].rc) {
+            snprintf(rows[i].err, sizeof rows[i].err, "%s", e.msg);
+            cs_app_progress_done(&progress);
+            cs_error_prefix(&e, "%s", a.specs[i]);
+            cs_app_report(&e);
+            if (first_rc == CS_OK)
+                first_rc = rows[i].rc;
+        }
+    }
+    cs_app_progress_done(&progress);
+
+    int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-"));
+    if (!to_stdout)
+        print_table(stdout, rows, a.nspecs);
+    if (a.csv) {
+        FILE *f = open_out("--csv", a.csv, &err);
+        if (!f)
+            rc = err.code;
+        else {
+            print_csv(f, &a, rows, a.nspecs, algo);
+            rc = close_out("--csv", a.csv, f, &err);
+        }
+    }
+    if (rc == CS_OK && a.markdown) {
+        FILE *f = open_out("--markdown", a.markdown, &err);
+        if (!f)
+            rc = err.code;
+        else {
+            print_markdown(f, rows, a.nspecs);
+            rc = close_out("--markdown", a.markdown, f, &err);
+        }
+    }
+    if (rc == CS_OK && a.plot)
+        rc = write_plot(&a, rows, a.nspecs, algo, &err);
+    if (rc == CS_OK && a.heatmaps && !to_stdout) {
+        printf("heatmaps:\n");
+        for (int i = 0; i < a.nspecs; i++)
+            if (!rows[i].rc)
+                printf("  %s\n", rows[i].heatmap);
+    }
+    if (a.plot || a.heatmaps)
+        cs_plot_cleanup();
+    if (rc)
+        cs_app_report(&err);
+    else
+        rc = first_rc;
+    free(rows);
+    free(a.spec_buf);
+    return rc;
+}

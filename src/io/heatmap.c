@@ -1,0 +1,1478 @@
+/*
+ * heatmap.c - link heatmaps on the machine's own layout (heatmap.h).
+ *
+ * A heatmap is built in two steps.  cs_heatmap_new turns the machine into
+ * a layout: node positions in layout units and, for every channel, the
+ * strokes that draw it (a straight lane or an arc, with an arrowhead), or,
+ * for grids too large for lanes, a tile per block of nodes.  The strokes of
+ * channel c are st[first[c]] .. st[first[c+1]-1], built in channel order.
+ * cs_heatmap_write then colours them with the data and paints figure.c's
+ * surface: hot lanes over cool ones, idle ones beneath in grey, the colour
+ * bar, the title, and a footer saying how to read the layout.
+ *
+ * Lanes keep right: a channel is drawn offset to the right of the straight
+ * line (or arc) from its source to its destination, so the two directions
+ * of a link lie side by side.  On screen (y down) the right of a unit
+ * direction (dx, dy) is (-dy, dx).
+ *
+ * Large machines: the wafer's 3.4 M channels never become strokes; tiles
+ * are a raster image (one pixel per tile, scaled without smoothing), which
+ * keeps SVG and PDF small too.  The dragonfly's group matrix is a raster
+ * image for the same reason.
+ */
+#include "io/heatmap.h"
+
+#include <cairo.h>
+#include <igraph.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/figure.h"
+
+/* figure geometry (figure units) */
+#define MAP_X0 30.0
+#define MAP_X1 850.0
+#define MAP_Y0 82.0
+#define MAP_Y1 756.0
+#define BAR_X 892.0
+#define BAR_W 22.0
+#define BAR_Y0 140.0
+#define BAR_Y1 560.0
+#define MIN_CELL 10.0     /* grids: below this many units per node, tiles */
+#define KK_MAX_NODES 1000 /* graph layout: Kamada-Kawai up to this size */
+#define FOLD_MIN 33       /* lines of more nodes are folded into a snake */
+
+enum { L_GRID, L_TILES, L_RING, L_CIRCLE, L_RINGS, L_DRAGONFLY, L_GRAPH };
+static const char *const layout_names[] = {"grid", "tiles", "ring", "circle", "rings",
+                                           "dragonfly", "graph"};
+
+typedef struct hm_stroke {
+    int32_t chan;
+    uint8_t arc;    /* 0: line v = x0 y0 x1 y1; 1: arc v = cx cy r a0 a1 */
+    double v[5];
+} hm_stroke_t;
+
+struct cs_heatmap {
+    const cs_machine_t *m;
+    const cs_topo_t *t;
+    int kind;
+    int nnodes, nchans;
+    char note[320];      /* the footer */
+    /* layout units -> figure units: X = ox + s * x */
+    double bx0, by0, bx1, by1;
+    double s, ox, oy;
+    double lane;         /* lane width (layout units) */
+    hm_stroke_t *st;
+    int nst, cap;
+    int32_t *first;      /* nchans + 1 */
+    double *nx, *ny;     /* node positions, or NULL */
+    double node_r;       /* node marker size (layout units), 0: none */
+    int label_nodes;
+    /* grids: logical rows x cols, drawn as drows x dcols */
+    int rows, cols, fold, wrap_x, wrap_y, bands, dcols, drows, gap;
+    int tile, trows, tcols;
+    /* rings: per node its ring, index and the ring's size and direction */
+    int32_t *ring_of, *ring_idx;
+    int nrings;
+    int32_t *ring_len;
+    double *ring_cx, *ring_cy, *ring_a0, *ring_dir;
+    uint8_t *bridged;    /* rings: nodes with a link off their ring */
+    /* dragonfly */
+    int ngroups, panel_group, agg;
+    double mat_x, mat_y, mat_size;
+    /* the write in progress */
+    const cs_heatmap_data_t *d;
+    double vmax;
+    int kmax;
+    const char *title, *subtitle;
+};
+
+/* ---- metrics and data ------------------------------------------------------- */
+
+static const char *const metric_names[] = {"util", "bytes", "stall", "k"};
+
+int cs_heatmap_parse_metric(const char *text, cs_heatmap_metric_t *out, cs_error_t *err)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(text, metric_names[i])) {
+            *out = (cs_heatmap_metric_t)i;
+            return CS_OK;
+        }
+    return cs_error_set(err, CS_ERR_USAGE,
+                        "unknown metric '%s'; valid: util, bytes, stall, k", text);
+}
+
+const char *cs_heatmap_metric_name(cs_heatmap_metric_t m)
+{
+    return (unsigned)m < 4 ? metric_names[m] : "unknown";
+}
+
+void cs_heatmap_data_init(cs_heatmap_data_t *d, int nchans, cs_heatmap_metric_t m,
+                          cs_tick_t t0, cs_tick_t t1)
+{
+    d->nchans = nchans;
+    d->val = cs_calloc((size_t)nchans + 1, sizeof *d->val);
+    d->active = cs_calloc((size_t)nchans + 1, sizeof *d->active);
+    d->metric = m;
+    d->t0 = t0;
+    d->t1 = t1;
+}
+
+void cs_heatmap_data_destroy(cs_heatmap_data_t *d)
+{
+    if (!d)
+        return;
+    free(d->val);
+    free(d->active);
+    memset(d, 0, sizeof *d);
+}
+
+static double metric_value(const cs_chan_stats_t *s, cs_heatmap_metric_t m, double span)
+{
+    switch (m) {
+    case CS_HEATMAP_UTIL: return span > 0 ? (double)s->busy / span : 0;
+    case CS_HEATMAP_BYTES: return (double)s->bytes;
+    case CS_HEATMAP_STALL: return span > 0 ? (double)s->stall / span : 0;
+    default: return s->peak_k;
+    }
+}
+
+int cs_heatmap_data_from_net(const cs_net_t *net, int nchans, cs_heatmap_metric_t m,
+                             cs_tick_t t0, cs_tick_t t1, int whole, cs_heatmap_data_t *d,
+                             cs_error_t *err)
+{
+    cs_heatmap_data_init(d, nchans, m, t0, t1);
+    if (t1 <= t0 && !whole)
+        return cs_error_set(err, CS_ERR_RANGE, "empty window [%lld, %lld)", (long long)t0,
+                            (long long)t1);
+    const cs_chanrec_t *rec = cs_net_recorder(net);
+    if (!whole && cs_chanrec_count(rec) == 0) {
+        /* buckets were asked for but the engine never fed them (or
+         * nothing moved at all) */
+        int moved = 0;
+        for (int c = 0; c < nchans && !moved; c++) {
+            const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
+            moved = s && (s->bytes || s->busy);
+        }
+        if (moved || !rec)
+            return cs_error_set(err, CS_ERR_USAGE,
+                                "the %s engine records no time buckets: a heatmap of a window "
+                                "or frames cannot be drawn on it (the whole run can)",
+                                cs_net_engine_name(net));
+    }
+    double span = (double)(t1 > t0 ? t1 - t0 : 1);
+    for (int c = 0; c < nchans; c++) {
+        cs_chan_stats_t w;
+        const cs_chan_stats_t *s;
+        if (whole) {
+            s = cs_net_chan_stats(net, c);
+            if (!s)
+                continue;
+        } else {
+            cs_chanrec_window(rec, c, t0, t1, &w);
+            s = &w;
+        }
+        d->active[c] = s->bytes > 0 || s->busy > 0 || s->stall > 0;
+        d->val[c] = d->active[c] ? metric_value(s, m, span) : 0;
+        if (m == CS_HEATMAP_K && d->active[c] && d->val[c] < 1)
+            d->val[c] = 1; /* it carried something: someone wanted it */
+    }
+    return CS_OK;
+}
+
+double cs_heatmap_data_max(const cs_heatmap_data_t *d)
+{
+    double mx = 0;
+    for (int c = 0; c < d->nchans; c++)
+        if (d->active[c] && d->val[c] > mx)
+            mx = d->val[c];
+    return mx;
+}
+
+/* ---- strokes ------------------------------------------------------------------ */
+
+static hm_stroke_t *stroke_new(cs_heatmap_t *h, int chan)
+{
+    if (h->nst == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 256;
+        h->st = cs_realloc(h->st, (size_t)h->cap * sizeof *h->st);
+    }
+    hm_stroke_t *s = &h->st[h->nst++];
+    memset(s, 0, sizeof *s);
+    s->chan = chan;
+    return s;
+}
+
+/* A straight lane from (x0, y0) to (x1, y1), moved `off` to the right of
+ * its direction and shortened by `gap` at both ends. */
+static void add_line(cs_heatmap_t *h, int chan, double x0, double y0, double x1, double y1,
+                     double off, double gap)
+{
+    double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
+    if (len <= 0)
+        return;
+    dx /= len;
+    dy /= len;
+    if (2 * gap > 0.8 * len)
+        gap = 0.4 * len;
+    hm_stroke_t *s = stroke_new(h, chan);
+    s->v[0] = x0 + dx * gap - dy * off;
+    s->v[1] = y0 + dy * gap + dx * off;
+    s->v[2] = x1 - dx * gap - dy * off;
+    s->v[3] = y1 - dy * gap + dx * off;
+}
+
+/* An arc lane around (cx, cy) of radius r from angle a0 to a1 (either
+ * direction; angles grow clockwise on screen). */
+static void add_arc(cs_heatmap_t *h, int chan, double cx, double cy, double r, double a0,
+                    double a1)
+{
+    hm_stroke_t *s = stroke_new(h, chan);
+    s->arc = 1;
+    s->v[0] = cx;
+    s->v[1] = cy;
+    s->v[2] = r;
+    s->v[3] = a0;
+    s->v[4] = a1;
+}
+
+/* ---- grids ------------------------------------------------------------------------ */
+
+/* A grid is drawn in display coordinates (x = column, y = row, 1 unit
+ * between nodes).  Three ways from the machine's rows x cols:
+ *   plain   display = logical;
+ *   bands   a grid much wider than the map is cut into bands of bw columns
+ *           stacked downwards (a gap between them); a row's link from the
+ *           end of one band to the start of the next leaves the band's
+ *           right edge and enters the next band's left edge, like a wrap;
+ *   fold    a line (1 x n) longer than FOLD_MIN is folded into a snake
+ *           (row 0 left to right, row 1 right to left, ...), so that
+ *           neighbours stay adjacent. */
+static void grid_logical(const cs_heatmap_t *h, int node, int *r, int *c)
+{
+    *r = node / h->cols;
+    *c = node % h->cols;
+}
+
+static void grid_pos(const cs_heatmap_t *h, int node, int *r, int *c)
+{
+    if (h->fold) {
+        *r = node / h->dcols;
+        int i = node % h->dcols;
+        *c = *r % 2 == 0 ? i : h->dcols - 1 - i; /* a snake */
+        return;
+    }
+    int lr, lc;
+    grid_logical(h, node, &lr, &lc);
+    *c = lc % h->dcols;
+    *r = (lc / h->dcols) * (h->rows + h->gap) + lr;
+}
+
+/* Two stubs for a link whose ends are not side by side on the page: out of
+ * u's side in direction (dx, dy), into v from the opposite side. */
+static void add_stubs(cs_heatmap_t *h, int c, int u, int v, int dx, int dy)
+{
+    int r0, c0, r1, c1;
+    double gap = 0.2, edge = 0.62, off = 0.75 * h->lane;
+    grid_pos(h, u, &r0, &c0);
+    grid_pos(h, v, &r1, &c1);
+    add_line(h, c, c0 + dx * gap, r0 + dy * gap, c0 + dx * edge, r0 + dy * edge, off, 0);
+    add_line(h, c, c1 - dx * edge, r1 - dy * edge, c1 - dx * gap, r1 - dy * gap, off, 0);
+}
+
+static void grid_channel(cs_heatmap_t *h, int c)
+{
+    int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+    int r0, c0, r1, c1, lr0, lc0, lr1, lc1;
+    double off = 0.75 * h->lane;
+    grid_pos(h, u, &r0, &c0);
+    grid_pos(h, v, &r1, &c1);
+    if (abs(r1 - r0) + abs(c1 - c0) == 1) {
+        add_line(h, c, c0, r0, c1, r1, off, 0.2);
+        return;
+    }
+    if (!h->fold) {
+        grid_logical(h, u, &lr0, &lc0);
+        grid_logical(h, v, &lr1, &lc1);
+        if (lr0 == lr1 && (lc1 == (lc0 + 1) % h->cols || lc0 == (lc1 + 1) % h->cols)) {
+            add_stubs(h, c, u, v, lc1 == (lc0 + 1) % h->cols ? 1 : -1, 0);
+            return;
+        }
+        if (lc0 == lc1 && (lr1 == (lr0 + 1) % h->rows || lr0 == (lr1 + 1) % h->rows)) {
+            add_stubs(h, c, u, v, 0, lr1 == (lr0 + 1) % h->rows ? 1 : -1);
+            return;
+        }
+    }
+    add_line(h, c, c0, r0, c1, r1, off, 0.15); /* any other link: a chord */
+}
+
+/* Grid dimensions of the machine, or 0.  1D shapes (a line, a row or a
+ * column of a mesh) come back as 1 x n with *line set. */
+static int grid_dims(const cs_machine_t *m, int *rows, int *cols, int *line, int *wrap)
+{
+    const cs_topo_t *t = m->topo;
+    cs_topo_kind_t k = cs_topo_kind(t);
+    *line = *wrap = 0;
+    if (k == CS_TOPO_LINE) {
+        *rows = 1;
+        *cols = cs_topo_nodes(t);
+        *line = 1;
+        return 1;
+    }
+    if (!cs_topo_grid(t, rows, cols)) {
+        if (m->grid_rows <= 0)
+            return 0;
+        *rows = m->grid_rows;
+        *cols = m->grid_cols;
+    }
+    if ((int64_t)*rows * *cols != cs_topo_nodes(t))
+        return 0;
+    *wrap = k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER;
+    if (*rows == 1 || *cols == 1) {
+        *cols = *rows * *cols;
+        *rows = 1;
+        *line = 1;
+    }
+    return 1;
+}
+
+static void map_fit(cs_heatmap_t *h, double x0, double y0, double x1, double y1)
+{
+    h->bx0 = x0;
+    h->by0 = y0;
+    h->bx1 = x1;
+    h->by1 = y1;
+    double sw = (x1 - x0) > 0 ? (MAP_X1 - MAP_X0) / (x1 - x0) : 1;
+    double sh = (y1 - y0) > 0 ? (MAP_Y1 - MAP_Y0) / (y1 - y0) : 1;
+    h->s = sw < sh ? sw : sh;
+    h->ox = (MAP_X0 + MAP_X1) / 2 - h->s * (x0 + x1) / 2;
+    h->oy = (MAP_Y0 + MAP_Y1) / 2 - h->s * (y0 + y1) / 2;
+}
+
+/* The display grid: margins for stubs, then the fit. */
+static void grid_fit(cs_heatmap_t *h)
+{
+    int stubs_x = !h->fold && (h->bands > 1 || (h->wrap_x && h->cols > 2));
+    int stubs_y = !h->fold && h->wrap_y && h->rows > 2;
+    double mx = stubs_x ? 0.75 : 0.5, my = stubs_y ? 0.75 : 0.5;
+    map_fit(h, -mx, -my, h->dcols - 1 + mx, h->drows - 1 + my);
+}
+
+static void build_grid(cs_heatmap_t *h, int rows, int cols, int line)
+{
+    const char *shape = cs_topo_name(h->t);
+    int P = rows * cols;
+    h->rows = rows;
+    h->cols = cols;
+    h->wrap_x = cs_topo_kind(h->t) == CS_TOPO_TORUS || cs_topo_kind(h->t) == CS_TOPO_CYLINDER;
+    h->wrap_y = cs_topo_kind(h->t) == CS_TOPO_TORUS;
+    h->bands = 1;
+    h->dcols = cols;
+    h->drows = rows;
+    if (line && P >= FOLD_MIN) {
+        /* a snake about as wide as the map is, in proportion */
+        double aspect = (MAP_X1 - MAP_X0) / (MAP_Y1 - MAP_Y0);
+        h->fold = 1;
+        h->dcols = (int)ceil(sqrt(P * aspect));
+        h->drows = (P + h->dcols - 1) / h->dcols;
+        h->wrap_x = h->wrap_y = 0;
+    } else if (!line) {
+        /* bands: as many as make the nodes largest */
+        double best = 0;
+        h->gap = h->wrap_y && rows > 2 ? 2 : 1;
+        for (int nb = 1; nb <= cols && nb <= 64; nb++) {
+            int bw = (cols + nb - 1) / nb;
+            if (nb > 1 && (bw - 1) * nb >= cols)
+                continue; /* the same band width with fewer bands */
+            double w = bw + 0.5 + (nb > 1 || h->wrap_x ? 0.5 : 0);
+            double hh = nb * rows + (nb - 1) * h->gap + (h->wrap_y ? 0.5 : 0);
+            double cell = fmin((MAP_X1 - MAP_X0) / w, (MAP_Y1 - MAP_Y0) / hh);
+            if (cell > best * 1.05) { /* a band more only if clearly better */
+                best = cell;
+                h->bands = nb;
+                h->dcols = bw;
+            }
+        }
+        h->drows = h->bands * rows + (h->bands - 1) * h->gap;
+    }
+    grid_fit(h);
+    if (h->s < MIN_CELL) {
+        /* tiles, over the plain (or folded) grid */
+        if (!h->fold) {
+            h->bands = 1;
+            h->dcols = cols;
+            h->drows = rows;
+            h->gap = 0;
+            grid_fit(h);
+        }
+        h->kind = L_TILES;
+        h->tile = (int)ceil(2.0 / h->s);
+        h->trows = (h->drows + h->tile - 1) / h->tile;
+        h->tcols = (h->dcols + h->tile - 1) / h->tile;
+        snprintf(h->note, sizeof h->note,
+                 "%s %d x %d%s in tiles of %d x %d nodes: each tile shows the busiest link "
+                 "leaving one of its nodes",
+                 shape, rows, cols, h->fold ? " (folded into a snake)" : "", h->tile, h->tile);
+        return;
+    }
+    h->kind = L_GRID;
+    h->lane = 0.15;
+    h->node_r = 0.3;
+    h->label_nodes = 1;
+    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
+    for (int c = 0; c < h->nchans; c++) {
+        h->first[c] = h->nst;
+        grid_channel(h, c);
+    }
+    h->first[h->nchans] = h->nst;
+    if (h->fold)
+        snprintf(h->note, sizeof h->note,
+                 "%s of %d nodes folded into a snake (row by row, turning at the ends) \xc2\xb7 "
+                 "each link direction is its own lane, traffic keeps right", shape, P);
+    else
+        snprintf(h->note, sizeof h->note,
+                 "%s %d x %d%s \xc2\xb7 each link direction is its own lane, traffic keeps right "
+                 "(arrows)%s", shape, rows, cols,
+                 h->bands > 1 ? " in bands of columns" : "",
+                 h->bands > 1 || h->wrap_x
+                     ? " \xc2\xb7 links cut at an edge continue at the opposite one"
+                     : "");
+}
+
+/* ---- circles ------------------------------------------------------------------------ */
+
+/* Nodes on one circle: ring links as arcs (or every link as a chord). */
+static void build_circle(cs_heatmap_t *h, int arcs, const int32_t *order)
+{
+    int P = h->nnodes;
+    h->nx = cs_malloc((size_t)P * sizeof *h->nx);
+    h->ny = cs_malloc((size_t)P * sizeof *h->ny);
+    h->nrings = 1;
+    h->ring_of = cs_calloc((size_t)P, sizeof *h->ring_of);
+    h->ring_idx = cs_malloc((size_t)P * sizeof *h->ring_idx);
+    h->ring_len = cs_malloc(sizeof *h->ring_len);
+    h->ring_cx = cs_calloc(1, sizeof *h->ring_cx);
+    h->ring_cy = cs_calloc(1, sizeof *h->ring_cy);
+    h->ring_a0 = cs_malloc(sizeof *h->ring_a0);
+    h->ring_dir = cs_malloc(sizeof *h->ring_dir);
+    h->ring_len[0] = P;
+    h->ring_a0[0] = -M_PI / 2;
+    h->ring_dir[0] = 1;
+    for (int k = 0; k < P; k++) {
+        int u = order ? order[k] : k;
+        double a = -M_PI / 2 + 2 * M_PI * k / P;
+        h->ring_idx[u] = k;
+        h->nx[u] = cos(a);
+        h->ny[u] = sin(a);
+    }
+    double pad = P <= 48 ? 1.22 : 1.12;
+    map_fit(h, -pad, -pad, pad, pad);
+    /* chords fan out of a node: lanes thin enough to stay apart there */
+    h->lane = arcs ? (P <= 64 ? 0.045 : P <= 512 ? 0.03 : 0.02)
+                   : fmin(0.012, fmax(0.003, 0.2 / P));
+    h->node_r = P <= 128 ? fmin(0.035, 0.25 * 2 * M_PI / P) : 0;
+    h->label_nodes = P <= 48;
+}
+
+static void ring_channel(cs_heatmap_t *h, int c)
+{
+    int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+    int ru = h->ring_of[u], rv = h->ring_of[v];
+    if (ru == rv && ru >= 0) {
+        int n = h->ring_len[ru], iu = h->ring_idx[u], iv = h->ring_idx[v];
+        int step = (iv - iu + n) % n == 1 ? 1 : (iu - iv + n) % n == 1 ? -1 : 0;
+        if (n > 2 && step) {
+            double da = 2 * M_PI / n * h->ring_dir[ru] * step;
+            double a0 = h->ring_a0[ru] + 2 * M_PI / n * h->ring_dir[ru] * iu;
+            double gap = fmin(0.12, 0.22 * fabs(da)) * (da > 0 ? 1 : -1);
+            /* clockwise on screen (da > 0): the centre is on the right */
+            double r = 1 + (da > 0 ? -1 : 1) * 0.9 * h->lane;
+            add_arc(h, c, h->ring_cx[ru], h->ring_cy[ru], r, a0 + gap, a0 + da - gap);
+            return;
+        }
+    }
+    add_line(h, c, h->nx[u], h->ny[u], h->nx[v], h->ny[v], 0.8 * h->lane,
+             h->node_r > 0 ? 1.6 * h->node_r : 0.02);
+}
+
+static void build_strokes(cs_heatmap_t *h, void (*one)(cs_heatmap_t *h, int c))
+{
+    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
+    for (int c = 0; c < h->nchans; c++) {
+        h->first[c] = h->nst;
+        one(h, c);
+    }
+    h->first[h->nchans] = h->nst;
+}
+
+static void chord_channel(cs_heatmap_t *h, int c)
+{
+    int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+    add_line(h, c, h->nx[u], h->ny[u], h->nx[v], h->ny[v], 0.8 * h->lane,
+             h->node_r > 0 ? 1.3 * h->node_r : 0);
+}
+
+/* ---- rings joined by links (the Cell's EIBs and the BIF) --------------------------- */
+
+static int uf_find(int32_t *p, int x)
+{
+    while (p[x] != x)
+        x = p[x] = p[p[x]];
+    return x;
+}
+
+/* Finds the rings: the components left when the bridges are removed must
+ * all be simple cycles of 3 or more nodes.  Returns 1 and fills the ring
+ * fields, or 0 (the shape is something else). */
+static int build_rings(cs_heatmap_t *h)
+{
+    int P = h->nnodes, L = h->nchans / 2, ok = 1;
+    igraph_t g;
+    igraph_vector_int_t br;
+    cs_error_t e;
+    if (P < 3 || cs_topo_to_igraph(h->t, &g, &e))
+        return 0;
+    uint8_t *bridge = cs_calloc((size_t)L + 1, 1);
+    if (igraph_vector_int_init(&br, 0) == IGRAPH_SUCCESS) {
+        if (igraph_bridges(&g, &br) == IGRAPH_SUCCESS)
+            for (igraph_integer_t i = 0; i < igraph_vector_int_size(&br); i++)
+                bridge[VECTOR(br)[i]] = 1;
+        igraph_vector_int_destroy(&br);
+    }
+    igraph_destroy(&g);
+    int32_t *uf = cs_malloc((size_t)P * sizeof *uf), *deg = cs_calloc((size_t)P, sizeof *deg);
+    int32_t *nb = cs_malloc(2 * (size_t)P * sizeof *nb);
+    int32_t *anchor_to = cs_malloc((size_t)P * sizeof *anchor_to);
+    for (int i = 0; i < P; i++)
+        uf[i] = i, anchor_to[i] = -1;
+    for (int l = 0; l < L && ok; l++) {
+        int u = cs_topo_channel_src(h->t, 2 * l), v = cs_topo_channel_dst(h->t, 2 * l);
+        if (bridge[l]) {
+            anchor_to[u] = v;
+            anchor_to[v] = u;
+            continue;
+        }
+        if (deg[u] == 2 || deg[v] == 2) {
+            ok = 0;
+            break;
+        }
+        nb[2 * u + deg[u]++] = v;
+        nb[2 * v + deg[v]++] = u;
+        uf[uf_find(uf, u)] = uf_find(uf, v);
+    }
+    for (int i = 0; i < P && ok; i++)
+        ok = deg[i] == 2;
+    if (ok) {
+        /* rings numbered by their lowest node */
+        h->ring_of = cs_malloc((size_t)P * sizeof *h->ring_of);
+        h->ring_idx = cs_malloc((size_t)P * sizeof *h->ring_idx);
+        int32_t *rid = cs_malloc((size_t)P * sizeof *rid);
+        for (int i = 0; i < P; i++)
+            rid[i] = -1;
+        h->nrings = 0;
+        for (int i = 0; i < P; i++) {
+            int root = uf_find(uf, i);
+            if (rid[root] < 0)
+                rid[root] = h->nrings++;
+            h->ring_of[i] = rid[root];
+        }
+        free(rid);
+        int R = h->nrings;
+        h->ring_len = cs_calloc((size_t)R, sizeof *h->ring_len);
+        h->ring_cx = cs_calloc((size_t)R, sizeof *h->ring_cx);
+        h->ring_cy = cs_calloc((size_t)R, sizeof *h->ring_cy);
+        h->ring_a0 = cs_calloc((size_t)R, sizeof *h->ring_a0);
+        h->ring_dir = cs_calloc((size_t)R, sizeof *h->ring_dir);
+        int32_t *start = cs_malloc((size_t)R * sizeof *start);
+        for (int r = 0; r < R; r++)
+            start[r] = -1;
+        for (int i = 0; i < P; i++) {
+            int r = h->ring_of[i];
+            h->ring_len[r]++;
+            /* start at the node with a link to a later ring (it faces right),
+             * else to an earlier one, else the lowest */
+            if (start[r] < 0 || (anchor_to[i] >= 0 && anchor_to[start[r]] < 0))
+                start[r] = i;
+        }
+        for (int r = 0; r < R; r++) {
+            int a = start[r], later = anchor_to[a] >= 0 && h->ring_of[anchor_to[a]] > r;
+            int earlier = anchor_to[a] >= 0 && !later;
+            h->ring_cx[r] = 2.9 * r;
+            h->ring_a0[r] = earlier ? M_PI : 0;
+            h->ring_dir[r] = earlier ? -1 : 1; /* mirrored, so the rings face each other */
+            if (!earlier && !later)
+                h->ring_a0[r] = -M_PI / 2;
+            /* walk the cycle from the anchor, first to its lower neighbour */
+            int prev = -1, cur = a;
+            for (int k = 0; k < h->ring_len[r]; k++) {
+                h->ring_idx[cur] = k;
+                int n0 = nb[2 * cur], n1 = nb[2 * cur + 1];
+                int nxt = prev < 0 ? (n0 < n1 ? n0 : n1) : (n0 == prev ? n1 : n0);
+                prev = cur;
+                cur = nxt;
+            }
+        }
+        free(start);
+        h->nx = cs_malloc((size_t)P * sizeof *h->nx);
+        h->ny = cs_malloc((size_t)P * sizeof *h->ny);
+        for (int i = 0; i < P; i++) {
+            int r = h->ring_of[i];
+            double a = h->ring_a0[r] + 2 * M_PI / h->ring_len[r] * h->ring_dir[r] * h->ring_idx[i];
+            h->nx[i] = h->ring_cx[r] + cos(a);
+            h->ny[i] = h->ring_cy[r] + sin(a);
+        }
+        h->bridged = cs_calloc((size_t)P, 1);
+        for (int i = 0; i < P; i++)
+            h->bridged[i] = anchor_to[i] >= 0;
+        map_fit(h, -1.3, -1.3, 2.9 * (R - 1) + 1.3, 1.3);
+        h->lane = 0.05;
+        h->node_r = 0.04;
+        h->label_nodes = 1;
+    }
+    free(uf);
+    free(deg);
+    free(nb);
+    free(anchor_to);
+    free(bridge);
+    return ok;
+}
+
+/* ---- graphs (igraph) ---------------------------------------------------------------- */
+
+static int build_graph(cs_heatmap_t *h, cs_error_t *err)
+{
+    int P = h->nnodes;
+    h->nx = cs_malloc((size_t)P * sizeof *h->nx);
+    h->ny = cs_malloc((size_t)P * sizeof *h->ny);
+    for (int i = 0; i < P; i++) {
+        double a = -M_PI / 2 + 2 * M_PI * i / (P ? P : 1);
+        h->nx[i] = cos(a);
+        h->ny[i] = sin(a);
+    }
+    if (P >= 3 && P <= KK_MAX_NODES) {
+        igraph_t g;
+        igraph_matrix_t xy;
+        int rc = cs_topo_to_igraph(h->t, &g, err);
+        if (rc)
+            return rc;
+        if (igraph_matrix_init(&xy, P, 2) != IGRAPH_SUCCESS) {
+            igraph_destroy(&g);
+            return cs_error_set(err, CS_ERR_NOMEM, "heatmap layout: out of memory");
+        }
+        /* seeded with the circle: deterministic, no random numbers */
+        for (int i = 0; i < P; i++) {
+            MATRIX(xy, i, 0) = h->nx[i];
+            MATRIX(xy, i, 1) = h->ny[i];
+        }
+        igraph_error_t e = igraph_layout_kamada_kawai(&g, &xy, 1, 50 * P, 0, P, NULL, NULL,
+                                                      NULL, NULL, NULL);
+        if (e == IGRAPH_SUCCESS) {
+            double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+            for (int i = 0; i < P; i++)
+                for (int k = 0; k < 2; k++) {
+                    lo[k] = fmin(lo[k], MATRIX(xy, i, k));
+                    hi[k] = fmax(hi[k], MATRIX(xy, i, k));
+                }
+            double span = fmax(hi[0] - lo[0], hi[1] - lo[1]);
+            if (span > 0)
+                for (int i = 0; i < P; i++) {
+                    h->nx[i] = 2 * (MATRIX(xy, i, 0) - (lo[0] + hi[0]) / 2) / span;
+                    h->ny[i] = 2 * (MATRIX(xy, i, 1) - (lo[1] + hi[1]) / 2) / span;
+                }
+        }
+        igraph_matrix_destroy(&xy);
+        igraph_destroy(&g);
+        if (e != IGRAPH_SUCCESS)
+            return cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_NOMEM : CS_ERR_INTERNAL,
+                                "heatmap layout: igraph Kamada-Kawai failed: %s",
+                                igraph_strerror(e));
+    }
+    /* lanes a fraction of the typical link length */
+    double sum = 0;
+    int n = 0;
+    for (int c = 0; c < h->nchans; c += 2) {
+        int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+        sum += hypot(h->nx[u] - h->nx[v], h->ny[u] - h->ny[v]);
+        n++;
+    }
+    double typical = n ? sum / n : 1;
+    h->lane = fmin(0.022, fmax(0.004, 0.06 * typical));
+    h->node_r = P <= 200 ? fmin(0.04, 0.25 * typical) : 0;
+    h->label_nodes = P <= 64;
+    map_fit(h, -1.15, -1.15, 1.15, 1.15);
+    return CS_OK;
+}
+
+/* ---- dragonfly ------------------------------------------------------------------------- */
+
+static void build_dragonfly(cs_heatmap_t *h)
+{
+    double size = fmin(MAP_Y1 - MAP_Y0 - 60, 0.46 * (MAP_X1 - MAP_X0));
+    double top = (MAP_Y0 + MAP_Y1) / 2 - size / 2 + 10;
+    h->ngroups = h->m->ngroups;
+    h->mat_x = MAP_X0 + 34;
+    h->mat_y = top;
+    h->mat_size = size;
+    h->agg = (int)ceil(h->ngroups / size); /* at least one unit per cell */
+    if (h->agg < 1)
+        h->agg = 1;
+    /* the panel: a circle right of the matrix; its strokes come at write */
+    double px0 = h->mat_x + size + 40, px1 = MAP_X1 + 20;
+    double r = fmin((px1 - px0) / 2, size / 2) / 1.2;
+    h->s = r;
+    h->ox = (px0 + px1) / 2;
+    h->oy = top + size / 2;
+    h->lane = 0.05;
+    h->node_r = 0.05;
+    h->label_nodes = 1;
+    h->panel_group = -1;
+    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
+    for (int c = 0; c <= h->nchans; c++)
+        h->first[c] = 0;
+    h->nx = cs_malloc((size_t)h->nnodes * sizeof *h->nx);
+    h->ny = cs_malloc((size_t)h->nnodes * sizeof *h->ny);
+    snprintf(h->note, sizeof h->note,
+             "left: the busiest channel from each group (row) to each group (column); on the "
+             "diagonal, inside the group%s \xc2\xb7 right: the links of one group",
+             h->agg > 1 ? " (cells merge groups)" : "");
+}
+
+static int group_of(const cs_heatmap_t *h, int node) { return h->m->node_group[node]; }
+
+/* The panel shows group g: its members on a circle, its links as chords. */
+static void dragonfly_panel(cs_heatmap_t *h, int g)
+{
+    int n = 0, k = 0;
+    h->panel_group = g;
+    h->nst = 0;
+    for (int i = 0; i < h->nnodes; i++)
+        n += group_of(h, i) == g;
+    for (int i = 0; i < h->nnodes; i++) {
+        h->nx[i] = h->ny[i] = NAN;
+        if (group_of(h, i) != g)
+            continue;
+        double a = -M_PI / 2 + 2 * M_PI * k++ / n;
+        h->nx[i] = cos(a);
+        h->ny[i] = sin(a);
+    }
+    for (int c = 0; c < h->nchans; c++) {
+        int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+        h->first[c] = h->nst;
+        if (group_of(h, u) == g && group_of(h, v) == g)
+            add_line(h, c, h->nx[u], h->ny[u], h->nx[v], h->ny[v], 0.8 * h->lane,
+                     1.4 * h->node_r);
+    }
+    h->first[h->nchans] = h->nst;
+    h->label_nodes = n <= 48;
+    if (n > 48)
+        h->node_r = 0;
+}
+
+/* ---- construction ------------------------------------------------------------------------- */
+
+static int name_has(const cs_topo_t *t, const char *what)
+{
+    return strstr(cs_topo_name(t), what) != NULL;
+}
+
+static int groups_cover(const cs_machine_t *m)
+{
+    return m->node_group && m->ngroups > 1 &&
+           (m->rank_nodes == 0 || m->rank_nodes == cs_topo_nodes(m->topo));
+}
+
+int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
+{
+    cs_heatmap_t *h = cs_calloc(1, sizeof *h);
+    int rows, cols, line, wrap, rc = CS_OK;
+    cs_layout_hint_t hint = m->layout;
+    cs_topo_kind_t kind = cs_topo_kind(m->topo);
+    *out = NULL;
+    h->m = m;
+    h->t = m->topo;
+    h->nnodes = cs_topo_nodes(m->topo);
+    h->nchans = cs_topo_channels(m->topo);
+    if (hint == CS_LAYOUT_AUTO) {
+        int has_grid = grid_dims(m, &rows, &cols, &line, &wrap);
+        if (kind == CS_TOPO_RING || (has_grid && line && wrap))
+            hint = CS_LAYOUT_RING;
+        else if (has_grid)
+            hint = CS_LAYOUT_GRID;
+        else if (kind == CS_TOPO_COMPLETE || kind == CS_TOPO_HYPERCUBE)
+            hint = CS_LAYOUT_CIRCLE;
+        else if (name_has(m->topo, "dragonfly") && groups_cover(m))
+            hint = CS_LAYOUT_DRAGONFLY;
+        else if (name_has(m->topo, "eib"))
+            hint = CS_LAYOUT_RINGS;
+        else
+            hint = CS_LAYOUT_GRAPH;
+    }
+    if (hint == CS_LAYOUT_GRID && !grid_dims(m, &rows, &cols, &line, &wrap))
+        hint = CS_LAYOUT_GRAPH;
+    if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m))
+        hint = CS_LAYOUT_GRAPH;
+
+    switch (hint) {
+    case CS_LAYOUT_GRID:
+        build_grid(h, rows, cols, line);
+        break;
+    case CS_LAYOUT_RING: {
+        h->kind = L_RING;
+        build_circle(h, 1, NULL);
+        build_strokes(h, ring_channel);
+        snprintf(h->note, sizeof h->note,
+                 "%s of %d nodes \xc2\xb7 clockwise lanes inside, counter-clockwise outside "
+                 "(traffic keeps right)", cs_topo_name(h->t), h->nnodes);
+        break;
+    }
+    case CS_LAYOUT_CIRCLE: {
+        h->kind = L_CIRCLE;
+        int32_t *gray = NULL;
+        if (kind == CS_TOPO_HYPERCUBE) {
+            /* Gray-code order: dimension-0 neighbours sit side by side */
+            gray = cs_malloc((size_t)h->nnodes * sizeof *gray);
+            for (int i = 0; i < h->nnodes; i++)
+                gray[i] = i ^ (i >> 1);
+        }
+        build_circle(h, 0, gray);
+        free(gray);
+        build_strokes(h, chord_channel);
+        snprintf(h->note, sizeof h->note,
+                 "%s of %d nodes on a circle%s \xc2\xb7 each link direction is its own chord, "
+                 "traffic keeps right", cs_topo_name(h->t), h->nnodes,
+                 kind == CS_TOPO_HYPERCUBE ? " in Gray-code order" : "");
+        break;
+    }
+    case CS_LAYOUT_RINGS:
+        if (build_rings(h)) {
+            h->kind = L_RINGS;
+            build_strokes(h, ring_channel);
+            snprintf(h->note, sizeof h->note,
+                     "%d ring%s of %d nodes%s \xc2\xb7 clockwise lanes inside, counter-clockwise "
+                     "outside, straight links as two lanes (traffic keeps right)", h->nrings,
+                     h->nrings > 1 ? "s" : "", h->ring_len[0],
+                     h->nrings > 1 ? " joined by straight links" : "");
+            break;
+        }
+        /* not rings after all: a graph */
+        free(h->ring_of);
+        free(h->ring_idx);
+        h->ring_of = h->ring_idx = NULL;
+        /* fall through */
+    case CS_LAYOUT_GRAPH:
+    default:
+        h->kind = L_GRAPH;
+        rc = build_graph(h, err);
+        if (rc == CS_OK)
+            build_strokes(h, chord_channel);
+        snprintf(h->note, sizeof h->note,
+                 "%s: %d nodes placed by %s \xc2\xb7 each link direction is its own lane, "
+                 "traffic keeps right", cs_topo_name(h->t), h->nnodes,
+                 h->nnodes >= 3 && h->nnodes <= KK_MAX_NODES ? "igraph (Kamada-Kawai)"
+                                                              : "a circle");
+        break;
+    case CS_LAYOUT_DRAGONFLY:
+        h->kind = L_DRAGONFLY;
+        build_dragonfly(h);
+        break;
+    }
+    if (rc) {
+        cs_heatmap_free(h);
+        return rc;
+    }
+    *out = h;
+    return CS_OK;
+}
+
+void cs_heatmap_free(cs_heatmap_t *h)
+{
+    if (!h)
+        return;
+    free(h->st);
+    free(h->first);
+    free(h->nx);
+    free(h->ny);
+    free(h->ring_of);
+    free(h->ring_idx);
+    free(h->ring_len);
+    free(h->ring_cx);
+    free(h->ring_cy);
+    free(h->ring_a0);
+    free(h->ring_dir);
+    free(h->bridged);
+    free(h);
+}
+
+const char *cs_heatmap_layout_name(const cs_heatmap_t *h) { return layout_names[h->kind]; }
+
+/* ---- colours ------------------------------------------------------------------------------- */
+
+static const double idle_rgb[3] = {0.84, 0.84, 0.84};
+
+void cs_heatmap_hot_rgb(double rgb[3]) { cs_fig_viridis(1, rgb); }
+
+/* Position of a value on the scale, 0..1. */
+static double scale_t(const cs_heatmap_t *h, double v)
+{
+    if (h->d->metric == CS_HEATMAP_K)
+        return h->kmax > 1 ? (v - 1) / (h->kmax - 1) : 1;
+    return h->vmax > 0 ? v / h->vmax : 0;
+}
+
+static void value_rgb(const cs_heatmap_t *h, int c, double rgb[3])
+{
+    if (!h->d->active[c]) {
+        memcpy(rgb, idle_rgb, sizeof idle_rgb);
+        return;
+    }
+    cs_fig_viridis(scale_t(h, h->d->val[c]), rgb);
+}
+
+/* ---- drawing ----------------------------------------------------------------------------- */
+
+static double fx(const cs_heatmap_t *h, double x) { return h->ox + h->s * x; }
+static double fy(const cs_heatmap_t *h, double y) { return h->oy + h->s * y; }
+
+/* A lane with its arrowhead, in figure units. */
+static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s, double w,
+                        int arrow, int outline)
+{
+    double ah = 1.5 * w, aw = 0.95 * w; /* arrowhead length, half width */
+    if (!s->arc) {
+        double x0 = fx(h, s->v[0]), y0 = fy(h, s->v[1]), x1 = fx(h, s->v[2]), y1 = fy(h, s->v[3]);
+        double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
+        if (len <= 0)
+            return;
+        dx /= len;
+        dy /= len;
+        if (arrow && len < 2.5 * ah)
+            arrow = 0;
+        double bx = arrow ? x1 - dx * ah : x1, by = arrow ? y1 - dy * ah : y1;
+        cairo_move_to(cr, x0, y0);
+        cairo_line_to(cr, bx + (arrow ? dx * 0.5 : 0), by + (arrow ? dy * 0.5 : 0));
+        if (outline) {
+            cairo_set_line_width(cr, w + 1.6);
+            cairo_stroke_preserve(cr);
+        }
+        cairo_set_line_width(cr, w);
+        cairo_stroke(cr);
+        if (arrow) {
+            cairo_move_to(cr, x1, y1);
+            cairo_line_to(cr, bx - dy * aw, by + dx * aw);
+            cairo_line_to(cr, bx + dy * aw, by - dx * aw);
+            cairo_close_path(cr);
+            cairo_fill(cr);
+        }
+        return;
+    }
+    double cx = fx(h, s->v[0]), cy = fy(h, s->v[1]), r = h->s * s->v[2];
+    double a0 = s->v[3], a1 = s->v[4], sign = a1 >= a0 ? 1 : -1;
+    double span = fabs(a1 - a0) * r;
+    if (arrow && span < 2.5 * ah)
+        arrow = 0;
+    double ab = arrow ? a1 - sign * ah / r : a1;
+    cairo_new_path(cr);
+    if (sign > 0)
+        cairo_arc(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
+    else
+        cairo_arc_negative(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
+    if (outline) {
+        cairo_set_line_width(cr, w + 1.6);
+        cairo_stroke_preserve(cr);
+    }
+    cairo_set_line_width(cr, w);
+    cairo_stroke(cr);
+    if (arrow) {
+        double tx = cx + r * cos(a1), ty = cy + r * sin(a1);
+        cairo_move_to(cr, tx, ty);
+        cairo_line_to(cr, cx + (r - aw) * cos(ab), cy + (r - aw) * sin(ab));
+        cairo_line_to(cr, cx + (r + aw) * cos(ab), cy + (r + aw) * sin(ab));
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+}
+
+/* Channels in drawing order: idle first, then by rising value (ties by id),
+ * so that the hottest lanes lie on top. */
+typedef struct hm_key {
+    double v; /* -1 for idle */
+    int32_t c;
+} hm_key_t;
+
+static int by_value(const void *a, const void *b)
+{
+    const hm_key_t *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    return x->c - y->c;
+}
+
+static const char *node_text(const cs_heatmap_t *h, int node, char *buf, size_t len)
+{
+    const char *s = h->m->node_label ? h->m->node_label(h->m, node, buf, len) : NULL;
+    if (!s) {
+        snprintf(buf, len, "%d", node);
+        s = buf;
+    }
+    return s;
+}
+
+/* Node markers and their names: inside the square on grids (when the
+ * name fits), outside the circle on rings and circles.  Nodes that cannot
+ * run ranks (network elements only) are drawn hollow. */
+static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
+{
+    char buf[48];
+    double r = h->node_r * h->s;
+    int rank_nodes = h->m->rank_nodes;
+    if (r < 1.2)
+        return;
+    for (int i = 0; i < h->nnodes; i++) {
+        double x, y;
+        int hollow = rank_nodes > 0 && i >= rank_nodes;
+        const char *s = h->label_nodes ? node_text(h, i, buf, sizeof buf) : NULL;
+        if (h->kind == L_GRID) {
+            int rr, cc;
+            grid_pos(h, i, &rr, &cc);
+            x = fx(h, cc);
+            y = fy(h, rr);
+            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+            cairo_rectangle(cr, x - r / 2, y - r / 2, r, r);
+            cairo_fill(cr);
+            if (!s)
+                continue;
+            double size = fmin(11, 0.5 * r);
+            cs_fig_font(cr, size, 0);
+            while (size > 6 && cs_fig_text_width(cr, s) > r - 3)
+                cs_fig_font(cr, size -= 0.5, 0);
+            if (size < 6.5 || cs_fig_text_width(cr, s) > r - 2)
+                continue;
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cs_fig_text(cr, x, y, s, 0.5, 0.5);
+            continue;
+        }
+        if (!h->nx || isnan(h->nx[i]))
+            continue;
+        x = fx(h, h->nx[i]);
+        y = fy(h, h->ny[i]);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+        if (hollow) {
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+            cairo_set_line_width(cr, 1.5);
+            cairo_stroke(cr);
+        } else {
+            cairo_fill(cr);
+        }
+        if (!s)
+            continue;
+        /* outward from the circle's centre; a node with a link off the
+         * circle (the BIF) gets its name turned upwards, off that link */
+        double cx = fx(h, 0), cy = fy(h, 0);
+        if (h->ring_of) {
+            cx = fx(h, h->ring_cx[h->ring_of[i]]);
+            cy = fy(h, h->ring_cy[h->ring_of[i]]);
+        }
+        double dx = x - cx, dy = y - cy, len = hypot(dx, dy);
+        if (len <= 0)
+            dx = 1, dy = 0, len = 1;
+        dx /= len;
+        dy /= len;
+        if (h->bridged && h->bridged[i]) {
+            /* between the ring and the straight link, upwards */
+            dx *= 0.707;
+            dy = dy * 0.707 - 0.707;
+            len = hypot(dx, dy);
+            dx /= len;
+            dy /= len;
+        }
+        double k = r + 10 + (h->kind == L_RING || h->kind == L_RINGS ? 0.1 * h->s : 0);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        cs_fig_font(cr, 11, 0);
+        cs_fig_text(cr, x + dx * k, y + dy * k, s, 0.5 - 0.5 * dx, 0.5 - 0.5 * dy);
+    }
+}
+
+static void draw_strokes(cairo_t *cr, const cs_heatmap_t *h)
+{
+    double w = h->lane * h->s;
+    int arrows = w >= 4, outline = w >= 5;
+    hm_key_t *order = cs_malloc(((size_t)h->nchans + 1) * sizeof *order);
+    for (int c = 0; c < h->nchans; c++)
+        order[c] = (hm_key_t){h->d->active[c] ? h->d->val[c] : -1, c};
+    qsort(order, (size_t)h->nchans, sizeof *order, by_value);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+    if (w < 0.6)
+        w = 0.6;
+    for (int i = 0; i < h->nchans; i++) {
+        int c = order[i].c;
+        double rgb[3];
+        value_rgb(h, c, rgb);
+        for (int k = h->first[c]; k < h->first[c + 1]; k++) {
+            if (outline && h->d->active[c]) {
+                /* a dark rim first, so that the pale end of the scale
+                 * stands out from the white page */
+                cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+                draw_stroke(cr, h, &h->st[k], w + 1.4, arrows, 0);
+            }
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            draw_stroke(cr, h, &h->st[k], h->d->active[c] ? w : 0.7 * w, arrows, 0);
+        }
+    }
+    free(order);
+}
+
+/* Tiles as a raster: one pixel per tile, the busiest channel leaving it. */
+static void draw_tiles(cairo_t *cr, const cs_heatmap_t *h)
+{
+    int TR = h->trows, TC = h->tcols;
+    double *best = cs_malloc((size_t)TR * TC * sizeof *best);
+    int8_t *state = cs_calloc((size_t)TR * TC, 1); /* 0 no node, 1 idle, 2 active */
+    for (int i = 0; i < h->nnodes; i++) {
+        int r, c;
+        grid_pos(h, i, &r, &c);
+        state[(r / h->tile) * TC + c / h->tile] |= 1;
+    }
+    for (int c = 0; c < h->nchans; c++) {
+        if (!h->d->active[c])
+            continue;
+        int r, cc;
+        grid_pos(h, cs_topo_channel_src(h->t, c), &r, &cc);
+        int k = (r / h->tile) * TC + cc / h->tile;
+        if (state[k] != 2 || h->d->val[c] > best[k])
+            best[k] = h->d->val[c];
+        state[k] = 2;
+    }
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, TC, TR);
+    unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    cairo_surface_flush(img);
+    for (int r = 0; r < TR; r++)
+        for (int c = 0; c < TC; c++) {
+            double rgb[3] = {1, 1, 1};
+            int k = r * TC + c;
+            if (state[k] == 1)
+                memcpy(rgb, idle_rgb, sizeof rgb);
+            else if (state[k] == 2)
+                cs_fig_viridis(scale_t(h, best[k]), rgb);
+            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
+                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
+            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
+        }
+    cairo_surface_mark_dirty(img);
+    /* tile (r, c) covers nodes rows r*t .. r*t+t-1: its square in the map */
+    double t = h->tile;
+    cairo_save(cr);
+    cairo_translate(cr, fx(h, -0.5), fy(h, -0.5));
+    cairo_scale(cr, h->s * t, h->s * t);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, 0, 0, (double)h->dcols / t, (double)h->drows / t);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+    free(best);
+    free(state);
+}
+
+/* The group matrix of a dragonfly, as a raster of merged cells. */
+static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
+{
+    int G = h->ngroups, a = h->agg, N = (G + a - 1) / a;
+    double *best = cs_calloc((size_t)N * N, sizeof *best);
+    int8_t *state = cs_calloc((size_t)N * N, 1);
+    for (int c = 0; c < h->nchans; c++) {
+        int gu = group_of(h, cs_topo_channel_src(h->t, c)) / a;
+        int gv = group_of(h, cs_topo_channel_dst(h->t, c)) / a;
+        int k = gu * N + gv;
+        if (!state[k])
+            state[k] = 1;
+        if (!h->d->active[c])
+            continue;
+        if (state[k] != 2 || h->d->val[c] > best[k])
+            best[k] = h->d->val[c];
+        state[k] = 2;
+    }
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, N, N);
+    unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    cairo_surface_flush(img);
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++) {
+            double rgb[3] = {1, 1, 1};
+            int k = r * N + c;
+            if (state[k] == 1)
+                memcpy(rgb, idle_rgb, sizeof rgb);
+            else if (state[k] == 2)
+                cs_fig_viridis(scale_t(h, best[k]), rgb);
+            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
+                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
+            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
+        }
+    cairo_surface_mark_dirty(img);
+    cairo_save(cr);
+    cairo_translate(cr, h->mat_x, h->mat_y);
+    cairo_scale(cr, h->mat_size / N, h->mat_size / N);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, 0, 0, N, N);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+    free(best);
+    free(state);
+
+    /* frame, axis words and a few group numbers */
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, h->mat_x, h->mat_y, h->mat_size, h->mat_size);
+    cairo_stroke(cr);
+    cs_fig_font(cr, 13, 0);
+    cs_fig_text(cr, h->mat_x + h->mat_size / 2, h->mat_y - 22, "destination group", 0.5, 1);
+    cairo_save(cr);
+    cairo_translate(cr, h->mat_x - 22, h->mat_y + h->mat_size / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    cs_fig_text(cr, 0, 0, "source group", 0.5, 1);
+    cairo_restore(cr);
+    cs_fig_font(cr, 10, 0);
+    double step = cs_fig_nice_step(G, 6);
+    if (step < 1)
+        step = 1;
+    for (double g = 0; g < G; g += step) {
+        char num[16];
+        double pos = (g + 0.5) / G * h->mat_size;
+        snprintf(num, sizeof num, "%d", (int)g);
+        cs_fig_text(cr, h->mat_x + pos, h->mat_y - 6, num, 0.5, 1);
+        cs_fig_text(cr, h->mat_x - 5, h->mat_y + pos, num, 1, 0.5);
+    }
+    if (h->panel_group >= 0) {
+        char text[96];
+        snprintf(text, sizeof text, "group %d", h->panel_group);
+        cs_fig_font(cr, 13, 0);
+        cs_fig_text(cr, h->ox, h->mat_y - 22, text, 0.5, 1);
+        /* mark the panel's group on the diagonal */
+        double cell = h->mat_size / N, pos = (h->panel_group / a) * cell;
+        cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+        cairo_set_line_width(cr, 1.5);
+        cairo_rectangle(cr, h->mat_x + pos - 1, h->mat_y + pos - 1, cell + 2, cell + 2);
+        cairo_stroke(cr);
+    }
+}
+
+/* ---- the colour bar ------------------------------------------------------------------------- */
+
+static void bar_labels(const cs_heatmap_t *h, double *top, double *unit, const char **l1,
+                       const char **l2)
+{
+    static const char *const bytes_units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    *unit = 1;
+    switch (h->d->metric) {
+    case CS_HEATMAP_UTIL:
+        *l1 = "utilisation";
+        *l2 = "(% of time busy)";
+        *top = 100 * h->vmax;
+        *unit = 0.01;
+        break;
+    case CS_HEATMAP_STALL:
+        *l1 = "stall";
+        *l2 = "(% of time)";
+        *top = 100 * h->vmax;
+        *unit = 0.01;
+        break;
+    case CS_HEATMAP_BYTES: {
+        int u = 0;
+        while (u < 4 && h->vmax >= 1024.0 * pow(1024.0, u))
+            u++;
+        *unit = pow(1024.0, u);
+        *l1 = "data moved";
+        *l2 = bytes_units[u];
+        *top = h->vmax / *unit;
+        break;
+    }
+    default:
+        *l1 = "peak k";
+        *l2 = "(messages)";
+        *top = h->kmax;
+        break;
+    }
+}
+
+static void draw_bar(cairo_t *cr, const cs_heatmap_t *h)
+{
+    double top, unit;
+    const char *l1, *l2;
+    bar_labels(h, &top, &unit, &l1, &l2);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cs_fig_font(cr, 13, 1);
+    cs_fig_text(cr, BAR_X - 6, BAR_Y0 - 40, l1, 0, 1);
+    cs_fig_font(cr, 12, 0);
+    cs_fig_text(cr, BAR_X - 6, BAR_Y0 - 20, l2, 0, 1);
+    double H = BAR_Y1 - BAR_Y0;
+    if (h->d->metric == CS_HEATMAP_K && h->kmax <= 16) {
+        /* one block per k */
+        int K = h->kmax > 0 ? h->kmax : 1;
+        for (int k = 1; k <= K; k++) {
+            double rgb[3], y0 = BAR_Y1 - H * k / K;
+            cs_fig_viridis(K > 1 ? (double)(k - 1) / (K - 1) : 1, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            cairo_rectangle(cr, BAR_X, y0, BAR_W, H / K);
+            cairo_fill(cr);
+            char num[16];
+            snprintf(num, sizeof num, "%d", k);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            cs_fig_font(cr, 12, 0);
+            cs_fig_text(cr, BAR_X + BAR_W + 7, y0 + H / K / 2, num, 0, 0.5);
+        }
+    } else {
+        cairo_pattern_t *g = cairo_pattern_create_linear(0, BAR_Y1, 0, BAR_Y0);
+        for (int i = 0; i <= 10; i++) {
+            double rgb[3];
+            cs_fig_viridis(i / 10.0, rgb);
+            cairo_pattern_add_color_stop_rgb(g, i / 10.0, rgb[0], rgb[1], rgb[2]);
+        }
+        cairo_set_source(cr, g);
+        cairo_rectangle(cr, BAR_X, BAR_Y0, BAR_W, H);
+        cairo_fill(cr);
+        cairo_pattern_destroy(g);
+        double lo = h->d->metric == CS_HEATMAP_K ? 1 : 0, span = top - lo;
+        if (!(span > 0))
+            span = 1;
+        double step = cs_fig_nice_step(span, 5);
+        int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cs_fig_font(cr, 12, 0);
+        cairo_set_line_width(cr, 1);
+        for (double v = ceil(lo / step) * step; v <= lo + span * (1 + 1e-9); v += step) {
+            double y = BAR_Y1 - H * (v - lo) / span;
+            char num[32];
+            snprintf(num, sizeof num, "%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
+            cairo_move_to(cr, BAR_X + BAR_W, cs_fig_snap(y));
+            cairo_line_to(cr, BAR_X + BAR_W + 4, cs_fig_snap(y));
+            cairo_stroke(cr);
+            cs_fig_text(cr, BAR_X + BAR_W + 7, y, num, 0, 0.5);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, cs_fig_snap(BAR_X), cs_fig_snap(BAR_Y0), BAR_W - 1, H - 1);
+    cairo_stroke(cr);
+    /* what grey means */
+    cairo_set_source_rgb(cr, idle_rgb[0], idle_rgb[1], idle_rgb[2]);
+    cairo_rectangle(cr, BAR_X, BAR_Y1 + 26, BAR_W, 14);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cs_fig_font(cr, 12, 0);
+    cs_fig_text(cr, BAR_X + BAR_W + 7, BAR_Y1 + 33, "idle", 0, 0.5);
+    (void)unit;
+}
+
+/* ---- the figure -------------------------------------------------------------------------------- */
+
+static void heatmap_draw(cairo_t *cr, void *ctx)
+{
+    cs_heatmap_t *h = ctx;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    switch (h->kind) {
+    case L_TILES:
+        draw_tiles(cr, h);
+        break;
+    case L_DRAGONFLY:
+        draw_matrix(cr, h);
+        draw_strokes(cr, h);
+        draw_nodes(cr, h);
+        break;
+    default:
+        draw_strokes(cr, h);
+        draw_nodes(cr, h);
+        break;
+    }
+    draw_bar(cr, h);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, 26, h->title, 19, 1, CS_HEATMAP_WIDTH - 40);
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, 52, h->subtitle, 13, 0, CS_HEATMAP_WIDTH - 40);
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, CS_HEATMAP_HEIGHT - 16, h->note, 11, 0, CS_HEATMAP_WIDTH - 30);
+}
+
+int cs_heatmap_check_path(const char *path, cs_error_t *err)
+{
+    return cs_fig_check_path(path, "heatmap", err);
+}
+
+int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
+                     const char *subtitle, double vmax, const char *path, cs_error_t *err)
+{
+    char sub[160];
+    CS_ASSERT(d->nchans == h->nchans);
+    h->d = d;
+    h->vmax = vmax > 0 ? vmax : cs_heatmap_data_max(d);
+    h->kmax = (int)ceil(h->vmax);
+    if (h->kmax < 1)
+        h->kmax = 1;
+    h->title = title ? title : "";
+    if (!subtitle) {
+        static const char *const what[] = {"link utilisation", "bytes per link",
+                                           "stall time per link", "peak k per link"};
+        snprintf(sub, sizeof sub, "%s over the whole run", what[d->metric & 3]);
+        subtitle = sub;
+    }
+    h->subtitle = subtitle;
+    if (h->kind == L_DRAGONFLY) {
+        /* the panel shows the group with the busiest intra-group channel */
+        int best = -1;
+        for (int c = 0; c < h->nchans; c++) {
+            int g = group_of(h, cs_topo_channel_src(h->t, c));
+            if (!d->active[c] || g != group_of(h, cs_topo_channel_dst(h->t, c)))
+                continue;
+            if (best < 0 || d->val[c] > d->val[best])
+                best = c;
+        }
+        dragonfly_panel(h, best >= 0 ? group_of(h, cs_topo_channel_src(h->t, best)) : 0);
+    }
+    int rc = cs_fig_write(path, "heatmap", CS_HEATMAP_WIDTH, CS_HEATMAP_HEIGHT, heatmap_draw, h,
+                          title, err);
+    h->d = NULL;
+    return rc;
+}
+
+int cs_heatmap_chan_point(const cs_heatmap_t *h, int chan, double *x, double *y)
+{
+    if (chan < 0 || chan >= h->nchans)
+        return 0;
+    int u = cs_topo_channel_src(h->t, chan), v = cs_topo_channel_dst(h->t, chan);
+    if (h->kind == L_TILES) {
+        int r, c;
+        grid_pos(h, u, &r, &c);
+        double t = h->tile;
+        *x = fx(h, -0.5) + h->s * t * (c / h->tile + 0.5);
+        *y = fy(h, -0.5) + h->s * t * (r / h->tile + 0.5);
+        return 1;
+    }
+    if (h->kind == L_DRAGONFLY && (h->first[chan] == h->first[chan + 1])) {
+        int N = (h->ngroups + h->agg - 1) / h->agg;
+        double cell = h->mat_size / N;
+        *x = h->mat_x + (group_of(h, v) / h->agg + 0.5) * cell;
+        *y = h->mat_y + (group_of(h, u) / h->agg + 0.5) * cell;
+        return 1;
+    }
+    if (!h->first || h->first[chan] == h->first[chan + 1])
+        return 0;
+    const hm_stroke_t *s = &h->st[h->first[chan]];
+    if (s->arc) {
+        /* the middle of the lane's body (the arrowhead takes its end) */
+        double a = s->v[3] + 0.4 * (s->v[4] - s->v[3]);
+        *x = fx(h, s->v[0] + s->v[2] * cos(a));
+        *y = fy(h, s->v[1] + s->v[2] * sin(a));
+    } else {
+        *x = fx(h, s->v[0] + 0.4 * (s->v[2] - s->v[0]));
+        *y = fy(h, s->v[1] + 0.4 * (s->v[3] - s->v[1]));
+    }
+    return 1;
+}
