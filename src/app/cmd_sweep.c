@@ -33,6 +33,7 @@
 #define SWEEP_MAX_ALGOS 64
 #define SWEEP_MAX_SIZES 1024
 #define SWEEP_MAX_OPTS 64
+#define SWEEP_MAX_RANKS 64
 /* A geometric range is refused when it would take more steps than this
  * (x1.000001 from 1 byte): the steps are counted before they are made. */
 #define SWEEP_MAX_STEPS 100000
@@ -43,7 +44,9 @@ typedef struct sweep_args {
     const char *machine, *coll, *order;
     const char *bytes_text;
     const char *csv, *plot, *title, *xlabel, *ylabel;
-    int64_t root, ranks;
+    int64_t root;
+    int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
+    int nranks;
     int has_root, elements4, keep_going;
     cs_net_mode_t mode;
     cs_coll_kind_t kind;
@@ -60,9 +63,10 @@ static void sweep_help(void)
     printf("Usage: collsim sweep --machine SPEC --coll NAME --algos A,B,... --bytes SIZES\n"
            "                     [OPTIONS]\n"
            "\n"
-           "Runs a collective with several algorithms over a range of sizes; writes one\n"
-           "CSV row per run (machine,coll,algo,bytes,ranks,ticks,seconds,events) and a\n"
-           "log-log plot of time against size, one line per algorithm.\n"
+           "Runs a collective with several algorithms over a range of sizes (and of rank\n"
+           "counts); writes one CSV row per run (machine,coll,algo,bytes,ranks,ticks,\n"
+           "seconds,events) and a log-log plot of time against size, one line per\n"
+           "algorithm (and rank count), or against ranks when there is a single size.\n"
            "\n"
            "  -m, --machine SPEC     machine, e.g. alphabeta:topo=ring,p=8\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
@@ -73,7 +77,8 @@ static void sweep_help(void)
            "                         by F from LO while <= HI (8..1MiB:x2), LO..HI:+S adds S\n"
            "                         (1KiB..8KiB:+1KiB); LO..HI alone is LO..HI:x2\n"
            "      --root R           root rank of rooted collectives (default 0)\n"
-           "      --ranks P          ranks (default: every node)\n"
+           "      --ranks LIST       ranks: one count, or a list and ranges as for --bytes\n"
+           "                         (4,8,16 or 2..64:x2); default: every node\n"
            "      --order ORDER      placement, as for 'collsim run'\n"
            "      --opt [ALGO:]KEY=VALUE\n"
            "                         an algorithm option (repeatable); with ALGO: only for\n"
@@ -95,7 +100,8 @@ static void sweep_help(void)
            "                         32-bit elements such as Cerebras wavelets)\n"
            "  -h, --help             show this help and exit\n"
            "\n"
-           "Progress is shown on standard error when it is a terminal.\n"
+           "A progress bar is shown on standard error when it is a terminal and the sweep\n"
+           "takes more than a second.\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
 }
 
@@ -353,12 +359,20 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                 cs_app_usage_error("sweep", "--root: %s", err.msg);
             a->has_root = 1;
             break;
-        case OPT_RANKS:
-            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
-                cs_app_usage_error("sweep", "--ranks: %s", err.msg);
-            if (a->ranks < 1)
-                cs_app_usage_error("sweep", "--ranks: need at least 1 rank, got %s", optarg);
+        case OPT_RANKS: {
+            int64_t r[SWEEP_MAX_SIZES];
+            int n = 0;
+            if (sweep_parse_sizes(optarg, r, &n, &err) != CS_OK)
+                cs_app_usage_error("sweep", "--ranks '%s': %s", optarg, err.msg);
+            if (n == 0 || r[0] < 1)
+                cs_app_usage_error("sweep", "--ranks '%s': need at least 1 rank", optarg);
+            if (n > SWEEP_MAX_RANKS)
+                cs_app_usage_error("sweep", "--ranks '%s': %d rank counts, at most %d", optarg,
+                                   n, SWEEP_MAX_RANKS);
+            memcpy(a->ranks, r, (size_t)n * sizeof *r);
+            a->nranks = n;
             break;
+        }
         case OPT_OPT:
             if (strchr(optarg, ','))
                 cs_app_usage_error("sweep", "--opt '%s': one KEY=VALUE per --opt (no commas)",
@@ -413,10 +427,10 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* The collective of algorithm k, prepared as `collsim run` would: the
- * --opt texts that apply to it, scope removed. */
-static int sweep_prepare(const sweep_args_t *a, int k, const cs_machine_t *m, cs_app_coll_t *c,
-                         cs_error_t *err)
+/* The collective of algorithm k on P ranks (0: every node), prepared as
+ * `collsim run` would: the --opt texts that apply to it, scope removed. */
+static int sweep_prepare(const sweep_args_t *a, int k, int64_t P, const cs_machine_t *m,
+                         cs_app_coll_t *c, cs_error_t *err)
 {
     const char *opts[SWEEP_MAX_OPTS];
     int nopts = 0;
@@ -427,7 +441,7 @@ static int sweep_prepare(const sweep_args_t *a, int k, const cs_machine_t *m, cs
             opts[nopts++] = kv;
     }
     cs_app_coll_req_t req = {a->coll, a->algos[k]->name, a->order, a->bytes_text,
-                             a->sizes[0], a->root, a->ranks, a->has_root, opts, nopts};
+                             a->sizes[0], a->root, P, a->has_root, opts, nopts};
     return cs_app_coll_prepare(&req, m, c, err);
 }
 
@@ -468,23 +482,6 @@ static void sweep_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Progress on a terminal only: a log or a pipe gets nothing but errors. */
-static void sweep_progress(int on, int done, int total, const char *coll, const char *algo,
-                           int64_t bytes)
-{
-    char size[32];
-    if (!on)
-        return;
-    if (done == total) {
-        fprintf(stderr, "\r%-72s\r", "");
-        return;
-    }
-    cs_units_format_bytes(bytes, size, sizeof size);
-    fprintf(stderr, "\rsweep %d/%d: %s/%s %s", done + 1, total, coll, algo, size);
-    fprintf(stderr, "%*s", 20, "");
-    fflush(stderr);
-}
-
 /* Whether the plot can be written, asked before the runs rather than
  * found out after them: the file, or else its folder, must be writable.
  * Nothing is created (a failed sweep leaves no empty figure behind). */
@@ -519,28 +516,56 @@ static const char *sweep_size_meaning(cs_coll_kind_t k)
     }
 }
 
-static int sweep_write_plot(const sweep_args_t *a, int P, const double *ticks,
+/* The plot: time against size, one line per algorithm (and rank count);
+ * against ranks when there is one size and several rank counts.  ticks is
+ * [algo][ranks][size]; Ps the rank counts the preparations gave. */
+static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const double *ticks,
                             cs_error_t *err)
 {
-    char title[512], xlabel[128];
-    double *x = cs_malloc((size_t)a->nsizes * sizeof *x);
+    char title[512], xlabel[128], pdesc[64];
+    int by_ranks = a->nsizes == 1 && nr > 1, npts = by_ranks ? nr : a->nsizes;
+    double *x = cs_malloc((size_t)(npts + 1) * sizeof *x);
+    double *y = cs_malloc((size_t)(npts + 1) * sizeof *y);
     int rc;
-    snprintf(title, sizeof title, "%s on %s (%d ranks, %s)", cs_coll_name(a->kind), a->machine,
-             P, cs_net_mode_name(a->mode));
-    snprintf(xlabel, sizeof xlabel, "%s (%s)", sweep_size_meaning(a->kind),
-             a->elements4 ? "elements, 32-bit wavelets" : "bytes");
+    if (nr > 1)
+        snprintf(pdesc, sizeof pdesc, "%d..%d ranks", Ps[0], Ps[nr - 1]);
+    else
+        snprintf(pdesc, sizeof pdesc, "%d ranks", Ps[0]);
+    if (by_ranks) {
+        char size[32];
+        cs_units_format_bytes(a->sizes[0], size, sizeof size);
+        snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(a->kind), size,
+                 a->machine, cs_net_mode_name(a->mode));
+        snprintf(xlabel, sizeof xlabel, "ranks");
+    } else {
+        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind), a->machine,
+                 pdesc, cs_net_mode_name(a->mode));
+        snprintf(xlabel, sizeof xlabel, "%s (%s)", sweep_size_meaning(a->kind),
+                 a->elements4 ? "elements, 32-bit wavelets" : "bytes");
+    }
     cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
                                a->ylabel ? a->ylabel : "time (ticks)", 1, 1);
-    for (int i = 0; i < a->nsizes; i++)
-        x[i] = a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
     for (int k = 0; k < a->nalgos; k++)
-        cs_plot_add_series(p, a->algos[k]->name, (size_t)a->nsizes, x,
-                           ticks + (size_t)k * (size_t)a->nsizes);
+        for (int j = 0; j < (by_ranks ? 1 : nr); j++) {
+            char name[160];
+            for (int i = 0; i < npts; i++) {
+                int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
+                x[i] = by_ranks ? Ps[i]
+                       : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
+                y[i] = ticks[((size_t)k * nr + jj) * (size_t)a->nsizes + ii];
+            }
+            if (nr > 1 && !by_ranks)
+                snprintf(name, sizeof name, "%s, P=%d", a->algos[k]->name, Ps[j]);
+            else
+                snprintf(name, sizeof name, "%s", a->algos[k]->name);
+            cs_plot_add_series(p, name, (size_t)npts, x, y);
+        }
     if ((rc = cs_plot_write(p, a->plot, err)))
         cs_error_prefix(err, "--plot");
     cs_plot_free(p);
     cs_plot_cleanup(); /* the command ends here: no leak reports from font caches */
     free(x);
+    free(y);
     return rc;
 }
 
@@ -551,22 +576,26 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_machine_t *m = NULL;
     cs_app_coll_t *colls = NULL;
     FILE *csv = NULL;
-    double *ticks = NULL; /* [algo][size]; NaN for a point that failed */
-    int rc, first_rc = CS_OK, P = 0, total, done = 0;
-    int progress = isatty(STDERR_FILENO);
+    double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
+    int rc, first_rc = CS_OK, total, done = 0, nr, ncombo;
+    int Ps[SWEEP_MAX_RANKS];
+    cs_app_progress_t progress;
 
     sweep_parse_args(argc, argv, &a);
-    total = a.nalgos * a.nsizes;
-    colls = cs_calloc((size_t)a.nalgos, sizeof *colls);
+    nr = a.nranks ? a.nranks : 1;
+    ncombo = a.nalgos * nr;
+    total = ncombo * a.nsizes;
+    colls = cs_calloc((size_t)ncombo, sizeof *colls);
     ticks = cs_malloc((size_t)total * sizeof *ticks);
 
     rc = cs_machine_new(a.machine, &m, &err);
     /* the preparation's errors (ranks, root, order, --opt) name options
      * that hold for every algorithm: no algorithm prefix */
-    for (int k = 0; rc == CS_OK && k < a.nalgos; k++) {
-        rc = sweep_prepare(&a, k, m, &colls[k], &err);
-        P = colls[k].args.P;
-    }
+    for (int k = 0; rc == CS_OK && k < a.nalgos; k++)
+        for (int j = 0; rc == CS_OK && j < nr; j++) {
+            rc = sweep_prepare(&a, k, a.nranks ? a.ranks[j] : 0, m, &colls[k * nr + j], &err);
+            Ps[j] = colls[k * nr + j].args.P;
+        }
     if (rc == CS_OK && a.plot)
         rc = sweep_check_writable(a.plot, &err);
     if (rc == CS_OK && a.csv) {
@@ -577,31 +606,37 @@ int cs_app_cmd_sweep(int argc, char **argv)
         else
             fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events\n");
     }
-    for (int k = 0; rc == CS_OK && k < a.nalgos; k++) {
+    cs_app_progress_init(&progress, "sweep", m ? m->tick_seconds : 1);
+    for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
+        int k = kj / nr;
         for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
             cs_exec_result_t res;
             int64_t bytes = a.sizes[i];
+            char detail[96], size[32];
             memset(&res, 0, sizeof res);
-            sweep_progress(progress, done++, total, cs_coll_name(a.kind), a.algos[k]->name,
-                           bytes);
-            rc = sweep_point(&a, m, &colls[k], bytes, &res, &err);
-            ticks[(size_t)k * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
+            cs_units_format_bytes(bytes, size, sizeof size);
+            snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
+                     cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
+            cs_app_progress_show(&progress, (double)done / total, detail);
+            done++;
+            rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
+            ticks[(size_t)kj * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
             if (rc == CS_OK && csv) {
                 sweep_csv_field(csv, m->spec);
                 fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu\n", cs_coll_name(a.kind),
-                        a.algos[k]->name, (long long)bytes, colls[k].args.P,
+                        a.algos[k]->name, (long long)bytes, colls[kj].args.P,
                         (long long)res.finish, (double)res.finish * m->tick_seconds,
                         (unsigned long long)res.events);
                 fflush(csv);
             }
             cs_exec_result_destroy(&res);
             if (rc != CS_OK) {
-                char size[32];
-                cs_units_format_bytes(bytes, size, sizeof size);
                 cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
                                 size);
+                if (nr > 1)
+                    cs_error_prefix(&err, "%d ranks", colls[kj].args.P);
                 if (a.keep_going) {
-                    sweep_progress(progress, total, total, NULL, NULL, 0);
+                    cs_app_progress_done(&progress);
                     cs_app_report(&err);
                     if (first_rc == CS_OK)
                         first_rc = rc;
@@ -610,18 +645,18 @@ int cs_app_cmd_sweep(int argc, char **argv)
             }
         }
     }
-    sweep_progress(progress, total, total, NULL, NULL, 0);
+    cs_app_progress_done(&progress);
     if (csv && csv != stdout && fclose(csv) != 0 && rc == CS_OK)
         rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: error while writing: %s", a.csv,
                           strerror(errno));
     if (rc == CS_OK && a.plot)
-        rc = sweep_write_plot(&a, P, ticks, &err);
+        rc = sweep_write_plot(&a, nr, Ps, ticks, &err);
     if (rc != CS_OK)
         cs_app_report(&err);
     else
         rc = first_rc;
 
-    for (int k = 0; k < a.nalgos; k++)
+    for (int k = 0; k < ncombo; k++)
         cs_app_coll_destroy(&colls[k]);
     free(colls);
     free(ticks);

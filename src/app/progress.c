@@ -50,9 +50,9 @@ void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *det
     if (fraction < 0) /* unknown: a marker that moves */
         bar[(int)((t - p->t0) * 8) % PROGRESS_BAR] = '#';
     char line[256];
-    int n = snprintf(line, sizeof line, "[%s] %3.0f%%  %s%s%s  %.0f s", bar,
-                     fraction >= 0 ? 100 * fmin(fraction, 1.0) : 0.0, p->what,
-                     detail && detail[0] ? ": " : "", detail ? detail : "", t - p->t0);
+    int n = snprintf(line, sizeof line, "[%s] %3.0f%% %4.0f s  %s%s%s", bar,
+                     fraction >= 0 ? 100 * fmin(fraction, 1.0) : 0.0, t - p->t0, p->what,
+                     detail && detail[0] ? ": " : "", detail ? detail : "");
     if (n > 78)
         n = 78;
     fprintf(stderr, "\r%.*s%*s", n, line, p->width > n ? p->width - n : 0, "");

@@ -198,3 +198,30 @@ Test(figures, compare_goes_on_after_a_failure)
     ASSERT_HAS(o.err, "missing --coll NAME");
     cli_out_free(&o);
 }
+
+/* ---- sweep over rank counts ----------------------------------------------------------- */
+
+Test(figures, sweep_over_ranks)
+{
+    cli_out_t o = RUN("sweep", "--machine", "alphabeta:topo=ring,p=8", "--coll", "allreduce",
+                      "--algos", "ring,rdb", "--bytes", "1KiB", "--ranks", "2,4..8", "--csv", "-",
+                      "--plot", "r.png");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    for (int P = 2; P <= 8; P *= 2) {
+        char row[64];
+        snprintf(row, sizeof row, ",allreduce,rdb,1024,%d,", P);
+        ASSERT_HAS(o.out, row);
+    }
+    cr_expect(cli_file_starts("r.png", "\x89PNG"));
+    cli_out_free(&o);
+    o = RUN("sweep", "--machine", "alphabeta:topo=ring,p=8", "--coll", "allreduce", "--algos",
+            "ring", "--bytes", "1KiB", "--ranks", "0");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--ranks '0': need at least 1 rank");
+    cli_out_free(&o);
+    o = RUN("sweep", "--machine", "alphabeta:topo=ring,p=8", "--coll", "allreduce", "--algos",
+            "ring", "--bytes", "1KiB", "--ranks", "4,16");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--ranks 16: machine");
+    cli_out_free(&o);
+}
