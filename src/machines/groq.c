@@ -331,12 +331,11 @@ static int node_diameter(const cs_groq_t *g)
     int32_t *first = cs_calloc((size_t)n + 1, sizeof *first);
     int32_t *adj = cs_malloc((size_t)nch * sizeof *adj);
     int32_t *dist = cs_malloc((size_t)n * sizeof *dist), *q = cs_malloc((size_t)n * sizeof *q);
-    int64_t m = 0;
     for (int c = 2 * (int)g->links_node; c < nch; c++)
         first[cs_topo_channel_src(t, c) / A_TSPS + 1]++;
     for (int v = 0; v < n; v++)
         first[v + 1] += first[v];
-    for (int c = 2 * (int)g->links_node; c < nch; c++, m++) {
+    for (int c = 2 * (int)g->links_node; c < nch; c++) {
         int s = cs_topo_channel_src(t, c) / A_TSPS;
         adj[first[s]++] = cs_topo_channel_dst(t, c) / A_TSPS;
     }
@@ -360,7 +359,6 @@ static int node_diameter(const cs_groq_t *g)
                 }
         }
     }
-    (void)m;
     free(first);
     free(adj);
     free(dist);
@@ -389,15 +387,13 @@ void cs_groq_wiring(const cs_groq_t *g, cs_groq_wiring_t *out)
                     max = h2 > max ? h2 : max;
                 }
     } else {
-        int hi = g->racks > 1 ? 2 : 1;
-        for (int B = 0; B < hi; B++)
-            for (int a = 0; a < RACK_TSPS; a++)
-                for (int b = 0; b < RACK_TSPS; b++)
-                    if (a != b || B) {
-                        int h = cs_groq_route(g, a, B * RACK_TSPS + b, chans);
-                        max = h > max ? h : max;
-                    }
-        for (int B = 2; B < g->racks; B++)
+        for (int a = 0; a < RACK_TSPS; a++)
+            for (int b = 0; b < RACK_TSPS; b++)
+                if (a != b) {
+                    int h = cs_groq_route(g, a, b, chans);
+                    max = h > max ? h : max;
+                }
+        for (int B = 1; B < g->racks; B++)
             for (int a = 0; a < RACK_TSPS; a++)
                 for (int b = 0; b < RACK_TSPS; b++) {
                     int h1 = cs_groq_route(g, a, B * RACK_TSPS + b, chans);
@@ -681,19 +677,23 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
     if (!net) {
         cs_groq_wiring_t w;
         cs_groq_wiring(g, &w);
-        if (!g->racks) {
-            fprintf(f, "%-13s %d node(s) x 8 TSPs: %lld intra-node links (K8, 28 per node), %lld "
+        if (!g->racks && g->nodes == 1) {
+            fprintf(f, "%-13s 1 node of 8 TSPs fully connected (K8, 28 links); 7 local ports per "
+                       "TSP used, its 4 global ports free\n",
+                    "wiring");
+        } else if (!g->racks) {
+            fprintf(f, "%-13s %d nodes x 8 TSPs: %lld intra-node links (K8, 28 per node), %lld "
                        "inter-node links (one per node pair); 7 local + 4 global ports per TSP\n",
                     "wiring", g->nodes, (long long)g->links_node, (long long)g->links_mid);
-            fprintf(f, "%-13s minimal routes at most %d TSP hop(s); the paper's count %d "
+            fprintf(f, "%-13s minimal routes at most %d TSP hops; the paper's count %d "
                        "(local + global + local)\n",
                     "routes", w.max_route, w.paper_diameter);
         } else {
-            fprintf(f, "%-13s %d rack(s) x 9 nodes x 8 TSPs: %lld intra-node links, %lld "
+            fprintf(f, "%-13s %d rack%s x 9 nodes x 8 TSPs: %lld intra-node links, %lld "
                        "intra-rack links (each node pair of a rack twice), %lld inter-rack "
                        "links (one per rack pair)\n",
-                    "wiring", g->racks, (long long)g->links_node, (long long)g->links_mid,
-                    (long long)g->links_top);
+                    "wiring", g->racks, g->racks > 1 ? "s" : "", (long long)g->links_node,
+                    (long long)g->links_mid, (long long)g->links_top);
             fprintf(f, "%-13s 60 per node: 44 electrical (28 in-node, 16 in-rack), 16 optical "
                        "to other racks (73.3%% short)\n",
                     "cables");
@@ -701,8 +701,10 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
                        "the destination rack): %d; minimal routes at most %d TSP hops\n",
                     "diameter", w.paper_diameter, w.max_route);
         }
-        cs_units_format_bytes((int64_t)g->tsps * (INT64_C(220) << 20), buf, sizeof buf);
-        fprintf(f, "%-13s %d TSPs x 220 MiB = %s of SRAM\n", "memory", g->tsps, buf);
+        int64_t sram = (int64_t)g->tsps * (INT64_C(220) << 20);
+        cs_units_format_bytes(sram, buf, sizeof buf);
+        fprintf(f, "%-13s %d TSPs x 220 MiB = %s (%.3g GB) of SRAM\n", "memory", g->tsps, buf,
+                (double)sram / 1e9);
         return;
     }
     cs_groq_stats_t s;

@@ -88,9 +88,6 @@ typedef struct cs_groq {
     const cs_topo_t *topo;   /* the machine's (owned by the machine) */
 } cs_groq_t;
 
-/* The node of a TSP, the rack of a node, the TSP of (node, t). */
-static inline int cs_groq_node_of(int tsp) { return tsp / CS_GROQ_NODE_TSPS; }
-
 /* The channel x -> y between two TSPs of one node (x != y). */
 int cs_groq_local_chan(const cs_groq_t *g, int x, int y);
 
