@@ -13,6 +13,7 @@ extern const cs_machine_type_t cs_machine_cerebras;
 extern const cs_machine_type_t cs_machine_cns1;
 extern const cs_machine_type_t cs_machine_cell;
 extern const cs_machine_type_t cs_machine_groq;
+extern const cs_machine_type_t cs_machine_loggp;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
@@ -20,6 +21,7 @@ static const cs_machine_type_t *const types[] = {
     &cs_machine_cns1,
     &cs_machine_cell,
     &cs_machine_groq,
+    &cs_machine_loggp,
 };
 
 /* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec
