@@ -123,6 +123,13 @@ void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len);
  * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
 void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,
                       int ranks, char *buf, size_t len);
+/* The second line of a heatmap: the metric, the window ("whole run",
+ * "window", "frame 3 of 20,") with its times, the engine and the hottest
+ * channel with its value. */
+struct cs_heatmap_data;
+void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
+                             const struct cs_heatmap_data *d, const char *window_note, char *buf,
+                             size_t len);
 /* A time: a whole number of ticks ("1000") or a duration with a unit
  * ("2.5us"), converted to ticks of tick_seconds (rounded). */
 int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err);

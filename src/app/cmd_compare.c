@@ -43,6 +43,7 @@ static const char *const compare_defaults[][2] = {
     {"cns1", "cns1:rings=2"},
     {"groq", "groq:nodes=8"},
     {"cell", "cell:chips=2"},
+    {"loggp", "loggp:p=64"},
 };
 #define COMPARE_NDEFAULTS ((int)(sizeof compare_defaults / sizeof compare_defaults[0]))
 
@@ -330,7 +331,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && a->heatmaps) {
         cs_heatmap_t *h = NULL;
         cs_heatmap_data_t d;
-        char title[320];
+        char title[320], sub[320];
         memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type);
@@ -339,8 +340,10 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         if (rc == CS_OK)
             rc = cs_heatmap_data_from_net(res.net, cs_topo_channels(m->topo), a->metric, 0,
                                           res.finish, 1, &d, err);
-        if (rc == CS_OK)
-            rc = cs_heatmap_write(h, &d, title, NULL, 0, row->heatmap, err);
+        if (rc == CS_OK) {
+            cs_app_heatmap_subtitle(m, res.net, &d, "whole run", sub, sizeof sub);
+            rc = cs_heatmap_write(h, &d, title, sub, 0, row->heatmap, err);
+        }
         if (rc)
             cs_error_prefix(err, "--heatmaps");
         cs_heatmap_data_destroy(&d);
@@ -611,8 +614,11 @@ int cs_app_cmd_compare(int argc, char **argv)
     cs_app_progress_done(&progress);
 
     int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-"));
-    if (!to_stdout)
+    if (!to_stdout) {
         print_table(stdout, rows, a.nspecs);
+        if (a.validate)
+            printf("validation: the final data placement of every run above was checked: ok\n");
+    }
     if (a.csv) {
         FILE *f = open_out("--csv", a.csv, &err);
         if (!f)

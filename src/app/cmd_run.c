@@ -816,44 +816,6 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
     return CS_OK;
 }
 
-static const char *const metric_what[] = {"link utilisation", "bytes per link",
-                                          "stall time per link",
-                                          "peak k (messages wanting a link at once)"};
-
-/* "66.7%", "1 MiB", "3" for a value of the metric. */
-static void run_metric_text(cs_heatmap_metric_t mt, double v, char *buf, size_t len)
-{
-    if (mt == CS_HEATMAP_UTIL || mt == CS_HEATMAP_STALL)
-        snprintf(buf, len, "%.1f%%", 100 * v);
-    else if (mt == CS_HEATMAP_BYTES)
-        cs_units_format_bytes((int64_t)llround(v), buf, len);
-    else
-        snprintf(buf, len, "%.0f", v);
-}
-
-/* The second line of a heatmap: metric, window, engine and the hottest
- * channel. */
-static void run_heatmap_subtitle(const cs_machine_t *m, const cs_exec_result_t *r,
-                                 const cs_heatmap_data_t *d, const char *window_note,
-                                 char *buf, size_t len)
-{
-    char t0[32], t1[32], hot[96] = "";
-    int best = -1;
-    for (int c = 0; c < d->nchans; c++)
-        if (d->active[c] && (best < 0 || d->val[c] > d->val[best]))
-            best = c;
-    cs_units_format_seconds((double)d->t0 * m->tick_seconds, t0, sizeof t0);
-    cs_units_format_seconds((double)d->t1 * m->tick_seconds, t1, sizeof t1);
-    if (best >= 0) {
-        char v[32];
-        run_metric_text(d->metric, d->val[best], v, sizeof v);
-        snprintf(hot, sizeof hot, " \xc2\xb7 hottest %d\xe2\x86\x92%d: %s",
-                 cs_topo_channel_src(m->topo, best), cs_topo_channel_dst(m->topo, best), v);
-    }
-    snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
-             window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(r->net), hot);
-}
-
 static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const cs_exec_result_t *r,
                              cs_heatmap_t *h, const run_figs_t *fg, const char *title,
                              FILE *say, cs_error_t *err)
@@ -871,7 +833,7 @@ static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const c
         w1 = r->finish;
     rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, w0, w1, whole, &d, err);
     if (rc == CS_OK) {
-        run_heatmap_subtitle(m, r, &d, whole ? "whole run" : "window", sub, sizeof sub);
+        cs_app_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub, sizeof sub);
         rc = cs_heatmap_write(h, &d, title, sub, 0, a->heatmap, err);
     }
     if (rc == CS_OK && say)
@@ -920,7 +882,7 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                 char path[4096 + 32], sub[320], note[64];
                 snprintf(path, sizeof path, "%s/frame-%04d.png", a->frames, i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
-                run_heatmap_subtitle(m, r, &d, note, sub, sizeof sub);
+                cs_app_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
                 rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
             }
             cs_heatmap_data_destroy(&d);

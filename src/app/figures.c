@@ -3,12 +3,14 @@
  * (app.h): short machine names for titles and table rows, the title of a
  * run, and the time syntax of --window and --frame-step.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/app.h"
 #include "core/units.h"
+#include "io/heatmap.h"
 
 void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len)
 {
@@ -65,4 +67,41 @@ int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_
         return cs_error_set(err, CS_ERR_RANGE, "'%s': too large", text);
     *out = (cs_tick_t)(t + 0.5);
     return CS_OK;
+}
+
+static const char *const metric_what[] = {"link utilisation", "bytes per link",
+                                          "stall time per link",
+                                          "peak k (messages wanting a link at once)"};
+
+/* "66.7%", "1 MiB", "3" for a value of the metric. */
+static void run_metric_text(cs_heatmap_metric_t mt, double v, char *buf, size_t len)
+{
+    if (mt == CS_HEATMAP_UTIL || mt == CS_HEATMAP_STALL)
+        snprintf(buf, len, "%.1f%%", 100 * v);
+    else if (mt == CS_HEATMAP_BYTES)
+        cs_units_format_bytes((int64_t)llround(v), buf, len);
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+/* The second line of a heatmap (app.h). */
+void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
+                             const cs_heatmap_data_t *d, const char *window_note, char *buf,
+                             size_t len)
+{
+    char t0[32], t1[32], hot[96] = "";
+    int best = -1;
+    for (int c = 0; c < d->nchans; c++)
+        if (d->active[c] && (best < 0 || d->val[c] > d->val[best]))
+            best = c;
+    cs_units_format_seconds((double)d->t0 * m->tick_seconds, t0, sizeof t0);
+    cs_units_format_seconds((double)d->t1 * m->tick_seconds, t1, sizeof t1);
+    if (best >= 0) {
+        char v[32];
+        run_metric_text(d->metric, d->val[best], v, sizeof v);
+        snprintf(hot, sizeof hot, " \xc2\xb7 hottest %d\xe2\x86\x92%d: %s",
+                 cs_topo_channel_src(m->topo, best), cs_topo_channel_dst(m->topo, best), v);
+    }
+    snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
+             window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(net), hot);
 }
