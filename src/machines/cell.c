@@ -64,6 +64,18 @@ static int node_at(int chips, int ch, int pos)
 
 static cs_tick_t ticks(double s) { return (cs_tick_t)llround(s * CORE_HZ); }
 
+/* Figures name the ramps: SPE ids, then each chip's PPE, IOIF1, BIF, MIC. */
+static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t len)
+{
+    static const char *const other[4] = {"PPE", "IOIF1", "BIF", "MIC"};
+    if (node < m->rank_nodes)
+        snprintf(buf, len, "SPE%d", node);
+    else
+        snprintf(buf, len, "%s%s", other[(node - m->rank_nodes) % 4],
+                 m->rank_nodes > 8 ? ((node - m->rank_nodes) / 4 ? ".1" : ".0") : "");
+    return buf;
+}
+
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int64_t chips, put_max, add_cycles;
@@ -132,6 +144,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->reduce_den = 16;
     m->net.unit_bytes = 16384; /* one DMA command */
     m->rank_nodes = (int)(8 * chips);
+    m->node_label = node_label;
     m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
     for (int i = 0; i < 8 * chips; i++)
         m->node_group[i] = i / 8;
