@@ -282,7 +282,9 @@ static int64_t payload(const sched_t *s, const gmsg_t *m, int64_t v0, int64_t v1
 
 static void arr_push(gmsg_t *m, int64_t t0, int64_t n, int64_t step)
 {
-    if (m->narr > 0) {
+    /* extend the last run unless its vectors have all been reported (the
+     * reports have moved past it) */
+    if (m->narr > m->apos) {
         arr_t *L = &m->arr[m->narr - 1];
         if (L->n == 1 && (n == 1 || step == t0 - L->t0)) {
             L->step = t0 - L->t0;

@@ -337,6 +337,25 @@ Test(groq, link_timing)
     cr_expect_eq(message_time("groq:nodes=1,hop=1us", 2, 0, 1, 320), 1000000);
 }
 
+Test(groq, streams_survive_gaps_in_their_data)
+{
+    /* regression: a forward whose data came with gaps (the upstream vectors
+     * dealt over paths of different length) used to add arrivals to a run
+     * already reported, and never completed */
+    cs_program_t *p = cs_program_new(3);
+    cs_program_send(p, 0, 1, 64000, 0);
+    int32_t rv = cs_program_recv(p, 1, 0, 64000, 0);
+    int32_t fw = cs_program_send(p, 1, 2, 64000, 0);
+    cs_program_dep(p, fw, rv, CS_DEP_STREAM);
+    cs_program_recv(p, 2, 1, 64000, 0);
+    finalize(p);
+    prog_run_t r = run_program("groq:nodes=1,paths=7,even=1", p);
+    cr_expect_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cr_expect_gt(r.res.finish, 0);
+    prog_done(&r);
+    cs_program_free(p);
+}
+
 Test(groq, messages_stream_through_a_tsp)
 {
     /* 0 -> 1 -> 2 with the forward streaming from the receive: virtual
@@ -643,11 +662,13 @@ Test(groq, figure8_shared_link_without_stall)
 
 Test(groq, every_suite_algorithm_validates, .timeout = 600)
 {
-    /* 16 TSPs in two nodes (one global link), with minimal routes and with
-     * up to 4 paths per message (vectors then arrive out of order) */
-    static const char *const specs[] = {"groq:nodes=2", "groq:nodes=2,paths=4"};
+    /* 16 TSPs in two nodes (one global link), with minimal routes, with up
+     * to 4 paths per message, and with vectors dealt over 3 paths (they then
+     * arrive out of order, and a streaming forward's data in bursts) */
+    static const char *const specs[] = {"groq:nodes=2", "groq:nodes=2,paths=4",
+                                        "groq:nodes=2,paths=3,even=1"};
     static const int64_t sizes[] = {0, 1000, 7000};
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < 3; s++)
         for (int k = 0; k < 3; k++)
             h_expect_all_validate(specs[s], sizes[k], 3, NULL);
 }
