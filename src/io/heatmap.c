@@ -641,17 +641,42 @@ static int build_rings(cs_heatmap_t *h)
 
 /* ---- graphs (igraph) ---------------------------------------------------------------- */
 
-static int build_graph(cs_heatmap_t *h, cs_error_t *err)
+/* A node linked to every other one (a crossbar's hub, LogGP's switch), or
+ * -1. */
+static int star_hub(const cs_heatmap_t *h)
 {
     int P = h->nnodes;
+    if (P < 4)
+        return -1;
+    for (int u = 0; u < P; u++)
+        if (cs_topo_degree(h->t, u) >= P - 1) {
+            int leaves = 1;
+            for (int v = 0; v < P && leaves; v++)
+                leaves = v == u || cs_topo_find_channel(h->t, u, v) >= 0;
+            if (leaves)
+                return u;
+        }
+    return -1;
+}
+
+static int build_graph(cs_heatmap_t *h, cs_error_t *err)
+{
+    int P = h->nnodes, hub = star_hub(h);
     h->nx = cs_malloc((size_t)P * sizeof *h->nx);
     h->ny = cs_malloc((size_t)P * sizeof *h->ny);
-    for (int i = 0; i < P; i++) {
-        double a = -M_PI / 2 + 2 * M_PI * i / (P ? P : 1);
+    for (int i = 0, k = 0; i < P; i++) {
+        /* a star: the hub in the middle, the others on a circle */
+        int n = hub >= 0 ? P - 1 : P;
+        double a = -M_PI / 2 + 2 * M_PI * k / (n ? n : 1);
+        if (i == hub) {
+            h->nx[i] = h->ny[i] = 0;
+            continue;
+        }
         h->nx[i] = cos(a);
         h->ny[i] = sin(a);
+        k++;
     }
-    if (P >= 3 && P <= KK_MAX_NODES) {
+    if (hub < 0 && P >= 3 && P <= KK_MAX_NODES) {
         igraph_t g;
         igraph_matrix_t xy;
         int rc = cs_topo_to_igraph(h->t, &g, err);
@@ -689,17 +714,21 @@ static int build_graph(cs_heatmap_t *h, cs_error_t *err)
                                 "heatmap layout: igraph Kamada-Kawai failed: %s",
                                 igraph_strerror(e));
     }
-    /* lanes a fraction of the typical link length */
-    double sum = 0;
+    /* lanes a fraction of the typical link, nodes of the closest pair */
+    double sum = 0, closest = HUGE_VAL;
     int n = 0;
     for (int c = 0; c < h->nchans; c += 2) {
         int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
         sum += hypot(h->nx[u] - h->nx[v], h->ny[u] - h->ny[v]);
         n++;
     }
+    if (P <= 2000)
+        for (int u = 0; u < P; u++)
+            for (int v = u + 1; v < P; v++)
+                closest = fmin(closest, hypot(h->nx[u] - h->nx[v], h->ny[u] - h->ny[v]));
     double typical = n ? sum / n : 1;
-    h->lane = fmin(0.022, fmax(0.004, 0.06 * typical));
-    h->node_r = P <= 200 ? fmin(0.04, 0.25 * typical) : 0;
+    h->lane = fmin(0.022, fmax(0.004, fmin(0.06 * typical, 0.3 * closest)));
+    h->node_r = P <= 200 ? fmin(0.035, 0.3 * closest) : 0;
     h->label_nodes = P <= 64;
     map_fit(h, -1.15, -1.15, 1.15, 1.15);
     return CS_OK;
@@ -870,8 +899,9 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
         snprintf(h->note, sizeof h->note,
                  "%s: %d nodes placed by %s \xc2\xb7 each link direction is its own lane, "
                  "traffic keeps right", cs_topo_name(h->t), h->nnodes,
-                 h->nnodes >= 3 && h->nnodes <= KK_MAX_NODES ? "igraph (Kamada-Kawai)"
-                                                              : "a circle");
+                 star_hub(h) >= 0 ? "a star (the hub in the middle)"
+                 : h->nnodes >= 3 && h->nnodes <= KK_MAX_NODES ? "igraph (Kamada-Kawai)"
+                                                               : "a circle");
         break;
     case CS_LAYOUT_DRAGONFLY:
         h->kind = L_DRAGONFLY;
@@ -1079,8 +1109,8 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
             cy = fy(h, h->ring_cy[h->ring_of[i]]);
         }
         double dx = x - cx, dy = y - cy, len = hypot(dx, dy);
-        if (len <= 0)
-            dx = 1, dy = 0, len = 1;
+        if (len < 1e-6)
+            continue; /* the hub of a star: its lanes leave no room, it is the hollow one */
         dx /= len;
         dy /= len;
         if (h->bridged && h->bridged[i]) {

@@ -353,6 +353,13 @@ Test(heatmap, igraph_layout_for_other_graphs)
     test_machine_t *tm = petersen();
     render_layout(&tm->m, 7, "graph", "petersen");
     custom_free(tm);
+    /* a star (LogGP's crossbar): the hub in the middle */
+    cs_topo_t *t = cs_topo_new_custom(13, "star");
+    for (int i = 0; i < 12; i++)
+        cs_topo_add_link(t, i, 12);
+    tm = custom_machine(t);
+    render_layout(&tm->m, 9, "graph", "star");
+    custom_free(tm);
 }
 
 /* A layout hint from the machine wins over the topology. */
