@@ -703,8 +703,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         }
         int64_t sram = (int64_t)g->tsps * (INT64_C(220) << 20);
         cs_units_format_bytes(sram, buf, sizeof buf);
-        fprintf(f, "%-13s %d TSPs x 220 MiB = %s (%.3g GB) of SRAM\n", "memory", g->tsps, buf,
-                (double)sram / 1e9);
+        fprintf(f, "%-13s %d TSPs x 220 MiB = %s (%.2f %s) of SRAM\n", "memory", g->tsps, buf,
+                (double)sram / (sram >= INT64_C(1000000000000) ? 1e12 : 1e9),
+                sram >= INT64_C(1000000000000) ? "TB" : "GB");
         return;
     }
     cs_groq_stats_t s;
