@@ -119,6 +119,8 @@ void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
 
 /* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
 void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len);
+/* The machine's name for node n (its node_label, else the id), in buf. */
+const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t len);
 /* The title of a run's figures: "allreduce/ring, 1 MiB, 64 ranks on
  * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
 void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,

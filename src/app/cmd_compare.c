@@ -71,7 +71,7 @@ typedef struct compare_row {
     int ranks;
     cs_tick_t ticks;
     double seconds, bandwidth; /* bytes per second, 0 if no bytes */
-    char link[48];            /* busiest channel "u->v", or "-" */
+    char link[80];            /* busiest channel "u->v" (node names), or "-" */
     double link_util;         /* its busy share of the run */
     uint64_t events;
     double wall;
@@ -321,8 +321,10 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         row->events = res.events;
         row->wall = a->with_timing ? res.wall_seconds : 0;
         if (c >= 0) {
-            snprintf(row->link, sizeof row->link, "%d\xe2\x86\x92%d",
-                     cs_topo_channel_src(m->topo, c), cs_topo_channel_dst(m->topo, c));
+            char u[32], v[32];
+            snprintf(row->link, sizeof row->link, "%s\xe2\x86\x92%s",
+                     cs_app_node_name(m, cs_topo_channel_src(m->topo, c), u, sizeof u),
+                     cs_app_node_name(m, cs_topo_channel_dst(m->topo, c), v, sizeof v));
             row->link_util = res.finish > 0 ? (double)cs_net_chan_stats(res.net, c)->busy /
                                                   (double)res.finish
                                             : 0;

@@ -18,10 +18,25 @@ void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len)
     const cs_topo_t *t = m->topo;
     if (rows <= 0)
         cs_topo_grid(t, &rows, &cols);
+    /* "groq groq-dragonfly": the type once when the topology's name has it */
+    const char *name = cs_topo_name(t);
+    int has_type = !strncmp(name, m->type, strlen(m->type));
     if (rows > 0 && cols > 0 && (int64_t)rows * cols == cs_topo_nodes(t))
-        snprintf(buf, len, "%s %s %d\xc3\x97%d", m->type, cs_topo_name(t), rows, cols);
+        snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : m->type, has_type ? "" : " ",
+                 name, rows, cols);
     else
-        snprintf(buf, len, "%s %s of %d nodes", m->type, cs_topo_name(t), cs_topo_nodes(t));
+        snprintf(buf, len, "%s%s%s of %d nodes", has_type ? "" : m->type, has_type ? "" : " ",
+                 name, cs_topo_nodes(t));
+}
+
+const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t len)
+{
+    const char *s = m->node_label ? m->node_label(m, node, buf, len) : NULL;
+    if (!s) {
+        snprintf(buf, len, "%d", node);
+        s = buf;
+    }
+    return s;
 }
 
 void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,
@@ -89,7 +104,7 @@ void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
                              const cs_heatmap_data_t *d, const char *window_note, char *buf,
                              size_t len)
 {
-    char t0[32], t1[32], hot[96] = "";
+    char t0[32], t1[32], hot[160] = "";
     int best = -1;
     for (int c = 0; c < d->nchans; c++)
         if (d->active[c] && (best < 0 || d->val[c] > d->val[best]))
@@ -97,10 +112,11 @@ void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
     cs_units_format_seconds((double)d->t0 * m->tick_seconds, t0, sizeof t0);
     cs_units_format_seconds((double)d->t1 * m->tick_seconds, t1, sizeof t1);
     if (best >= 0) {
-        char v[32];
+        char v[32], a[32], b[32];
         run_metric_text(d->metric, d->val[best], v, sizeof v);
-        snprintf(hot, sizeof hot, " \xc2\xb7 hottest %d\xe2\x86\x92%d: %s",
-                 cs_topo_channel_src(m->topo, best), cs_topo_channel_dst(m->topo, best), v);
+        snprintf(hot, sizeof hot, " \xc2\xb7 hottest %s\xe2\x86\x92%s: %s",
+                 cs_app_node_name(m, cs_topo_channel_src(m->topo, best), a, sizeof a),
+                 cs_app_node_name(m, cs_topo_channel_dst(m->topo, best), b, sizeof b), v);
     }
     snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
              window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(net), hot);

@@ -694,6 +694,16 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
             maxlw = w;
     }
     slant = maxlw > slot - 8;
+    if (slant && b->n > 0) {
+        /* the first label, slanted down to the left, must stay on the page */
+        for (int pass = 0; pass < 2; pass++) {
+            double need = cs_fig_text_width(cr, b->labels[0]) * cos(M_PI / 6) - slot / 2 + 6;
+            if (need > left) {
+                left = need;
+                slot = (right - left) / b->n;
+            }
+        }
+    }
     double bottom = PLOT_H - (slant ? 30 + 0.5 * maxlw + PLOT_TICK_SIZE : 48);
     if (bottom < top + 200)
         bottom = top + 200;
@@ -765,7 +775,9 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
     if (b->ylabel && b->ylabel[0]) {
         cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
         cairo_save(cr);
-        cairo_translate(cr, 22, (top + bottom) / 2);
+        /* beside the tick labels, however wide the slanted labels made the margin */
+        cairo_translate(cr, fmax(22, left - ylabw - 10 - PLOT_LABEL_SIZE - 14 + 22),
+                        (top + bottom) / 2);
         cairo_rotate(cr, -M_PI / 2);
         cs_fig_text(cr, 0, 0, b->ylabel, 0.5, 0);
         cairo_restore(cr);

@@ -136,10 +136,14 @@ Test(figures, compare_default_machines)
     ASSERT_HAS(o.out, "alphabeta torus 8\xc3\x97" "8");
     ASSERT_HAS(o.out, "cerebras mesh 8\xc3\x97" "8");
     ASSERT_HAS(o.out, "cns1 cylinder 2\xc3\x97" "32");
-    if (registered("groq"))
-        ASSERT_HAS(o.out, "groq ");
-    if (registered("cell"))
-        ASSERT_HAS(o.out, "cell ");
+    /* every registered type that has a default (its row starts with the type) */
+    const char *more[] = {"groq", "cell", "loggp"};
+    for (int i = 0; i < 3; i++)
+        if (registered(more[i])) {
+            char row[32];
+            snprintf(row, sizeof row, "\n%s", more[i]);
+            ASSERT_HAS(o.out, row);
+        }
     cli_out_free(&o);
 }
 
