@@ -62,6 +62,8 @@ typedef struct gmsg {
     uint8_t watch, local, done, armed;
     int32_t npaths;          /* 0 until first compiled */
     int32_t *pchan, *poff;   /* candidate paths (npaths > 1 or fixed vectors) */
+    int64_t *pfit;           /* per path and hop: the last earliest fit found there, a
+                                lower bound for the next vector's (calendars only fill) */
     arr_t *arr;              /* watched: arrivals in vector order */
     int64_t narr, carr, apos, aused;
     int64_t fixed;           /* first entry of this message in g->fixed, or NONE */
@@ -350,8 +352,10 @@ static void release(gmsg_t *m)
     free(m->arr);
     free(m->pchan);
     free(m->poff);
+    free(m->pfit);
     m->arr = NULL;
     m->pchan = m->poff = NULL;
+    m->pfit = NULL;
     m->narr = m->carr = 0;
 }
 
@@ -437,6 +441,7 @@ static void setup_paths(sched_t *s, gmsg_t *m)
     int32_t tmp[CS_GROQ_MAX_PATH];
     m->poff = cs_malloc(((size_t)k + 1) * sizeof *m->poff);
     m->pchan = cs_malloc((size_t)k * CS_GROQ_MAX_PATH * sizeof *m->pchan);
+    m->pfit = cs_calloc((size_t)k * CS_GROQ_MAX_PATH, sizeof *m->pfit);
     m->poff[0] = 0;
     for (int j = 0; j < k; j++) {
         int h = cs_groq_path(g, m->src, m->dst, j, tmp);
@@ -554,15 +559,21 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
             for (int p = p0; p < p1; p++) {
                 const int32_t *ch = m->pchan + m->poff[p];
                 int h = m->poff[p + 1] - m->poff[p];
-                int64_t t = ready;
-                if (ready + h * g->hop >= arrival)
-                    continue; /* cannot beat the best even on idle links */
-                for (int j = 0; j < h; j++) {
+                int64_t t = ready, *fit = m->pfit + (int64_t)p * CS_GROQ_MAX_PATH;
+                if (ready + h * g->hop >= arrival || fit[h - 1] + g->hop >= arrival)
+                    continue; /* cannot beat the best */
+                int j = 0;
+                for (; j < h; j++) {
                     cal_prune(&s->cal[ch[j]], now);
-                    start[j] = cal_fit(&s->cal[ch[j]], t, S);
+                    /* an earliest fit never moves back: start where the last
+                     * one on this hop was (same result, no rescanning) */
+                    start[j] = cal_fit(&s->cal[ch[j]], t > fit[j] ? t : fit[j], S);
+                    fit[j] = start[j];
                     t = start[j] + g->hop;
+                    if (t + (h - 1 - j) * g->hop >= arrival)
+                        break; /* already no better than the best */
                 }
-                if (t < arrival) {
+                if (j == h && t < arrival) {
                     arrival = t;
                     best = p;
                     memcpy(best_start, start, (size_t)h * sizeof *start);
@@ -617,7 +628,9 @@ static void compile(sched_t *s, int64_t id)
     if (m->compiled == m->nvec && !m->watch) {
         free(m->pchan);
         free(m->poff);
+        free(m->pfit);
         m->pchan = m->poff = NULL;
+        m->pfit = NULL;
     }
 }
 
