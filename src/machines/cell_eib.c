@@ -15,6 +15,8 @@
  */
 #include "machines/cell_eib.h"
 
+#include "core/chanrec.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,7 @@ typedef struct cell {
     cs_chan_stats_t *stats;
     int32_t *ring_chan;            /* chip*RAMPS*2 + seg*2 + dir -> topo channel */
     int32_t bif_chan[2];
+    cs_net_t *net;                 /* the wrapper: its recorder takes time buckets */
     int64_t active;
     int64_t late_gets;             /* gets started before their recv (cell_idle) */
     uint32_t h_issue, h_arb, h_packet, h_bif, h_start, h_signal;
@@ -434,6 +437,9 @@ static int try_grant(cell_t *c, int32_t id)
                         c->stats[tc].bytes += bytes;
                         c->stats[tc].units++;
                         c->stats[tc].busy += dur;
+                        if (!c->stats[tc].peak_k)
+                            c->stats[tc].peak_k = 1;
+                        cs_chanrec_busy(cs_net_recorder(c->net), tc, now, dur, dur, bytes, 1);
                     }
                 }
             /* the packet's last beat arrives after its beats and hops */
@@ -501,9 +507,17 @@ static void on_packet(void *ctx, const cs_event_t *ev)
         }
         c->bif_free[dir] = t + (cs_tick_t)ser;
         if (c->bif_chan[dir] >= 0) {
-            c->stats[c->bif_chan[dir]].bytes += bytes;
-            c->stats[c->bif_chan[dir]].units++;
-            c->stats[c->bif_chan[dir]].busy += (cs_tick_t)ser;
+            int32_t bc = c->bif_chan[dir];
+            c->stats[bc].bytes += bytes;
+            c->stats[bc].units++;
+            c->stats[bc].busy += (cs_tick_t)ser;
+            /* k: this packet and those queued before it on the link */
+            int32_t k = (int32_t)((t - now) / (ser > 0 ? (cs_tick_t)ser : 1)) + 1;
+            if (k > c->stats[bc].peak_k)
+                c->stats[bc].peak_k = k;
+            cs_chanrec_busy(cs_net_recorder(c->net), bc, t, (cs_tick_t)ser, (cs_tick_t)ser,
+                            bytes, 1);
+            cs_chanrec_peak(cs_net_recorder(c->net), bc, t, k);
         }
         cs_sim_at(c->sim, t + (cs_tick_t)ser + c->p.bif_lat, c->h_bif, (uint32_t)ev->a + 1,
                   (uint64_t)bytes);
@@ -728,7 +742,7 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     c->h_packet = cs_sim_register(sim, on_packet, c);
     c->h_bif = cs_sim_register(sim, on_bif, c);
     c->h_signal = cs_sim_register(sim, on_signal, c);
-    *out = cs_net_new_custom(&cell_ops, c, topo);
+    *out = c->net = cs_net_new_custom(&cell_ops, c, topo);
     return CS_OK;
 }
 
