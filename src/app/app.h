@@ -28,6 +28,8 @@ int cs_app_cmd_list(int argc, char **argv);
 int cs_app_cmd_bench(int argc, char **argv);
 int cs_app_cmd_sweep(int argc, char **argv);
 int cs_app_cmd_compare(int argc, char **argv);
+int cs_app_cmd_replay(int argc, char **argv);
+int cs_app_cmd_export(int argc, char **argv);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */
@@ -93,6 +95,26 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *req, const cs_machine_t *m, cs_
                         cs_error_t *err);
 /* Releases what c owns and zeroes it; accepts a zeroed struct. */
 void cs_app_coll_destroy(cs_app_coll_t *c);
+/* Fills c->hints (and c->ring, c->group) with the machine's hints in rank
+ * space for the placement c->rank_to_node of P ranks: the ring hint is the
+ * ranks sorted by their node's position in the machine's ring order, the
+ * groups are their nodes' groups renumbered, the grid holds when the ranks
+ * are the whole grid in node order.  (cs_app_coll_prepare calls it.) */
+void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c);
+
+/* ---- results of a run (cmd_run.c; run and replay) ----------------------- */
+
+/* The summary lines `messages`, `finish`, `events` and the machine's own
+ * (docs/cli.md). */
+void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* The `wall` line (with_timing 0: "not shown"). */
+void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
+/* The busiest channels table. */
+void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* The JSON result (docs/json.md) to path, or to standard output for "-". */
+int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
+                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
+                      cs_error_t *err);
 
 /* ---- progress (progress.c) --------------------------------------------- */
 

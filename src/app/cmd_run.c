@@ -431,48 +431,11 @@ static int run_coll_opts(const cs_app_coll_req_t *a, cs_app_coll_t *c, cs_error_
     return CS_OK;
 }
 
-/* Everything before building: the algorithm, P, the placement and the
- * hints in rank space (app.h). */
-int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_app_coll_t *c,
-                        cs_error_t *err)
+/* The machine's hints in rank space for the placement c->rank_to_node of P
+ * ranks (app.h; shared with `collsim replay`). */
+void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c)
 {
-    cs_coll_kind_t kind;
-    int nodes = cs_machine_nodes(m), norder = 0, P, rc;
-    int32_t *order = NULL;
-
-    memset(c, 0, sizeof *c);
-    if ((rc = cs_coll_parse(a->coll, &kind, err)))
-        return rc;
-    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
-        return rc;
-    if (a->has_root && !cs_coll_rooted(kind))
-        return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
-                            "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
-    if (!a->bytes_text && kind != CS_COLL_BARRIER)
-        return cs_error_set(err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
-    if ((rc = run_node_order(a, m, &order, &norder, err)))
-        return rc;
-    snprintf(c->order_name, sizeof c->order_name, "%s", a->order ? a->order : "natural");
-
-    P = a->ranks ? (int64_t)a->ranks > nodes ? -1 : (int)a->ranks : norder;
-    if (P < 0 || P > norder) {
-        int fileish = norder < nodes;
-        free(order);
-        if (fileish)
-            return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
-                                "nodes", (long long)a->ranks, a->order, norder);
-        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
-                            (long long)a->ranks, m->spec, nodes);
-    }
-    if (a->has_root && (a->root < 0 || a->root >= P)) {
-        free(order);
-        return cs_error_set(err, CS_ERR_RANGE, "--root %lld is outside ranks 0..%d",
-                            (long long)a->root, P - 1);
-    }
-    c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
-    memcpy(c->rank_to_node, order, (size_t)P * sizeof *order);
-    free(order);
-
+    int nodes = cs_machine_nodes(m);
     /* hints in rank space: the ring is the ranks sorted by where their node
      * sits in the machine's ring order (identity without one) */
     if (m->ring_order) {
@@ -524,6 +487,51 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_ap
             c->hints.grid_cols = m->grid_cols;
         }
     }
+}
+
+/* Everything before building: the algorithm, P, the placement and the
+ * hints in rank space (app.h). */
+int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_app_coll_t *c,
+                        cs_error_t *err)
+{
+    cs_coll_kind_t kind;
+    int nodes = cs_machine_nodes(m), norder = 0, P, rc;
+    int32_t *order = NULL;
+
+    memset(c, 0, sizeof *c);
+    if ((rc = cs_coll_parse(a->coll, &kind, err)))
+        return rc;
+    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
+        return rc;
+    if (a->has_root && !cs_coll_rooted(kind))
+        return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
+                            "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
+    if (!a->bytes_text && kind != CS_COLL_BARRIER)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
+    if ((rc = run_node_order(a, m, &order, &norder, err)))
+        return rc;
+    snprintf(c->order_name, sizeof c->order_name, "%s", a->order ? a->order : "natural");
+
+    P = a->ranks ? (int64_t)a->ranks > nodes ? -1 : (int)a->ranks : norder;
+    if (P < 0 || P > norder) {
+        int fileish = norder < nodes;
+        free(order);
+        if (fileish)
+            return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
+                                "nodes", (long long)a->ranks, a->order, norder);
+        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
+                            (long long)a->ranks, m->spec, nodes);
+    }
+    if (a->has_root && (a->root < 0 || a->root >= P)) {
+        free(order);
+        return cs_error_set(err, CS_ERR_RANGE, "--root %lld is outside ranks 0..%d",
+                            (long long)a->root, P - 1);
+    }
+    c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
+    memcpy(c->rank_to_node, order, (size_t)P * sizeof *order);
+    free(order);
+
+    cs_app_placement_hints(m, P, c);
     if ((rc = run_coll_opts(a, c, err)))
         return rc;
     c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
@@ -634,7 +642,6 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
 {
     const cs_topo_t *t = m->topo;
     char buf[64];
-    int top[RUN_TOP_CHANNELS];
 
     fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(t),
             cs_topo_channels(t));
@@ -657,6 +664,17 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
         fprintf(f, ", order %s\n", c->order_name);
         fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
     }
+    cs_app_print_result(f, m, r);
+    if (a->predict && c)
+        run_print_prediction(f, m, c, r->finish);
+    cs_app_print_wall(f, r, a->with_timing);
+    cs_app_print_channels(f, m, r);
+}
+
+/* messages, finish, events and the machine's own lines (app.h) */
+void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
+{
+    char buf[64];
     fprintf(f, "messages  %lld\n", (long long)r->messages);
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
@@ -673,14 +691,24 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
     }
     if (m->report)
         m->report(m, r->net, f);
-    if (a->predict && c)
-        run_print_prediction(f, m, c, r->finish);
-    if (a->with_timing) {
+}
+
+void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing)
+{
+    if (with_timing) {
         double rate = r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0;
         fprintf(f, "wall      %.6f s (%.3f M events/s)\n", r->wall_seconds, rate / 1e6);
     } else {
         fprintf(f, "wall      not shown (--no-timing)\n");
     }
+}
+
+/* the busiest channels (app.h) */
+void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
+{
+    const cs_topo_t *t = m->topo;
+    char buf[64];
+    int top[RUN_TOP_CHANNELS];
 
     int n = run_busiest(r, cs_topo_channels(t), top, RUN_TOP_CHANNELS);
     if (n == 0) {
@@ -703,17 +731,24 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
 static int run_write_json(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
                           const cs_exec_result_t *r, int validated, cs_error_t *err)
 {
-    cs_result_info_t info = {a->with_timing, validated};
-    if (strcmp(a->json, "-") == 0)
+    return cs_app_write_json(a->json, a->with_timing, m, p, r, validated, err);
+}
+
+int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
+                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
+                      cs_error_t *err)
+{
+    cs_result_info_t info = {with_timing, validated};
+    if (strcmp(path, "-") == 0)
         return cs_result_write_json_info(stdout, m, p, r, &info, err);
 
-    FILE *f = fopen(a->json, "w");
+    FILE *f = fopen(path, "w");
     if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", a->json,
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
                             strerror(errno));
     int rc = cs_result_write_json_info(f, m, p, r, &info, err);
     if (fclose(f) != 0 && rc == CS_OK)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", a->json, strerror(errno));
+        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
     return rc;
 }
 

@@ -30,6 +30,9 @@ static const app_cmd_t app_cmds[] = {
      cs_app_cmd_sweep},
     {"compare", "run one algorithm on several machines side by side (table, chart)",
      cs_app_cmd_compare},
+    {"replay", "replay a trace (GOAL, SimGrid TI) on one machine or several",
+     cs_app_cmd_replay},
+    {"export", "write an algorithm of the suite as a GOAL schedule", cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))

@@ -1,0 +1,185 @@
+/*
+ * cmd_export.c - `collsim export`: one algorithm of the suite written as a
+ * GOAL schedule (docs/replay.md, docs/goal.md), so that LogGOPSim or any
+ * GOAL tool can run it, and `collsim replay` gives back exactly the time of
+ * `collsim run --coll`.
+ *
+ * The collective is prepared as `collsim run` prepares it
+ * (cs_app_coll_prepare): with --machine, the algorithm sees that machine's
+ * packet size and hints for natural placement, which is what a run on it
+ * would see; without, a default packet size and no hints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "coll/coll.h"
+#include "core/units.h"
+#include "io/goal.h"
+#include "machines/machine.h"
+
+#define EXPORT_MAX_OPTS 64
+/* Without --machine: a neutral machine for the algorithm's defaults. */
+#define EXPORT_DEFAULT_MACHINE "alphabeta:topo=line"
+
+typedef struct export_args {
+    const char *coll, *algo, *machine, *out;
+    const char *bytes_text;
+    int64_t bytes, root, ranks;
+    int has_root;
+    const char *opts[EXPORT_MAX_OPTS];
+    int nopts;
+} export_args_t;
+
+static void export_help(void)
+{
+    printf("Usage: collsim export --coll NAME [--algo NAME] --ranks P --bytes N\n"
+           "                      [--format goal] [--root R] [--opt KEY=VALUE ...]\n"
+           "                      [--machine SPEC] [-o FILE]\n"
+           "\n"
+           "Writes a collective built by an algorithm of the suite as a GOAL schedule.\n"
+           "\n"
+           "      --coll NAME        broadcast, reduce, allreduce, allgather, reduce-scatter,\n"
+           "                         gather, scatter, barrier, alltoall\n"
+           "      --algo NAME        the algorithm (default: the collective's default)\n"
+           "      --ranks P          ranks (default: every node of --machine)\n"
+           "      --bytes N          size, as for 'collsim run' (units K, KiB, MB, ...)\n"
+           "      --root R           root of broadcast, reduce, gather, scatter (default 0)\n"
+           "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
+           "      --format goal      the output format (GOAL text, the only one)\n"
+           "  -m, --machine SPEC     build as for this machine (its packet size and hints,\n"
+           "                         natural placement), as 'collsim run' would\n"
+           "  -o, --output FILE      write to FILE (default: standard output)\n"
+           "  -h, --help             show this help and exit\n");
+}
+
+static void export_parse_args(int argc, char **argv, export_args_t *a)
+{
+    enum { OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_OPT, OPT_FORMAT };
+    static const struct option longopts[] = {
+        {"coll", required_argument, NULL, OPT_COLL},
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"opt", required_argument, NULL, OPT_OPT},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"machine", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cs_error_t err = {0};
+    int c;
+    memset(a, 0, sizeof *a);
+    while ((c = getopt_long(argc, argv, ":m:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_COLL: a->coll = optarg; break;
+        case OPT_ALGO: a->algo = optarg; break;
+        case 'm': a->machine = optarg; break;
+        case 'o': a->out = optarg; break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "goal"))
+                cs_app_usage_error("export", "--format '%s': only goal is written", optarg);
+            break;
+        case OPT_BYTES:
+            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
+                cs_app_usage_error("export", "--bytes: %s", err.msg);
+            a->bytes_text = optarg;
+            break;
+        case OPT_ROOT:
+            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
+                cs_app_usage_error("export", "--root: %s", err.msg);
+            a->has_root = 1;
+            break;
+        case OPT_RANKS:
+            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
+                cs_app_usage_error("export", "--ranks: %s", err.msg);
+            if (a->ranks < 1)
+                cs_app_usage_error("export", "--ranks: need at least 1 rank, got %s", optarg);
+            break;
+        case OPT_OPT:
+            if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, ','))
+                cs_app_usage_error("export", "--opt '%s': expected one KEY=VALUE", optarg);
+            if (a->nopts == EXPORT_MAX_OPTS)
+                cs_app_usage_error("export", "at most %d --opt options", EXPORT_MAX_OPTS);
+            a->opts[a->nopts++] = optarg;
+            break;
+        case 'h': export_help(); exit(0);
+        default: cs_app_getopt_error("export", c, argv);
+        }
+    }
+    if (optind < argc)
+        cs_app_usage_error("export", "unexpected argument '%s'", argv[optind]);
+    if (!a->coll)
+        cs_app_usage_error("export", "missing --coll NAME");
+    if (!a->machine && !a->ranks)
+        cs_app_usage_error("export", "missing --ranks P (or --machine SPEC, whose nodes are "
+                                     "the ranks)");
+}
+
+int cs_app_cmd_export(int argc, char **argv)
+{
+    export_args_t a;
+    cs_error_t err = {0};
+    cs_machine_t *m = NULL;
+    cs_program_t *p = NULL;
+    cs_app_coll_t coll;
+    int rc;
+
+    memset(&coll, 0, sizeof coll);
+    export_parse_args(argc, argv, &a);
+    if (a.machine) {
+        rc = cs_machine_new(a.machine, &m, &err);
+    } else {
+        /* a line of exactly P nodes (its hints are dropped below) */
+        char spec[96];
+        snprintf(spec, sizeof spec, "%s,p=%lld", EXPORT_DEFAULT_MACHINE, (long long)a.ranks);
+        rc = cs_machine_new(spec, &m, &err);
+    }
+    if (rc == CS_OK) {
+        cs_app_coll_req_t req = {a.coll, a.algo, NULL, a.bytes_text, a.bytes,
+                                 a.root, a.ranks, a.has_root, a.opts, a.nopts};
+        rc = cs_app_coll_prepare(&req, m, &coll, &err);
+    }
+    if (rc == CS_OK && !a.machine) {
+        /* no machine: no hints at all */
+        memset(&coll.hints, 0, sizeof coll.hints);
+        coll.args.unit = 4096;
+    }
+    if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, &err)))
+        cs_error_prefix(&err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+    if (rc == CS_OK) {
+        FILE *f = a.out ? fopen(a.out, "w") : stdout;
+        if (!f) {
+            rc = cs_error_set(&err, CS_ERR_IO, "%s: cannot open for writing: %s", a.out,
+                              strerror(errno));
+        } else {
+            char size[32];
+            cs_units_format_bytes(coll.args.bytes, size, sizeof size);
+            fprintf(f, "// collsim export: %s/%s, %d ranks, %s", cs_coll_name(coll.algo->kind),
+                    coll.algo->name, coll.args.P, size);
+            if (cs_coll_rooted(coll.args.kind))
+                fprintf(f, ", root %d", coll.args.root);
+            for (int i = 0; i < a.nopts; i++)
+                fprintf(f, ", %s", a.opts[i]);
+            fprintf(f, "\n// built for %s\n", a.machine ? m->spec : "no machine (no hints, "
+                                                                    "4 KiB segments)");
+            rc = cs_goal_write(p, f, &err);
+            if (a.out && fclose(f) != 0 && rc == CS_OK)
+                rc = cs_error_set(&err, CS_ERR_IO, "%s: error while writing: %s", a.out,
+                                  strerror(errno));
+            if (rc != CS_OK && a.out)
+                cs_error_prefix(&err, "%s", a.out);
+        }
+    }
+    if (rc != CS_OK)
+        cs_app_report(&err);
+    cs_app_coll_destroy(&coll);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return rc;
+}

@@ -1,0 +1,1290 @@
+/*
+ * ti.c - reading SimGrid time-independent traces into programs (ti.h,
+ * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
+ *
+ * One pass over the text builds the trace's own ops, rank by rank in trace
+ * order, chained by dependencies (AFTER behind a blocking action,
+ * AFTER_START behind an isend / irecv).  A collective call only leaves a
+ * record and a placeholder op (`join`, a calc of the call's local work)
+ * that the rank's next action follows.  At the end the reader pairs every
+ * send with its recv (to report unmatched or oversized messages with both
+ * lines), checks that the ranks' collective calls agree, builds each call
+ * with the chosen algorithm (a small cache: traces repeat the same call),
+ * and splices its ops in: the call's first ops on a rank follow what
+ * preceded the call there, and the rank's join follows its last ones.
+ */
+#include "io/ti.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define TI_ANY_ARGS INT_MAX
+#define TI_CACHE 8
+#define NONE (-1)
+
+/* ---- per rank state ------------------------------------------------------ */
+
+typedef struct ti_req {   /* an outstanding isend / irecv */
+    int32_t op;
+    int32_t src, dst, tag;
+} ti_req_t;
+
+typedef struct ti_call {  /* a collective call of one rank */
+    int64_t bytes;
+    int32_t root;         /* -1: unrooted */
+    int32_t line;
+    int32_t pred;         /* the op the call's first ops follow, or NONE */
+    int32_t join;         /* completes the call on this rank */
+    uint8_t kind, pred_kind;
+} ti_call_t;
+
+typedef struct ti_rank {
+    int32_t last;
+    uint8_t last_kind;
+    int64_t dtsize;       /* default datatype: byte, or double after `init 1` */
+    int tested;           /* a `test` was seen: a wait may find nothing */
+    ti_req_t *req;
+    int32_t nreq, cap_req;
+    int32_t *waited;      /* ops the next op must follow (completed by a wait) */
+    int32_t nwaited, cap_waited;
+    ti_call_t *calls;
+    int32_t ncalls, cap_calls;
+} ti_rank_t;
+
+typedef struct ti_reader {
+    const cs_ti_opts_t *o;
+    cs_error_t *err;
+    cs_program_t *p;
+    int P;
+    ti_rank_t *ranks;
+    cs_ti_info_t info;
+    /* the current file and line */
+    const char *file;
+    char **files;         /* index mode: one path per rank (owned) */
+    int index_mode;
+    int file_rank;        /* index mode: the rank whose file is read, else -1 */
+    long line;
+    char **tok; /* the current line's words (owned array) */
+    int32_t ntok, cap_tok;
+} ti_reader_t;
+
+static const char *rank_file(const ti_reader_t *r, int rank)
+{
+    return r->index_mode ? r->files[rank] : r->file;
+}
+
+static int fail(ti_reader_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(ti_reader_t *r, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX - 200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(r->err, CS_ERR_PARSE, "%s:%ld: %s", r->file, r->line, msg);
+}
+
+static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? 2 * *cap : 8;
+    return cs_realloc(v, (size_t)*cap * size);
+}
+
+/* ---- lines and tokens ------------------------------------------------------ */
+
+/* Text only: NUL and control bytes say the file is binary. */
+static int check_bytes(ti_reader_t *r, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0)
+            return fail(r, "found a NUL byte at column %zu; expected text (is this a binary "
+                           "file?)", i + 1);
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+            return fail(r, "found the control byte 0x%02x at column %zu; expected text (is "
+                           "this a binary file?)", c, i + 1);
+    }
+    return CS_OK;
+}
+
+/* Splits the line in place; 0 tokens for a blank or comment line. */
+static int tokenize(ti_reader_t *r, char *s)
+{
+    r->ntok = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '#')
+        return CS_OK;
+    while (*s && *s != '\n' && *s != '\r') {
+        r->tok = grow(r->tok, &r->cap_tok, r->ntok + 1, sizeof *r->tok);
+        r->tok[r->ntok++] = s;
+        while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            s++;
+        if (*s) {
+            char c = *s;
+            *s++ = '\0';
+            if (c == '\n' || c == '\r')
+                break;
+        }
+        while (*s == ' ' || *s == '\t')
+            s++;
+    }
+    return CS_OK;
+}
+
+static int parse_u63(const char *t, int64_t *v)
+{
+    int64_t x = 0;
+    *v = 0;
+    if (!*t)
+        return 0;
+    for (const char *c = t; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return 0;
+        if (x > (INT64_MAX - (*c - '0')) / 10)
+            return 0;
+        x = x * 10 + (*c - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+/* A count of elements (or bytes): a non-negative integer. */
+static int get_count(ti_reader_t *r, const char *what, const char *t, int64_t *v)
+{
+    if (parse_u63(t, v))
+        return CS_OK;
+    if (t[0] == '-')
+        return fail(r, "%s '%s' is negative; expected a count >= 0", what, t);
+    return fail(r, "%s '%s' is not a count; expected a non-negative integer", what, t);
+}
+
+static int get_rank(ti_reader_t *r, const char *what, const char *t, int32_t *v)
+{
+    int64_t x;
+    if (!parse_u63(t, &x))
+        return fail(r, "%s '%s' is not a rank; expected an integer in 0..%d", what, t,
+                    r->P - 1);
+    if (x >= r->P)
+        return fail(r, "%s %s is out of range; expected a rank in 0..%d (the trace has %d "
+                       "ranks)", what, t, r->P - 1, r->P);
+    *v = (int32_t)x;
+    return CS_OK;
+}
+
+static int get_tag(ti_reader_t *r, const char *t, int32_t *v)
+{
+    int64_t x;
+    if (!parse_u63(t, &x))
+        return fail(r, "tag '%s' is not a tag; expected an integer in 0..%d", t, CS_TI_MAX_TAG);
+    if (x > CS_TI_MAX_TAG)
+        return fail(r, "tag %s is too large; expected at most %d (larger tags are reserved for "
+                       "collectives)", t, CS_TI_MAX_TAG);
+    *v = (int32_t)x;
+    return CS_OK;
+}
+
+/* flops or seconds: a finite non-negative decimal number. */
+static int get_real(ti_reader_t *r, const char *what, const char *t, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(t, &end);
+    if (end == t || *end || errno == ERANGE || !isfinite(x))
+        return fail(r, "%s '%s' is not a number; expected a non-negative decimal", what, t);
+    if (x < 0)
+        return fail(r, "%s '%s' is negative; expected a number >= 0", what, t);
+    *v = x;
+    return CS_OK;
+}
+
+/* SimGrid's datatype ids: 0 double, 1 int, 2 char, 3 short, 4 long, 5 float,
+ * 6 byte, 7 long long. */
+static int get_dt(ti_reader_t *r, const char *t, int64_t *size)
+{
+    static const int64_t sizes[] = {8, 4, 1, 2, 8, 4, 1, 8};
+    int64_t x;
+    if (!parse_u63(t, &x) || x > 7)
+        return fail(r, "datatype '%s' is not one of 0 (double), 1 (int), 2 (char), 3 (short), "
+                       "4 (long), 5 (float), 6 (byte), 7 (long long)", t);
+    *size = sizes[x];
+    return CS_OK;
+}
+
+static int to_bytes(ti_reader_t *r, int64_t count, int64_t dt, int64_t *bytes)
+{
+    if (count > INT64_MAX / 8 / dt)
+        return fail(r, "count %lld of %lld-byte elements is too large", (long long)count,
+                    (long long)dt);
+    *bytes = count * dt;
+    return CS_OK;
+}
+
+/* ---- building ops ---------------------------------------------------------- */
+
+static void push_waited(ti_rank_t *k, int32_t op)
+{
+    k->waited = grow(k->waited, &k->cap_waited, k->nwaited, sizeof *k->waited);
+    k->waited[k->nwaited++] = op;
+}
+
+/* A new op of `rank` in trace order: it follows the previous action and
+ * what was waited for since.  blocking: the next action follows its end. */
+static int emit(ti_reader_t *r, int rank, int32_t op, int blocking)
+{
+    ti_rank_t *k = &r->ranks[rank];
+    if (op < 0) {
+        cs_error_t e;
+        cs_program_finalize(r->p, &e); /* reports the builder's recorded error */
+        return fail(r, "%s", e.msg);
+    }
+    cs_program_set_origin(r->p, op, (int)(r->line > INT_MAX ? INT_MAX : r->line), NULL);
+    if (k->last >= 0)
+        cs_program_dep(r->p, op, k->last, (cs_dep_kind_t)k->last_kind);
+    for (int32_t i = 0; i < k->nwaited; i++)
+        cs_program_dep(r->p, op, k->waited[i], CS_DEP_AFTER);
+    k->nwaited = 0;
+    k->last = op;
+    k->last_kind = blocking ? CS_DEP_AFTER : CS_DEP_AFTER_START;
+    return CS_OK;
+}
+
+static int64_t flops_ns(const ti_reader_t *r, double flops)
+{
+    double ns = flops / r->o->flops_per_second * 1e9;
+    return ns >= 9e18 ? INT64_C(9000000000000000000) : (int64_t)llround(ns);
+}
+
+/* ---- actions --------------------------------------------------------------- */
+
+typedef struct ti_action {
+    const char *name;
+    int min, max; /* arguments after the action name */
+    const char *usage;
+    int (*fn)(ti_reader_t *r, int rank, char **arg, int nargs, int which);
+    int which;
+} ti_action_t;
+
+static int act_init(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    (void)arg;
+    (void)which;
+    r->ranks[rank].dtsize = n > 0 ? 8 : 1; /* `init 1`: MPE traces count doubles */
+    return CS_OK;
+}
+
+static int act_nothing(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    (void)r, (void)rank, (void)arg, (void)n, (void)which;
+    return CS_OK;
+}
+
+static int act_compute(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    double x = 0;
+    int rc;
+    (void)n;
+    if ((rc = get_real(r, which ? "duration" : "flops", arg[0], &x)))
+        return rc;
+    int64_t ns = which ? (int64_t)llround(fmin(x * 1e9, 9e18)) : flops_ns(r, x);
+    return emit(r, rank, cs_program_calc(r->p, rank, ns, 0), 1);
+}
+
+enum { P2P_SEND, P2P_ISEND, P2P_RECV, P2P_IRECV };
+
+static void push_req(ti_rank_t *k, int32_t op, int src, int dst, int tag)
+{
+    k->req = grow(k->req, &k->cap_req, k->nreq, sizeof *k->req);
+    k->req[k->nreq++] = (ti_req_t){op, src, dst, tag};
+}
+
+static int act_p2p(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    int send = which == P2P_SEND || which == P2P_ISEND;
+    int block = which == P2P_SEND || which == P2P_RECV;
+    int32_t peer = 0, tag = 0;
+    int64_t count = 0, dt = r->ranks[rank].dtsize, bytes = 0;
+    int rc;
+    if ((rc = get_rank(r, send ? "destination rank" : "source rank", arg[0], &peer)) ||
+        (rc = get_tag(r, arg[1], &tag)) || (rc = get_count(r, "count", arg[2], &count)) ||
+        (n > 3 && (rc = get_dt(r, arg[3], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
+        return rc;
+    int32_t op = send ? cs_program_send(r->p, rank, peer, bytes, tag)
+                      : cs_program_recv(r->p, rank, peer, bytes, tag);
+    if ((rc = emit(r, rank, op, block)))
+        return rc;
+    if (!block)
+        push_req(&r->ranks[rank], op, send ? rank : peer, send ? peer : rank, tag);
+    return CS_OK;
+}
+
+static int act_wait(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    ti_rank_t *k = &r->ranks[rank];
+    int32_t src = 0, dst = 0, tag = 0;
+    int rc;
+    (void)n;
+    if ((rc = get_rank(r, "source rank", arg[0], &src)) ||
+        (rc = get_rank(r, "destination rank", arg[1], &dst)) || (rc = get_tag(r, arg[2], &tag)))
+        return rc;
+    if (which) /* test: whether it succeeded is not in the trace; a later wait decides */
+        return k->tested = 1, CS_OK;
+    for (int32_t i = 0; i < k->nreq; i++) {
+        if (k->req[i].src != src || k->req[i].dst != dst || k->req[i].tag != tag)
+            continue;
+        push_waited(k, k->req[i].op);
+        memmove(k->req + i, k->req + i + 1, (size_t)(k->nreq - i - 1) * sizeof *k->req);
+        k->nreq--;
+        return CS_OK;
+    }
+    if (k->tested) /* as SimGrid: a test may have completed it */
+        return CS_OK;
+    if (src != rank && dst != rank)
+        return fail(r, "wait %d %d %d on rank %d names neither it as source nor as "
+                       "destination; expected `wait <src> <dst> <tag>` of one of its own "
+                       "isend / irecv", src, dst, tag, rank);
+    return fail(r, "wait %d %d %d: rank %d has no outstanding %s with %s %d and tag %d",
+                src, dst, tag, rank, src == rank ? "isend" : "irecv",
+                src == rank ? "destination" : "source", src == rank ? dst : src, tag);
+}
+
+static int act_waitall(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    ti_rank_t *k = &r->ranks[rank];
+    (void)arg, (void)n, (void)which;
+    for (int32_t i = 0; i < k->nreq; i++)
+        push_waited(k, k->req[i].op);
+    k->nreq = 0;
+    return CS_OK;
+}
+
+/* sendRecv <sendcount> <dst> <recvcount> <src> [dt1 dt2]: both at once,
+ * tag 0, then wait for both. */
+static int act_sendrecv(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    ti_rank_t *k = &r->ranks[rank];
+    int32_t dst = 0, src = 0;
+    int64_t sc = 0, rcnt = 0, dt1 = k->dtsize, dt2 = k->dtsize, sb = 0, rb = 0;
+    int rc;
+    (void)which;
+    if ((rc = get_count(r, "send count", arg[0], &sc)) ||
+        (rc = get_rank(r, "destination rank", arg[1], &dst)) ||
+        (rc = get_count(r, "receive count", arg[2], &rcnt)) ||
+        (rc = get_rank(r, "source rank", arg[3], &src)) ||
+        (n > 4 && (rc = get_dt(r, arg[4], &dt1))) || (n > 5 && (rc = get_dt(r, arg[5], &dt2))) ||
+        (rc = to_bytes(r, sc, dt1, &sb)) || (rc = to_bytes(r, rcnt, dt2, &rb)))
+        return rc;
+    int32_t s = cs_program_send(r->p, rank, dst, sb, 0);
+    if ((rc = emit(r, rank, s, 0)))
+        return rc;
+    int32_t v = cs_program_recv(r->p, rank, src, rb, 0);
+    if ((rc = emit(r, rank, v, 0)))
+        return rc;
+    push_waited(k, s);
+    push_waited(k, v);
+    return CS_OK;
+}
+
+/* A collective call: a record, and the join op the rank's next action
+ * follows (a calc of the call's flops, if any). */
+static int add_call(ti_reader_t *r, int rank, cs_coll_kind_t kind, int64_t bytes, int32_t root,
+                    double flops)
+{
+    ti_rank_t *k = &r->ranks[rank];
+    int32_t pred = k->last;
+    uint8_t pred_kind = k->last_kind;
+    if (k->nwaited) {
+        /* several predecessors: one zero-time op gathers them */
+        int32_t j = cs_program_calc(r->p, rank, 0, 0);
+        int rc = emit(r, rank, j, 1);
+        if (rc)
+            return rc;
+        pred = j;
+        pred_kind = CS_DEP_AFTER;
+    }
+    int32_t join = cs_program_calc(r->p, rank, flops_ns(r, flops), 0);
+    if (join < 0)
+        return emit(r, rank, join, 1);
+    cs_program_set_origin(r->p, join, (int)(r->line > INT_MAX ? INT_MAX : r->line), NULL);
+    k->last = join;
+    k->last_kind = CS_DEP_AFTER;
+    k->calls = grow(k->calls, &k->cap_calls, k->ncalls, sizeof *k->calls);
+    k->calls[k->ncalls++] = (ti_call_t){bytes, root, (int32_t)(r->line > INT_MAX ? INT_MAX : r->line),
+                                        pred, join, (uint8_t)kind, pred_kind};
+    if (rank == 0)
+        r->info.calls[kind]++;
+    return CS_OK;
+}
+
+static int get_root(ti_reader_t *r, char **arg, int n, int at, int32_t *root)
+{
+    *root = 0;
+    return n > at ? get_rank(r, "root", arg[at], root) : CS_OK;
+}
+
+/* bcast <count> [root dt] */
+static int act_bcast(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    int64_t count = 0, dt = r->ranks[rank].dtsize, bytes = 0;
+    int32_t root = 0;
+    int rc;
+    (void)which;
+    if ((rc = get_count(r, "count", arg[0], &count)) || (rc = get_root(r, arg, n, 1, &root)) ||
+        (n > 2 && (rc = get_dt(r, arg[2], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
+        return rc;
+    return add_call(r, rank, CS_COLL_BROADCAST, bytes, root, 0);
+}
+
+/* reduce <count> <flops> [root dt]; allreduce <count> <flops> [dt] */
+static int act_reduce(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    int64_t count = 0, dt = r->ranks[rank].dtsize, bytes = 0;
+    int32_t root = -1;
+    double flops = 0;
+    int rc, at = which == CS_COLL_REDUCE ? 3 : 2;
+    if ((rc = get_count(r, "count", arg[0], &count)) || (rc = get_real(r, "flops", arg[1], &flops)) ||
+        (which == CS_COLL_REDUCE && (rc = get_root(r, arg, n, 2, &root))) ||
+        (n > at && (rc = get_dt(r, arg[at], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
+        return rc;
+    return add_call(r, rank, (cs_coll_kind_t)which, bytes, root, flops);
+}
+
+/* alltoall, allgather: <sendcount> <recvcount> [dt1 dt2];
+ * gather, scatter: <sendcount> <recvcount> [root dt1 dt2].  The block is
+ * what every rank sends (gather, allgather, alltoall) or receives
+ * (scatter): the counts that are significant on every rank. */
+static int act_blocks(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    int64_t sc = 0, rcnt = 0, dt1 = r->ranks[rank].dtsize, dt2 = dt1, bytes = 0;
+    int32_t root = -1;
+    int rc, rooted = which == CS_COLL_GATHER || which == CS_COLL_SCATTER, at = rooted ? 3 : 2;
+    if ((rc = get_count(r, "send count", arg[0], &sc)) ||
+        (rc = get_count(r, "receive count", arg[1], &rcnt)) ||
+        (rooted && (rc = get_root(r, arg, n, 2, &root))) ||
+        (n > at && (rc = get_dt(r, arg[at], &dt1))) ||
+        (n > at + 1 && (rc = get_dt(r, arg[at + 1], &dt2))))
+        return rc;
+    if (which == CS_COLL_SCATTER)
+        rc = to_bytes(r, rcnt, dt2, &bytes);
+    else
+        rc = to_bytes(r, sc, dt1, &bytes);
+    if (rc)
+        return rc;
+    return add_call(r, rank, (cs_coll_kind_t)which, bytes, root, 0);
+}
+
+static int act_barrier(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    (void)arg, (void)n, (void)which;
+    return add_call(r, rank, CS_COLL_BARRIER, 0, -1, 0);
+}
+
+/* reducescatter <recvcount x P> <flops> [dt]: equal blocks only */
+static int act_reducescatter(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    int64_t count = 0, c = 0, dt = r->ranks[rank].dtsize, bytes = 0;
+    double flops = 0;
+    int rc;
+    (void)which;
+    if (n != r->P + 1 && n != r->P + 2)
+        return fail(r, "reducescatter needs %d receive counts (one per rank), the flops and an "
+                       "optional datatype; got %d arguments", r->P, n);
+    for (int i = 0; i < r->P; i++) {
+        if ((rc = get_count(r, "receive count", arg[i], &c)))
+            return rc;
+        if (i && c != count)
+            return fail(r, "reducescatter with unequal receive counts (%lld for rank 0, %lld for "
+                           "rank %d): the suite's reduce-scatter algorithms take equal blocks",
+                        (long long)count, (long long)c, i);
+        count = c;
+    }
+    if ((rc = get_real(r, "flops", arg[r->P], &flops)) ||
+        (n > r->P + 1 && (rc = get_dt(r, arg[r->P + 1], &dt))) ||
+        (rc = to_bytes(r, count, dt, &bytes)))
+        return rc;
+    return add_call(r, rank, CS_COLL_REDUCE_SCATTER, bytes, -1, flops);
+}
+
+static int act_unsupported(ti_reader_t *r, int rank, char **arg, int n, int which)
+{
+    (void)rank, (void)arg, (void)n, (void)which;
+    return fail(r, "action '%s' is not supported: the collective suite has no algorithm for "
+                   "it (vector and prefix collectives); see docs/replay.md", r->tok[1]);
+}
+
+static const ti_action_t actions[] = {
+    {"init", 0, 1, "init [1]", act_init, 0},
+    {"finalize", 0, 0, "finalize", act_nothing, 0},
+    {"comm_size", 0, 1, "comm_size <n>", act_nothing, 0},
+    {"comm_split", 0, 2, "comm_split", act_nothing, 0},
+    {"comm_dup", 0, 0, "comm_dup", act_nothing, 0},
+    {"location", 2, 2, "location <file> <line>", act_nothing, 0},
+    {"compute", 1, 1, "compute <flops>", act_compute, 0},
+    {"sleep", 1, 1, "sleep <seconds>", act_compute, 1},
+    {"send", 3, 4, "send <dst> <tag> <count> [datatype]", act_p2p, P2P_SEND},
+    {"isend", 3, 4, "isend <dst> <tag> <count> [datatype]", act_p2p, P2P_ISEND},
+    {"recv", 3, 4, "recv <src> <tag> <count> [datatype]", act_p2p, P2P_RECV},
+    {"irecv", 3, 4, "irecv <src> <tag> <count> [datatype]", act_p2p, P2P_IRECV},
+    {"wait", 3, 3, "wait <src> <dst> <tag>", act_wait, 0},
+    {"test", 3, 3, "test <src> <dst> <tag>", act_wait, 1},
+    {"waitall", 0, 0, "waitall", act_waitall, 0},
+    {"sendrecv", 4, 6, "sendRecv <sendcount> <dst> <recvcount> <src> [dt1 dt2]", act_sendrecv, 0},
+    {"barrier", 0, 0, "barrier", act_barrier, 0},
+    {"bcast", 1, 3, "bcast <count> [root datatype]", act_bcast, 0},
+    {"reduce", 2, 4, "reduce <count> <flops> [root datatype]", act_reduce, CS_COLL_REDUCE},
+    {"allreduce", 2, 3, "allreduce <count> <flops> [datatype]", act_reduce, CS_COLL_ALLREDUCE},
+    {"alltoall", 2, 4, "alltoall <sendcount> <recvcount> [dt1 dt2]", act_blocks, CS_COLL_ALLTOALL},
+    {"allgather", 2, 4, "allgather <sendcount> <recvcount> [dt1 dt2]", act_blocks,
+     CS_COLL_ALLGATHER},
+    {"gather", 2, 5, "gather <sendcount> <recvcount> [root dt1 dt2]", act_blocks, CS_COLL_GATHER},
+    {"scatter", 2, 5, "scatter <sendcount> <recvcount> [root dt1 dt2]", act_blocks,
+     CS_COLL_SCATTER},
+    {"reducescatter", 2, TI_ANY_ARGS, "reducescatter <recvcount x P> <flops> [datatype]",
+     act_reducescatter, 0},
+    {"gatherv", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+    {"scatterv", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+    {"allgatherv", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+    {"alltoallv", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+    {"scan", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+    {"exscan", 0, TI_ANY_ARGS, "", act_unsupported, 0},
+};
+#define TI_NACTIONS ((int)(sizeof actions / sizeof actions[0]))
+
+/* One action line (tokens already split). */
+static int parse_action(ti_reader_t *r)
+{
+    int64_t rank;
+    int rc;
+    if (!parse_u63(r->tok[0], &rank))
+        return fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
+    if (r->file_rank >= 0 && rank != r->file_rank)
+        return fail(r, "rank %s in the trace file of rank %d; expected every line to start "
+                       "with %d", r->tok[0], r->file_rank, r->file_rank);
+    if (rank >= r->P)
+        return fail(r, "rank %s is out of range; expected a rank in 0..%d (the trace has %d "
+                       "ranks)", r->tok[0], r->P - 1, r->P);
+    if (r->ntok < 2)
+        return fail(r, "rank %s without an action; expected `<rank> <action> <args...>`",
+                    r->tok[0]);
+    const ti_action_t *a = NULL;
+    for (int i = 0; i < TI_NACTIONS && !a; i++)
+        if (strcasecmp(actions[i].name, r->tok[1]) == 0)
+            a = &actions[i];
+    if (!a) {
+        char valid[600] = "";
+        for (int i = 0; i < TI_NACTIONS; i++)
+            if (actions[i].fn != act_unsupported)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "",
+                         actions[i].name);
+        return fail(r, "unknown action '%s'; valid actions: %s", r->tok[1], valid);
+    }
+    int nargs = r->ntok - 2;
+    if (nargs < a->min || nargs > a->max) {
+        if (a->min == a->max)
+            return fail(r, "%s takes %d argument%s (`%s`), got %d", a->name, a->min,
+                        a->min == 1 ? "" : "s", a->usage, nargs);
+        return fail(r, "%s takes %d to %d arguments (`%s`), got %d", a->name, a->min, a->max,
+                    a->usage, nargs);
+    }
+    if ((rc = a->fn(r, (int)rank, r->tok + 2, nargs, a->which)))
+        return rc;
+    r->info.actions++;
+    return CS_OK;
+}
+
+/* ---- the end: pairing, collectives ----------------------------------------- */
+
+typedef struct pkey {
+    int32_t src, dst, tag;
+    int32_t head, tail;   /* unpaired ops of one side, linked through next[] */
+    uint8_t side;         /* 1: sends wait, 2: recvs wait */
+    uint8_t used;
+} pkey_t;
+
+static uint64_t pkey_hash(int32_t s, int32_t d, int32_t t)
+{
+    uint64_t h = (uint64_t)(uint32_t)s * 0x9e3779b97f4a7c15ULL;
+    h ^= (uint64_t)(uint32_t)d * 0xc2b2ae3d27d4eb4fULL;
+    h ^= (uint64_t)(uint32_t)t * 0x165667b19e3779f9ULL;
+    return h ^ (h >> 29);
+}
+
+static int op_fail(ti_reader_t *r, int32_t op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int op_fail(ti_reader_t *r, int32_t op, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX - 200];
+    const cs_op_t *o = cs_program_op(r->p, op);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(r->err, CS_ERR_PARSE, "%s:%d: %s", rank_file(r, o->rank), o->line, msg);
+}
+
+/* Every send of the trace meets its recv per (src, dst, tag), in order (no
+ * wildcards in TI), and fits it. */
+static int pair_messages(ti_reader_t *r, int32_t nops)
+{
+    /* open addressing, grown to keep the load at most 1/2 */
+    size_t cap = 1024, nkeys = 0;
+    pkey_t *keys = cs_calloc(cap, sizeof *keys);
+    int32_t *next = cs_malloc(((size_t)nops + 1) * sizeof *next);
+    int rc = CS_OK;
+    for (int32_t i = 0; i < nops && !rc; i++) {
+        const cs_op_t *o = cs_program_op(r->p, i);
+        if (o->kind != CS_OP_SEND && o->kind != CS_OP_RECV)
+            continue;
+        int32_t s = o->kind == CS_OP_SEND ? o->rank : o->peer;
+        int32_t d = o->kind == CS_OP_SEND ? o->peer : o->rank;
+        uint8_t side = o->kind == CS_OP_SEND ? 1 : 2;
+        if (2 * (nkeys + 1) > cap) {
+            size_t ncap = 2 * cap;
+            pkey_t *nk = cs_calloc(ncap, sizeof *nk);
+            for (size_t j = 0; j < cap; j++) {
+                if (!keys[j].used)
+                    continue;
+                size_t h = pkey_hash(keys[j].src, keys[j].dst, keys[j].tag) & (ncap - 1);
+                while (nk[h].used)
+                    h = (h + 1) & (ncap - 1);
+                nk[h] = keys[j];
+            }
+            free(keys);
+            keys = nk;
+            cap = ncap;
+        }
+        size_t h = pkey_hash(s, d, o->tag) & (cap - 1);
+        while (keys[h].used && !(keys[h].src == s && keys[h].dst == d && keys[h].tag == o->tag))
+            h = (h + 1) & (cap - 1);
+        pkey_t *k = &keys[h];
+        if (!k->used) {
+            *k = (pkey_t){s, d, o->tag, NONE, NONE, 0, 1};
+            nkeys++;
+        }
+        next[i] = NONE;
+        if (k->head != NONE && k->side != side) {
+            int32_t other = k->head;
+            k->head = next[other];
+            if (k->head == NONE)
+                k->tail = NONE;
+            int32_t snd = side == 1 ? i : other, rcv = side == 1 ? other : i;
+            const cs_op_t *so = cs_program_op(r->p, snd), *ro = cs_program_op(r->p, rcv);
+            if (so->bytes > ro->bytes)
+                rc = op_fail(r, rcv, "rank %d: recv of %lld bytes from rank %d (tag %d) is "
+                                     "smaller than the %lld-byte message it takes (%s:%d)",
+                             ro->rank, (long long)ro->bytes, so->rank, so->tag,
+                             (long long)so->bytes, rank_file(r, so->rank), so->line);
+            continue;
+        }
+        k->side = side;
+        if (k->tail == NONE)
+            k->head = i;
+        else
+            next[k->tail] = i;
+        k->tail = i;
+    }
+    /* the first op (in op order) left without a partner */
+    int32_t first = NONE;
+    for (size_t j = 0; j < cap && !rc; j++)
+        if (keys[j].used && keys[j].head != NONE && (first == NONE || keys[j].head < first))
+            first = keys[j].head;
+    if (!rc && first != NONE) {
+        const cs_op_t *o = cs_program_op(r->p, first);
+        if (o->kind == CS_OP_RECV)
+            rc = op_fail(r, first, "rank %d: recv from rank %d (tag %d, %lld bytes) has no "
+                                   "matching send; expected a send from rank %d to rank %d with "
+                                   "tag %d",
+                         o->rank, o->peer, o->tag, (long long)o->bytes, o->peer, o->rank,
+                         o->tag);
+        else
+            rc = op_fail(r, first, "rank %d: send to rank %d (tag %d, %lld bytes) is never "
+                                   "received; expected a recv from rank %d on rank %d with tag "
+                                   "%d",
+                         o->rank, o->peer, o->tag, (long long)o->bytes, o->rank, o->peer,
+                         o->tag);
+    }
+    free(keys);
+    free(next);
+    return rc;
+}
+
+typedef struct cached {
+    cs_program_t *prog;
+    cs_coll_kind_t kind;
+    int64_t bytes;
+    int32_t root;
+    int32_t **src_ops, **sink_ops; /* per rank: the call's first / last ops */
+    int32_t *nsrc, *nsink;
+} cached_t;
+
+static void cached_free(cached_t *c, int P)
+{
+    if (!c->prog)
+        return;
+    for (int i = 0; i < P; i++) {
+        free(c->src_ops[i]);
+        free(c->sink_ops[i]);
+    }
+    free(c->src_ops);
+    free(c->sink_ops);
+    free(c->nsrc);
+    free(c->nsink);
+    cs_program_free(c->prog);
+    memset(c, 0, sizeof *c);
+}
+
+static const char *call_name(char *buf, size_t n, const ti_call_t *c)
+{
+    char root[32] = "";
+    if (c->kind == CS_COLL_BARRIER) {
+        snprintf(buf, n, "barrier");
+        return buf;
+    }
+    if (c->root >= 0)
+        snprintf(root, sizeof root, ", root %d", c->root);
+    snprintf(buf, n, "%s of %lld bytes%s", cs_coll_name((cs_coll_kind_t)c->kind),
+             (long long)c->bytes, root);
+    return buf;
+}
+
+static int build_call(ti_reader_t *r, const ti_call_t *c, const cs_coll_hints_t *hints,
+                      cached_t *cache, int *victim, int *slot)
+{
+    int P = r->P, rc;
+    for (int i = 0; i < TI_CACHE; i++)
+        if (cache[i].prog && cache[i].kind == c->kind && cache[i].bytes == c->bytes &&
+            cache[i].root == c->root) {
+            *slot = i;
+            return CS_OK;
+        }
+    int s = NONE;
+    for (int i = 0; i < TI_CACHE && s == NONE; i++)
+        if (!cache[i].prog)
+            s = i;
+    if (s == NONE) {
+        s = (*victim)++ % TI_CACHE;
+        cached_free(&cache[s], P);
+    }
+    const cs_coll_algo_t *algo = r->o->algo[c->kind];
+    if (!algo && (rc = cs_coll_find((cs_coll_kind_t)c->kind, NULL, &algo, r->err)))
+        return rc;
+    cs_coll_args_t args = {(cs_coll_kind_t)c->kind, P, c->bytes, c->root >= 0 ? c->root : 0,
+                           r->o->unit > 0 ? r->o->unit : 1, hints, r->o->algo_opts[c->kind]};
+    cs_program_t *cp;
+    if ((rc = cs_coll_build(algo, &args, &cp, r->err))) {
+        char name[128];
+        cs_error_prefix(r->err, "%s:%d: %s with %s/%s on %d ranks", rank_file(r, 0), c->line,
+                        call_name(name, sizeof name, c), cs_coll_name(algo->kind), algo->name, P);
+        return rc;
+    }
+    double unit = cs_program_time_unit(cp);
+    int32_t n = cs_program_nops(cp);
+    for (int32_t i = 0; i < n; i++) {
+        const cs_op_t *o = cs_program_op(cp, i);
+        if (o->kind == CS_OP_CALC && o->ticks && !(unit > 0)) {
+            cs_program_free(cp);
+            return cs_error_set(r->err, CS_ERR_INTERNAL,
+                                "%s/%s: a fixed calc time in machine ticks cannot be replayed "
+                                "from a trace", cs_coll_name(algo->kind), algo->name);
+        }
+        if (o->kind != CS_OP_CALC && (o->tag == CS_ANY || o->tag > CS_TI_MAX_TAG)) {
+            cs_program_free(cp);
+            return cs_error_set(r->err, CS_ERR_INTERNAL,
+                                "%s/%s: tag %d does not fit the collectives' tag space",
+                                cs_coll_name(algo->kind), algo->name, o->tag);
+        }
+    }
+    cached_t *e = &cache[s];
+    e->prog = cp;
+    e->kind = (cs_coll_kind_t)c->kind;
+    e->bytes = c->bytes;
+    e->root = c->root;
+    e->src_ops = cs_calloc((size_t)P, sizeof *e->src_ops);
+    e->sink_ops = cs_calloc((size_t)P, sizeof *e->sink_ops);
+    e->nsrc = cs_calloc((size_t)P, sizeof *e->nsrc);
+    e->nsink = cs_calloc((size_t)P, sizeof *e->nsink);
+    int32_t *cap_src = cs_calloc((size_t)P, sizeof *cap_src);
+    int32_t *cap_sink = cs_calloc((size_t)P, sizeof *cap_sink);
+    for (int32_t i = 0; i < n; i++) {
+        int np, ns, rk = cs_program_op(cp, i)->rank;
+        cs_program_preds(cp, i, &np);
+        cs_program_succs(cp, i, &ns);
+        if (!np) {
+            e->src_ops[rk] = grow(e->src_ops[rk], &cap_src[rk], e->nsrc[rk], sizeof(int32_t));
+            e->src_ops[rk][e->nsrc[rk]++] = i;
+        }
+        if (!ns) {
+            e->sink_ops[rk] = grow(e->sink_ops[rk], &cap_sink[rk], e->nsink[rk], sizeof(int32_t));
+            e->sink_ops[rk][e->nsink[rk]++] = i;
+        }
+    }
+    free(cap_src);
+    free(cap_sink);
+    *slot = s;
+    return CS_OK;
+}
+
+/* Copies collective call k (every rank's record) into the program. */
+static int splice_call(ti_reader_t *r, int k, const cached_t *e, int32_t *map)
+{
+    const cs_program_t *cp = e->prog;
+    double unit = cs_program_time_unit(cp);
+    int32_t n = cs_program_nops(cp);
+    for (int32_t i = 0; i < n; i++) {
+        const cs_op_t *o = cs_program_op(cp, i);
+        int32_t id;
+        int tag = o->tag + CS_TI_COLL_TAG_BASE;
+        switch (o->kind) {
+        case CS_OP_SEND: id = cs_program_send(r->p, o->rank, o->peer, o->bytes, tag); break;
+        case CS_OP_RECV: id = cs_program_recv(r->p, o->rank, o->peer, o->bytes, tag); break;
+        case CS_OP_MCAST:
+            id = cs_program_mcast(r->p, o->rank, cs_program_mcast_peers(cp, o), o->npeers,
+                                  o->bytes, tag);
+            break;
+        default: {
+            int64_t ns = o->ticks ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
+            id = cs_program_calc(r->p, o->rank, ns, o->bytes);
+        }
+        }
+        if (id < 0) {
+            cs_error_t e2;
+            cs_program_finalize(r->p, &e2);
+            return cs_error_set(r->err, CS_ERR_INTERNAL, "expanding a collective: %s", e2.msg);
+        }
+        map[i] = id;
+        cs_program_set_origin(r->p, id, r->ranks[o->rank].calls[k].line, NULL);
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int np;
+        const cs_dep_t *d = cs_program_preds(cp, i, &np);
+        for (int j = 0; j < np; j++)
+            cs_program_dep(r->p, map[i], map[d[j].op], (cs_dep_kind_t)d[j].kind);
+    }
+    for (int rk = 0; rk < r->P; rk++) {
+        const ti_call_t *c = &r->ranks[rk].calls[k];
+        if (c->pred >= 0)
+            for (int32_t j = 0; j < e->nsrc[rk]; j++)
+                cs_program_dep(r->p, map[e->src_ops[rk][j]], c->pred, (cs_dep_kind_t)c->pred_kind);
+        for (int32_t j = 0; j < e->nsink[rk]; j++)
+            cs_program_dep(r->p, c->join, map[e->sink_ops[rk][j]], CS_DEP_AFTER);
+        if (!e->nsink[rk] && c->pred >= 0) /* no op on this rank: keep the order */
+            cs_program_dep(r->p, c->join, c->pred, (cs_dep_kind_t)c->pred_kind);
+    }
+    r->info.coll_ops += n;
+    return CS_OK;
+}
+
+static int expand_collectives(ti_reader_t *r)
+{
+    int P = r->P, rc = CS_OK;
+    const cs_coll_hints_t *hints = NULL;
+    int32_t most = 0, who = 0;
+    for (int rk = 0; rk < P; rk++)
+        if (r->ranks[rk].ncalls > most) {
+            most = r->ranks[rk].ncalls;
+            who = rk;
+        }
+    /* every rank makes the same calls in the same order */
+    for (int32_t k = 0; k < most; k++) {
+        const ti_call_t *ref = &r->ranks[who].calls[k];
+        for (int rk = 0; rk < P; rk++) {
+            char a[128], b[128];
+            if (k >= r->ranks[rk].ncalls) {
+                r->line = ref->line;
+                return cs_error_set(r->err, CS_ERR_PARSE,
+                                    "%s:%d: rank %d's collective call #%d (%s) is never matched "
+                                    "on rank %d, which makes only %d collective call%s; expected "
+                                    "every rank to make the same collective calls in the same "
+                                    "order", rank_file(r, who), ref->line, who, k + 1,
+                                    call_name(a, sizeof a, ref), rk, r->ranks[rk].ncalls,
+                                    r->ranks[rk].ncalls == 1 ? "" : "s");
+            }
+            const ti_call_t *c = &r->ranks[rk].calls[k];
+            if (c->kind != ref->kind || c->bytes != ref->bytes || c->root != ref->root)
+                return cs_error_set(r->err, CS_ERR_PARSE,
+                                    "%s:%d: rank %d's collective call #%d is %s but rank %d's "
+                                    "(%s:%d) is %s; expected every rank to make the same "
+                                    "collective calls in the same order",
+                                    rank_file(r, rk), c->line, rk, k + 1,
+                                    call_name(a, sizeof a, c), who, rank_file(r, who), ref->line,
+                                    call_name(b, sizeof b, ref));
+        }
+    }
+    if (!most)
+        return CS_OK;
+    if (r->o->prepare && (rc = r->o->prepare(r->o->prepare_ctx, P, &hints, r->err)))
+        return rc;
+    cached_t cache[TI_CACHE];
+    memset(cache, 0, sizeof cache);
+    int32_t *map = NULL, cap_map = 0;
+    int victim = 0;
+    for (int32_t k = 0; k < most && !rc; k++) {
+        int slot = 0;
+        if ((rc = build_call(r, &r->ranks[0].calls[k], hints, cache, &victim, &slot)))
+            break;
+        int32_t n = cs_program_nops(cache[slot].prog);
+        if (n > cap_map) {
+            cap_map = n;
+            map = cs_realloc(map, (size_t)cap_map * sizeof *map);
+        }
+        rc = splice_call(r, k, &cache[slot], map);
+    }
+    for (int i = 0; i < TI_CACHE; i++)
+        cached_free(&cache[i], P);
+    free(map);
+    return rc;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+static void reader_free(ti_reader_t *r)
+{
+    free(r->tok);
+    r->tok = NULL;
+    if (r->ranks)
+        for (int i = 0; i < r->P; i++) {
+            free(r->ranks[i].req);
+            free(r->ranks[i].waited);
+            free(r->ranks[i].calls);
+        }
+    free(r->ranks);
+    if (r->files)
+        for (int i = 0; i < r->P; i++)
+            free(r->files[i]);
+    free(r->files);
+}
+
+static int setup_ranks(ti_reader_t *r, int P)
+{
+    r->P = P;
+    r->p = cs_program_new(P);
+    r->ranks = cs_calloc((size_t)P, sizeof *r->ranks);
+    for (int i = 0; i < P; i++) {
+        r->ranks[i].last = NONE;
+        r->ranks[i].dtsize = 1;
+    }
+    return CS_OK;
+}
+
+/* Parses every line of f (a combined file or one rank's file). */
+static int parse_stream(ti_reader_t *r, FILE *f)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rc = CS_OK;
+    r->line = 0;
+    while ((got = getline(&buf, &cap, f)) >= 0) {
+        r->line++;
+        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
+            break;
+        if (r->ntok && (rc = parse_action(r)))
+            break;
+    }
+    if (!rc && ferror(f))
+        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
+                          r->line, strerror(errno));
+    free(buf);
+    return rc;
+}
+
+/* First pass over a combined file: the largest rank (the trace has ranks
+ * 0..max).  Also finds binary files and lines without a rank. */
+static int count_ranks(ti_reader_t *r, FILE *f, int *P)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int64_t most = -1;
+    int rc = CS_OK;
+    r->line = 0;
+    while ((got = getline(&buf, &cap, f)) >= 0) {
+        r->line++;
+        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
+            break;
+        if (!r->ntok)
+            continue;
+        int64_t rank;
+        if (!parse_u63(r->tok[0], &rank)) {
+            rc = fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
+            break;
+        }
+        if (rank >= (1 << 26)) {
+            rc = fail(r, "rank %s is too large; at most %d ranks", r->tok[0], 1 << 26);
+            break;
+        }
+        if (rank > most)
+            most = rank;
+    }
+    if (!rc && ferror(f))
+        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
+                          r->line, strerror(errno));
+    free(buf);
+    if (!rc && most < 0)
+        rc = cs_error_set(r->err, CS_ERR_PARSE,
+                          "%s: %s; expected lines `<rank> <action> <args...>`", r->file,
+                          r->line ? "no action in the file (only blank lines and comments)"
+                                  : "empty file");
+    *P = (int)(most + 1);
+    return rc;
+}
+
+static int finish(ti_reader_t *r, cs_program_t **out, cs_ti_info_t *info, const char *source)
+{
+    int rc;
+    int32_t nops = cs_program_nops(r->p);
+    if ((rc = pair_messages(r, nops)) || (rc = expand_collectives(r)))
+        return rc;
+    cs_program_set_source(r->p, source);
+    cs_program_set_time_unit(r->p, 1e-9);
+    if ((rc = cs_program_finalize(r->p, r->err)))
+        return rc;
+    *out = r->p;
+    r->p = NULL;
+    if (info)
+        *info = r->info;
+    return CS_OK;
+}
+
+void cs_ti_opts_default(cs_ti_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->flops_per_second = 1e9;
+    o->unit = 4096;
+}
+
+static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
+                         cs_ti_info_t *info, cs_error_t *err)
+{
+    ti_reader_t r;
+    int P = 0, rc;
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.err = err;
+    r.file = name ? name : "<stream>";
+    r.file_rank = -1;
+    r.info.files = 1;
+    if (!(o->flops_per_second > 0))
+        return cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
+                            o->flops_per_second);
+    long start = ftell(f);
+    if (start < 0 || fseek(f, start, SEEK_SET) != 0)
+        return cs_error_set(err, CS_ERR_IO,
+                            "%s: a combined TI trace is read twice, so it must be a regular "
+                            "file (not a pipe)", r.file);
+    rc = count_ranks(&r, f, &P);
+    if (!rc && fseek(f, start, SEEK_SET) != 0)
+        rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
+    if (!rc) {
+        setup_ranks(&r, P);
+        rc = parse_stream(&r, f);
+    }
+    if (!rc)
+        rc = finish(&r, out, info, r.file);
+    cs_program_free(r.p);
+    reader_free(&r);
+    return rc;
+}
+
+int cs_ti_read_stream(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
+                      cs_ti_info_t *info, cs_error_t *err)
+{
+    return read_combined(f, name, o, out, info, err);
+}
+
+int cs_ti_read_string(const char *text, const char *name, const cs_ti_opts_t *o,
+                      cs_program_t **out, cs_ti_info_t *info, cs_error_t *err)
+{
+    size_t n = strlen(text);
+    *out = NULL;
+    if (!name)
+        name = "<string>";
+    FILE *f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
+                            strerror(errno));
+    int rc = read_combined(f, name, o, out, info, err);
+    fclose(f);
+    return rc;
+}
+
+/* The first meaningful line of f: 0 none, else its number; tokens in r. */
+static int first_line(ti_reader_t *r, FILE *f, char **buf, size_t *cap, long *line)
+{
+    ssize_t got;
+    int rc;
+    r->line = 0;
+    while ((got = getline(buf, cap, f)) >= 0) {
+        r->line++;
+        if ((rc = check_bytes(r, *buf, (size_t)got)) || (rc = tokenize(r, *buf)))
+            return rc;
+        if (r->ntok) {
+            *line = r->line;
+            return CS_OK;
+        }
+    }
+    *line = 0;
+    return CS_OK;
+}
+
+static int is_action_line(ti_reader_t *r)
+{
+    int64_t v;
+    return r->ntok >= 2 && parse_u63(r->tok[0], &v) && isalpha((unsigned char)r->tok[1][0]);
+}
+
+/* An index entry relative to the index file's directory. */
+static char *join_path(const char *index, const char *entry)
+{
+    const char *slash = strrchr(index, '/');
+    if (entry[0] == '/' || !slash)
+        return cs_strdup(entry);
+    size_t d = (size_t)(slash - index) + 1, n = d + strlen(entry) + 1;
+    char *p = cs_malloc(n);
+    memcpy(p, index, d);
+    strcpy(p + d, entry);
+    return p;
+}
+
+static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t *info)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rc = CS_OK, n = 0, capf = 0;
+    const char *index = r->file;
+    rewind(f);
+    r->line = 0;
+    while ((got = getline(&buf, &cap, f)) >= 0) {
+        r->line++;
+        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
+            break;
+        if (!r->ntok)
+            continue;
+        if (r->ntok > 1) {
+            rc = fail(r, "'%s %s': expected one trace file path per line in an index", r->tok[0],
+                      r->tok[1]);
+            break;
+        }
+        if (n == capf) {
+            capf = capf ? 2 * capf : 16;
+            r->files = cs_realloc(r->files, (size_t)capf * sizeof *r->files);
+        }
+        r->files[n++] = join_path(index, r->tok[0]);
+        r->P = n; /* for reader_free */
+    }
+    free(buf);
+    if (rc)
+        return rc;
+    r->P = 0;
+    setup_ranks(r, n);
+    r->index_mode = 1;
+    r->info.files = n;
+    for (int i = 0; i < n && !rc; i++) {
+        FILE *g = fopen(r->files[i], "r");
+        if (!g) {
+            return cs_error_set(r->err, CS_ERR_IO, "%s: cannot open the trace of rank %d "
+                                                   "(listed in %s): %s",
+                                r->files[i], i, index, strerror(errno));
+        }
+        r->file = r->files[i];
+        r->file_rank = i;
+        rc = parse_stream(r, g);
+        fclose(g);
+    }
+    r->file = index;
+    r->file_rank = -1;
+    if (!rc)
+        rc = finish(r, out, info, index);
+    return rc;
+}
+
+int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
+                    cs_ti_info_t *info, cs_error_t *err)
+{
+    ti_reader_t r;
+    char *buf = NULL;
+    size_t cap = 0;
+    long line;
+    int rc;
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.err = err;
+    r.file = path;
+    r.file_rank = -1;
+    rc = first_line(&r, f, &buf, &cap, &line);
+    if (!rc && !line)
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected lines `<rank> <action> <args...>` "
+                                             "or an index of trace files",
+                          path, r.line ? "no action in the file (only blank lines and comments)"
+                                       : "empty file");
+    if (!rc && is_action_line(&r)) {
+        free(buf);
+        free(r.tok);
+        rewind(f);
+        rc = read_combined(f, path, o, out, info, err);
+        fclose(f);
+        return rc;
+    }
+    free(buf);
+    if (!rc) {
+        if (!(o->flops_per_second > 0))
+            rc = cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
+                              o->flops_per_second);
+        else
+            rc = read_index(&r, f, out, info);
+    }
+    fclose(f);
+    cs_program_free(r.p);
+    reader_free(&r);
+    return rc;
+}
+
+int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
+{
+    ti_reader_t r;
+    char *buf = NULL;
+    size_t cap = 0;
+    long line;
+    int rc;
+    *is_ti = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    memset(&r, 0, sizeof r);
+    r.err = err;
+    r.file = path;
+    rc = first_line(&r, f, &buf, &cap, &line);
+    if (!rc && !line)
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected a GOAL schedule (`num_ranks N`) "
+                                             "or a TI trace (`<rank> <action> ...`)",
+                          path, r.line ? "only blank lines and comments" : "empty file");
+    if (!rc) {
+        struct stat st;
+        if (is_action_line(&r))
+            *is_ti = 1;
+        else if (r.ntok == 1 && strcmp(r.tok[0], "num_ranks") != 0) {
+            char *p = join_path(path, r.tok[0]);
+            *is_ti = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+            free(p);
+        }
+    }
+    free(buf);
+    free(r.tok);
+    fclose(f);
+    return rc;
+}

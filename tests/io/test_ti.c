@@ -1,0 +1,384 @@
+/*
+ * test_ti.c - the SimGrid time-independent trace reader (io/ti.h): the ops
+ * and dependencies each action becomes, timing of the MPI semantics on the
+ * alpha-beta machine (alpha = 1 us, beta = 1 ns per byte, 1 ps ticks),
+ * collective expansion and matching across ranks, and every error with its
+ * FILE:LINE.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "core/exec.h"
+#include "io/ti.h"
+#include "machines/machine.h"
+
+#define US 1000000LL /* ticks per microsecond (1 ps ticks) */
+
+static cs_program_t *read_ok(const char *text, cs_ti_info_t *info)
+{
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    int rc = cs_ti_read_string(text, "t.ti", &o, &p, info, &err);
+    cr_assert_eq(rc, CS_OK, "%s", err.msg);
+    return p;
+}
+
+/* The error message of reading `text` (asserting it fails with `code`). */
+static const char *read_err(const char *text, int code)
+{
+    static cs_error_t err;
+    cs_ti_opts_t o;
+    cs_program_t *p = (cs_program_t *)1;
+    cs_ti_opts_default(&o);
+    int rc = cs_ti_read_string(text, "t.ti", &o, &p, NULL, &err);
+    cr_assert_eq(rc, code, "expected status %d, got %d: %s", code, rc, rc ? err.msg : "");
+    cr_assert_null(p);
+    return err.msg;
+}
+
+#define EXPECT_ERR(text, needle)                                                              \
+    do {                                                                                      \
+        const char *m_ = read_err(text, CS_ERR_PARSE);                                        \
+        cr_expect(strstr(m_, needle) != NULL, "expected '%s' in: %s", needle, m_);            \
+    } while (0)
+
+/* Runs p on `spec`; returns the finish time and fills ends[] (op ends). */
+static cs_tick_t run(const char *spec, cs_program_t *p, cs_tick_t *ends)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cs_exec_result_t r;
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s", err.msg);
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    cr_assert_eq(cs_exec_run(&env, p, &o, &r, &err), CS_OK, "%s", err.msg);
+    cs_tick_t t = r.finish;
+    if (ends)
+        for (int32_t i = 0; i < cs_program_nops(p); i++)
+            ends[i] = r.ops[i].end;
+    cs_exec_result_destroy(&r);
+    cs_machine_free(m);
+    return t;
+}
+
+#define AB "alphabeta:topo=line,p=4"
+
+TestSuite(ti, .timeout = 120);
+
+Test(ti, point_to_point_ops)
+{
+    cs_ti_info_t info;
+    cs_program_t *p = read_ok("# a comment\n"
+                              "0 init\n"
+                              "1 init 1\n"
+                              "\n"
+                              "0 send 1 7 100\n"           /* bytes by default */
+                              "1 recv 0 7 100 6\n"
+                              "1 isend 0 3 10\n"          /* doubles after init 1 */
+                              "0 Irecv 1 3 80 2\n"        /* chars; case-insensitive */
+                              "0 wait 1 0 3\n"
+                              "1 waitAll\n"
+                              "0 finalize\n1 finalize\n",
+                              &info);
+    cr_expect_eq(cs_program_nranks(p), 2);
+    cr_expect_eq(cs_program_nops(p), 4);
+    cr_expect_eq(info.actions, 10);
+    cr_expect_eq(info.files, 1);
+    cr_expect_eq(cs_program_time_unit(p), 1e-9);
+    /* ops in trace order per rank */
+    const cs_op_t *s = cs_program_op(p, 0), *r = cs_program_op(p, 1);
+    const cs_op_t *is = cs_program_op(p, 2), *ir = cs_program_op(p, 3);
+    cr_expect_eq(s->kind, CS_OP_SEND);
+    cr_expect_eq(s->bytes, 100);
+    cr_expect_eq(s->tag, 7);
+    cr_expect_eq(s->line, 5);
+    cr_expect_eq(r->kind, CS_OP_RECV);
+    cr_expect_eq(is->bytes, 80);
+    cr_expect_eq(is->rank, 1);
+    cr_expect_eq(ir->bytes, 80);
+    cr_expect_eq(ir->peer, 1);
+    /* the irecv follows the blocking send's completion */
+    int n;
+    const cs_dep_t *d = cs_program_preds(p, 3, &n);
+    cr_assert_eq(n, 1);
+    cr_expect_eq(d[0].op, 0);
+    cr_expect_eq(d[0].kind, CS_DEP_AFTER);
+    cs_program_free(p);
+}
+
+/* blocking: the compute waits for the send (alpha + 1000 beta); non-
+ * blocking: it overlaps, and the wait makes the next action follow both. */
+Test(ti, blocking_and_nonblocking_timing)
+{
+    cs_tick_t ends[16];
+    cs_program_t *p = read_ok("0 send 1 0 1000\n0 compute 5000\n1 recv 0 0 1000\n", NULL);
+    cr_expect_eq(run(AB, p, ends), 2 * US + 5 * US);
+    cs_program_free(p);
+    p = read_ok("0 isend 1 0 1000\n0 compute 5000\n0 wait 0 1 0\n0 compute 1000\n"
+                "1 recv 0 0 1000\n", NULL);
+    cr_expect_eq(run(AB, p, ends), 5 * US + 1 * US);
+    cs_program_free(p);
+    p = read_ok("0 isend 1 0 1000\n0 compute 500\n0 wait 0 1 0\n0 compute 1000\n"
+                "1 recv 0 0 1000\n", NULL);
+    cr_expect_eq(run(AB, p, ends), 2 * US + 1 * US); /* the wait outlasts the compute */
+    cs_program_free(p);
+    /* waitall covers every outstanding request */
+    p = read_ok("0 isend 1 0 1000\n0 isend 2 0 1000\n0 waitall\n0 compute 1000\n"
+                "1 recv 0 0 1000\n2 recv 0 0 1000\n", NULL);
+    cr_expect_eq(run(AB, p, ends), 2 * 2 * US + 1 * US); /* one send port: in turn */
+    cs_program_free(p);
+    /* sleep is seconds; sendRecv both ways at once */
+    p = read_ok("0 sleep 0.000003\n0 sendRecv 1000 1 1000 1\n"
+                "1 sendRecv 1000 0 1000 0\n", NULL);
+    cr_expect_eq(run(AB, p, ends), 3 * US + 2 * US);
+    cs_program_free(p);
+}
+
+Test(ti, flops_rate)
+{
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    o.flops_per_second = 2e9;
+    cr_assert_eq(cs_ti_read_string("0 compute 4000\n", NULL, &o, &p, NULL, &err), CS_OK);
+    cr_expect_eq(cs_program_op(p, 0)->ticks, 2000); /* ns */
+    cr_expect_eq(run(AB, p, NULL), 2 * US);
+    cs_program_free(p);
+    o.flops_per_second = 0;
+    cr_expect_eq(cs_ti_read_string("0 compute 4000\n", NULL, &o, &p, NULL, &err), CS_ERR_RANGE);
+}
+
+/* A collective is expanded with the chosen algorithm in its own tag space,
+ * between what the rank did before and after it. */
+Test(ti, collectives_expand)
+{
+    cs_ti_info_t info;
+    const char *text = "0 compute 1000\n"
+                       "0 allreduce 1000 0 6\n1 allreduce 1000 0 6\n"
+                       "2 allreduce 1000 0 6\n3 allreduce 1000 0 6\n"
+                       "0 bcast 10 2\n1 bcast 10 2\n2 bcast 10 2\n3 bcast 10 2\n"
+                       "3 compute 1000\n";
+    cs_program_t *p = read_ok(text, &info);
+    cr_expect_eq(info.calls[CS_COLL_ALLREDUCE], 1);
+    cr_expect_eq(info.calls[CS_COLL_BROADCAST], 1);
+    cr_expect_gt(info.coll_ops, 0);
+    int tagged = 0;
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        const cs_op_t *o = cs_program_op(p, i);
+        if (o->kind == CS_OP_SEND || o->kind == CS_OP_RECV) {
+            cr_expect_geq(o->tag, CS_TI_COLL_TAG_BASE);
+            tagged++;
+        }
+    }
+    cr_expect_gt(tagged, 0);
+    /* the time: compute, then the suite's allreduce/ring of 1000 bytes on 4
+     * ranks and binomial broadcast of 10 from rank 2, then a compute */
+    cs_tick_t t = run(AB, p, NULL);
+    cs_program_free(p);
+    cs_ti_opts_t o;
+    cs_ti_opts_default(&o);
+    cr_assert_eq(cs_coll_find(CS_COLL_ALLREDUCE, "rdb", &o.algo[CS_COLL_ALLREDUCE], NULL), CS_OK);
+    cs_error_t err;
+    cr_assert_eq(cs_ti_read_string(text, NULL, &o, &p, NULL, &err), CS_OK, "%s", err.msg);
+    cr_expect_neq(run(AB, p, NULL), t, "another algorithm, another time");
+    cs_program_free(p);
+    cr_expect_gt(t, 2 * US);
+}
+
+/* The reduce's flops run after the collective on every rank. */
+Test(ti, reduce_flops_after_the_collective)
+{
+    cs_program_t *p = read_ok("0 reduce 0 3000\n1 reduce 0 3000\n", NULL);
+    cr_expect_eq(run(AB, p, NULL), 3 * US);
+    cs_program_free(p);
+    /* a barrier on one rank is nothing but its place in the order */
+    p = read_ok("0 compute 1000\n0 barrier\n0 compute 1000\n", NULL);
+    cr_expect_eq(run(AB, p, NULL), 2 * US);
+    cs_program_free(p);
+}
+
+static int cb_calls, cb_P;
+static const int32_t cb_ring[3] = {2, 0, 1};
+static int cb_prepare(void *ctx, int P, const cs_coll_hints_t **hints, cs_error_t *err)
+{
+    static cs_coll_hints_t h;
+    (void)ctx, (void)err;
+    cb_calls++;
+    cb_P = P;
+    memset(&h, 0, sizeof h);
+    h.ring = cb_ring;
+    *hints = &h;
+    return CS_OK;
+}
+
+static int cb_fail(void *ctx, int P, const cs_coll_hints_t **hints, cs_error_t *err)
+{
+    (void)ctx, (void)hints;
+    return cs_error_set(err, CS_ERR_RANGE, "no room for %d ranks", P);
+}
+
+/* The hints come from the caller once P is known, before any expansion. */
+Test(ti, hints_callback)
+{
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    o.prepare = cb_prepare;
+    const char *text = "0 allgather 8 8\n1 allgather 8 8\n2 allgather 8 8\n";
+    cr_assert_eq(cs_ti_read_string(text, NULL, &o, &p, NULL, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(cb_calls, 1);
+    cr_expect_eq(cb_P, 3);
+    /* the ring algorithm follows the hint: rank 2 sends to 0 first */
+    int found = 0;
+    for (int32_t i = 0; i < cs_program_nops(p) && !found; i++) {
+        const cs_op_t *op = cs_program_op(p, i);
+        if (op->kind == CS_OP_SEND && op->rank == 2) {
+            found = 1;
+            cr_expect_eq(op->peer, 0);
+        }
+    }
+    cr_expect(found);
+    cs_program_free(p);
+    o.prepare = cb_fail;
+    cr_expect_eq(cs_ti_read_string(text, NULL, &o, &p, NULL, &err), CS_ERR_RANGE);
+    cr_expect(strstr(err.msg, "no room for 3 ranks"), "%s", err.msg);
+    cr_expect_null(p);
+}
+
+Test(ti, errors)
+{
+    EXPECT_ERR("0 send 1 7\n", "t.ti:1: send takes 3 to 4 arguments");
+    EXPECT_ERR("0 init\n0 send 1 7 12x\n1 init\n", "t.ti:2: count '12x' is not a count");
+    EXPECT_ERR("0 send 1 7 -4\n1 init\n", "t.ti:1: count '-4' is negative");
+    EXPECT_ERR("0 send 1 7 4 9\n1 init\n", "t.ti:1: datatype '9' is not one of");
+    EXPECT_ERR("0 send 5 7 4\n1 recv 0 7 4\n", "t.ti:1: destination rank 5 is out of range; "
+                                               "expected a rank in 0..1 (the trace has 2 ranks)");
+    EXPECT_ERR("0 send 1 1073741824 4\n1 init\n", "tag 1073741824 is too large");
+    EXPECT_ERR("x send 1 7 4\n", "t.ti:1: 'x' is not a rank");
+    EXPECT_ERR("0\n", "t.ti:1: rank 0 without an action");
+    EXPECT_ERR("0 init\n0 dance\n", "t.ti:2: unknown action 'dance'; valid actions: init,");
+    EXPECT_ERR("0 gatherv 1 1 1\n", "action 'gatherv' is not supported");
+    EXPECT_ERR("0 compute fast\n", "t.ti:1: flops 'fast' is not a number");
+    EXPECT_ERR("0 compute -1\n", "flops '-1' is negative");
+    EXPECT_ERR("0 init\n0 wait 0 1 3\n1 init\n", "t.ti:2: wait 0 1 3: rank 0 has no outstanding "
+                                                 "isend with destination 1 and tag 3");
+    EXPECT_ERR("0 wait 1 1 3\n1 init\n", "names neither it as source nor as destination");
+    /* pairing */
+    EXPECT_ERR("0 send 1 7 4\n1 recv 0 7 4\n1 recv 0 7 4\n",
+               "t.ti:3: rank 1: recv from rank 0 (tag 7, 4 bytes) has no matching send");
+    EXPECT_ERR("0 send 1 7 4\n0 send 1 8 4\n1 recv 0 7 4\n",
+               "t.ti:2: rank 0: send to rank 1 (tag 8, 4 bytes) is never received");
+    EXPECT_ERR("0 isend 1 7 40\n1 recv 0 7 4\n0 waitall\n",
+               "t.ti:2: rank 1: recv of 4 bytes from rank 0 (tag 7) is smaller than the "
+               "40-byte message it takes (t.ti:1)");
+    /* collectives across ranks */
+    EXPECT_ERR("0 barrier\n1 bcast 4\n", "t.ti:2: rank 1's collective call #1 is broadcast of "
+                                         "4 bytes, root 0 but rank 0's (t.ti:1) is barrier");
+    EXPECT_ERR("0 bcast 4 1\n1 bcast 4 0\n", "t.ti:2: rank 1's collective call #1 is broadcast "
+                                             "of 4 bytes, root 0 but rank 0's (t.ti:1) is "
+                                             "broadcast of 4 bytes, root 1");
+    EXPECT_ERR("0 barrier\n1 barrier\n0 allreduce 8 0\n",
+               "t.ti:3: rank 0's collective call #2 (allreduce of 8 bytes) is never matched on "
+               "rank 1");
+    EXPECT_ERR("0 bcast 4 7\n1 bcast 4 7\n", "t.ti:1: root 7 is out of range");
+    EXPECT_ERR("0 reducescatter 4 5 0\n1 reducescatter 4 5 0\n", "unequal receive counts");
+    EXPECT_ERR("0 reducescatter 4 0\n1 reducescatter 4 0\n", "needs 2 receive counts");
+    /* binary and empty */
+    const char bin[] = {'0', ' ', 'i', 'n', 'i', 't', '\n', 1, 2, 3, '\n', 0};
+    EXPECT_ERR(bin, "t.ti:2: found the control byte 0x01");
+    EXPECT_ERR("", "t.ti: empty file");
+    EXPECT_ERR("# nothing\n\n", "no action in the file");
+}
+
+Test(ti, algorithm_errors_name_the_call)
+{
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_error_t err;
+    cs_spec_t opts;
+    cs_ti_opts_default(&o);
+    cr_assert_eq(cs_coll_find(CS_COLL_BROADCAST, "chain", &o.algo[CS_COLL_BROADCAST], NULL),
+                 CS_OK);
+    cr_assert_eq(cs_spec_parse("opts:nosuchkey=3", &opts, &err), CS_OK);
+    o.algo_opts[CS_COLL_BROADCAST] = &opts;
+    int rc = cs_ti_read_string("0 init\n0 bcast 4\n1 bcast 4\n", NULL, &o, &p, NULL, &err);
+    cr_expect_neq(rc, CS_OK);
+    cr_expect(strstr(err.msg, "<string>:2: broadcast of 4 bytes, root 0 with broadcast/chain on "
+                              "2 ranks") && strstr(err.msg, "nosuchkey"),
+              "%s", err.msg);
+    cs_spec_destroy(&opts);
+}
+
+/* A trace with a test: a later wait that finds nothing is accepted (the
+ * test may have completed it, as SimGrid assumes). */
+Test(ti, test_then_wait)
+{
+    cs_program_t *p = read_ok("0 isend 1 0 10\n0 test 0 1 0\n0 wait 0 1 0\n0 wait 0 1 0\n"
+                              "1 recv 0 0 10\n", NULL);
+    cs_program_free(p);
+}
+
+/* A pipe cannot be read twice. */
+Test(ti, combined_needs_a_seekable_file)
+{
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    cr_assert_eq(write(fd[1], "0 init\n", 7), 7);
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    cr_expect_eq(cs_ti_read_stream(f, "pipe", &o, &p, NULL, &err), CS_ERR_IO);
+    cr_expect(strstr(err.msg, "not a pipe"), "%s", err.msg);
+    fclose(f);
+}
+
+Test(ti, sniff)
+{
+    char dir[] = "/tmp/collsim-ti-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128], idx[128], goal[128];
+    snprintf(path, sizeof path, "%s/a.ti", dir);
+    snprintf(idx, sizeof idx, "%s/idx", dir);
+    snprintf(goal, sizeof goal, "%s/g.goal", dir);
+    FILE *f = fopen(path, "w");
+    fputs("# trace\n\n0 init\n", f);
+    fclose(f);
+    f = fopen(idx, "w");
+    fputs("a.ti\n", f);
+    fclose(f);
+    f = fopen(goal, "w");
+    fputs("// schedule\nnum_ranks 1\nrank 0 {\n}\n", f);
+    fclose(f);
+    int is_ti;
+    cs_error_t err;
+    cr_expect_eq(cs_ti_sniff(path, &is_ti, &err), CS_OK);
+    cr_expect_eq(is_ti, 1);
+    cr_expect_eq(cs_ti_sniff(idx, &is_ti, &err), CS_OK);
+    cr_expect_eq(is_ti, 1);
+    cr_expect_eq(cs_ti_sniff(goal, &is_ti, &err), CS_OK);
+    cr_expect_eq(is_ti, 0);
+    /* the index is read relative to its own folder */
+    cs_ti_opts_t o;
+    cs_program_t *p;
+    cs_ti_info_t info;
+    cs_ti_opts_default(&o);
+    cr_expect_eq(cs_ti_read_file(idx, &o, &p, &info, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(info.files, 1);
+    cs_program_free(p);
+    unlink(path);
+    unlink(idx);
+    unlink(goal);
+    rmdir(dir);
+}
