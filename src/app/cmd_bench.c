@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -29,6 +30,7 @@
 #include "core/net.h"
 #include "core/program.h"
 #include "core/units.h"
+#include "io/ti.h"
 #include "machines/machine.h"
 
 typedef struct bench_workload {
@@ -173,6 +175,49 @@ static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out,
     return rc;
 }
 
+/* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;
+ * per iteration each rank posts an irecv from its left neighbour and an
+ * isend to its right one, waits for both and computes 1000 flops) written
+ * to a temporary file and read back: the row times the replay, a comment
+ * line before it the reading (ops per second). */
+#define BENCH_TI_RANKS 64
+#define BENCH_TI_OPS 3000000
+static int bench_build_replay_ti(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    int P = BENCH_TI_RANKS, iters = BENCH_TI_OPS / (3 * BENCH_TI_RANKS);
+    for (int it = 0; it < iters; it++)
+        for (int r = 0; r < P; r++)
+            fprintf(f, "%d irecv %d 0 1024\n%d isend %d 0 1024\n%d waitall\n%d compute 1000\n", r,
+                    (r + P - 1) % P, r, (r + 1) % P, r, r);
+    long bytes = ftell(f);
+    if (fclose(f) != 0) {
+        unlink(path);
+        return cs_error_set(err, CS_ERR_IO, "%s: write error: %s", path, strerror(errno));
+    }
+    cs_ti_opts_t o;
+    struct timespec t0, t1;
+    cs_ti_opts_default(&o);
+    o.unit = m->net.unit_bytes;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = cs_ti_read_file(path, &o, out, NULL, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unlink(path);
+    if (rc == CS_OK) {
+        double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        int32_t n = cs_program_nops(*out);
+        printf("# replay-ti: read %ld ops (%.1f MB of TI text) in %.3f s: %.2f M ops/s\n",
+               (long)n, (double)bytes / 1e6, s, s > 0 ? (double)n / s / 1e6 : 0.0);
+    }
+    return rc;
+}
+
 static const bench_workload_t bench_workloads[] = {
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
      "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0},
@@ -184,6 +229,8 @@ static const bench_workload_t bench_workloads[] = {
      "cerebras:wafer", bench_build_wafer_reduce, 1},
     {"groq-allred", "hierarchical all-reduce of 1 MiB on 10,440 Groq TSPs (inter=rdb, par=1)",
      "groq:racks=145", bench_build_groq_allreduce, 1},
+    {"replay-ti", "a synthetic 3M-op SimGrid TI trace (64-rank ring exchange) read and "
+     "replayed", "alphabeta:topo=ring,p=64", bench_build_replay_ti, 0},
 };
 #define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
 

@@ -319,8 +319,10 @@ static void calc_begin(exec_t *x, int32_t op)
         regate(x, op);
         return;
     }
-    cs_sim_at(x->sim, now + calc_fixed_ticks(x, o) + reduce_ticks(x, o->bytes), x->h_calc,
-              (uint32_t)op, 0);
+    cs_sim_at(x->sim,
+              cs_net_cpu(x->net, x->node[o->rank], now,
+                         calc_fixed_ticks(x, o) + reduce_ticks(x, o->bytes)),
+              x->h_calc, (uint32_t)op, 0);
 }
 
 /* Streaming calc: reduce the next available chunk, one unit at a time. */

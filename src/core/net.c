@@ -62,6 +62,11 @@ int cs_net_late_release(const cs_net_t *n) { return n->ops && n->ops->late_relea
 
 int64_t cs_net_idle(cs_net_t *n) { return n->ops && n->ops->idle ? n->ops->idle(n->impl) : 0; }
 
+cs_tick_t cs_net_cpu(cs_net_t *n, int node, cs_tick_t now, cs_tick_t ticks)
+{
+    return n->ops && n->ops->cpu ? n->ops->cpu(n->impl, node, now, ticks) : now + ticks;
+}
+
 uint32_t cs_net_post_mcast(cs_net_t *n, int src, int ndst, const int *dst, int64_t bytes,
                            int64_t gate_bytes, int watch, const uint64_t *users)
 {

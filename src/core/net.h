@@ -168,11 +168,19 @@ typedef struct cs_net_ops {
      * holds transfers back for the receiver (a rendezvous) may start them
      * now and return how many it started; 0 means a deadlock. */
     int64_t (*idle)(void *impl);
+    /* Optional: the executor runs a calc of `ticks` on node `node`'s CPU,
+     * ready at `now`; returns when it ends.  An engine whose message
+     * overheads occupy the same CPU (LogGP's o) serialises the two.  NULL:
+     * the calc ends at now + ticks. */
+    cs_tick_t (*cpu)(void *impl, int node, cs_tick_t now, cs_tick_t ticks);
 } cs_net_ops_t;
 
 /* Called by the executor when the event queue ran dry with ops left; see
  * cs_net_ops_t.idle.  Returns the transfers started (0: none). */
 int64_t cs_net_idle(cs_net_t *n);
+/* When a calc of `ticks` ready at `now` on `node` ends (see cs_net_ops_t.cpu;
+ * now + ticks for engines without a CPU of their own). */
+cs_tick_t cs_net_cpu(cs_net_t *n, int node, cs_tick_t now, cs_tick_t ticks);
 /* 1 if sends complete on hooks.released rather than on delivery. */
 int cs_net_late_release(const cs_net_t *n);
 /* Wraps an engine; `impl` is owned by the result (freed with ops->free). */

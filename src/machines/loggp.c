@@ -40,10 +40,9 @@
  * the NIC's send and receive occupancy (g + s'G per message) in the
  * statistics.
  *
- * Deviation: the executor runs calc ops on a CPU of its own, so local work
- * does not delay message overheads (LogGOPSim puts both on one CPU).
- * Schedules whose calcs are ordered with their sends by dependencies (all
- * of the collective suite's, and Schedgen's) are not affected.
+ * calc ops take the same CPU (the engine's `cpu` hook): a calc starts when
+ * the CPU is free, after what was requested before it, and holds it, so a
+ * message arriving during a calc is processed after it, as in LogGOPSim.
  */
 #include <math.h>
 #include <stdio.h>
@@ -219,14 +218,10 @@ static void list_remove(loggp_net_t *n, lgnode_t *h, int32_t prev, int32_t id)
 }
 
 /* Starts whatever may start on the host now, one CPU claim at a time. */
-static void on_kick(void *ctx, const cs_event_t *ev)
+static void service(loggp_net_t *n, int host)
 {
-    loggp_net_t *n = ctx;
-    int host = (int)ev->a;
     lgnode_t *h = &n->nodes[host];
     cs_tick_t now = now_of(n);
-    if (h->kick_at == now)
-        h->kick_at = -1;
     for (;;) {
         int32_t send = NIL, prev = NIL;
         for (int32_t id = h->send_head, pv = NIL; id != NIL; pv = id, id = n->m[id].next)
@@ -262,6 +257,15 @@ static void on_kick(void *ctx, const cs_event_t *ev)
             return;
         }
     }
+}
+
+static void on_kick(void *ctx, const cs_event_t *ev)
+{
+    loggp_net_t *n = ctx;
+    int host = (int)ev->a;
+    if (n->nodes[host].kick_at == now_of(n))
+        n->nodes[host].kick_at = -1;
+    service(n, host);
 }
 
 /* The first byte reached the receiver: it queues for the CPU. */
@@ -457,6 +461,19 @@ static void lg_free(void *impl)
     free(n);
 }
 
+/* A calc of the executor takes the host's CPU like an overhead (LogGOPSim
+ * runs local operations on the CPU that charges o). */
+static cs_tick_t lg_cpu(void *impl, int host, cs_tick_t now, cs_tick_t ticks)
+{
+    loggp_net_t *n = impl;
+    lgnode_t *h = &n->nodes[host];
+    /* what was requested before the calc (a send posted at this tick) goes
+     * first, as LogGOPSim starts sends before local operations */
+    service(n, host);
+    h->cpu = max2(now, h->cpu) + ticks;
+    return h->cpu;
+}
+
 static const cs_net_ops_t loggp_ops = {
     .name = "loggp",
     .post = lg_post,
@@ -468,6 +485,7 @@ static const cs_net_ops_t loggp_ops = {
     .free = lg_free,
     .late_release = 1,
     .idle = lg_idle,
+    .cpu = lg_cpu,
 };
 
 static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, cs_net_t **out,

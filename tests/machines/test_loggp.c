@@ -135,8 +135,9 @@ Test(loggp, rendezvous_waits_for_the_recv)
         int32_t rcv = cs_program_recv(p, 1, 0, n, 0);
         cs_program_dep(p, rcv, c, CS_DEP_AFTER);
         run_t r = run_prog(spec, p);
-        /* the message was processed at o + L; the recv completes when posted */
-        cr_expect_eq(r.res.ops[rcv].end, 20000);
+        /* the message arrived at o + L, during the calc: it is processed
+         * after it (o + s'G), when the recv is posted too */
+        cr_expect_eq(r.res.ops[rcv].end, 20000 + 10 + (n - 1));
         cr_expect_eq(r.res.ops[snd].end, big ? 20000 : 10);
         run_free(&r);
         cs_program_free(p);
@@ -243,6 +244,29 @@ Test(loggp, dissemination_barrier)
             }
         }
     }
+}
+
+/* calc takes the CPU that charges o: a send ready during a calc starts
+ * after it, and a message arriving during one is processed after it (and
+ * after the send, whose request came first). */
+Test(loggp, calc_shares_the_cpu)
+{
+    const char *spec = "loggp:p=2,L=2500,o=1500,g=1000,G=6";
+    cs_program_t *p = cs_program_new(2);
+    cs_program_send(p, 0, 1, 8, 0);
+    int32_t c = cs_program_calc(p, 1, 10000, 0);
+    int32_t r = cs_program_recv(p, 1, 0, 8, 0);
+    int32_t s = cs_program_send(p, 1, 0, 8, 1);
+    int32_t v = cs_program_recv(p, 0, 1, 8, 1);
+    run_t res = run_prog(spec, p);
+    cr_expect_eq(res.res.ops[c].end, 10000);
+    /* rank 1's send, posted at 0, starts when the calc is over */
+    cr_expect_eq(res.res.ops[s].end, 10000 + 1500);
+    /* rank 0's message arrived at o + L = 4000; processed after both */
+    cr_expect_eq(res.res.ops[r].end, 11500 + 1500 + 7 * 6);
+    cr_expect_eq(res.res.ops[v].end, 10000 + 1500 + 2500 + 1500 + 7 * 6);
+    run_free(&res);
+    cs_program_free(p);
 }
 
 /* Messages to oneself are free local copies, as on every machine. */
