@@ -88,7 +88,8 @@ typedef struct cs_net_hooks {
     /* Delivered and received (after recv_overhead); ports released. */
     void (*completed)(void *ctx, uint64_t user, cs_tick_t now);
     /* Only from engines with late_release (cs_net_ops_t): the sender's side
-     * is done too (e.g. its acknowledgement arrived), after completed. */
+     * is done (e.g. its acknowledgement arrived, after completed; or its
+     * overhead is over, before completed: LogGP's eager send). */
     void (*released)(void *ctx, uint64_t user, cs_tick_t now);
 } cs_net_hooks_t;
 

@@ -167,6 +167,23 @@ Test(replay, pipeline_sample)
     free(path);
 }
 
+/* Every sample at the top of traces/ replays on two machines. */
+Test(replay, every_sample_runs)
+{
+    static const char *const files[] = {"ring4.goal", "line8-two.goal", "stencil16.ti",
+                                        "pipeline.goal"};
+    static const char *const machines[] = {"alphabeta:topo=line,p=16", "loggp:p=16"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        for (int k = 0; k < 2; k++) {
+            char *path = trace(files[i]);
+            cli_out_t o = RUN("replay", path, "--machine", machines[k], "--no-timing");
+            cr_expect_eq(o.status, 0, "%s on %s: %s", files[i], machines[k], o.err);
+            cr_expect_gt(finish_ticks(o.out), 0, "%s on %s", files[i], machines[k]);
+            cli_out_free(&o);
+            free(path);
+        }
+}
+
 Test(replay, machines_table)
 {
     char *path = trace("stencil16.ti");
