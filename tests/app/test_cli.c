@@ -6,150 +6,13 @@
  * and checks exit statuses, messages and outputs: what a user sees.  Input
  * GOAL files are written into the same directory.
  */
-#include <criterion/criterion.h>
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "coll/coll.h"
 #include "core/queue.h"
 #include "machines/machine.h"
 
-extern char **environ;
+#include "cli_util.h"
 
-/* Criterion runs every test in its own process, so this per-test state is
- * private to one test. */
-static char tmpdir[PATH_MAX];
-
-typedef struct cli_out {
-    int status; /* exit status, or 128 + signal */
-    char *out;  /* captured stdout (NUL-terminated) */
-    char *err;  /* captured stderr */
-} cli_out_t;
-
-static void setup(void)
-{
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/collsim-cli-XXXXXX", base && *base ? base : "/tmp");
-    cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
-}
-
-static void teardown(void)
-{
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char path[PATH_MAX + 256];
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(tmpdir);
-}
-
-TestSuite(cli, .init = setup, .fini = teardown, .timeout = 120);
-
-static char *path_in_tmp(const char *name)
-{
-    char *p = malloc(strlen(tmpdir) + strlen(name) + 2);
-    cr_assert_not_null(p);
-    sprintf(p, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0, n;
-    char *buf = malloc(cap);
-    cr_assert_not_null(buf);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            cr_assert_not_null(buf);
-        }
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
-/* Writes `text` into tmpdir/name and returns the path (caller frees). */
-static char *write_tmp(const char *name, const char *text)
-{
-    char *path = path_in_tmp(name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "cannot create %s", path);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
-/* Runs `collsim args...` (NULL-terminated) with stdin from /dev/null. */
-static cli_out_t run_cli(const char *const *args)
-{
-    const char *bin = getenv("COLLSIM");
-    cr_assert_not_null(bin, "COLLSIM is not set (run the tests through meson test)");
-
-    const char *argv[64];
-    int argc = 0;
-    argv[argc++] = bin;
-    for (int i = 0; args[i]; i++) {
-        cr_assert_lt(argc, 63);
-        argv[argc++] = args[i];
-    }
-    argv[argc] = NULL;
-
-    char *out_path = path_in_tmp("stdout.txt"), *err_path = path_in_tmp("stderr.txt");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "posix_spawn %s: %s", bin, strerror(rc));
-
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0)
-        cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-
-    cli_out_t o;
-    o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    o.out = read_all(out_path);
-    o.err = read_all(err_path);
-    free(out_path);
-    free(err_path);
-    return o;
-}
-
-static void cli_out_free(cli_out_t *o)
-{
-    free(o->out);
-    free(o->err);
-}
-
-#define RUN(...) run_cli((const char *const[]){__VA_ARGS__, NULL})
-
-#define ASSERT_HAS(hay, needle)                                                                    \
-    cr_assert_not_null(strstr((hay), (needle)), "expected \"%s\" in:\n%s", (needle), (hay))
+TestSuite(cli, .init = cli_setup, .fini = cli_teardown, .timeout = 120);
 
 /* Value of the `key` line of `collsim topo` ("diameter      4"). */
 static double topo_value(const char *out, const char *key)
@@ -305,7 +168,7 @@ Test(cli, run_requires_machine_and_program)
 
 Test(cli, bad_mode_and_queue_are_usage_errors)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t o =
         RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode", "warp");
     cr_expect_eq(o.status, 2);
@@ -410,11 +273,11 @@ Test(cli, topo_hypercube_16)
 
 Test(cli, topo_writes_graphml_and_dot)
 {
-    char *gml = path_in_tmp("t.graphml"), *dot = path_in_tmp("t.dot");
+    char *gml = cli_path("t.graphml"), *dot = cli_path("t.dot");
     cli_out_t o = RUN("topo", "--machine", "alphabeta:topo=torus,rows=3,cols=4", "--graphml", gml,
                       "--dot", dot);
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
-    char *g = read_all(gml), *d = read_all(dot);
+    char *g = cli_read(gml, NULL), *d = cli_read(dot, NULL);
     ASSERT_HAS(g, "<graphml");
     ASSERT_HAS(g, "<edge");
     ASSERT_HAS(d, "graph");
@@ -436,7 +299,7 @@ Test(cli, topo_writes_graphml_and_dot)
 Test(cli, malformed_goal_gives_position)
 {
     /* Line 4 lacks the `b` suffix of the size. */
-    char *prog = write_tmp("bad.goal", "num_ranks 2\n\nrank 0 {\nsend 8 to 1\n}\n"
+    char *prog = cli_write("bad.goal", "num_ranks 2\n\nrank 0 {\nsend 8 to 1\n}\n"
                                        "rank 1 {\nrecv 8b from 0\n}\n");
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
     cr_expect_eq(o.status, 2);
@@ -452,7 +315,7 @@ Test(cli, malformed_goal_gives_position)
 
 Test(cli, missing_program_file)
 {
-    char *prog = path_in_tmp("does-not-exist.goal");
+    char *prog = cli_path("does-not-exist.goal");
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
     cr_expect_eq(o.status, 2);
     ASSERT_HAS(o.err, "does-not-exist.goal");
@@ -462,7 +325,7 @@ Test(cli, missing_program_file)
 
 Test(cli, too_many_ranks_for_machine)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=2", "--program", prog);
     cr_expect_eq(o.status, 2);
     ASSERT_HAS(o.err, "4 ranks");
@@ -473,7 +336,7 @@ Test(cli, too_many_ranks_for_machine)
 
 Test(cli, unmatched_recv_is_deadlock)
 {
-    char *prog = write_tmp("dead.goal", "num_ranks 2\n"
+    char *prog = cli_write("dead.goal", "num_ranks 2\n"
                                         "rank 0 {\n}\n"
                                         "rank 1 {\nr: recv 8b from 0 tag 0\n}\n");
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=2", "--program", prog);
@@ -486,7 +349,7 @@ Test(cli, unmatched_recv_is_deadlock)
 
 Test(cli, dependency_cycle_is_reported)
 {
-    char *prog = write_tmp("cycle.goal", "num_ranks 2\n"
+    char *prog = cli_write("cycle.goal", "num_ranks 2\n"
                                          "rank 0 {\n"
                                          "a: send 8b to 1 tag 0\n"
                                          "b: send 8b to 1 tag 1\n"
@@ -509,7 +372,7 @@ Test(cli, dependency_cycle_is_reported)
 
 Test(cli, run_prints_summary)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog);
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.out, "alphabeta");
@@ -524,7 +387,7 @@ Test(cli, run_prints_summary)
 
 Test(cli, json_has_required_keys)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t o =
         RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--json", "-");
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
@@ -549,15 +412,15 @@ Test(cli, json_has_required_keys)
 
 Test(cli, json_is_deterministic_with_no_timing)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
-    char *j1 = path_in_tmp("a.json"), *j2 = path_in_tmp("b.json");
+    char *prog = cli_write("ring4.goal", ring4_goal);
+    char *j1 = cli_path("a.json"), *j2 = cli_path("b.json");
     const char *modes[] = {"packet", "fluid"};
     for (int m = 0; m < 2; m++) {
         cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog,
                           "--mode", modes[m], "--json", j1, "--no-timing");
         cr_assert_eq(o.status, 0, "stderr: %s", o.err);
         cli_out_free(&o);
-        char *a = read_all(j1);
+        char *a = cli_read(j1, NULL);
         ASSERT_HAS(a, "\"wall_seconds\": 0,");
         ASSERT_HAS(a, "\"events_per_second\": 0,");
         /* Same bytes again, and whatever the event queue: the (time, seq)
@@ -568,7 +431,7 @@ Test(cli, json_is_deterministic_with_no_timing)
                     modes[m], "--json", j2, "--no-timing", "--queue", queue);
             cr_assert_eq(o.status, 0, "stderr: %s", o.err);
             cli_out_free(&o);
-            char *b = read_all(j2);
+            char *b = cli_read(j2, NULL);
             cr_expect_str_eq(a, b, "%s, queue %s: JSON of two runs differ", modes[m], queue);
             free(b);
         }
@@ -583,7 +446,7 @@ Test(cli, json_is_deterministic_with_no_timing)
  * the same times. */
 Test(cli, packet_and_fluid_agree_on_ring_shift)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t p = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode",
                       "packet", "--json", "-", "--no-timing");
     cli_out_t f = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--mode",
@@ -601,7 +464,7 @@ Test(cli, packet_and_fluid_agree_on_ring_shift)
 
 Test(cli, json_to_unwritable_path_fails)
 {
-    char *prog = write_tmp("ring4.goal", ring4_goal);
+    char *prog = cli_write("ring4.goal", ring4_goal);
     cli_out_t o = RUN("run", "--machine", "alphabeta:topo=ring,p=4", "--program", prog, "--json",
                       "/nonexistent/dir/r.json");
     cr_expect_eq(o.status, 2);
@@ -761,10 +624,10 @@ Test(cli, list_algorithms)
 
 Test(cli, bad_order_file_names_file_and_line)
 {
-    char *dup = write_tmp("dup.order", "0\n3\n# a comment\n\n5\n3\n");
-    char *far = write_tmp("far.order", "1\n2\n8\n");
-    char *junk = write_tmp("junk.order", "1\n2x\n");
-    char *empty = write_tmp("empty.order", "# nothing\n");
+    char *dup = cli_write("dup.order", "0\n3\n# a comment\n\n5\n3\n");
+    char *far = cli_write("far.order", "1\n2\n8\n");
+    char *junk = cli_write("junk.order", "1\n2x\n");
+    char *empty = cli_write("empty.order", "# nothing\n");
     char want[PATH_MAX + 64];
     cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--bytes", "10",
                       "--order", dup);
@@ -805,7 +668,7 @@ Test(cli, bad_order_file_names_file_and_line)
  * by the file "7 3 1" sends from node 7 to nodes 3 and 1, and only there. */
 Test(cli, order_file_places_ranks)
 {
-    char *ord = write_tmp("three.order", "7\n3\n1\n");
+    char *ord = cli_write("three.order", "7\n3\n1\n");
     cli_out_t o = RUN("run", "--machine", AB8, "--coll", "broadcast", "--algo", "flat",
                       "--bytes", "100", "--order", ord, "--validate", "--json", "-");
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
@@ -930,13 +793,13 @@ Test(cli, sweep_points_equal_runs)
 {
     const char *algos[2] = {"ring", "rdb"};
     const long long sizes[4] = {8, 16, 32, 64};
-    char *csv_path = path_in_tmp("sweep.csv");
+    char *csv_path = cli_path("sweep.csv");
     cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
                       "ring,rdb", "--bytes", "8..64:x2", "--csv", csv_path);
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     cr_expect_str_empty(o.out, "the CSV went to the file");
     cr_expect_str_empty(o.err, "no progress when stderr is not a terminal");
-    char *csv = read_all(csv_path);
+    char *csv = cli_read(csv_path, NULL);
     sweep_row_t rows[16];
     int n = sweep_rows(csv, rows, 16);
     cr_assert_eq(n, 2 * 4, "2 algorithms x 4 sizes:\n%s", csv);
@@ -988,13 +851,13 @@ Test(cli, sweep_writes_plots)
     const char *names[3] = {"sweep.svg", "sweep.png", "sweep.pdf"};
     const char *magic[3] = {"<?xml", "\x89PNG", "%PDF-"};
     for (int i = 0; i < 3; i++) {
-        char *plot = path_in_tmp(names[i]);
+        char *plot = cli_path(names[i]);
         cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "broadcast",
                           "--algos", "binomial,flat", "--bytes", "8..1MiB:x4", "--root", "3",
                           "--plot", plot, "--unit", "elements4", "--title", "bcast");
         cr_assert_eq(o.status, 0, "%s: %s", names[i], o.err);
         cr_expect_str_empty(o.out, "--plot without --csv writes no CSV");
-        char *data = read_all(plot);
+        char *data = cli_read(plot, NULL);
         cr_expect_eq(strncmp(data, magic[i], strlen(magic[i])), 0, "%s starts with %s",
                      names[i], magic[i]);
         if (i == 0)
@@ -1026,7 +889,7 @@ Test(cli, sweep_usage_errors)
         {"--unit", "words", "--unit: unknown unit 'words'"},
         {"--root", "1", "--root: allreduce has no root"},
     };
-    char *csv = path_in_tmp("never.csv");
+    char *csv = cli_path("never.csv");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *algos = strcmp(cases[i].opt, "--algos") ? "ring,rdb" : cases[i].value;
         const char *bytes = strcmp(cases[i].opt, "--bytes") ? "8..64" : cases[i].value;
@@ -1048,7 +911,7 @@ Test(cli, sweep_usage_errors)
 /* An unwritable plot is refused before the runs, naming --plot. */
 Test(cli, sweep_unwritable_plot)
 {
-    char *csv = path_in_tmp("never.csv");
+    char *csv = cli_path("never.csv");
     cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
                       "ring", "--bytes", "8", "--plot", "/nonexistent-dir/fig.png", "--csv", csv);
     cr_expect_eq(o.status, 2);
