@@ -37,7 +37,6 @@
 #include "io/result_json.h"
 #include "io/timeline.h"
 #include "machines/cerebras.h"
-#include "machines/cerebras_fabric.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
@@ -679,16 +678,6 @@ void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t 
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);
-    if (cs_cerebras_of(m)) {
-        int pe, cpe, peak = cs_fabric_colors_peak(r->net, &pe, NULL);
-        int configs = cs_fabric_configs_peak(r->net, &cpe);
-        const cs_cerebras_t *cb = cs_cerebras_of(m);
-        fprintf(f, "colors    at most %d live at one router (PE (%d,%d)); at most %d router "
-                "configurations per color (PE (%d,%d))%s\n",
-                peak, pe / cb->cols, pe % cb->cols, configs, cpe / cb->cols, cpe % cb->cols,
-                configs > 4 ? ": more than the 4 a router holds, reconfiguration not charged"
-                            : "");
-    }
     if (m->report)
         m->report(m, r->net, f);
 }

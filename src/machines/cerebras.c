@@ -43,6 +43,22 @@ static void even_odd_ring(int P, int32_t *order)
         order[k++] = i;
 }
 
+/* The summary of a run: the colors and router configurations the lowering
+ * needed (nothing for `collsim topo`). */
+static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
+{
+    const cs_cerebras_t *c = m->impl;
+    int pe, cpe, peak, configs;
+    if (!net)
+        return;
+    peak = cs_fabric_colors_peak(net, &pe, NULL);
+    configs = cs_fabric_configs_peak(net, &cpe);
+    fprintf(f, "colors    at most %d live at one router (PE (%d,%d)); at most %d router "
+            "configurations per color (PE (%d,%d))%s\n",
+            peak, pe / c->cols, pe % c->cols, configs, cpe / c->cols, cpe % c->cols,
+            configs > 4 ? ": more than the 4 a router holds, reconfiguration not charged" : "");
+}
+
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int64_t rows, cols, tr, colors, buf;
@@ -82,6 +98,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->impl = c;
     m->destroy_impl = free;
     m->net_new = net_new;
+    m->report = report;
     m->tick_seconds = 1.0 / hz;
     m->reduce_num = 0;
     m->reduce_den = 1;
