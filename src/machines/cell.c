@@ -35,10 +35,6 @@ static const char *const keys[] = {"chips", "issue", "flight", "hop", "bif_lat",
                                    "put_max", "notify", "signal_read", "add_cycles", NULL};
 static const char *const notifies[] = {"ls", "mailbox", "signal", NULL};
 
-/* ring positions of the non-SPE ramps: PPE 0, IOIF1 5, BIF 6, MIC 11 */
-static const int spe_pos[8] = {10, 1, 9, 2, 8, 3, 7, 4};
-static const int other_pos[4] = {0, 5, 6, 11};
-
 typedef struct cell_machine {
     cs_cell_params_t p;
     const cs_topo_t *topo;
@@ -49,17 +45,6 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
 {
     const cell_machine_t *c = ctx;
     return cs_cell_eib_new(&c->p, c->topo, sim, hooks, out, err);
-}
-
-static int node_at(int chips, int ch, int pos)
-{
-    for (int k = 0; k < 8; k++)
-        if (spe_pos[k] == pos)
-            return ch * 8 + k;
-    for (int k = 0; k < 4; k++)
-        if (other_pos[k] == pos)
-            return 8 * chips + 4 * ch + k;
-    return -1;
 }
 
 static cs_tick_t ticks(double s) { return (cs_tick_t)llround(s * CORE_HZ); }
@@ -111,9 +96,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     cs_topo_t *t = cs_topo_new_custom(n, "eib");
     for (int ch = 0; ch < chips; ch++)
         for (int s = 0; s < 12; s++)
-            cs_topo_add_link(t, node_at((int)chips, ch, s), node_at((int)chips, ch, (s + 1) % 12));
+            cs_topo_add_link(t, cs_cell_ramp_node((int)chips, ch, s),
+                             cs_cell_ramp_node((int)chips, ch, (s + 1) % 12));
     if (chips == 2)
-        cs_topo_add_link(t, node_at(2, 0, 6), node_at(2, 1, 6)); /* the BIF */
+        cs_topo_add_link(t, cs_cell_ramp_node(2, 0, 6), cs_cell_ramp_node(2, 1, 6)); /* the BIF */
     m->topo = t;
 
     cell_machine_t *c = cs_calloc(1, sizeof *c);

@@ -685,9 +685,7 @@ static const cs_net_ops_t cell_ops = {
     .idle = cell_idle,
 };
 
-/* Topology node of ring position pos on chip ch: SPEs are nodes 0..8*chips-1
- * (their physical ids), the other ramps follow (see cell.c). */
-static int pos_node(int chips, int ch, int pos)
+int cs_cell_ramp_node(int chips, int ch, int pos)
 {
     for (int k = 0; k < 8; k++)
         if (spe_pos[k] == pos)
@@ -726,13 +724,13 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     c->ring_chan = cs_malloc((size_t)cp->chips * RAMPS * 2 * sizeof *c->ring_chan);
     for (int ch = 0; ch < cp->chips; ch++)
         for (int s = 0; s < RAMPS; s++) {
-            int a = pos_node(cp->chips, ch, s), b = pos_node(cp->chips, ch, (s + 1) % RAMPS);
+            int a = cs_cell_ramp_node(cp->chips, ch, s), b = cs_cell_ramp_node(cp->chips, ch, (s + 1) % RAMPS);
             c->ring_chan[(ch * RAMPS + s) * 2 + 0] = cs_topo_find_channel(topo, a, b);
             c->ring_chan[(ch * RAMPS + s) * 2 + 1] = cs_topo_find_channel(topo, b, a);
         }
     c->bif_chan[0] = c->bif_chan[1] = -1;
     if (cp->chips == 2) {
-        int b0 = pos_node(2, 0, POS_BIF), b1 = pos_node(2, 1, POS_BIF);
+        int b0 = cs_cell_ramp_node(2, 0, POS_BIF), b1 = cs_cell_ramp_node(2, 1, POS_BIF);
         c->bif_chan[0] = cs_topo_find_channel(topo, b0, b1);
         c->bif_chan[1] = cs_topo_find_channel(topo, b1, b0);
     }

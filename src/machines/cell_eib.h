@@ -58,6 +58,11 @@ typedef struct cs_cell_params {
     cs_tick_t signal_read;   /* notify=signal: SPU time to take one signal */
 } cs_cell_params_t;
 
+/* The topology node of ring position pos (0..11, EIB order) on chip ch:
+ * SPEs are nodes 0..8*chips-1 (their physical ids), then each chip's PPE,
+ * IOIF1, BIF and MIC.  The machine builds its topology with it. */
+int cs_cell_ramp_node(int chips, int ch, int pos);
+
 int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t *sim,
                     const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
 
