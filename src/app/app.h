@@ -40,6 +40,11 @@ int cs_app_report(const cs_error_t *err);
 void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 
+/* Appends one --opt value to opts[*n] (at most max): a usage error for a
+ * value with a comma (one KEY=VALUE per --opt) or one too many.  Commands
+ * that need KEY=VALUE check that themselves (sweep also takes ALGO:KEY=VALUE). */
+void cs_app_push_opt(const char *cmd, const char *value, const char **opts, int *n, int max);
+
 /* Reports a getopt_long failure (unknown option, missing argument) for
  * subcommand `cmd` and exits with the usage status.  `c` is what getopt_long
  * returned ('?' or ':'); the option string must start with ':'. */

@@ -190,12 +190,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_OPT:
             if (!strchr(optarg, '=') || optarg[0] == '=')
                 cs_app_usage_error("compare", "--opt '%s': expected KEY=VALUE", optarg);
-            if (strchr(optarg, ','))
-                cs_app_usage_error("compare", "--opt '%s': one KEY=VALUE per --opt (no commas)",
-                                   optarg);
-            if (a->nopts == COMPARE_MAX_OPTS)
-                cs_app_usage_error("compare", "at most %d --opt options", COMPARE_MAX_OPTS);
-            a->opts[a->nopts++] = optarg;
+            cs_app_push_opt("compare", optarg, a->opts, &a->nopts, COMPARE_MAX_OPTS);
             break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)

@@ -220,12 +220,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_OPT:
             if (!strchr(optarg, '=') || optarg[0] == '=')
                 cs_app_usage_error("run", "--opt '%s': expected KEY=VALUE", optarg);
-            if (strchr(optarg, ','))
-                cs_app_usage_error("run", "--opt '%s': one KEY=VALUE per --opt (no commas)",
-                                   optarg);
-            if (a->nopts == RUN_MAX_OPTS)
-                cs_app_usage_error("run", "at most %d --opt options", RUN_MAX_OPTS);
-            a->opts[a->nopts++] = optarg;
+            cs_app_push_opt("run", optarg, a->opts, &a->nopts, RUN_MAX_OPTS);
             break;
         case 'M':
             if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)

@@ -374,12 +374,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
             break;
         }
         case OPT_OPT:
-            if (strchr(optarg, ','))
-                cs_app_usage_error("sweep", "--opt '%s': one KEY=VALUE per --opt (no commas)",
-                                   optarg);
-            if (a->nopts == SWEEP_MAX_OPTS)
-                cs_app_usage_error("sweep", "at most %d --opt options", SWEEP_MAX_OPTS);
-            a->opts[a->nopts++] = optarg;
+            cs_app_push_opt("sweep", optarg, a->opts, &a->nopts, SWEEP_MAX_OPTS);
             break;
         case 'M':
             if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)

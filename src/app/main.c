@@ -59,6 +59,15 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
+void cs_app_push_opt(const char *cmd, const char *value, const char **opts, int *n, int max)
+{
+    if (strchr(value, ','))
+        cs_app_usage_error(cmd, "--opt '%s': one KEY=VALUE per --opt (no commas)", value);
+    if (*n == max)
+        cs_app_usage_error(cmd, "at most %d --opt options", max);
+    opts[(*n)++] = value;
+}
+
 void cs_app_getopt_error(const char *cmd, int c, char **argv)
 {
     /* With opterr = 0 and a leading ':' getopt_long reports through its
