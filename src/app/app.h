@@ -87,8 +87,7 @@ typedef struct cs_app_coll {
     cs_spec_t opts;
     int has_opts;
     int32_t *rank_to_node; /* P entries, owned */
-    int32_t *ring;         /* ring hint in rank space, owned, or NULL */
-    int32_t *group;        /* hierarchy hint in rank space, owned, or NULL */
+    cs_machine_hints_t place; /* owns the arrays `hints` points to */
     char order_name[64];   /* for the summary */
 } cs_app_coll_t;
 
@@ -100,11 +99,10 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *req, const cs_machine_t *m, cs_
                         cs_error_t *err);
 /* Releases what c owns and zeroes it; accepts a zeroed struct. */
 void cs_app_coll_destroy(cs_app_coll_t *c);
-/* Fills c->hints (and c->ring, c->group) with the machine's hints in rank
- * space for the placement c->rank_to_node of P ranks: the ring hint is the
- * ranks sorted by their node's position in the machine's ring order, the
- * groups are their nodes' groups renumbered, the grid holds when the ranks
- * are the whole grid in node order.  (cs_app_coll_prepare calls it.) */
+/* Fills c->hints (and c->place, which owns its arrays) with the machine's
+ * hints in rank space for the placement c->rank_to_node of P ranks
+ * (cs_machine_hints_init: ring, groups, grid, gateways).  (cs_app_coll_prepare
+ * calls it.) */
 void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c);
 
 /* ---- results of a run (cmd_run.c; run and replay) ----------------------- */

@@ -128,30 +128,43 @@ static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_
     return CS_OK;
 }
 
-/* A collective of the suite on the whole machine, root 0, grid hint. */
+/* A collective of the suite on the whole machine (rank r on node r), root
+ * 0, the machine's hints, options "k=v,..." or NULL. */
 static int bench_build_coll(const cs_machine_t *m, const char *coll, const char *algo,
-                            int64_t bytes, cs_program_t **out, cs_error_t *err)
+                            int64_t bytes, const char *opts, cs_program_t **out,
+                            cs_error_t *err)
 {
     cs_coll_kind_t kind;
     const cs_coll_algo_t *a;
+    cs_spec_t ospec;
+    cs_machine_hints_t h;
+    char text[256];
     int rc;
     if ((rc = cs_coll_parse(coll, &kind, err)) || (rc = cs_coll_find(kind, algo, &a, err)))
         return rc;
-    cs_coll_hints_t hints = {m->ring_order, NULL, m->grid_rows, m->grid_cols, NULL, 0};
-    cs_coll_args_t args = {kind, cs_machine_nodes(m), bytes, 0, m->net.unit_bytes, &hints, NULL};
-    return cs_coll_build(a, &args, out, err);
+    snprintf(text, sizeof text, "opts:%s", opts ? opts : "");
+    if (opts && (rc = cs_spec_parse(text, &ospec, err)))
+        return rc;
+    cs_machine_hints_init(&h, m, cs_machine_nodes(m), NULL);
+    cs_coll_args_t args = {kind, cs_machine_nodes(m), bytes, 0, m->net.unit_bytes, &h.coll,
+                           opts ? &ospec : NULL};
+    rc = cs_coll_build(a, &args, out, err);
+    cs_machine_hints_destroy(&h);
+    if (opts)
+        cs_spec_destroy(&ospec);
+    return rc;
 }
 
 /* The issue's full-wafer cases: 2D broadcast of one wavelet, 2D two-phase
  * reduce of 1024 wavelets, on all 850,000 PEs. */
 static int bench_build_wafer_bcast(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "broadcast", "thesis", 4, out, err);
+    return bench_build_coll(m, "broadcast", "thesis", 4, NULL, out, err);
 }
 
 static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "reduce", "2d-two-phase", 4096, out, err);
+    return bench_build_coll(m, "reduce", "2d-two-phase", 4096, NULL, out, err);
 }
 
 /* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
@@ -159,20 +172,8 @@ static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, c
  * once (a TSP drives all its links), recursive doubling between nodes. */
 static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    cs_coll_kind_t kind;
-    const cs_coll_algo_t *a;
-    cs_spec_t opts;
-    int rc;
-    if ((rc = cs_coll_parse("allreduce", &kind, err)) ||
-        (rc = cs_coll_find(kind, "hierarchical", &a, err)) ||
-        (rc = cs_spec_parse("opts:par=1,inter=rdb", &opts, err)))
-        return rc;
-    cs_coll_hints_t hints = {m->ring_order, NULL, 0, 0, m->node_group, m->ngroups};
-    cs_coll_args_t args = {kind, cs_machine_nodes(m), INT64_C(1) << 20, 0, m->net.unit_bytes,
-                           &hints, &opts};
-    rc = cs_coll_build(a, &args, out, err);
-    cs_spec_destroy(&opts);
-    return rc;
+    return bench_build_coll(m, "allreduce", "hierarchical", INT64_C(1) << 20, "par=1,inter=rdb",
+                            out, err);
 }
 
 /* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;

@@ -6,9 +6,9 @@
  * by an algorithm of the suite (--coll, --algo; src/coll), placed on the
  * machine's nodes in a chosen order (--order) and optionally validated
  * (--validate, src/coll/check.c).  The algorithm sees the machine only
- * through hints translated here into rank space (DESIGN.md: algorithms
+ * through hints in rank space (cs_machine_hints_init; DESIGN.md: algorithms
  * never see node ids).  That preparation (cs_app_coll_prepare, app.h) is
- * shared with `collsim sweep`.
+ * shared with `collsim sweep`, compare and export.
  *
  * The command is a pipeline of small steps (parse options, make the machine,
  * obtain the program, check it fits, execute, report) so that other sources
@@ -287,8 +287,7 @@ void cs_app_coll_destroy(cs_app_coll_t *c)
     if (c->has_opts)
         cs_spec_destroy(&c->opts);
     free(c->rank_to_node);
-    free(c->ring);
-    free(c->group);
+    cs_machine_hints_destroy(&c->place);
     memset(c, 0, sizeof *c);
 }
 
@@ -429,58 +428,9 @@ static int run_coll_opts(const cs_app_coll_req_t *a, cs_app_coll_t *c, cs_error_
  * ranks (app.h; shared with `collsim replay`). */
 void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c)
 {
-    int nodes = cs_machine_nodes(m);
-    /* hints in rank space: the ring is the ranks sorted by where their node
-     * sits in the machine's ring order (identity without one) */
-    if (m->ring_order) {
-        int32_t *pos = cs_malloc((size_t)nodes * sizeof *pos);
-        int k = 0;
-        for (int i = 0; i < nodes; i++)
-            pos[m->ring_order[i]] = i;
-        /* counting sort by node position: O(nodes) */
-        int32_t *rank_at = cs_malloc((size_t)nodes * sizeof *rank_at);
-        for (int i = 0; i < nodes; i++)
-            rank_at[i] = -1;
-        for (int r = 0; r < P; r++)
-            rank_at[pos[c->rank_to_node[r]]] = r;
-        c->ring = cs_malloc((size_t)P * sizeof *c->ring);
-        for (int i = 0; i < nodes; i++)
-            if (rank_at[i] >= 0)
-                c->ring[k++] = rank_at[i];
-        free(rank_at);
-        free(pos);
-        c->hints.ring = c->ring;
-    }
-    /* the hierarchy hint: each rank's group is its node's; groups no rank
-     * uses are dropped and the rest renumbered in order of first use */
-    if (m->node_group && m->ngroups > 1) {
-        int32_t *renum = cs_malloc((size_t)m->ngroups * sizeof *renum);
-        int used = 0;
-        for (int g = 0; g < m->ngroups; g++)
-            renum[g] = -1;
-        c->group = cs_malloc((size_t)P * sizeof *c->group);
-        for (int r = 0; r < P; r++) {
-            int g = m->node_group[c->rank_to_node[r]];
-            if (renum[g] < 0)
-                renum[g] = used++;
-            c->group[r] = renum[g];
-        }
-        free(renum);
-        if (used > 1) {
-            c->hints.group = c->group;
-            c->hints.ngroups = used;
-        }
-    }
-    /* the grid hint holds when the ranks are the whole grid in node order */
-    if (m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P && P == nodes) {
-        int natural = 1;
-        for (int r = 0; r < P && natural; r++)
-            natural = c->rank_to_node[r] == r;
-        if (natural) {
-            c->hints.grid_rows = m->grid_rows;
-            c->hints.grid_cols = m->grid_cols;
-        }
-    }
+    cs_machine_hints_destroy(&c->place);
+    cs_machine_hints_init(&c->place, m, P, c->rank_to_node);
+    c->hints = c->place.coll;
 }
 
 /* Everything before building: the algorithm, P, the placement and the

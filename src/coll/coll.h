@@ -39,13 +39,18 @@ int cs_coll_rooted(cs_coll_kind_t k);
 int64_t cs_coll_buffer_bytes(cs_coll_kind_t k, int P, int64_t bytes);
 
 /* The machine's hints, already translated into rank space by the caller
- * (src/app): an algorithm never sees node ids. */
+ * (cs_machine_hints_init in machines/machine.h): an algorithm never sees
+ * node ids.  Every field may be absent; algorithms fall back without it. */
 typedef struct cs_coll_hints {
     const int32_t *ring;     /* P ranks in the machine's best ring order, or NULL (identity) */
     const int32_t *ring_alt; /* an alternative ring (e.g. the thesis's even/odd ring), or NULL */
     int grid_rows, grid_cols;/* rank grid (rank = row*cols+col) when rows*cols == P, else 0 */
     const int32_t *group;    /* hierarchy: group id of each rank (chip, node, rack), or NULL */
     int ngroups;
+    /* With group: ngroups*ngroups entries; gateway[g*ngroups+h] is the rank
+     * of group g with a direct link to a rank of group h (its partner is
+     * gateway[h*ngroups+g]), or -1 (no direct link, and g == h).  NULL: unknown. */
+    const int32_t *gateway;
 } cs_coll_hints_t;
 
 typedef struct cs_coll_args {

@@ -130,3 +130,115 @@ void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)
     env->net_new = m->net_new;
     env->net_ctx = m->impl;
 }
+
+/* ---- hints in rank space ---------------------------------------------------- */
+
+/* The ring hint: the ranks sorted by their node's position in the ring
+ * order (counting sort, O(nodes)). */
+static int32_t *hints_ring(const cs_machine_t *m, int P, const int32_t *r2n)
+{
+    int nodes = cs_topo_nodes(m->topo), k = 0;
+    int32_t *pos = cs_malloc((size_t)nodes * sizeof *pos);
+    int32_t *rank_at = cs_malloc((size_t)nodes * sizeof *rank_at);
+    int32_t *ring = cs_malloc((size_t)P * sizeof *ring);
+    int nring = cs_machine_nodes(m);
+    for (int i = 0; i < nodes; i++)
+        pos[i] = rank_at[i] = -1;
+    for (int i = 0; i < nring; i++)
+        pos[m->ring_order[i]] = i;
+    for (int r = 0; r < P; r++) {
+        int node = r2n ? r2n[r] : r;
+        CS_ASSERT(node >= 0 && node < nodes && pos[node] >= 0);
+        rank_at[pos[node]] = r;
+    }
+    for (int i = 0; i < nring; i++)
+        if (rank_at[i] >= 0)
+            ring[k++] = rank_at[i];
+    CS_ASSERT(k == P);
+    free(rank_at);
+    free(pos);
+    return ring;
+}
+
+/* The gateway hint (machine.h): the links in id order, the first one to
+ * join two groups names both of their gateways. */
+static int32_t *hints_gateway(const cs_machine_t *m, int P, const int32_t *r2n,
+                              const int32_t *group, int G)
+{
+    int nodes = cs_topo_nodes(m->topo), nch = cs_topo_channels(m->topo);
+    int32_t *rank_of = cs_malloc((size_t)nodes * sizeof *rank_of);
+    int32_t *gw = cs_malloc((size_t)G * (size_t)G * sizeof *gw);
+    for (int i = 0; i < nodes; i++)
+        rank_of[i] = -1;
+    for (int r = 0; r < P; r++)
+        rank_of[r2n ? r2n[r] : r] = r;
+    for (int64_t i = 0; i < (int64_t)G * G; i++)
+        gw[i] = -1;
+    for (int c = 0; c < nch; c += 2) {
+        int ru = rank_of[cs_topo_channel_src(m->topo, c)];
+        int rv = rank_of[cs_topo_channel_dst(m->topo, c)];
+        if (ru < 0 || rv < 0 || group[ru] == group[rv])
+            continue;
+        int64_t gh = (int64_t)group[ru] * G + group[rv], hg = (int64_t)group[rv] * G + group[ru];
+        if (gw[gh] < 0) {
+            gw[gh] = ru;
+            gw[hg] = rv;
+        }
+    }
+    free(rank_of);
+    return gw;
+}
+
+void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,
+                           const int32_t *rank_to_node)
+{
+    int nodes = cs_machine_nodes(m);
+    memset(h, 0, sizeof *h);
+    CS_ASSERT(P >= 0 && P <= nodes);
+    if (m->ring_order && P > 0) {
+        h->ring = hints_ring(m, P, rank_to_node);
+        h->coll.ring = h->ring;
+    }
+    /* each rank's group is its node's; groups no rank uses are dropped and
+     * the rest renumbered in order of first use */
+    if (m->node_group && m->ngroups > 1) {
+        int32_t *renum = cs_malloc((size_t)m->ngroups * sizeof *renum);
+        int used = 0;
+        for (int g = 0; g < m->ngroups; g++)
+            renum[g] = -1;
+        h->group = cs_malloc((size_t)(P > 0 ? P : 1) * sizeof *h->group);
+        for (int r = 0; r < P; r++) {
+            int g = m->node_group[rank_to_node ? rank_to_node[r] : r];
+            if (renum[g] < 0)
+                renum[g] = used++;
+            h->group[r] = renum[g];
+        }
+        free(renum);
+        if (used > 1) {
+            h->coll.group = h->group;
+            h->coll.ngroups = used;
+            if ((int64_t)used * used <= CS_MACHINE_MAX_GATEWAY) {
+                h->gateway = hints_gateway(m, P, rank_to_node, h->group, used);
+                h->coll.gateway = h->gateway;
+            }
+        }
+    }
+    /* the grid holds when the ranks are the whole grid in node order */
+    if (m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P && P == nodes) {
+        int natural = 1;
+        for (int r = 0; r < P && natural && rank_to_node; r++)
+            natural = rank_to_node[r] == r;
+        if (natural) {
+            h->coll.grid_rows = m->grid_rows;
+            h->coll.grid_cols = m->grid_cols;
+        }
+    }
+}
+
+void cs_machine_hints_destroy(cs_machine_hints_t *h)
+{
+    free(h->ring);
+    free(h->group);
+    free(h->gateway);
+    memset(h, 0, sizeof *h);
+}

@@ -3,12 +3,15 @@
  * created from a spec string ("alphabeta:topo=ring,p=8") through a registry.
  *
  * Algorithms (src/coll) never include a machine header; they see a machine
- * only through the hints below.  Machines never include an algorithm.
+ * only through the hints below, translated into rank space by
+ * cs_machine_hints_init (the one dependency of this layer on coll.h is that
+ * hint type).  Machines never include an algorithm.
  */
 #ifndef CS_MACHINE_H
 #define CS_MACHINE_H
 
 #include <stdint.h>
+#include "coll/coll.h" /* cs_coll_hints_t only: the vocabulary of hints */
 #include "core/error.h"
 #include "core/exec.h"
 #include "core/net.h"
@@ -93,5 +96,35 @@ void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);
 
 /* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
+
+/* The machine's hints in rank space, for P ranks placed on nodes
+ * rank_to_node[0..P-1] (NULL: rank r on node r), as an algorithm sees them.
+ * The one place where node hints become rank hints: `collsim run`, sweep,
+ * compare, replay, export, bench and the tests' harness all use it.
+ *   ring     the ranks sorted by their node's position in m->ring_order
+ *            (absent without one: the identity);
+ *   group    each rank's node group, groups no rank uses dropped and the
+ *            rest renumbered in order of first use (absent unless at least
+ *            two groups are used);
+ *   grid     m's grid when the ranks are the whole grid in node order;
+ *   gateway  with groups: for every ordered pair of groups g != h, the rank
+ *            of g at one end of a link that joins a node of g directly to a
+ *            node of h (its partner, at the other end, is gateway[h][g]);
+ *            the link is the lowest-numbered such link (topology link
+ *            order), so the choice is deterministic; -1 where no link joins
+ *            the two groups directly (and on the diagonal).  Left out
+ *            (NULL) when ngroups^2 exceeds CS_MACHINE_MAX_GATEWAY entries.
+ * coll holds the hints (pass &h->coll as cs_coll_args_t.hints); the arrays
+ * behind it are owned by h.  O(P + nodes + links + ngroups^2) time. */
+#define CS_MACHINE_MAX_GATEWAY (INT64_C(1) << 24)
+typedef struct cs_machine_hints {
+    cs_coll_hints_t coll;        /* what algorithms see; points into the arrays below */
+    int32_t *ring, *group, *gateway; /* owned, or NULL */
+} cs_machine_hints_t;
+
+void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,
+                           const int32_t *rank_to_node);
+/* Frees the arrays and zeroes h; accepts a zeroed struct. */
+void cs_machine_hints_destroy(cs_machine_hints_t *h);
 
 #endif

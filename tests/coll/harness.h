@@ -27,15 +27,15 @@ typedef struct h_run {
 /* Runs algorithm `a` (any cs_coll_algo_t, also one defined only in a test)
  * on machine `spec`, P ranks (0 = all nodes), size `bytes`, root, options
  * ("k=v,k=v" or NULL), mode, and validation on/off.  `hints` NULL: the
- * machine's grid when it covers the P ranks and its groups when P is every
- * node, no ring. */
+ * machine's hints for rank r on node r (cs_machine_hints_init, what
+ * `collsim run` gives with its natural order). */
 static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int P, int64_t bytes,
                                  int root, const char *opts, cs_net_mode_t mode, int validate,
                                  const cs_coll_hints_t *hints_in)
 {
     h_run_t r;
     cs_spec_t ospec, *op = NULL;
-    cs_coll_hints_t hints;
+    cs_machine_hints_t mh;
     cs_coll_args_t args;
     memset(&r, 0, sizeof r);
     if ((r.rc = cs_machine_new(spec, &r.m, &r.err)))
@@ -47,22 +47,13 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
             return r;
         op = &ospec;
     }
-    memset(&hints, 0, sizeof hints);
+    memset(&mh, 0, sizeof mh);
     if (!P)
         P = cs_machine_nodes(r.m);
-    if (hints_in)
-        hints = *hints_in;
-    else {
-        if (r.m->grid_rows * r.m->grid_cols == P) {
-            hints.grid_rows = r.m->grid_rows;
-            hints.grid_cols = r.m->grid_cols;
-        }
-        if (r.m->node_group && r.m->ngroups > 1 && P == cs_machine_nodes(r.m)) {
-            hints.group = r.m->node_group; /* rank r on node r */
-            hints.ngroups = r.m->ngroups;
-        }
-    }
-    args = (cs_coll_args_t){a->kind, P, bytes, root, r.m->net.unit_bytes, &hints, op};
+    if (!hints_in && P <= cs_machine_nodes(r.m))
+        cs_machine_hints_init(&mh, r.m, P, NULL);
+    args = (cs_coll_args_t){a->kind, P, bytes, root, r.m->net.unit_bytes,
+                            hints_in ? hints_in : &mh.coll, op};
     r.rc = cs_coll_build(a, &args, &r.prog, &r.err);
     if (!r.rc) {
         cs_exec_env_t env;
@@ -85,6 +76,7 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
     }
     if (op)
         cs_spec_destroy(op);
+    cs_machine_hints_destroy(&mh);
     return r;
 }
 

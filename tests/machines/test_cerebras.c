@@ -35,7 +35,8 @@ static cs_tick_t spec_time(const char *spec, const char *coll, const char *algo,
     cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s", err.msg);
     cr_assert_eq(cs_coll_parse(coll, &kind, &err), CS_OK);
     cr_assert_eq(cs_coll_find(kind, algo, &a, &err), CS_OK, "%s", err.msg);
-    cs_coll_hints_t hints = {m->ring_order, NULL, m->grid_rows, m->grid_cols, NULL, 0};
+    cs_coll_hints_t hints = {.ring = m->ring_order, .grid_rows = m->grid_rows,
+                             .grid_cols = m->grid_cols};
     h_run_t r = h_run_algo(spec, a, 0, bytes, root, opts, CS_NET_PACKET, 0, &hints);
     cr_assert_eq(r.rc, CS_OK, "%s/%s on %s, %lld bytes: %s", coll, algo, spec, (long long)bytes,
                  r.err.msg);

@@ -66,8 +66,8 @@ static cs_tick_t allgather(const char *spec, const char *algo, int64_t np, int u
     cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s", err.msg);
     cr_assert_eq(cs_coll_parse("allgather", &kind, &err), CS_OK);
     cr_assert_eq(cs_coll_find(kind, algo, &a, &err), CS_OK, "%s", err.msg);
-    cs_coll_hints_t hints = {use_hint ? m->ring_order : NULL, NULL, m->grid_rows, m->grid_cols,
-                             NULL, 0};
+    cs_coll_hints_t hints = {.ring = use_hint ? m->ring_order : NULL,
+                             .grid_rows = m->grid_rows, .grid_cols = m->grid_cols};
     h_run_t r = h_run_algo(spec, a, 0, 4 * np, 0, NULL, CS_NET_PACKET, 0, &hints);
     cr_assert_eq(r.rc, CS_OK, "%s on %s, n_p=%lld: %s", algo, spec, (long long)np, r.err.msg);
     cs_tick_t t = r.finish;

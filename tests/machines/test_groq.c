@@ -243,6 +243,92 @@ Test(groq, hints)
     }
 }
 
+/* The gateway hint in rank space (cs_machine_hints_init): every pair of
+ * groups joined by a link has its two ends, partners of each other, each in
+ * its group; pairs with no link have none. */
+static void check_gateways(const cs_machine_t *m, int P, const int32_t *r2n,
+                           const cs_machine_hints_t *h, int expect_all)
+{
+    int G = h->coll.ngroups;
+    cr_assert_not_null(h->coll.gateway, "%s", m->spec);
+    for (int g = 0; g < G; g++)
+        for (int k = 0; k < G; k++) {
+            int32_t a = h->coll.gateway[g * G + k], b = h->coll.gateway[k * G + g];
+            if (g == k || a < 0) {
+                cr_expect(g == k || !expect_all, "%s: groups %d, %d have no gateway", m->spec,
+                          g, k);
+                cr_expect_eq(a, -1);
+                continue;
+            }
+            cr_assert(a < P && b >= 0 && b < P, "%s: %d -> %d", m->spec, g, k);
+            cr_expect_eq(h->coll.group[a], g);
+            cr_expect_eq(h->coll.group[b], k);
+            cr_expect_geq(cs_topo_find_channel(m->topo, r2n ? r2n[a] : a, r2n ? r2n[b] : b), 0,
+                          "%s: gateways %d, %d of groups %d, %d are not neighbours", m->spec, a,
+                          b, g, k);
+        }
+}
+
+Test(groq, gateway_hint)
+{
+    /* 33 nodes: every TSP owns 4 node pairs (its 4 global links) */
+    cs_machine_t *m = machine("groq:nodes=33");
+    cs_machine_hints_t h;
+    cs_machine_hints_init(&h, m, 264, NULL);
+    cr_assert_eq(h.coll.ngroups, 33);
+    check_gateways(m, 264, NULL, &h, 1);
+    int owned[264] = {0};
+    for (int i = 0; i < 33 * 33; i++)
+        if (h.coll.gateway[i] >= 0)
+            owned[h.coll.gateway[i]]++;
+    for (int t = 0; t < 264; t++)
+        cr_expect_eq(owned[t], 4, "TSP %d owns %d links", t, owned[t]);
+    /* the wiring's own answer: the TSP that owns the link between G and H */
+    for (int G = 0; G < 33; G++)
+        for (int Hn = 0; Hn < 33; Hn++) {
+            int o, l;
+            if (G == Hn)
+                continue;
+            cr_assert_geq(cs_groq_node_link(groq(m), G, Hn, 0, &o, &l), 0);
+            cr_expect_eq(h.coll.gateway[G * 33 + Hn], o);
+            cr_expect_eq(h.coll.gateway[Hn * 33 + G], l);
+        }
+    cs_machine_hints_destroy(&h);
+    /* ranks placed in reverse: groups renumbered by first use, gateways in rank space */
+    int32_t r2n[264];
+    for (int r = 0; r < 264; r++)
+        r2n[r] = 263 - r;
+    cs_machine_hints_init(&h, m, 264, r2n);
+    cr_expect_eq(h.coll.group[0], 0);
+    cr_expect_eq(h.coll.group[263], 32);
+    check_gateways(m, 264, r2n, &h, 1);
+    cs_machine_hints_destroy(&h);
+    /* 3 of the nodes only: 3 groups, still all joined */
+    cs_machine_hints_init(&h, m, 24, NULL);
+    cr_expect_eq(h.coll.ngroups, 3);
+    check_gateways(m, 24, NULL, &h, 1);
+    cs_machine_hints_destroy(&h);
+    cs_machine_free(m);
+    /* racks: the groups are nodes; nodes of one rack are linked (twice: the
+     * first link is the gateway), nodes of different racks mostly not */
+    m = machine("groq:racks=2");
+    cs_machine_hints_init(&h, m, 144, NULL);
+    cr_assert_eq(h.coll.ngroups, 18);
+    check_gateways(m, 144, NULL, &h, 0);
+    for (int g = 0; g < 9; g++)
+        for (int k = 0; k < 9; k++)
+            cr_expect_eq(h.coll.gateway[g * 18 + k] >= 0, g != k);
+    cs_machine_hints_destroy(&h);
+    cs_machine_free(m);
+    /* one node: no groups, no gateways */
+    m = machine("groq:nodes=1");
+    cs_machine_hints_init(&h, m, 8, NULL);
+    cr_expect_null(h.coll.group);
+    cr_expect_null(h.coll.gateway);
+    cs_machine_hints_destroy(&h);
+    cs_machine_free(m);
+}
+
 /* ---- programs ------------------------------------------------------------------- */
 
 typedef struct prog_run {
