@@ -521,6 +521,10 @@ static const variant_t VARIANTS[] = {
     {"allreduce", "butterfly", "g=4,inner=ring"},
     {"allreduce", "butterfly", "g=7,inner=direct"},
     {"allreduce", "butterfly", "g=1000"},
+    {"allreduce", "gateway", NULL},
+    {"allreduce", "gateway", "g=1"},
+    {"allreduce", "gateway", "g=3"},
+    {"allreduce", "gateway", "g=1000"},
     {"barrier", "dissemination", NULL},
     {"barrier", "rdb", NULL},
     {"barrier", "flat", NULL},
@@ -671,6 +675,99 @@ Test(symmetric_validate, broken_variants_are_caught)
         cr_expect(strstr(r.err.msg, "barrier"), "%s", r.err.msg);
         h_done(&r);
     }
+}
+
+/* ---- the gateway all-reduce (Groq §5.6) ----------------------------------- */
+
+/* Where every stage is one round of the one-port model: groups of 1 or 2
+ * whose gateways form permutations, T(n) per stage (the local add of a
+ * gateway's partial is a free copy).  2 ranks in 2 groups of 1: only the
+ * exchange between groups; one group of 2: only stage 1; 4 or 6 ranks in
+ * pairs: 3 T(n). */
+Test(symmetric_time, gateway_allreduce_stages)
+{
+    static const struct {
+        int P;
+        const char *opts;
+        int stages;
+    } cases[] = {{2, "g=1", 1}, {2, "g=2", 1}, {4, "g=2", 3}, {6, "g=2", 3}};
+    static const int64_t ns[] = {1, 100, 4097};
+    for (size_t a = 0; a < NABS; a++)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
+                expect_time("allreduce", "gateway", cases[i].opts, cases[i].P, ns[j], &ABS[a],
+                            cases[i].stages * (A(&ABS[a]) + B(&ABS[a]) * ns[j]));
+}
+
+/* The sends between groups of a run: from -> to pairs, at most `max`. */
+static int cross_sends(const cs_program_t *p, const int32_t *group, int32_t (*out)[2], int max)
+{
+    int n = 0;
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        const cs_op_t *o = cs_program_op(p, i);
+        if (o->kind == CS_OP_SEND && group[o->rank] != group[o->peer]) {
+            cr_assert_lt(n, max);
+            out[n][0] = o->rank;
+            out[n][1] = o->peer;
+            n++;
+        }
+    }
+    return n;
+}
+
+Test(symmetric_hints, gateway_allreduce_follows_the_gateway_hint)
+{
+    const cs_coll_algo_t *a;
+    cs_coll_kind_t k;
+    cs_error_t err;
+    cr_assert_eq(cs_coll_parse("allreduce", &k, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(k, "gateway", &a, &err), CS_OK);
+    /* two interleaved groups; group 0 talks to group 1 through ranks 2 and 5 */
+    static const int32_t group[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    int32_t gw[4] = {-1, 2, 5, -1};
+    cs_coll_hints_t h = {.group = group, .ngroups = 2, .gateway = gw};
+    int32_t pairs[8][2];
+    h_run_t r = h_run_algo("alphabeta:topo=complete,p=8", a, 8, 1000, 0, NULL, CS_NET_PACKET, 1,
+                           &h);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cr_assert_eq(cross_sends(r.prog, group, pairs, 8), 2);
+    cr_expect(pairs[0][0] == 2 && pairs[0][1] == 5, "%d -> %d", pairs[0][0], pairs[0][1]);
+    cr_expect(pairs[1][0] == 5 && pairs[1][1] == 2, "%d -> %d", pairs[1][0], pairs[1][1]);
+    h_done(&r);
+    /* a pair without a gateway gets one by rotation (member 0 of each group
+     * here), and the result still validates */
+    gw[1] = -1;
+    r = h_run_algo("alphabeta:topo=complete,p=8", a, 8, 1000, 0, NULL, CS_NET_PACKET, 1, &h);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cr_assert_eq(cross_sends(r.prog, group, pairs, 8), 2);
+    cr_expect(pairs[0][0] == 0 && pairs[0][1] == 5, "%d -> %d", pairs[0][0], pairs[0][1]);
+    h_done(&r);
+    /* groups of three: every group's sum reaches every other group once */
+    static const int32_t g3[9] = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+    int32_t gw3[9] = {-1, 1, 2, 3, -1, 4, 8, 7, -1};
+    cs_coll_hints_t h3 = {.group = g3, .ngroups = 3, .gateway = gw3};
+    r = h_run_algo("alphabeta:topo=complete,p=9", a, 9, 77, 0, NULL, CS_NET_PACKET, 1, &h3);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cr_expect_eq(cross_sends(r.prog, g3, pairs, 8), 6);
+    h_done(&r);
+    /* a gateway outside its group is an error naming the hint */
+    gw[1] = 3;
+    r = h_run_algo("alphabeta:topo=complete,p=8", a, 8, 1000, 0, NULL, CS_NET_PACKET, 1, &h);
+    cr_expect_eq(r.rc, CS_ERR_RANGE);
+    cr_expect(strstr(r.err.msg, "gateway hint") && strstr(r.err.msg, "rank 3"), "%s", r.err.msg);
+    h_done(&r);
+    /* g= overrides the hint: groups of 4 consecutive ranks */
+    gw[1] = 2;
+    r = h_run_algo("alphabeta:topo=complete,p=8", a, 8, 1000, 0, "g=4", CS_NET_PACKET, 1, &h);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    static const int32_t halves[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    cr_assert_eq(cross_sends(r.prog, halves, pairs, 8), 2);
+    cr_expect(pairs[0][0] == 0 && pairs[0][1] == 4, "%d -> %d", pairs[0][0], pairs[0][1]);
+    h_done(&r);
+    r = h_run_algo("alphabeta:topo=complete,p=8", a, 8, 1000, 0, "g=0", CS_NET_PACKET, 1, &h);
+    cr_expect_eq(r.rc, CS_ERR_RANGE);
+    cr_expect(strstr(r.err.msg, "key 'g'"), "%s", r.err.msg);
+    h_done(&r);
 }
 
 /* ---- options and trivial cases ------------------------------------------- */

@@ -465,93 +465,96 @@ Test(groq, messages_stream_through_a_tsp)
 }
 
 /* ---- the 3-hop all-reduce (paper §5.6) --------------------------------------------
- * The schedule the paper times: (1) every TSP sends its tensor to the 7
- * others of its node, each reduces the node's sum; (2) over every global
- * link, the node's sum goes to the node at the other end; (3) each TSP
- * reduces what it received and sends that partial to the 7 others of its
- * node.  Which TSP holds which global link is the machine's wiring: the
- * compiler knows it, an algorithm of the suite does not (they see only the
- * node groups), so this schedule is built here from the wiring. */
-static const cs_groq_t *wiring_for_3hop;
-
-static int build_3hop(cs_coll_builder_t *b, cs_error_t *err)
+ * The suite's allreduce/gateway with the machine's hints as `collsim run`
+ * gives them (cs_machine_hints_init: node groups and, for every node pair,
+ * the TSP that owns their link): (1) every TSP sends its tensor to the 7
+ * others of its node, each adds them (1 hop, 7 links at once); (2) over
+ * every global link, the node's sum goes to the node at the other end
+ * (1 hop); (3) each TSP adds the 3 or 4 sums it received and sends that
+ * partial to the 7 others of its node (1 hop).  Each stage waits for its
+ * whole tensor, so V vectors take 3 (t_hop + (V - 1) t_vec); one node has
+ * stage 1 only. */
+static int64_t gateway_expect(int nodes, int64_t bytes)
 {
-    const cs_coll_args_t *a = cs_coll_args(b);
-    const cs_groq_t *g = wiring_for_3hop;
-    int P = a->P, N = P / 8;
-    int64_t n = a->bytes;
-    if (P % 8 || N > g->nodes)
-        return cs_error_set(err, CS_ERR_RANGE, "3hop: whole nodes only");
-    int32_t *nin = calloc((size_t)P, sizeof *nin);
-    for (int r = 0; r < P; r++) {
-        int G = r / 8;
-        for (int d = 1; d < 8; d++) {
-            int peer = G * 8 + (r % 8 + d) % 8;
-            cs_coll_send(b, r, peer, 0, n, 1);
-            cs_coll_recv_reduce(b, r, G * 8 + (r % 8 + 8 - d) % 8, 0, n, 1);
-        }
-        cs_coll_wait(b, r);
-    }
-    for (int G = 0; G < N; G++)
-        for (int Hn = 0; Hn < N; Hn++) {
-            int o, l;
-            if (G == Hn)
-                continue;
-            cr_assert_geq(cs_groq_node_link(g, G, Hn, 0, &o, &l), 0);
-            cs_coll_send(b, o, l, 0, n, 2);
-            cs_coll_recv(b, l, o, n * (1 + nin[l]), n, 2);
-            nin[l]++;
-        }
-    cs_coll_wait_all(b);
-    for (int r = 0; r < P; r++)
-        for (int i = 1; i < nin[r]; i++) {
-            cs_coll_send(b, r, r, n * (1 + i), n, 3 + i);
-            cs_coll_recv_reduce(b, r, r, n, n, 3 + i);
-            cs_coll_wait(b, r);
-        }
-    for (int r = 0; r < P; r++) {
-        int G = r / 8;
-        for (int d = 0; d < 8; d++) {
-            int peer = G * 8 + (r % 8 + d) % 8, from = G * 8 + (r % 8 + 8 - d) % 8;
-            if (nin[r])
-                cs_coll_send(b, r, peer, n, n, 2000);
-            if (nin[from])
-                cs_coll_recv_reduce(b, r, from, 0, n, 2000);
-        }
-        cs_coll_wait(b, r);
-    }
-    free(nin);
-    return CS_OK;
+    return (nodes > 1 ? 3 : 1) * (H + (vectors(bytes) - 1) * S);
 }
-
-static const cs_coll_algo_t allreduce_3hop = {
-    CS_COLL_ALLREDUCE, "groq-3hop", "the paper's 3-hop all-reduce (test only)", "Groq §5.6", "",
-    NULL, build_3hop};
 
 Test(groq, three_hop_allreduce_on_256_tsps)
 {
-    cs_machine_t *m = machine("groq:nodes=32");
-    wiring_for_3hop = groq(m);
-    /* a small tensor: one vector (and a few bytes), validated */
-    static const int64_t sizes[] = {4, 320};
+    /* the paper's case: a small tensor (one vector, and a few bytes) on
+     * 256 TSPs, validated */
+    static const int64_t small[] = {4, 320};
     for (size_t i = 0; i < 2; i++) {
-        h_run_t r = h_run_algo("groq:nodes=32", &allreduce_3hop, 256, sizes[i], 0, NULL,
-                               CS_NET_PACKET, 1, NULL);
+        h_run_t r = h_run("groq:nodes=32", "allreduce", "gateway", 0, small[i], 0, NULL,
+                          CS_NET_PACKET, 1);
         cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
         cr_expect_leq(fabs((double)r.finish - 2166000.0), 0.05 * 2166000.0,
                       "722 ns x 3 hops = 2,166 ns; got %lld ps", (long long)r.finish);
         cr_expect_eq(r.finish, 3 * H);
         h_done(&r);
     }
+    /* the formula over machine sizes and tensor sizes */
+    static const int nodes[] = {1, 2, 8, 16, 32, 33};
+    static const int64_t sizes[] = {4, 320, 3200, 32000};
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "groq:nodes=%d", nodes[i]);
+            h_run_t r = h_run(spec, "allreduce", "gateway", 0, sizes[j], 0, NULL, CS_NET_PACKET,
+                              1);
+            cr_assert_eq(r.rc, CS_OK, "%s, %lld bytes: %s", spec, (long long)sizes[j], r.err.msg);
+            cr_expect_eq(r.finish, gateway_expect(nodes[i], sizes[j]), "%s, %lld bytes: %lld ps",
+                         spec, (long long)sizes[j], (long long)r.finish);
+            printf("groq: allreduce/gateway on %3d TSPs, %5lld B: %9.3f ns\n", 8 * nodes[i],
+                   (long long)sizes[j], (double)r.finish / 1000.0);
+            h_done(&r);
+        }
+    /* the gateways matter: with the node groups but without the gateway
+     * hint, node pairs are served by TSPs that do not own their link, and
+     * the sums cross more hops */
+    cs_machine_t *m = machine("groq:nodes=32");
+    cs_machine_hints_t mh;
+    const cs_coll_algo_t *a;
+    cs_coll_kind_t kind;
+    cs_error_t err;
+    cr_assert_eq(cs_coll_parse("allreduce", &kind, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(kind, "gateway", &a, &err), CS_OK);
+    cs_machine_hints_init(&mh, m, 256, NULL);
+    cs_coll_hints_t groups_only = mh.coll;
+    groups_only.gateway = NULL;
+    h_run_t r = h_run_algo("groq:nodes=32", a, 256, 320, 0, NULL, CS_NET_PACKET, 1, &groups_only);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cr_expect_gt(r.finish, 3 * H);
+    printf("groq: allreduce/gateway on 256 TSPs without the gateway hint: %.3f ns\n",
+           (double)r.finish / 1000.0);
+    h_done(&r);
+    cs_machine_hints_destroy(&mh);
+    cs_machine_free(m);
     /* the suite's hierarchical all-reduce (reduce-scatter, all-reduce of
      * each shard between the TSPs of equal index, all-gather) crosses
      * 1 + 3 + 3 + 1 hops: the shard owners of two nodes are not neighbours */
-    h_run_t r = h_run("groq:nodes=32", "allreduce", "hierarchical", 256, 320, 0, "par=1",
-                      CS_NET_PACKET, 1);
+    r = h_run("groq:nodes=32", "allreduce", "hierarchical", 256, 320, 0, "par=1", CS_NET_PACKET,
+              1);
     cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
     cr_expect_geq(r.finish, 8 * H);
     h_done(&r);
-    cs_machine_free(m);
+}
+
+/* The same through the command line: `collsim run` builds the same hints. */
+Test(groq, three_hop_allreduce_from_the_command_line)
+{
+    const char *bin = getenv("COLLSIM");
+    char cmd[1024], line[512];
+    int found = 0;
+    cr_assert_not_null(bin, "COLLSIM is not set (run the tests through meson test)");
+    snprintf(cmd, sizeof cmd, "'%s' run --machine groq:nodes=32 --coll allreduce --algo gateway "
+             "--bytes 320 --validate 2>&1", bin);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    while (fgets(line, sizeof line, f))
+        found += !strncmp(line, "finish", 6) && strstr(line, " 2166000 ticks = 2.166 us");
+    cr_expect_eq(pclose(f), 0);
+    cr_expect_eq(found, 1, "no 'finish 2166000 ticks' line from %s", cmd);
 }
 
 /* ---- non-minimal spreading on a K8 (paper Fig. 10, §4.3) -------------------------- */
