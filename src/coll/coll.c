@@ -61,6 +61,13 @@ struct cs_coll_builder {
     const cs_coll_args_t *a;
     oplist_t *outstanding; /* per rank: issued since the last wait */
     oplist_t *after;       /* per rank: what the next op must follow */
+    /* per op: 1 once another op of its rank must wait for its completion
+     * (a recv_reduce's calc for its recv, an AFTER dependency), so waiting
+     * for that op covers it; a wait leaves it out of `after`.  Without
+     * this, a batch of k ops after a wait on j ops costs k*j dependencies
+     * where (j - implied) * k say the same. */
+    uint8_t *implied;
+    int32_t cap_implied;
 };
 
 static void list_push(oplist_t *l, int32_t op)
@@ -92,11 +99,31 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     }
     free(b->outstanding);
     free(b->after);
+    free(b->implied);
     free(b);
 }
 
 cs_program_t *cs_coll_program(cs_coll_builder_t *b) { return b->p; }
 const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b) { return b->a; }
+
+/* `op` completes before another op of its rank may complete (see implied). */
+static void mark_implied(cs_coll_builder_t *b, int32_t op)
+{
+    if (op >= b->cap_implied) {
+        int32_t cap = b->cap_implied ? b->cap_implied : 1024;
+        while (cap <= op)
+            cap *= 2;
+        b->implied = cs_realloc(b->implied, (size_t)cap);
+        memset(b->implied + b->cap_implied, 0, (size_t)(cap - b->cap_implied));
+        b->cap_implied = cap;
+    }
+    b->implied[op] = 1;
+}
+
+static int is_implied(const cs_coll_builder_t *b, int32_t op)
+{
+    return op < b->cap_implied && b->implied[op];
+}
 
 /* A new op of `rank`: it follows the rank's last wait and is outstanding. */
 static int32_t issued(cs_coll_builder_t *b, int rank, int32_t op)
@@ -137,6 +164,7 @@ int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off,
     if (c < 0)
         return -1;
     cs_program_dep(b->p, c, r, CS_DEP_AFTER);
+    mark_implied(b, r);
     return issued(b, at, c);
 }
 
@@ -156,13 +184,21 @@ int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t byte
 
 void cs_coll_wait(cs_coll_builder_t *b, int rank)
 {
-    oplist_t tmp;
-    if (!b->outstanding[rank].n)
+    oplist_t tmp, *o = &b->outstanding[rank];
+    int32_t k = 0;
+    if (!o->n)
         return;
+    /* ops whose completion another outstanding op waits for need no
+     * dependency of their own (the same order, fewer edges) */
+    for (int32_t i = 0; i < o->n; i++)
+        if (!is_implied(b, o->v[i]))
+            o->v[k++] = o->v[i];
+    CS_ASSERT(k > 0);
+    o->n = k;
     tmp = b->after[rank];
-    b->after[rank] = b->outstanding[rank];
+    b->after[rank] = *o;
     tmp.n = 0;
-    b->outstanding[rank] = tmp;
+    *o = tmp;
 }
 
 void cs_coll_wait_all(cs_coll_builder_t *b)
@@ -173,8 +209,12 @@ void cs_coll_wait_all(cs_coll_builder_t *b)
 
 void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t kind)
 {
-    if (op >= 0 && pred >= 0)
-        cs_program_dep(b->p, op, pred, kind);
+    if (op < 0 || pred < 0)
+        return;
+    cs_program_dep(b->p, op, pred, kind);
+    if (kind == CS_DEP_AFTER &&
+        cs_program_op(b->p, op)->rank == cs_program_op(b->p, pred)->rank)
+        mark_implied(b, pred);
 }
 
 int32_t cs_coll_send_nz(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
