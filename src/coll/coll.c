@@ -68,6 +68,7 @@ struct cs_coll_builder {
      * where (j - implied) * k say the same. */
     uint8_t *implied;
     int32_t cap_implied;
+    uint8_t *held;         /* per rank: outstanding sends older than `after` */
 };
 
 static void list_push(oplist_t *l, int32_t op)
@@ -86,6 +87,7 @@ cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a)
     b->a = a;
     b->outstanding = cs_calloc((size_t)a->P, sizeof *b->outstanding);
     b->after = cs_calloc((size_t)a->P, sizeof *b->after);
+    b->held = cs_calloc((size_t)a->P, 1);
     return b;
 }
 
@@ -100,6 +102,7 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     free(b->outstanding);
     free(b->after);
     free(b->implied);
+    free(b->held);
     free(b);
 }
 
@@ -188,6 +191,13 @@ void cs_coll_wait(cs_coll_builder_t *b, int rank)
     int32_t k = 0;
     if (!o->n)
         return;
+    if (b->held[rank]) {
+        /* sends held over by cs_coll_wait_recvs do not follow `after`:
+         * the next ops must follow both */
+        for (int32_t i = 0; i < b->after[rank].n; i++)
+            list_push(o, b->after[rank].v[i]);
+        b->held[rank] = 0;
+    }
     /* ops whose completion another outstanding op waits for need no
      * dependency of their own (the same order, fewer edges) */
     for (int32_t i = 0; i < o->n; i++)
@@ -199,6 +209,37 @@ void cs_coll_wait(cs_coll_builder_t *b, int rank)
     b->after[rank] = *o;
     tmp.n = 0;
     *o = tmp;
+}
+
+static int is_send(const cs_coll_builder_t *b, int32_t op)
+{
+    uint8_t k = cs_program_op(b->p, op)->kind;
+    return k == CS_OP_SEND || k == CS_OP_MCAST;
+}
+
+void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank)
+{
+    oplist_t *o = &b->outstanding[rank];
+    int32_t kept = 0, i;
+    for (i = 0; i < o->n && is_send(b, o->v[i]); i++)
+        ;
+    if (i == o->n)
+        return; /* only sends: the rank goes on after what it waited for last */
+    b->after[rank].n = 0;
+    for (i = 0; i < o->n; i++) {
+        if (is_send(b, o->v[i]))
+            o->v[kept++] = o->v[i];
+        else /* implied or not: what implies it may be a held send */
+            list_push(&b->after[rank], o->v[i]);
+    }
+    o->n = kept;
+    b->held[rank] = kept > 0;
+}
+
+void cs_coll_wait_recvs_all(cs_coll_builder_t *b)
+{
+    for (int r = 0; r < b->a->P; r++)
+        cs_coll_wait_recvs(b, r);
 }
 
 void cs_coll_wait_all(cs_coll_builder_t *b)

@@ -93,6 +93,15 @@ int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t byte
 void cs_coll_wait(cs_coll_builder_t *b, int rank);
 /* cs_coll_wait on every rank. */
 void cs_coll_wait_all(cs_coll_builder_t *b);
+/* Waits for what came in, not for what went out: `rank`'s next ops follow
+ * the recvs and calcs it issued since its last wait, while its sends stay
+ * outstanding (the next cs_coll_wait includes them).  For rounds whose sent
+ * data is not written again before the send completes (or lives in a buffer
+ * of its own per round), so that a send's completion -- on the Cell the
+ * receiver's ACK -- does not hold back the next round.  A rank that only
+ * sent goes on after what it waited for last. */
+void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank);
+void cs_coll_wait_recvs_all(cs_coll_builder_t *b);
 /* Explicit dependency between two ops of one rank (streaming, after-start). */
 void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t kind);
 

@@ -342,7 +342,7 @@ static int allgather_rdb(cs_coll_builder_t *b, cs_error_t *err)
             cs_coll_send_nz(b, r, fold_real(&f, pv), so, sl, TAG_DATA);
             cs_coll_recv_nz(b, r, fold_real(&f, pv), ro, rl, TAG_DATA);
         }
-        cs_coll_wait_all(b);
+        cs_coll_wait_recvs_all(b); /* the blocks sent are never written again */
     }
     fold_out(b, &f, 0, (int64_t)P * m);
     return CS_OK;
@@ -435,7 +435,7 @@ static void halving(cs_coll_builder_t *b, const fold_t *f, const int64_t *poff, 
             cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give], tag);
             cs_coll_recv_reduce_nz(b, r, fold_real(f, v ^ d), poff[keep], poff[keep + d] - poff[keep], tag);
         }
-        cs_coll_wait_all(b);
+        cs_coll_wait_recvs_all(b); /* the half given away is not written again */
     }
 }
 
@@ -452,7 +452,7 @@ static void doubling(cs_coll_builder_t *b, const fold_t *f, const int64_t *poff,
             cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[lo], poff[lo + d] - poff[lo], tag);
             cs_coll_recv_nz(b, r, fold_real(f, v ^ d), poff[plo], poff[plo + d] - poff[plo], tag);
         }
-        cs_coll_wait_all(b);
+        cs_coll_wait_recvs_all(b); /* nor are the pieces sent here */
     }
 }
 
@@ -550,7 +550,9 @@ static int allreduce_rdb(cs_coll_builder_t *b, cs_error_t *err)
             cs_coll_send_nz(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
             cs_coll_recv_reduce_nz(b, r, fold_real(&f, v ^ d), 0, n, TAG_DATA);
         }
-        cs_coll_wait_all(b);
+        /* the next round needs the partner's vector, not its ACK: rounds
+         * overlap, one receive buffer per round (the Cell paper §3.5) */
+        cs_coll_wait_recvs_all(b);
     }
     fold_out(b, &f, 0, n);
     return CS_OK;

@@ -225,3 +225,42 @@ Test(suite, every_algorithm_is_documented)
     }
     free(text);
 }
+
+/* cs_coll_wait_recvs: the next op follows the recvs (and calcs) only; the
+ * sends stay outstanding until a full cs_coll_wait, and a rank that only
+ * sent keeps following what it waited for last. */
+static int follows(const cs_program_t *p, int32_t op, int32_t pred)
+{
+    int n;
+    const cs_dep_t *d = cs_program_preds(p, op, &n);
+    for (int i = 0; i < n; i++)
+        if (d[i].op == pred)
+            return 1;
+    return 0;
+}
+
+Test(suite, wait_recvs_leaves_sends_outstanding)
+{
+    cs_coll_args_t a = {.kind = CS_COLL_ALLGATHER, .P = 2, .bytes = 8};
+    cs_program_t *p = cs_program_new(2);
+    cs_coll_builder_t *b = cs_coll_builder_new(p, &a);
+    cs_error_t err;
+    int32_t s0 = cs_coll_send(b, 0, 1, 0, 8, 0), r0 = cs_coll_recv(b, 0, 1, 8, 8, 0);
+    int32_t s1 = cs_coll_send(b, 1, 0, 8, 8, 0), r1 = cs_coll_recv(b, 1, 0, 0, 8, 0);
+    cs_coll_wait_recvs_all(b);
+    int32_t c0 = cs_coll_calc(b, 0, 1, 0); /* after r0, not s0 */
+    int32_t s1b = cs_coll_send(b, 1, 0, 0, 8, 1);
+    cs_coll_wait_recvs(b, 1);               /* only sends: nothing changes */
+    int32_t c1 = cs_coll_calc(b, 1, 1, 0); /* still after r1 only */
+    cs_coll_wait_all(b);
+    int32_t e1 = cs_coll_calc(b, 1, 1, 0); /* after s1, s1b and c1 */
+    int32_t r0b = cs_coll_recv(b, 0, 1, 0, 8, 1);
+    (void)r0b;
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
+    cr_expect(follows(p, c0, r0) && !follows(p, c0, s0));
+    cr_expect(follows(p, s1b, r1) && !follows(p, s1b, s1));
+    cr_expect(follows(p, c1, r1) && !follows(p, c1, s1) && !follows(p, c1, s1b));
+    cr_expect(follows(p, e1, s1) && follows(p, e1, s1b) && follows(p, e1, c1));
+    cs_coll_builder_free(b);
+    cs_program_free(p);
+}
