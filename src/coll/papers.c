@@ -130,7 +130,12 @@ static void emit_barrier(cs_coll_builder_t *b, const int32_t *ranks, int cnt, in
  * [off, off+len) is reduced over ranks[0..cnt).  When cnt is not a power of
  * two, the ranks beyond the largest power of two pof2 first hand their vector
  * to ranks[i - pof2] and get the result back at the end (the Cell paper's
- * "extra round" to and from the excess nodes).  every > 0: a barrier among
+ * "extra round" to and from the excess nodes).  A rank goes on to the next
+ * round once its partner's vector is in and added, without waiting for the
+ * partner to have read its own (the ACK): the paper's rdb lets rounds
+ * overlap -- "after the second round there are 16 = 8 + 8 data messages that
+ * have ever been initiated ... some might not have been completed" (§3.5) --
+ * which needs one receive buffer per round, not a wait.  every > 0: a barrier among
  * the pof2 rdb ranks after rdb round j (1-based) whenever j % every == 0
  * (Rdb-Barrier).  Uses tags [tag, tag + TAG_STRIDE). */
 static void emit_rdb_allreduce(cs_coll_builder_t *b, const int32_t *ranks, int cnt, int64_t off,
@@ -152,7 +157,7 @@ static void emit_rdb_allreduce(cs_coll_builder_t *b, const int32_t *ranks, int c
             int p = i ^ (1 << j);
             dsend(b, ranks[i], ranks[p], off, len, tag + 1 + j);
             drecv_reduce(b, ranks[i], ranks[p], off, len, tag + 1 + j);
-            cs_coll_wait(b, ranks[i]);
+            cs_coll_wait_recvs(b, ranks[i]); /* rounds overlap (§3.5), see above */
         }
         if (every > 0 && (j + 1) % every == 0)
             emit_barrier(b, ranks, pof2, tag + TAG_BARRIER(j, 0));
@@ -569,22 +574,75 @@ static int build_bcast_two_to_all(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* The paper's segmented binomial tree (§3.4) over the ranks L[0..s), L[0]
+ * holding [0, n):
+ *   phase 1: the Fig. 7 tree, where the subtree of L[0]'s first child (the
+ *            odd indices) gets the left half and the other subtrees (the even
+ *            indices) the right half;
+ *   phase 2: odd index i and even index i+1 swap halves; when s is even, the
+ *            last (odd) index has no partner and gets the right half from
+ *            L[0] ("the root node will provide the last node on the left
+ *            subtree with the right-half data"). */
+static void emit_two_phase(cs_coll_builder_t *b, const int32_t *L, int s, int64_t n, int opt)
+{
+    int64_t h = (n + 1) / 2;
+    for (int i = 0; i < s; i++) {
+        int64_t off = (i % 2) ? 0 : h, len = (i % 2) ? h : n - h;
+        if (i > 0) {
+            drecv(b, L[i], L[i - highbit(i)], off, len, TAG(1));
+            cs_coll_wait(b, L[i]);
+        }
+        for (int d = i ? 2 * highbit(i) : 1; i + d < s; d *= 2) {
+            int c = i + d;
+            dsend(b, L[i], L[c], (c % 2) ? 0 : h, (c % 2) ? h : n - h, TAG(1));
+            if (opt)
+                cs_coll_wait(b, L[i]); /* subtree sizes strictly decrease */
+        }
+        cs_coll_wait(b, L[i]);
+    }
+    for (int i = 1; i < s; i += 2) {
+        if (i + 1 < s) {
+            dsend(b, L[i], L[i + 1], 0, h, TAG(2));
+            drecv(b, L[i], L[i + 1], h, n - h, TAG(2));
+            dsend(b, L[i + 1], L[i], h, n - h, TAG(2));
+            drecv(b, L[i + 1], L[i], 0, h, TAG(2));
+            cs_coll_wait(b, L[i + 1]);
+        } else {
+            dsend(b, L[0], L[i], h, n - h, TAG(2));
+            drecv(b, L[i], L[0], h, n - h, TAG(2));
+            cs_coll_wait(b, L[0]);
+        }
+        cs_coll_wait(b, L[i]);
+    }
+}
+
+/* Two-phase: the segmented binomial tree over all ranks, from the root. */
+static int build_bcast_two_phase(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int32_t *L;
+    int opt, rc;
+    if ((rc = read_opt_flag(a, &opt, err)))
+        return rc;
+    L = cs_malloc((size_t)a->P * sizeof *L);
+    for (int i = 0; i < a->P; i++)
+        L[i] = rel_rank(a->root, i, a->P);
+    emit_two_phase(b, L, a->P, a->bytes, opt);
+    free(L);
+    return CS_OK;
+}
+
 /* Hybrid segmented binomial: the root sends all n bytes to one
  * representative of each other group (one message across the BIF for two
- * chips), then every group runs the two-phase segmented binomial tree:
- *   phase 1: the Fig. 7 tree of the group, where the subtree of the
- *            representative's first child (the odd indices) gets the left
- *            half and the other subtrees (the even indices) the right half;
- *   phase 2: odd index i and even index i+1 swap halves; when the group has
- *            an even size, its last (odd) index has no partner and gets the
- *            right half from the representative. */
+ * chips), then every group runs the two-phase segmented binomial tree
+ * (emit_two_phase) from its representative. */
 static int build_bcast_hybrid_segmented(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     groups_t g;
     tree_t t;
     int opt, rc;
-    int64_t h = (a->bytes + 1) / 2, n = a->bytes;
+    int64_t n = a->bytes;
     if ((rc = read_opt_flag(a, &opt, err)) || (rc = root_groups(&g, a, 1, err)))
         return rc;
     /* phase 0: the representatives */
@@ -600,40 +658,8 @@ static int build_bcast_hybrid_segmented(cs_coll_builder_t *b, cs_error_t *err)
     tree_finish(&t);
     emit_tree_bcast(b, &t, 0, n, TAG(0), opt);
     tree_destroy(&t);
-    for (int j = 0; j < g.G; j++) {
-        const int32_t *L = g.members + g.gstart[j];
-        int s = g.gstart[j + 1] - g.gstart[j];
-        /* phase 1 */
-        for (int i = 0; i < s; i++) {
-            int64_t off = (i % 2) ? 0 : h, len = (i % 2) ? h : n - h;
-            if (i > 0) {
-                drecv(b, L[i], L[i - highbit(i)], off, len, TAG(1));
-                cs_coll_wait(b, L[i]);
-            }
-            for (int d = i ? 2 * highbit(i) : 1; i + d < s; d *= 2) {
-                int c = i + d;
-                dsend(b, L[i], L[c], (c % 2) ? 0 : h, (c % 2) ? h : n - h, TAG(1));
-                if (opt)
-                    cs_coll_wait(b, L[i]); /* subtree sizes strictly decrease */
-            }
-            cs_coll_wait(b, L[i]);
-        }
-        /* phase 2 */
-        for (int i = 1; i < s; i += 2) {
-            if (i + 1 < s) {
-                dsend(b, L[i], L[i + 1], 0, h, TAG(2));
-                drecv(b, L[i], L[i + 1], h, n - h, TAG(2));
-                dsend(b, L[i + 1], L[i], h, n - h, TAG(2));
-                drecv(b, L[i + 1], L[i], 0, h, TAG(2));
-                cs_coll_wait(b, L[i + 1]);
-            } else {
-                dsend(b, L[0], L[i], h, n - h, TAG(2));
-                drecv(b, L[i], L[0], h, n - h, TAG(2));
-                cs_coll_wait(b, L[0]);
-            }
-            cs_coll_wait(b, L[i]);
-        }
-    }
+    for (int j = 0; j < g.G; j++)
+        emit_two_phase(b, g.members + g.gstart[j], g.gstart[j + 1] - g.gstart[j], n, opt);
     groups_destroy(&g);
     return CS_OK;
 }
@@ -874,7 +900,7 @@ static void emit_hybrid_allgather(cs_coll_builder_t *b, const blocks_t *bl, int 
             int64_t to = blk(bl, hyb_start(P, y, theirs)), th = blk(bl, hyb_start(P, y, theirs + d));
             dsend(b, r, pr, mo, mh - mo, tag + 1 + j);
             drecv(b, r, pr, to, th - to, tag + 1 + j);
-            cs_coll_wait(b, r);
+            cs_coll_wait_recvs(b, r); /* the blocks sent are never written again */
         }
     }
     for (int g = 0; g < y; g++) {
@@ -960,7 +986,7 @@ static void emit_rs_halving(cs_coll_builder_t *b, const blocks_t *bl, int tag)
             int r = vfirst(v, rem), pr = vfirst(pv, rem);
             dsend(b, r, pr, go, gh - go, tag + s);
             drecv_reduce(b, r, pr, ko, kh - ko, tag + s);
-            cs_coll_wait(b, r);
+            cs_coll_wait_recvs(b, r); /* the half given away is not written again */
         }
     }
     for (int i = 0; i < rem; i++) {
@@ -1222,6 +1248,13 @@ static const cs_coll_algo_t bcast_hybrid_segmented = {
     "Cell paper §3.4", "opt=1|0 (default 1: serve children in decreasing subtree size)",
     keys_opt, build_bcast_hybrid_segmented};
 
+static const cs_coll_algo_t bcast_two_phase = {
+    CS_COLL_BROADCAST, "two-phase",
+    "the segmented binomial tree: one half of the data down each half of the Fig. 7 tree, "
+    "then a pairwise swap of halves",
+    "Cell paper §3.4", "opt=1|0 (default 1: serve children in decreasing subtree size)",
+    keys_opt, build_bcast_two_phase};
+
 static const cs_coll_algo_t reduce_mailbox = {
     CS_COLL_REDUCE, "mailbox",
     "binomial reduce with a barrier of all ranks after every round (the mailbox variant's "
@@ -1292,7 +1325,7 @@ static const cs_coll_algo_t barrier_mailbox = {
 
 const cs_coll_algo_t *const cs_coll_group_papers[] = {
     &bcast_opt,           &bcast_simple,         &bcast_two_to_all,
-    &bcast_hybrid_segmented, &reduce_mailbox,    &allreduce_rdb_barrier,
+    &bcast_two_phase,     &bcast_hybrid_segmented, &reduce_mailbox,    &allreduce_rdb_barrier,
     &allreduce_hybrid_a,  &allreduce_hybrid_b,   &allreduce_hierarchical,
     &allgather_hybrid,    &allgather_cns_ring,   &allgather_cns_two_way,
     &barrier_mailbox,     NULL};

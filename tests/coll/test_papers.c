@@ -158,6 +158,27 @@ Test(papers, hybrid_segmented_is_one_full_message_plus_log_s_plus_1_halves)
                 }
 }
 
+/* two-phase: the segmented binomial over all P ranks, ceil(log2 P) rounds
+ * of half the data down the tree and one swap of halves */
+Test(papers, two_phase_is_log_P_plus_1_halves)
+{
+    static const int64_t NS[] = {2, 1000, 4096, 10008};
+    for (int pi = 0; pi < NPS; pi++)
+        for (int ni = 0; ni < 4; ni++)
+            for (int k = 0; k < NABS; k++)
+                for (int mi = 0; mi < 2; mi++) {
+                    int P = PS[pi], roots[3], nr = roots_of(P, roots);
+                    int64_t n = NS[ni];
+                    cs_tick_t want = P >= 2 ? (ceil_log2(P) + 1) * T(&ABS[k], n / 2) : 0;
+                    for (int ri = 0; ri < nr; ri++) {
+                        cs_tick_t got = timed(P, &ABS[k], "broadcast", "two-phase", n,
+                                              roots[ri], NULL, MODES[mi]);
+                        CHECK_TIME(got, want, "two-phase P=%d n=%lld root=%d %s", P,
+                                   (long long)n, roots[ri], cs_net_mode_name(MODES[mi]));
+                    }
+                }
+}
+
 /* ==== Cell all-gather and all-reduce hybrids ================================ */
 
 /* The shape the algorithms document: y leaders (a power of two) and k
@@ -822,7 +843,7 @@ Test(papers, zero_bytes_and_one_rank_emit_nothing)
             }
         seen++;
     }
-    cr_assert_eq(seen, 13);
+    cr_assert_eq(seen, 14);
 }
 
 /* With the blade's chip hint (and any root), the opt tree's first round is
@@ -942,6 +963,8 @@ static const vcase_t VCASES[] = {
     {"broadcast", "simple", NULL},
     {"broadcast", "two-to-all", NULL},
     {"broadcast", "two-to-all", "opt=0"},
+    {"broadcast", "two-phase", NULL},
+    {"broadcast", "two-phase", "opt=0"},
     {"broadcast", "hybrid-segmented", NULL},
     {"broadcast", "hybrid-segmented", "opt=0"},
     {"reduce", "mailbox", NULL},

@@ -266,6 +266,14 @@ Test(cell, qualitative_rows_that_reproduce)
         cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "two-to-all", 8, s, NULL));
         cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "opt", 8, s, NULL));
     }
+    /* D4: 8 SPEs, above 4 KiB the two-phase segmented binomial is best */
+    for (int64_t s = 8192; s <= 32768; s *= 4) {
+        double seg = run_ns("cell:chips=1", "broadcast", "two-phase", 8, s, NULL);
+        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "opt", 8, s, NULL), "%lld",
+                     (long long)s);
+        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "two-to-all", 8, s, NULL));
+        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "flat", 8, s, NULL));
+    }
     /* D5: 16 SPEs, two-to-all is the best small broadcast */
     cr_expect_lt(run_ns("cell:chips=2", "broadcast", "two-to-all", 16, 64, NULL),
                  run_ns("cell:chips=2", "broadcast", "flat", 16, 64, NULL));
@@ -284,6 +292,14 @@ Test(cell, qualitative_rows_that_reproduce)
     cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rabenseifner", 16, 128, NULL));
     cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "reduce-bcast", 16, 128, NULL));
     cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rdb-barrier", 16, 128, NULL));
+    /* F3: 8 SPEs, above 1 KiB: reduce-scatter + rdb all-gather is best */
+    for (int64_t s = 4096; s <= 32768; s *= 2) {
+        double rab = run_ns("cell:chips=1", "allreduce", "rabenseifner", 8, s, NULL);
+        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "rdb", 8, s, NULL), "%lld",
+                     (long long)s);
+        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "rdb-barrier", 8, s, NULL));
+        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "reduce-bcast", 8, s, NULL));
+    }
     /* F7: 16 SPEs, 256 B - 2 KiB: HybridA-2-8 beats rdb */
     cr_expect_lt(run_ns("cell:chips=2", "allreduce", "hybrid-a", 16, 1024, "x=2,y=8"),
                  run_ns("cell:chips=2", "allreduce", "rdb", 16, 1024, NULL));
