@@ -64,6 +64,8 @@ typedef struct gmsg {
     int32_t *pchan, *poff;   /* candidate paths (npaths > 1 or fixed vectors) */
     int64_t *pfit;           /* per path and hop: the last earliest fit found there, a
                                 lower bound for the next vector's (calendars only fill) */
+    int64_t *plb;            /* per path: max over hops j of pfit + (hops - j) t_hop, a
+                                lower bound for the next vector's arrival */
     arr_t *arr;              /* watched: arrivals in vector order */
     int64_t narr, carr, apos, aused;
     int64_t fixed;           /* first entry of this message in g->fixed, or NONE */
@@ -442,6 +444,7 @@ static void setup_paths(sched_t *s, gmsg_t *m)
     m->poff = cs_malloc(((size_t)k + 1) * sizeof *m->poff);
     m->pchan = cs_malloc((size_t)k * CS_GROQ_MAX_PATH * sizeof *m->pchan);
     m->pfit = cs_calloc((size_t)k * CS_GROQ_MAX_PATH, sizeof *m->pfit);
+    m->plb = cs_calloc((size_t)k, sizeof *m->plb);
     m->poff[0] = 0;
     for (int j = 0; j < k; j++) {
         int h = cs_groq_path(g, m->src, m->dst, j, tmp);
@@ -539,6 +542,7 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
     int64_t S = g->slot, now = now_of(s), start[CS_GROQ_MAX_PATH], best_start[CS_GROQ_MAX_PATH];
     gmsg_t *m = &s->m[id];
     int64_t fi = m->fixed;
+    uint8_t *tried = cs_malloc((size_t)m->npaths);
     for (int64_t v = v0; v < v1; v++) {
         int64_t arrival = INT64_MAX;
         while (fi != NONE && fi < g->nfixed && g->fixed[fi].msg == id && g->fixed[fi].vec < v)
@@ -548,20 +552,42 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
             while (fi + n < g->nfixed && g->fixed[fi + n].msg == id && g->fixed[fi + n].vec == v)
                 n++;
             arrival = place_fixed(s, id, v, g->fixed + fi, n, ready);
-            if (arrival < 0)
+            if (arrival < 0) {
+                free(tried);
                 return;
+            }
         } else {
             int best = -1, p0 = 0, p1 = m->npaths;
             if (g->even) {
                 p0 = (int)(v % m->npaths);
                 p1 = p0 + 1;
             }
-            for (int p = p0; p < p1; p++) {
+            /* Every path has a lower bound of the vector's arrival there,
+             * from the fits found before (an earliest fit never moves
+             * back).  The paths are tried in increasing bound (ties: lower
+             * index), so the best one tends to come first and the others are
+             * cut without touching their calendars.  Ties go to the lowest
+             * index, as in index order: the choice is the same, found sooner. */
+            memset(tried + p0, 0, (size_t)(p1 - p0));
+            for (;;) {
+                int p = -1;
+                int64_t plb = INT64_MAX;
+                for (int q = p0; q < p1; q++) {
+                    int64_t lb = m->plb[q];
+                    int64_t lr = ready + (m->poff[q + 1] - m->poff[q]) * g->hop;
+                    if (lr > lb)
+                        lb = lr;
+                    if (!tried[q] && lb < plb) {
+                        plb = lb;
+                        p = q;
+                    }
+                }
+                if (p < 0 || plb > arrival || (plb == arrival && p > best))
+                    break; /* neither this path nor any other left can win */
+                tried[p] = 1;
                 const int32_t *ch = m->pchan + m->poff[p];
                 int h = m->poff[p + 1] - m->poff[p];
                 int64_t t = ready, *fit = m->pfit + (int64_t)p * CS_GROQ_MAX_PATH;
-                if (ready + h * g->hop >= arrival || fit[h - 1] + g->hop >= arrival)
-                    continue; /* cannot beat the best */
                 int j = 0;
                 for (; j < h; j++) {
                     cal_prune(&s->cal[ch[j]], now);
@@ -570,10 +596,13 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
                     start[j] = cal_fit(&s->cal[ch[j]], t > fit[j] ? t : fit[j], S);
                     fit[j] = start[j];
                     t = start[j] + g->hop;
-                    if (t + (h - 1 - j) * g->hop >= arrival)
+                    int64_t lb = t + (h - 1 - j) * g->hop;
+                    if (lb > m->plb[p])
+                        m->plb[p] = lb;
+                    if (lb > arrival || (lb == arrival && p > best))
                         break; /* already no better than the best */
                 }
-                if (j == h && t < arrival) {
+                if (j == h) {
                     arrival = t;
                     best = p;
                     memcpy(best_start, start, (size_t)h * sizeof *start);
@@ -599,6 +628,7 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
         }
         arrive(m, arrival, 1, 0);
     }
+    free(tried);
 }
 
 /* Places the vectors the gate allows that have no slots yet. */
@@ -629,8 +659,9 @@ static void compile(sched_t *s, int64_t id)
         free(m->pchan);
         free(m->poff);
         free(m->pfit);
+        free(m->plb);
         m->pchan = m->poff = NULL;
-        m->pfit = NULL;
+        m->pfit = m->plb = NULL;
     }
 }
 
