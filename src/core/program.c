@@ -280,25 +280,89 @@ void cs_program_set_source(cs_program_t *p, const char *name)
 void cs_program_set_time_unit(cs_program_t *p, double seconds) { p->time_unit = seconds; }
 double cs_program_time_unit(const cs_program_t *p) { return p->time_unit; }
 
-/* Builds CSR arrays grouped by `key` (op or pred) from the triples. */
-static void build_csr(cs_program_t *p, int by_op, int64_t **start_out, cs_dep_t **deps_out)
+int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err)
+{
+    uint8_t *seen;
+    cs_op_t *ops;
+    if (p->finalized)
+        return cs_error_set(err, CS_ERR_INTERNAL, "cannot renumber the ops of a finalized program");
+    seen = cs_calloc((size_t)p->nops + 1, 1);
+    for (int32_t i = 0; i < p->nops; i++) {
+        int32_t k = new_id[i];
+        if (k < 0 || k >= p->nops || seen[k]) {
+            free(seen);
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "renumbering: op %d would become op %d, which is %s", i, k,
+                                k < 0 || k >= p->nops ? "out of range" : "given twice");
+        }
+        seen[k] = 1;
+    }
+    free(seen);
+    ops = cs_malloc(((size_t)p->cap_ops + 1) * sizeof *ops);
+    for (int32_t i = 0; i < p->nops; i++)
+        ops[new_id[i]] = p->ops[i];
+    free(p->ops);
+    p->ops = ops;
+    if (p->label_off) {
+        int64_t *off = cs_malloc(((size_t)p->cap_ops + 1) * sizeof *off);
+        for (int32_t i = p->nops; i < p->cap_ops; i++)
+            off[i] = -1;
+        for (int32_t i = 0; i < p->nops; i++)
+            off[new_id[i]] = p->label_off[i];
+        free(p->label_off);
+        p->label_off = off;
+    }
+    /* the triples keep their order, so every op keeps its predecessors'
+     * order */
+    for (int64_t k = 0; k < p->ntriples; k++) {
+        p->triples[k].op = new_id[p->triples[k].op];
+        p->triples[k].pred = new_id[p->triples[k].pred];
+    }
+    return CS_OK;
+}
+
+/* Predecessor lists (CSR) from the triples: each op's dependencies in the
+ * order they were added. */
+static void build_preds(cs_program_t *p)
 {
     int64_t *start = cs_calloc((size_t)p->nops + 1, sizeof *start);
     cs_dep_t *deps = cs_malloc((size_t)(p->ntriples ? p->ntriples : 1) * sizeof *deps);
     int64_t *fill = cs_malloc(((size_t)p->nops + 1) * sizeof *fill);
     for (int64_t i = 0; i < p->ntriples; i++)
-        start[(by_op ? p->triples[i].op : p->triples[i].pred) + 1]++;
+        start[p->triples[i].op + 1]++;
     for (int32_t i = 0; i < p->nops; i++)
         start[i + 1] += start[i];
     memcpy(fill, start, ((size_t)p->nops + 1) * sizeof *fill);
     for (int64_t i = 0; i < p->ntriples; i++) {
         const dep_triple_t *t = &p->triples[i];
-        int32_t key = by_op ? t->op : t->pred;
-        deps[fill[key]++] = (cs_dep_t){by_op ? t->pred : t->op, t->kind};
+        deps[fill[t->op]++] = (cs_dep_t){t->pred, t->kind};
     }
     free(fill);
-    *start_out = start;
-    *deps_out = deps;
+    p->pred_start = start;
+    p->preds = deps;
+}
+
+/* Successor lists (CSR) from the predecessor lists, in successor id order
+ * (not in the order the dependencies were added): the executor enables the
+ * successors of an op in this order, so a program's timing depends on its
+ * op ids only, which a GOAL file keeps, and not on how its builder happened
+ * to order cs_program_dep calls, which a GOAL file does not keep. */
+static void build_succs(cs_program_t *p)
+{
+    int64_t *start = cs_calloc((size_t)p->nops + 1, sizeof *start);
+    cs_dep_t *deps = cs_malloc((size_t)(p->ntriples ? p->ntriples : 1) * sizeof *deps);
+    int64_t *fill = cs_malloc(((size_t)p->nops + 1) * sizeof *fill);
+    for (int64_t k = 0; k < p->ntriples; k++)
+        start[p->preds[k].op + 1]++;
+    for (int32_t i = 0; i < p->nops; i++)
+        start[i + 1] += start[i];
+    memcpy(fill, start, ((size_t)p->nops + 1) * sizeof *fill);
+    for (int32_t op = 0; op < p->nops; op++)
+        for (int64_t k = p->pred_start[op]; k < p->pred_start[op + 1]; k++)
+            deps[fill[p->preds[k].op]++] = (cs_dep_t){op, p->preds[k].kind};
+    free(fill);
+    p->succ_start = start;
+    p->succs = deps;
 }
 
 /* Kahn's algorithm over all dependency kinds: any cycle means some op can
@@ -371,8 +435,8 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
     if (p->err_code)
         return cs_error_set(err, p->err_code, "%s%s%s", p->source ? p->source : "",
                             p->source ? ": " : "", p->err_msg);
-    build_csr(p, 1, &p->pred_start, &p->preds);
-    build_csr(p, 0, &p->succ_start, &p->succs);
+    build_preds(p);
+    build_succs(p);
     free(p->triples);
     p->triples = NULL;
     int rc = check_cycles(p, err);

@@ -20,9 +20,22 @@
  *                       calc: bytes processed).  This expresses pipelined
  *                       forwarding (receive, add, send on, unit by unit).
  *
- * Ops get dense ids 0..nops-1 in creation order.  Building never fails
- * loudly: the first invalid call is remembered and returned by
- * cs_program_finalize, which also rejects dependency cycles.
+ * Ops get dense ids 0..nops-1 in creation order.
+ *
+ * Op order.  The ids are part of the program, not a mere numbering: ops
+ * that are ready at the same tick start in id order, and the successors an
+ * event enables start in id order (whatever the order of the cs_program_dep
+ * calls), so two messages that want one port at the same tick take it in
+ * the order of their send ops' ids.  The suite's algorithms use that order
+ * on purpose: they build a phase's ops before the next phase's (the
+ * butterfly's fold-in before its exchanges), and trees in pre-order so that
+ * a parent takes its children's messages in the order it receives them
+ * (coll/thesis.c, emit_forest); the closed-form times of the tests depend
+ * on it.  Programs that differ only in their ids may therefore differ in
+ * time; the GOAL writer keeps the ids (goal.h).
+ *
+ * Building never fails loudly: the first invalid call is remembered and
+ * returned by cs_program_finalize, which also rejects dependency cycles.
  */
 #ifndef CS_PROGRAM_H
 #define CS_PROGRAM_H
@@ -94,6 +107,16 @@ void cs_program_set_source(cs_program_t *p, const char *name);
  * files use 1e-9 (LogGOPSim's nanoseconds) and the executor converts. */
 void cs_program_set_time_unit(cs_program_t *p, double seconds);
 double cs_program_time_unit(const cs_program_t *p);
+
+/* Renumbers the ops of a program that is not finalized yet: op i becomes
+ * op new_id[i].  Ranks, peers, labels, origins, data descriptors and
+ * dependencies follow their ops; every op keeps its dependencies in the
+ * order they were added.  Op ids are a program's order (see "Op order"
+ * above), so this is how a reader that meets the ops in another order (GOAL
+ * writes them rank by rank) gives them back their ids.  CS_ERR_RANGE if
+ * new_id is not a permutation of 0..nops-1, CS_ERR_INTERNAL after
+ * finalize; on error nothing changes.  O(nops + dependencies). */
+int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err);
 
 /* Checks the program and freezes it: reports the first recorded builder
  * error, then dependency cycles (naming the rank and ops of one cycle).

@@ -342,3 +342,47 @@ Test(exec, too_many_units_is_a_clear_error)
     cs_exec_result_destroy(&res);
     cs_program_free(p);
 }
+
+/* Ties: messages that want one port at the same tick take it in the order
+ * of their send ops' ids, whatever their ranks (the program's order, which
+ * the suite's algorithms choose and GOAL files keep). */
+Test(exec, same_tick_port_ties_follow_op_ids)
+{
+    for (int swap = 0; swap < 2; swap++) {
+        cs_program_t *p = cs_program_new(3);
+        cs_exec_result_t res;
+        cs_error_t err;
+        int32_t s[3];
+        s[swap ? 1 : 2] = cs_program_send(p, swap ? 1 : 2, 0, 8, 0);
+        s[swap ? 2 : 1] = cs_program_send(p, swap ? 2 : 1, 0, 8, 0);
+        cs_program_recv(p, 0, CS_ANY, 8, 0);
+        cs_program_recv(p, 0, CS_ANY, 8, 0);
+        cr_assert_eq(run(p, CS_NET_PACKET, &res, &err), CS_OK, "%s", err.msg);
+        int32_t first = s[swap ? 1 : 2], second = s[swap ? 2 : 1];
+        cr_assert_eq(res.ops[first].end, 116, "swap %d", swap);
+        cr_assert_eq(res.ops[second].end, 232, "swap %d", swap);
+        cs_exec_result_destroy(&res);
+        cs_program_free(p);
+    }
+}
+
+/* The ops one event enables start in id order, not in the order their
+ * dependencies were added (which a GOAL file does not keep). */
+Test(exec, enabled_ops_start_in_id_order)
+{
+    cs_program_t *p = cs_program_new(3);
+    cs_exec_result_t res;
+    cs_error_t err;
+    int32_t c = cs_program_calc(p, 0, 10, 0);
+    int32_t x = cs_program_send(p, 0, 1, 8, 0);
+    int32_t y = cs_program_send(p, 0, 2, 8, 0);
+    cs_program_dep(p, y, c, CS_DEP_AFTER); /* y's first */
+    cs_program_dep(p, x, c, CS_DEP_AFTER);
+    cs_program_recv(p, 1, 0, 8, 0);
+    cs_program_recv(p, 2, 0, 8, 0);
+    cr_assert_eq(run(p, CS_NET_PACKET, &res, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(res.ops[x].end, 10 + 116); /* x takes the send port first */
+    cr_assert_eq(res.ops[y].end, 10 + 232);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+}
