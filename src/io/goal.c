@@ -15,6 +15,16 @@
  * cycles are found per block at its '}' (rather than left to
  * cs_program_finalize) so that they too point at a line: the dependency
  * written last among those of the cycle.
+ *
+ * Op order.  Op ids are part of a program (ties at a port go in id order,
+ * core/program.h), but GOAL holds ops rank by rank.  The writer therefore
+ * adds `// collsim order:` lines (a comment to LogGOPSim) with the runs of
+ * the program's id order: `RANK:COUNT`, the next COUNT ops of that rank's
+ * block, or `FIRST-LAST:COUNT`, as many of every rank from FIRST to LAST in
+ * turn (a step of a step-by-step algorithm).  The reader collects them,
+ * checks them against the blocks at the end of the file and renumbers the
+ * ops (cs_program_renumber), so a program written and read back has the
+ * same ids, hence the same timing.
  */
 #include "io/goal.h"
 
@@ -155,6 +165,17 @@ typedef struct block_dep {
     uint8_t kind;
 } block_dep_t;
 
+/* A run of the `// collsim order:` lines: the next `count` ops of the block
+ * of each rank from `first` to `last` in turn (ascending or descending),
+ * and where it was written (for messages). */
+typedef struct order_run {
+    int32_t first, last, count;
+    long line;
+    size_t col;
+} order_run_t;
+
+#define ORDER_PREFIX "// collsim order:"
+
 typedef struct reader {
     const char *name;
     cs_error_t *err;
@@ -180,6 +201,13 @@ typedef struct reader {
     block_dep_t *deps;
     size_t ndeps, cap_deps;
     int deps_forward; /* some dependency points at a later op: a cycle is possible */
+
+    /* the op order, if the file gives one */
+    int has_order;
+    long order_line; /* its first line and column */
+    size_t order_col;
+    order_run_t *runs;
+    size_t nruns, cap_runs;
 
     /* scratch */
     char *tmp; /* NUL-terminated copy of a label */
@@ -933,9 +961,159 @@ static int check_bytes(reader_t *r)
     return CS_OK;
 }
 
+/* Parses a decimal number of at most 10 digits in s[a, b) into *v;
+ * 0 if it is not one. */
+static int order_number(const char *s, size_t a, size_t b, int64_t *v)
+{
+    int64_t x = 0;
+    if (a >= b || b - a > 10)
+        return 0;
+    for (size_t i = a; i < b; i++) {
+        if (!is_digit((unsigned char)s[i]))
+            return 0;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+/* A `// collsim order: RANK:COUNT ...` line starting at `at`. */
+static int parse_order(reader_t *r, size_t at)
+{
+    if (r->nranks < 0)
+        return fail(r, at,
+                    "found an op order line before 'num_ranks N'; expected 'num_ranks N' "
+                    "first");
+    if (r->in_block)
+        return fail(r, at,
+                    "found an op order line inside the block of rank %d opened at line %ld; "
+                    "expected it outside rank blocks",
+                    r->rank, r->block_line);
+    if (!r->has_order) {
+        r->has_order = 1;
+        r->order_line = r->line;
+        r->order_col = at + 1;
+    }
+    r->pos = at + strlen(ORDER_PREFIX);
+    for (;;) {
+        size_t start, colon = 0, dash = 0;
+        int64_t first = 0, last = 0, count = 0;
+        while (r->pos < r->len && is_space((unsigned char)r->s[r->pos]))
+            r->pos++;
+        if (r->pos >= r->len)
+            return CS_OK;
+        start = r->pos;
+        while (r->pos < r->len && !is_space((unsigned char)r->s[r->pos])) {
+            if (r->s[r->pos] == ':' && !colon)
+                colon = r->pos;
+            if (r->s[r->pos] == '-' && !dash && !colon)
+                dash = r->pos;
+            r->pos++;
+        }
+        if (!colon || !order_number(r->s, start, dash ? dash : colon, &first) ||
+            (dash && !order_number(r->s, dash + 1, colon, &last)) ||
+            !order_number(r->s, colon + 1, r->pos, &count))
+            return fail(r, start,
+                        "expected RANK:COUNT or FIRST-LAST:COUNT in the op order (such as "
+                        "3:12, the next 12 ops of the block of rank 3, or 0-7:2, the next 2 "
+                        "of every rank from 0 to 7 in turn), got %s",
+                        FOUND(r, start));
+        if (!dash)
+            last = first;
+        if (first >= r->nranks || last >= r->nranks)
+            return fail(r, first >= r->nranks ? start : dash + 1,
+                        "rank %lld in the op order is out of range; expected a rank in 0..%d "
+                        "(num_ranks is %d)",
+                        (long long)(first >= r->nranks ? first : last), r->nranks - 1,
+                        r->nranks);
+        if (count < 1 || count > INT32_MAX)
+            return fail(r, colon + 1,
+                        "count %lld in the op order is out of range; expected 1..%d",
+                        (long long)count, INT32_MAX);
+        if (r->nruns == r->cap_runs) {
+            r->cap_runs = r->cap_runs ? r->cap_runs * 2 : 64;
+            r->runs = cs_realloc(r->runs, r->cap_runs * sizeof *r->runs);
+        }
+        r->runs[r->nruns++] =
+            (order_run_t){(int32_t)first, (int32_t)last, (int32_t)count, r->line, start + 1};
+    }
+}
+
+/* After the last block: checks the op order against the blocks (every op
+ * of every block exactly once) and gives the ops the ids it says. */
+static int apply_order(reader_t *r)
+{
+    int32_t n = cs_program_nops(r->p), nr = 0, next = 0;
+    int rc = CS_OK;
+    /* the ranks that have ops, ascending (ops are numbered rank by rank
+     * while reading), with their first op and count */
+    int32_t *rk = cs_malloc(((size_t)n + 1) * sizeof *rk);
+    int32_t *first = cs_malloc(((size_t)n + 1) * sizeof *first);
+    int32_t *cnt = cs_malloc(((size_t)n + 1) * sizeof *cnt);
+    int32_t *used = cs_calloc((size_t)n + 1, sizeof *used);
+    int32_t *new_id = cs_malloc(((size_t)n + 1) * sizeof *new_id);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t rank = cs_program_op(r->p, i)->rank;
+        if (nr == 0 || rk[nr - 1] != rank) {
+            rk[nr] = rank;
+            first[nr] = i;
+            cnt[nr++] = 0;
+        }
+        cnt[nr - 1]++;
+    }
+    for (size_t k = 0; k < r->nruns && !rc; k++) {
+        const order_run_t *run = &r->runs[k];
+        int step = run->last >= run->first ? 1 : -1;
+        for (int64_t rank = run->first;; rank += step) {
+            int32_t lo = 0, hi = nr;
+            while (lo < hi) {
+                int32_t mid = lo + (hi - lo) / 2;
+                if (rk[mid] < rank)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == nr || rk[lo] != rank) {
+                rc = fail_at(r, run->line, run->col,
+                             "the op order gives ops to rank %lld, whose block has none; "
+                             "expected runs of the ops of the blocks",
+                             (long long)rank);
+                break;
+            }
+            if ((int64_t)used[lo] + run->count > cnt[lo]) {
+                rc = fail_at(r, run->line, run->col,
+                             "the op order gives rank %lld %lld ops up to here, but its block "
+                             "has %d; expected every op of every block exactly once",
+                             (long long)rank, (long long)used[lo] + run->count, cnt[lo]);
+                break;
+            }
+            for (int32_t j = 0; j < run->count; j++)
+                new_id[first[lo] + used[lo]++] = next++;
+            if (rank == run->last)
+                break;
+        }
+    }
+    for (int32_t k = 0; k < nr && !rc; k++)
+        if (used[k] < cnt[k])
+            rc = fail_at(r, r->order_line, r->order_col,
+                         "the op order gives rank %d %d of the %d ops of its block; expected "
+                         "every op of every block exactly once (without '" ORDER_PREFIX
+                         "' lines, ops are numbered in file order)",
+                         rk[k], used[k], cnt[k]);
+    if (!rc)
+        rc = cs_program_renumber(r->p, new_id, r->err);
+    free(rk);
+    free(first);
+    free(cnt);
+    free(used);
+    free(new_id);
+    return rc;
+}
+
 static int parse_line(reader_t *r)
 {
     int rc;
+    size_t at;
     if ((rc = check_bytes(r)))
         return rc;
     r->pos = 0;
@@ -946,6 +1124,11 @@ static int parse_line(reader_t *r)
         r->in_comment = 0;
         r->pos = (size_t)(end - r->s) + 2;
     }
+    for (at = r->pos; at < r->len && is_space((unsigned char)r->s[at]); at++)
+        ;
+    if (r->len - at >= strlen(ORDER_PREFIX) &&
+        memcmp(r->s + at, ORDER_PREFIX, strlen(ORDER_PREFIX)) == 0)
+        return parse_order(r, at);
     skip_space(r);
     if (r->pos >= r->len)
         return CS_OK;
@@ -1018,7 +1201,10 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
          * builder_failed carry the reader's own NAME:LINE:COL prefix. */
         cs_program_set_source(r.p, r.name);
         cs_program_set_time_unit(r.p, 1e-9);
-        rc = cs_program_finalize(r.p, err);
+        if (r.has_order)
+            rc = apply_order(&r);
+        if (!rc)
+            rc = cs_program_finalize(r.p, err);
     }
     free(buf);
     lt_free(&r.labels);
@@ -1026,6 +1212,7 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
     free(r.tmp);
     free(r.dsts);
     free(r.dst_pos);
+    free(r.runs);
     if (rc) {
         cs_program_free(r.p);
         return rc;
@@ -1090,6 +1277,53 @@ static int64_t calc_ns(int64_t ticks, double unit)
     return (int64_t)rounded;
 }
 
+/* The program's op order as `// collsim order:` lines, unless the ops are
+ * already rank by rank (then file order is id order). */
+static void write_order(const cs_program_t *p, FILE *f)
+{
+    int32_t n = cs_program_nops(p), i = 0;
+    size_t width = 0;
+    int sorted = 1;
+    for (int32_t k = 1; k < n && sorted; k++)
+        sorted = cs_program_op(p, k)->rank >= cs_program_op(p, k - 1)->rank;
+    if (sorted)
+        return;
+    while (i < n) {
+        /* a run of one rank, then as many runs of the same length as
+         * follow on the next ranks up (or down) */
+        int32_t first = cs_program_op(p, i)->rank, last = first, len = 0, j;
+        int step = 0;
+        char run[48];
+        while (i + len < n && cs_program_op(p, i + len)->rank == first)
+            len++;
+        for (j = i + len; j + len <= n; j += len) {
+            int32_t rk = cs_program_op(p, j)->rank, k = 1;
+            int s = rk == last + 1 ? 1 : rk == last - 1 ? -1 : 0;
+            if (!s || (step && s != step))
+                break;
+            while (k < len && cs_program_op(p, j + k)->rank == rk)
+                k++;
+            if (k < len || (j + len < n && cs_program_op(p, j + len)->rank == rk))
+                break;
+            step = s;
+            last = rk;
+        }
+        if (last == first)
+            snprintf(run, sizeof run, " %d:%d", first, len);
+        else
+            snprintf(run, sizeof run, " %d-%d:%d", first, last, len);
+        if (width && width + strlen(run) > 100) {
+            fputc('\n', f);
+            width = 0;
+        }
+        if (!width)
+            width = (size_t)fprintf(f, "%s", ORDER_PREFIX);
+        width += (size_t)fprintf(f, "%s", run);
+        i = j;
+    }
+    fputc('\n', f);
+}
+
 int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
 {
     int nr = cs_program_nranks(p);
@@ -1136,6 +1370,7 @@ int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
     t.key = name_key;
 
     fprintf(f, "num_ranks %d\n", nr);
+    write_order(p, f);
     for (int rk = 0; rk < nr; rk++) {
         int32_t first = start[rk], cnt = start[rk + 1] - first;
         /* names[] is indexed by position in the rank: the key callback

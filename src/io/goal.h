@@ -15,6 +15,15 @@
  * label tables), so traces of 10^7 ops cost only the program they build.
  * The program returned is finalized, carries the source name, one origin
  * (line, label) per op and a time unit of 1e-9 s (calc is in nanoseconds).
+ *
+ * Op ids: in file order (rank 0's ops first, then rank 1's, ...), unless the
+ * file has `// collsim order:` lines (comments to LogGOPSim) outside the
+ * rank blocks, after `num_ranks`.  Their words give the ids in runs:
+ * `R:C` is the next C ops of the block of rank R, `A-B:C` the next C ops of
+ * every rank from A to B (up or down) in turn.  They must cover every op of
+ * every block exactly once, checked at the end of the file (errors at the
+ * run, or the first order line, that does not fit).  Ids matter: ties at a
+ * port are broken by them (core/program.h, "Op order").
  */
 #ifndef CS_GOAL_H
 #define CS_GOAL_H
@@ -35,9 +44,11 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
 int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err);
 
 /* Writes a finalized program as GOAL text that cs_goal_read_* turns back
- * into the same ops (kind, size, peers, tag, calc time) and dependencies,
- * rank by rank: ops are renumbered rank-major, in id order within a rank
- * (which keeps MPI matching order).  Ops keep their own label when it is a
+ * into the same program: the same ops (kind, size, peers, tag, calc time)
+ * under the same ids, with the same dependencies.  Blocks hold each rank's
+ * ops in id order (which keeps MPI matching order); when the ids do not go
+ * rank by rank, `// collsim order:` lines after `num_ranks` (at most 100
+ * characters each) give them back.  Ops keep their own label when it is a
  * valid GOAL label unique in its rank; other ops that take part in a
  * dependency get a generated label `o<id>`.
  * calc times are written in nanoseconds: a program whose time unit is 0

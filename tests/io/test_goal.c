@@ -280,18 +280,16 @@ Test(goal, extensions_mcast_reduce_streams)
 
 /* ---- round trips ------------------------------------------------------- */
 
-/* Checks that q is p with ops renumbered rank-major: same ops per rank in
- * the same order, same dependencies. */
+/* Checks that q is p: the same ops under the same ids (the writer keeps
+ * the op order), the same dependencies in the same order. */
 static void assert_same_program(const cs_program_t *p, const cs_program_t *q)
 {
-    int32_t n = cs_program_nops(p), k = 0;
+    int32_t n = cs_program_nops(p);
     int32_t *map = malloc(((size_t)n + 1) * sizeof *map);
     cr_assert_eq(cs_program_nranks(q), cs_program_nranks(p));
     cr_assert_eq(cs_program_nops(q), n);
-    for (int r = 0; r < cs_program_nranks(p); r++)
-        for (int32_t i = 0; i < n; i++)
-            if (cs_program_op(p, i)->rank == r)
-                map[i] = k++;
+    for (int32_t i = 0; i < n; i++)
+        map[i] = i;
     for (int32_t i = 0; i < n; i++) {
         const cs_op_t *a = cs_program_op(p, i), *b = cs_program_op(q, map[i]);
         int na, nb;
@@ -315,6 +313,13 @@ static void assert_same_program(const cs_program_t *p, const cs_program_t *q)
         for (int j = 0; j < na; j++) {
             cr_assert_eq(db[j].op, map[da[j].op], "op %d pred %d", i, j);
             cr_assert_eq(db[j].kind, da[j].kind, "op %d pred %d", i, j);
+        }
+        da = cs_program_succs(p, i, &na);
+        db = cs_program_succs(q, map[i], &nb);
+        cr_assert_eq(nb, na, "op %d succs", i);
+        for (int j = 0; j < na; j++) {
+            cr_assert_eq(db[j].op, map[da[j].op], "op %d succ %d", i, j);
+            cr_assert_eq(db[j].kind, da[j].kind, "op %d succ %d", i, j);
         }
     }
     free(map);
@@ -356,19 +361,21 @@ Test(goal, round_trip_of_a_built_program)
     cs_program_dep(p, g, f, CS_DEP_AFTER);
     cs_program_dep(p, i, e0, CS_DEP_AFTER);
     cs_program_dep(p, i, b, CS_DEP_AFTER_START);
-    (void)h;
     cs_program_set_time_unit(p, 1e-9);
     cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
 
     q = reread(p, &t1);
     assert_same_program(p, q);
-    /* q's ids are rank-major: rank 0 = b e0 i, rank 1 = a c d f g, rank 2 = h */
-    cr_assert_str_eq(cs_program_label(q, 3), "o3");   /* a keeps its label */
-    cr_assert_str_eq(cs_program_label(q, 4), "o2");   /* c: generated from its id */
-    cr_assert_str_eq(cs_program_label(q, 5), "o3_2"); /* d steers clear of a's */
-    cr_assert_str_eq(cs_program_label(q, 6), "send"); /* f */
-    cr_assert_str_eq(cs_program_label(q, 7), "o6");   /* g: "not-ok" replaced */
-    cr_assert_null(cs_program_label(q, 8));           /* h: no dependency, no label */
+    /* the blocks hold rank 0 = b e0 i, rank 1 = a c d f g, rank 2 = h; the
+     * order line gives the ops back their ids */
+    cr_assert(strstr(t1, "num_ranks 3\n// collsim order: 1-0:1 1:2 0:1 1:2 2:1 0:1\n\nrank 0 {"),
+              "%s", t1);
+    cr_assert_str_eq(cs_program_label(q, a), "o3");    /* a keeps its label */
+    cr_assert_str_eq(cs_program_label(q, c), "o2");    /* c: generated from its id */
+    cr_assert_str_eq(cs_program_label(q, d), "o3_2");  /* d steers clear of a's */
+    cr_assert_str_eq(cs_program_label(q, f), "send");  /* f */
+    cr_assert_str_eq(cs_program_label(q, g), "o6");    /* g: "not-ok" replaced */
+    cr_assert_null(cs_program_label(q, h));            /* h: no dependency, no label */
     /* and the text is a fixed point */
     q2 = reread(q, &t2);
     cr_assert_str_eq(t2, t1);
@@ -599,4 +606,189 @@ Test(goal, error_messages_use_the_given_name)
     cr_assert_eq(cs_goal_read_string("num_ranks 1\nrank 0 {\n", "bcast.goal", &p, &e),
                  CS_ERR_PARSE);
     cr_assert(strncmp(e.msg, "bcast.goal:3:1:", 15) == 0, "%s", e.msg);
+}
+
+/* ---- the op order (`// collsim order:`) ---------------------------------- */
+
+/* Ops get the ids the order lines give, wherever outside the blocks they
+ * stand (tabs, CR and several lines allowed); labels, lines and
+ * dependencies follow their ops. */
+Test(goal, op_order_lines_give_the_ids)
+{
+    static const char text[] = "num_ranks 2\n"
+                               "  // collsim order: 1:1\t0:2 \r\n"
+                               "\n"
+                               "rank 0 {\n"
+                               "a: send 8b to 1 tag 0\n"
+                               "b: recv 8b from 1 tag 0\n"
+                               "b requires a\n"
+                               "}\n"
+                               "// collsim order: 1:1\n"
+                               "rank 1 {\n"
+                               "x: recv 8b from 0 tag 0\n"
+                               "y: send 8b to 0 tag 0\n"
+                               "y requires x\n"
+                               "}\n";
+    cs_program_t *p = read_ok(text);
+    int n;
+    const cs_dep_t *d;
+    check_op(p, 0, CS_OP_RECV, 1, 0, 8, 0, 11, "x");
+    check_op(p, 1, CS_OP_SEND, 0, 1, 8, 0, 5, "a");
+    check_op(p, 2, CS_OP_RECV, 0, 1, 8, 0, 6, "b");
+    check_op(p, 3, CS_OP_SEND, 1, 0, 8, 0, 12, "y");
+    d = cs_program_preds(p, 2, &n);
+    cr_assert(n == 1 && d[0].op == 1 && d[0].kind == CS_DEP_AFTER);
+    d = cs_program_preds(p, 3, &n);
+    cr_assert(n == 1 && d[0].op == 0);
+    d = cs_program_succs(p, 0, &n);
+    cr_assert(n == 1 && d[0].op == 3);
+    /* written back: the same ops, one order line */
+    char *t = write_text(p);
+    cr_assert(strstr(t, "num_ranks 2\n// collsim order: 1:1 0:2 1:1\n\nrank 0 {\n"), "%s", t);
+    cs_program_t *q = read_ok(t);
+    assert_same_program(p, q);
+    free(t);
+    cs_program_free(q);
+    cs_program_free(p);
+}
+
+#define ORDER "// collsim order:"
+
+/* Rank by rank needs no order line; steps over consecutive ranks are
+ * ranges; a long order wraps over lines of at most 100 characters; all
+ * read back. */
+Test(goal, op_order_written_only_when_needed_and_wrapped)
+{
+    const int P = 40;
+    cs_program_t *p = cs_program_new(P), *q;
+    cs_error_t e = {0, ""};
+    char *t, *line;
+    for (int r = 0; r < P; r++)
+        cs_program_calc(p, r, r, 0);
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    t = write_text(p);
+    cr_assert_null(strstr(t, "collsim order"), "%s", t);
+    free(t);
+    cs_program_free(p);
+
+    p = cs_program_new(P);
+    for (int k = 0; k < 3; k++) /* step-major, as the suite builds */
+        for (int r = 0; r < P; r++)
+            cs_program_calc(p, k == 1 ? P - 1 - r : r, 10 * k + r, 0);
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    t = write_text(p);
+    cr_assert(strstr(t, "\n// collsim order: 0-38:1 39:2 38-1:1 0:2 1-39:1\n"), "%s", t);
+    q = read_ok(t);
+    assert_same_program(p, q);
+    for (int32_t i = 0; i < 3 * P; i++)
+        cr_assert_eq(cs_program_op(q, i)->ticks, 10 * (i / P) + i % P, "op %d", i);
+    free(t);
+    cs_program_free(q);
+    cs_program_free(p);
+
+    p = cs_program_new(P);
+    for (int k = 0; k < 3; k++) /* ranks in a scattered order: no ranges */
+        for (int r = 0; r < P; r++)
+            cs_program_calc(p, (7 * r) % P, 10 * k + r, 0);
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    t = write_text(p);
+    int lines = 0;
+    for (line = strstr(t, ORDER); line; line = strstr(line + 1, ORDER)) {
+        size_t len = strcspn(line, "\n");
+        cr_assert_leq(len, 100, "%.*s", (int)len, line);
+        lines++;
+    }
+    cr_assert_geq(lines, 7, "%s", t);
+    q = read_ok(t);
+    assert_same_program(p, q);
+    for (int32_t i = 0; i < 3 * P; i++)
+        cr_assert_eq(cs_program_op(q, i)->ticks, 10 * (i / P) + i % P, "op %d", i);
+    char *t2 = write_text(q);
+    cr_assert_str_eq(t2, t);
+    free(t2);
+    free(t);
+    cs_program_free(q);
+    cs_program_free(p);
+}
+
+#define TWO_BLOCKS "rank 0 {\ncalc 1\n}\nrank 1 {\ncalc 2\n}\n"
+
+Test(goal, error_op_order)
+{
+    expect_error("// collsim order: 0:1\nnum_ranks 1\nrank 0 {\ncalc 1\n}\n", "t.goal:1:1:",
+                 "before 'num_ranks N'");
+    expect_error("num_ranks 1\nrank 0 {\ncalc 1\n  // collsim order: 0:1\n}\n", "t.goal:4:3:",
+                 "inside the block of rank 0 opened at line 2");
+    expect_error("num_ranks 2\n// collsim order: 0:1 1-2\n" TWO_BLOCKS, "t.goal:2:23:",
+                 "expected RANK:COUNT");
+    expect_error("num_ranks 2\n// collsim order: 0:\n" TWO_BLOCKS, "t.goal:2:19:", "got '0:'");
+    expect_error("num_ranks 2\n// collsim order: :1\n" TWO_BLOCKS, "t.goal:2:19:", "RANK:COUNT");
+    expect_error("num_ranks 2\n// collsim order: 0:1:1\n" TWO_BLOCKS, "t.goal:2:19:", "RANK:COUNT");
+    expect_error("num_ranks 2\n// collsim order: 0:99999999999\n" TWO_BLOCKS, "t.goal:2:19:",
+                 "RANK:COUNT");
+    expect_error("num_ranks 2\n// collsim order: 2:1\n" TWO_BLOCKS, "t.goal:2:19:",
+                 "rank 2 in the op order is out of range; expected a rank in 0..1");
+    expect_error("num_ranks 2\n// collsim order: 0:0\n" TWO_BLOCKS, "t.goal:2:21:",
+                 "count 0 in the op order is out of range");
+    /* checked against the blocks at the end */
+    expect_error("num_ranks 2\n// collsim order: 1:1\n// collsim order: 0:2\n" TWO_BLOCKS,
+                 "t.goal:3:19:", "rank 0 2 ops up to here, but its block has 1");
+    expect_error("num_ranks 2\n\n// collsim order: 0:1\n" TWO_BLOCKS, "t.goal:3:1:",
+                 "rank 1 0 of the 1 ops of its block");
+    expect_error("num_ranks 2\n// collsim order: 0:1 1:1\nrank 0 {\ncalc 1\n}\nrank 1 {\n}\n",
+                 "t.goal:2:23:", "rank 1, whose block has none");
+    expect_error("num_ranks 2\n// collsim order:\n" TWO_BLOCKS, "t.goal:2:1:",
+                 "rank 0 0 of the 1 ops");
+    /* ranges */
+    expect_error("num_ranks 2\n// collsim order: 0-2:1\n" TWO_BLOCKS, "t.goal:2:21:",
+                 "rank 2 in the op order is out of range");
+    expect_error("num_ranks 2\n// collsim order: 0-:1\n" TWO_BLOCKS, "t.goal:2:19:",
+                 "FIRST-LAST:COUNT");
+    expect_error("num_ranks 2\n// collsim order: 0-1:1 1:1\n" TWO_BLOCKS, "t.goal:2:25:",
+                 "rank 1 2 ops up to here, but its block has 1");
+    expect_error("num_ranks 3\n// collsim order: 2-0:1\n" TWO_BLOCKS "rank 2 {\n}\n",
+                 "t.goal:2:19:", "rank 2, whose block has none");
+    cs_program_t *p = read_ok("num_ranks 3\n// collsim order: 2-1:1 0:1\n" TWO_BLOCKS
+                              "rank 2 {\ncalc 3\n}\n");
+    for (int32_t i = 0; i < 3; i++)
+        cr_assert_eq(cs_program_op(p, i)->ticks, 3 - i, "op %d", i);
+    cs_program_free(p);
+}
+
+/* Random interleavings (runs, ranges up and down, repeats) survive writing
+ * and reading: every op keeps its id. */
+Test(goal, op_order_random_round_trips)
+{
+    uint64_t x = 88172645463325252ULL;
+    for (int trial = 0; trial < 300; trial++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int P = 1 + (int)(x % 6), n = (int)((x >> 8) % 80), rank = 0;
+        cs_program_t *p = cs_program_new(P), *q;
+        cs_error_t e = {0, ""};
+        char *t;
+        for (int i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            switch (x % 4) { /* stay, step up, step down, jump */
+            case 1: rank = (rank + 1) % P; break;
+            case 2: rank = (rank + P - 1) % P; break;
+            case 3: rank = (int)((x >> 20) % (uint64_t)P); break;
+            default: break;
+            }
+            cs_program_calc(p, rank, i, 0);
+        }
+        cs_program_set_time_unit(p, 1e-9);
+        cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+        q = reread(p, &t);
+        for (int32_t i = 0; i < n; i++) {
+            cr_assert_eq(cs_program_op(q, i)->rank, cs_program_op(p, i)->rank, "trial %d op %d\n%s",
+                         trial, i, t);
+            cr_assert_eq(cs_program_op(q, i)->ticks, i, "trial %d op %d\n%s", trial, i, t);
+        }
+        free(t);
+        cs_program_free(q);
+        cs_program_free(p);
+    }
 }
