@@ -245,8 +245,24 @@ Test(cell, mailbox_notifications_cost_a_constant)
     cr_expect(fabs(d2 - d1) <= 0.25 * d1, "%g ns at 128 B, %g ns at 32 KiB", d1, d2);
 }
 
+/* `best` is faster than every one of `others` (NULL-terminated). */
+static void expect_best(int P, const char *coll, int64_t bytes, const char *best,
+                        const char *const *others)
+{
+    const char *spec = P > 8 ? "cell:chips=2" : "cell:chips=1";
+    double t = run_ns(spec, coll, best, P, bytes, NULL);
+    for (; *others; others++)
+        cr_expect_lt(t, run_ns(spec, coll, *others, P, bytes, NULL),
+                     "%s/%s should beat %s at %lld B on %d SPEs", coll, best, *others,
+                     (long long)bytes, P);
+}
+
 Test(cell, qualitative_rows_that_reproduce)
 {
+    static const char *const bcast_ota[] = {"two-to-all", "opt", NULL};
+    static const char *const bcast_seg[] = {"opt", "two-to-all", "flat", NULL};
+    static const char *const fig14_rdb[] = {"rabenseifner", "reduce-bcast", "rdb-barrier", NULL};
+    static const char *const fig14_rab[] = {"rdb", "rdb-barrier", "reduce-bcast", NULL};
     /* the rows of docs/cell-results.md that reproduce (tools/cell-table) */
     /* C1: 8 SPEs, rdb all-gather beats gather + broadcast at every size */
     for (int64_t s = 16; s <= 32768; s *= 4)
@@ -261,19 +277,11 @@ Test(cell, qualitative_rows_that_reproduce)
     cr_expect_lt(h34, run_ns("cell:chips=2", "allgather", "hybrid", 16, 32768, "x=4,y=2"));
     cr_expect_lt(h34, run_ns("cell:chips=2", "allgather", "rdb", 16, 32768, NULL));
     /* D2: 8 SPEs, one-to-all is the best broadcast up to 2 KiB */
-    for (int64_t s = 16; s <= 2048; s *= 8) {
-        double ota = run_ns("cell:chips=1", "broadcast", "flat", 8, s, NULL);
-        cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "two-to-all", 8, s, NULL));
-        cr_expect_lt(ota, run_ns("cell:chips=1", "broadcast", "opt", 8, s, NULL));
-    }
+    for (int64_t s = 16; s <= 2048; s *= 8)
+        expect_best(8, "broadcast", s, "flat", bcast_ota);
     /* D4: 8 SPEs, above 4 KiB the two-phase segmented binomial is best */
-    for (int64_t s = 8192; s <= 32768; s *= 4) {
-        double seg = run_ns("cell:chips=1", "broadcast", "two-phase", 8, s, NULL);
-        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "opt", 8, s, NULL), "%lld",
-                     (long long)s);
-        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "two-to-all", 8, s, NULL));
-        cr_expect_lt(seg, run_ns("cell:chips=1", "broadcast", "flat", 8, s, NULL));
-    }
+    for (int64_t s = 8192; s <= 32768; s *= 4)
+        expect_best(8, "broadcast", s, "two-phase", bcast_seg);
     /* D5: 16 SPEs, two-to-all is the best small broadcast */
     cr_expect_lt(run_ns("cell:chips=2", "broadcast", "two-to-all", 16, 64, NULL),
                  run_ns("cell:chips=2", "broadcast", "flat", 16, 64, NULL));
@@ -288,18 +296,10 @@ Test(cell, qualitative_rows_that_reproduce)
     cr_expect_lt(run_ns("cell:chips=2", "reduce", "rabenseifner", 16, 16384, NULL),
                  run_ns("cell:chips=2", "reduce", "binomial", 16, 16384, NULL));
     /* F1: below 512 B, rdb is the best all-reduce of the Fig. 14 set */
-    double rdb = run_ns("cell:chips=2", "allreduce", "rdb", 16, 128, NULL);
-    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rabenseifner", 16, 128, NULL));
-    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "reduce-bcast", 16, 128, NULL));
-    cr_expect_lt(rdb, run_ns("cell:chips=2", "allreduce", "rdb-barrier", 16, 128, NULL));
+    expect_best(16, "allreduce", 128, "rdb", fig14_rdb);
     /* F3: 8 SPEs, above 1 KiB: reduce-scatter + rdb all-gather is best */
-    for (int64_t s = 4096; s <= 32768; s *= 2) {
-        double rab = run_ns("cell:chips=1", "allreduce", "rabenseifner", 8, s, NULL);
-        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "rdb", 8, s, NULL), "%lld",
-                     (long long)s);
-        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "rdb-barrier", 8, s, NULL));
-        cr_expect_lt(rab, run_ns("cell:chips=1", "allreduce", "reduce-bcast", 8, s, NULL));
-    }
+    for (int64_t s = 4096; s <= 32768; s *= 2)
+        expect_best(8, "allreduce", s, "rabenseifner", fig14_rab);
     /* F7: 16 SPEs, 256 B - 2 KiB: HybridA-2-8 beats rdb */
     cr_expect_lt(run_ns("cell:chips=2", "allreduce", "hybrid-a", 16, 1024, "x=2,y=8"),
                  run_ns("cell:chips=2", "allreduce", "rdb", 16, 1024, NULL));
