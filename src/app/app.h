@@ -60,6 +60,10 @@ void cs_app_getopt_reset(void);
 int cs_app_queue_kinds(void);
 void cs_app_queue_names(char *buf, size_t len, const char *sep);
 int cs_app_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err);
+/* The value of --mode / --queue for subcommand `cmd`: a usage error (exit)
+ * naming the option when it is not a mode / queue kind. */
+cs_net_mode_t cs_app_mode_arg(const char *cmd, const char *text);
+cs_queue_kind_t cs_app_queue_arg(const char *cmd, const char *text);
 
 /* ---- collectives from the command line (cmd_run.c; run and sweep) ------ */
 

@@ -197,8 +197,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
         case 'M':
-            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
-                cs_app_usage_error("compare", "--mode: %s", err.msg);
+            a->mode = cs_app_mode_arg("compare", optarg);
             break;
         case 'h': compare_help(); exit(0);
         default: cs_app_getopt_error("compare", c, argv);

@@ -185,7 +185,6 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cs_error_t err = {0};
     const char *machines = NULL;
     int c;
 
@@ -218,12 +217,10 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case 'M':
-            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
-                cs_app_usage_error("replay", "--mode: %s", err.msg);
+            a->mode = cs_app_mode_arg("replay", optarg);
             break;
         case 'q':
-            if (cs_app_parse_queue(optarg, &a->queue, &err) != CS_OK)
-                cs_app_usage_error("replay", "--queue: %s", err.msg);
+            a->queue = cs_app_queue_arg("replay", optarg);
             break;
         case 'h': replay_help(); exit(0);
         default: cs_app_getopt_error("replay", c, argv);

@@ -223,12 +223,10 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
             cs_app_push_opt("run", optarg, a->opts, &a->nopts, RUN_MAX_OPTS);
             break;
         case 'M':
-            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
-                cs_app_usage_error("run", "--mode: %s", err.msg);
+            a->mode = cs_app_mode_arg("run", optarg);
             break;
         case 'q':
-            if (cs_app_parse_queue(optarg, &a->queue, &err) != CS_OK)
-                cs_app_usage_error("run", "--queue: %s", err.msg);
+            a->queue = cs_app_queue_arg("run", optarg);
             break;
         case 'h': run_help(); exit(0);
         default: cs_app_getopt_error("run", c, argv);

@@ -377,8 +377,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
             cs_app_push_opt("sweep", optarg, a->opts, &a->nopts, SWEEP_MAX_OPTS);
             break;
         case 'M':
-            if (cs_net_parse_mode(optarg, &a->mode, &err) != CS_OK)
-                cs_app_usage_error("sweep", "--mode: %s", err.msg);
+            a->mode = cs_app_mode_arg("sweep", optarg);
             break;
         case OPT_UNIT:
             if (!strcmp(optarg, "bytes"))

@@ -124,6 +124,24 @@ int cs_app_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err)
     return cs_error_set(err, CS_ERR_USAGE, "unknown event queue '%s'; valid: %s", text, valid);
 }
 
+cs_net_mode_t cs_app_mode_arg(const char *cmd, const char *text)
+{
+    cs_net_mode_t mode;
+    cs_error_t err;
+    if (cs_net_parse_mode(text, &mode, &err) != CS_OK)
+        cs_app_usage_error(cmd, "--mode: %s", err.msg);
+    return mode;
+}
+
+cs_queue_kind_t cs_app_queue_arg(const char *cmd, const char *text)
+{
+    cs_queue_kind_t q;
+    cs_error_t err;
+    if (cs_app_parse_queue(text, &q, &err) != CS_OK)
+        cs_app_usage_error(cmd, "--queue: %s", err.msg);
+    return q;
+}
+
 static void app_help(void)
 {
     printf("Usage: collsim [--help] [--version] COMMAND [OPTIONS]\n"
