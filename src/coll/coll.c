@@ -68,7 +68,6 @@ struct cs_coll_builder {
      * where (j - implied) * k say the same. */
     uint8_t *implied;
     int32_t cap_implied;
-    uint8_t *held;         /* per rank: outstanding sends older than `after` */
 };
 
 static void list_push(oplist_t *l, int32_t op)
@@ -87,7 +86,6 @@ cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a)
     b->a = a;
     b->outstanding = cs_calloc((size_t)a->P, sizeof *b->outstanding);
     b->after = cs_calloc((size_t)a->P, sizeof *b->after);
-    b->held = cs_calloc((size_t)a->P, 1);
     return b;
 }
 
@@ -102,7 +100,6 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     free(b->outstanding);
     free(b->after);
     free(b->implied);
-    free(b->held);
     free(b);
 }
 
@@ -185,18 +182,29 @@ int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t byte
     return issued(b, rank, cs_program_calc(b->p, rank, ticks, bytes));
 }
 
+/* Does `rank` still have sends that cs_coll_wait_recvs held over?  Ops are
+ * issued in id order and a wait empties the outstanding list, so such a send
+ * is the only way an outstanding op can be older than what `after` holds. */
+static int holds_sends(const cs_coll_builder_t *b, int rank)
+{
+    const oplist_t *o = &b->outstanding[rank], *a = &b->after[rank];
+    for (int32_t i = 0; o->n && i < a->n; i++)
+        if (o->v[0] < a->v[i])
+            return 1;
+    return 0;
+}
+
 void cs_coll_wait(cs_coll_builder_t *b, int rank)
 {
     oplist_t tmp, *o = &b->outstanding[rank];
     int32_t k = 0;
     if (!o->n)
         return;
-    if (b->held[rank]) {
+    if (holds_sends(b, rank)) {
         /* sends held over by cs_coll_wait_recvs do not follow `after`:
          * the next ops must follow both */
         for (int32_t i = 0; i < b->after[rank].n; i++)
             list_push(o, b->after[rank].v[i]);
-        b->held[rank] = 0;
     }
     /* ops whose completion another outstanding op waits for need no
      * dependency of their own (the same order, fewer edges) */
@@ -233,7 +241,6 @@ void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank)
             list_push(&b->after[rank], o->v[i]);
     }
     o->n = kept;
-    b->held[rank] = kept > 0;
 }
 
 void cs_coll_wait_recvs_all(cs_coll_builder_t *b)
