@@ -45,6 +45,17 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
  * that need KEY=VALUE check that themselves (sweep also takes ALGO:KEY=VALUE). */
 void cs_app_push_opt(const char *cmd, const char *value, const char **opts, int *n, int max);
 
+/* cs_app_push_opt for commands whose --opt is KEY=VALUE: first a usage
+ * error for a value without a key and an '='. */
+void cs_app_push_kv_opt(const char *cmd, const char *value, const char **opts, int *n, int max);
+
+/* The values of the collective options of subcommand `cmd`: --bytes N (a
+ * size, cs_units_parse_bytes), --root R (a rank) and --ranks P (a count of at
+ * least 1).  A value that is none is a usage error (exit) naming the option. */
+int64_t cs_app_bytes_arg(const char *cmd, const char *text);
+int64_t cs_app_root_arg(const char *cmd, const char *text);
+int64_t cs_app_ranks_arg(const char *cmd, const char *text);
+
 /* Reports a getopt_long failure (unknown option, missing argument) for
  * subcommand `cmd` and exits with the usage status.  `c` is what getopt_long
  * returned ('?' or ':'); the option string must start with ':'. */

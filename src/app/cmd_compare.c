@@ -172,25 +172,18 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_HEATMAPS: a->heatmaps = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case OPT_BYTES:
-            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
-                cs_app_usage_error("compare", "--bytes: %s", err.msg);
+            a->bytes = cs_app_bytes_arg("compare", optarg);
             a->bytes_text = optarg;
             break;
         case OPT_RANKS:
-            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
-                cs_app_usage_error("compare", "--ranks: %s", err.msg);
-            if (a->ranks < 1)
-                cs_app_usage_error("compare", "--ranks: need at least 1 rank, got %s", optarg);
+            a->ranks = cs_app_ranks_arg("compare", optarg);
             break;
         case OPT_ROOT:
-            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
-                cs_app_usage_error("compare", "--root: %s", err.msg);
+            a->root = cs_app_root_arg("compare", optarg);
             a->has_root = 1;
             break;
         case OPT_OPT:
-            if (!strchr(optarg, '=') || optarg[0] == '=')
-                cs_app_usage_error("compare", "--opt '%s': expected KEY=VALUE", optarg);
-            cs_app_push_opt("compare", optarg, a->opts, &a->nopts, COMPARE_MAX_OPTS);
+            cs_app_push_kv_opt("compare", optarg, a->opts, &a->nopts, COMPARE_MAX_OPTS);
             break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)

@@ -72,7 +72,6 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cs_error_t err = {0};
     int c;
     memset(a, 0, sizeof *a);
     while ((c = getopt_long(argc, argv, ":m:o:h", longopts, NULL)) != -1) {
@@ -86,27 +85,20 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
                 cs_app_usage_error("export", "--format '%s': only goal is written", optarg);
             break;
         case OPT_BYTES:
-            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
-                cs_app_usage_error("export", "--bytes: %s", err.msg);
+            a->bytes = cs_app_bytes_arg("export", optarg);
             a->bytes_text = optarg;
             break;
         case OPT_ROOT:
-            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
-                cs_app_usage_error("export", "--root: %s", err.msg);
+            a->root = cs_app_root_arg("export", optarg);
             a->has_root = 1;
             break;
         case OPT_RANKS:
-            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
-                cs_app_usage_error("export", "--ranks: %s", err.msg);
-            if (a->ranks < 1)
-                cs_app_usage_error("export", "--ranks: need at least 1 rank, got %s", optarg);
+            a->ranks = cs_app_ranks_arg("export", optarg);
             break;
         case OPT_OPT:
             if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, ','))
                 cs_app_usage_error("export", "--opt '%s': expected one KEY=VALUE", optarg);
-            if (a->nopts == EXPORT_MAX_OPTS)
-                cs_app_usage_error("export", "at most %d --opt options", EXPORT_MAX_OPTS);
-            a->opts[a->nopts++] = optarg;
+            cs_app_push_opt("export", optarg, a->opts, &a->nopts, EXPORT_MAX_OPTS);
             break;
         case 'h': export_help(); exit(0);
         default: cs_app_getopt_error("export", c, argv);

@@ -202,25 +202,18 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                    optarg);
             break;
         case OPT_BYTES:
-            if (cs_units_parse_bytes(optarg, &a->bytes, &err) != CS_OK)
-                cs_app_usage_error("run", "--bytes: %s", err.msg);
+            a->bytes = cs_app_bytes_arg("run", optarg);
             a->bytes_text = optarg;
             break;
         case OPT_ROOT:
-            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
-                cs_app_usage_error("run", "--root: %s", err.msg);
+            a->root = cs_app_root_arg("run", optarg);
             a->has_root = 1;
             break;
         case OPT_RANKS:
-            if (cs_units_parse_int(optarg, &a->ranks, &err) != CS_OK)
-                cs_app_usage_error("run", "--ranks: %s", err.msg);
-            if (a->ranks < 1)
-                cs_app_usage_error("run", "--ranks: need at least 1 rank, got %s", optarg);
+            a->ranks = cs_app_ranks_arg("run", optarg);
             break;
         case OPT_OPT:
-            if (!strchr(optarg, '=') || optarg[0] == '=')
-                cs_app_usage_error("run", "--opt '%s': expected KEY=VALUE", optarg);
-            cs_app_push_opt("run", optarg, a->opts, &a->nopts, RUN_MAX_OPTS);
+            cs_app_push_kv_opt("run", optarg, a->opts, &a->nopts, RUN_MAX_OPTS);
             break;
         case 'M':
             a->mode = cs_app_mode_arg("run", optarg);

@@ -355,8 +355,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         case OPT_XLABEL: a->xlabel = optarg; break;
         case OPT_YLABEL: a->ylabel = optarg; break;
         case OPT_ROOT:
-            if (cs_units_parse_int(optarg, &a->root, &err) != CS_OK)
-                cs_app_usage_error("sweep", "--root: %s", err.msg);
+            a->root = cs_app_root_arg("sweep", optarg);
             a->has_root = 1;
             break;
         case OPT_RANKS: {

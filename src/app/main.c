@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "core/units.h"
 #include "io/result_json.h"
 
 typedef struct app_cmd {
@@ -66,6 +67,42 @@ void cs_app_push_opt(const char *cmd, const char *value, const char **opts, int 
     if (*n == max)
         cs_app_usage_error(cmd, "at most %d --opt options", max);
     opts[(*n)++] = value;
+}
+
+void cs_app_push_kv_opt(const char *cmd, const char *value, const char **opts, int *n, int max)
+{
+    if (!strchr(value, '=') || value[0] == '=')
+        cs_app_usage_error(cmd, "--opt '%s': expected KEY=VALUE", value);
+    cs_app_push_opt(cmd, value, opts, n, max);
+}
+
+int64_t cs_app_bytes_arg(const char *cmd, const char *text)
+{
+    int64_t v;
+    cs_error_t err;
+    if (cs_units_parse_bytes(text, &v, &err) != CS_OK)
+        cs_app_usage_error(cmd, "--bytes: %s", err.msg);
+    return v;
+}
+
+int64_t cs_app_root_arg(const char *cmd, const char *text)
+{
+    int64_t v;
+    cs_error_t err;
+    if (cs_units_parse_int(text, &v, &err) != CS_OK)
+        cs_app_usage_error(cmd, "--root: %s", err.msg);
+    return v;
+}
+
+int64_t cs_app_ranks_arg(const char *cmd, const char *text)
+{
+    int64_t v;
+    cs_error_t err;
+    if (cs_units_parse_int(text, &v, &err) != CS_OK)
+        cs_app_usage_error(cmd, "--ranks: %s", err.msg);
+    if (v < 1)
+        cs_app_usage_error(cmd, "--ranks: need at least 1 rank, got %s", text);
+    return v;
 }
 
 void cs_app_getopt_error(const char *cmd, int c, char **argv)
