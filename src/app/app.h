@@ -127,6 +127,10 @@ void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c);
 void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
 /* The `wall` line (with_timing 0: "not shown"). */
 void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
+/* Fills top[] with the ids of the busiest channels of net that carried
+ * traffic (most busy ticks first, then most bytes, then lowest id); returns
+ * how many (at most n, none for a NULL net). */
+int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n);
 /* The busiest channels table. */
 void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
 /* The JSON result (docs/json.md) to path, or to standard output for "-". */

@@ -241,23 +241,6 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 
 /* ---- running ---------------------------------------------------------------- */
 
-/* The channel with the most busy ticks (then bytes, then lowest id). */
-static int compare_busiest(const cs_net_t *net, int nchans)
-{
-    int best = -1;
-    const cs_chan_stats_t *b = NULL;
-    for (int c = 0; c < nchans; c++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
-        if (!s || (s->busy == 0 && s->bytes == 0))
-            continue;
-        if (!b || s->busy > b->busy || (s->busy == b->busy && s->bytes > b->bytes)) {
-            best = c;
-            b = s;
-        }
-    }
-    return best;
-}
-
 static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
@@ -300,7 +283,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, err)))
         cs_error_prefix(err, "validation failed");
     if (rc == CS_OK) {
-        int nchans = cs_topo_channels(m->topo), c = compare_busiest(res.net, nchans);
+        int c = -1; /* the busiest channel */
+        cs_app_busiest_channels(res.net, cs_topo_channels(m->topo), &c, 1);
         row->ranks = coll.args.P;
         row->ticks = res.finish;
         row->seconds = (double)res.finish * m->tick_seconds;

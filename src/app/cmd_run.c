@@ -498,21 +498,19 @@ static int run_chan_before(const cs_chan_stats_t *x, int xi, const cs_chan_stats
     return xi < yi;
 }
 
-/* Fills top[] with the ids of the busiest channels that carried traffic;
- * returns how many (at most n).  One pass with insertion into a tiny sorted
- * array: O(channels * n). */
-static int run_busiest(const cs_exec_result_t *r, int nchan, int *top, int n)
+/* The busiest channels (app.h).  One pass with insertion into a tiny
+ * sorted array: O(channels * n). */
+int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
 {
     int count = 0;
-    if (!r->net)
+    if (!net)
         return 0;
     for (int c = 0; c < nchan; c++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(r->net, c);
+        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
         if (!s || (s->bytes == 0 && s->busy == 0))
             continue;
         int pos = count;
-        while (pos > 0 &&
-               run_chan_before(s, c, cs_net_chan_stats(r->net, top[pos - 1]), top[pos - 1]))
+        while (pos > 0 && run_chan_before(s, c, cs_net_chan_stats(net, top[pos - 1]), top[pos - 1]))
             pos--;
         if (pos >= n)
             continue;
@@ -635,7 +633,7 @@ void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_
     char buf[64];
     int top[RUN_TOP_CHANNELS];
 
-    int n = run_busiest(r, cs_topo_channels(t), top, RUN_TOP_CHANNELS);
+    int n = cs_app_busiest_channels(r->net, cs_topo_channels(t), top, RUN_TOP_CHANNELS);
     if (n == 0) {
         fprintf(f, "channels  none carried traffic\n");
         return;
