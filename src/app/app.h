@@ -65,6 +65,12 @@ void cs_app_getopt_error(const char *cmd, int c, char **argv) __attribute__((nor
  * (glibc: optind = 0 reinitialises fully). */
 void cs_app_getopt_reset(void);
 
+/* Whether an output file of option `opt` can be written, asked before the
+ * work that makes it: the file, or else its folder, must be writable.
+ * Creates nothing.  CS_ERR_IO naming the option, the path and the folder
+ * if not. */
+int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
+
 /* Event queue kinds: how many there are (kinds are 0..n-1), their names
  * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */
 #define CS_APP_MAX_QUEUE_KINDS 16

@@ -684,27 +684,6 @@ typedef struct run_figs {
     cs_tick_t step;       /* --frame-step, 0: chosen after the run */
 } run_figs_t;
 
-/* The file (or else its folder) must be writable: asked before the run. */
-static int run_check_writable(const char *opt, const char *path, cs_error_t *err)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (access(path, F_OK) == 0) {
-        if (access(path, W_OK) != 0)
-            return cs_error_set(err, CS_ERR_IO, "%s %s: cannot write: %s", opt, path,
-                                strerror(errno));
-        return CS_OK;
-    }
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    if (access(dir, W_OK) != 0)
-        return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create it in %s: %s", opt, path, dir,
-                            strerror(errno));
-    return CS_OK;
-}
-
 /* Time buckets per channel within RUN_BUCKET_BYTES. */
 static int run_bucket_count(const cs_machine_t *m)
 {
@@ -749,9 +728,9 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
             return cs_error_set(err, CS_ERR_RANGE, "--frame-step '%s': less than one tick",
                                 a->frame_step);
     }
-    if (a->heatmap && (rc = run_check_writable("--heatmap", a->heatmap, err)))
+    if (a->heatmap && (rc = cs_app_check_writable("--heatmap", a->heatmap, err)))
         return rc;
-    if (a->timeline && (rc = run_check_writable("--timeline", a->timeline, err)))
+    if (a->timeline && (rc = cs_app_check_writable("--timeline", a->timeline, err)))
         return rc;
     if (a->frames) {
         struct stat st;

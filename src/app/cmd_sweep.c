@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app/app.h"
 #include "coll/coll.h"
@@ -475,29 +474,6 @@ static void sweep_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Whether the plot can be written, asked before the runs rather than
- * found out after them: the file, or else its folder, must be writable.
- * Nothing is created (a failed sweep leaves no empty figure behind). */
-static int sweep_check_writable(const char *path, cs_error_t *err)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (access(path, F_OK) == 0) {
-        if (access(path, W_OK) != 0)
-            return cs_error_set(err, CS_ERR_IO, "--plot %s: cannot write: %s", path,
-                                strerror(errno));
-        return CS_OK;
-    }
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    if (access(dir, W_OK) != 0)
-        return cs_error_set(err, CS_ERR_IO, "--plot %s: cannot create it in %s: %s", path, dir,
-                            strerror(errno));
-    return CS_OK;
-}
-
 static const char *sweep_size_meaning(cs_coll_kind_t k)
 {
     switch (k) {
@@ -589,8 +565,10 @@ int cs_app_cmd_sweep(int argc, char **argv)
             rc = sweep_prepare(&a, k, a.nranks ? a.ranks[j] : 0, m, &colls[k * nr + j], &err);
             Ps[j] = colls[k * nr + j].args.P;
         }
+    /* asked before the runs rather than found out after them; nothing is
+     * created (a failed sweep leaves no empty figure behind) */
     if (rc == CS_OK && a.plot)
-        rc = sweep_check_writable(a.plot, &err);
+        rc = cs_app_check_writable("--plot", a.plot, &err);
     if (rc == CS_OK && a.csv) {
         csv = strcmp(a.csv, "-") ? fopen(a.csv, "w") : stdout;
         if (!csv)

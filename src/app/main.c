@@ -6,11 +6,13 @@
  * holds the few helpers they share (error reporting, getopt reset).  Only
  * this folder exits the process.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "core/units.h"
@@ -122,6 +124,26 @@ void cs_app_getopt_reset(void)
 {
     optind = 0;
     opterr = 0;
+}
+
+int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (access(path, F_OK) == 0) {
+        if (access(path, W_OK) != 0)
+            return cs_error_set(err, CS_ERR_IO, "%s %s: cannot write: %s", opt, path,
+                                strerror(errno));
+        return CS_OK;
+    }
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (access(dir, W_OK) != 0)
+        return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create it in %s: %s", opt, path, dir,
+                            strerror(errno));
+    return CS_OK;
 }
 
 /* The queue kinds are enumerated through cs_queue_kind_name (which names an
