@@ -70,6 +70,9 @@ void cs_app_getopt_reset(void);
  * Creates nothing.  CS_ERR_IO naming the option, the path and the folder
  * if not. */
 int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
+/* The folder of option `opt`, made unless it exists: CS_ERR_IO naming the
+ * option and the path when it cannot be made or is not a folder. */
+int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
 
 /* Event queue kinds: how many there are (kinds are 0..n-1), their names
  * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */

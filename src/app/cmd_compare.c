@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "app/app.h"
 #include "coll/check.h"
@@ -554,14 +552,8 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_coll_parse(a.coll, &kind, &err)) == CS_OK &&
         (rc = cs_coll_find(kind, a.algo, &al, &err)) == CS_OK)
         algo = al->name;
-    if (rc == CS_OK && a.heatmaps) {
-        struct stat st;
-        if (stat(a.heatmaps, &st) != 0 && mkdir(a.heatmaps, 0777) != 0)
-            rc = cs_error_set(&err, CS_ERR_IO, "--heatmaps %s: cannot create the folder: %s",
-                              a.heatmaps, strerror(errno));
-        else if (stat(a.heatmaps, &st) != 0 || !S_ISDIR(st.st_mode))
-            rc = cs_error_set(&err, CS_ERR_IO, "--heatmaps %s: not a folder", a.heatmaps);
-    }
+    if (rc == CS_OK && a.heatmaps)
+        rc = cs_app_make_folder("--heatmaps", a.heatmaps, &err);
     if (rc) {
         free(a.spec_buf);
         return cs_app_report(&err);

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -733,12 +732,8 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
     if (a->timeline && (rc = cs_app_check_writable("--timeline", a->timeline, err)))
         return rc;
     if (a->frames) {
-        struct stat st;
-        if (stat(a->frames, &st) != 0 && mkdir(a->frames, 0777) != 0)
-            return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot create the folder: %s",
-                                a->frames, strerror(errno));
-        if (stat(a->frames, &st) != 0 || !S_ISDIR(st.st_mode))
-            return cs_error_set(err, CS_ERR_IO, "--frames %s: not a folder", a->frames);
+        if ((rc = cs_app_make_folder("--frames", a->frames, err)))
+            return rc;
         if (access(a->frames, W_OK) != 0)
             return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot write in it: %s",
                                 a->frames, strerror(errno));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -143,6 +144,17 @@ int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err)
     if (access(dir, W_OK) != 0)
         return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create it in %s: %s", opt, path, dir,
                             strerror(errno));
+    return CS_OK;
+}
+
+int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 && mkdir(path, 0777) != 0)
+        return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create the folder: %s", opt, path,
+                            strerror(errno));
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cs_error_set(err, CS_ERR_IO, "%s %s: not a folder", opt, path);
     return CS_OK;
 }
 
