@@ -74,6 +74,10 @@ int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
  * option and the path when it cannot be made or is not a folder. */
 int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
 
+/* Writes s as one CSV field, quoted when it holds a comma, a quote or a
+ * newline (RFC 4180: quotes doubled). */
+void cs_app_csv_field(FILE *f, const char *s);
+
 /* Event queue kinds: how many there are (kinds are 0..n-1), their names
  * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */
 #define CS_APP_MAX_QUEUE_KINDS 16

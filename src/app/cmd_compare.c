@@ -430,21 +430,6 @@ static void print_markdown(FILE *f, const compare_row_t *rows, int n)
     }
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n,
                       const char *algo)
 {
@@ -454,12 +439,12 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         const compare_row_t *r = &rows[i];
         if (r->rc)
             continue;
-        csv_field(f, r->name);
+        cs_app_csv_field(f, r->name);
         fputc(',', f);
-        csv_field(f, r->norm);
+        cs_app_csv_field(f, r->norm);
         fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->coll, algo, (long long)a->bytes,
                 r->ranks, (long long)r->ticks, r->seconds, r->bandwidth);
-        csv_field(f, r->link);
+        cs_app_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }
 }

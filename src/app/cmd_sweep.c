@@ -457,23 +457,6 @@ static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_app_coll
     return rc;
 }
 
-/* A CSV field, quoted when it holds a comma or a quote (RFC 4180); machine
- * specs always do. */
-static void sweep_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static const char *sweep_size_meaning(cs_coll_kind_t k)
 {
     switch (k) {
@@ -593,7 +576,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
             rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
             ticks[(size_t)kj * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
             if (rc == CS_OK && csv) {
-                sweep_csv_field(csv, m->spec);
+                cs_app_csv_field(csv, m->spec); /* specs hold commas */
                 fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu\n", cs_coll_name(a.kind),
                         a.algos[k]->name, (long long)bytes, colls[kj].args.P,
                         (long long)res.finish, (double)res.finish * m->tick_seconds,

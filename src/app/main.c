@@ -158,6 +158,21 @@ int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
     return CS_OK;
 }
 
+void cs_app_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 /* The queue kinds are enumerated through cs_queue_kind_name (which names an
  * unknown kind "unknown"), so that a new implementation in core/queue shows
  * up in --queue, in help texts and in `collsim bench` without edits here. */
