@@ -78,6 +78,10 @@ int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
  * newline (RFC 4180: quotes doubled). */
 void cs_app_csv_field(FILE *f, const char *s);
 
+/* The display width of UTF-8 text (short machine names hold "×", algorithm
+ * sources "§"): one column per code point, not per byte; 0 for NULL. */
+int cs_app_text_width(const char *s);
+
 /* Event queue kinds: how many there are (kinds are 0..n-1), their names
  * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */
 #define CS_APP_MAX_QUEUE_KINDS 16

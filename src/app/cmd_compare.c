@@ -330,18 +330,9 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
 
 /* ---- output ------------------------------------------------------------------- */
 
-/* Display width of UTF-8 text (one column per code point). */
-static int utf8_width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xc0) != 0x80;
-    return w;
-}
-
 static void put_padded(FILE *f, const char *s, int width, int right)
 {
-    int pad = width - utf8_width(s);
+    int pad = width - cs_app_text_width(s);
     if (right)
         fprintf(f, "%*s%s", pad > 0 ? pad : 0, "", s);
     else
@@ -377,14 +368,14 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
     int width[NCOLS];
     char cells[NCOLS][96];
     for (int k = 0; k < NCOLS; k++)
-        width[k] = utf8_width(col_names[k]);
+        width[k] = cs_app_text_width(col_names[k]);
     for (int i = 0; i < n; i++) {
         if (rows[i].rc)
             continue;
         row_cells(&rows[i], cells);
         for (int k = 0; k < NCOLS; k++)
-            if (utf8_width(cells[k]) > width[k])
-                width[k] = utf8_width(cells[k]);
+            if (cs_app_text_width(cells[k]) > width[k])
+                width[k] = cs_app_text_width(cells[k]);
     }
     for (int k = 0; k < NCOLS; k++) {
         put_padded(f, col_names[k], width[k], col_right[k]);

@@ -39,19 +39,10 @@ static void list_machines(void)
     }
 }
 
-/* Display width of UTF-8 text (sources hold "§"): code points, not bytes. */
-static int list_width(const char *s)
-{
-    int w = 0;
-    for (; s && *s; s++)
-        w += ((unsigned char)*s & 0xc0) != 0x80;
-    return w;
-}
-
 static void list_cell(const char *s, int width)
 {
     fputs(s, stdout);
-    for (int i = list_width(s); i < width; i++)
+    for (int i = cs_app_text_width(s); i < width; i++)
         putchar(' ');
 }
 
@@ -96,14 +87,14 @@ static void list_algorithms(void)
         int w;
         const char *o = all[i]->options && all[i]->options[0] ? all[i]->options : "-";
         snprintf(name, sizeof name, "%s/%s *", cs_coll_name(all[i]->kind), all[i]->name);
-        if ((w = list_width(name)) > wn)
+        if ((w = cs_app_text_width(name)) > wn)
             wn = w;
         while (*o) {
             o = list_wrap(o, LIST_OPTIONS_WIDTH, line, sizeof line);
-            if ((w = list_width(line)) > wo)
+            if ((w = cs_app_text_width(line)) > wo)
                 wo = w;
         }
-        if ((w = list_width(all[i]->source)) > ws)
+        if ((w = cs_app_text_width(all[i]->source)) > ws)
             ws = w;
     }
     list_cell("ALGORITHM", wn + 2);

@@ -518,14 +518,6 @@ static void print_summary(FILE *f, const replay_run_t *run)
 
 /* ---- several machines ---------------------------------------------------------- */
 
-static int text_width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xc0) != 0x80;
-    return w;
-}
-
 static int replay_table(const replay_args_t *a)
 {
     int worst = CS_OK;
@@ -542,8 +534,8 @@ static int replay_table(const replay_args_t *a)
         } else {
             snprintf(names[i], sizeof names[i], "%.90s", a->machines[i]);
         }
-        if (text_width(names[i]) > width)
-            width = text_width(names[i]);
+        if (cs_app_text_width(names[i]) > width)
+            width = cs_app_text_width(names[i]);
     }
     printf("trace %s\n", a->trace);
     printf("%-*s %6s %14s %14s %12s %9s\n", width, "machine", "ranks", "ticks", "time",
@@ -551,7 +543,7 @@ static int replay_table(const replay_args_t *a)
     for (int i = 0; i < a->nmachines; i++) {
         cs_error_t err = {0};
         int rc = replay_one(a, a->machines[i], &run, &err);
-        printf("%s%*s", names[i], width - text_width(names[i]), "");
+        printf("%s%*s", names[i], width - cs_app_text_width(names[i]), "");
         if (rc) {
             printf(" failed: %s\n", err.msg);
             if (worst == CS_OK)

@@ -173,6 +173,14 @@ void cs_app_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+int cs_app_text_width(const char *s)
+{
+    int w = 0;
+    for (; s && *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
 /* The queue kinds are enumerated through cs_queue_kind_name (which names an
  * unknown kind "unknown"), so that a new implementation in core/queue shows
  * up in --queue, in help texts and in `collsim bench` without edits here. */
