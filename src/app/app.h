@@ -82,6 +82,10 @@ void cs_app_csv_field(FILE *f, const char *s);
  * sources "§"): one column per code point, not per byte; 0 for NULL. */
 int cs_app_text_width(const char *s);
 
+/* perm[0..n) gets a shuffle of 0..n-1 (Fisher-Yates driven by splitmix64
+ * from `seed`): the same permutation for a seed on every platform. */
+void cs_app_shuffle(int n, uint64_t seed, int32_t *perm);
+
 /* Event queue kinds: how many there are (kinds are 0..n-1), their names
  * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */
 #define CS_APP_MAX_QUEUE_KINDS 16

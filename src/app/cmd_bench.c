@@ -4,8 +4,8 @@
  * finish).
  *
  * Workloads are built in code with the cs_program_* API so that they need no
- * files and are identical on every machine; the permutation uses its own
- * PRNG (splitmix64) with a fixed seed for the same reason.
+ * files and are identical on every machine; the permutation uses a fixed
+ * PRNG (splitmix64, cs_app_shuffle) with a fixed seed for the same reason.
  *
  * Each run (workload x mode x queue) executes in a forked child, so that the
  * peak resident set size the child reports (getrusage ru_maxrss) belongs to
@@ -68,30 +68,13 @@ static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_
     return CS_OK;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on
- * every platform, which is all a fixed benchmark needs. */
-static uint64_t bench_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* A uniformly shuffled permutation with its fixed points removed by swapping
- * each with its successor (neither position is fixed afterwards), so that
- * every rank really sends over the network. */
+/* A uniformly shuffled permutation (cs_app_shuffle: the same sequence on
+ * every platform, which is all a fixed benchmark needs) with its fixed
+ * points removed by swapping each with its successor (neither position is
+ * fixed afterwards), so that every rank really sends over the network. */
 static void bench_permutation(int n, uint64_t seed, int32_t *perm)
 {
-    uint64_t state = seed;
-    for (int i = 0; i < n; i++)
-        perm[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)(bench_splitmix64(&state) % (uint64_t)(i + 1));
-        int32_t tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
-    }
+    cs_app_shuffle(n, seed, perm);
     for (int i = 0; n > 1 && i < n; i++) {
         if (perm[i] == i) {
             int k = (i + 1) % n;

@@ -321,14 +321,6 @@ static int read_map_file(const char *path, const cs_machine_t *m, int P, int32_t
     return rc;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* rank_to_node for P ranks as --map says, and the hints in rank space. */
 static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
 {
@@ -366,15 +358,7 @@ static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
             return cs_error_set(err, CS_ERR_USAGE, "--map '%s': the seed must be a "
                                 "non-negative integer (random:42)", map);
         int32_t *perm = cs_malloc((size_t)nodes * sizeof *perm);
-        uint64_t state = (uint64_t)seed;
-        for (int i = 0; i < nodes; i++)
-            perm[i] = i;
-        for (int i = nodes - 1; i > 0; i--) {
-            int j = (int)(splitmix64(&state) % (uint64_t)(i + 1));
-            int32_t t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
+        cs_app_shuffle(nodes, (uint64_t)seed, perm);
         memcpy(c->rank_to_node, perm, (size_t)P * sizeof *perm);
         free(perm);
     } else {
