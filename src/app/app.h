@@ -143,6 +143,10 @@ void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c);
 
 /* ---- results of a run (cmd_run.c; run and replay) ----------------------- */
 
+/* The summary lines `machine` (the normalised spec, nodes, channels) and
+ * `mode` (the machine's own engine, else `mode`; the event queue). */
+void cs_app_print_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r,
+                          cs_net_mode_t mode, cs_queue_kind_t queue);
 /* The summary lines `messages`, `finish`, `events` and the machine's own
  * (docs/cli.md). */
 void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);

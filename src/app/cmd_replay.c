@@ -467,12 +467,7 @@ static void print_summary(FILE *f, const replay_run_t *run)
     const cs_machine_t *m = run->m;
     const replay_args_t *a = run->a;
     const cs_program_t *p = run->p;
-    fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(m->topo),
-            cs_topo_channels(m->topo));
-    fprintf(f, "mode      %s (queue %s)\n",
-            cs_net_custom_impl(run->res.net) ? cs_net_engine_name(run->res.net)
-                                             : cs_net_mode_name(a->mode),
-            cs_queue_kind_name(a->queue));
+    cs_app_print_machine(f, m, &run->res, a->mode, a->queue);
     if (run->is_ti) {
         fprintf(f, "trace     %s (ti, %d file%s): %d ranks, %lld actions -> %ld ops\n", a->trace,
                 run->info.files, run->info.files == 1 ? "" : "s", cs_program_nranks(p),

@@ -572,14 +572,9 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
                               const cs_program_t *p, const cs_exec_result_t *r,
                               const cs_app_coll_t *c, int validated)
 {
-    const cs_topo_t *t = m->topo;
     char buf[64];
 
-    fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(t),
-            cs_topo_channels(t));
-    fprintf(f, "mode      %s (queue %s)\n",
-            cs_net_custom_impl(r->net) ? cs_net_engine_name(r->net) : cs_net_mode_name(a->mode),
-            cs_queue_kind_name(a->queue));
+    cs_app_print_machine(f, m, r, a->mode, a->queue);
     fprintf(f, "program   %s: %d ranks, %ld ops\n",
             a->program ? a->program : cs_program_source(p), cs_program_nranks(p),
             (long)cs_program_nops(p));
@@ -601,6 +596,17 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *
         run_print_prediction(f, m, c, r->finish);
     cs_app_print_wall(f, r, a->with_timing);
     cs_app_print_channels(f, m, r);
+}
+
+/* machine and mode (app.h) */
+void cs_app_print_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r,
+                          cs_net_mode_t mode, cs_queue_kind_t queue)
+{
+    fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(m->topo),
+            cs_topo_channels(m->topo));
+    fprintf(f, "mode      %s (queue %s)\n",
+            cs_net_custom_impl(r->net) ? cs_net_engine_name(r->net) : cs_net_mode_name(mode),
+            cs_queue_kind_name(queue));
 }
 
 /* messages, finish, events and the machine's own lines (app.h) */
