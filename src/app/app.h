@@ -133,6 +133,9 @@ typedef struct cs_app_coll {
  * to cs_app_coll_destroy afterwards whatever the result. */
 int cs_app_coll_prepare(const cs_app_coll_req_t *req, const cs_machine_t *m, cs_app_coll_t *c,
                         cs_error_t *err);
+/* Builds the program of a prepared collective (cs_coll_build); errors are
+ * prefixed with "COLL/ALGO: ". */
+int cs_app_coll_build(const cs_app_coll_t *c, cs_program_t **out, cs_error_t *err);
 /* Releases what c owns and zeroes it; accepts a zeroed struct. */
 void cs_app_coll_destroy(cs_app_coll_t *c);
 /* Fills c->hints (and c->place, which owns its arrays) with the machine's

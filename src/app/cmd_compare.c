@@ -261,8 +261,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                                  a->ranks, a->has_root, a->opts, a->nopts};
         rc = cs_app_coll_prepare(&req, m, &coll, err);
     }
-    if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, err)))
-        cs_error_prefix(err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+    if (rc == CS_OK)
+        rc = cs_app_coll_build(&coll, &p, err);
     if (rc == CS_OK && a->validate)
         rc = cs_coll_check_new(&coll.args, p, COMPARE_SEED, &chk, err);
     if (rc == CS_OK) {

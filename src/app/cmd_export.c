@@ -142,8 +142,8 @@ int cs_app_cmd_export(int argc, char **argv)
         memset(&coll.hints, 0, sizeof coll.hints);
         coll.args.unit = 4096;
     }
-    if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, &err)))
-        cs_error_prefix(&err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+    if (rc == CS_OK)
+        rc = cs_app_coll_build(&coll, &p, &err);
     if (rc == CS_OK) {
         FILE *f = a.out ? fopen(a.out, "w") : stdout;
         if (!f) {

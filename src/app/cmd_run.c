@@ -473,6 +473,15 @@ int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_ap
     return CS_OK;
 }
 
+/* cs_coll_build with the algorithm named in errors (app.h). */
+int cs_app_coll_build(const cs_app_coll_t *c, cs_program_t **out, cs_error_t *err)
+{
+    int rc = cs_coll_build(c->algo, &c->args, out, err);
+    if (rc)
+        cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
+    return rc;
+}
+
 /* Limits are checked before a run starts (DESIGN.md, Errors). */
 static int run_check_fits(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
                           cs_error_t *err)
@@ -903,8 +912,8 @@ int cs_app_cmd_run(int argc, char **argv)
     if (rc == CS_OK && a.coll) {
         run_coll_req(&a, &req);
         rc = cs_app_coll_prepare(&req, m, &coll, &err);
-        if (rc == CS_OK && (rc = cs_coll_build(coll.algo, &coll.args, &p, &err)))
-            cs_error_prefix(&err, "%s/%s", cs_coll_name(coll.algo->kind), coll.algo->name);
+        if (rc == CS_OK)
+            rc = cs_app_coll_build(&coll, &p, &err);
         if (rc == CS_OK && a.validate)
             rc = cs_coll_check_new(&coll.args, p, RUN_VALIDATE_SEED, &chk, &err);
     } else if (rc == CS_OK) {
