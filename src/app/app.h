@@ -186,6 +186,11 @@ void cs_app_progress_done(cs_app_progress_t *p);
 /* A cs_exec_opts_t.poll for one run (ctx: a cs_app_progress_t). */
 void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
                           uint64_t events);
+/* Runs p on machine m (cs_exec_run in the machine's environment) with opts;
+ * with a progress bar (not NULL) the run draws on it in m's time
+ * (opts->poll is set).  The caller inits and clears the bar. */
+int cs_app_exec_run(const cs_machine_t *m, const cs_program_t *p, cs_exec_opts_t *opts,
+                    cs_app_progress_t *progress, cs_exec_result_t *res, cs_error_t *err);
 
 /* ---- figures (figures.c) ------------------------------------------------ */
 

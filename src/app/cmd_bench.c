@@ -341,13 +341,11 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
     if (rc == CS_OK)
         rc = w->build(m, &p, &err);
     if (rc == CS_OK) {
-        cs_exec_env_t env;
         cs_exec_opts_t opts;
-        cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&opts);
         opts.mode = mode;
         opts.queue = queue;
-        rc = cs_exec_run(&env, p, &opts, &res, &err);
+        rc = cs_app_exec_run(m, p, &opts, NULL, &res, &err);
     }
     if (rc == CS_OK) {
         struct rusage ru;

@@ -266,17 +266,12 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && a->validate)
         rc = cs_coll_check_new(&coll.args, p, COMPARE_SEED, &chk, err);
     if (rc == CS_OK) {
-        cs_exec_env_t env;
         cs_exec_opts_t opts;
-        cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&opts);
         opts.mode = a->mode;
         opts.rank_to_node = coll.rank_to_node;
         opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
-        progress->tick_seconds = m->tick_seconds;
-        opts.poll = progress->on ? cs_app_progress_poll : NULL;
-        opts.poll_ctx = progress;
-        rc = cs_exec_run(&env, p, &opts, &res, err);
+        rc = cs_app_exec_run(m, p, &opts, progress, &res, err);
     }
     if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, err)))
         cs_error_prefix(err, "validation failed");

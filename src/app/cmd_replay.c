@@ -446,18 +446,14 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     run->a = a;
     if ((rc = cs_machine_new(spec, &run->m, err)) || (rc = load_trace(run, err)))
         return rc;
-    cs_exec_env_t env;
     cs_exec_opts_t opts;
     cs_app_progress_t progress;
-    cs_machine_exec_env(run->m, &env);
     cs_exec_opts_default(&opts);
     opts.mode = a->mode;
     opts.queue = a->queue;
     opts.rank_to_node = run->place.rank_to_node;
     cs_app_progress_init(&progress, a->trace, run->m->tick_seconds);
-    opts.poll = progress.on ? cs_app_progress_poll : NULL;
-    opts.poll_ctx = &progress;
-    rc = cs_exec_run(&env, run->p, &opts, &run->res, err);
+    rc = cs_app_exec_run(run->m, run->p, &opts, &progress, &run->res, err);
     cs_app_progress_done(&progress);
     return rc;
 }

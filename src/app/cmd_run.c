@@ -922,9 +922,7 @@ int cs_app_cmd_run(int argc, char **argv)
             rc = run_check_fits(&a, m, p, &err);
     }
     if (rc == CS_OK) {
-        cs_exec_env_t env;
         cs_exec_opts_t opts;
-        cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&opts);
         opts.mode = a.mode;
         opts.queue = a.queue;
@@ -934,9 +932,7 @@ int cs_app_cmd_run(int argc, char **argv)
         if (rc == CS_OK) {
             cs_app_progress_init(&progress, a.coll ? cs_program_source(p) : a.program,
                                  m->tick_seconds);
-            opts.poll = progress.on ? cs_app_progress_poll : NULL;
-            opts.poll_ctx = &progress;
-            rc = cs_exec_run(&env, p, &opts, &res, &err);
+            rc = cs_app_exec_run(m, p, &opts, &progress, &res, &err);
             cs_app_progress_done(&progress);
         }
     }

@@ -442,17 +442,15 @@ static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_app_coll
                        int64_t bytes, cs_exec_result_t *res, cs_error_t *err)
 {
     cs_program_t *p = NULL;
-    cs_exec_env_t env;
     cs_exec_opts_t opts;
     int rc;
     c->args.bytes = bytes;
     if ((rc = cs_coll_build(c->algo, &c->args, &p, err)))
         return rc;
-    cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&opts);
     opts.mode = a->mode;
     opts.rank_to_node = c->rank_to_node;
-    rc = cs_exec_run(&env, p, &opts, res, err);
+    rc = cs_app_exec_run(m, p, &opts, NULL, res, err);
     cs_program_free(p);
     return rc;
 }

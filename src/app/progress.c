@@ -3,7 +3,8 @@
  * (app.h): on standard error, only when it is a terminal, and only once the
  * work has taken more than a second, so that short commands and anything
  * redirected or piped never see it.  Redrawn at most ten times a second;
- * cleared before anything else is printed.
+ * cleared before anything else is printed.  Also the one call that runs a
+ * program on a machine for every command (cs_app_exec_run).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/exec.h"
 #include "core/units.h"
 
 #define PROGRESS_DELAY 1.0   /* seconds before the bar appears */
@@ -67,6 +69,19 @@ void cs_app_progress_done(cs_app_progress_t *p)
         fflush(stderr);
     }
     p->width = 0;
+}
+
+int cs_app_exec_run(const cs_machine_t *m, const cs_program_t *p, cs_exec_opts_t *opts,
+                    cs_app_progress_t *progress, cs_exec_result_t *res, cs_error_t *err)
+{
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
+    if (progress) {
+        progress->tick_seconds = m->tick_seconds;
+        opts->poll = progress->on ? cs_app_progress_poll : NULL;
+        opts->poll_ctx = progress;
+    }
+    return cs_exec_run(&env, p, opts, res, err);
 }
 
 void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
