@@ -265,7 +265,7 @@ static int run_load_program(const run_args_t *a, cs_program_t **out, cs_error_t 
 
 /* ---- collectives --------------------------------------------------------- */
 
-/* The collective part of the arguments (shared with `collsim sweep`). */
+/* The collective part of the arguments. */
 static void run_coll_req(const run_args_t *a, cs_app_coll_req_t *r)
 {
     *r = (cs_app_coll_req_t){a->coll, a->algo, a->order, a->bytes_text, a->bytes,
@@ -665,12 +665,6 @@ void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_
     }
 }
 
-static int run_write_json(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
-                          const cs_exec_result_t *r, int validated, cs_error_t *err)
-{
-    return cs_app_write_json(a->json, a->with_timing, m, p, r, validated, err);
-}
-
 int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
                       const cs_program_t *p, const cs_exec_result_t *r, int validated,
                       cs_error_t *err)
@@ -945,7 +939,7 @@ int cs_app_cmd_run(int argc, char **argv)
     }
     if (rc == CS_OK) {
         if (a.json)
-            rc = run_write_json(&a, m, p, &res, validated, &err);
+            rc = cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
         else
             run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
     }
