@@ -896,7 +896,7 @@ int cs_app_cmd_run(int argc, char **argv)
     cs_coll_check_t *chk = NULL;
     cs_app_progress_t progress;
     run_figs_t figs;
-    int rc, validated = 0;
+    int rc;
 
     memset(&res, 0, sizeof res);
     memset(&coll, 0, sizeof coll);
@@ -930,14 +930,10 @@ int cs_app_cmd_run(int argc, char **argv)
             cs_app_progress_done(&progress);
         }
     }
-    if (rc == CS_OK && chk) {
-        rc = cs_coll_check_verify(chk, &err);
-        if (rc == CS_OK)
-            validated = 1;
-        else
-            cs_error_prefix(&err, "validation failed");
-    }
+    if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, &err)))
+        cs_error_prefix(&err, "validation failed");
     if (rc == CS_OK) {
+        int validated = chk != NULL; /* and it passed: rc is CS_OK */
         if (a.json)
             rc = cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
         else
