@@ -52,8 +52,7 @@ typedef struct replay_args {
 typedef struct replay_run {
     cs_machine_t *m;
     cs_program_t *p;
-    cs_app_coll_t place; /* rank_to_node and the hints (no algorithm) */
-    int placed;
+    cs_app_coll_t place; /* rank_to_node (NULL until placed), hints; no algorithm */
     cs_ti_info_t info;
     int is_ti;
     cs_exec_result_t res;
@@ -367,7 +366,6 @@ static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
     if (rc)
         return rc;
     cs_app_placement_hints(m, P, c);
-    run->placed = 1;
     return CS_OK;
 }
 
@@ -421,7 +419,7 @@ static int load_trace(replay_run_t *run, cs_error_t *err)
     if ((rc = cs_ti_read_file(a->trace, &o, &run->p, &run->info, err)))
         return rc;
     /* a trace without collectives never asked for the placement */
-    if (!run->placed)
+    if (!run->place.rank_to_node)
         rc = place_ranks(run, cs_program_nranks(run->p), err);
     return rc;
 }
