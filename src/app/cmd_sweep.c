@@ -527,7 +527,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_app_coll_t *colls = NULL;
     FILE *csv = NULL;
     double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
-    int rc, first_rc = CS_OK, total, done = 0, nr, ncombo;
+    int rc, first_rc = CS_OK, total, nr, ncombo;
     int Ps[SWEEP_MAX_RANKS];
     cs_app_progress_t progress;
 
@@ -565,12 +565,12 @@ int cs_app_cmd_sweep(int argc, char **argv)
             cs_exec_result_t res;
             int64_t bytes = a.sizes[i];
             char detail[96], size[32];
+            int done = kj * a.nsizes + i; /* points before this one */
             memset(&res, 0, sizeof res);
             cs_units_format_bytes(bytes, size, sizeof size);
             snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
                      cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
             cs_app_progress_show(&progress, (double)done / total, detail);
-            done++;
             rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
             ticks[(size_t)kj * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
             if (rc == CS_OK && csv) {
