@@ -74,6 +74,12 @@ int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
  * option and the path when it cannot be made or is not a folder. */
 int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
 
+/* Splits buf in place at each ';' (a --machines list: specs hold commas)
+ * into items[], trimming the characters of `blanks` at both ends of each
+ * and leaving out the empty ones.  Returns how many, or -1 when there are
+ * more than max. */
+int cs_app_split_list(char *buf, const char *blanks, const char **items, int max);
+
 /* Writes s as one CSV field, quoted when it holds a comma, a quote or a
  * newline (RFC 4180: quotes doubled). */
 void cs_app_csv_field(FILE *f, const char *s);

@@ -205,23 +205,11 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     if (machines) {
         /* split on ';' (specs hold commas) */
         a->spec_buf = cs_strdup(machines);
-        for (char *s = a->spec_buf, *next; s; s = next) {
-            next = strchr(s, ';');
-            if (next)
-                *next++ = '\0';
-            while (*s == ' ')
-                s++;
-            size_t n = strlen(s);
-            while (n > 0 && s[n - 1] == ' ')
-                s[--n] = '\0';
-            if (!*s)
-                continue;
-            if (a->nspecs == COMPARE_MAX_MACHINES) {
-                free(a->spec_buf);
-                cs_app_usage_error("compare", "--machines: at most %d machines",
-                                   COMPARE_MAX_MACHINES);
-            }
-            a->specs[a->nspecs++] = s;
+        a->nspecs = cs_app_split_list(a->spec_buf, " ", a->specs, COMPARE_MAX_MACHINES);
+        if (a->nspecs < 0) {
+            free(a->spec_buf);
+            cs_app_usage_error("compare", "--machines: at most %d machines",
+                               COMPARE_MAX_MACHINES);
         }
         if (a->nspecs == 0) {
             free(a->spec_buf);

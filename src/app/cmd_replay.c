@@ -34,7 +34,8 @@ typedef enum { FMT_AUTO, FMT_GOAL, FMT_TI } replay_fmt_t;
 typedef struct replay_args {
     const char *trace;
     const char *machine;
-    char *machines[REPLAY_MAX_MACHINES]; /* --machines, split (owned) */
+    const char *machines[REPLAY_MAX_MACHINES]; /* --machines, split */
+    char *machines_buf;                        /* what they point into (owned) */
     int nmachines;
     replay_fmt_t format;
     const char *map;   /* NULL: linear */
@@ -142,26 +143,10 @@ static void parse_algo_for(replay_args_t *a, const char *arg)
 
 static void split_machines(replay_args_t *a, const char *list)
 {
-    const char *s = list;
-    while (*s) {
-        const char *e = strchr(s, ';');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        while (n && (*s == ' ' || *s == '\t'))
-            s++, n--;
-        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-            n--;
-        if (n) {
-            if (a->nmachines == REPLAY_MAX_MACHINES)
-                cs_app_usage_error("replay", "--machines: at most %d machines",
-                                   REPLAY_MAX_MACHINES);
-            a->machines[a->nmachines] = cs_malloc(n + 1);
-            memcpy(a->machines[a->nmachines], s, n);
-            a->machines[a->nmachines++][n] = '\0';
-        }
-        if (!e)
-            break;
-        s = e + 1;
-    }
+    a->machines_buf = cs_strdup(list);
+    a->nmachines = cs_app_split_list(a->machines_buf, " \t", a->machines, REPLAY_MAX_MACHINES);
+    if (a->nmachines < 0)
+        cs_app_usage_error("replay", "--machines: at most %d machines", REPLAY_MAX_MACHINES);
     if (!a->nmachines)
         cs_app_usage_error("replay", "--machines '%s': no machine spec (separate specs with ';')",
                            list);
@@ -557,7 +542,6 @@ int cs_app_cmd_replay(int argc, char **argv)
             cs_app_report(&err);
         run_destroy(&run);
     }
-    for (int i = 0; i < a.nmachines; i++)
-        free(a.machines[i]);
+    free(a.machines_buf);
     return rc;
 }

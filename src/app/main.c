@@ -204,6 +204,26 @@ void cs_app_shuffle(int n, uint64_t seed, int32_t *perm)
     }
 }
 
+int cs_app_split_list(char *buf, const char *blanks, const char **items, int max)
+{
+    int n = 0;
+    for (char *s = buf, *next; s; s = next) {
+        next = strchr(s, ';');
+        if (next)
+            *next++ = '\0';
+        s += strspn(s, blanks);
+        size_t len = strlen(s);
+        while (len > 0 && strchr(blanks, s[len - 1]))
+            s[--len] = '\0';
+        if (!*s)
+            continue;
+        if (n == max)
+            return -1;
+        items[n++] = s;
+    }
+    return n;
+}
+
 /* The queue kinds are enumerated through cs_queue_kind_name (which names an
  * unknown kind "unknown"), so that a new implementation in core/queue shows
  * up in --queue, in help texts and in `collsim bench` without edits here. */
