@@ -103,7 +103,8 @@ int cs_app_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err);
 cs_net_mode_t cs_app_mode_arg(const char *cmd, const char *text);
 cs_queue_kind_t cs_app_queue_arg(const char *cmd, const char *text);
 
-/* ---- collectives from the command line (cmd_run.c; run and sweep) ------ */
+/* ---- collectives from the command line (cmd_run.c; run, sweep, compare,
+ *      export; replay places its ranks with cs_app_placement_hints) ------- */
 
 /* What the command line says about one collective: the options of
  * `collsim run --coll` (docs/cli.md), borrowed strings. */

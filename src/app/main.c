@@ -3,8 +3,9 @@
  *
  * GNU style: `collsim [--help|--version] COMMAND [OPTIONS]`, and every
  * command answers `--help`.  Subcommands live in cmd_*.c; this file also
- * holds the few helpers they share (error reporting, getopt reset).  Only
- * this folder exits the process.
+ * holds the small helpers they share (app.h: error reporting, getopt, option
+ * values, output files and folders, CSV fields, text width, the shuffle).
+ * Only this folder exits the process.
  */
 #include <errno.h>
 #include <getopt.h>
