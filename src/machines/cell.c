@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "machines/cell_eib.h"
 #include "machines/machine.h"
 
@@ -59,6 +60,35 @@ static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t
         snprintf(buf, len, "%s%s", other[(node - m->rank_nodes) % 4],
                  m->rank_nodes > 8 ? ((node - m->rank_nodes) / 4 ? ".1" : ".0") : "");
     return buf;
+}
+
+/* The summary of a run: the traffic counts the paper reasons with (data
+ * messages over the BIF, DMA transfers under way on one EIB) and the gets
+ * the engine had to start early (nothing for `collsim topo`). */
+static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
+{
+    const cs_cell_crossing_t *x;
+    int n, way[2] = {0, 0};
+    int64_t bytes = 0, late;
+    char text[32];
+    if (!net)
+        return;
+    n = cs_cell_eib_crossings(net, &x);
+    for (int i = 0; i < n; i++) {
+        way[x[i].src >= 8]++;
+        bytes += x[i].bytes;
+    }
+    cs_units_format_bytes(bytes, text, sizeof text);
+    if (m->rank_nodes > 8)
+        fprintf(f, "bif       %d data messages crossed (%s): %d from chip 0, %d from chip 1\n", n,
+                text, way[0], way[1]);
+    fprintf(f, "eib       at most %d DMA gets of data under way on one chip, at most %d packets "
+            "on its rings\n",
+            cs_cell_eib_peak_data_transfers(net), cs_cell_eib_peak_transfers(net));
+    late = cs_cell_eib_late_gets(net);
+    if (late)
+        fprintf(f, "late gets %lld: recvs posted after their sends' completion, data got into "
+                "a buffer of the receiver's (docs/cell.md)\n", (long long)late);
 }
 
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
@@ -123,6 +153,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->impl = c;
     m->destroy_impl = free;
     m->net_new = net_new;
+    m->report = report;
     m->tick_seconds = 1.0 / CORE_HZ;
     /* SPU SIMD add of 16 bytes: two loads and a store on the one load/store
      * pipeline, so add_cycles = 3 core cycles per 16 bytes */

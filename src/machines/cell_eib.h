@@ -80,5 +80,8 @@ int cs_cell_eib_crossings(const cs_net_t *n, const cs_cell_crossing_t **list);
 int64_t cs_cell_eib_late_gets(const cs_net_t *n);
 /* Most EIB transfers in flight at once on one chip (all four rings). */
 int cs_cell_eib_peak_transfers(const cs_net_t *n);
+/* Most data commands (DMA gets) under way at once on one chip: past their
+ * command phase, their data not all in; a crossing counts on both chips. */
+int cs_cell_eib_peak_data_transfers(const cs_net_t *n);
 
 #endif

@@ -976,6 +976,26 @@ Test(cli, cerebras_predict_prints_the_thesis_model)
     cli_out_free(&o);
 }
 
+Test(cli, cell_reports_bif_and_eib_traffic)
+{
+    /* the rdb all-gather on 16 SPEs: 16 data messages over the BIF, 8 each
+     * way, 1 KiB blocks of which each carries 8 (reference §3.2) */
+    cli_out_t o = RUN("run", "--machine", "cell:chips=2", "--coll", "allgather", "--algo", "rdb",
+                      "--bytes", "1KiB");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    ASSERT_HAS(o.out, "bif       16 data messages crossed (128 KiB): 8 from chip 0, 8 from chip 1");
+    ASSERT_HAS(o.out, "eib       at most 16 DMA gets of data under way on one chip");
+    cr_expect_null(strstr(o.out, "late gets"), "%s", o.out);
+    cli_out_free(&o);
+    /* a program that posts its recvs after its sends complete */
+    o = RUN("run", "--machine", "cell:chips=1", "--coll", "alltoall", "--algo", "pairwise",
+            "--bytes", "1KiB");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    ASSERT_HAS(o.out, "late gets ");
+    cr_expect_null(strstr(o.out, "bif "), "one chip has no BIF:\n%s", o.out);
+    cli_out_free(&o);
+}
+
 Test(cli, cerebras_wafer_preset_and_errors)
 {
     cli_out_t o = RUN("topo", "--machine", "cerebras:rows=3,cols=5");
