@@ -75,11 +75,11 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         return;
     n = cs_cell_eib_crossings(net, &x);
     for (int i = 0; i < n; i++) {
-        way[x[i].src >= 8]++;
+        way[m->node_group[x[i].src]]++;
         bytes += x[i].bytes;
     }
     cs_units_format_bytes(bytes, text, sizeof text);
-    if (m->rank_nodes > 8)
+    if (m->ngroups > 1)
         fprintf(f, "bif       %d data messages crossed (%s): %d from chip 0, %d from chip 1\n", n,
                 text, way[0], way[1]);
     fprintf(f, "eib       at most %d DMA gets of data under way on one chip, at most %d packets "

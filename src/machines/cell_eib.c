@@ -80,7 +80,7 @@ typedef struct chip {
     int32_t legs_head, legs_tail;  /* legs with packets to grant */
     cs_tick_t wake_at;
     int in_flight, peak;           /* packets holding a ring */
-    int dma_live, dma_peak;        /* data commands past their command phase, not yet done */
+    int dma_live;                  /* data gets past their command phase, not yet done */
 } chip_t;
 
 typedef struct spe {
@@ -114,6 +114,7 @@ typedef struct cell {
     cs_net_t *net;                 /* the wrapper: its recorder takes time buckets */
     int64_t active;
     int64_t late_gets;             /* gets started before their recv (cell_idle) */
+    int dma_peak;                  /* most dma_live of one chip */
     uint32_t h_issue, h_arb, h_packet, h_bif, h_start, h_signal;
     int err_code;
     cs_error_t err;
@@ -224,14 +225,13 @@ static void dma_count(cell_t *c, const cmd_t *k, int delta)
     if (k->what != P_DATA || c->m[k->msg].small)
         return;
     int ca = chip_of(k->from), cb = chip_of(k->to);
-    for (int ch = ca; ; ch = cb) {
-        chip_t *x = &c->chip[ch];
-        x->dma_live += delta;
-        if (x->dma_live > x->dma_peak)
-            x->dma_peak = x->dma_live;
-        if (ch == cb)
-            break;
-    }
+    c->chip[ca].dma_live += delta;
+    if (cb != ca)
+        c->chip[cb].dma_live += delta;
+    if (c->chip[ca].dma_live > c->dma_peak)
+        c->dma_peak = c->chip[ca].dma_live;
+    if (c->chip[cb].dma_live > c->dma_peak)
+        c->dma_peak = c->chip[cb].dma_live;
 }
 
 /* Command phase over: the data may move.  Cross-chip data runs on two legs:
@@ -796,7 +796,5 @@ int cs_cell_eib_peak_transfers(const cs_net_t *n)
 int cs_cell_eib_peak_data_transfers(const cs_net_t *n)
 {
     const cell_t *c = cs_net_custom_impl(n);
-    if (!c)
-        return 0;
-    return c->chip[0].dma_peak > c->chip[1].dma_peak ? c->chip[0].dma_peak : c->chip[1].dma_peak;
+    return c ? c->dma_peak : 0;
 }

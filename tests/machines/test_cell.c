@@ -15,12 +15,20 @@
 
 #define NS_PER_TICK 0.3125 /* one 3.2 GHz core cycle */
 
-static double run_ns(const char *spec, const char *coll, const char *algo, int P, int64_t bytes,
-                     const char *opts)
+/* A collective run on the Cell that must succeed; h_done() it. */
+static h_run_t run_ok(const char *spec, const char *coll, const char *algo, int P, int64_t bytes,
+                      const char *opts)
 {
     h_run_t r = h_run(spec, coll, algo, P, bytes, 0, opts, CS_NET_PACKET, 1);
     cr_assert_eq(r.rc, CS_OK, "%s/%s on %s P=%d %lld B: %s", coll, algo, spec, P,
                  (long long)bytes, r.err.msg);
+    return r;
+}
+
+static double run_ns(const char *spec, const char *coll, const char *algo, int P, int64_t bytes,
+                     const char *opts)
+{
+    h_run_t r = run_ok(spec, coll, algo, P, bytes, opts);
     double t = (double)r.finish * NS_PER_TICK;
     h_done(&r);
     return t;
@@ -95,8 +103,7 @@ Test(cell, barriers)
 static int crossings(const char *coll, const char *algo, const char *opts, int64_t bytes,
                      int *xor8)
 {
-    h_run_t r = h_run("cell:chips=2", coll, algo, 16, bytes, 0, opts, CS_NET_PACKET, 1);
-    cr_assert_eq(r.rc, CS_OK, "%s/%s: %s", coll, algo, r.err.msg);
+    h_run_t r = run_ok("cell:chips=2", coll, algo, 16, bytes, opts);
     const cs_cell_crossing_t *x;
     int n = cs_cell_eib_crossings(r.res.net, &x);
     *xor8 = 1;
@@ -127,8 +134,7 @@ Test(cell, bif_data_messages_as_the_paper_counts_them)
 static int data_transfers(const char *spec, const char *coll, const char *algo, int P,
                           int64_t bytes)
 {
-    h_run_t r = h_run(spec, coll, algo, P, bytes, 0, NULL, CS_NET_PACKET, 1);
-    cr_assert_eq(r.rc, CS_OK, "%s/%s: %s", coll, algo, r.err.msg);
+    h_run_t r = run_ok(spec, coll, algo, P, bytes, NULL);
     int n = cs_cell_eib_peak_data_transfers(r.res.net);
     h_done(&r);
     return n;
