@@ -26,8 +26,8 @@
 
 #include "app/app.h"
 #include "coll/coll.h"
-#include "core/exec.h"
-#include "core/net.h"
+#include "engine/exec.h"
+#include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
 #include "io/ti.h"

@@ -23,7 +23,7 @@
 #include "app/app.h"
 #include "coll/check.h"
 #include "coll/coll.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/units.h"
 #include "io/heatmap.h"
 #include "io/plot.h"

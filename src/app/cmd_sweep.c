@@ -23,8 +23,8 @@
 
 #include "app/app.h"
 #include "coll/coll.h"
-#include "core/exec.h"
-#include "core/net.h"
+#include "engine/exec.h"
+#include "engine/net.h"
 #include "core/units.h"
 #include "io/plot.h"
 #include "machines/machine.h"

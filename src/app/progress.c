@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/units.h"
 
 #define PROGRESS_DELAY 1.0   /* seconds before the bar appears */

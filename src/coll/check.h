@@ -17,7 +17,7 @@
 #define CS_COLL_CHECK_H
 
 #include "coll/coll.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 
 typedef struct cs_coll_check cs_coll_check_t; /* opaque */
 

@@ -44,7 +44,7 @@
 
 #include <stdint.h>
 #include "core/error.h"
-#include "core/net.h"
+#include "engine/net.h"
 #include "machines/machine.h"
 
 #define CS_HEATMAP_WIDTH 1000.0

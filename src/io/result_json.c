@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/net.h"
+#include "engine/net.h"
 #include "topo/topo.h"
 
 /* Writes s as a JSON string: quotes, backslashes and control characters are

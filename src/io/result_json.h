@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/program.h"
 #include "machines/machine.h"
 

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 #include "core/error.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/program.h"
 #include "machines/machine.h"
 

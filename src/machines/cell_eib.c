@@ -15,7 +15,7 @@
  */
 #include "machines/cell_eib.h"
 
-#include "core/chanrec.h"
+#include "engine/chanrec.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -37,7 +37,7 @@
 #ifndef CS_CELL_EIB_H
 #define CS_CELL_EIB_H
 
-#include "core/net.h"
+#include "engine/net.h"
 #include "core/sim.h"
 #include "topo/topo.h"
 

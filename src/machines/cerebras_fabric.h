@@ -28,7 +28,7 @@
 #define CS_CEREBRAS_FABRIC_H
 
 #include <stdint.h>
-#include "core/net.h"
+#include "engine/net.h"
 #include "core/sim.h"
 #include "topo/topo.h"
 

@@ -28,7 +28,7 @@
 #ifndef CS_CNS1_NI_H
 #define CS_CNS1_NI_H
 
-#include "core/net.h"
+#include "engine/net.h"
 #include "core/sim.h"
 #include "topo/topo.h"
 

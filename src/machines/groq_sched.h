@@ -33,7 +33,7 @@
 #ifndef CS_GROQ_SCHED_H
 #define CS_GROQ_SCHED_H
 
-#include "core/net.h"
+#include "engine/net.h"
 #include "core/sim.h"
 #include "machines/groq.h"
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include "coll/coll.h" /* cs_coll_hints_t only: the vocabulary of hints */
 #include "core/error.h"
-#include "core/exec.h"
-#include "core/net.h"
+#include "engine/exec.h"
+#include "engine/net.h"
 #include "core/units.h"
 #include "topo/topo.h"
 

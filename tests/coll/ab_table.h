@@ -3,7 +3,7 @@
 #ifndef CS_TEST_COLL_AB_TABLE_H
 #define CS_TEST_COLL_AB_TABLE_H
 
-#include "core/net.h"
+#include "engine/net.h"
 
 /* alpha/beta pairs in whole ticks of the alpha-beta machine's 1 ps clock,
  * for formula sweeps */

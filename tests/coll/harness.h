@@ -12,7 +12,7 @@
 
 #include "coll/check.h"
 #include "coll/coll.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "machines/machine.h"
 
 typedef struct h_run {

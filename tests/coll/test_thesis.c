@@ -1,7 +1,7 @@
 /*
  * test_thesis.c - the Cerebras thesis's patterns (src/coll/thesis.c) on the
  * alpha-beta machine: their simulated times against closed forms derived
- * here from the engine's rules (src/core/net.h, exec.h), over sweeps of P,
+ * here from the engine's rules (src/engine/net.h, exec.h), over sweeps of P,
  * n, alpha, beta, the network unit and the root, in both fidelity modes;
  * their shapes against the thesis's own statements (the pre-order tree is
  * scalar at B = 1 and chain for long vectors); and validation of every

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "coll/coll.h"
 #include "io/figure.h"
 #include "io/goal.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "io/ti.h"
 #include "machines/machine.h"
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "io/goal.h"
 #include "io/timeline.h"
 #include "machines/machine.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "machines/machine.h"
 
 /* Runs `n`-byte messages src[i] -> dst[i] at time 0; returns recv end times. */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "../coll/harness.h"
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/program.h"
 #include "machines/machine.h"
 

@@ -6,7 +6,7 @@
 #ifndef CS_NET_INTERNAL_H
 #define CS_NET_INTERNAL_H
 
-#include "core/net.h"
+#include "engine/net.h"
 
 #define NIL32 UINT32_MAX
 #define NIL64 UINT64_MAX

@@ -3,7 +3,7 @@
  * parameters, message posting and routing, the endpoint port rule, message
  * completion and the per-channel statistics (see net.h for the model).
  */
-#include "core/net_internal.h"
+#include "engine/net_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

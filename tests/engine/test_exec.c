@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/program.h"
 #include "topo/topo.h"
 

@@ -17,7 +17,7 @@
  * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
  * flows whose rate changed get a new step event.
  */
-#include "core/net_internal.h"
+#include "engine/net_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

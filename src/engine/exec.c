@@ -14,7 +14,7 @@
  * destination's unexpected list; a recv posted later takes the oldest
  * unexpected message it accepts.  This is MPI's non-overtaking rule.
  */
-#include "core/exec.h"
+#include "engine/exec.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -10,7 +10,7 @@
  * while it still has units ready is round-robin among messages, which gives
  * k equal flows 1/k each.
  */
-#include "core/net_internal.h"
+#include "engine/net_internal.h"
 
 #include <stdio.h>
 #include <string.h>

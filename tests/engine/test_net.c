@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "core/exec.h"
+#include "engine/exec.h"
 #include "core/program.h"
 #include "topo/topo.h"
 

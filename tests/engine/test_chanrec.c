@@ -1,5 +1,5 @@
 /*
- * test_chanrec.c - the time-bucket recorder (src/core/chanrec.c) against a
+ * test_chanrec.c - the time-bucket recorder (src/engine/chanrec.c) against a
  * trivially correct reference: per-tick arrays of busy time, bytes and k.
  * Random intervals are recorded into both; every bucket and every window
  * must agree with the sums of the reference, through any number of width
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/chanrec.h"
+#include "engine/chanrec.h"
 
 #define T 4000 /* ticks of the reference */
 

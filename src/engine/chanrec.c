@@ -8,7 +8,7 @@
  * them.  The k level of each channel (cs_chanrec_k) is kept as (since, k)
  * so that a level lasting many buckets reaches every one of them.
  */
-#include "core/chanrec.h"
+#include "engine/chanrec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 #include "core/error.h"
-#include "core/net.h"
+#include "engine/net.h"
 #include "core/program.h"
 #include "core/queue.h"
 #include "topo/topo.h"

@@ -43,7 +43,7 @@
 #define CS_NET_H
 
 #include <stdint.h>
-#include "core/chanrec.h"
+#include "engine/chanrec.h"
 #include "core/error.h"
 #include "core/sim.h"
 #include "topo/topo.h"
