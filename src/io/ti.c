@@ -1143,6 +1143,31 @@ static int is_action_line(ti_reader_t *r)
     return r->ntok >= 2 && parse_u63(r->tok[0], &v) && isalpha((unsigned char)r->tok[1][0]);
 }
 
+/* Opens path into *f with r zeroed and its first meaningful line read
+ * (tokens in r): the start both cs_ti_read_file and cs_ti_sniff share.  A
+ * file with no such line is a parse error saying `blank` (lines but no
+ * meaningful one) or "empty file", then what was `expected`.  Returns
+ * CS_ERR_IO with *f NULL when the file cannot be opened; otherwise *f is
+ * open whatever the result (the caller closes it). */
+static int open_first(ti_reader_t *r, const char *path, const char *blank, const char *expected,
+                      FILE **f, char **buf, size_t *cap, cs_error_t *err)
+{
+    long line;
+    int rc;
+    memset(r, 0, sizeof *r);
+    r->err = err;
+    r->file = path;
+    r->file_rank = -1;
+    *f = fopen(path, "r");
+    if (!*f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    rc = first_line(r, *f, buf, cap, &line);
+    if (!rc && !line)
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected %s", path,
+                          r->line ? blank : "empty file", expected);
+    return rc;
+}
+
 /* An index entry relative to the index file's directory. */
 static char *join_path(const char *index, const char *entry)
 {
@@ -1215,23 +1240,14 @@ int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
     ti_reader_t r;
     char *buf = NULL;
     size_t cap = 0;
-    long line;
-    int rc;
+    FILE *f;
     *out = NULL;
-    FILE *f = fopen(path, "r");
+    int rc = open_first(&r, path, "no action in the file (only blank lines and comments)",
+                        "lines `<rank> <action> <args...>` or an index of trace files", &f, &buf,
+                        &cap, err);
     if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    memset(&r, 0, sizeof r);
+        return rc;
     r.o = o;
-    r.err = err;
-    r.file = path;
-    r.file_rank = -1;
-    rc = first_line(&r, f, &buf, &cap, &line);
-    if (!rc && !line)
-        rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected lines `<rank> <action> <args...>` "
-                                             "or an index of trace files",
-                          path, r.line ? "no action in the file (only blank lines and comments)"
-                                       : "empty file");
     if (!rc && is_action_line(&r)) {
         free(buf);
         free(r.tok);
@@ -1259,20 +1275,13 @@ int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
     ti_reader_t r;
     char *buf = NULL;
     size_t cap = 0;
-    long line;
-    int rc;
+    FILE *f;
     *is_ti = 0;
-    FILE *f = fopen(path, "r");
+    int rc = open_first(&r, path, "only blank lines and comments",
+                        "a GOAL schedule (`num_ranks N`) or a TI trace (`<rank> <action> ...`)", &f,
+                        &buf, &cap, err);
     if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    memset(&r, 0, sizeof r);
-    r.err = err;
-    r.file = path;
-    rc = first_line(&r, f, &buf, &cap, &line);
-    if (!rc && !line)
-        rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected a GOAL schedule (`num_ranks N`) "
-                                             "or a TI trace (`<rank> <action> ...`)",
-                          path, r.line ? "only blank lines and comments" : "empty file");
+        return rc;
     if (!rc) {
         struct stat st;
         if (is_action_line(&r))
