@@ -317,6 +317,25 @@ static double plot_label_width(cairo_t *cr, const plot_tick_t *t, double size)
     return w;
 }
 
+/* Paints the white background and returns the plot's left edge: a margin
+ * that fits the widest of the ny y tick labels (*ylabw, set) and the y
+ * axis label when there is one. */
+static double plot_background(cairo_t *cr, const plot_tick_t *yt, int ny, int has_ylabel,
+                              double *ylabw)
+{
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
+    *ylabw = 0;
+    for (int i = 0; i < ny; i++)
+        if (yt[i].labelled) {
+            double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
+            if (w > *ylabw)
+                *ylabw = w;
+        }
+    return 22 + (has_ylabel ? PLOT_LABEL_SIZE + 14 : 0) + *ylabw + 10;
+}
+
 static void plot_label(cairo_t *cr, double x, double y, const plot_tick_t *t, double size,
                        double ax, double ay)
 {
@@ -511,7 +530,7 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     plot_tick_t xt[PLOT_MAX_TICKS], yt[PLOT_MAX_TICKS]; /* ~60 KB of stack */
     plot_axis_t ax, ay;
     int nx, ny;
-    double ylabw = 0, top, left, right = PLOT_W - 30, bottom = PLOT_H - 78, lastx;
+    double ylabw, top, left, right = PLOT_W - 30, bottom = PLOT_H - 78, lastx;
     int has_title = p->title[0] != '\0';
 
     plot_range(p, 0, &ax);
@@ -519,18 +538,7 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     nx = plot_ticks(&ax, xt);
     ny = plot_ticks(&ay, yt);
 
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-
-    /* the left margin fits the widest y label */
-    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
-    for (int i = 0; i < ny; i++)
-        if (yt[i].labelled) {
-            double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
-            if (w > ylabw)
-                ylabw = w;
-        }
-    left = 22 + (p->ylabel[0] ? PLOT_LABEL_SIZE + 14 : 0) + ylabw + 10;
+    left = plot_background(cr, yt, ny, p->ylabel[0] != '\0', &ylabw);
     top = has_title ? 62 : 24;
     ax.px0 = left;
     ax.px1 = right;
@@ -645,7 +653,7 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
     const plot_bars_t *b = ctx;
     plot_tick_t yt[PLOT_MAX_TICKS];
     plot_axis_t ay;
-    double lo = 0, hi = 0, ylabw = 0, maxlw = 0;
+    double lo = 0, hi = 0, ylabw, maxlw = 0;
     int any = 0, ny, slant = 0;
 
     for (int i = 0; i < b->n; i++) {
@@ -675,17 +683,7 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
     ay.hi = hi;
     ny = plot_ticks(&ay, yt);
 
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-
-    cs_fig_font(cr, PLOT_TICK_SIZE, 0);
-    for (int i = 0; i < ny; i++)
-        if (yt[i].labelled) {
-            double w = plot_label_width(cr, &yt[i], PLOT_TICK_SIZE);
-            if (w > ylabw)
-                ylabw = w;
-        }
-    double left = 22 + (b->ylabel && b->ylabel[0] ? PLOT_LABEL_SIZE + 14 : 0) + ylabw + 10;
+    double left = plot_background(cr, yt, ny, b->ylabel && b->ylabel[0], &ylabw);
     double right = PLOT_W - 30, top = b->title && b->title[0] ? 62 : 24;
     double slot = (right - left) / (b->n > 0 ? b->n : 1);
     for (int i = 0; i < b->n; i++) {
