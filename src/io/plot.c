@@ -142,6 +142,16 @@ static double plot_map(const plot_axis_t *a, double v)
     return a->px0 + (plot_tr(v, a->log) - a->lo) / (a->hi - a->lo) * (a->px1 - a->px0);
 }
 
+/* Widens [*lo, *hi] to hold t (*any: whether it holds a value yet). */
+static void plot_extend(double t, double *lo, double *hi, int *any)
+{
+    if (!*any || t < *lo)
+        *lo = t;
+    if (!*any || t > *hi)
+        *hi = t;
+    *any = 1;
+}
+
 /* The range of one axis (which = 0: x, 1: y) over the shown points, with a
  * margin; a degenerate range is widened so that the point sits inside. */
 static void plot_range(const cs_plot_t *p, int which, plot_axis_t *a)
@@ -153,12 +163,7 @@ static void plot_range(const cs_plot_t *p, int which, plot_axis_t *a)
         for (size_t i = 0; i < s->n; i++) {
             if (!plot_point_shown(p, s, i))
                 continue;
-            double t = plot_tr(which ? s->y[i] : s->x[i], log);
-            if (!any || t < lo)
-                lo = t;
-            if (!any || t > hi)
-                hi = t;
-            any = 1;
+            plot_extend(plot_tr(which ? s->y[i] : s->x[i], log), &lo, &hi, &any);
         }
     }
     if (!any) {
@@ -660,12 +665,7 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
         double v = b->values[i];
         if (!plot_shown(v, b->logy))
             continue;
-        double t = plot_tr(v, b->logy);
-        if (!any || t < lo)
-            lo = t;
-        if (!any || t > hi)
-            hi = t;
-        any = 1;
+        plot_extend(plot_tr(v, b->logy), &lo, &hi, &any);
     }
     if (!any) {
         lo = 0;
