@@ -35,7 +35,6 @@
 #include "io/plot.h"
 #include "io/result_json.h"
 #include "io/timeline.h"
-#include "machines/cerebras.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
@@ -104,8 +103,9 @@ static void run_help(void)
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
            "      --validate         check that every rank ends with the right data, every\n"
            "                         contribution exactly once (exit status 4 if not)\n"
-           "      --predict          (cerebras) also print the thesis's cycle model for the\n"
-           "                         algorithm, where it has one\n"
+           "      --predict          also print the machine's closed-form model of the\n"
+           "                         collective beside the simulated time (cerebras, alphabeta,\n"
+           "                         cns1, groq, loggp; \"none\" and why where there is none)\n"
            "\n"
            "Figures (docs/figures.md):\n"
            "      --heatmap FILE     draw the links on the machine's layout (.png, .svg, .pdf)\n"
@@ -531,50 +531,33 @@ int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
     return count;
 }
 
-/* --predict: the thesis's model value beside the simulated time.  Options
- * the model does not read (stream=) are not passed on. */
+/* --predict: the machine's closed-form model (cs_machine_predict) beside
+ * the simulated time, one line per form, or "none" and why. */
 static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
                                  cs_tick_t simulated)
 {
-    const cs_cerebras_t *cb = cs_cerebras_of(m);
     const cs_coll_args_t *ca = &c->args;
-    static const char *const model_keys[] = {"base", "inner", "g", NULL};
-    char algo[256];
-    int64_t S = 0;
-    double cycles;
+    cs_model_request_t req = {ca->kind, c->algo->name, ca->P, ca->bytes, ca->root,
+                              c->hints.grid_rows, c->hints.grid_cols,
+                              c->has_opts ? c->opts.kv : NULL, c->has_opts ? c->opts.nkv : 0};
+    cs_model_t model;
     cs_error_t e;
-    if (!cb) {
-        fprintf(f, "model     none: --predict needs a cerebras machine\n");
-        return;
-    }
-    snprintf(algo, sizeof algo, "%s", c->algo->name);
-    for (int i = 0; c->has_opts && i < c->opts.nkv; i++) {
-        const cs_spec_kv_t *kv = &c->opts.kv[i];
-        if (!strcmp(kv->key, "S"))
-            S = atoll(kv->value);
-        for (int k = 0; model_keys[k]; k++)
-            if (!strcmp(kv->key, model_keys[k]))
-                snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%s%s=%s",
-                         strchr(algo, ':') ? "," : ":", kv->key, kv->value);
-    }
-    int64_t B = ca->bytes > 4 ? (ca->bytes + 3) / 4 : 1;
-    if (cs_cerebras_predict(cs_coll_name(ca->kind), algo, ca->P, c->hints.grid_rows,
-                            c->hints.grid_cols, B, cb->tr, S, ca->root, &cycles, &e)) {
+    if (cs_machine_predict(m, &req, &model, &e)) {
         fprintf(f, "model     none: %s\n", e.msg);
         return;
     }
-    fprintf(f, "model     %.2f cycles (thesis, printed form); simulated - model = %+.2f (%+.2f%%)\n",
-            cycles, (double)simulated - cycles,
-            cycles > 0 ? 100.0 * ((double)simulated - cycles) / cycles : 0.0);
-    /* where the printed formula contradicts its proof, the re-derived one too */
-    double re;
-    snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%sform=rederived",
-             strchr(algo, ':') ? "," : ":");
-    if (!cs_cerebras_predict(cs_coll_name(ca->kind), algo, ca->P, c->hints.grid_rows,
-                             c->hints.grid_cols, B, cb->tr, S, ca->root, &re, &e) &&
-        re != cycles)
-        fprintf(f, "          %.2f cycles (re-derived form); simulated - model = %+.2f (%+.2f%%)\n",
-                re, (double)simulated - re, re > 0 ? 100.0 * ((double)simulated - re) / re : 0.0);
+    for (int i = 0; i < model.nforms; i++) {
+        const cs_model_form_t *mf = &model.form[i];
+        char secs[64] = "";
+        if (model.show_seconds) {
+            memcpy(secs, " = ", 4);
+            cs_units_format_seconds(mf->seconds, secs + 3, sizeof secs - 3);
+        }
+        fprintf(f, "%s%.2f %s%s (%s); simulated - model = %+.2f (%+.2f%%)\n",
+                i ? "          " : "model     ", mf->ticks, model.unit, secs, mf->name,
+                (double)simulated - mf->ticks,
+                mf->ticks > 0 ? 100.0 * ((double)simulated - mf->ticks) / mf->ticks : 0.0);
+    }
 }
 
 static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *m,
@@ -626,8 +609,7 @@ void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t 
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);
-    if (m->report)
-        m->report(m, r->net, f);
+    cs_machine_report(m, r->net, f);
 }
 
 void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing)

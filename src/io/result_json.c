@@ -157,7 +157,7 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
     json_key(f, in1, "machine");
     fputs("{\n", f);
     json_kv_string(f, in2, "spec", m->spec, 0);
-    json_kv_string(f, in2, "type", m->type, 0);
+    json_kv_string(f, in2, "type", m->type->name, 0);
     json_kv_string(f, in2, "topology", cs_topo_name(t), 0);
     json_kv_int(f, in2, "nodes", cs_topo_nodes(t), 0);
     json_kv_int(f, in2, "channels", nchan, 0);

@@ -78,8 +78,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     c->p.s_proc = iface == 2 || links == 1 ? 2 : 1;
     c->p.s_link = links == 1 ? 2 : 1;
     m->impl = c;
-    m->destroy_impl = free;
-    m->net_new = net_new;
     m->tick_seconds = cycle;
     m->reduce_num = 0; /* the paper times transfers only */
     m->reduce_den = 1;
@@ -104,4 +102,7 @@ const cs_machine_type_t cs_machine_cns1 = {
              "[,links=1x|2x][,bound=processor|link]",
     .keys = keys,
     .create = create,
+    .destroy = free,
+    .net_new = net_new,
+    .layout = cs_machine_layout_topo,
 };

@@ -737,6 +737,13 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     return cs_groq_sched_new(ctx, sim, hooks, out, err);
 }
 
+/* Figures: the group matrix beside one node's K8 (a single node: its
+ * graph). */
+static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    out->kind = m->ngroups > 1 ? CS_LAYOUT_DRAGONFLY : CS_LAYOUT_GRAPH;
+}
+
 static void destroy(void *impl)
 {
     cs_groq_t *g = impl;
@@ -800,7 +807,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
     cs_groq_t *g = cs_calloc(1, sizeof *g);
     m->impl = g;
-    m->destroy_impl = destroy;
     g->racks = (int)racks;
     g->nodes = racks ? (int)racks * CS_GROQ_RACK_NODES : (int)nodes;
     g->tsps = g->nodes * A_TSPS;
@@ -848,8 +854,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         g->dump_path = cs_strdup(v);
     }
 
-    m->net_new = net_new;
-    m->report = report;
     m->tick_seconds = 1e-12;
     m->reduce_num = 0;
     m->reduce_den = 1;
@@ -889,4 +893,8 @@ const cs_machine_type_t cs_machine_groq = {
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,
     .create = create,
+    .destroy = destroy,
+    .net_new = net_new,
+    .report = report,
+    .layout = layout,
 };

@@ -633,7 +633,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
     loggp_machine_t *lm = cs_calloc(1, sizeof *lm);
     m->impl = lm;
-    m->destroy_impl = destroy_impl;
     if ((rc = whole_ticks("L", L, tick, &lm->p.L, err)) ||
         (rc = whole_ticks("o", o, tick, &lm->p.o, err)) ||
         (rc = whole_ticks("g", g, tick, &lm->p.g, err)) ||
@@ -654,8 +653,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     cs_topo_set_route(t, star_route, &lm->hosts);
     m->rank_nodes = (int)p;
     m->tick_seconds = tick;
-    m->net_new = net_new;
-    m->report = loggp_report;
     m->net.unit_bytes = S > 0 ? S : 1; /* the natural segment: the largest eager message */
     m->net.send_ports = 1;
     m->net.recv_ports = 1;
@@ -682,4 +679,8 @@ const cs_machine_type_t cs_machine_loggp = {
              "[,unsafe=release|deadlock] (times in ns unless a unit is given; G, O, reduce per byte)",
     .keys = keys,
     .create = create,
+    .destroy = destroy_impl,
+    .net_new = net_new,
+    .report = loggp_report,
+    .layout = NULL, /* a crossbar: the graph layout draws it as a star */
 };

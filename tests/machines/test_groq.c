@@ -29,7 +29,7 @@ static cs_machine_t *machine(const char *spec)
     cs_machine_t *m;
     cs_error_t err;
     cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
-    cr_assert_str_eq(m->type, "groq");
+    cr_assert_str_eq(m->type->name, "groq");
     return m;
 }
 
