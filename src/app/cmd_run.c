@@ -531,18 +531,25 @@ int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
     return count;
 }
 
-/* --predict: the machine's closed-form model (cs_machine_predict) beside
- * the simulated time, one line per form, or "none" and why. */
-static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
-                                 cs_tick_t simulated)
+/* The machine's closed-form model of collective c (cs_machine_predict). */
+static int run_model(const cs_machine_t *m, const cs_app_coll_t *c, cs_model_t *model,
+                     cs_error_t *err)
 {
     const cs_coll_args_t *ca = &c->args;
     cs_model_request_t req = {ca->kind, c->algo->name, ca->P, ca->bytes, ca->root,
                               c->hints.grid_rows, c->hints.grid_cols,
                               c->has_opts ? c->opts.kv : NULL, c->has_opts ? c->opts.nkv : 0};
+    return cs_machine_predict(m, &req, model, err);
+}
+
+/* --predict: the machine's closed-form model (cs_machine_predict) beside
+ * the simulated time, one line per form, or "none" and why. */
+static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
+                                 cs_tick_t simulated)
+{
     cs_model_t model;
     cs_error_t e;
-    if (cs_machine_predict(m, &req, &model, &e)) {
+    if (run_model(m, c, &model, &e)) {
         fprintf(f, "model     none: %s\n", e.msg);
         return;
     }
@@ -647,22 +654,47 @@ void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_
     }
 }
 
-int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
-                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
-                      cs_error_t *err)
+/* The JSON result with its info to path ("-": stdout). */
+static int run_write_json_info(const char *path, const cs_machine_t *m, const cs_program_t *p,
+                               const cs_exec_result_t *r, const cs_result_info_t *info,
+                               cs_error_t *err)
 {
-    cs_result_info_t info = {with_timing, validated};
     if (strcmp(path, "-") == 0)
-        return cs_result_write_json_info(stdout, m, p, r, &info, err);
+        return cs_result_write_json_info(stdout, m, p, r, info, err);
 
     FILE *f = fopen(path, "w");
     if (!f)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
                             strerror(errno));
-    int rc = cs_result_write_json_info(f, m, p, r, &info, err);
+    int rc = cs_result_write_json_info(f, m, p, r, info, err);
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
     return rc;
+}
+
+/* --json with --predict: the model object beside the result. */
+static int run_write_json_predict(const char *path, int with_timing, const cs_machine_t *m,
+                                  const cs_program_t *p, const cs_exec_result_t *r,
+                                  const cs_app_coll_t *c, int validated, cs_error_t *err)
+{
+    cs_model_t model;
+    cs_error_t e;
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated, .predict = 1};
+    if (!c)
+        info.model_none = "not a collective (--predict models --coll runs)";
+    else if (run_model(m, c, &model, &e))
+        info.model_none = e.msg;
+    else
+        info.model = &model;
+    return run_write_json_info(path, m, p, r, &info, err);
+}
+
+int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
+                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
+                      cs_error_t *err)
+{
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated};
+    return run_write_json_info(path, m, p, r, &info, err);
 }
 
 /* ---- figures: heatmaps, frames, timelines ------------------------------- */
@@ -917,7 +949,9 @@ int cs_app_cmd_run(int argc, char **argv)
     if (rc == CS_OK) {
         int validated = chk != NULL; /* and it passed: rc is CS_OK */
         if (a.json)
-            rc = cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
+            rc = a.predict ? run_write_json_predict(a.json, a.with_timing, m, p, &res,
+                                                    a.coll ? &coll : NULL, validated, &err)
+                           : cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
         else
             run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
     }

@@ -1,6 +1,8 @@
 /*
  * machine.c - the registry of machine types and the spec-string front door
- * (see machine.h).  Adding a machine means adding its type to `types`.
+ * (see machine.h), and the generic entries every machine shares: reports,
+ * node labels, layouts and --predict through the type's table.  Adding a
+ * machine means adding its type to `types` (docs/adding-a-machine.md).
  */
 #include "machines/machine.h"
 

@@ -2,6 +2,12 @@
  * machine.h - a machine: topology + network timing + node model + hints,
  * created from a spec string ("alphabeta:topo=ring,p=8") through a registry.
  *
+ * A machine type is one constant table (cs_machine_type_t: keys, create,
+ * destroy, engine, report, node labels, figure layout, closed-form model);
+ * an instance (cs_machine_t) holds its data and a pointer to its type, which
+ * is also its identity.  Everything above src/machines reaches a machine
+ * through this header only (docs/adding-a-machine.md).
+ *
  * Algorithms (src/coll) never include a machine header; they see a machine
  * only through the hints below, translated into rank space by
  * cs_machine_hints_init (the one dependency of this layer on coll.h is that
