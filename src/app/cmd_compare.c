@@ -288,7 +288,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         char title[320], sub[320];
         memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
-                 m->type);
+                 m->type->name);
         cs_app_run_title(m, &coll, NULL, coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)

@@ -35,7 +35,6 @@
 #include "io/plot.h"
 #include "io/result_json.h"
 #include "io/timeline.h"
-#include "machines/cerebras.h"
 #include "machines/machine.h"
 
 #define RUN_TOP_CHANNELS 5
@@ -104,8 +103,9 @@ static void run_help(void)
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
            "      --validate         check that every rank ends with the right data, every\n"
            "                         contribution exactly once (exit status 4 if not)\n"
-           "      --predict          (cerebras) also print the thesis's cycle model for the\n"
-           "                         algorithm, where it has one\n"
+           "      --predict          also print the machine's closed-form model of the\n"
+           "                         collective beside the simulated time (cerebras, alphabeta,\n"
+           "                         cns1, groq, loggp; \"none\" and why where there is none)\n"
            "\n"
            "Figures (docs/figures.md):\n"
            "      --heatmap FILE     draw the links on the machine's layout (.png, .svg, .pdf)\n"
@@ -531,50 +531,40 @@ int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
     return count;
 }
 
-/* --predict: the thesis's model value beside the simulated time.  Options
- * the model does not read (stream=) are not passed on. */
+/* The machine's closed-form model of collective c (cs_machine_predict). */
+static int run_model(const cs_machine_t *m, const cs_app_coll_t *c, cs_model_t *model,
+                     cs_error_t *err)
+{
+    const cs_coll_args_t *ca = &c->args;
+    cs_model_request_t req = {ca->kind, c->algo->name, ca->P, ca->bytes, ca->root,
+                              c->hints.grid_rows, c->hints.grid_cols,
+                              c->has_opts ? c->opts.kv : NULL, c->has_opts ? c->opts.nkv : 0};
+    return cs_machine_predict(m, &req, model, err);
+}
+
+/* --predict: the machine's closed-form model (cs_machine_predict) beside
+ * the simulated time, one line per form, or "none" and why. */
 static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
                                  cs_tick_t simulated)
 {
-    const cs_cerebras_t *cb = cs_cerebras_of(m);
-    const cs_coll_args_t *ca = &c->args;
-    static const char *const model_keys[] = {"base", "inner", "g", NULL};
-    char algo[256];
-    int64_t S = 0;
-    double cycles;
+    cs_model_t model;
     cs_error_t e;
-    if (!cb) {
-        fprintf(f, "model     none: --predict needs a cerebras machine\n");
-        return;
-    }
-    snprintf(algo, sizeof algo, "%s", c->algo->name);
-    for (int i = 0; c->has_opts && i < c->opts.nkv; i++) {
-        const cs_spec_kv_t *kv = &c->opts.kv[i];
-        if (!strcmp(kv->key, "S"))
-            S = atoll(kv->value);
-        for (int k = 0; model_keys[k]; k++)
-            if (!strcmp(kv->key, model_keys[k]))
-                snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%s%s=%s",
-                         strchr(algo, ':') ? "," : ":", kv->key, kv->value);
-    }
-    int64_t B = ca->bytes > 4 ? (ca->bytes + 3) / 4 : 1;
-    if (cs_cerebras_predict(cs_coll_name(ca->kind), algo, ca->P, c->hints.grid_rows,
-                            c->hints.grid_cols, B, cb->tr, S, ca->root, &cycles, &e)) {
+    if (run_model(m, c, &model, &e)) {
         fprintf(f, "model     none: %s\n", e.msg);
         return;
     }
-    fprintf(f, "model     %.2f cycles (thesis, printed form); simulated - model = %+.2f (%+.2f%%)\n",
-            cycles, (double)simulated - cycles,
-            cycles > 0 ? 100.0 * ((double)simulated - cycles) / cycles : 0.0);
-    /* where the printed formula contradicts its proof, the re-derived one too */
-    double re;
-    snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%sform=rederived",
-             strchr(algo, ':') ? "," : ":");
-    if (!cs_cerebras_predict(cs_coll_name(ca->kind), algo, ca->P, c->hints.grid_rows,
-                             c->hints.grid_cols, B, cb->tr, S, ca->root, &re, &e) &&
-        re != cycles)
-        fprintf(f, "          %.2f cycles (re-derived form); simulated - model = %+.2f (%+.2f%%)\n",
-                re, (double)simulated - re, re > 0 ? 100.0 * ((double)simulated - re) / re : 0.0);
+    for (int i = 0; i < model.nforms; i++) {
+        const cs_model_form_t *mf = &model.form[i];
+        char secs[64] = "";
+        if (model.show_seconds) {
+            memcpy(secs, " = ", 4);
+            cs_units_format_seconds(mf->seconds, secs + 3, sizeof secs - 3);
+        }
+        fprintf(f, "%s%.2f %s%s (%s); simulated - model = %+.2f (%+.2f%%)\n",
+                i ? "          " : "model     ", mf->ticks, model.unit, secs, mf->name,
+                (double)simulated - mf->ticks,
+                mf->ticks > 0 ? 100.0 * ((double)simulated - mf->ticks) / mf->ticks : 0.0);
+    }
 }
 
 static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *m,
@@ -626,8 +616,7 @@ void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t 
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);
-    if (m->report)
-        m->report(m, r->net, f);
+    cs_machine_report(m, r->net, f);
 }
 
 void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing)
@@ -665,22 +654,47 @@ void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_
     }
 }
 
-int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
-                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
-                      cs_error_t *err)
+/* The JSON result with its info to path ("-": stdout). */
+static int run_write_json_info(const char *path, const cs_machine_t *m, const cs_program_t *p,
+                               const cs_exec_result_t *r, const cs_result_info_t *info,
+                               cs_error_t *err)
 {
-    cs_result_info_t info = {with_timing, validated};
     if (strcmp(path, "-") == 0)
-        return cs_result_write_json_info(stdout, m, p, r, &info, err);
+        return cs_result_write_json_info(stdout, m, p, r, info, err);
 
     FILE *f = fopen(path, "w");
     if (!f)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
                             strerror(errno));
-    int rc = cs_result_write_json_info(f, m, p, r, &info, err);
+    int rc = cs_result_write_json_info(f, m, p, r, info, err);
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
     return rc;
+}
+
+/* --json with --predict: the model object beside the result. */
+static int run_write_json_predict(const char *path, int with_timing, const cs_machine_t *m,
+                                  const cs_program_t *p, const cs_exec_result_t *r,
+                                  const cs_app_coll_t *c, int validated, cs_error_t *err)
+{
+    cs_model_t model;
+    cs_error_t e;
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated, .predict = 1};
+    if (!c)
+        info.model_none = "not a collective (--predict models --coll runs)";
+    else if (run_model(m, c, &model, &e))
+        info.model_none = e.msg;
+    else
+        info.model = &model;
+    return run_write_json_info(path, m, p, r, &info, err);
+}
+
+int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
+                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
+                      cs_error_t *err)
+{
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated};
+    return run_write_json_info(path, m, p, r, &info, err);
 }
 
 /* ---- figures: heatmaps, frames, timelines ------------------------------- */
@@ -935,7 +949,9 @@ int cs_app_cmd_run(int argc, char **argv)
     if (rc == CS_OK) {
         int validated = chk != NULL; /* and it passed: rc is CS_OK */
         if (a.json)
-            rc = cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
+            rc = a.predict ? run_write_json_predict(a.json, a.with_timing, m, p, &res,
+                                                    a.coll ? &coll : NULL, validated, &err)
+                           : cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
         else
             run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
     }

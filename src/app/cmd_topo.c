@@ -121,8 +121,7 @@ int cs_app_cmd_topo(int argc, char **argv)
         topo_print_hops("avg distance", st.avg_distance, 0, too_large, st.connected);
         if (!too_large)
             printf("%-13s %s\n", "connected", st.connected ? "yes" : "no");
-        if (m->report)
-            m->report(m, NULL, stdout);
+        cs_machine_report(m, NULL, stdout);
     }
     if (rc == CS_OK && a.graphml) {
         rc = topo_write(m->topo, a.graphml, cs_topo_write_graphml, &err);

@@ -20,23 +20,19 @@ void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len)
         cs_topo_grid(t, &rows, &cols);
     /* "groq groq-dragonfly": the type once when the topology's name has it */
     const char *name = cs_topo_name(t);
-    int has_type = !strncmp(name, m->type, strlen(m->type));
+    const char *type = m->type->name;
+    int has_type = !strncmp(name, type, strlen(type));
     if (rows > 0 && cols > 0 && (int64_t)rows * cols == cs_topo_nodes(t))
-        snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : m->type, has_type ? "" : " ",
+        snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : type, has_type ? "" : " ",
                  name, rows, cols);
     else
-        snprintf(buf, len, "%s%s%s of %d nodes", has_type ? "" : m->type, has_type ? "" : " ",
+        snprintf(buf, len, "%s%s%s of %d nodes", has_type ? "" : type, has_type ? "" : " ",
                  name, cs_topo_nodes(t));
 }
 
 const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t len)
 {
-    const char *s = m->node_label ? m->node_label(m, node, buf, len) : NULL;
-    if (!s) {
-        snprintf(buf, len, "%d", node);
-        s = buf;
-    }
-    return s;
+    return cs_machine_node_label(m, node, buf, len);
 }
 
 void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,

@@ -308,36 +308,6 @@ static void grid_channel(cs_heatmap_t *h, int c)
     add_line(h, c, c0, r0, c1, r1, off, 0.15); /* any other link: a chord */
 }
 
-/* Grid dimensions of the machine, or 0.  1D shapes (a line, a row or a
- * column of a mesh) come back as 1 x n with *line set. */
-static int grid_dims(const cs_machine_t *m, int *rows, int *cols, int *line, int *wrap)
-{
-    const cs_topo_t *t = m->topo;
-    cs_topo_kind_t k = cs_topo_kind(t);
-    *line = *wrap = 0;
-    if (k == CS_TOPO_LINE) {
-        *rows = 1;
-        *cols = cs_topo_nodes(t);
-        *line = 1;
-        return 1;
-    }
-    if (!cs_topo_grid(t, rows, cols)) {
-        if (m->grid_rows <= 0)
-            return 0;
-        *rows = m->grid_rows;
-        *cols = m->grid_cols;
-    }
-    if ((int64_t)*rows * *cols != cs_topo_nodes(t))
-        return 0;
-    *wrap = k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER;
-    if (*rows == 1 || *cols == 1) {
-        *cols = *rows * *cols;
-        *rows = 1;
-        *line = 1;
-    }
-    return 1;
-}
-
 static void map_fit(cs_heatmap_t *h, double x0, double y0, double x1, double y1)
 {
     h->bx0 = x0;
@@ -360,14 +330,15 @@ static void grid_fit(cs_heatmap_t *h)
     map_fit(h, -mx, -my, h->dcols - 1 + mx, h->drows - 1 + my);
 }
 
-static void build_grid(cs_heatmap_t *h, int rows, int cols, int line)
+static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
 {
     const char *shape = cs_topo_name(h->t);
+    int rows = lay->rows, cols = lay->cols, line = lay->line;
     int P = rows * cols;
     h->rows = rows;
     h->cols = cols;
-    h->wrap_x = cs_topo_kind(h->t) == CS_TOPO_TORUS || cs_topo_kind(h->t) == CS_TOPO_CYLINDER;
-    h->wrap_y = cs_topo_kind(h->t) == CS_TOPO_TORUS;
+    h->wrap_x = lay->wrap_x;
+    h->wrap_y = lay->wrap_y;
     h->bands = 1;
     h->dcols = cols;
     h->drows = rows;
@@ -801,11 +772,6 @@ static void dragonfly_panel(cs_heatmap_t *h, int g)
 
 /* ---- construction ------------------------------------------------------------------------- */
 
-static int name_has(const cs_topo_t *t, const char *what)
-{
-    return strstr(cs_topo_name(t), what) != NULL;
-}
-
 static int groups_cover(const cs_machine_t *m)
 {
     return m->node_group && m->ngroups > 1 &&
@@ -815,37 +781,25 @@ static int groups_cover(const cs_machine_t *m)
 int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
 {
     cs_heatmap_t *h = cs_calloc(1, sizeof *h);
-    int rows, cols, line, wrap, rc = CS_OK;
-    cs_layout_hint_t hint = m->layout;
-    cs_topo_kind_t kind = cs_topo_kind(m->topo);
+    int rc = CS_OK;
+    cs_machine_layout_t lay;
     *out = NULL;
     h->m = m;
     h->t = m->topo;
     h->nnodes = cs_topo_nodes(m->topo);
     h->nchans = cs_topo_channels(m->topo);
-    if (hint == CS_LAYOUT_AUTO) {
-        int has_grid = grid_dims(m, &rows, &cols, &line, &wrap);
-        if (kind == CS_TOPO_RING || (has_grid && line && wrap))
-            hint = CS_LAYOUT_RING;
-        else if (has_grid)
-            hint = CS_LAYOUT_GRID;
-        else if (kind == CS_TOPO_COMPLETE || kind == CS_TOPO_HYPERCUBE)
-            hint = CS_LAYOUT_CIRCLE;
-        else if (name_has(m->topo, "dragonfly") && groups_cover(m))
-            hint = CS_LAYOUT_DRAGONFLY;
-        else if (name_has(m->topo, "eib"))
-            hint = CS_LAYOUT_RINGS;
-        else
-            hint = CS_LAYOUT_GRAPH;
-    }
-    if (hint == CS_LAYOUT_GRID && !grid_dims(m, &rows, &cols, &line, &wrap))
+    /* the machine says which layout; what it cannot hold falls back to a graph */
+    cs_machine_layout(m, &lay);
+    cs_layout_kind_t hint = lay.kind;
+    if (hint == CS_LAYOUT_GRID &&
+        (lay.rows < 1 || lay.cols < 1 || (int64_t)lay.rows * lay.cols != h->nnodes))
         hint = CS_LAYOUT_GRAPH;
     if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m))
         hint = CS_LAYOUT_GRAPH;
 
     switch (hint) {
     case CS_LAYOUT_GRID:
-        build_grid(h, rows, cols, line);
+        build_grid(h, &lay);
         break;
     case CS_LAYOUT_RING: {
         h->kind = L_RING;
@@ -859,7 +813,7 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
     case CS_LAYOUT_CIRCLE: {
         h->kind = L_CIRCLE;
         int32_t *gray = NULL;
-        if (kind == CS_TOPO_HYPERCUBE) {
+        if (lay.gray) {
             /* Gray-code order: dimension-0 neighbours sit side by side */
             gray = cs_malloc((size_t)h->nnodes * sizeof *gray);
             for (int i = 0; i < h->nnodes; i++)
@@ -871,7 +825,7 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
         snprintf(h->note, sizeof h->note,
                  "%s of %d nodes on a circle%s \xc2\xb7 each link direction is its own chord, "
                  "traffic keeps right", cs_topo_name(h->t), h->nnodes,
-                 kind == CS_TOPO_HYPERCUBE ? " in Gray-code order" : "");
+                 lay.gray ? " in Gray-code order" : "");
         break;
     }
     case CS_LAYOUT_RINGS:
@@ -1041,7 +995,7 @@ static int by_value(const void *a, const void *b)
 
 static const char *node_text(const cs_heatmap_t *h, int node, char *buf, size_t len)
 {
-    const char *s = h->m->node_label ? h->m->node_label(h->m, node, buf, len) : NULL;
+    const char *s = h->m->type->node_label ? h->m->type->node_label(h->m, node, buf, len) : NULL;
     if (!s) {
         snprintf(buf, len, "%d", node);
         s = buf;

@@ -3,8 +3,8 @@
  * stall, peak k) drawn on the machine's own layout with cairo, as PNG, SVG
  * or PDF by the file's extension.
  *
- * Layouts (cs_layout_hint_t in machines/machine.h, derived from the
- * topology unless the machine sets one):
+ * Layouts (cs_machine_layout_t in machines/machine.h: the machine's type
+ * says which one, with its parameters):
  *   grid       meshes, tori, the CNS-1 cylinder, the Cerebras wafer, lines
  *              (folded into a snake when long): every link direction is its
  *              own lane beside the link, traffic keeps right (an eastbound

@@ -124,6 +124,37 @@ static void json_kv_string(FILE *f, const char *indent, const char *key, const c
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* "model": the closed form(s) beside the simulated finish (--predict). */
+static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
+                       const cs_exec_result_t *r)
+{
+    const cs_model_t *mo = info->model;
+    const char *in2 = "    ", *in3 = "      ";
+    json_key(f, in1, "model");
+    fputs("{\n", f);
+    if (!mo) {
+        json_kv_string(f, in2, "none", info->model_none ? info->model_none : "no model", 1);
+        fprintf(f, "%s},\n", in1);
+        return;
+    }
+    json_kv_double(f, in2, "ticks", mo->form[0].ticks, 0);
+    json_kv_double(f, in2, "seconds", mo->form[0].seconds, 0);
+    json_kv_string(f, in2, "form", mo->form[0].name, 0);
+    json_kv_string(f, in2, "unit", mo->unit, 0);
+    json_kv_double(f, in2, "simulated_minus_model_ticks", (double)r->finish - mo->form[0].ticks,
+                   0);
+    json_key(f, in2, "forms");
+    fputs("[", f);
+    for (int i = 0; i < mo->nforms; i++) {
+        fprintf(f, "%s\n%s{\n", i ? "," : "", in3);
+        json_kv_double(f, "        ", "ticks", mo->form[i].ticks, 0);
+        json_kv_double(f, "        ", "seconds", mo->form[i].seconds, 0);
+        json_kv_string(f, "        ", "form", mo->form[i].name, 1);
+        fprintf(f, "%s}", in3);
+    }
+    fprintf(f, "\n%s]\n%s},\n", in2, in1);
+}
+
 static int json_chan_listed(const cs_chan_stats_t *s)
 {
     return s && s->bytes > 0;
@@ -132,7 +163,7 @@ static int json_chan_listed(const cs_chan_stats_t *s)
 int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
                          const cs_exec_result_t *r, int with_timing, cs_error_t *err)
 {
-    cs_result_info_t info = {with_timing, 0};
+    cs_result_info_t info = {.with_timing = with_timing};
     return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 
@@ -157,7 +188,7 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
     json_key(f, in1, "machine");
     fputs("{\n", f);
     json_kv_string(f, in2, "spec", m->spec, 0);
-    json_kv_string(f, in2, "type", m->type, 0);
+    json_kv_string(f, in2, "type", m->type->name, 0);
     json_kv_string(f, in2, "topology", cs_topo_name(t), 0);
     json_kv_int(f, in2, "nodes", cs_topo_nodes(t), 0);
     json_kv_int(f, in2, "channels", nchan, 0);
@@ -184,6 +215,8 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
                    with_timing && r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
                    0);
     json_kv_int(f, in1, "messages", r->messages, 0);
+    if (info->predict)
+        json_model(f, in1, info, r);
 
     /* Arrays hold one object per line: large machines give long arrays, and
      * line-per-record keeps them greppable and diffable. */

@@ -44,6 +44,11 @@ typedef struct cs_result_info {
     int with_timing; /* as above */
     int validated;   /* 1: --validate checked the final data placement and it
                         was right (a failed validation writes no result) */
+    /* --predict: 1 writes a "model" object (docs/json.md), 0 leaves it out
+     * (so results without --predict keep their exact form) */
+    int predict;
+    const cs_model_t *model;  /* the machine's model, or NULL: none, ... */
+    const char *model_none;   /* ... for this reason */
 } cs_result_info_t;
 
 /* cs_result_write_json with the run's info (cs_result_write_json writes

@@ -174,6 +174,109 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     return CS_OK;
 }
 
+/* ---- --predict: the lecture's closed forms (alpha-beta.md §8) -----------
+ *
+ * a = alpha, b = beta (ticks, per byte), P ranks, n the vector (broadcast,
+ * reduce, allreduce) or m = the block per rank (scatter, gather, allgather,
+ * reduce-scatter; the lecture's n = m P), L = ceil(log2 P).  The forms hold
+ * where every message is uncontended (a complete graph; a ring for the ring
+ * algorithms) and P divides the vector where it is split; they leave out
+ * the reduction's compute (reduce=0) and the per-hop latency (hop=0), as
+ * the lecture does. */
+typedef struct ab_form {
+    cs_coll_kind_t kind;
+    const char *algo;
+    const char *name;   /* the formula, as printed */
+    double (*ticks)(int P, int L, double n, double a, double b);
+} ab_form_t;
+
+static double ab_tree(int P, int L, double n, double a, double b)
+{
+    (void)P;
+    return L * (a + b * n);
+}
+static double ab_flat(int P, int L, double n, double a, double b)
+{
+    (void)L;
+    return (P - 1) * (a + b * n);
+}
+static double ab_dc_scatter(int P, int L, double m, double a, double b)
+{
+    return a * L + b * m * (P - 1);
+}
+static double ab_ring_allreduce(int P, int L, double n, double a, double b)
+{
+    (void)L;
+    return 2.0 * (P - 1) * (a + b * n / P);
+}
+static double ab_scatter_allgather(int P, int L, double n, double a, double b)
+{
+    return a * (L + P - 1) + 2.0 * b * n * (P - 1) / P;
+}
+static double ab_reduce_bcast(int P, int L, double n, double a, double b)
+{
+    return 2.0 * ab_tree(P, L, n, a, b);
+}
+static double ab_gather_bcast(int P, int L, double m, double a, double b)
+{
+    return ab_dc_scatter(P, L, m, a, b) + ab_tree(P, L, m * P, a, b);
+}
+/* barriers move 1-byte tokens: the tree's gather and release, the flat
+ * one's P-1 tokens in and P-1 out */
+static double ab_barrier_tree(int P, int L, double n, double a, double b)
+{
+    (void)n;
+    return 2.0 * ab_tree(P, L, 1, a, b);
+}
+static double ab_barrier_flat(int P, int L, double n, double a, double b)
+{
+    (void)n;
+    return 2.0 * ab_flat(P, L, 1, a, b);
+}
+
+static const ab_form_t ab_forms[] = {
+    {CS_COLL_BROADCAST, "binomial", "lecture 8.1: ceil(log2 P)(alpha + beta n)", ab_tree},
+    {CS_COLL_REDUCE, "binomial", "lecture 8.1: ceil(log2 P)(alpha + beta n)", ab_tree},
+    {CS_COLL_BROADCAST, "flat", "lecture rule 3: (P-1)(alpha + beta n)", ab_flat},
+    {CS_COLL_REDUCE, "flat", "lecture rule 3: (P-1)(alpha + beta n)", ab_flat},
+    {CS_COLL_SCATTER, "flat", "lecture 8.4: (P-1)(alpha + beta n/P)", ab_flat},
+    {CS_COLL_GATHER, "flat", "lecture 8.4: (P-1)(alpha + beta n/P)", ab_flat},
+    {CS_COLL_SCATTER, "binomial", "lecture 8.5: alpha ceil(log2 P) + beta n (P-1)/P", ab_dc_scatter},
+    {CS_COLL_GATHER, "binomial", "lecture 8.5: alpha ceil(log2 P) + beta n (P-1)/P", ab_dc_scatter},
+    {CS_COLL_ALLGATHER, "ring", "lecture 8.7: (P-1)(alpha + beta n/P)", ab_flat},
+    {CS_COLL_REDUCE_SCATTER, "ring", "lecture 8.7: (P-1)(alpha + beta n/P)", ab_flat},
+    {CS_COLL_ALLREDUCE, "ring", "lecture 8.9: 2(P-1)(alpha + beta n/P)", ab_ring_allreduce},
+    {CS_COLL_BROADCAST, "scatter-allgather",
+     "lecture 8.8: alpha (ceil(log2 P) + P-1) + 2 beta n (P-1)/P", ab_scatter_allgather},
+    {CS_COLL_ALLREDUCE, "reduce-bcast", "lecture 8.1, 8.6: 2 ceil(log2 P)(alpha + beta n)",
+     ab_reduce_bcast},
+    {CS_COLL_ALLGATHER, "gather-bcast",
+     "lecture 8.3: alpha ceil(log2 P) + beta n (P-1)/P + ceil(log2 P)(alpha + beta n)",
+     ab_gather_bcast},
+    {CS_COLL_BARRIER, "tree", "lecture 8.1 tree: 2 ceil(log2 P)(alpha + beta)", ab_barrier_tree},
+    {CS_COLL_BARRIER, "flat", "lecture 8.4 pattern: 2(P-1)(alpha + beta)", ab_barrier_flat},
+};
+
+static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err)
+{
+    double a = (double)m->net.send_overhead;
+    double b = (double)m->net.ser_num / (double)m->net.ser_den;
+    for (size_t i = 0; i < sizeof ab_forms / sizeof *ab_forms; i++) {
+        const ab_form_t *f = &ab_forms[i];
+        if (f->kind != req->kind || strcmp(f->algo, req->algo))
+            continue;
+        cs_model_set(out, req->P > 1 ? f->ticks(req->P, cs_model_ceil_log2(req->P),
+                                               (double)req->bytes, a, b)
+                                     : 0.0,
+                     f->name);
+        out->show_seconds = 1;
+        return CS_OK;
+    }
+    return cs_error_set(err, CS_ERR_RANGE, "the lecture gives no closed form for %s/%s",
+                        cs_coll_name(req->kind), req->algo);
+}
+
 const cs_machine_type_t cs_machine_alphabeta = {
     .name = "alphabeta",
     .summary = "the lecture's message-passing model: alpha + beta*n, one send and one receive "
@@ -182,4 +285,6 @@ const cs_machine_type_t cs_machine_alphabeta = {
              "[,alpha=1us][,beta=1ns][,hop=0][,packet=4KiB][,buf=8][,tick=1ps][,reduce=0]",
     .keys = keys,
     .create = create,
+    .layout = cs_machine_layout_topo,
+    .predict = predict,
 };

@@ -62,6 +62,13 @@ static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t
     return buf;
 }
 
+/* Figures: the EIB's rings, one per chip, the BIF between them. */
+static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    (void)m;
+    out->kind = CS_LAYOUT_RINGS;
+}
+
 /* The summary of a run: the traffic counts the paper reasons with (data
  * messages over the BIF, DMA transfers under way on one EIB) and the gets
  * the engine had to start early (nothing for `collsim topo`). */
@@ -151,9 +158,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     c->p.mailbox_depth = 4;
     c->p.signal_read = ticks(signal_read);
     m->impl = c;
-    m->destroy_impl = free;
-    m->net_new = net_new;
-    m->report = report;
     m->tick_seconds = 1.0 / CORE_HZ;
     /* SPU SIMD add of 16 bytes: two loads and a store on the one load/store
      * pipeline, so add_cycles = 3 core cycles per 16 bytes */
@@ -161,7 +165,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->reduce_den = 16;
     m->net.unit_bytes = 16384; /* one DMA command */
     m->rank_nodes = (int)(8 * chips);
-    m->node_label = node_label;
     m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
     for (int i = 0; i < 8 * chips; i++)
         m->node_group[i] = i / 8;
@@ -193,4 +196,9 @@ const cs_machine_type_t cs_machine_cell = {
              "[,bif_gap=27.5ns][,bif_bw=20.48GB/s][,put_max=1][,notify=ls|mailbox|signal][,signal_read=21.875ns][,add_cycles=3]",
     .keys = keys,
     .create = create,
+    .destroy = free,
+    .net_new = net_new,
+    .report = report,
+    .node_label = node_label,
+    .layout = layout,
 };

@@ -96,9 +96,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     c->colors = (int)colors;
     c->topo = m->topo;
     m->impl = c;
-    m->destroy_impl = free;
-    m->net_new = net_new;
-    m->report = report;
     m->tick_seconds = 1.0 / hz;
     m->reduce_num = 0;
     m->reduce_den = 1;
@@ -121,9 +118,53 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     return CS_OK;
 }
 
+/* --predict: the thesis's model (cerebras_model.h) for the request.  The
+ * options the model reads (base, inner, g; S the two-phase group size) are
+ * passed on, the others (stream=) are not; B counts 32-bit wavelets.  Where
+ * the printed formula contradicts its proof, the re-derived value is the
+ * second form. */
+static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err)
+{
+    static const char *const model_keys[] = {"base", "inner", "g", NULL};
+    const cs_cerebras_t *c = m->impl;
+    const char *coll = cs_coll_name(req->kind);
+    char algo[256];
+    int64_t S = 0, B = req->bytes > 4 ? (req->bytes + 3) / 4 : 1;
+    double cycles, re;
+    int rc;
+    snprintf(algo, sizeof algo, "%s", req->algo);
+    for (int i = 0; i < req->nopts; i++) {
+        const cs_spec_kv_t *kv = &req->opts[i];
+        if (!strcmp(kv->key, "S"))
+            S = atoll(kv->value);
+        for (int k = 0; model_keys[k]; k++)
+            if (!strcmp(kv->key, model_keys[k]))
+                snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%s%s=%s",
+                         strchr(algo, ':') ? "," : ":", kv->key, kv->value);
+    }
+    if ((rc = cs_cerebras_predict(coll, algo, req->P, req->grid_rows, req->grid_cols, B, c->tr, S,
+                                  req->root, &cycles, err)))
+        return rc;
+    out->unit = "cycles";
+    out->nforms = 1;
+    out->form[0].ticks = cycles;
+    snprintf(out->form[0].name, sizeof out->form[0].name, "thesis, printed form");
+    snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%sform=rederived",
+             strchr(algo, ':') ? "," : ":");
+    if (!cs_cerebras_predict(coll, algo, req->P, req->grid_rows, req->grid_cols, B, c->tr, S,
+                             req->root, &re, NULL) &&
+        re != cycles) {
+        out->nforms = 2;
+        out->form[1].ticks = re;
+        snprintf(out->form[1].name, sizeof out->form[1].name, "re-derived form");
+    }
+    return CS_OK;
+}
+
 const cs_cerebras_t *cs_cerebras_of(const cs_machine_t *m)
 {
-    return m && m->net_new == net_new ? m->impl : NULL;
+    return m && m->type == &cs_machine_cerebras ? m->impl : NULL;
 }
 
 const cs_machine_type_t cs_machine_cerebras = {
@@ -134,4 +175,9 @@ const cs_machine_type_t cs_machine_cerebras = {
     .keys = keys,
     .presets = presets,
     .create = create,
+    .destroy = free,
+    .net_new = net_new,
+    .report = report,
+    .layout = cs_machine_layout_topo,
+    .predict = predict,
 };

@@ -17,6 +17,8 @@ typedef struct cs_cerebras {
     const cs_topo_t *topo;
 } cs_cerebras_t;
 
+extern const cs_machine_type_t cs_machine_cerebras;
+
 /* The Cerebras parameters of m, or NULL if m is another machine. */
 const cs_cerebras_t *cs_cerebras_of(const cs_machine_t *m);
 

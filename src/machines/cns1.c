@@ -45,6 +45,69 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     return cs_cns1_ni_new(&c->p, c->topo, sim, hooks, out, err);
 }
 
+/* --predict: the paper's all-to-all broadcast times (reference/cns1.md
+ * §4-§6).  n_p = ceil(bytes / 4) elements per processor, sent as
+ * x = ceil(n_p / vlr) messages of m_e = ceil(n_p / x) elements,
+ * m_length = 4 m_e + header bytes:
+ *   lower bound (§4)   T(p, n_p) = 4 ov + (m_length + 1)(p - 1) x, met by the
+ *                      ring algorithm when x >= 2;
+ *   short vectors (§5.3, x = 1)  (4 ov + m_length + 1)(p - 1);
+ *   2I (§5.2, two processor links, the two-way ring, p even)
+ *                      4 ov + (m_length + 1)(p / 2) x;
+ *   2I' and 2I,2L (§5.2-§5.3, faster links)
+ *                      4 ov + (ceil(m_length / 2) + 1)(p - 1) x.
+ * Ranks on a ring of the machine (the cylinder's snake) throughout. */
+static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err)
+{
+    const cns1_machine_t *c = m->impl;
+    const cs_cns1_params_t *q = &c->p;
+    int64_t p = req->P, n_p = req->bytes > 4 ? (req->bytes + 3) / 4 : 1;
+    int64_t x = (n_p + q->vlr - 1) / q->vlr, m_e = (n_p + x - 1) / x;
+    int64_t ml = 4 * m_e + q->header, ov4 = 4 * (int64_t)q->ov;
+    int ring = !strcmp(req->algo, "cns-ring"), two_way = !strcmp(req->algo, "cns-two-way");
+    double bound = (double)(ov4 + (ml + 1) * (p - 1) * x);
+    if (req->kind != CS_COLL_ALLGATHER)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "the paper models the all-to-all broadcast (allgather) only, not %s",
+                            cs_coll_name(req->kind));
+    out->unit = "cycles";
+    out->show_seconds = 1;
+    if (q->s_link == 2 || q->s_proc == 2) {
+        /* the faster links' forms: the period of a message halves */
+        if (x < 2)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "the paper's faster-link forms (§5.2-5.3) assume long vectors "
+                                "(x >= 2 messages, more than %d bytes), not %lld bytes",
+                                4 * q->vlr, (long long)req->bytes);
+        cs_model_set(out, (double)(ov4 + ((ml + 1) / 2 + 1) * (p - 1) * x),
+                     q->s_link == 2 ? "paper 5.3, 2I,2L: 4ov + (ceil(m_length/2) + 1)(p-1) x"
+                                    : "paper 5.2, 2I': 4ov + (ceil(m_length/2) + 1)(p-1) x");
+    } else if (q->nsend >= 2) {
+        if (!two_way || p % 2 || x < 2)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "with more than one buffer each way the paper times the two-way "
+                                "ring (cns-two-way, p even, more than %d bytes) only",
+                                4 * q->vlr);
+        cs_model_set(out, (double)(ov4 + (ml + 1) * (p / 2) * x),
+                     "paper 5.2, 2I: 4ov + (m_length + 1)(p/2) x");
+    } else if (ring && x == 1) {
+        cs_model_set(out, (double)((ov4 + ml + 1) * (p - 1)),
+                     "paper 4, short vectors: (4ov + m_length + 1)(p-1)");
+        out->nforms = 2;
+        out->form[1].ticks = bound;
+        snprintf(out->form[1].name, sizeof out->form[1].name,
+                 "paper 4, lower bound T(p, n_p)");
+    } else {
+        cs_model_set(out, bound,
+                     ring ? "paper 4, ring = lower bound T(p, n_p) = 4ov + (m_length + 1)(p-1) x"
+                          : "paper 4, lower bound T(p, n_p) = 4ov + (m_length + 1)(p-1) x");
+    }
+    if (p <= 1)
+        out->form[0].ticks = out->form[1].ticks = 0;
+    return CS_OK;
+}
+
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int64_t rings, ring, ov, vlr;
@@ -78,8 +141,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     c->p.s_proc = iface == 2 || links == 1 ? 2 : 1;
     c->p.s_link = links == 1 ? 2 : 1;
     m->impl = c;
-    m->destroy_impl = free;
-    m->net_new = net_new;
     m->tick_seconds = cycle;
     m->reduce_num = 0; /* the paper times transfers only */
     m->reduce_den = 1;
@@ -104,4 +165,8 @@ const cs_machine_type_t cs_machine_cns1 = {
              "[,links=1x|2x][,bound=processor|link]",
     .keys = keys,
     .create = create,
+    .destroy = free,
+    .net_new = net_new,
+    .layout = cs_machine_layout_topo,
+    .predict = predict,
 };

@@ -737,6 +737,51 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     return cs_groq_sched_new(ctx, sim, hooks, out, err);
 }
 
+/* Figures: the group matrix beside one node's K8 (a single node: its
+ * graph). */
+static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    out->kind = m->ngroups > 1 ? CS_LAYOUT_DRAGONFLY : CS_LAYOUT_GRAPH;
+}
+
+/* --predict: the paper's all-reduce latency (ISCA'22 §5.6; reference
+ * groq-dragonfly.md §3.2): small tensors reduce in one pipelined hop per
+ * stage, three stages (inside the node, across the global links, inside
+ * the node again) when the ranks span nodes, one (the K8) when they share
+ * one: h x hop, 722 ns x 3 = 2,166 ns on 256 TSPs.  The ranks' nodes are
+ * taken from natural placement (rank r on TSP r) or the g= option of the
+ * gateway algorithm. */
+static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err)
+{
+    const cs_groq_t *g = m->impl;
+    const char *gs = cs_model_request_opt(req, "g");
+    int group = gs ? atoi(gs) : A_TSPS;
+    char name[96];
+    if (req->kind != CS_COLL_ALLREDUCE || strcmp(req->algo, "gateway"))
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "the paper gives a closed form for allreduce/gateway only (its "
+                            "3-hop all-reduce), not %s/%s",
+                            cs_coll_name(req->kind), req->algo);
+    if (g->racks)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "the paper's 3-hop all-reduce is for one Dragonfly level "
+                            "(groq:nodes=N); racks take more hops");
+    if (req->bytes > g->vec_bytes)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "the paper gives the latency of one vector (at most %lld bytes), "
+                            "not of %lld bytes",
+                            (long long)g->vec_bytes, (long long)req->bytes);
+    if (group < 1)
+        group = 1;
+    int hops = req->P <= 1 ? 0 : req->P <= group ? 1 : 3;
+    snprintf(name, sizeof name, "paper 5.6: %d hop%s x %g ns", hops, hops == 1 ? "" : "s",
+             (double)g->hop / 1000.0);
+    cs_model_set(out, (double)hops * (double)g->hop, name);
+    out->show_seconds = 1;
+    return CS_OK;
+}
+
 static void destroy(void *impl)
 {
     cs_groq_t *g = impl;
@@ -800,7 +845,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
     cs_groq_t *g = cs_calloc(1, sizeof *g);
     m->impl = g;
-    m->destroy_impl = destroy;
     g->racks = (int)racks;
     g->nodes = racks ? (int)racks * CS_GROQ_RACK_NODES : (int)nodes;
     g->tsps = g->nodes * A_TSPS;
@@ -848,8 +892,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         g->dump_path = cs_strdup(v);
     }
 
-    m->net_new = net_new;
-    m->report = report;
     m->tick_seconds = 1e-12;
     m->reduce_num = 0;
     m->reduce_den = 1;
@@ -889,4 +931,9 @@ const cs_machine_type_t cs_machine_groq = {
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,
     .create = create,
+    .destroy = destroy,
+    .net_new = net_new,
+    .report = report,
+    .layout = layout,
+    .predict = predict,
 };

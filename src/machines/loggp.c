@@ -611,6 +611,53 @@ static void loggp_report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
 
 static void destroy_impl(void *impl) { free(impl); }
 
+/* --predict: LogGP closed forms (the LogGOPSim paper's §2 costs, composed
+ * as in docs/loggp.md), eager messages only (s <= S).  With s' = s - 1:
+ * one message takes T1 = 2o + L + s' max(O, G) from the send's start to its
+ * receipt, and a host starts its next send d = max(o + s'O, g + s'G) after
+ * the last.
+ *   broadcast/binomial  k = ceil(log2 P) levels, each child served after
+ *                       its parent received: T1 + (k - 1) max(T1, d); exact
+ *                       when P is a power of two (the deepest chain then
+ *                       uses every parent's first send);
+ *   barrier/dissemination  k rounds of 1-byte tokens, each round's send
+ *                       waiting for the last round's token and the gap g:
+ *                       (2o + L) + (k - 1) max(2o + L, g). */
+static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err)
+{
+    const loggp_params_t *p = &((const loggp_machine_t *)m->impl)->p;
+    double o = (double)p->o, L = (double)p->L, g = (double)p->g;
+    double G = (double)p->G_num / (double)p->G_den, O = (double)p->O_num / (double)p->O_den;
+    int k = cs_model_ceil_log2(req->P);
+    out->show_seconds = 1;
+    if (req->kind == CS_COLL_BROADCAST && !strcmp(req->algo, "binomial")) {
+        if (req->bytes > p->S)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "the LogGP closed form is for eager messages (s <= S = %lld "
+                                "bytes), not %lld bytes",
+                                (long long)p->S, (long long)req->bytes);
+        double s1 = req->bytes > 1 ? (double)(req->bytes - 1) : 0.0;
+        double T1 = 2 * o + L + s1 * (O > G ? O : G);
+        double d = o + s1 * O > g + s1 * G ? o + s1 * O : g + s1 * G;
+        cs_model_set(out, k ? T1 + (k - 1) * (T1 > d ? T1 : d) : 0.0,
+                     T1 >= d ? "LogGP: ceil(log2 P)(2o + L + (s-1)max(O,G))"
+                             : "LogGP: 2o + L + (s-1)max(O,G) + (ceil(log2 P)-1)(g + (s-1)G)");
+        return CS_OK;
+    }
+    if (req->kind == CS_COLL_BARRIER && !strcmp(req->algo, "dissemination")) {
+        double R = 2 * o + L;
+        cs_model_set(out, k ? R + (k - 1) * (R > g ? R : g) : 0.0,
+                     R >= g ? "LogGP: ceil(log2 P)(2o + L)"
+                            : "LogGP: 2o + L + (ceil(log2 P)-1) g");
+        return CS_OK;
+    }
+    return cs_error_set(err, CS_ERR_RANGE,
+                        "LogGP closed forms here: broadcast/binomial and barrier/dissemination, "
+                        "not %s/%s",
+                        cs_coll_name(req->kind), req->algo);
+}
+
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int64_t p, S;
@@ -633,7 +680,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
     loggp_machine_t *lm = cs_calloc(1, sizeof *lm);
     m->impl = lm;
-    m->destroy_impl = destroy_impl;
     if ((rc = whole_ticks("L", L, tick, &lm->p.L, err)) ||
         (rc = whole_ticks("o", o, tick, &lm->p.o, err)) ||
         (rc = whole_ticks("g", g, tick, &lm->p.g, err)) ||
@@ -654,8 +700,6 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     cs_topo_set_route(t, star_route, &lm->hosts);
     m->rank_nodes = (int)p;
     m->tick_seconds = tick;
-    m->net_new = net_new;
-    m->report = loggp_report;
     m->net.unit_bytes = S > 0 ? S : 1; /* the natural segment: the largest eager message */
     m->net.send_ports = 1;
     m->net.recv_ports = 1;
@@ -682,4 +726,9 @@ const cs_machine_type_t cs_machine_loggp = {
              "[,unsafe=release|deadlock] (times in ns unless a unit is given; G, O, reduce per byte)",
     .keys = keys,
     .create = create,
+    .destroy = destroy_impl,
+    .net_new = net_new,
+    .report = loggp_report,
+    .layout = NULL, /* a crossbar: the graph layout draws it as a star */
+    .predict = predict,
 };

@@ -1,6 +1,8 @@
 /*
  * machine.c - the registry of machine types and the spec-string front door
- * (see machine.h).  Adding a machine means adding its type to `types`.
+ * (see machine.h), and the generic entries every machine shares: reports,
+ * node labels, layouts and --predict through the type's table.  Adding a
+ * machine means adding its type to `types` (docs/adding-a-machine.md).
  */
 #include "machines/machine.h"
 
@@ -85,7 +87,7 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
         return CS_ERR_USAGE;
     }
     m = cs_calloc(1, sizeof *m);
-    m->type = type->name;
+    m->type = type;
     m->reduce_den = 1;
     cs_net_params_default(&m->net);
     rc = type->create(&spec, m, err);
@@ -106,8 +108,8 @@ void cs_machine_free(cs_machine_t *m)
 {
     if (!m)
         return;
-    if (m->destroy_impl)
-        m->destroy_impl(m->impl);
+    if (m->type && m->type->destroy)
+        m->type->destroy(m->impl);
     cs_topo_free(m->topo);
     free(m->ring_order);
     free(m->node_group);
@@ -127,8 +129,107 @@ void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)
     env->reduce_num = m->reduce_num;
     env->reduce_den = m->reduce_den;
     env->tick_seconds = m->tick_seconds;
-    env->net_new = m->net_new;
+    env->net_new = m->type->net_new;
     env->net_ctx = m->impl;
+}
+
+void cs_machine_report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
+{
+    if (m->type->report)
+        m->type->report(m, net, f);
+}
+
+const char *cs_machine_node_label(const cs_machine_t *m, int node, char *buf, size_t len)
+{
+    const char *s = m->type->node_label ? m->type->node_label(m, node, buf, len) : NULL;
+    if (!s) {
+        snprintf(buf, len, "%d", node);
+        s = buf;
+    }
+    return s;
+}
+
+void cs_machine_layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = CS_LAYOUT_GRAPH;
+    if (m->type->layout)
+        m->type->layout(m, out);
+}
+
+void cs_machine_layout_topo(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    const cs_topo_t *t = m->topo;
+    cs_topo_kind_t k = cs_topo_kind(t);
+    int rows, cols, grid = 1;
+    memset(out, 0, sizeof *out);
+    if (k == CS_TOPO_RING) {
+        out->kind = CS_LAYOUT_RING;
+        return;
+    }
+    if (k == CS_TOPO_LINE) {
+        rows = 1;
+        cols = cs_topo_nodes(t);
+    } else if (!cs_topo_grid(t, &rows, &cols)) {
+        rows = m->grid_rows;
+        cols = m->grid_cols;
+        grid = rows > 0;
+    }
+    if (grid && (int64_t)rows * cols == cs_topo_nodes(t)) {
+        out->kind = CS_LAYOUT_GRID;
+        out->wrap_x = k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER;
+        out->wrap_y = k == CS_TOPO_TORUS;
+        out->line = k == CS_TOPO_LINE || rows == 1 || cols == 1;
+        out->rows = out->line ? 1 : rows;
+        out->cols = out->line ? rows * cols : cols;
+        /* a 1-D shape that wraps is a ring */
+        if (out->line && out->wrap_x)
+            out->kind = CS_LAYOUT_RING;
+    } else if (k == CS_TOPO_COMPLETE || k == CS_TOPO_HYPERCUBE) {
+        out->kind = CS_LAYOUT_CIRCLE;
+        out->gray = k == CS_TOPO_HYPERCUBE;
+    } else {
+        out->kind = CS_LAYOUT_GRAPH;
+    }
+}
+
+int cs_model_ceil_log2(int P)
+{
+    int k = 0;
+    while (k < 31 && (1 << k) < P)
+        k++;
+    return k;
+}
+
+void cs_model_set(cs_model_t *out, double ticks, const char *name)
+{
+    out->nforms = 1;
+    out->form[0].ticks = ticks;
+    snprintf(out->form[0].name, sizeof out->form[0].name, "%s", name);
+}
+
+const char *cs_model_request_opt(const cs_model_request_t *req, const char *key)
+{
+    for (int i = 0; i < req->nopts; i++)
+        if (!strcmp(req->opts[i].key, key))
+            return req->opts[i].value;
+    return NULL;
+}
+
+int cs_machine_predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                       cs_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    out->unit = "ticks";
+    if (!m->type->predict)
+        return cs_error_set(err, CS_ERR_RANGE, "%s has no closed-form model", m->type->name);
+    int rc = m->type->predict(m, req, out, err);
+    if (rc)
+        return rc;
+    CS_ASSERT(out->nforms >= 1 && out->nforms <= CS_MODEL_MAX_FORMS);
+    for (int i = 0; i < out->nforms; i++)
+        out->form[i].seconds = out->form[i].ticks * m->tick_seconds;
+    return CS_OK;
 }
 
 /* ---- hints in rank space ---------------------------------------------------- */

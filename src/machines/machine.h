@@ -2,6 +2,12 @@
  * machine.h - a machine: topology + network timing + node model + hints,
  * created from a spec string ("alphabeta:topo=ring,p=8") through a registry.
  *
+ * A machine type is one constant table (cs_machine_type_t: keys, create,
+ * destroy, engine, report, node labels, figure layout, closed-form model);
+ * an instance (cs_machine_t) holds its data and a pointer to its type, which
+ * is also its identity.  Everything above src/machines reaches a machine
+ * through this header only (docs/adding-a-machine.md).
+ *
  * Algorithms (src/coll) never include a machine header; they see a machine
  * only through the hints below, translated into rank space by
  * cs_machine_hints_init (the one dependency of this layer on coll.h is that
@@ -11,6 +17,7 @@
 #define CS_MACHINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "coll/coll.h" /* cs_coll_hints_t only: the vocabulary of hints */
 #include "core/error.h"
 #include "engine/exec.h"
@@ -18,23 +25,66 @@
 #include "core/units.h"
 #include "topo/topo.h"
 
-/* How figures (heatmaps, io/heatmap.h) draw a machine.  AUTO derives it
- * from the topology: line, mesh, torus, cylinder and custom topologies with
- * a grid hint -> GRID; ring -> RING; complete, hypercube -> CIRCLE; a custom
- * topology named "*dragonfly*" with node groups -> DRAGONFLY, named "*eib*"
- * -> RINGS; any other -> GRAPH (an igraph layout). */
-typedef enum cs_layout_hint {
-    CS_LAYOUT_AUTO = 0,
-    CS_LAYOUT_GRID,      /* rows x cols, wrap links at the edges */
+/* ---- figures -------------------------------------------------------------
+ *
+ * How figures (heatmaps, io/heatmap.h) draw a machine: the machine's type
+ * says it (cs_machine_type_t.layout), with the parameters the drawing needs;
+ * nothing is guessed from topology names. */
+typedef enum cs_layout_kind {
+    CS_LAYOUT_GRID = 1,  /* rows x cols in row-major order, optional wrap links */
     CS_LAYOUT_RING,      /* one circle, neighbours joined by arcs */
     CS_LAYOUT_CIRCLE,    /* nodes on a circle, links as chords */
-    CS_LAYOUT_RINGS,     /* several rings (the Cell's EIBs) joined by links (the BIF) */
+    CS_LAYOUT_RINGS,     /* several rings (the Cell's EIBs) joined by straight links */
     CS_LAYOUT_DRAGONFLY, /* group matrix plus one group's links (node_group) */
     CS_LAYOUT_GRAPH      /* igraph's force-directed layout */
-} cs_layout_hint_t;
+} cs_layout_kind_t;
+
+typedef struct cs_machine_layout {
+    cs_layout_kind_t kind;
+    int rows, cols;     /* GRID: the node grid (rows * cols = nodes) */
+    int line;           /* GRID: a 1-D shape (rows = 1), folded as a snake when long */
+    int wrap_x, wrap_y; /* GRID: wrap links along a row / along a column */
+    int gray;           /* CIRCLE: nodes in Gray-code order (a hypercube's
+                           dimension-0 neighbours side by side) */
+} cs_machine_layout_t;
+
+/* ---- closed-form models (--predict) ------------------------------------- */
+
+/* What a model is asked: one collective as `collsim run` sets it up. */
+typedef struct cs_model_request {
+    cs_coll_kind_t kind;           /* the collective */
+    const char *algo;              /* the suite's algorithm name ("binomial") */
+    int P;                         /* ranks */
+    int64_t bytes;                 /* as --bytes (per rank or vector, cs_coll_args_t) */
+    int root;                      /* rooted collectives */
+    int grid_rows, grid_cols;      /* the grid hint in rank space (0: none) */
+    const cs_spec_kv_t *opts;      /* the --opt key/values (nopts of them) */
+    int nopts;
+} cs_model_request_t;
+
+/* One closed form's value. */
+typedef struct cs_model_form {
+    double ticks;        /* in the machine's ticks (fractions allowed) */
+    double seconds;      /* ticks * tick_seconds */
+    char name[96];       /* the formula used, short: "thesis, printed form" */
+} cs_model_form_t;
+
+#define CS_MODEL_MAX_FORMS 2
+/* A model's answer: one form or two (Cerebras: the printed form and, where
+ * the printed one contradicts its proof, the re-derived one). */
+typedef struct cs_model {
+    int nforms;
+    cs_model_form_t form[CS_MODEL_MAX_FORMS];
+    const char *unit;    /* what one tick is called in printouts ("cycles", "ticks") */
+    int show_seconds;    /* 1: printouts add the seconds (ticks are not a natural unit) */
+} cs_model_t;
+
+/* ---- a machine instance ------------------------------------------------ */
+
+struct cs_machine_type;
 
 typedef struct cs_machine {
-    const char *type;        /* registry name, e.g. "alphabeta" */
+    const struct cs_machine_type *type; /* what it is; identity = this pointer */
     char *spec;              /* normalised spec text, all keys with their values */
     cs_topo_t *topo;         /* owned */
     cs_net_params_t net;     /* network timing; per-channel arrays owned via `impl` */
@@ -52,35 +102,50 @@ typedef struct cs_machine {
      * or NULL.  Owned. */
     int32_t *node_group;
     int ngroups;
-    /* Figures: the layout (AUTO: from the topology) and optional node names
-     * ("SPE3", "MIC"; NULL: node ids).  node_label writes into buf and
-     * returns it, or returns NULL for "use the id". */
-    cs_layout_hint_t layout;
-    const char *(*node_label)(const struct cs_machine *m, int node, char *buf, size_t len);
-    void *impl;              /* machine-private state */
-    /* The machine's own network engine (ctx = impl), or NULL for the
-     * channel engine (see cs_exec_env_t). */
-    int (*net_new)(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks,
-                   cs_net_t **out, cs_error_t *err);
-    void (*destroy_impl)(void *impl);
-    /* Optional: machine-specific lines for `collsim topo` (net NULL: e.g.
-     * links by class) and for the summary of `collsim run` (net: the engine
-     * after the run), written to f.  NULL: none. */
-    void (*report)(const struct cs_machine *m, const cs_net_t *net, FILE *f);
+    void *impl;              /* machine-private state, freed by type->destroy */
 } cs_machine_t;
 
-/* A registry entry.  `keys` is NULL-terminated; `usage` shows the spec form. */
+/* ---- a machine type: one constant table ------------------------------------
+ *
+ * Everything that makes a kind of machine, in one place
+ * (docs/adding-a-machine.md walks through it).  Optional entries are NULL. */
 typedef struct cs_machine_type {
+    /* registry name, the spec's prefix ("alphabeta") */
     const char *name;
+    /* one line for `collsim machines` */
     const char *summary;
+    /* the spec form, e.g. "alphabeta:topo=...,p=N[,alpha=1us]" */
     const char *usage;
+    /* the spec keys create reads, NULL-terminated; others are refused */
     const char *const *keys;
-    /* Named configurations, NULL-terminated pairs {name, "k=v,..."}:
-     * "type:name[,k=v...]" expands to the pair's keys (then the rest). */
+    /* named configurations, NULL-terminated pairs {name, "k=v,..."}:
+     * "type:name[,k=v...]" expands to the pair's keys (then the rest) */
     const char *const *presets;
-    /* Fills m (already zeroed, type set) from spec; unknown keys are checked
-     * by the registry afterwards. */
+    /* fills m (zeroed, type set, reduce_den 1, default net params) from spec:
+     * topology, clock, network parameters, hints, impl and the normalised
+     * spec text.  Unknown keys are checked by the registry afterwards. */
     int (*create)(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err);
+    /* frees m->impl (called even when create failed half-way); NULL: nothing */
+    void (*destroy)(void *impl);
+    /* the machine's own network engine (ctx = m->impl); NULL: the generic
+     * channel engine with m->net (see cs_exec_env_t) */
+    int (*net_new)(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks,
+                   cs_net_t **out, cs_error_t *err);
+    /* machine-specific lines for `collsim topo` (net NULL: e.g. links by
+     * class) and the summary of `collsim run` (net: the engine after the
+     * run), written to f; NULL: none */
+    void (*report)(const cs_machine_t *m, const cs_net_t *net, FILE *f);
+    /* node names for figures ("SPE3", "MIC"): writes into buf and returns
+     * it, or returns NULL for "use the id"; NULL: ids everywhere */
+    const char *(*node_label)(const cs_machine_t *m, int node, char *buf, size_t len);
+    /* the figure layout and its parameters; NULL: GRAPH.  Machines on a
+     * standard topology use cs_machine_layout_topo. */
+    void (*layout)(const cs_machine_t *m, cs_machine_layout_t *out);
+    /* the machine's closed-form model of a collective (--predict): fills out
+     * (nforms >= 1) or returns CS_ERR_RANGE with a reason when it has no
+     * formula for the request; NULL: the machine has no model at all */
+    int (*predict)(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                   cs_error_t *err);
 } cs_machine_type_t;
 
 /* All registered machine types, in listing order. */
@@ -90,6 +155,38 @@ const cs_machine_type_t *const *cs_machine_types(int *count);
  * and list valid keys or types. */
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
 void cs_machine_free(cs_machine_t *m); /* accepts NULL */
+
+/* The machine's lines for a report (type->report; nothing without one). */
+void cs_machine_report(const cs_machine_t *m, const cs_net_t *net, FILE *f);
+
+/* The machine's name for node n (type->node_label), else its id, in buf. */
+const char *cs_machine_node_label(const cs_machine_t *m, int node, char *buf, size_t len);
+
+/* The figure layout of m (type->layout; GRAPH without one). */
+void cs_machine_layout(const cs_machine_t *m, cs_machine_layout_t *out);
+
+/* The layout a standard topology implies, for the layout entry of machines
+ * built on one: line, mesh, torus, cylinder (or a grid hint that covers the
+ * nodes) -> GRID, except 1-D shapes with wrap -> RING; ring -> RING;
+ * complete, hypercube (Gray order) -> CIRCLE; anything else -> GRAPH. */
+void cs_machine_layout_topo(const cs_machine_t *m, cs_machine_layout_t *out);
+
+/* The machine's closed-form value for req (type->predict): CS_OK and out,
+ * or an error whose message says why there is none ("cell has no
+ * closed-form model", "no formula for allgather/bruck") - the caller prints
+ * "no model" with it.  out->form[i].seconds are filled from the ticks. */
+int cs_machine_predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
+                       cs_error_t *err);
+
+/* ceil(log2 P) for P >= 1: the rounds of the tree and dissemination
+ * patterns the models count. */
+int cs_model_ceil_log2(int P);
+
+/* Fills the first form of out: ticks and the formula's name. */
+void cs_model_set(cs_model_t *out, double ticks, const char *name);
+
+/* The value of --opt key in req, or NULL. */
+const char *cs_model_request_opt(const cs_model_request_t *req, const char *key);
 
 /* The executor's view of the machine (borrowed pointers into m). */
 void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);

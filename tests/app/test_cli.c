@@ -972,7 +972,35 @@ Test(cli, cerebras_predict_prints_the_thesis_model)
     cli_out_free(&o);
     o = RUN("run", "--machine", "alphabeta:topo=line,p=4", "--coll", "reduce", "--algo", "tree",
             "--bytes", "64", "--predict");
-    ASSERT_HAS(o.out, "needs a cerebras machine");
+    ASSERT_HAS(o.out, "model     none: the lecture gives no closed form for reduce/tree");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "cell:chips=1", "--coll", "broadcast", "--bytes", "64",
+            "--predict");
+    ASSERT_HAS(o.out, "model     none: cell has no closed-form model");
+    cli_out_free(&o);
+}
+
+/* --predict on the other machines with a model: the lecture's form on
+ * alphabeta, the paper's 3-hop all-reduce on groq; with --json, a model
+ * object (and none without --predict). */
+Test(cli, predict_on_every_machine_with_a_model)
+{
+    cli_out_t o = RUN("run", "--machine", "alphabeta:topo=complete,p=8", "--coll", "broadcast",
+                      "--algo", "binomial", "--bytes", "1000", "--predict", "--no-timing");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "model     6000000.00 ticks = 6 us (lecture 8.1: ceil(log2 P)(alpha + beta n)); "
+                      "simulated - model = +0.00 (+0.00%)");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "groq:nodes=32", "--coll", "allreduce", "--algo", "gateway",
+            "--bytes", "320", "--predict", "--json", "-", "--no-timing");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "\"model\": {");
+    ASSERT_HAS(o.out, "\"form\": \"paper 5.6: 3 hops x 722 ns\"");
+    ASSERT_HAS(o.out, "\"simulated_minus_model_ticks\": 0,");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "groq:nodes=32", "--coll", "allreduce", "--algo", "gateway",
+            "--bytes", "320", "--json", "-", "--no-timing");
+    cr_expect(!strstr(o.out, "\"model\""), "no model object without --predict");
     cli_out_free(&o);
 }
 

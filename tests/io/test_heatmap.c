@@ -96,14 +96,26 @@ static char *read_all(const char *path, size_t *len)
 /* A hand-built machine around a custom topology (the shapes of machines
  * that may not be in this build, and graphs no machine has). */
 typedef struct test_machine {
-    cs_machine_t m;
+    cs_machine_t m; /* first: the type's layout entry casts back */
     int32_t *groups;
+    cs_layout_kind_t layout; /* what the machine says */
 } test_machine_t;
 
-static test_machine_t *custom_machine(cs_topo_t *t)
+static void test_layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    out->kind = ((const test_machine_t *)m)->layout;
+}
+
+static const cs_machine_type_t test_type = {
+    .name = "test",
+    .layout = test_layout,
+};
+
+static test_machine_t *custom_machine(cs_topo_t *t, cs_layout_kind_t layout)
 {
     test_machine_t *tm = calloc(1, sizeof *tm);
-    tm->m.type = "test";
+    tm->layout = layout;
+    tm->m.type = &test_type;
     tm->m.spec = (char *)"test";
     tm->m.topo = t;
     tm->m.tick_seconds = 1e-9;
@@ -126,7 +138,7 @@ static test_machine_t *eib_shape(void)
         for (int i = 0; i < 6; i++)
             cs_topo_add_link(t, 6 * r + i, 6 * r + (i + 1) % 6);
     cs_topo_add_link(t, 3, 9);
-    return custom_machine(t);
+    return custom_machine(t, CS_LAYOUT_RINGS);
 }
 
 /* A Dragonfly in small: 5 groups of 4 fully connected nodes, one link
@@ -142,7 +154,7 @@ static test_machine_t *dragonfly_shape(void)
     for (int g = 0; g < G; g++)
         for (int h = g + 1; h < G; h++)
             cs_topo_add_link(t, g * a + (h - 1) % a, h * a + g % a);
-    test_machine_t *tm = custom_machine(t);
+    test_machine_t *tm = custom_machine(t, CS_LAYOUT_DRAGONFLY);
     tm->groups = malloc((size_t)G * a * sizeof *tm->groups);
     for (int i = 0; i < G * a; i++)
         tm->groups[i] = i / a;
@@ -160,7 +172,7 @@ static test_machine_t *petersen(void)
         cs_topo_add_link(t, i, i + 5);
         cs_topo_add_link(t, 5 + i, 5 + (i + 2) % 5);
     }
-    return custom_machine(t);
+    return custom_machine(t, CS_LAYOUT_GRAPH);
 }
 
 /* ---- checks --------------------------------------------------------------------- */
@@ -357,18 +369,18 @@ Test(heatmap, igraph_layout_for_other_graphs)
     cs_topo_t *t = cs_topo_new_custom(13, "star");
     for (int i = 0; i < 12; i++)
         cs_topo_add_link(t, i, 12);
-    tm = custom_machine(t);
+    tm = custom_machine(t, CS_LAYOUT_GRAPH);
     render_layout(&tm->m, 9, "graph", "star");
     custom_free(tm);
 }
 
-/* A layout hint from the machine wins over the topology. */
+/* The layout is the machine's word, whatever the topology looks like. */
 Test(heatmap, machine_layout_hint)
 {
     test_machine_t *tm = eib_shape();
-    tm->m.layout = CS_LAYOUT_GRAPH;
+    tm->layout = CS_LAYOUT_GRAPH;
     render_layout(&tm->m, 3, "graph", "eib-as-graph");
-    tm->m.layout = CS_LAYOUT_CIRCLE;
+    tm->layout = CS_LAYOUT_CIRCLE;
     render_layout(&tm->m, 3, "circle", "eib-as-circle");
     custom_free(tm);
 }

@@ -10,6 +10,7 @@
 
 #include "engine/exec.h"
 #include "machines/machine.h"
+#include "predict.h"
 
 /* Runs `n`-byte messages src[i] -> dst[i] at time 0; returns recv end times. */
 static void scenario(const char *spec, int nf, const int *src, const int *dst, int64_t n,
@@ -122,4 +123,74 @@ Test(alphabeta, parameters)
     cr_assert_eq(m->grid_rows, 4);
     cr_assert_eq(m->grid_cols, 6);
     cs_machine_free(m);
+}
+
+/* ---- --predict: the lecture's closed forms ----------------------------------- */
+
+/* Every form equals the simulation where the lecture's assumptions hold:
+ * a complete graph (no message shares a channel), P | n, no compute. */
+Test(alphabeta, predict_equals_simulation_complete)
+{
+    static const struct { const char *coll, *algo; } forms[] = {
+        {"broadcast", "binomial"}, {"reduce", "binomial"}, {"broadcast", "flat"},
+        {"reduce", "flat"}, {"scatter", "flat"}, {"gather", "flat"}, {"scatter", "binomial"},
+        {"gather", "binomial"}, {"allgather", "ring"}, {"reduce-scatter", "ring"},
+        {"allreduce", "ring"}, {"broadcast", "scatter-allgather"}, {"allreduce", "reduce-bcast"},
+        {"allgather", "gather-bcast"}, {"barrier", "tree"}, {"barrier", "flat"},
+    };
+    static const int Ps[] = {2, 3, 4, 5, 8, 12, 16};
+    static const int64_t per_rank[] = {1, 64, 600, 5000};
+    for (size_t i = 0; i < sizeof Ps / sizeof *Ps; i++)
+        for (size_t k = 0; k < sizeof per_rank / sizeof *per_rank; k++)
+            for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+                char spec[96];
+                snprintf(spec, sizeof spec, "alphabeta:topo=complete,p=%d", Ps[i]);
+                /* vectors a multiple of P, blocks as they are */
+                cs_coll_kind_t kind;
+                cs_error_t err;
+                cr_assert_eq(cs_coll_parse(forms[f].coll, &kind, &err), CS_OK);
+                int vector = kind == CS_COLL_BROADCAST || kind == CS_COLL_REDUCE ||
+                             kind == CS_COLL_ALLREDUCE;
+                p_expect_exact(spec, forms[f].coll, forms[f].algo, 0,
+                               vector ? per_rank[k] * Ps[i] : per_rank[k], 0, NULL);
+            }
+}
+
+/* The ring algorithms on a ring: every step is between neighbours. */
+Test(alphabeta, predict_equals_simulation_ring)
+{
+    for (int P = 2; P <= 12; P += 5)
+        for (int64_t m = 1; m <= 4096; m *= 8) {
+            char spec[96];
+            snprintf(spec, sizeof spec, "alphabeta:topo=ring,p=%d,alpha=2us,beta=0.5ns", P);
+            p_expect_exact(spec, "allgather", "ring", 0, m, 0, NULL);
+            p_expect_exact(spec, "reduce-scatter", "ring", 0, m, 0, NULL);
+            p_expect_exact(spec, "allreduce", "ring", 0, m * P, 0, NULL);
+        }
+}
+
+/* The note's table (alpha-beta.md §11, alpha = beta = 1, n the total). */
+Test(alphabeta, predict_lecture_table)
+{
+    static const struct { int P; int64_t n; double tree, dc, ag, bcast, ar; } t[] = {
+        {4, 8, 18, 8, 9, 17, 18}, {8, 8, 27, 10, 14, 24, 28}, {8, 64, 195, 59, 63, 122, 126}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        char spec[96];
+        int64_t m = t[i].n / t[i].P;
+        snprintf(spec, sizeof spec, "alphabeta:topo=complete,p=%d,alpha=1ns,beta=1ns,tick=1ns",
+                 t[i].P);
+        cr_expect_eq(p_expect_exact(spec, "broadcast", "binomial", 0, t[i].n, 0, NULL), t[i].tree);
+        cr_expect_eq(p_expect_exact(spec, "scatter", "binomial", 0, m, 0, NULL), t[i].dc);
+        cr_expect_eq(p_expect_exact(spec, "allgather", "ring", 0, m, 0, NULL), t[i].ag);
+        cr_expect_eq(p_expect_exact(spec, "broadcast", "scatter-allgather", 0, t[i].n, 0, NULL),
+                     t[i].bcast);
+        cr_expect_eq(p_expect_exact(spec, "allreduce", "ring", 0, t[i].n, 0, NULL), t[i].ar);
+    }
+}
+
+/* An algorithm the lecture gives no formula for says so. */
+Test(alphabeta, predict_none_without_formula)
+{
+    p_expect_none("alphabeta:topo=complete,p=8", "barrier", "dissemination", 1, "no closed form");
+    p_expect_none("alphabeta:topo=complete,p=8", "alltoall", "pairwise", 64, "no closed form");
 }

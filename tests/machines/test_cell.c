@@ -12,6 +12,7 @@
 
 #include "../coll/harness.h"
 #include "machines/cell_eib.h"
+#include "predict.h"
 
 #define NS_PER_TICK 0.3125 /* one 3.2 GHz core cycle */
 
@@ -380,4 +381,11 @@ Test(cell, spec_errors)
     cr_expect_eq(cs_machine_nodes(m), 16); /* the SPEs; PPE, MIC, IOIF are not ranks */
     cr_expect_eq(cs_topo_nodes(m->topo), 24);
     cs_machine_free(m);
+}
+
+/* The Cell has no closed-form model: --predict says so. */
+Test(cell, predict_says_no_model)
+{
+    p_expect_none("cell:chips=1", "broadcast", "binomial", 128, "cell has no closed-form model");
+    p_expect_none("cell:chips=2", "allreduce", "hybrid-b", 256, "no closed-form model");
 }

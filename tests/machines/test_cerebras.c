@@ -15,6 +15,7 @@
 #include "../coll/harness.h"
 #include "machines/cerebras.h"
 #include "machines/cerebras_fabric.h"
+#include "predict.h"
 
 #define TR 2
 
@@ -317,4 +318,30 @@ Test(cerebras, colors_as_the_thesis_counts_them)
     cr_assert_eq(r.rc, CS_OK);
     cr_expect_eq(cs_fabric_configs_peak(r.res.net, NULL), 2);
     h_done(&r);
+}
+
+/* --predict (cs_machine_predict) gives the thesis's value, and the
+ * simulation meets it where the thesis's lemmas are exact: the chain, the
+ * tree on a power of two and the scalar pattern on a row. */
+Test(cerebras, predict_equals_simulation)
+{
+    static const int rowP[] = {2, 8, 64};
+    static const int64_t rowB[] = {1, 16, 64};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "cerebras:rows=1,cols=%d", rowP[i]);
+            double chain = p_expect_exact(spec, "reduce", "thesis-chain", 0, 4 * rowB[k], 0,
+                                          NULL);
+            cr_expect_eq(chain, cs_cerebras_chain(rowP[i], rowB[k], TR));
+            p_expect_exact(spec, "reduce", "tree", 0, 4 * rowB[k], 0, NULL);
+            p_expect_exact(spec, "reduce", "scalar", 0, 4 * rowB[k], 0, NULL);
+        }
+}
+
+/* Outside the thesis's formulas: no model, and why. */
+Test(cerebras, predict_none_outside_the_thesis)
+{
+    p_expect_none("cerebras:rows=1,cols=8", "allgather", "ring", 64, "broadcast, reduce and allreduce");
+    p_expect_none("cerebras:rows=1,cols=8", "reduce", "binomial", 64, "no thesis model");
 }

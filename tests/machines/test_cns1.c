@@ -8,6 +8,7 @@
 
 #include "../coll/harness.h"
 #include "machines/cns1_ni.h"
+#include "predict.h"
 
 #define OV 5
 #define VLR 32
@@ -225,4 +226,43 @@ Test(cns1, spec_errors_name_the_key)
     cr_expect_str_eq(m->spec, "cns1:rings=2,ring=32,ov=5,vlr=32,cycle=8ns,iface=single,links=1x,"
                               "bound=processor");
     cs_machine_free(m);
+}
+
+/* --predict: the paper's lower bound T(p, n_p), met by the ring algorithm
+ * for x >= 2 messages per vector, and its short-vector time for x = 1
+ * (reference/cns1.md §4, §5.3, table §10); the design alternatives of §5
+ * where the paper's forms are the simulated ones. */
+Test(cns1, predict_equals_simulation)
+{
+    static const int Ps[] = {4, 8, 32};
+    static const int64_t bytes[] = {4, 128, 132, 256, 400};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 5; k++) {
+            char spec[64];
+            snprintf(spec, sizeof spec, "cns1:rings=1,ring=%d", Ps[i]);
+            p_expect_exact(spec, "allgather", "cns-ring", 0, bytes[k], 0, NULL);
+        }
+    /* the note's numbers: p = 32, n_p = 64 -> 8576; p = 32, n_p = 100 -> 13660 */
+    cr_expect_eq(p_expect_exact("cns1:rings=1", "allgather", "cns-ring", 0, 256, 0, NULL), 8576);
+    cr_expect_eq(p_expect_exact("cns1:rings=1", "allgather", "cns-ring", 0, 400, 0, NULL), 13660);
+    /* the cylinder's snake: p = 128 */
+    cr_expect_eq(p_expect_exact("cns1:rings=4", "allgather", "cns-ring", 0, 256, 0, NULL),
+                 20 + 138 * 127 * 2);
+    /* 2I: the two-way ring; 2I,2L */
+    cr_expect_eq(p_expect_exact("cns1:rings=1,iface=double", "allgather", "cns-two-way", 0, 256,
+                                0, NULL), 4436);
+    cr_expect_eq(p_expect_exact("cns1:rings=1,links=2x", "allgather", "cns-ring", 0, 256, 0, NULL),
+                 4360);
+}
+
+/* The bound holds for every allgather; other collectives have no model. */
+Test(cns1, predict_bound_and_none)
+{
+    cs_model_t mo;
+    cs_error_t err;
+    cr_assert_eq(p_model("cns1:rings=1", "allgather", "ring", 0, 256, 0, NULL, &mo, &err), CS_OK);
+    cr_expect_eq(mo.form[0].ticks, 8576);
+    cs_tick_t sim = h_time("cns1:rings=1", "allgather", "ring", 0, 256, 0, NULL, CS_NET_PACKET);
+    cr_expect_geq((double)sim, mo.form[0].ticks, "a lower bound");
+    p_expect_none("cns1:rings=1", "broadcast", "binomial", 256, "allgather");
 }

@@ -19,6 +19,7 @@
 #include "io/plot.h"
 #include "machines/groq.h"
 #include "machines/groq_sched.h"
+#include "predict.h"
 
 #define S INT64_C(26240)   /* ticks (ps) per 328-byte vector at 100 Gb/s */
 #define H INT64_C(722000)  /* ticks per hop */
@@ -29,7 +30,7 @@ static cs_machine_t *machine(const char *spec)
     cs_machine_t *m;
     cs_error_t err;
     cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
-    cr_assert_str_eq(m->type, "groq");
+    cr_assert_str_eq(m->type->name, "groq");
     return m;
 }
 
@@ -1111,4 +1112,17 @@ Test(groq, spec_errors_name_the_key)
     cr_expect_str_eq(m->spec, "groq:nodes=33,hop=722ns,lanes=4,lane_gbps=25,vector=320,wire=328,"
                               "paths=1,even=0,align=0,clock=900MHz,epoch=252,link_cycles=650");
     cs_machine_free(m);
+}
+
+/* --predict: the paper's 3-hop all-reduce, 722 ns x 3 = 2,166 ns on 256
+ * TSPs (ISCA'22 §5.6), and one hop inside a node. */
+Test(groq, predict_equals_simulation)
+{
+    cr_expect_eq(p_expect_exact("groq:nodes=32", "allreduce", "gateway", 0, 320, 0, NULL),
+                 2166000.0, "2,166 ns in ps ticks");
+    p_expect_exact("groq:nodes=4", "allreduce", "gateway", 0, 320, 0, NULL);
+    p_expect_exact("groq:nodes=33", "allreduce", "gateway", 0, 100, 0, NULL);
+    cr_expect_eq(p_expect_exact("groq:nodes=1", "allreduce", "gateway", 0, 320, 0, NULL), 722000.0);
+    p_expect_none("groq:nodes=32", "allreduce", "gateway", 3200, "one vector");
+    p_expect_none("groq:nodes=32", "allreduce", "hierarchical", 320, "allreduce/gateway only");
 }

@@ -17,6 +17,7 @@
 #include "engine/exec.h"
 #include "core/program.h"
 #include "machines/machine.h"
+#include "predict.h"
 
 typedef struct lgp {
     int64_t L, o, g, G, O, S; /* ns and ns per byte; tick = 1 ns */
@@ -342,4 +343,29 @@ Test(loggp, spec)
     cr_expect(strstr(err.msg, "l") && strstr(err.msg, "valid"), "%s", err.msg);
     cr_expect_eq(cs_machine_new("loggp:p=4,L=1.5,tick=0.5ns", &m, &err), CS_OK, "%s", err.msg);
     cs_machine_free(m);
+}
+
+/* --predict: LogGP's binomial broadcast (P a power of two) and
+ * dissemination barrier, against the simulation, with the gap below and
+ * above a message's time. */
+Test(loggp, predict_equals_simulation)
+{
+    static const char *const params[] = {"", ",g=9000", ",o=200,L=100,G=1"};
+    for (int k = 0; k < 3; k++)
+        for (int P = 2; P <= 32; P *= 2) {
+            char spec[96];
+            snprintf(spec, sizeof spec, "loggp:p=%d%s", P, params[k]);
+            for (int64_t s = 1; s <= 10000; s *= 10)
+                p_expect_exact(spec, "broadcast", "binomial", 0, s, 0, NULL);
+        }
+    for (int k = 0; k < 3; k++)
+        for (int P = 2; P <= 17; P++) {
+            char spec[96];
+            snprintf(spec, sizeof spec, "loggp:p=%d%s", P, params[k]);
+            p_expect_exact(spec, "barrier", "dissemination", 0, 1, 0, NULL);
+        }
+    /* the defaults: ceil(log2 8) (2o + L) = 3 x 5500 ns */
+    cr_expect_eq(p_expect_exact("loggp:p=8", "barrier", "dissemination", 0, 1, 0, NULL), 16500);
+    p_expect_none("loggp:p=8", "broadcast", "binomial", 100000, "eager");
+    p_expect_none("loggp:p=8", "allreduce", "ring", 64, "not allreduce/ring");
 }
