@@ -83,6 +83,11 @@ static void json_double(FILE *f, double v)
         fputs("null", f);
         return;
     }
+    /* whole numbers as such (a model's 390 ticks, not 3.9e+02) */
+    if (v == floor(v) && fabs(v) < 1e15) {
+        fprintf(f, "%.0f", v);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
