@@ -112,29 +112,29 @@ static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_
 }
 
 /* A collective of the suite on the whole machine (rank r on node r), root
- * 0, the machine's hints, options "k=v,..." or NULL. */
+ * 0, the machine's hints, through the request path as `collsim run --coll`
+ * builds it: bytes as typed, options a NULL-terminated list of KEY=VALUE
+ * (or NULL). */
 static int bench_build_coll(const cs_machine_t *m, const char *coll, const char *algo,
-                            int64_t bytes, const char *opts, cs_program_t **out,
+                            const char *bytes, const char *const *opts, cs_program_t **out,
                             cs_error_t *err)
 {
-    cs_coll_kind_t kind;
-    const cs_coll_algo_t *a;
-    cs_spec_t ospec;
-    cs_machine_hints_t h;
-    char text[256];
+    cs_request_t req;
+    cs_request_coll_t c;
     int rc;
-    if ((rc = cs_coll_parse(coll, &kind, err)) || (rc = cs_coll_find(kind, algo, &a, err)))
+    cs_request_init(&req);
+    memset(&c, 0, sizeof c);
+    if ((rc = cs_request_set(&req, "coll", coll, err)) ||
+        (rc = cs_request_set(&req, "algo", algo, err)) ||
+        (rc = cs_request_set(&req, "bytes", bytes, err)))
         return rc;
-    snprintf(text, sizeof text, "opts:%s", opts ? opts : "");
-    if (opts && (rc = cs_spec_parse(text, &ospec, err)))
-        return rc;
-    cs_machine_hints_init(&h, m, cs_machine_nodes(m), NULL);
-    cs_coll_args_t args = {kind, cs_machine_nodes(m), bytes, 0, m->net.unit_bytes, &h.coll,
-                           opts ? &ospec : NULL};
-    rc = cs_coll_build(a, &args, out, err);
-    cs_machine_hints_destroy(&h);
-    if (opts)
-        cs_spec_destroy(&ospec);
+    for (; opts && *opts; opts++)
+        if ((rc = cs_request_set(&req, "opt", *opts, err)))
+            return rc;
+    rc = cs_request_coll_prepare(&req, m, &c, err);
+    if (rc == CS_OK)
+        rc = cs_request_coll_build(&c, out, err);
+    cs_request_coll_destroy(&c);
     return rc;
 }
 
@@ -142,12 +142,12 @@ static int bench_build_coll(const cs_machine_t *m, const char *coll, const char 
  * reduce of 1024 wavelets, on all 850,000 PEs. */
 static int bench_build_wafer_bcast(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "broadcast", "thesis", 4, NULL, out, err);
+    return bench_build_coll(m, "broadcast", "thesis", "4", NULL, out, err);
 }
 
 static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "reduce", "2d-two-phase", 4096, NULL, out, err);
+    return bench_build_coll(m, "reduce", "2d-two-phase", "4096", NULL, out, err);
 }
 
 /* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
@@ -155,8 +155,8 @@ static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, c
  * once (a TSP drives all its links), recursive doubling between nodes. */
 static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "allreduce", "hierarchical", INT64_C(1) << 20, "par=1,inter=rdb",
-                            out, err);
+    static const char *const opts[] = {"par=1", "inter=rdb", NULL};
+    return bench_build_coll(m, "allreduce", "hierarchical", "1MiB", opts, out, err);
 }
 
 /* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;
@@ -229,7 +229,7 @@ typedef struct bench_args {
 static void bench_help(void)
 {
     char queues[256];
-    cs_app_queue_names(queues, sizeof queues, "|");
+    cs_request_queue_names(queues, sizeof queues, "|");
     printf("Usage: collsim bench [--workload NAME|all] [--mode packet|fluid|all]\n"
            "                     [--queue KIND|all] [--no-fork] [--no-header]\n"
            "\n"
@@ -304,7 +304,7 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
                 a->queue = -1;
             } else {
                 cs_queue_kind_t q;
-                if (cs_app_parse_queue(optarg, &q, &err) != CS_OK)
+                if (cs_request_parse_queue(optarg, &q, &err) != CS_OK)
                     cs_app_usage_error("bench", "--queue: %s (or 'all')", err.msg);
                 a->queue = (int)q;
             }
@@ -345,7 +345,7 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
         cs_exec_opts_default(&opts);
         opts.mode = mode;
         opts.queue = queue;
-        rc = cs_app_exec_run(m, p, &opts, NULL, &res, &err);
+        rc = cs_request_exec(m, p, &opts, &res, &err);
     }
     if (rc == CS_OK) {
         struct rusage ru;
@@ -435,7 +435,7 @@ int cs_app_cmd_bench(int argc, char **argv)
                 continue;
             if (bench_workloads[wi].own_engine && modes[mi] != CS_NET_PACKET)
                 continue; /* its engine has no modes */
-            for (int qi = 0; qi < cs_app_queue_kinds(); qi++) {
+            for (int qi = 0; qi < cs_request_queue_kinds(); qi++) {
                 cs_queue_kind_t queue = (cs_queue_kind_t)qi;
                 if (a.queue >= 0 && a.queue != qi)
                     continue;
