@@ -42,9 +42,20 @@ int cs_app_report(const cs_error_t *err);
 void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 
-/* cs_request_set for subcommand `cmd`: a value that is none is a usage
- * error (exit) with the request's message, which names the option. */
-void cs_app_set(const char *cmd, cs_request_t *r, const char *key, const char *value);
+/* The options that are request fields (api/request.h), one code each for
+ * every command: a command puts the ones it takes in its longopts (with the
+ * short letters 'm' --machine, 'p' --program, 'M' --mode, 'q' --queue) and
+ * hands what getopt_long returns to cs_app_request_opt, so that a field is
+ * parsed in one place whatever the command. */
+enum {
+    CS_APP_OPT_COLL = 0x1000, CS_APP_OPT_ALGO, CS_APP_OPT_BYTES, CS_APP_OPT_ROOT,
+    CS_APP_OPT_RANKS, CS_APP_OPT_ORDER, CS_APP_OPT_OPT, CS_APP_OPT_VALIDATE
+};
+/* Sets the field of option c (what getopt_long returned) from value
+ * (cs_request_set): a value that is none is a usage error (exit) with the
+ * request's message, which names the option.  Returns 0 when c is no
+ * request option (the caller reports it). */
+int cs_app_request_opt(const char *cmd, cs_request_t *r, int c, const char *value);
 /* cs_request_add_opt for `cmd` (an --opt whose form the command checked
  * itself): a usage error for a comma in it or one too many. */
 void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv);

@@ -251,6 +251,20 @@ static void bench_help(void)
                bench_workloads[i].summary, bench_workloads[i].machine);
 }
 
+/* The value of --mode or --queue (a request field, api/request.h), or -1
+ * for 'all'. */
+static int bench_all_or(const char *key, const char *value)
+{
+    cs_request_t r;
+    cs_error_t err;
+    if (strcmp(value, "all") == 0)
+        return -1;
+    cs_request_init(&r);
+    if (cs_request_set(&r, key, value, &err) != CS_OK)
+        cs_app_usage_error("bench", "%s (or 'all')", err.msg);
+    return strcmp(key, "mode") == 0 ? (int)r.mode : (int)r.queue;
+}
+
 static void bench_parse_args(int argc, char **argv, bench_args_t *a)
 {
     enum { OPT_NO_FORK = 256, OPT_NO_HEADER };
@@ -263,7 +277,6 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cs_error_t err = {0};
     int c;
 
     a->workload = -1;
@@ -289,26 +302,8 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
                 cs_app_usage_error("bench", "unknown workload '%s'; valid: %s", optarg, valid);
             }
             break;
-        case 'M':
-            if (strcmp(optarg, "all") == 0) {
-                a->mode = -1;
-            } else {
-                cs_net_mode_t mode;
-                if (cs_net_parse_mode(optarg, &mode, &err) != CS_OK)
-                    cs_app_usage_error("bench", "--mode: %s (or 'all')", err.msg);
-                a->mode = (int)mode;
-            }
-            break;
-        case 'q':
-            if (strcmp(optarg, "all") == 0) {
-                a->queue = -1;
-            } else {
-                cs_queue_kind_t q;
-                if (cs_request_parse_queue(optarg, &q, &err) != CS_OK)
-                    cs_app_usage_error("bench", "--queue: %s (or 'all')", err.msg);
-                a->queue = (int)q;
-            }
-            break;
+        case 'M': a->mode = bench_all_or("mode", optarg); break;
+        case 'q': a->queue = bench_all_or("queue", optarg); break;
         case OPT_NO_FORK: a->fork_runs = 0; break;
         case OPT_NO_HEADER: a->header = 0; break;
         case 'h': bench_help(); exit(0);

@@ -111,20 +111,19 @@ static void compare_help(void)
 static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
-        OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_MACHINES, OPT_RANKS, OPT_ROOT, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
+        OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
         OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
     };
     static const struct option longopts[] = {
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
         {"machines", required_argument, NULL, OPT_MACHINES},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"opt", required_argument, NULL, OPT_OPT},
-        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
+        {"opt", required_argument, NULL, CS_APP_OPT_OPT},
+        {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"mode", required_argument, NULL, 'M'},
         {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
@@ -148,16 +147,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     a->logy = -1;
     while ((c = getopt_long(argc, argv, ":M:h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_COLL: cs_app_set("compare", &a->req, "coll", optarg); break;
-        case OPT_ALGO: cs_app_set("compare", &a->req, "algo", optarg); break;
-        case OPT_BYTES: cs_app_set("compare", &a->req, "bytes", optarg); break;
-        case OPT_RANKS: cs_app_set("compare", &a->req, "ranks", optarg); break;
-        case OPT_ROOT: cs_app_set("compare", &a->req, "root", optarg); break;
-        case OPT_OPT: cs_app_set("compare", &a->req, "opt", optarg); break;
-        case 'M': cs_app_set("compare", &a->req, "mode", optarg); break;
         case OPT_MACHINES: machines = optarg; break;
-        case OPT_ORDER: cs_app_set("compare", &a->req, "order", optarg); break;
-        case OPT_VALIDATE: cs_app_set("compare", &a->req, "validate", "1"); break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_MARKDOWN: a->markdown = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
@@ -171,7 +161,9 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
         case 'h': compare_help(); exit(0);
-        default: cs_app_getopt_error("compare", c, argv);
+        default:
+            if (!cs_app_request_opt("compare", &a->req, c, optarg))
+                cs_app_getopt_error("compare", c, argv);
         }
     }
     if (optind < argc)

@@ -53,13 +53,13 @@ static void export_help(void)
 
 static void export_parse_args(int argc, char **argv, export_args_t *a)
 {
-    enum { OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_OPT, OPT_FORMAT };
+    enum { OPT_OPT = 256, OPT_FORMAT };
     static const struct option longopts[] = {
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
         {"opt", required_argument, NULL, OPT_OPT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"machine", required_argument, NULL, 'm'},
@@ -72,12 +72,6 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
     cs_request_init(&a->req);
     while ((c = getopt_long(argc, argv, ":m:o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_COLL: cs_app_set("export", &a->req, "coll", optarg); break;
-        case OPT_ALGO: cs_app_set("export", &a->req, "algo", optarg); break;
-        case 'm': cs_app_set("export", &a->req, "machine", optarg); break;
-        case OPT_BYTES: cs_app_set("export", &a->req, "bytes", optarg); break;
-        case OPT_ROOT: cs_app_set("export", &a->req, "root", optarg); break;
-        case OPT_RANKS: cs_app_set("export", &a->req, "ranks", optarg); break;
         case 'o': a->out = optarg; break;
         case OPT_FORMAT:
             if (strcmp(optarg, "goal"))
@@ -89,7 +83,9 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
             cs_app_add_opt("export", &a->req, optarg);
             break;
         case 'h': export_help(); exit(0);
-        default: cs_app_getopt_error("export", c, argv);
+        default:
+            if (!cs_app_request_opt("export", &a->req, c, optarg))
+                cs_app_getopt_error("export", c, argv);
         }
     }
     if (optind < argc)

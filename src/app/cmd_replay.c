@@ -52,7 +52,7 @@ typedef struct replay_args {
 typedef struct replay_run {
     cs_machine_t *m;
     cs_program_t *p;
-    cs_app_coll_t place; /* rank_to_node (NULL until placed), hints; no algorithm */
+    cs_request_coll_t place; /* rank_to_node (NULL until placed), hints; no algorithm */
     cs_ti_info_t info;
     int is_ti;
     cs_exec_result_t res;
@@ -198,10 +198,10 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
             break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
-        case 'M': cs_app_set("replay", &a->req, "mode", optarg); break;
-        case 'q': cs_app_set("replay", &a->req, "queue", optarg); break;
         case 'h': replay_help(); exit(0);
-        default: cs_app_getopt_error("replay", c, argv);
+        default:
+            if (!cs_app_request_opt("replay", &a->req, c, optarg))
+                cs_app_getopt_error("replay", c, argv);
         }
     }
     if (optind < argc)
@@ -309,7 +309,7 @@ static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
         return cs_error_set(err, CS_ERR_RANGE, "%s: the trace has %d ranks but machine '%s' "
                             "has only %d nodes; choose a machine with at least %d nodes",
                             run->a->trace, P, m->spec, nodes, P);
-    cs_app_coll_t *c = &run->place;
+    cs_request_coll_t *c = &run->place;
     cs_request_coll_destroy(c);
     c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
     snprintf(c->order_name, sizeof c->order_name, "%s", map);

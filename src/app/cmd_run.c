@@ -114,21 +114,20 @@ static void run_help(void)
 static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
-        OPT_NO_TIMING = 256, OPT_COLL, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
+        OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
         OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"program", required_argument, NULL, 'p'},
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"opt", required_argument, NULL, OPT_OPT},
-        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
+        {"opt", required_argument, NULL, CS_APP_OPT_OPT},
+        {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"heatmap", required_argument, NULL, OPT_HEATMAP},
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -152,20 +151,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
     a->with_timing = 1;
     while ((c = getopt_long(argc, argv, ":m:p:M:j:q:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': cs_app_set("run", &a->req, "machine", optarg); break;
-        case 'p': cs_app_set("run", &a->req, "program", optarg); break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
-        case OPT_COLL: cs_app_set("run", &a->req, "coll", optarg); break;
-        case OPT_ALGO: cs_app_set("run", &a->req, "algo", optarg); break;
-        case OPT_ORDER: cs_app_set("run", &a->req, "order", optarg); break;
-        case OPT_VALIDATE: cs_app_set("run", &a->req, "validate", "1"); break;
-        case OPT_BYTES: cs_app_set("run", &a->req, "bytes", optarg); break;
-        case OPT_ROOT: cs_app_set("run", &a->req, "root", optarg); break;
-        case OPT_RANKS: cs_app_set("run", &a->req, "ranks", optarg); break;
-        case OPT_OPT: cs_app_set("run", &a->req, "opt", optarg); break;
-        case 'M': cs_app_set("run", &a->req, "mode", optarg); break;
-        case 'q': cs_app_set("run", &a->req, "queue", optarg); break;
         case OPT_PREDICT: a->predict = 1; break;
         case OPT_HEATMAP: a->heatmap = optarg; break;
         case OPT_WINDOW: a->window = optarg; break;
@@ -185,7 +172,9 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                    optarg);
             break;
         case 'h': run_help(); exit(0);
-        default: cs_app_getopt_error("run", c, argv);
+        default:
+            if (!cs_app_request_opt("run", &a->req, c, optarg))
+                cs_app_getopt_error("run", c, argv);
         }
     }
     if (optind < argc)

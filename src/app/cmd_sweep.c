@@ -307,17 +307,17 @@ static void sweep_check_opts(const sweep_args_t *a)
 static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
-        OPT_COLL = 256, OPT_ROOT, OPT_RANKS, OPT_ORDER, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE,
-        OPT_XLABEL, OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
+        OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
-        {"coll", required_argument, NULL, OPT_COLL},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
         {"algos", required_argument, NULL, 'a'},
         {"bytes", required_argument, NULL, 'b'},
-        {"root", required_argument, NULL, OPT_ROOT},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
         {"ranks", required_argument, NULL, OPT_RANKS},
-        {"order", required_argument, NULL, OPT_ORDER},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
         {"opt", required_argument, NULL, OPT_OPT},
         {"mode", required_argument, NULL, 'M'},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -338,18 +338,14 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
     cs_request_init(&a->req);
     while ((c = getopt_long(argc, argv, ":m:a:b:M:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': cs_app_set("sweep", &a->req, "machine", optarg); break;
-        case OPT_COLL: cs_app_set("sweep", &a->req, "coll", optarg); break;
         case 'a': algos = optarg; break;
         case 'b': a->bytes_text = optarg; break;
-        case OPT_ORDER: cs_app_set("sweep", &a->req, "order", optarg); break;
         case OPT_KEEP_GOING: a->keep_going = 1; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
         case OPT_XLABEL: a->xlabel = optarg; break;
         case OPT_YLABEL: a->ylabel = optarg; break;
-        case OPT_ROOT: cs_app_set("sweep", &a->req, "root", optarg); break;
         case OPT_RANKS: {
             int64_t r[SWEEP_MAX_SIZES];
             int n = 0;
@@ -365,7 +361,6 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
             break;
         }
         case OPT_OPT: cs_app_add_opt("sweep", &a->req, optarg); break;
-        case 'M': cs_app_set("sweep", &a->req, "mode", optarg); break;
         case OPT_UNIT:
             if (!strcmp(optarg, "bytes"))
                 a->elements4 = 0;
@@ -376,7 +371,9 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                                    "elements4", optarg);
             break;
         case 'h': sweep_help(); exit(0);
-        default: cs_app_getopt_error("sweep", c, argv);
+        default:
+            if (!cs_app_request_opt("sweep", &a->req, c, optarg))
+                cs_app_getopt_error("sweep", c, argv);
         }
     }
     if (optind < argc)

@@ -65,11 +65,31 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
-void cs_app_set(const char *cmd, cs_request_t *r, const char *key, const char *value)
+/* cs_request_set, with a usage error for a value that is none. */
+static void app_set(const char *cmd, cs_request_t *r, const char *key, const char *value)
 {
     cs_error_t err;
     if (cs_request_set(r, key, value, &err) != CS_OK)
         cs_app_usage_error(cmd, "%s", err.msg);
+}
+
+int cs_app_request_opt(const char *cmd, cs_request_t *r, int c, const char *value)
+{
+    static const struct {
+        int c;
+        const char *key;
+    } fields[] = {
+        {'m', "machine"}, {'p', "program"}, {'M', "mode"}, {'q', "queue"},
+        {CS_APP_OPT_COLL, "coll"}, {CS_APP_OPT_ALGO, "algo"}, {CS_APP_OPT_BYTES, "bytes"},
+        {CS_APP_OPT_ROOT, "root"}, {CS_APP_OPT_RANKS, "ranks"}, {CS_APP_OPT_ORDER, "order"},
+        {CS_APP_OPT_OPT, "opt"}, {CS_APP_OPT_VALIDATE, "validate"},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].c == c) {
+            app_set(cmd, r, fields[i].key, value);
+            return 1;
+        }
+    return 0;
 }
 
 void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
