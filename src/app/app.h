@@ -51,11 +51,14 @@ enum {
     CS_APP_OPT_COLL = 0x1000, CS_APP_OPT_ALGO, CS_APP_OPT_BYTES, CS_APP_OPT_ROOT,
     CS_APP_OPT_RANKS, CS_APP_OPT_ORDER, CS_APP_OPT_OPT, CS_APP_OPT_VALIDATE
 };
-/* Sets the field of option c (what getopt_long returned) from value
- * (cs_request_set): a value that is none is a usage error (exit) with the
- * request's message, which names the option.  Returns 0 when c is no
- * request option (the caller reports it). */
-int cs_app_request_opt(const char *cmd, cs_request_t *r, int c, const char *value);
+/* The default branch of a command's getopt_long switch: sets the request
+ * field of option c (what getopt_long returned) from optarg
+ * (cs_request_set), and exits with a usage error naming the option when the
+ * value is none; for any other c, a getopt failure (cs_app_getopt_error). */
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv);
+/* After a command's options: a usage error for an operand left over
+ * ("unexpected argument"). */
+void cs_app_no_operands(const char *cmd, int argc, char **argv);
 /* cs_request_add_opt for `cmd` (an --opt whose form the command checked
  * itself): a usage error for a comma in it or one too many. */
 void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv);

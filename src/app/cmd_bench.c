@@ -48,6 +48,19 @@ typedef struct bench_workload {
 #define BENCH_PERM_BYTES (INT64_C(64) << 10)
 #define BENCH_PERM_SEED  UINT64_C(0x636f6c6c73696d31) /* "collsim1" */
 
+/* Names and finalizes a workload's program into *out; frees it on failure. */
+static int bench_finish(cs_program_t *p, const char *source, cs_program_t **out, cs_error_t *err)
+{
+    cs_program_set_source(p, source);
+    int rc = cs_program_finalize(p, err);
+    if (rc != CS_OK) {
+        cs_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return CS_OK;
+}
+
 /* Rank r sends to r+1 and receives from r-1: every ring channel in one
  * direction carries exactly one message, the other direction none. */
 static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
@@ -58,14 +71,7 @@ static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_
         cs_program_send(p, r, (r + 1) % nodes, BENCH_RING_BYTES, 0);
         cs_program_recv(p, r, (r - 1 + nodes) % nodes, BENCH_RING_BYTES, 0);
     }
-    cs_program_set_source(p, "bench:ring-shift");
-    int rc = cs_program_finalize(p, err);
-    if (rc != CS_OK) {
-        cs_program_free(p);
-        return rc;
-    }
-    *out = p;
-    return CS_OK;
+    return bench_finish(p, "bench:ring-shift", out, err);
 }
 
 /* A uniformly shuffled permutation (cs_app_shuffle: the same sequence on
@@ -101,14 +107,7 @@ static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_
     }
     free(perm);
     free(inv);
-    cs_program_set_source(p, "bench:permutation");
-    int rc = cs_program_finalize(p, err);
-    if (rc != CS_OK) {
-        cs_program_free(p);
-        return rc;
-    }
-    *out = p;
-    return CS_OK;
+    return bench_finish(p, "bench:permutation", out, err);
 }
 
 /* A collective of the suite on the whole machine (rank r on node r), root
@@ -310,8 +309,7 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
         default: cs_app_getopt_error("bench", c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("bench", argc, argv);
 }
 
 #define BENCH_ROW_FMT "%-12s %-6s %-10s %14s %12s %9s %8s %8s\n"

@@ -161,13 +161,10 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
         case 'h': compare_help(); exit(0);
-        default:
-            if (!cs_app_request_opt("compare", &a->req, c, optarg))
-                cs_app_getopt_error("compare", c, argv);
+        default: cs_app_option("compare", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("compare", argc, argv);
     if (!a->req.coll)
         cs_app_usage_error("compare", "missing --coll NAME");
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)

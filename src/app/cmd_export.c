@@ -83,13 +83,10 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
             cs_app_add_opt("export", &a->req, optarg);
             break;
         case 'h': export_help(); exit(0);
-        default:
-            if (!cs_app_request_opt("export", &a->req, c, optarg))
-                cs_app_getopt_error("export", c, argv);
+        default: cs_app_option("export", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("export", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("export", argc, argv);
     if (!a->req.coll)
         cs_app_usage_error("export", "missing --coll NAME");
     if (!a->req.machine && !a->req.ranks)

@@ -172,13 +172,10 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                    optarg);
             break;
         case 'h': run_help(); exit(0);
-        default:
-            if (!cs_app_request_opt("run", &a->req, c, optarg))
-                cs_app_getopt_error("run", c, argv);
+        default: cs_app_option("run", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("run", argc, argv);
     const cs_request_t *r = &a->req;
     if (!r->machine)
         cs_app_usage_error("run", "missing --machine SPEC");

@@ -371,13 +371,10 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                                    "elements4", optarg);
             break;
         case 'h': sweep_help(); exit(0);
-        default:
-            if (!cs_app_request_opt("sweep", &a->req, c, optarg))
-                cs_app_getopt_error("sweep", c, argv);
+        default: cs_app_option("sweep", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("sweep", argc, argv);
     if (!a->req.machine)
         cs_app_usage_error("sweep", "missing --machine SPEC");
     if (!a->req.coll)

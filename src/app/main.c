@@ -65,15 +65,7 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
-/* cs_request_set, with a usage error for a value that is none. */
-static void app_set(const char *cmd, cs_request_t *r, const char *key, const char *value)
-{
-    cs_error_t err;
-    if (cs_request_set(r, key, value, &err) != CS_OK)
-        cs_app_usage_error(cmd, "%s", err.msg);
-}
-
-int cs_app_request_opt(const char *cmd, cs_request_t *r, int c, const char *value)
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
 {
     static const struct {
         int c;
@@ -84,12 +76,20 @@ int cs_app_request_opt(const char *cmd, cs_request_t *r, int c, const char *valu
         {CS_APP_OPT_ROOT, "root"}, {CS_APP_OPT_RANKS, "ranks"}, {CS_APP_OPT_ORDER, "order"},
         {CS_APP_OPT_OPT, "opt"}, {CS_APP_OPT_VALIDATE, "validate"},
     };
+    cs_error_t err;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (fields[i].c == c) {
-            app_set(cmd, r, fields[i].key, value);
-            return 1;
+            if (cs_request_set(r, fields[i].key, optarg, &err) != CS_OK)
+                cs_app_usage_error(cmd, "%s", err.msg);
+            return;
         }
-    return 0;
+    cs_app_getopt_error(cmd, c, argv);
+}
+
+void cs_app_no_operands(const char *cmd, int argc, char **argv)
+{
+    if (optind < argc)
+        cs_app_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 }
 
 void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
