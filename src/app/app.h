@@ -115,7 +115,7 @@ typedef struct cs_app_progress {
     int on;              /* standard error is a terminal */
     double t0, last;     /* started, last drawn (monotonic seconds) */
     int width;           /* characters on the line now */
-    double tick_seconds; /* for cs_app_progress_poll */
+    double tick_seconds; /* the run's clock, for the poll callback */
     char what[96];
 } cs_app_progress_t;
 

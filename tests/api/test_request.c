@@ -4,7 +4,6 @@
  * command line prints; every invalid field is an error code whose message
  * names the field; requests share no state (two in a row, the same result).
  */
-#define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
