@@ -48,6 +48,19 @@ typedef struct bench_workload {
 #define BENCH_PERM_BYTES (INT64_C(64) << 10)
 #define BENCH_PERM_SEED  UINT64_C(0x636f6c6c73696d31) /* "collsim1" */
 
+/* Names and finalizes a workload's program into *out; frees it on failure. */
+static int bench_finish(cs_program_t *p, const char *source, cs_program_t **out, cs_error_t *err)
+{
+    cs_program_set_source(p, source);
+    int rc = cs_program_finalize(p, err);
+    if (rc != CS_OK) {
+        cs_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return CS_OK;
+}
+
 /* Rank r sends to r+1 and receives from r-1: every ring channel in one
  * direction carries exactly one message, the other direction none. */
 static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
@@ -58,14 +71,7 @@ static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_
         cs_program_send(p, r, (r + 1) % nodes, BENCH_RING_BYTES, 0);
         cs_program_recv(p, r, (r - 1 + nodes) % nodes, BENCH_RING_BYTES, 0);
     }
-    cs_program_set_source(p, "bench:ring-shift");
-    int rc = cs_program_finalize(p, err);
-    if (rc != CS_OK) {
-        cs_program_free(p);
-        return rc;
-    }
-    *out = p;
-    return CS_OK;
+    return bench_finish(p, "bench:ring-shift", out, err);
 }
 
 /* A uniformly shuffled permutation (cs_app_shuffle: the same sequence on
@@ -101,40 +107,33 @@ static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_
     }
     free(perm);
     free(inv);
-    cs_program_set_source(p, "bench:permutation");
-    int rc = cs_program_finalize(p, err);
-    if (rc != CS_OK) {
-        cs_program_free(p);
-        return rc;
-    }
-    *out = p;
-    return CS_OK;
+    return bench_finish(p, "bench:permutation", out, err);
 }
 
 /* A collective of the suite on the whole machine (rank r on node r), root
- * 0, the machine's hints, options "k=v,..." or NULL. */
+ * 0, the machine's hints, through the request path as `collsim run --coll`
+ * builds it: bytes as typed, options a NULL-terminated list of KEY=VALUE
+ * (or NULL). */
 static int bench_build_coll(const cs_machine_t *m, const char *coll, const char *algo,
-                            int64_t bytes, const char *opts, cs_program_t **out,
+                            const char *bytes, const char *const *opts, cs_program_t **out,
                             cs_error_t *err)
 {
-    cs_coll_kind_t kind;
-    const cs_coll_algo_t *a;
-    cs_spec_t ospec;
-    cs_machine_hints_t h;
-    char text[256];
+    cs_request_t req;
+    cs_request_coll_t c;
     int rc;
-    if ((rc = cs_coll_parse(coll, &kind, err)) || (rc = cs_coll_find(kind, algo, &a, err)))
+    cs_request_init(&req);
+    memset(&c, 0, sizeof c);
+    if ((rc = cs_request_set(&req, "coll", coll, err)) ||
+        (rc = cs_request_set(&req, "algo", algo, err)) ||
+        (rc = cs_request_set(&req, "bytes", bytes, err)))
         return rc;
-    snprintf(text, sizeof text, "opts:%s", opts ? opts : "");
-    if (opts && (rc = cs_spec_parse(text, &ospec, err)))
-        return rc;
-    cs_machine_hints_init(&h, m, cs_machine_nodes(m), NULL);
-    cs_coll_args_t args = {kind, cs_machine_nodes(m), bytes, 0, m->net.unit_bytes, &h.coll,
-                           opts ? &ospec : NULL};
-    rc = cs_coll_build(a, &args, out, err);
-    cs_machine_hints_destroy(&h);
-    if (opts)
-        cs_spec_destroy(&ospec);
+    for (; opts && *opts; opts++)
+        if ((rc = cs_request_set(&req, "opt", *opts, err)))
+            return rc;
+    rc = cs_request_coll_prepare(&req, m, &c, err);
+    if (rc == CS_OK)
+        rc = cs_request_coll_build(&c, out, err);
+    cs_request_coll_destroy(&c);
     return rc;
 }
 
@@ -142,12 +141,12 @@ static int bench_build_coll(const cs_machine_t *m, const char *coll, const char 
  * reduce of 1024 wavelets, on all 850,000 PEs. */
 static int bench_build_wafer_bcast(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "broadcast", "thesis", 4, NULL, out, err);
+    return bench_build_coll(m, "broadcast", "thesis", "4", NULL, out, err);
 }
 
 static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "reduce", "2d-two-phase", 4096, NULL, out, err);
+    return bench_build_coll(m, "reduce", "2d-two-phase", "4096", NULL, out, err);
 }
 
 /* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
@@ -155,8 +154,8 @@ static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, c
  * once (a TSP drives all its links), recursive doubling between nodes. */
 static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
 {
-    return bench_build_coll(m, "allreduce", "hierarchical", INT64_C(1) << 20, "par=1,inter=rdb",
-                            out, err);
+    static const char *const opts[] = {"par=1", "inter=rdb", NULL};
+    return bench_build_coll(m, "allreduce", "hierarchical", "1MiB", opts, out, err);
 }
 
 /* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;
@@ -229,7 +228,7 @@ typedef struct bench_args {
 static void bench_help(void)
 {
     char queues[256];
-    cs_app_queue_names(queues, sizeof queues, "|");
+    cs_request_queue_names(queues, sizeof queues, "|");
     printf("Usage: collsim bench [--workload NAME|all] [--mode packet|fluid|all]\n"
            "                     [--queue KIND|all] [--no-fork] [--no-header]\n"
            "\n"
@@ -251,6 +250,20 @@ static void bench_help(void)
                bench_workloads[i].summary, bench_workloads[i].machine);
 }
 
+/* The value of --mode or --queue (a request field, api/request.h), or -1
+ * for 'all'. */
+static int bench_all_or(const char *key, const char *value)
+{
+    cs_request_t r;
+    cs_error_t err;
+    if (strcmp(value, "all") == 0)
+        return -1;
+    cs_request_init(&r);
+    if (cs_request_set(&r, key, value, &err) != CS_OK)
+        cs_app_usage_error("bench", "%s (or 'all')", err.msg);
+    return strcmp(key, "mode") == 0 ? (int)r.mode : (int)r.queue;
+}
+
 static void bench_parse_args(int argc, char **argv, bench_args_t *a)
 {
     enum { OPT_NO_FORK = 256, OPT_NO_HEADER };
@@ -263,7 +276,6 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cs_error_t err = {0};
     int c;
 
     a->workload = -1;
@@ -289,34 +301,15 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
                 cs_app_usage_error("bench", "unknown workload '%s'; valid: %s", optarg, valid);
             }
             break;
-        case 'M':
-            if (strcmp(optarg, "all") == 0) {
-                a->mode = -1;
-            } else {
-                cs_net_mode_t mode;
-                if (cs_net_parse_mode(optarg, &mode, &err) != CS_OK)
-                    cs_app_usage_error("bench", "--mode: %s (or 'all')", err.msg);
-                a->mode = (int)mode;
-            }
-            break;
-        case 'q':
-            if (strcmp(optarg, "all") == 0) {
-                a->queue = -1;
-            } else {
-                cs_queue_kind_t q;
-                if (cs_app_parse_queue(optarg, &q, &err) != CS_OK)
-                    cs_app_usage_error("bench", "--queue: %s (or 'all')", err.msg);
-                a->queue = (int)q;
-            }
-            break;
+        case 'M': a->mode = bench_all_or("mode", optarg); break;
+        case 'q': a->queue = bench_all_or("queue", optarg); break;
         case OPT_NO_FORK: a->fork_runs = 0; break;
         case OPT_NO_HEADER: a->header = 0; break;
         case 'h': bench_help(); exit(0);
         default: cs_app_getopt_error("bench", c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("bench", argc, argv);
 }
 
 #define BENCH_ROW_FMT "%-12s %-6s %-10s %14s %12s %9s %8s %8s\n"
@@ -345,7 +338,7 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
         cs_exec_opts_default(&opts);
         opts.mode = mode;
         opts.queue = queue;
-        rc = cs_app_exec_run(m, p, &opts, NULL, &res, &err);
+        rc = cs_request_exec(m, p, &opts, &res, &err);
     }
     if (rc == CS_OK) {
         struct rusage ru;
@@ -435,7 +428,7 @@ int cs_app_cmd_bench(int argc, char **argv)
                 continue;
             if (bench_workloads[wi].own_engine && modes[mi] != CS_NET_PACKET)
                 continue; /* its engine has no modes */
-            for (int qi = 0; qi < cs_app_queue_kinds(); qi++) {
+            for (int qi = 0; qi < cs_request_queue_kinds(); qi++) {
                 cs_queue_kind_t queue = (cs_queue_kind_t)qi;
                 if (a.queue >= 0 && a.queue != qi)
                     continue;

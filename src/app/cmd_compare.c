@@ -3,7 +3,7 @@
  * on several machines, side by side (docs/figures.md).
  *
  * Every machine runs exactly what `collsim run --machine SPEC --coll C
- * --algo A --bytes N` would (cs_app_coll_prepare, cmd_run.c): the same
+ * --algo A --bytes N` would (the request path, api/request.h): the same
  * placement rules, the machine's hints in rank space, the same options.
  * The results go out as an aligned table (or CSV, or Markdown), a bar chart
  * of the times, and optionally a heatmap per machine.  A machine on which
@@ -21,17 +21,13 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "coll/check.h"
 #include "coll/coll.h"
-#include "engine/exec.h"
 #include "core/units.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
 
 #define COMPARE_MAX_MACHINES 64
-#define COMPARE_MAX_OPTS 64
-#define COMPARE_SEED 0x636f6c6c73696dULL /* --validate's keys, as `collsim run` */
 
 /* One representative configuration per machine type: what `compare` runs
  * without --machines, for the types the registry has. */
@@ -46,15 +42,11 @@ static const char *const compare_defaults[][2] = {
 #define COMPARE_NDEFAULTS ((int)(sizeof compare_defaults / sizeof compare_defaults[0]))
 
 typedef struct compare_args {
-    const char *coll, *algo, *bytes_text, *order;
-    int64_t bytes, root, ranks;
-    int has_root, validate, with_timing, logy; /* logy: -1 auto */
+    cs_request_t req; /* the collective, mode; the machine is set per row */
+    int with_timing, logy; /* logy: -1 auto */
     const char *specs[COMPARE_MAX_MACHINES];
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
-    const char *opts[COMPARE_MAX_OPTS];
-    int nopts;
-    cs_net_mode_t mode;
     const char *csv, *markdown, *plot, *heatmaps, *title;
     cs_heatmap_metric_t metric;
 } compare_args_t;
@@ -119,20 +111,19 @@ static void compare_help(void)
 static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
-        OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_MACHINES, OPT_RANKS, OPT_ROOT, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
+        OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
         OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
     };
     static const struct option longopts[] = {
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
         {"machines", required_argument, NULL, OPT_MACHINES},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"opt", required_argument, NULL, OPT_OPT},
-        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
+        {"opt", required_argument, NULL, CS_APP_OPT_OPT},
+        {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"mode", required_argument, NULL, 'M'},
         {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
@@ -151,16 +142,12 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     int c;
 
     memset(a, 0, sizeof *a);
-    a->mode = CS_NET_PACKET;
+    cs_request_init(&a->req);
     a->with_timing = 1;
     a->logy = -1;
     while ((c = getopt_long(argc, argv, ":M:h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_COLL: a->coll = optarg; break;
-        case OPT_ALGO: a->algo = optarg; break;
         case OPT_MACHINES: machines = optarg; break;
-        case OPT_ORDER: a->order = optarg; break;
-        case OPT_VALIDATE: a->validate = 1; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_MARKDOWN: a->markdown = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
@@ -169,34 +156,16 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_TITLE: a->title = optarg; break;
         case OPT_HEATMAPS: a->heatmaps = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
-        case OPT_BYTES:
-            a->bytes = cs_app_bytes_arg("compare", optarg);
-            a->bytes_text = optarg;
-            break;
-        case OPT_RANKS:
-            a->ranks = cs_app_ranks_arg("compare", optarg);
-            break;
-        case OPT_ROOT:
-            a->root = cs_app_root_arg("compare", optarg);
-            a->has_root = 1;
-            break;
-        case OPT_OPT:
-            cs_app_push_kv_opt("compare", optarg, a->opts, &a->nopts, COMPARE_MAX_OPTS);
-            break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
-        case 'M':
-            a->mode = cs_app_mode_arg("compare", optarg);
-            break;
         case 'h': compare_help(); exit(0);
-        default: cs_app_getopt_error("compare", c, argv);
+        default: cs_app_option("compare", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("compare", "unexpected argument '%s'", argv[optind]);
-    if (!a->coll)
+    cs_app_no_operands("compare", argc, argv);
+    if (!a->req.coll)
         cs_app_usage_error("compare", "missing --coll NAME");
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
@@ -230,56 +199,46 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
-    cs_machine_t *m = NULL;
-    cs_program_t *p = NULL;
-    cs_app_coll_t coll;
-    cs_coll_check_t *chk = NULL;
-    cs_exec_result_t res;
+    cs_request_t req = a->req;
+    cs_request_run_t run;
     int rc;
 
-    memset(&coll, 0, sizeof coll);
-    memset(&res, 0, sizeof res);
+    cs_request_run_init(&run);
     snprintf(row->name, sizeof row->name, "%s", row->spec);
     snprintf(row->link, sizeof row->link, "-");
-    rc = cs_machine_new(row->spec, &m, err);
-    if (rc == CS_OK) {
+    req.machine = row->spec;
+    rc = cs_request_prepare(&req, &run, err);
+    const cs_machine_t *m = run.machine;
+    const cs_exec_result_t *res = &run.result;
+    if (m) {
         cs_app_machine_short(m, row->name, sizeof row->name);
         snprintf(row->norm, sizeof row->norm, "%s", m->spec);
-        cs_app_coll_req_t req = {a->coll, a->algo, a->order, a->bytes_text, a->bytes, a->root,
-                                 a->ranks, a->has_root, a->opts, a->nopts};
-        rc = cs_app_coll_prepare(&req, m, &coll, err);
     }
     if (rc == CS_OK)
-        rc = cs_app_coll_build(&coll, &p, err);
-    if (rc == CS_OK && a->validate)
-        rc = cs_coll_check_new(&coll.args, p, COMPARE_SEED, &chk, err);
+        rc = cs_request_build(&req, &run, err);
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
-        cs_exec_opts_default(&opts);
-        opts.mode = a->mode;
-        opts.rank_to_node = coll.rank_to_node;
-        opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
-        rc = cs_app_exec_run(m, p, &opts, progress, &res, err);
+        cs_request_exec_opts(&req, &run, &opts);
+        cs_app_progress_attach(progress, m->tick_seconds, &opts);
+        rc = cs_request_run(&run, &opts, err);
     }
-    if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, err)))
-        cs_error_prefix(err, "validation failed");
     if (rc == CS_OK) {
         int c = -1; /* the busiest channel */
-        cs_app_busiest_channels(res.net, cs_topo_channels(m->topo), &c, 1);
-        row->ranks = coll.args.P;
-        row->ticks = res.finish;
-        row->seconds = (double)res.finish * m->tick_seconds;
-        row->bandwidth = row->seconds > 0 && a->bytes > 0 ? (double)a->bytes / row->seconds : 0;
-        row->events = res.events;
-        row->wall = a->with_timing ? res.wall_seconds : 0;
+        cs_report_busiest_channels(res->net, cs_topo_channels(m->topo), &c, 1);
+        row->ranks = run.coll.args.P;
+        row->ticks = res->finish;
+        row->seconds = (double)res->finish * m->tick_seconds;
+        row->bandwidth = row->seconds > 0 && req.bytes > 0 ? (double)req.bytes / row->seconds : 0;
+        row->events = res->events;
+        row->wall = a->with_timing ? res->wall_seconds : 0;
         if (c >= 0) {
             char u[32], v[32];
             snprintf(row->link, sizeof row->link, "%s\xe2\x86\x92%s",
                      cs_app_node_name(m, cs_topo_channel_src(m->topo, c), u, sizeof u),
                      cs_app_node_name(m, cs_topo_channel_dst(m->topo, c), v, sizeof v));
-            row->link_util = res.finish > 0 ? (double)cs_net_chan_stats(res.net, c)->busy /
-                                                  (double)res.finish
-                                            : 0;
+            row->link_util = res->finish > 0 ? (double)cs_net_chan_stats(res->net, c)->busy /
+                                                   (double)res->finish
+                                             : 0;
         }
     }
     if (rc == CS_OK && a->heatmaps) {
@@ -289,13 +248,13 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type->name);
-        cs_app_run_title(m, &coll, NULL, coll.args.P, title, sizeof title);
+        cs_app_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)
-            rc = cs_heatmap_data_from_net(res.net, cs_topo_channels(m->topo), a->metric, 0,
-                                          res.finish, 1, &d, err);
+            rc = cs_heatmap_data_from_net(res->net, cs_topo_channels(m->topo), a->metric, 0,
+                                          res->finish, 1, &d, err);
         if (rc == CS_OK) {
-            cs_app_heatmap_subtitle(m, res.net, &d, "whole run", sub, sizeof sub);
+            cs_app_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
             rc = cs_heatmap_write(h, &d, title, sub, 0, row->heatmap, err);
         }
         if (rc)
@@ -303,11 +262,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         cs_heatmap_data_destroy(&d);
         cs_heatmap_free(h);
     }
-    cs_coll_check_free(chk);
-    cs_app_coll_destroy(&coll);
-    cs_exec_result_destroy(&res);
-    cs_program_free(p);
-    cs_machine_free(m);
+    cs_request_run_destroy(&run);
     return rc;
 }
 
@@ -413,12 +368,12 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         const compare_row_t *r = &rows[i];
         if (r->rc)
             continue;
-        cs_app_csv_field(f, r->name);
+        cs_report_csv_field(f, r->name);
         fputc(',', f);
-        cs_app_csv_field(f, r->norm);
-        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->coll, algo, (long long)a->bytes,
+        cs_report_csv_field(f, r->norm);
+        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->req.coll, algo, (long long)a->req.bytes,
                 r->ranks, (long long)r->ticks, r->seconds, r->bandwidth);
-        cs_app_csv_field(f, r->link);
+        cs_report_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }
 }
@@ -481,8 +436,8 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
         k++;
     }
     int logy = a->logy >= 0 ? a->logy : hi > 30 * lo;
-    cs_units_format_bytes(a->bytes, size, sizeof size);
-    snprintf(title, sizeof title, "%s/%s, %s, on %d machines", a->coll, algo, size, k);
+    cs_units_format_bytes(a->req.bytes, size, sizeof size);
+    snprintf(title, sizeof title, "%s/%s, %s, on %d machines", a->req.coll, algo, size, k);
     rc = cs_plot_write_bars(a->plot, a->title ? a->title : title, "time (\xc2\xb5s)", k, labels,
                             values, (const char *const *)texts, logy, err);
     if (rc)
@@ -508,8 +463,8 @@ int cs_app_cmd_compare(int argc, char **argv)
 
     compare_parse_args(argc, argv, &a);
     /* the collective and algorithm hold for every machine: checked once */
-    if ((rc = cs_coll_parse(a.coll, &kind, &err)) == CS_OK &&
-        (rc = cs_coll_find(kind, a.algo, &al, &err)) == CS_OK)
+    if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
+        (rc = cs_coll_find(kind, a.req.algo, &al, &err)) == CS_OK)
         algo = al->name;
     if (rc == CS_OK && a.heatmaps)
         rc = cs_app_make_folder("--heatmaps", a.heatmaps, &err);
@@ -540,7 +495,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-"));
     if (!to_stdout) {
         print_table(stdout, rows, a.nspecs);
-        if (a.validate)
+        if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
     }
     if (a.csv) {

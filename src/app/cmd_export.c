@@ -4,8 +4,8 @@
  * GOAL tool can run it, and `collsim replay` gives back exactly the time of
  * `collsim run --coll`.
  *
- * The collective is prepared as `collsim run` prepares it
- * (cs_app_coll_prepare): with --machine, the algorithm sees that machine's
+ * The collective is prepared as `collsim run` prepares it (the request
+ * path, api/request.h): with --machine, the algorithm sees that machine's
  * packet size and hints for natural placement, which is what a run on it
  * would see; without, a default packet size and no hints.
  */
@@ -21,17 +21,12 @@
 #include "io/goal.h"
 #include "machines/machine.h"
 
-#define EXPORT_MAX_OPTS 64
 /* Without --machine: a neutral machine for the algorithm's defaults. */
 #define EXPORT_DEFAULT_MACHINE "alphabeta:topo=line"
 
 typedef struct export_args {
-    const char *coll, *algo, *machine, *out;
-    const char *bytes_text;
-    int64_t bytes, root, ranks;
-    int has_root;
-    const char *opts[EXPORT_MAX_OPTS];
-    int nopts;
+    cs_request_t req;    /* the collective; machine NULL: none given */
+    const char *out;
 } export_args_t;
 
 static void export_help(void)
@@ -58,13 +53,13 @@ static void export_help(void)
 
 static void export_parse_args(int argc, char **argv, export_args_t *a)
 {
-    enum { OPT_COLL = 256, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_OPT, OPT_FORMAT };
+    enum { OPT_OPT = 256, OPT_FORMAT };
     static const struct option longopts[] = {
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
         {"opt", required_argument, NULL, OPT_OPT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"machine", required_argument, NULL, 'm'},
@@ -74,41 +69,27 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
     };
     int c;
     memset(a, 0, sizeof *a);
+    cs_request_init(&a->req);
     while ((c = getopt_long(argc, argv, ":m:o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_COLL: a->coll = optarg; break;
-        case OPT_ALGO: a->algo = optarg; break;
-        case 'm': a->machine = optarg; break;
         case 'o': a->out = optarg; break;
         case OPT_FORMAT:
             if (strcmp(optarg, "goal"))
                 cs_app_usage_error("export", "--format '%s': only goal is written", optarg);
             break;
-        case OPT_BYTES:
-            a->bytes = cs_app_bytes_arg("export", optarg);
-            a->bytes_text = optarg;
-            break;
-        case OPT_ROOT:
-            a->root = cs_app_root_arg("export", optarg);
-            a->has_root = 1;
-            break;
-        case OPT_RANKS:
-            a->ranks = cs_app_ranks_arg("export", optarg);
-            break;
         case OPT_OPT:
             if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, ','))
                 cs_app_usage_error("export", "--opt '%s': expected one KEY=VALUE", optarg);
-            cs_app_push_opt("export", optarg, a->opts, &a->nopts, EXPORT_MAX_OPTS);
+            cs_app_add_opt("export", &a->req, optarg);
             break;
         case 'h': export_help(); exit(0);
-        default: cs_app_getopt_error("export", c, argv);
+        default: cs_app_option("export", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("export", "unexpected argument '%s'", argv[optind]);
-    if (!a->coll)
+    cs_app_no_operands("export", argc, argv);
+    if (!a->req.coll)
         cs_app_usage_error("export", "missing --coll NAME");
-    if (!a->machine && !a->ranks)
+    if (!a->req.machine && !a->req.ranks)
         cs_app_usage_error("export", "missing --ranks P (or --machine SPEC, whose nodes are "
                                      "the ranks)");
 }
@@ -117,33 +98,28 @@ int cs_app_cmd_export(int argc, char **argv)
 {
     export_args_t a;
     cs_error_t err = {0};
-    cs_machine_t *m = NULL;
-    cs_program_t *p = NULL;
-    cs_app_coll_t coll;
+    cs_request_run_t run;
+    char spec[96];
     int rc;
 
-    memset(&coll, 0, sizeof coll);
+    cs_request_run_init(&run);
     export_parse_args(argc, argv, &a);
-    if (a.machine) {
-        rc = cs_machine_new(a.machine, &m, &err);
-    } else {
+    cs_request_t req = a.req;
+    if (!a.req.machine) {
         /* a line of exactly P nodes (its hints are dropped below) */
-        char spec[96];
-        snprintf(spec, sizeof spec, "%s,p=%lld", EXPORT_DEFAULT_MACHINE, (long long)a.ranks);
-        rc = cs_machine_new(spec, &m, &err);
+        snprintf(spec, sizeof spec, "%s,p=%lld", EXPORT_DEFAULT_MACHINE, (long long)a.req.ranks);
+        req.machine = spec;
     }
-    if (rc == CS_OK) {
-        cs_app_coll_req_t req = {a.coll, a.algo, NULL, a.bytes_text, a.bytes,
-                                 a.root, a.ranks, a.has_root, a.opts, a.nopts};
-        rc = cs_app_coll_prepare(&req, m, &coll, &err);
-    }
-    if (rc == CS_OK && !a.machine) {
+    rc = cs_request_prepare(&req, &run, &err);
+    const cs_machine_t *m = run.machine;
+    const cs_request_coll_t *coll = &run.coll;
+    if (rc == CS_OK && !a.req.machine) {
         /* no machine: no hints at all */
-        memset(&coll.hints, 0, sizeof coll.hints);
-        coll.args.unit = 4096;
+        memset(&run.coll.hints, 0, sizeof run.coll.hints);
+        run.coll.args.unit = 4096;
     }
     if (rc == CS_OK)
-        rc = cs_app_coll_build(&coll, &p, &err);
+        rc = cs_request_build(&req, &run, &err);
     if (rc == CS_OK) {
         FILE *f = a.out ? fopen(a.out, "w") : stdout;
         if (!f) {
@@ -151,16 +127,16 @@ int cs_app_cmd_export(int argc, char **argv)
                               strerror(errno));
         } else {
             char size[32];
-            cs_units_format_bytes(coll.args.bytes, size, sizeof size);
-            fprintf(f, "// collsim export: %s/%s, %d ranks, %s", cs_coll_name(coll.algo->kind),
-                    coll.algo->name, coll.args.P, size);
-            if (cs_coll_rooted(coll.args.kind))
-                fprintf(f, ", root %d", coll.args.root);
-            for (int i = 0; i < a.nopts; i++)
-                fprintf(f, ", %s", a.opts[i]);
-            fprintf(f, "\n// built for %s\n", a.machine ? m->spec : "no machine (no hints, "
-                                                                    "4 KiB segments)");
-            rc = cs_goal_write(p, f, &err);
+            cs_units_format_bytes(coll->args.bytes, size, sizeof size);
+            fprintf(f, "// collsim export: %s/%s, %d ranks, %s", cs_coll_name(coll->algo->kind),
+                    coll->algo->name, coll->args.P, size);
+            if (cs_coll_rooted(coll->args.kind))
+                fprintf(f, ", root %d", coll->args.root);
+            for (int i = 0; i < a.req.nopts; i++)
+                fprintf(f, ", %s", a.req.opts[i]);
+            fprintf(f, "\n// built for %s\n",
+                    a.req.machine ? m->spec : "no machine (no hints, 4 KiB segments)");
+            rc = cs_goal_write(run.program, f, &err);
             if (a.out && fclose(f) != 0 && rc == CS_OK)
                 rc = cs_error_set(&err, CS_ERR_IO, "%s: error while writing: %s", a.out,
                                   strerror(errno));
@@ -170,8 +146,6 @@ int cs_app_cmd_export(int argc, char **argv)
     }
     if (rc != CS_OK)
         cs_app_report(&err);
-    cs_app_coll_destroy(&coll);
-    cs_program_free(p);
-    cs_machine_free(m);
+    cs_request_run_destroy(&run);
     return rc;
 }

@@ -7,7 +7,8 @@
  * are expanded with the suite's algorithms, chosen by --algo-for, for the
  * machine's packet size and hints in rank space); place the trace's ranks
  * on the machine's nodes (--map); run; report with the summary and JSON
- * writers of `collsim run` (app.h).  With --machines the trace is read
+ * writers of `collsim run` (api/report.h).  The engine's options (--mode,
+ * --queue) are a request's fields (api/request.h).  With --machines the trace is read
  * again for every machine, because a TI trace's expansion depends on it.
  */
 #include <errno.h>
@@ -19,7 +20,6 @@
 
 #include "app/app.h"
 #include "coll/coll.h"
-#include "engine/exec.h"
 #include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
@@ -41,8 +41,7 @@ typedef struct replay_args {
     const char *map;   /* NULL: linear */
     const char *json;
     int with_timing;
-    cs_net_mode_t mode;
-    cs_queue_kind_t queue;
+    cs_request_t req;  /* the engine's mode and queue */
     double flops;
     const cs_coll_algo_t *algo[CS_COLL_NKINDS];
     const char *algo_text[CS_COLL_NKINDS]; /* the options after ':' or NULL */
@@ -53,7 +52,7 @@ typedef struct replay_args {
 typedef struct replay_run {
     cs_machine_t *m;
     cs_program_t *p;
-    cs_app_coll_t place; /* rank_to_node (NULL until placed), hints; no algorithm */
+    cs_request_coll_t place; /* rank_to_node (NULL until placed), hints; no algorithm */
     cs_ti_info_t info;
     int is_ti;
     cs_exec_result_t res;
@@ -65,7 +64,7 @@ typedef struct replay_run {
 static void replay_help(void)
 {
     char queues[256];
-    cs_app_queue_names(queues, sizeof queues, ", ");
+    cs_request_queue_names(queues, sizeof queues, ", ");
     printf("Usage: collsim replay TRACE --machine SPEC [OPTIONS]\n"
            "   or: collsim replay TRACE --machines 'SPEC;SPEC;...' [OPTIONS]\n"
            "\n"
@@ -174,8 +173,7 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
 
     memset(a, 0, sizeof *a);
     a->with_timing = 1;
-    a->mode = CS_NET_PACKET;
-    a->queue = CS_QUEUE_DEFAULT;
+    cs_request_init(&a->req);
     a->flops = 1e9;
     while ((c = getopt_long(argc, argv, ":m:f:M:j:q:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -200,14 +198,8 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
             break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
-        case 'M':
-            a->mode = cs_app_mode_arg("replay", optarg);
-            break;
-        case 'q':
-            a->queue = cs_app_queue_arg("replay", optarg);
-            break;
         case 'h': replay_help(); exit(0);
-        default: cs_app_getopt_error("replay", c, argv);
+        default: cs_app_option("replay", &a->req, c, argv);
         }
     }
     if (optind < argc)
@@ -315,26 +307,17 @@ static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
         return cs_error_set(err, CS_ERR_RANGE, "%s: the trace has %d ranks but machine '%s' "
                             "has only %d nodes; choose a machine with at least %d nodes",
                             run->a->trace, P, m->spec, nodes, P);
-    cs_app_coll_t *c = &run->place;
-    cs_app_coll_destroy(c);
+    cs_request_coll_t *c = &run->place;
+    cs_request_coll_destroy(c);
     c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
     snprintf(c->order_name, sizeof c->order_name, "%s", map);
-    if (!strcmp(map, "linear")) {
-        for (int r = 0; r < P; r++)
-            c->rank_to_node[r] = r;
-    } else if (!strcmp(map, "ring")) {
-        for (int r = 0; r < P; r++)
-            c->rank_to_node[r] = m->ring_order ? m->ring_order[r] : r;
-    } else if (!strcmp(map, "snake")) {
-        int rows = m->grid_rows, cols = m->grid_cols;
-        if (rows <= 0 || cols <= 0 || (int64_t)rows * cols != nodes)
+    if (!strcmp(map, "linear") || !strcmp(map, "ring") || !strcmp(map, "snake")) {
+        /* linear is the natural order under the name traces use */
+        if (cs_request_node_order(m, strcmp(map, "linear") ? map : "natural", P,
+                                  c->rank_to_node))
             return cs_error_set(err, CS_ERR_USAGE, "--map snake needs a machine with a grid "
                                 "(mesh, torus, ...); '%s' has none; use linear, ring, "
                                 "random:SEED or a file", m->spec);
-        for (int r = 0; r < P; r++) {
-            int row = r / cols, col = r % cols;
-            c->rank_to_node[r] = row * cols + (row % 2 ? cols - 1 - col : col);
-        }
     } else if (!strncmp(map, "random:", 7)) {
         int64_t seed;
         cs_error_t e;
@@ -350,7 +333,7 @@ static int place_ranks(replay_run_t *run, int P, cs_error_t *err)
     }
     if (rc)
         return rc;
-    cs_app_placement_hints(m, P, c);
+    cs_request_placement_hints(m, P, c);
     return CS_OK;
 }
 
@@ -414,7 +397,7 @@ static void run_destroy(replay_run_t *run)
     for (int k = 0; k < CS_COLL_NKINDS; k++)
         if (run->has_opts[k])
             cs_spec_destroy(&run->opts[k]);
-    cs_app_coll_destroy(&run->place);
+    cs_request_coll_destroy(&run->place);
     cs_exec_result_destroy(&run->res);
     cs_program_free(run->p);
     cs_machine_free(run->m);
@@ -432,11 +415,12 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     cs_exec_opts_t opts;
     cs_app_progress_t progress;
     cs_exec_opts_default(&opts);
-    opts.mode = a->mode;
-    opts.queue = a->queue;
+    opts.mode = a->req.mode;
+    opts.queue = a->req.queue;
     opts.rank_to_node = run->place.rank_to_node;
     cs_app_progress_init(&progress, a->trace, run->m->tick_seconds);
-    rc = cs_app_exec_run(run->m, run->p, &opts, &progress, &run->res, err);
+    cs_app_progress_attach(&progress, run->m->tick_seconds, &opts);
+    rc = cs_request_exec(run->m, run->p, &opts, &run->res, err);
     cs_app_progress_done(&progress);
     return rc;
 }
@@ -446,7 +430,7 @@ static void print_summary(FILE *f, const replay_run_t *run)
     const cs_machine_t *m = run->m;
     const replay_args_t *a = run->a;
     const cs_program_t *p = run->p;
-    cs_app_print_machine(f, m, &run->res, a->mode, a->queue);
+    cs_report_machine(f, m, &run->res, a->req.mode, a->req.queue);
     if (run->is_ti) {
         fprintf(f, "trace     %s (ti, %d file%s): %d ranks, %lld actions -> %ld ops\n", a->trace,
                 run->info.files, run->info.files == 1 ? "" : "s", cs_program_nranks(p),
@@ -469,9 +453,9 @@ static void print_summary(FILE *f, const replay_run_t *run)
                 (long)cs_program_nops(p));
     }
     fprintf(f, "map       %s\n", run->place.order_name);
-    cs_app_print_result(f, m, &run->res);
-    cs_app_print_wall(f, &run->res, a->with_timing);
-    cs_app_print_channels(f, m, &run->res);
+    cs_report_result(f, m, &run->res);
+    cs_report_wall(f, &run->res, a->with_timing);
+    cs_report_channels(f, m, &run->res);
 }
 
 /* ---- several machines ---------------------------------------------------------- */
@@ -534,7 +518,7 @@ int cs_app_cmd_replay(int argc, char **argv)
         rc = replay_one(&a, a.machine, &run, &err);
         if (rc == CS_OK) {
             if (a.json)
-                rc = cs_app_write_json(a.json, a.with_timing, run.m, run.p, &run.res, 0, &err);
+                rc = cs_app_write_json(a.json, a.with_timing, run.m, run.p, &run.res, 0, 0, NULL, &err);
             else
                 print_summary(stdout, &run);
         }

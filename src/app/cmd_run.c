@@ -7,13 +7,11 @@
  * machine's nodes in a chosen order (--order) and optionally validated
  * (--validate, src/coll/check.c).  The algorithm sees the machine only
  * through hints in rank space (cs_machine_hints_init; DESIGN.md: algorithms
- * never see node ids).  That preparation (cs_app_coll_prepare, app.h) is
- * shared with `collsim sweep`, compare and export.
- *
- * The command is a pipeline of small steps (parse options, make the machine,
- * obtain the program, check it fits, execute, report) so that other sources
- * of programs (other trace formats) and other outputs (CSV, timelines,
- * heatmaps) can be added as one option plus one step each.
+ * never see node ids).  The request itself (machine, program or
+ * collective, mode, queue) is parsed, prepared, built and run by the one
+ * request path of src/api (api/request.h) that every command shares, and
+ * the summary and JSON come from api/report.h; this file keeps the command
+ * line, the progress bar and the figures (heatmaps, frames, timelines).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,47 +22,28 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "coll/check.h"
 #include "coll/coll.h"
 #include "engine/exec.h"
 #include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
-#include "io/goal.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
-#include "io/result_json.h"
 #include "io/timeline.h"
 #include "machines/machine.h"
 
-#define RUN_TOP_CHANNELS 5
-#define RUN_MAX_OPTS 64
 /* Time buckets (--window, --frames, --timeline) may take this much memory
  * at most: buckets per channel = this / (channels x a bucket's size). */
 #define RUN_BUCKET_BYTES ((size_t)256 << 20)
 #define RUN_MAX_BUCKETS 2048
 #define RUN_MAX_FRAMES 1000
 #define RUN_DEFAULT_FRAMES 20
-/* The seed of --validate's random keys: fixed, so runs are reproducible. */
-#define RUN_VALIDATE_SEED 0x636f6c6c73696dULL
 
 /* Everything the command line says about one run. */
 typedef struct run_args {
-    const char *machine; /* spec string */
-    const char *program; /* GOAL file */
+    cs_request_t req;    /* machine, program or collective, mode, queue */
     const char *json;    /* output path, "-" for stdout, NULL for the summary */
     int with_timing;     /* 0 with --no-timing */
-    cs_net_mode_t mode;
-    cs_queue_kind_t queue;
-    /* a collective instead of --program */
-    const char *coll, *algo, *order;
-    const char *bytes_text;       /* --bytes as typed */
-    int64_t bytes;
-    int64_t root, ranks;          /* ranks 0: every node */
-    int has_root;
-    const char *opts[RUN_MAX_OPTS]; /* --opt key=val */
-    int nopts;
-    int validate;
     int predict;
     /* figures */
     const char *heatmap, *window, *frames, *frame_step, *timeline;
@@ -76,7 +55,7 @@ typedef struct run_args {
 static void run_help(void)
 {
     char queues[256];
-    cs_app_queue_names(queues, sizeof queues, ", ");
+    cs_request_queue_names(queues, sizeof queues, ", ");
     printf("Usage: collsim run --machine SPEC --program FILE.goal [OPTIONS]\n"
            "   or: collsim run --machine SPEC --coll NAME [--algo NAME] --bytes N [OPTIONS]\n"
            "\n"
@@ -135,21 +114,20 @@ static void run_help(void)
 static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
-        OPT_NO_TIMING = 256, OPT_COLL, OPT_ALGO, OPT_BYTES, OPT_ROOT, OPT_RANKS, OPT_ORDER,
-        OPT_OPT, OPT_VALIDATE, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
+        OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
         OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"program", required_argument, NULL, 'p'},
-        {"coll", required_argument, NULL, OPT_COLL},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"bytes", required_argument, NULL, OPT_BYTES},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"opt", required_argument, NULL, OPT_OPT},
-        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
+        {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
+        {"bytes", required_argument, NULL, CS_APP_OPT_BYTES},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
+        {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
+        {"opt", required_argument, NULL, CS_APP_OPT_OPT},
+        {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"heatmap", required_argument, NULL, OPT_HEATMAP},
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -169,19 +147,12 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
     int c;
 
     memset(a, 0, sizeof *a);
+    cs_request_init(&a->req);
     a->with_timing = 1;
-    a->mode = CS_NET_PACKET;
-    a->queue = CS_QUEUE_DEFAULT;
     while ((c = getopt_long(argc, argv, ":m:p:M:j:q:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': a->machine = optarg; break;
-        case 'p': a->program = optarg; break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
-        case OPT_COLL: a->coll = optarg; break;
-        case OPT_ALGO: a->algo = optarg; break;
-        case OPT_ORDER: a->order = optarg; break;
-        case OPT_VALIDATE: a->validate = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
         case OPT_HEATMAP: a->heatmap = optarg; break;
         case OPT_WINDOW: a->window = optarg; break;
@@ -200,38 +171,18 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                 cs_app_usage_error("run", "--timeline-limit: at least 100 events, got %s",
                                    optarg);
             break;
-        case OPT_BYTES:
-            a->bytes = cs_app_bytes_arg("run", optarg);
-            a->bytes_text = optarg;
-            break;
-        case OPT_ROOT:
-            a->root = cs_app_root_arg("run", optarg);
-            a->has_root = 1;
-            break;
-        case OPT_RANKS:
-            a->ranks = cs_app_ranks_arg("run", optarg);
-            break;
-        case OPT_OPT:
-            cs_app_push_kv_opt("run", optarg, a->opts, &a->nopts, RUN_MAX_OPTS);
-            break;
-        case 'M':
-            a->mode = cs_app_mode_arg("run", optarg);
-            break;
-        case 'q':
-            a->queue = cs_app_queue_arg("run", optarg);
-            break;
         case 'h': run_help(); exit(0);
-        default: cs_app_getopt_error("run", c, argv);
+        default: cs_app_option("run", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("run", "unexpected argument '%s'", argv[optind]);
-    if (!a->machine)
+    cs_app_no_operands("run", argc, argv);
+    const cs_request_t *r = &a->req;
+    if (!r->machine)
         cs_app_usage_error("run", "missing --machine SPEC");
-    if (a->program && a->coll)
+    if (r->program && r->coll)
         cs_app_usage_error("run", "--program and --coll exclude each other: run a GOAL "
                                   "schedule or a collective algorithm");
-    if (!a->program && !a->coll)
+    if (!r->program && !r->coll)
         cs_app_usage_error("run", "missing --program FILE or --coll NAME");
     if (a->heatmap && cs_heatmap_check_path(a->heatmap, &err) != CS_OK)
         cs_app_usage_error("run", "--heatmap: %s", err.msg);
@@ -245,456 +196,33 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                   "the whole run)");
     if (a->timeline_limit && !a->timeline)
         cs_app_usage_error("run", "--timeline-limit needs --timeline FILE");
-    if (!a->coll) {
-        const char *only = a->algo ? "--algo" : a->bytes_text ? "--bytes" : a->has_root ? "--root"
-                         : a->ranks ? "--ranks" : a->order ? "--order" : a->nopts ? "--opt"
-                         : a->validate ? "--validate" : NULL;
+    if (!r->coll) {
+        const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
+                         : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
+                         : r->validate ? "--validate" : NULL;
         if (only)
             cs_app_usage_error("run", "%s needs --coll (it describes a collective run)", only);
     }
 }
 
-/* Obtains the program the arguments name.  The one place to extend when
- * programs can also come from collective algorithms or other formats. */
-static int run_load_program(const run_args_t *a, cs_program_t **out, cs_error_t *err)
+/* The summary (docs/cli.md): the lines of api/report.h in their order, with
+ * --predict's model beside the simulated time. */
+static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run_t *run)
 {
-    if (strcmp(a->program, "-") == 0)
-        return cs_goal_read_stream(stdin, "<stdin>", out, err);
-    return cs_goal_read_file(a->program, out, err);
-}
+    const cs_machine_t *m = run->machine;
+    const cs_program_t *p = run->program;
+    const cs_exec_result_t *r = &run->result;
+    const cs_request_coll_t *c = run->is_coll ? &run->coll : NULL;
 
-/* ---- collectives --------------------------------------------------------- */
-
-/* The collective part of the arguments. */
-static void run_coll_req(const run_args_t *a, cs_app_coll_req_t *r)
-{
-    *r = (cs_app_coll_req_t){a->coll, a->algo, a->order, a->bytes_text, a->bytes,
-                             a->root, a->ranks, a->has_root, a->opts, a->nopts};
-}
-
-void cs_app_coll_destroy(cs_app_coll_t *c)
-{
-    if (c->has_opts)
-        cs_spec_destroy(&c->opts);
-    free(c->rank_to_node);
-    cs_machine_hints_destroy(&c->place);
-    memset(c, 0, sizeof *c);
-}
-
-/* Reads an order file: one node id per line; blank lines and text after
- * '#' are ignored.  Errors name file:line.  *n gets the count. */
-static int run_read_order_file(const char *path, int nodes, int32_t **out, int *n,
-                               cs_error_t *err)
-{
-    FILE *f = fopen(path, "r");
-    char line[256];
-    int lineno = 0, count = 0, rc = CS_OK;
-    int32_t *ids, *first_line;
-    *out = NULL;
-    *n = 0;
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO,
-                            "--order '%s': not natural, ring or snake, and cannot open it as a "
-                            "file: %s",
-                            path, strerror(errno));
-    ids = cs_malloc((size_t)nodes * sizeof *ids);
-    first_line = cs_calloc((size_t)nodes, sizeof *first_line); /* 0: not seen */
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *end, *hash;
-        long long v;
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: line too long", path, lineno);
-            break;
-        }
-        if ((hash = strchr(p, '#')))
-            *hash = '\0';
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '\n' || *p == '\r' || *p == '\0')
-            continue;
-        errno = 0;
-        v = strtoll(p, &end, 10);
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-            end++;
-        if (end == p || *end || errno) {
-            p[strcspn(p, "\r\n")] = '\0';
-            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: '%s' is not a node id (one integer per "
-                              "line)", path, lineno, p);
-            break;
-        }
-        if (v < 0 || v >= nodes) {
-            rc = cs_error_set(err, CS_ERR_RANGE, "%s:%d: node %lld is outside the machine's "
-                              "nodes 0..%d", path, lineno, v, nodes - 1);
-            break;
-        }
-        if (first_line[v]) {
-            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: node %lld is listed twice (first at "
-                              "line %d)", path, lineno, v, first_line[v]);
-            break;
-        }
-        first_line[v] = lineno;
-        ids[count++] = (int32_t)v;
-    }
-    if (rc == CS_OK && ferror(f))
-        rc = cs_error_set(err, CS_ERR_IO, "%s: read error", path);
-    if (rc == CS_OK && count == 0)
-        rc = cs_error_set(err, CS_ERR_PARSE, "%s: lists no node ids", path);
-    fclose(f);
-    free(first_line);
-    if (rc) {
-        free(ids);
-        return rc;
-    }
-    *out = ids;
-    *n = count;
-    return CS_OK;
-}
-
-/* The node order --order names, as all the nodes it lists (*n of them). */
-static int run_node_order(const cs_app_coll_req_t *a, const cs_machine_t *m, int32_t **out, int *n,
-                          cs_error_t *err)
-{
-    int nodes = cs_machine_nodes(m);
-    const char *o = a->order ? a->order : "natural";
-    int32_t *v;
-    if (strcmp(o, "natural") && strcmp(o, "ring") && strcmp(o, "snake"))
-        return run_read_order_file(o, nodes, out, n, err);
-    v = cs_malloc((size_t)nodes * sizeof *v);
-    if (!strcmp(o, "natural")) {
-        for (int i = 0; i < nodes; i++)
-            v[i] = i;
-    } else if (!strcmp(o, "ring")) {
-        for (int i = 0; i < nodes; i++)
-            v[i] = m->ring_order ? m->ring_order[i] : i;
-    } else {
-        int rows = m->grid_rows, cols = m->grid_cols, k = 0;
-        if (rows <= 0 || cols <= 0 || (int64_t)rows * cols != nodes) {
-            free(v);
-            return cs_error_set(err, CS_ERR_USAGE,
-                                "--order snake needs a machine with a grid (mesh, torus, ...); "
-                                "'%s' has none; use natural, ring or a file",
-                                m->spec);
-        }
-        /* boustrophedon: even rows left to right, odd rows right to left, so
-         * consecutive ranks are always neighbours on a mesh */
-        for (int r = 0; r < rows; r++)
-            for (int c = 0; c < cols; c++)
-                v[k++] = r * cols + (r % 2 ? cols - 1 - c : c);
-    }
-    *out = v;
-    *n = nodes;
-    return CS_OK;
-}
-
-/* Parses the --opt list into one spec (the algorithm reads it). */
-static int run_coll_opts(const cs_app_coll_req_t *a, cs_app_coll_t *c, cs_error_t *err)
-{
-    size_t len = 8;
-    char *text;
-    int rc;
-    if (!a->nopts)
-        return CS_OK;
-    for (int i = 0; i < a->nopts; i++)
-        len += strlen(a->opts[i]) + 1;
-    text = cs_malloc(len);
-    strcpy(text, "opts:");
-    for (int i = 0; i < a->nopts; i++) {
-        if (i)
-            strcat(text, ",");
-        strcat(text, a->opts[i]);
-    }
-    rc = cs_spec_parse(text, &c->opts, err);
-    free(text);
-    if (rc) {
-        cs_error_prefix(err, "--opt");
-        return rc;
-    }
-    c->has_opts = 1;
-    return CS_OK;
-}
-
-/* The machine's hints in rank space for the placement c->rank_to_node of P
- * ranks (app.h; shared with `collsim replay`). */
-void cs_app_placement_hints(const cs_machine_t *m, int P, cs_app_coll_t *c)
-{
-    cs_machine_hints_destroy(&c->place);
-    cs_machine_hints_init(&c->place, m, P, c->rank_to_node);
-    c->hints = c->place.coll;
-}
-
-/* Everything before building: the algorithm, P, the placement and the
- * hints in rank space (app.h). */
-int cs_app_coll_prepare(const cs_app_coll_req_t *a, const cs_machine_t *m, cs_app_coll_t *c,
-                        cs_error_t *err)
-{
-    cs_coll_kind_t kind;
-    int nodes = cs_machine_nodes(m), norder = 0, P, rc;
-    int32_t *order = NULL;
-
-    memset(c, 0, sizeof *c);
-    if ((rc = cs_coll_parse(a->coll, &kind, err)))
-        return rc;
-    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
-        return rc;
-    if (a->has_root && !cs_coll_rooted(kind))
-        return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
-                            "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
-    if (!a->bytes_text && kind != CS_COLL_BARRIER)
-        return cs_error_set(err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
-    if ((rc = run_node_order(a, m, &order, &norder, err)))
-        return rc;
-    snprintf(c->order_name, sizeof c->order_name, "%s", a->order ? a->order : "natural");
-
-    P = a->ranks ? (int64_t)a->ranks > nodes ? -1 : (int)a->ranks : norder;
-    if (P < 0 || P > norder) {
-        int fileish = norder < nodes;
-        free(order);
-        if (fileish)
-            return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
-                                "nodes", (long long)a->ranks, a->order, norder);
-        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
-                            (long long)a->ranks, m->spec, nodes);
-    }
-    if (a->has_root && (a->root < 0 || a->root >= P)) {
-        free(order);
-        return cs_error_set(err, CS_ERR_RANGE, "--root %lld is outside ranks 0..%d",
-                            (long long)a->root, P - 1);
-    }
-    c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
-    memcpy(c->rank_to_node, order, (size_t)P * sizeof *order);
-    free(order);
-
-    cs_app_placement_hints(m, P, c);
-    if ((rc = run_coll_opts(a, c, err)))
-        return rc;
-    c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
-                               m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL};
-    return CS_OK;
-}
-
-/* cs_coll_build with the algorithm named in errors (app.h). */
-int cs_app_coll_build(const cs_app_coll_t *c, cs_program_t **out, cs_error_t *err)
-{
-    int rc = cs_coll_build(c->algo, &c->args, out, err);
-    if (rc)
-        cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
-    return rc;
-}
-
-/* Limits are checked before a run starts (DESIGN.md, Errors). */
-static int run_check_fits(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
-                          cs_error_t *err)
-{
-    int ranks = cs_program_nranks(p), nodes = cs_machine_nodes(m);
-    if (ranks > nodes)
-        return cs_error_set(err, CS_ERR_RANGE,
-                            "%s: program has %d ranks but machine '%s' has only %d nodes; "
-                            "choose a machine with at least %d nodes",
-                            a->program, ranks, m->spec, nodes, ranks);
-    return CS_OK;
-}
-
-/* Ranks the channels by busy ticks, then bytes, then id (lowest first), so
- * that the list is deterministic. */
-static int run_chan_before(const cs_chan_stats_t *x, int xi, const cs_chan_stats_t *y, int yi)
-{
-    if (x->busy != y->busy)
-        return x->busy > y->busy;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes;
-    return xi < yi;
-}
-
-/* The busiest channels (app.h).  One pass with insertion into a tiny
- * sorted array: O(channels * n). */
-int cs_app_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
-{
-    int count = 0;
-    if (!net)
-        return 0;
-    for (int c = 0; c < nchan; c++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
-        if (!s || (s->bytes == 0 && s->busy == 0))
-            continue;
-        int pos = count;
-        while (pos > 0 && run_chan_before(s, c, cs_net_chan_stats(net, top[pos - 1]), top[pos - 1]))
-            pos--;
-        if (pos >= n)
-            continue;
-        int last = count < n ? count : n - 1;
-        memmove(top + pos + 1, top + pos, (size_t)(last - pos) * sizeof *top);
-        top[pos] = c;
-        if (count < n)
-            count++;
-    }
-    return count;
-}
-
-/* The machine's closed-form model of collective c (cs_machine_predict). */
-static int run_model(const cs_machine_t *m, const cs_app_coll_t *c, cs_model_t *model,
-                     cs_error_t *err)
-{
-    const cs_coll_args_t *ca = &c->args;
-    cs_model_request_t req = {ca->kind, c->algo->name, ca->P, ca->bytes, ca->root,
-                              c->hints.grid_rows, c->hints.grid_cols,
-                              c->has_opts ? c->opts.kv : NULL, c->has_opts ? c->opts.nkv : 0};
-    return cs_machine_predict(m, &req, model, err);
-}
-
-/* --predict: the machine's closed-form model (cs_machine_predict) beside
- * the simulated time, one line per form, or "none" and why. */
-static void run_print_prediction(FILE *f, const cs_machine_t *m, const cs_app_coll_t *c,
-                                 cs_tick_t simulated)
-{
-    cs_model_t model;
-    cs_error_t e;
-    if (run_model(m, c, &model, &e)) {
-        fprintf(f, "model     none: %s\n", e.msg);
-        return;
-    }
-    for (int i = 0; i < model.nforms; i++) {
-        const cs_model_form_t *mf = &model.form[i];
-        char secs[64] = "";
-        if (model.show_seconds) {
-            memcpy(secs, " = ", 4);
-            cs_units_format_seconds(mf->seconds, secs + 3, sizeof secs - 3);
-        }
-        fprintf(f, "%s%.2f %s%s (%s); simulated - model = %+.2f (%+.2f%%)\n",
-                i ? "          " : "model     ", mf->ticks, model.unit, secs, mf->name,
-                (double)simulated - mf->ticks,
-                mf->ticks > 0 ? 100.0 * ((double)simulated - mf->ticks) / mf->ticks : 0.0);
-    }
-}
-
-static void run_print_summary(FILE *f, const run_args_t *a, const cs_machine_t *m,
-                              const cs_program_t *p, const cs_exec_result_t *r,
-                              const cs_app_coll_t *c, int validated)
-{
-    char buf[64];
-
-    cs_app_print_machine(f, m, r, a->mode, a->queue);
-    fprintf(f, "program   %s: %d ranks, %ld ops\n",
-            a->program ? a->program : cs_program_source(p), cs_program_nranks(p),
-            (long)cs_program_nops(p));
-    if (c) {
-        const cs_coll_args_t *ca = &c->args;
-        cs_units_format_bytes(ca->bytes, buf, sizeof buf);
-        fprintf(f, "collective %s/%s, %s %s", cs_coll_name(ca->kind), c->algo->name, buf,
-                ca->kind == CS_COLL_BROADCAST || ca->kind == CS_COLL_REDUCE ||
-                        ca->kind == CS_COLL_ALLREDUCE ? "vector"
-                : ca->kind == CS_COLL_BARRIER ? "token"
-                                              : "per rank");
-        if (cs_coll_rooted(ca->kind))
-            fprintf(f, ", root %d", ca->root);
-        fprintf(f, ", order %s\n", c->order_name);
-        fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
-    }
-    cs_app_print_result(f, m, r);
+    cs_report_machine(f, m, r, a->req.mode, a->req.queue);
+    cs_report_program(f, a->req.program ? a->req.program : cs_program_source(p), p);
+    if (c)
+        cs_report_collective(f, c, run->validated);
+    cs_report_result(f, m, r);
     if (a->predict && c)
-        run_print_prediction(f, m, c, r->finish);
-    cs_app_print_wall(f, r, a->with_timing);
-    cs_app_print_channels(f, m, r);
-}
-
-/* machine and mode (app.h) */
-void cs_app_print_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r,
-                          cs_net_mode_t mode, cs_queue_kind_t queue)
-{
-    fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(m->topo),
-            cs_topo_channels(m->topo));
-    fprintf(f, "mode      %s (queue %s)\n",
-            cs_net_custom_impl(r->net) ? cs_net_engine_name(r->net) : cs_net_mode_name(mode),
-            cs_queue_kind_name(queue));
-}
-
-/* messages, finish, events and the machine's own lines (app.h) */
-void cs_app_print_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
-{
-    char buf[64];
-    fprintf(f, "messages  %lld\n", (long long)r->messages);
-    cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
-    fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
-    fprintf(f, "events    %llu\n", (unsigned long long)r->events);
-    cs_machine_report(m, r->net, f);
-}
-
-void cs_app_print_wall(FILE *f, const cs_exec_result_t *r, int with_timing)
-{
-    if (with_timing) {
-        double rate = r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0;
-        fprintf(f, "wall      %.6f s (%.3f M events/s)\n", r->wall_seconds, rate / 1e6);
-    } else {
-        fprintf(f, "wall      not shown (--no-timing)\n");
-    }
-}
-
-/* the busiest channels (app.h) */
-void cs_app_print_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
-{
-    const cs_topo_t *t = m->topo;
-    char buf[64];
-    int top[RUN_TOP_CHANNELS];
-
-    int n = cs_app_busiest_channels(r->net, cs_topo_channels(t), top, RUN_TOP_CHANNELS);
-    if (n == 0) {
-        fprintf(f, "channels  none carried traffic\n");
-        return;
-    }
-    fprintf(f, "busiest channels:\n");
-    fprintf(f, "  %-17s %12s %8s %7s\n", "src -> dst", "bytes", "busy", "peak k");
-    for (int i = 0; i < n; i++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(r->net, top[i]);
-        char link[40];
-        snprintf(link, sizeof link, "%d -> %d", cs_topo_channel_src(t, top[i]),
-                 cs_topo_channel_dst(t, top[i]));
-        cs_units_format_bytes(s->bytes, buf, sizeof buf);
-        double busy = r->finish > 0 ? 100.0 * (double)s->busy / (double)r->finish : 0.0;
-        fprintf(f, "  %-17s %12s %7.1f%% %7d\n", link, buf, busy, (int)s->peak_k);
-    }
-}
-
-/* The JSON result with its info to path ("-": stdout). */
-static int run_write_json_info(const char *path, const cs_machine_t *m, const cs_program_t *p,
-                               const cs_exec_result_t *r, const cs_result_info_t *info,
-                               cs_error_t *err)
-{
-    if (strcmp(path, "-") == 0)
-        return cs_result_write_json_info(stdout, m, p, r, info, err);
-
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    int rc = cs_result_write_json_info(f, m, p, r, info, err);
-    if (fclose(f) != 0 && rc == CS_OK)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
-    return rc;
-}
-
-/* --json with --predict: the model object beside the result. */
-static int run_write_json_predict(const char *path, int with_timing, const cs_machine_t *m,
-                                  const cs_program_t *p, const cs_exec_result_t *r,
-                                  const cs_app_coll_t *c, int validated, cs_error_t *err)
-{
-    cs_model_t model;
-    cs_error_t e;
-    cs_result_info_t info = {.with_timing = with_timing, .validated = validated, .predict = 1};
-    if (!c)
-        info.model_none = "not a collective (--predict models --coll runs)";
-    else if (run_model(m, c, &model, &e))
-        info.model_none = e.msg;
-    else
-        info.model = &model;
-    return run_write_json_info(path, m, p, r, &info, err);
-}
-
-int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
-                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
-                      cs_error_t *err)
-{
-    cs_result_info_t info = {.with_timing = with_timing, .validated = validated};
-    return run_write_json_info(path, m, p, r, &info, err);
+        cs_report_model(f, m, c, r->finish);
+    cs_report_wall(f, r, a->with_timing);
+    cs_report_channels(f, m, r);
 }
 
 /* ---- figures: heatmaps, frames, timelines ------------------------------- */
@@ -857,12 +385,12 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
 }
 
 static int run_write_figures(const run_args_t *a, const cs_machine_t *m, const cs_program_t *p,
-                             const cs_exec_result_t *r, const cs_app_coll_t *c,
+                             const cs_exec_result_t *r, const cs_request_coll_t *c,
                              const run_figs_t *fg, FILE *say, cs_error_t *err)
 {
     char title[320];
     int rc = CS_OK;
-    cs_app_run_title(m, c, a->program, cs_program_nranks(p), title, sizeof title);
+    cs_app_run_title(m, c, a->req.program, cs_program_nranks(p), title, sizeof title);
     if (a->heatmap || a->frames) {
         cs_heatmap_t *h = NULL;
         rc = cs_heatmap_new(m, &h, err);
@@ -902,69 +430,45 @@ int cs_app_cmd_run(int argc, char **argv)
 {
     run_args_t a;
     cs_error_t err = {0};
-    cs_machine_t *m = NULL;
-    cs_program_t *p = NULL;
-    cs_exec_result_t res;
-    cs_app_coll_t coll;
-    cs_app_coll_req_t req;
-    cs_coll_check_t *chk = NULL;
+    cs_request_run_t run;
     cs_app_progress_t progress;
     run_figs_t figs;
     int rc;
 
-    memset(&res, 0, sizeof res);
-    memset(&coll, 0, sizeof coll);
+    cs_request_run_init(&run);
     run_parse_args(argc, argv, &a);
 
-    rc = cs_machine_new(a.machine, &m, &err);
-    if (rc == CS_OK && a.coll) {
-        run_coll_req(&a, &req);
-        rc = cs_app_coll_prepare(&req, m, &coll, &err);
-        if (rc == CS_OK)
-            rc = cs_app_coll_build(&coll, &p, &err);
-        if (rc == CS_OK && a.validate)
-            rc = cs_coll_check_new(&coll.args, p, RUN_VALIDATE_SEED, &chk, &err);
-    } else if (rc == CS_OK) {
-        rc = run_load_program(&a, &p, &err);
-        if (rc == CS_OK)
-            rc = run_check_fits(&a, m, p, &err);
-    }
+    rc = cs_request_prepare(&a.req, &run, &err);
+    if (rc == CS_OK)
+        rc = cs_request_build(&a.req, &run, &err);
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
-        cs_exec_opts_default(&opts);
-        opts.mode = a.mode;
-        opts.queue = a.queue;
-        opts.rank_to_node = coll.rank_to_node;
-        opts.observer = chk ? cs_coll_check_observer(chk) : NULL;
-        rc = run_prepare_figures(&a, m, &figs, &opts, &err);
+        cs_request_exec_opts(&a.req, &run, &opts);
+        rc = run_prepare_figures(&a, run.machine, &figs, &opts, &err);
         if (rc == CS_OK) {
-            cs_app_progress_init(&progress, a.coll ? cs_program_source(p) : a.program,
-                                 m->tick_seconds);
-            rc = cs_app_exec_run(m, p, &opts, &progress, &res, &err);
+            cs_app_progress_init(&progress, a.req.coll ? cs_program_source(run.program)
+                                                       : a.req.program,
+                                 run.machine->tick_seconds);
+            cs_app_progress_attach(&progress, run.machine->tick_seconds, &opts);
+            rc = cs_request_run(&run, &opts, &err);
             cs_app_progress_done(&progress);
         }
     }
-    if (rc == CS_OK && chk && (rc = cs_coll_check_verify(chk, &err)))
-        cs_error_prefix(&err, "validation failed");
     if (rc == CS_OK) {
-        int validated = chk != NULL; /* and it passed: rc is CS_OK */
         if (a.json)
-            rc = a.predict ? run_write_json_predict(a.json, a.with_timing, m, p, &res,
-                                                    a.coll ? &coll : NULL, validated, &err)
-                           : cs_app_write_json(a.json, a.with_timing, m, p, &res, validated, &err);
+            rc = cs_app_write_json(a.json, a.with_timing, run.machine, run.program, &run.result,
+                                   run.validated, a.predict, run.is_coll ? &run.coll : NULL,
+                                   &err);
         else
-            run_print_summary(stdout, &a, m, p, &res, a.coll ? &coll : NULL, validated);
+            run_print_summary(stdout, &a, &run);
     }
     if (rc == CS_OK && (a.heatmap || a.frames || a.timeline))
-        rc = run_write_figures(&a, m, p, &res, a.coll ? &coll : NULL, &figs, a.json ? NULL : stdout,
+        rc = run_write_figures(&a, run.machine, run.program, &run.result,
+                               run.is_coll ? &run.coll : NULL, &figs, a.json ? NULL : stdout,
                                &err);
     if (rc != CS_OK)
         cs_app_report(&err);
 
-    cs_coll_check_free(chk);
-    cs_app_coll_destroy(&coll);
-    cs_exec_result_destroy(&res);
-    cs_program_free(p);
-    cs_machine_free(m);
+    cs_request_run_destroy(&run);
     return rc;
 }

@@ -4,9 +4,9 @@
  * size" figure.
  *
  * Every point is exactly a `collsim run --coll C --algo A --bytes N`: the
- * collective is prepared by the same code (cs_app_coll_prepare, cmd_run.c),
+ * collective is prepared by the same code (the request path, api/request.h),
  * once per algorithm, and each size only changes args.bytes before
- * cs_coll_build.  Results go out as CSV rows, written and flushed as they
+ * cs_request_coll_build.  Results go out as CSV rows, written and flushed as they
  * come (a long sweep can be watched or cut short), and as a log-log plot
  * with one line per algorithm (src/io/plot.h) at the end.
  *
@@ -23,7 +23,6 @@
 
 #include "app/app.h"
 #include "coll/coll.h"
-#include "engine/exec.h"
 #include "engine/net.h"
 #include "core/units.h"
 #include "io/plot.h"
@@ -31,7 +30,6 @@
 
 #define SWEEP_MAX_ALGOS 64
 #define SWEEP_MAX_SIZES 1024
-#define SWEEP_MAX_OPTS 64
 #define SWEEP_MAX_RANKS 64
 /* A geometric range is refused when it would take more steps than this
  * (x1.000001 from 1 byte): the steps are counted before they are made. */
@@ -40,19 +38,17 @@
 /* Everything the command line says.  Fixed arrays rather than allocations,
  * so that option errors can exit at once without leaks. */
 typedef struct sweep_args {
-    const char *machine, *coll, *order;
+    /* machine, collective, order, root, mode and the --opt texts as typed
+     * ([ALGO:]KEY=VALUE); each algorithm's request is made from it */
+    cs_request_t req;
     const char *bytes_text;
     const char *csv, *plot, *title, *xlabel, *ylabel;
-    int64_t root;
     int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
     int nranks;
-    int has_root, elements4, keep_going;
-    cs_net_mode_t mode;
+    int elements4, keep_going;
     cs_coll_kind_t kind;
     const cs_coll_algo_t *algos[SWEEP_MAX_ALGOS];
     int nalgos;
-    const char *opts[SWEEP_MAX_OPTS]; /* [ALGO:]KEY=VALUE as typed */
-    int nopts;
     int64_t sizes[SWEEP_MAX_SIZES];   /* ascending, distinct */
     int nsizes;
 } sweep_args_t;
@@ -277,12 +273,12 @@ static const char *sweep_opt_scope(const char *opt, const char **kv, char *buf, 
  * than by cs_coll_build at the first point of the algorithm concerned. */
 static void sweep_check_opts(const sweep_args_t *a)
 {
-    for (int i = 0; i < a->nopts; i++) {
+    for (int i = 0; i < a->req.nopts; i++) {
         char scope[128], key[128];
-        const char *kv, *name = sweep_opt_scope(a->opts[i], &kv, scope, sizeof scope);
+        const char *kv, *name = sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
         int found = 0;
         if (!strchr(kv, '=') || kv[0] == '=')
-            cs_app_usage_error("sweep", "--opt '%s': expected [ALGO:]KEY=VALUE", a->opts[i]);
+            cs_app_usage_error("sweep", "--opt '%s': expected [ALGO:]KEY=VALUE", a->req.opts[i]);
         snprintf(key, sizeof key, "%.*s", (int)(strchr(kv, '=') - kv), kv);
         for (int k = 0; k < a->nalgos; k++) {
             const cs_coll_algo_t *al = a->algos[k];
@@ -297,31 +293,31 @@ static void sweep_check_opts(const sweep_args_t *a)
                 strncat(valid, al->keys[j], sizeof valid - strlen(valid) - 1);
             }
             if (!takes)
-                cs_app_usage_error("sweep", "--opt '%s': %s/%s takes %s%s%s%s", a->opts[i],
+                cs_app_usage_error("sweep", "--opt '%s': %s/%s takes %s%s%s%s", a->req.opts[i],
                                    cs_coll_name(a->kind), al->name,
                                    valid[0] ? "only " : "no options", valid,
                                    name ? "" : "; scope the option as ALGO:",
                                    name ? "" : kv);
         }
         if (name && !found)
-            cs_app_usage_error("sweep", "--opt '%s': '%s' is not in --algos", a->opts[i], name);
+            cs_app_usage_error("sweep", "--opt '%s': '%s' is not in --algos", a->req.opts[i], name);
     }
 }
 
 static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
-        OPT_COLL = 256, OPT_ROOT, OPT_RANKS, OPT_ORDER, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE,
-        OPT_XLABEL, OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
+        OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
-        {"coll", required_argument, NULL, OPT_COLL},
+        {"coll", required_argument, NULL, CS_APP_OPT_COLL},
         {"algos", required_argument, NULL, 'a'},
         {"bytes", required_argument, NULL, 'b'},
-        {"root", required_argument, NULL, OPT_ROOT},
+        {"root", required_argument, NULL, CS_APP_OPT_ROOT},
         {"ranks", required_argument, NULL, OPT_RANKS},
-        {"order", required_argument, NULL, OPT_ORDER},
+        {"order", required_argument, NULL, CS_APP_OPT_ORDER},
         {"opt", required_argument, NULL, OPT_OPT},
         {"mode", required_argument, NULL, 'M'},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -339,24 +335,17 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
     int c;
 
     memset(a, 0, sizeof *a);
-    a->mode = CS_NET_PACKET;
+    cs_request_init(&a->req);
     while ((c = getopt_long(argc, argv, ":m:a:b:M:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': a->machine = optarg; break;
-        case OPT_COLL: a->coll = optarg; break;
         case 'a': algos = optarg; break;
         case 'b': a->bytes_text = optarg; break;
-        case OPT_ORDER: a->order = optarg; break;
         case OPT_KEEP_GOING: a->keep_going = 1; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
         case OPT_XLABEL: a->xlabel = optarg; break;
         case OPT_YLABEL: a->ylabel = optarg; break;
-        case OPT_ROOT:
-            a->root = cs_app_root_arg("sweep", optarg);
-            a->has_root = 1;
-            break;
         case OPT_RANKS: {
             int64_t r[SWEEP_MAX_SIZES];
             int n = 0;
@@ -371,12 +360,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
             a->nranks = n;
             break;
         }
-        case OPT_OPT:
-            cs_app_push_opt("sweep", optarg, a->opts, &a->nopts, SWEEP_MAX_OPTS);
-            break;
-        case 'M':
-            a->mode = cs_app_mode_arg("sweep", optarg);
-            break;
+        case OPT_OPT: cs_app_add_opt("sweep", &a->req, optarg); break;
         case OPT_UNIT:
             if (!strcmp(optarg, "bytes"))
                 a->elements4 = 0;
@@ -387,22 +371,21 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                                    "elements4", optarg);
             break;
         case 'h': sweep_help(); exit(0);
-        default: cs_app_getopt_error("sweep", c, argv);
+        default: cs_app_option("sweep", &a->req, c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
-    if (!a->machine)
+    cs_app_no_operands("sweep", argc, argv);
+    if (!a->req.machine)
         cs_app_usage_error("sweep", "missing --machine SPEC");
-    if (!a->coll)
+    if (!a->req.coll)
         cs_app_usage_error("sweep", "missing --coll NAME");
     if (!algos)
         cs_app_usage_error("sweep", "missing --algos A,B,... (or --algos all)");
     if (!a->bytes_text)
         cs_app_usage_error("sweep", "missing --bytes SIZES (e.g. 8..1MiB:x2 or 4,64,1024)");
-    if (cs_coll_parse(a->coll, &a->kind, &err) != CS_OK)
+    if (cs_coll_parse(a->req.coll, &a->kind, &err) != CS_OK)
         cs_app_usage_error("sweep", "--coll: %s", err.msg);
-    if (a->has_root && !cs_coll_rooted(a->kind))
+    if (a->req.has_root && !cs_coll_rooted(a->kind))
         cs_app_usage_error("sweep", "--root: %s has no root (rooted collectives: broadcast, "
                            "reduce, gather, scatter)", cs_coll_name(a->kind));
     sweep_parse_algos(algos, a);
@@ -422,35 +405,37 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 /* The collective of algorithm k on P ranks (0: every node), prepared as
  * `collsim run` would: the --opt texts that apply to it, scope removed. */
 static int sweep_prepare(const sweep_args_t *a, int k, int64_t P, const cs_machine_t *m,
-                         cs_app_coll_t *c, cs_error_t *err)
+                         cs_request_coll_t *c, cs_error_t *err)
 {
-    const char *opts[SWEEP_MAX_OPTS];
-    int nopts = 0;
-    for (int i = 0; i < a->nopts; i++) {
+    cs_request_t req = a->req;
+    req.nopts = 0;
+    for (int i = 0; i < a->req.nopts; i++) {
         char scope[128];
-        const char *kv, *name = sweep_opt_scope(a->opts[i], &kv, scope, sizeof scope);
+        const char *kv, *name = sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
         if (!name || !strcmp(name, a->algos[k]->name))
-            opts[nopts++] = kv;
+            req.opts[req.nopts++] = kv;
     }
-    cs_app_coll_req_t req = {a->coll, a->algos[k]->name, a->order, a->bytes_text,
-                             a->sizes[0], a->root, P, a->has_root, opts, nopts};
-    return cs_app_coll_prepare(&req, m, c, err);
+    req.algo = a->algos[k]->name;
+    req.bytes_text = a->bytes_text;
+    req.bytes = a->sizes[0];
+    req.ranks = P;
+    return cs_request_coll_prepare(&req, m, c, err);
 }
 
 /* One point: build the program for `bytes`, run it. */
-static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_app_coll_t *c,
+static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_request_coll_t *c,
                        int64_t bytes, cs_exec_result_t *res, cs_error_t *err)
 {
     cs_program_t *p = NULL;
     cs_exec_opts_t opts;
     int rc;
     c->args.bytes = bytes;
-    if ((rc = cs_coll_build(c->algo, &c->args, &p, err)))
+    if ((rc = cs_request_coll_build(c, &p, err)))
         return rc;
     cs_exec_opts_default(&opts);
-    opts.mode = a->mode;
+    opts.mode = a->req.mode;
     opts.rank_to_node = c->rank_to_node;
-    rc = cs_app_exec_run(m, p, &opts, NULL, res, err);
+    rc = cs_request_exec(m, p, &opts, res, err);
     cs_program_free(p);
     return rc;
 }
@@ -485,11 +470,11 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const 
         char size[32];
         cs_units_format_bytes(a->sizes[0], size, sizeof size);
         snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(a->kind), size,
-                 a->machine, cs_net_mode_name(a->mode));
+                 a->req.machine, cs_net_mode_name(a->req.mode));
         snprintf(xlabel, sizeof xlabel, "ranks");
     } else {
-        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind), a->machine,
-                 pdesc, cs_net_mode_name(a->mode));
+        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind),
+                 a->req.machine, pdesc, cs_net_mode_name(a->req.mode));
         snprintf(xlabel, sizeof xlabel, "%s (%s)", sweep_size_meaning(a->kind),
                  a->elements4 ? "elements, 32-bit wavelets" : "bytes");
     }
@@ -524,7 +509,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     sweep_args_t a;
     cs_error_t err = {0};
     cs_machine_t *m = NULL;
-    cs_app_coll_t *colls = NULL;
+    cs_request_coll_t *colls = NULL;
     FILE *csv = NULL;
     double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
     int rc, first_rc = CS_OK, total, nr, ncombo;
@@ -538,7 +523,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     colls = cs_calloc((size_t)ncombo, sizeof *colls);
     ticks = cs_malloc((size_t)total * sizeof *ticks);
 
-    rc = cs_machine_new(a.machine, &m, &err);
+    rc = cs_machine_new(a.req.machine, &m, &err);
     /* the preparation's errors (ranks, root, order, --opt) name options
      * that hold for every algorithm: no algorithm prefix */
     for (int k = 0; rc == CS_OK && k < a.nalgos; k++)
@@ -574,7 +559,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
             rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
             ticks[(size_t)kj * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
             if (rc == CS_OK && csv) {
-                cs_app_csv_field(csv, m->spec); /* specs hold commas */
+                cs_report_csv_field(csv, m->spec); /* specs hold commas */
                 fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu\n", cs_coll_name(a.kind),
                         a.algos[k]->name, (long long)bytes, colls[kj].args.P,
                         (long long)res.finish, (double)res.finish * m->tick_seconds,
@@ -609,7 +594,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
         rc = first_rc;
 
     for (int k = 0; k < ncombo; k++)
-        cs_app_coll_destroy(&colls[k]);
+        cs_request_coll_destroy(&colls[k]);
     free(colls);
     free(ticks);
     cs_machine_free(m);

@@ -62,8 +62,7 @@ static void topo_parse_args(int argc, char **argv, topo_args_t *a)
         default: cs_app_getopt_error("topo", c, argv);
         }
     }
-    if (optind < argc)
-        cs_app_usage_error("topo", "unexpected argument '%s'", argv[optind]);
+    cs_app_no_operands("topo", argc, argv);
     if (!a->machine)
         cs_app_usage_error("topo", "missing --machine SPEC");
 }

@@ -35,7 +35,7 @@ const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t 
     return cs_machine_node_label(m, node, buf, len);
 }
 
-void cs_app_run_title(const cs_machine_t *m, const cs_app_coll_t *c, const char *program,
+void cs_app_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
                       int ranks, char *buf, size_t len)
 {
     char mach[96], size[32];

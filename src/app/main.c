@@ -3,8 +3,9 @@
  *
  * GNU style: `collsim [--help|--version] COMMAND [OPTIONS]`, and every
  * command answers `--help`.  Subcommands live in cmd_*.c; this file also
- * holds the small helpers they share (app.h: error reporting, getopt, option
- * values, output files and folders, CSV fields, text width, the shuffle).
+ * holds the small helpers they share (app.h: error reporting, getopt, request
+ * fields as usage errors, output files and folders, the JSON file, text
+ * width, the shuffle).
  * Only this folder exits the process.
  */
 #include <errno.h>
@@ -64,49 +65,38 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
-void cs_app_push_opt(const char *cmd, const char *value, const char **opts, int *n, int max)
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
 {
-    if (strchr(value, ','))
-        cs_app_usage_error(cmd, "--opt '%s': one KEY=VALUE per --opt (no commas)", value);
-    if (*n == max)
-        cs_app_usage_error(cmd, "at most %d --opt options", max);
-    opts[(*n)++] = value;
-}
-
-void cs_app_push_kv_opt(const char *cmd, const char *value, const char **opts, int *n, int max)
-{
-    if (!strchr(value, '=') || value[0] == '=')
-        cs_app_usage_error(cmd, "--opt '%s': expected KEY=VALUE", value);
-    cs_app_push_opt(cmd, value, opts, n, max);
-}
-
-int64_t cs_app_bytes_arg(const char *cmd, const char *text)
-{
-    int64_t v;
+    static const struct {
+        int c;
+        const char *key;
+    } fields[] = {
+        {'m', "machine"}, {'p', "program"}, {'M', "mode"}, {'q', "queue"},
+        {CS_APP_OPT_COLL, "coll"}, {CS_APP_OPT_ALGO, "algo"}, {CS_APP_OPT_BYTES, "bytes"},
+        {CS_APP_OPT_ROOT, "root"}, {CS_APP_OPT_RANKS, "ranks"}, {CS_APP_OPT_ORDER, "order"},
+        {CS_APP_OPT_OPT, "opt"}, {CS_APP_OPT_VALIDATE, "validate"},
+    };
     cs_error_t err;
-    if (cs_units_parse_bytes(text, &v, &err) != CS_OK)
-        cs_app_usage_error(cmd, "--bytes: %s", err.msg);
-    return v;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].c == c) {
+            if (cs_request_set(r, fields[i].key, optarg, &err) != CS_OK)
+                cs_app_usage_error(cmd, "%s", err.msg);
+            return;
+        }
+    cs_app_getopt_error(cmd, c, argv);
 }
 
-int64_t cs_app_root_arg(const char *cmd, const char *text)
+void cs_app_no_operands(const char *cmd, int argc, char **argv)
 {
-    int64_t v;
-    cs_error_t err;
-    if (cs_units_parse_int(text, &v, &err) != CS_OK)
-        cs_app_usage_error(cmd, "--root: %s", err.msg);
-    return v;
+    if (optind < argc)
+        cs_app_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 }
 
-int64_t cs_app_ranks_arg(const char *cmd, const char *text)
+void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
 {
-    int64_t v;
     cs_error_t err;
-    if (cs_units_parse_int(text, &v, &err) != CS_OK)
-        cs_app_usage_error(cmd, "--ranks: %s", err.msg);
-    if (v < 1)
-        cs_app_usage_error(cmd, "--ranks: need at least 1 rank, got %s", text);
-    return v;
+    if (cs_request_add_opt(r, kv, &err) != CS_OK)
+        cs_app_usage_error(cmd, "%s", err.msg);
 }
 
 void cs_app_getopt_error(const char *cmd, int c, char **argv)
@@ -157,21 +147,6 @@ int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return cs_error_set(err, CS_ERR_IO, "%s %s: not a folder", opt, path);
     return CS_OK;
-}
-
-void cs_app_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 int cs_app_text_width(const char *s)
@@ -225,59 +200,21 @@ int cs_app_split_list(char *buf, const char *blanks, const char **items, int max
     return n;
 }
 
-/* The queue kinds are enumerated through cs_queue_kind_name (which names an
- * unknown kind "unknown"), so that a new implementation in core/queue shows
- * up in --queue, in help texts and in `collsim bench` without edits here. */
-int cs_app_queue_kinds(void)
+int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
+                      const cs_program_t *p, const cs_exec_result_t *r, int validated,
+                      int predict, const cs_request_coll_t *c, cs_error_t *err)
 {
-    int n = 0;
-    while (n < CS_APP_MAX_QUEUE_KINDS) {
-        const char *name = cs_queue_kind_name((cs_queue_kind_t)n);
-        if (!name || strcmp(name, "unknown") == 0)
-            break;
-        n++;
-    }
-    return n;
-}
+    if (strcmp(path, "-") == 0)
+        return cs_report_json(stdout, with_timing, m, p, r, validated, predict, c, err);
 
-void cs_app_queue_names(char *buf, size_t len, const char *sep)
-{
-    buf[0] = '\0';
-    for (int k = 0; k < cs_app_queue_kinds(); k++) {
-        strncat(buf, k ? sep : "", len - strlen(buf) - 1);
-        strncat(buf, cs_queue_kind_name((cs_queue_kind_t)k), len - strlen(buf) - 1);
-    }
-}
-
-int cs_app_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err)
-{
-    char valid[256];
-    for (int k = 0; k < cs_app_queue_kinds(); k++) {
-        if (strcmp(text, cs_queue_kind_name((cs_queue_kind_t)k)) == 0) {
-            *out = (cs_queue_kind_t)k;
-            return CS_OK;
-        }
-    }
-    cs_app_queue_names(valid, sizeof valid, ", ");
-    return cs_error_set(err, CS_ERR_USAGE, "unknown event queue '%s'; valid: %s", text, valid);
-}
-
-cs_net_mode_t cs_app_mode_arg(const char *cmd, const char *text)
-{
-    cs_net_mode_t mode;
-    cs_error_t err;
-    if (cs_net_parse_mode(text, &mode, &err) != CS_OK)
-        cs_app_usage_error(cmd, "--mode: %s", err.msg);
-    return mode;
-}
-
-cs_queue_kind_t cs_app_queue_arg(const char *cmd, const char *text)
-{
-    cs_queue_kind_t q;
-    cs_error_t err;
-    if (cs_app_parse_queue(text, &q, &err) != CS_OK)
-        cs_app_usage_error(cmd, "--queue: %s", err.msg);
-    return q;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    int rc = cs_report_json(f, with_timing, m, p, r, validated, predict, c, err);
+    if (fclose(f) != 0 && rc == CS_OK)
+        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
+    return rc;
 }
 
 static void app_help(void)

@@ -3,8 +3,8 @@
  * (app.h): on standard error, only when it is a terminal, and only once the
  * work has taken more than a second, so that short commands and anything
  * redirected or piped never see it.  Redrawn at most ten times a second;
- * cleared before anything else is printed.  Also the one call that runs a
- * program on a machine for every command (cs_app_exec_run).
+ * cleared before anything else is printed.  A run draws on it through the
+ * executor's poll callback (cs_app_progress_attach).
  */
 #include <math.h>
 #include <stdio.h>
@@ -71,21 +71,8 @@ void cs_app_progress_done(cs_app_progress_t *p)
     p->width = 0;
 }
 
-int cs_app_exec_run(const cs_machine_t *m, const cs_program_t *p, cs_exec_opts_t *opts,
-                    cs_app_progress_t *progress, cs_exec_result_t *res, cs_error_t *err)
-{
-    cs_exec_env_t env;
-    cs_machine_exec_env(m, &env);
-    if (progress) {
-        progress->tick_seconds = m->tick_seconds;
-        opts->poll = progress->on ? cs_app_progress_poll : NULL;
-        opts->poll_ctx = progress;
-    }
-    return cs_exec_run(&env, p, opts, res, err);
-}
-
-void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
-                          uint64_t events)
+/* A cs_exec_opts_t.poll for one run (ctx: a cs_app_progress_t). */
+static void progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops, uint64_t events)
 {
     cs_app_progress_t *p = ctx;
     char detail[128], t[32];
@@ -94,4 +81,11 @@ void cs_app_progress_poll(void *ctx, cs_tick_t now, int32_t done, int32_t nops,
     cs_units_format_seconds((double)now * p->tick_seconds, t, sizeof t);
     snprintf(detail, sizeof detail, "%s simulated, %.1f M events", t, (double)events / 1e6);
     cs_app_progress_show(p, nops > 0 ? (double)done / nops : -1, detail);
+}
+
+void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_opts_t *opts)
+{
+    p->tick_seconds = tick_seconds;
+    opts->poll = p->on ? progress_poll : NULL;
+    opts->poll_ctx = p;
 }

@@ -1,0 +1,57 @@
+/*
+ * report.h - a run's result reported through one module: the lines of the
+ * human summary (docs/cli.md), the versioned JSON result (docs/json.md,
+ * written by io/result_json) and the CSV field quoting of the tables.
+ *
+ * Every function writes to the FILE it is given and nowhere else (a front
+ * end can hand it standard output, a file or a memory stream); none opens
+ * files or decides what is shown: the front end chooses and orders them.
+ */
+#ifndef CS_REPORT_H
+#define CS_REPORT_H
+
+#include <stdio.h>
+
+#include "api/request.h"
+#include "core/error.h"
+#include "core/program.h"
+#include "engine/exec.h"
+#include "machines/machine.h"
+
+/* The summary lines `machine` (the normalised spec, nodes, channels) and
+ * `mode` (the machine's own engine, else `mode`; the event queue). */
+void cs_report_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r,
+                       cs_net_mode_t mode, cs_queue_kind_t queue);
+/* The `program` line: its name (a path or the algorithm's source), ranks
+ * and ops. */
+void cs_report_program(FILE *f, const char *name, const cs_program_t *p);
+/* The `collective` line (size, what it means, root, order) and the
+ * `validation` line. */
+void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated);
+/* The lines `messages`, `finish`, `events` and the machine's own. */
+void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* The `wall` line (with_timing 0: "not shown"). */
+void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
+/* The busiest channels table. */
+void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* Fills top[] with the ids of the busiest channels of net that carried
+ * traffic (most busy ticks first, then most bytes, then lowest id); returns
+ * how many (at most n, none for a NULL net). */
+/* The `model` lines (--predict): the machine's closed-form model of
+ * collective c (cs_request_model) beside the simulated finish, one line per
+ * form of the formula, or "none" and why. */
+void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
+                     cs_tick_t simulated);
+int cs_report_busiest_channels(const cs_net_t *net, int nchan, int *top, int n);
+
+/* The JSON result (docs/json.md) to f; with_timing 0 writes the wall time
+ * as 0.  Errors of io/result_json. */
+int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
+                   const cs_exec_result_t *r, int validated, int predict,
+                   const cs_request_coll_t *c, cs_error_t *err);
+
+/* Writes s as one CSV field, quoted when it holds a comma, a quote or a
+ * newline (RFC 4180: quotes doubled). */
+void cs_report_csv_field(FILE *f, const char *s);
+
+#endif

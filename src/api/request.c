@@ -1,0 +1,469 @@
+/*
+ * request.c - the one request path (request.h): a request's fields parsed
+ * and checked once, the collective resolved against the machine (algorithm,
+ * ranks, root, placement, hints in rank space, options), built and run in
+ * the machine's environment, validated when asked.
+ *
+ * Moved here from `collsim run` (issue 16) so that run, sweep, compare,
+ * replay, export and bench share one implementation, and so that a library
+ * or a service can call it: no printing, no exit, no state between calls.
+ * The messages are those the command line has always printed (tests/app
+ * check them): they name the option the user typed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/request.h"
+#include "core/units.h"
+#include "io/goal.h"
+
+/* The seed of validation's random keys: fixed, so runs are reproducible. */
+#define REQUEST_VALIDATE_SEED 0x636f6c6c73696dULL
+/* At most this many queue kinds are looked for (cs_queue_kind_name names
+ * the ones past the last "unknown"). */
+#define REQUEST_MAX_QUEUE_KINDS 16
+
+/* ---- fields ---------------------------------------------------------------- */
+
+void cs_request_init(cs_request_t *r)
+{
+    memset(r, 0, sizeof *r);
+    r->mode = CS_NET_PACKET;
+    r->queue = CS_QUEUE_DEFAULT;
+}
+
+int cs_request_add_opt(cs_request_t *r, const char *kv, cs_error_t *err)
+{
+    if (strchr(kv, ','))
+        return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': one KEY=VALUE per --opt (no commas)",
+                            kv);
+    if (r->nopts == CS_REQUEST_MAX_OPTS)
+        return cs_error_set(err, CS_ERR_USAGE, "at most %d --opt options", CS_REQUEST_MAX_OPTS);
+    r->opts[r->nopts++] = kv;
+    return CS_OK;
+}
+
+/* An integer field: `what` names the option in the message. */
+static int request_int(const char *what, const char *text, int64_t *out, cs_error_t *err)
+{
+    cs_error_t e;
+    if (cs_units_parse_int(text, out, &e) != CS_OK)
+        return cs_error_set(err, CS_ERR_USAGE, "%s: %s", what, e.msg);
+    return CS_OK;
+}
+
+int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error_t *err)
+{
+    cs_error_t e;
+    int64_t v;
+    int rc;
+    if (!strcmp(key, "machine"))
+        r->machine = value;
+    else if (!strcmp(key, "program"))
+        r->program = value;
+    else if (!strcmp(key, "coll"))
+        r->coll = value;
+    else if (!strcmp(key, "algo"))
+        r->algo = value;
+    else if (!strcmp(key, "order"))
+        r->order = value;
+    else if (!strcmp(key, "validate"))
+        r->validate = 1;
+    else if (!strcmp(key, "bytes")) {
+        if (cs_units_parse_bytes(value, &v, &e) != CS_OK)
+            return cs_error_set(err, CS_ERR_USAGE, "--bytes: %s", e.msg);
+        r->bytes = v;
+        r->bytes_text = value;
+    } else if (!strcmp(key, "root")) {
+        if ((rc = request_int("--root", value, &v, err)))
+            return rc;
+        r->root = v;
+        r->has_root = 1;
+    } else if (!strcmp(key, "ranks")) {
+        if ((rc = request_int("--ranks", value, &v, err)))
+            return rc;
+        if (v < 1)
+            return cs_error_set(err, CS_ERR_USAGE, "--ranks: need at least 1 rank, got %s",
+                                value);
+        r->ranks = v;
+    } else if (!strcmp(key, "opt")) {
+        if (!strchr(value, '=') || value[0] == '=')
+            return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': expected KEY=VALUE", value);
+        return cs_request_add_opt(r, value, err);
+    } else if (!strcmp(key, "mode")) {
+        cs_net_mode_t mode;
+        if (cs_net_parse_mode(value, &mode, &e) != CS_OK)
+            return cs_error_set(err, CS_ERR_USAGE, "--mode: %s", e.msg);
+        r->mode = mode;
+    } else if (!strcmp(key, "queue")) {
+        cs_queue_kind_t q;
+        if (cs_request_parse_queue(value, &q, &e) != CS_OK)
+            return cs_error_set(err, CS_ERR_USAGE, "--queue: %s", e.msg);
+        r->queue = q;
+    } else {
+        return cs_error_set(err, CS_ERR_USAGE, "unknown request field '%s'; valid: machine, "
+                            "program, coll, algo, order, bytes, root, ranks, opt, validate, "
+                            "mode, queue", key);
+    }
+    return CS_OK;
+}
+
+/* The queue kinds are enumerated through cs_queue_kind_name (which names an
+ * unknown kind "unknown"), so that a new implementation in core/queue shows
+ * up in --queue, in help texts and in `collsim bench` without edits here. */
+int cs_request_queue_kinds(void)
+{
+    int n = 0;
+    while (n < REQUEST_MAX_QUEUE_KINDS) {
+        const char *name = cs_queue_kind_name((cs_queue_kind_t)n);
+        if (!name || strcmp(name, "unknown") == 0)
+            break;
+        n++;
+    }
+    return n;
+}
+
+void cs_request_queue_names(char *buf, size_t len, const char *sep)
+{
+    buf[0] = '\0';
+    for (int k = 0; k < cs_request_queue_kinds(); k++) {
+        strncat(buf, k ? sep : "", len - strlen(buf) - 1);
+        strncat(buf, cs_queue_kind_name((cs_queue_kind_t)k), len - strlen(buf) - 1);
+    }
+}
+
+int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err)
+{
+    char valid[256];
+    for (int k = 0; k < cs_request_queue_kinds(); k++) {
+        if (strcmp(text, cs_queue_kind_name((cs_queue_kind_t)k)) == 0) {
+            *out = (cs_queue_kind_t)k;
+            return CS_OK;
+        }
+    }
+    cs_request_queue_names(valid, sizeof valid, ", ");
+    return cs_error_set(err, CS_ERR_USAGE, "unknown event queue '%s'; valid: %s", text, valid);
+}
+
+/* ---- the collective ------------------------------------------------------------ */
+
+void cs_request_coll_destroy(cs_request_coll_t *c)
+{
+    if (c->has_opts)
+        cs_spec_destroy(&c->opts);
+    free(c->rank_to_node);
+    cs_machine_hints_destroy(&c->place);
+    memset(c, 0, sizeof *c);
+}
+
+/* Reads an order file: one node id per line; blank lines and text after
+ * '#' are ignored.  Errors name file:line.  *n gets the count. */
+static int request_read_order_file(const char *path, int nodes, int32_t **out, int *n,
+                               cs_error_t *err)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    int lineno = 0, count = 0, rc = CS_OK;
+    int32_t *ids, *first_line;
+    *out = NULL;
+    *n = 0;
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO,
+                            "--order '%s': not natural, ring or snake, and cannot open it as a "
+                            "file: %s",
+                            path, strerror(errno));
+    ids = cs_malloc((size_t)nodes * sizeof *ids);
+    first_line = cs_calloc((size_t)nodes, sizeof *first_line); /* 0: not seen */
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end, *hash;
+        long long v;
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: line too long", path, lineno);
+            break;
+        }
+        if ((hash = strchr(p, '#')))
+            *hash = '\0';
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\r' || *p == '\0')
+            continue;
+        errno = 0;
+        v = strtoll(p, &end, 10);
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+            end++;
+        if (end == p || *end || errno) {
+            p[strcspn(p, "\r\n")] = '\0';
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: '%s' is not a node id (one integer per "
+                              "line)", path, lineno, p);
+            break;
+        }
+        if (v < 0 || v >= nodes) {
+            rc = cs_error_set(err, CS_ERR_RANGE, "%s:%d: node %lld is outside the machine's "
+                              "nodes 0..%d", path, lineno, v, nodes - 1);
+            break;
+        }
+        if (first_line[v]) {
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: node %lld is listed twice (first at "
+                              "line %d)", path, lineno, v, first_line[v]);
+            break;
+        }
+        first_line[v] = lineno;
+        ids[count++] = (int32_t)v;
+    }
+    if (rc == CS_OK && ferror(f))
+        rc = cs_error_set(err, CS_ERR_IO, "%s: read error", path);
+    if (rc == CS_OK && count == 0)
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: lists no node ids", path);
+    fclose(f);
+    free(first_line);
+    if (rc) {
+        free(ids);
+        return rc;
+    }
+    *out = ids;
+    *n = count;
+    return CS_OK;
+}
+
+int cs_request_is_node_order(const char *name)
+{
+    return !strcmp(name, "natural") || !strcmp(name, "ring") || !strcmp(name, "snake");
+}
+
+int cs_request_node_order(const cs_machine_t *m, const char *name, int n, int32_t *v)
+{
+    if (!strcmp(name, "ring")) {
+        for (int i = 0; i < n; i++)
+            v[i] = m->ring_order ? m->ring_order[i] : i;
+    } else if (!strcmp(name, "snake")) {
+        int rows = m->grid_rows, cols = m->grid_cols, k = 0;
+        if (rows <= 0 || cols <= 0 || (int64_t)rows * cols != cs_machine_nodes(m))
+            return -1;
+        /* boustrophedon: even rows left to right, odd rows right to left, so
+         * consecutive ranks are always neighbours on a mesh */
+        for (int r = 0; r < rows && k < n; r++)
+            for (int c = 0; c < cols && k < n; c++)
+                v[k++] = r * cols + (r % 2 ? cols - 1 - c : c);
+    } else {
+        for (int i = 0; i < n; i++)
+            v[i] = i;
+    }
+    return 0;
+}
+
+/* The node order --order names, as all the nodes it lists (*n of them). */
+static int request_order(const cs_request_t *a, const cs_machine_t *m, int32_t **out, int *n,
+                         cs_error_t *err)
+{
+    int nodes = cs_machine_nodes(m);
+    const char *o = a->order ? a->order : "natural";
+    int32_t *v;
+    if (!cs_request_is_node_order(o))
+        return request_read_order_file(o, nodes, out, n, err);
+    v = cs_malloc((size_t)nodes * sizeof *v);
+    if (cs_request_node_order(m, o, nodes, v)) {
+        free(v);
+        return cs_error_set(err, CS_ERR_USAGE,
+                            "--order snake needs a machine with a grid (mesh, torus, ...); "
+                            "'%s' has none; use natural, ring or a file",
+                            m->spec);
+    }
+    *out = v;
+    *n = nodes;
+    return CS_OK;
+}
+
+/* Parses the --opt list into one spec (the algorithm reads it). */
+static int request_coll_opts(const cs_request_t *a, cs_request_coll_t *c, cs_error_t *err)
+{
+    size_t len = 8;
+    char *text;
+    int rc;
+    if (!a->nopts)
+        return CS_OK;
+    for (int i = 0; i < a->nopts; i++)
+        len += strlen(a->opts[i]) + 1;
+    text = cs_malloc(len);
+    strcpy(text, "opts:");
+    for (int i = 0; i < a->nopts; i++) {
+        if (i)
+            strcat(text, ",");
+        strcat(text, a->opts[i]);
+    }
+    rc = cs_spec_parse(text, &c->opts, err);
+    free(text);
+    if (rc) {
+        cs_error_prefix(err, "--opt");
+        return rc;
+    }
+    c->has_opts = 1;
+    return CS_OK;
+}
+
+void cs_request_placement_hints(const cs_machine_t *m, int P, cs_request_coll_t *c)
+{
+    cs_machine_hints_destroy(&c->place);
+    cs_machine_hints_init(&c->place, m, P, c->rank_to_node);
+    c->hints = c->place.coll;
+}
+
+/* Everything before building: the algorithm, P, the placement and the
+ * hints in rank space. */
+int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_request_coll_t *c,
+                            cs_error_t *err)
+{
+    cs_coll_kind_t kind;
+    int nodes = cs_machine_nodes(m), norder = 0, P, rc;
+    int32_t *order = NULL;
+
+    memset(c, 0, sizeof *c);
+    if ((rc = cs_coll_parse(a->coll, &kind, err)))
+        return rc;
+    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
+        return rc;
+    if (a->has_root && !cs_coll_rooted(kind))
+        return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
+                            "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
+    if (!a->bytes_text && kind != CS_COLL_BARRIER)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
+    if ((rc = request_order(a, m, &order, &norder, err)))
+        return rc;
+    snprintf(c->order_name, sizeof c->order_name, "%s", a->order ? a->order : "natural");
+
+    P = a->ranks ? (int64_t)a->ranks > nodes ? -1 : (int)a->ranks : norder;
+    if (P < 0 || P > norder) {
+        int fileish = norder < nodes;
+        free(order);
+        if (fileish)
+            return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
+                                "nodes", (long long)a->ranks, a->order, norder);
+        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
+                            (long long)a->ranks, m->spec, nodes);
+    }
+    if (a->has_root && (a->root < 0 || a->root >= P)) {
+        free(order);
+        return cs_error_set(err, CS_ERR_RANGE, "--root %lld is outside ranks 0..%d",
+                            (long long)a->root, P - 1);
+    }
+    c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);
+    memcpy(c->rank_to_node, order, (size_t)P * sizeof *order);
+    free(order);
+
+    cs_request_placement_hints(m, P, c);
+    if ((rc = request_coll_opts(a, c, err)))
+        return rc;
+    c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
+                               m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL};
+    return CS_OK;
+}
+
+int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model_t *out,
+                     cs_error_t *err)
+{
+    const cs_coll_args_t *ca = &c->args;
+    cs_model_request_t req = {ca->kind, c->algo->name, ca->P, ca->bytes, ca->root,
+                              c->hints.grid_rows, c->hints.grid_cols,
+                              c->has_opts ? c->opts.kv : NULL, c->has_opts ? c->opts.nkv : 0};
+    return cs_machine_predict(m, &req, out, err);
+}
+
+int cs_request_coll_build(const cs_request_coll_t *c, cs_program_t **out, cs_error_t *err)
+{
+    return cs_coll_build(c->algo, &c->args, out, err);
+}
+
+/* ---- a whole run ------------------------------------------------------------------- */
+
+void cs_request_run_init(cs_request_run_t *run)
+{
+    memset(run, 0, sizeof *run);
+}
+
+void cs_request_run_destroy(cs_request_run_t *run)
+{
+    cs_coll_check_free(run->check);
+    cs_request_coll_destroy(&run->coll);
+    cs_exec_result_destroy(&run->result);
+    cs_program_free(run->program);
+    cs_machine_free(run->machine);
+    memset(run, 0, sizeof *run);
+}
+
+int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
+{
+    int rc;
+    if (!r->machine)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --machine SPEC");
+    if (!r->program == !r->coll)
+        return cs_error_set(err, CS_ERR_USAGE, "a request runs either a program or a "
+                            "collective (--program or --coll)");
+    if ((rc = cs_machine_new(r->machine, &run->machine, err)))
+        return rc;
+    run->is_coll = r->coll != NULL;
+    if (run->is_coll)
+        return cs_request_coll_prepare(r, run->machine, &run->coll, err);
+    return CS_OK;
+}
+
+/* Limits are checked before a run starts (DESIGN.md, Errors). */
+static int request_check_fits(const cs_request_t *r, const cs_machine_t *m, const cs_program_t *p,
+                              cs_error_t *err)
+{
+    int ranks = cs_program_nranks(p), nodes = cs_machine_nodes(m);
+    if (ranks > nodes)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "%s: program has %d ranks but machine '%s' has only %d nodes; "
+                            "choose a machine with at least %d nodes",
+                            r->program, ranks, m->spec, nodes, ranks);
+    return CS_OK;
+}
+
+int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
+{
+    int rc;
+    if (!run->is_coll) {
+        if (strcmp(r->program, "-") == 0)
+            rc = cs_goal_read_stream(stdin, "<stdin>", &run->program, err);
+        else
+            rc = cs_goal_read_file(r->program, &run->program, err);
+        return rc ? rc : request_check_fits(r, run->machine, run->program, err);
+    }
+    const cs_request_coll_t *c = &run->coll;
+    if ((rc = cs_request_coll_build(c, &run->program, err))) {
+        cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
+        return rc;
+    }
+    if (r->validate)
+        return cs_coll_check_new(&c->args, run->program, REQUEST_VALIDATE_SEED, &run->check, err);
+    return CS_OK;
+}
+
+void cs_request_exec_opts(const cs_request_t *r, const cs_request_run_t *run,
+                          cs_exec_opts_t *opts)
+{
+    cs_exec_opts_default(opts);
+    opts->mode = r->mode;
+    opts->queue = r->queue;
+    opts->rank_to_node = run->coll.rank_to_node;
+    opts->observer = run->check ? cs_coll_check_observer(run->check) : NULL;
+}
+
+int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_opts_t *opts,
+                    cs_exec_result_t *res, cs_error_t *err)
+{
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
+    return cs_exec_run(&env, p, opts, res, err);
+}
+
+int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t *err)
+{
+    int rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+    if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err)))
+        cs_error_prefix(err, "validation failed");
+    run->validated = rc == CS_OK && run->check != NULL;
+    return rc;
+}

@@ -1,0 +1,168 @@
+/*
+ * request.h - the one path of a request: what to run on which machine,
+ * parsed and checked once, prepared, built and run (issue 16).
+ *
+ * A request is a machine spec plus either a program (a GOAL schedule) or a
+ * collective of the suite (collective, algorithm, bytes, root, ranks, order,
+ * algorithm options, validation), with the engine's mode and event queue.
+ * Every front end (the `collsim` subcommands today, a library and a service
+ * later) fills one with cs_request_set, field by field from text, and then
+ * goes prepare -> build -> run.  Nothing here prints, exits or keeps state
+ * between calls: errors come back as a cs_status_t with a message in a
+ * cs_error_t that names the option ("--bytes: ...", "--root 8 is outside
+ * ranks 0..7").  The steps are split so that a front end can act between
+ * them (name the machine in a table, add figure buckets to the run's
+ * options, draw its own progress bar through opts->poll).
+ */
+#ifndef CS_REQUEST_H
+#define CS_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/check.h"
+#include "coll/coll.h"
+#include "core/error.h"
+#include "core/program.h"
+#include "core/queue.h"
+#include "engine/exec.h"
+#include "machines/machine.h"
+
+#define CS_REQUEST_MAX_OPTS 64
+
+/* The fields of a request, as parsed.  Strings are borrowed (the request
+ * never copies or frees them: they must outlive it); set them through
+ * cs_request_set so that each value is checked once. */
+typedef struct cs_request {
+    const char *machine;          /* spec string */
+    const char *program;          /* GOAL file ("-": standard input); NULL: a collective */
+    const char *coll, *algo;      /* algo NULL: the collective's default */
+    const char *order;            /* NULL: natural */
+    const char *bytes_text;       /* bytes as typed; NULL: not given */
+    int64_t bytes;
+    int64_t root, ranks;          /* ranks 0: every node (or the order file's) */
+    int has_root;
+    const char *opts[CS_REQUEST_MAX_OPTS]; /* "key=value" (--opt) */
+    int nopts;
+    int validate;
+    cs_net_mode_t mode;
+    cs_queue_kind_t queue;
+} cs_request_t;
+
+/* An empty request: no machine, no program or collective, packet mode, the
+ * default queue.  Nothing to destroy (the strings are borrowed). */
+void cs_request_init(cs_request_t *r);
+
+/* Sets one field from its text.  Keys, with the option the errors name:
+ *   machine, program, coll, algo, order   (stored as they are)
+ *   bytes  (a size, cs_units_parse_bytes)   root (an integer)
+ *   ranks  (an integer >= 1)                opt  (KEY=VALUE, no comma)
+ *   validate (value ignored)                mode (packet, fluid)
+ *   queue  (an event queue kind)
+ * CS_ERR_USAGE with a message naming the option for a value that is none,
+ * or for an unknown key; r is unchanged then. */
+int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error_t *err);
+
+/* Adds an algorithm option as it is (the part of `opt` after its KEY=VALUE
+ * check): CS_ERR_USAGE for a comma in it or one option too many. */
+int cs_request_add_opt(cs_request_t *r, const char *kv, cs_error_t *err);
+
+/* Event queue kinds: how many there are (kinds are 0..n-1), their names
+ * joined by `sep` into buf, and parsing a name ("binary", "quad", ...). */
+int cs_request_queue_kinds(void);
+void cs_request_queue_names(char *buf, size_t len, const char *sep);
+int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err);
+
+/* ---- a collective resolved against a machine ---------------------------- */
+
+/* A collective ready for cs_coll_build(c->algo, &c->args, ...): the
+ * algorithm, its arguments with the machine's hints in rank space, and the
+ * placement for cs_exec_opts_t.rank_to_node.  args points into the struct
+ * itself, so it must not be copied or moved once prepared. */
+typedef struct cs_request_coll {
+    const cs_coll_algo_t *algo;
+    cs_coll_args_t args;
+    cs_coll_hints_t hints;
+    cs_spec_t opts;
+    int has_opts;
+    int32_t *rank_to_node; /* P entries, owned */
+    cs_machine_hints_t place; /* owns the arrays `hints` points to */
+    char order_name[64];   /* for the summary */
+} cs_request_coll_t;
+
+/* Resolves the collective and algorithm, the ranks, root, placement, hints
+ * and options of r against machine m.  Errors (unknown name, root or ranks
+ * out of range, unreadable order file, malformed --opt) name the option.
+ * Pass c to cs_request_coll_destroy afterwards whatever the result. */
+int cs_request_coll_prepare(const cs_request_t *r, const cs_machine_t *m, cs_request_coll_t *c,
+                            cs_error_t *err);
+/* The program of a prepared collective at c->args.bytes (cs_coll_build;
+ * errors as the algorithm gives them). */
+int cs_request_coll_build(const cs_request_coll_t *c, cs_program_t **out, cs_error_t *err);
+/* Releases what c owns and zeroes it; accepts a zeroed struct. */
+void cs_request_coll_destroy(cs_request_coll_t *c);
+
+/* Node orders by name: "natural" (ids), "ring" (the machine's ring order)
+ * and "snake" (boustrophedon over the machine's grid).  Fills v[0..n) (n at
+ * most the machine's nodes) with the first n nodes of the order; returns 0,
+ * or -1 for "snake" on a machine without a grid (the caller says which
+ * option asked for it). */
+int cs_request_node_order(const cs_machine_t *m, const char *name, int n, int32_t *v);
+/* Whether name is one of those orders. */
+int cs_request_is_node_order(const char *name);
+
+/* Fills c->hints (and c->place, which owns its arrays) with the machine's
+ * hints in rank space for the placement c->rank_to_node of P ranks
+ * (cs_machine_hints_init: ring, groups, grid, gateways).
+ * cs_request_coll_prepare calls it; a trace replay places its own ranks. */
+void cs_request_placement_hints(const cs_machine_t *m, int P, cs_request_coll_t *c);
+
+/* ---- a whole run ---------------------------------------------------------- */
+
+/* What one request made: the machine, the program, the collective (when it
+ * is one), the checker of --validate and the result.  Zero it (or
+ * cs_request_run_init) before cs_request_prepare; cs_request_run_destroy
+ * whatever happened. */
+typedef struct cs_request_run {
+    cs_machine_t *machine;    /* owned */
+    cs_program_t *program;    /* owned */
+    cs_request_coll_t coll;   /* zeroed for a program */
+    int is_coll;
+    cs_coll_check_t *check;   /* owned; NULL without validate */
+    cs_exec_result_t result;
+    int validated;            /* the run was checked and passed */
+} cs_request_run_t;
+
+void cs_request_run_init(cs_request_run_t *run);
+void cs_request_run_destroy(cs_request_run_t *run);
+
+/* Makes the machine (run->machine stays set when a later step fails) and,
+ * for a collective, resolves it (cs_request_coll_prepare). */
+int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err);
+/* Builds the collective's program (errors prefixed "COLL/ALGO: ") and the
+ * validation checker, or reads the GOAL program and checks that it fits the
+ * machine. */
+int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err);
+/* The executor's options of the request: its mode and queue, the
+ * placement, the validation observer.  A front end may then add figure
+ * buckets and a poll callback before cs_request_run. */
+void cs_request_exec_opts(const cs_request_t *r, const cs_request_run_t *run,
+                          cs_exec_opts_t *opts);
+/* Runs the built program on the machine with opts, then checks the data
+ * placement when validating ("validation failed: ..."). */
+int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t *err);
+
+/* The machine's closed-form model of prepared collective c
+ * (cs_machine_predict with c's kind, algorithm, ranks, bytes, root, grid
+ * hint and options): CS_OK with out filled, or an error whose message says
+ * why there is none ("cell has no closed-form model"). */
+int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model_t *out,
+                     cs_error_t *err);
+
+/* Runs p on machine m (cs_exec_run in the machine's environment): the one
+ * call that executes a program, for the front ends that make programs of
+ * their own (a trace replay, a sweep's sizes, the benchmark's workloads). */
+int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_opts_t *opts,
+                    cs_exec_result_t *res, cs_error_t *err);
+
+#endif
