@@ -27,20 +27,11 @@
  * each rank passes on the block it received last.  (alpha + beta m)(P-1). */
 static int allgather_ring(cs_coll_builder_t *b, cs_error_t *err)
 {
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P;
-    int32_t *ring = cs_malloc((size_t)P * sizeof *ring);
-    int64_t *off = cs_malloc((size_t)P * sizeof *off), *len = cs_malloc((size_t)P * sizeof *len);
+    cs_coll_ring_pieces_t rp;
     (void)err;
-    cs_coll_ring(a, ring, NULL);
-    for (int i = 0; i < P; i++) {
-        off[i] = (int64_t)ring[i] * a->bytes;
-        len[i] = a->bytes;
-    }
-    cs_coll_ring_allgather(b, ring, P, off, len, TAG_DATA);
-    free(ring);
-    free(off);
-    free(len);
+    cs_coll_ring_pieces_init(&rp, cs_coll_args(b), 1);
+    cs_coll_ring_allgather(b, rp.ring, cs_coll_args(b)->P, rp.off, rp.len, TAG_DATA);
+    cs_coll_ring_pieces_destroy(&rp);
     return CS_OK;
 }
 
@@ -172,36 +163,43 @@ static int read_stream(const cs_coll_args_t *a, int *stream, cs_error_t *err)
     return rc;
 }
 
+/* A forwarding step's send s streams from (stream=1) or waits for (0) the
+ * previous recv from the same neighbour, and its recv r is posted once that
+ * recv has completed. */
+static void forward_after(cs_coll_builder_t *b, int32_t s, int32_t r, int32_t prev_recv,
+                          int stream)
+{
+    if (prev_recv >= 0) {
+        cs_coll_dep(b, s, prev_recv, stream ? CS_DEP_STREAM : CS_DEP_AFTER);
+        cs_coll_dep(b, r, prev_recv, CS_DEP_AFTER);
+    }
+}
+
 static int build_allgather_cns_ring(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P, stream, rc;
     int64_t m = a->bytes;
-    int32_t *ring, *pos;
+    int32_t *ring;
     if ((rc = read_stream(a, &stream, err)))
         return rc;
     ring = cs_malloc((size_t)P * sizeof *ring);
-    pos = cs_malloc((size_t)P * sizeof *pos);
-    cs_coll_ring(a, ring, pos);
+    cs_coll_ring(a, ring, NULL);
     for (int q = 0; q < P; q++) {
         int me = ring[q], succ = ring[(q + 1) % P], pred = ring[(q + P - 1) % P];
         int32_t prev_send = -1, prev_recv = -1;
         for (int k = 0; k < P - 1; k++) {
-            int out = ring[((q - k) % P + P) % P], in = ring[((q - 1 - k) % P + P) % P];
+            int out = ring[mod(q - k, P)], in = ring[mod(q - 1 - k, P)];
             int32_t s = cs_coll_send_nz(b, me, succ, (int64_t)out * m, m, PHASE_TAG(0) + k);
             int32_t r = cs_coll_recv_nz(b, me, pred, (int64_t)in * m, m, PHASE_TAG(0) + k);
             if (prev_send >= 0)
                 cs_coll_dep(b, s, prev_send, CS_DEP_AFTER_START);
-            if (prev_recv >= 0) {
-                cs_coll_dep(b, s, prev_recv, stream ? CS_DEP_STREAM : CS_DEP_AFTER);
-                cs_coll_dep(b, r, prev_recv, CS_DEP_AFTER);
-            }
+            forward_after(b, s, r, prev_recv, stream);
             prev_send = s;
             prev_recv = r;
         }
     }
     free(ring);
-    free(pos);
     return CS_OK;
 }
 
@@ -219,7 +217,7 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
     int P = a->P, stream, rc, hp = P / 2, hn = (P + 1) / 2 - 1;
     int64_t m = a->bytes, ticks = 0;
     double offset = 160e-9;
-    int32_t *ring, *pos;
+    int32_t *ring;
     if ((rc = read_stream(a, &stream, err)))
         return rc;
     if (a->opts && (rc = cs_spec_get_seconds(a->opts, "offset", offset, &offset, err)))
@@ -237,21 +235,17 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
     if (m == 0)
         return CS_OK;
     ring = cs_malloc((size_t)P * sizeof *ring);
-    pos = cs_malloc((size_t)P * sizeof *pos);
-    cs_coll_ring(a, ring, pos);
+    cs_coll_ring(a, ring, NULL);
     for (int q = 0; q < P; q++) {
         int me = ring[q], np = ring[(q + 1) % P], nm = ring[(q + P - 1) % P];
         int32_t last_send = -1, prev_rp = -1, prev_rn = -1;
         for (int k = 0; k < hp; k++) {
-            int outp = ring[((q - k) % P + P) % P], inp = ring[((q - 1 - k) % P + P) % P];
+            int outp = ring[mod(q - k, P)], inp = ring[mod(q - 1 - k, P)];
             int32_t sp = cs_coll_send_nz(b, me, np, (int64_t)outp * m, m, PHASE_TAG(0) + k);
             int32_t rp = cs_coll_recv_nz(b, me, nm, (int64_t)inp * m, m, PHASE_TAG(0) + k);
             if (last_send >= 0)
                 cs_coll_dep(b, sp, last_send, CS_DEP_AFTER_START);
-            if (prev_rp >= 0) {
-                cs_coll_dep(b, sp, prev_rp, stream ? CS_DEP_STREAM : CS_DEP_AFTER);
-                cs_coll_dep(b, rp, prev_rp, CS_DEP_AFTER);
-            }
+            forward_after(b, sp, rp, prev_rp, stream);
             last_send = sp;
             prev_rp = rp;
             if (k < hn) {
@@ -265,17 +259,13 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
                 } else {
                     cs_coll_dep(b, sn, sp, CS_DEP_AFTER_START);
                 }
-                if (prev_rn >= 0) {
-                    cs_coll_dep(b, sn, prev_rn, stream ? CS_DEP_STREAM : CS_DEP_AFTER);
-                    cs_coll_dep(b, rn, prev_rn, CS_DEP_AFTER);
-                }
+                forward_after(b, sn, rn, prev_rn, stream);
                 last_send = sn;
                 prev_rn = rn;
             }
         }
     }
     free(ring);
-    free(pos);
     return CS_OK;
 }
 

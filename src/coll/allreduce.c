@@ -43,19 +43,13 @@ static int64_t default_group_size(int P)
  * piece i.  2(P-1)(alpha + beta n/P) when P divides n, plus the reductions. */
 static int allreduce_ring(cs_coll_builder_t *b, cs_error_t *err)
 {
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P;
-    int32_t *ring = cs_malloc((size_t)P * sizeof *ring);
-    int64_t *off = cs_malloc((size_t)P * sizeof *off), *len = cs_malloc((size_t)P * sizeof *len);
+    int P = cs_coll_args(b)->P;
+    cs_coll_ring_pieces_t rp;
     (void)err;
-    cs_coll_ring(a, ring, NULL);
-    for (int i = 0; i < P; i++)
-        cs_coll_split(a->bytes, P, i, &off[i], &len[i]);
-    cs_coll_ring_reduce_scatter(b, ring, P, off, len, TAG_RS);
-    cs_coll_ring_allgather(b, ring, P, off, len, TAG_AG);
-    free(ring);
-    free(off);
-    free(len);
+    cs_coll_ring_pieces_init(&rp, cs_coll_args(b), 0);
+    cs_coll_ring_reduce_scatter(b, rp.ring, P, rp.off, rp.len, TAG_RS);
+    cs_coll_ring_allgather(b, rp.ring, P, rp.off, rp.len, TAG_AG);
+    cs_coll_ring_pieces_destroy(&rp);
     return CS_OK;
 }
 
@@ -376,13 +370,11 @@ static int build_naive(cs_coll_builder_t *b, cs_error_t *err)
     if (a->P == 1 || a->bytes == 0)
         return CS_OK;
     int32_t *final = cs_malloc((size_t)a->P * sizeof *final);
-    int32_t *all = cs_malloc((size_t)a->P * sizeof *all);
+    int32_t *all = cs_coll_ranks_from(a->P, 0);
     cs_coll_rtree_init(&t, a->P);
     rc = cs_coll_rtree_1d(&t, a, o.root, o.pat, &o.c, err);
     if (!rc) {
         cs_coll_emit_forest(b, &t, a->bytes, o.stream, THESIS_REDUCE, final);
-        for (int r = 0; r < a->P; r++)
-            all[r] = r;
         cs_coll_emit_mcast(b, &t, o.root, all, a->P, a->bytes, THESIS_BCAST, o.stream, final[o.root]);
     }
     cs_coll_rtree_destroy(&t);
@@ -564,9 +556,7 @@ static int build_allreduce_rdb_barrier(cs_coll_builder_t *b, cs_error_t *err)
         return rc;
     if (a->bytes == 0)
         return CS_OK;
-    all = cs_malloc((size_t)a->P * sizeof *all);
-    for (int i = 0; i < a->P; i++)
-        all[i] = i;
+    all = cs_coll_ranks_from(a->P, 0);
     emit_rdb_allreduce(b, all, a->P, 0, a->bytes, PHASE_TAG(0), every);
     free(all);
     return CS_OK;

@@ -196,9 +196,7 @@ static int build_bcast(cs_coll_builder_t *b, cs_error_t *err)
     (void)err;
     if (a->P == 1 || a->bytes == 0)
         return CS_OK;
-    int32_t *all = cs_malloc((size_t)a->P * sizeof *all);
-    for (int r = 0; r < a->P; r++)
-        all[r] = r;
+    int32_t *all = cs_coll_ranks_from(a->P, 0);
     cs_coll_emit_mcast(b, NULL, a->root, all, a->P, a->bytes, THESIS_BCAST, 0, -1);
     free(all);
     return CS_OK;
@@ -453,9 +451,7 @@ static int build_bcast_two_phase(cs_coll_builder_t *b, cs_error_t *err)
     int opt, rc;
     if ((rc = read_opt_flag(a, &opt, err)))
         return rc;
-    L = cs_malloc((size_t)a->P * sizeof *L);
-    for (int i = 0; i < a->P; i++)
-        L[i] = real_rank(i, a->root, a->P);
+    L = cs_coll_ranks_from(a->P, a->root);
     emit_two_phase(b, L, a->P, a->bytes, opt);
     free(L);
     return CS_OK;

@@ -96,6 +96,38 @@ int32_t cs_coll_xfer(cs_coll_builder_t *b, int from, int to, int64_t off, int64_
     return s;
 }
 
+int32_t *cs_coll_ranks_from(int P, int root)
+{
+    int32_t *r = cs_malloc((size_t)P * sizeof *r);
+    for (int i = 0; i < P; i++)
+        r[i] = real_rank(i, root, P);
+    return r;
+}
+
+void cs_coll_ring_pieces_init(cs_coll_ring_pieces_t *rp, const cs_coll_args_t *a, int blocks)
+{
+    int P = a->P;
+    rp->ring = cs_malloc((size_t)P * sizeof *rp->ring);
+    rp->off = cs_malloc((size_t)P * sizeof *rp->off);
+    rp->len = cs_malloc((size_t)P * sizeof *rp->len);
+    cs_coll_ring(a, rp->ring, NULL);
+    for (int i = 0; i < P; i++) {
+        if (blocks) {
+            rp->off[i] = (int64_t)rp->ring[i] * a->bytes;
+            rp->len[i] = a->bytes;
+        } else {
+            cs_coll_split(a->bytes, P, i, &rp->off[i], &rp->len[i]);
+        }
+    }
+}
+
+void cs_coll_ring_pieces_destroy(cs_coll_ring_pieces_t *rp)
+{
+    free(rp->ring);
+    free(rp->off);
+    free(rp->len);
+}
+
 /* The chain order used by the pipelined algorithms: the machine's ring
  * order starting at the root.  seq[0] = root.  Caller frees. */
 int32_t *cs_coll_chain_order(const cs_coll_args_t *a)
@@ -446,9 +478,7 @@ int cs_coll_groups_rooted(cs_coll_groups_t *g, const cs_coll_args_t *a, int two_
     if ((rc = cs_coll_groups_hint(&h, a, 1, err)))
         return rc;
     of = cs_malloc((size_t)P * sizeof *of);
-    order = cs_malloc((size_t)P * sizeof *order);
-    for (int i = 0; i < P; i++)
-        order[i] = real_rank(i, root, P);
+    order = cs_coll_ranks_from(P, root);
     if (h.G < 2) {
         /* one group, or the halves [0, ceil(P/2)) and [ceil(P/2), P) */
         int c = two_halves ? (P + 1) / 2 : P;

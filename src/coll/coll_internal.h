@@ -204,6 +204,23 @@ void cs_coll_local_copy(cs_coll_builder_t *b, int r, int64_t src, int64_t dst, i
 
 /* ---- orders and trees -------------------------------------------------------- */
 
+/* The P ranks in cyclic order from `root` (root 0: 0, 1, ..., P-1): the
+ * list of every rank that the algorithms over "all ranks" walk.  Caller
+ * frees. */
+int32_t *cs_coll_ranks_from(int P, int root);
+
+/* The pieces of the ring algorithms over the machine's ring order (the hint
+ * or the identity): position i of the ring holds ring[i]; blocks = 1: piece
+ * i is the block of rank ring[i], [ring[i]*m, (ring[i]+1)*m) with m =
+ * a->bytes; blocks = 0: piece i is cs_coll_split's range i of the vector. */
+typedef struct cs_coll_ring_pieces {
+    int32_t *ring;
+    int64_t *off, *len;
+} cs_coll_ring_pieces_t;
+
+void cs_coll_ring_pieces_init(cs_coll_ring_pieces_t *rp, const cs_coll_args_t *a, int blocks);
+void cs_coll_ring_pieces_destroy(cs_coll_ring_pieces_t *rp);
+
 /* The chain order of the pipelined algorithms: the machine's ring order
  * starting at the root, seq[0] = root.  Caller frees. */
 int32_t *cs_coll_chain_order(const cs_coll_args_t *a);

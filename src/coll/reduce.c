@@ -289,9 +289,7 @@ static int build_reduce_mailbox(cs_coll_builder_t *b, cs_error_t *err)
         return rc;
     if (a->bytes == 0) /* nothing to reduce: no rounds, no barriers */
         return CS_OK;
-    all = cs_malloc((size_t)P * sizeof *all);
-    for (int i = 0; i < P; i++)
-        all[i] = real_rank(i, a->root, P);
+    all = cs_coll_ranks_from(P, a->root);
     for (int j = 0; j < L; j++) {
         int d = 1 << j;
         for (int i = 0; i < P; i++) {

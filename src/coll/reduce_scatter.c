@@ -16,20 +16,12 @@
  * ring order, reduce on receipt.  (alpha + beta m)(P-1) + (P-1) m reduced. */
 static int reduce_scatter_ring(cs_coll_builder_t *b, cs_error_t *err)
 {
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P;
-    int32_t *ring = cs_malloc((size_t)P * sizeof *ring);
-    int64_t *off = cs_malloc((size_t)P * sizeof *off), *len = cs_malloc((size_t)P * sizeof *len);
+    cs_coll_ring_pieces_t rp;
     (void)err;
-    cs_coll_ring(a, ring, NULL);
-    for (int i = 0; i < P; i++) { /* position i ends with piece i: its own block */
-        off[i] = (int64_t)ring[i] * a->bytes;
-        len[i] = a->bytes;
-    }
-    cs_coll_ring_reduce_scatter(b, ring, P, off, len, TAG_DATA);
-    free(ring);
-    free(off);
-    free(len);
+    /* position i ends with piece i: its own block */
+    cs_coll_ring_pieces_init(&rp, cs_coll_args(b), 1);
+    cs_coll_ring_reduce_scatter(b, rp.ring, cs_coll_args(b)->P, rp.off, rp.len, TAG_DATA);
+    cs_coll_ring_pieces_destroy(&rp);
     return CS_OK;
 }
 
