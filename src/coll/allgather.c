@@ -38,7 +38,7 @@ static int allgather_ring(cs_coll_builder_t *b, cs_error_t *err)
 /* Recursive doubling: in round k virtual rank v swaps its 2^k virtual
  * ranks' blocks with v ^ 2^k.  Extra ranks hand their block in first and
  * get the whole buffer back at the end.  P a power of two:
- * alpha log2 P + beta m (P-1). */
+ * alpha log2 P + beta m (P-1).  Source: generic (MPI; Thakur et al. 2005). */
 static int allgather_rdb(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -175,6 +175,7 @@ static void forward_after(cs_coll_builder_t *b, int32_t s, int32_t r, int32_t pr
     }
 }
 
+/* allgather/cns-ring; source: CNS-1 TR-93-082 §4 (reference §5). */
 static int build_allgather_cns_ring(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

@@ -55,7 +55,7 @@ static int allreduce_ring(cs_coll_builder_t *b, cs_error_t *err)
 
 /* Recursive doubling on the whole vector: log2 Pp rounds of exchange and
  * add with v ^ 2^k, the extra ranks folded in and out.  P a power of two:
- * (alpha + beta n) log2 P. */
+ * (alpha + beta n) log2 P.  Source: generic (MPI; Thakur et al. 2005). */
 static int allreduce_rdb(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -293,6 +293,7 @@ static int gw_plan(const cs_coll_args_t *a, cs_coll_groups_t *g, int32_t **gw_ou
     return CS_OK;
 }
 
+/* allreduce/gateway; source: Groq ISCA'22 §5.6. */
 static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -375,7 +376,8 @@ static int build_naive(cs_coll_builder_t *b, cs_error_t *err)
     rc = cs_coll_rtree_1d(&t, a, o.root, o.pat, &o.c, err);
     if (!rc) {
         cs_coll_emit_forest(b, &t, a->bytes, o.stream, THESIS_REDUCE, final);
-        cs_coll_emit_mcast(b, &t, o.root, all, a->P, a->bytes, THESIS_BCAST, o.stream, final[o.root]);
+        cs_coll_emit_mcast(b, &t, o.root, all, a->P, a->bytes, THESIS_BCAST, o.stream,
+                           final[o.root]);
     }
     cs_coll_rtree_destroy(&t);
     free(final);
@@ -415,11 +417,12 @@ static int build_2d_naive(cs_coll_builder_t *b, cs_error_t *err)
             grid_line(phase, x, ri, cj, rows, cols, L);
             cs_coll_pattern_apply(&t, L, len, &o.c);
         }
-        cs_coll_emit_forest(b, &t, a->bytes, o.stream, phase ? THESIS_REDUCE2 : THESIS_REDUCE, final);
+        cs_coll_emit_forest(b, &t, a->bytes, o.stream, phase ? THESIS_REDUCE2 : THESIS_REDUCE,
+                            final);
         for (int x = 0; x < lines; x++) {
             grid_line(phase, x, ri, cj, rows, cols, L);
-            cs_coll_emit_mcast(b, &t, L[0], L, len, a->bytes, phase ? THESIS_BCAST2 : THESIS_BCAST, o.stream,
-                       final[L[0]]);
+            cs_coll_emit_mcast(b, &t, L[0], L, len, a->bytes, phase ? THESIS_BCAST2 : THESIS_BCAST,
+                               o.stream, final[L[0]]);
         }
         cs_coll_wait_all(b);
         cs_coll_rtree_destroy(&t);
@@ -504,13 +507,15 @@ static void emit_direct_rs(cs_coll_builder_t *b, const int32_t *ranks, int s, in
             int t = (i + d) % s;
             if (t < c) {
                 cs_coll_split(len, c, t, &so, &sl);
-                chain_send(b, cs_coll_send_nz(b, ranks[i], ranks[t], off + so, sl, tag), &prev, par);
+                chain_send(b, cs_coll_send_nz(b, ranks[i], ranks[t], off + so, sl, tag), &prev,
+                           par);
             }
         }
         if (i < c) {
             cs_coll_split(len, c, i, &so, &sl);
             for (int d = 1; d < s; d++)
-                cs_coll_recv_reduce_nz(b, ranks[i], ranks[((i - d) % s + s) % s], off + so, sl, tag);
+                cs_coll_recv_reduce_nz(b, ranks[i], ranks[((i - d) % s + s) % s], off + so, sl,
+                                       tag);
         }
         cs_coll_wait(b, ranks[i]);
     }
@@ -546,7 +551,7 @@ static void emit_direct_ag(cs_coll_builder_t *b, const int32_t *ranks, int s, in
 /* rdb all-reduce with a barrier after every `every` rounds (default 2): the
  * paper's answer to the EIB's limit of 12 concurrent transfers.  every=1 is
  * the schedule of the paper's mailbox all-reduce (a barrier after each
- * round: 3 barriers for 8 SPEs). */
+ * round: 3 barriers for 8 SPEs).  Source: Cell paper §3.5. */
 static int build_allreduce_rdb_barrier(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -570,7 +575,8 @@ static int build_allreduce_rdb_barrier(cs_coll_builder_t *b, cs_error_t *err)
 
 /* HybridA: binomial reduce of [0, n) inside each group, rdb all-reduce
  * among the y leaders (round j: XOR 2^j, so for P = 16, k = 2 the paper's
- * 0<->4 / 8<->12 then 0<->8 / 4<->12), binomial broadcast inside each group. */
+ * 0<->4 / 8<->12 then 0<->8 / 4<->12), binomial broadcast inside each group.
+ * Source: Cell paper §3.5. */
 static int build_allreduce_hybrid_a(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -629,8 +635,10 @@ static void emit_rs_halving(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, in
         for (int v = 0; v < pof2; v++) {
             int pv = v ^ d, lo = v & ~(2 * d - 1);
             int keep = (v & d) ? lo + d : lo, give = (v & d) ? lo : lo + d;
-            int64_t ko = cs_coll_blk(bl, fold_real(&f, keep)), kh = cs_coll_blk(bl, fold_real(&f, keep + d));
-            int64_t go = cs_coll_blk(bl, fold_real(&f, give)), gh = cs_coll_blk(bl, fold_real(&f, give + d));
+            int64_t ko = cs_coll_blk(bl, fold_real(&f, keep)),
+                    kh = cs_coll_blk(bl, fold_real(&f, keep + d));
+            int64_t go = cs_coll_blk(bl, fold_real(&f, give)),
+                    gh = cs_coll_blk(bl, fold_real(&f, give + d));
             int r = fold_real(&f, v), pr = fold_real(&f, pv);
             cs_coll_send_nz(b, r, pr, go, gh - go, tag + s);
             cs_coll_recv_reduce_nz(b, r, pr, ko, kh - ko, tag + s);
@@ -647,7 +655,7 @@ static void emit_rs_halving(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, in
 }
 
 /* HybridB: reduce-scatter, then the hybrid-x-y all-gather of the reduced
- * blocks (m = n/P). */
+ * blocks (m = n/P).  Source: Cell paper §3.5. */
 static int build_allreduce_hybrid_b(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

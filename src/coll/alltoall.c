@@ -59,7 +59,7 @@ static void copies_free(copies_t *c)
  * a rank go one after the other; its recvs are posted once its last send
  * is done: the alltoall is in place, and block r-k must not be overwritten
  * before it is sent in step P-k (the messages arrive in their steps all the
- * same: sends are eager).  (P-1)(alpha + beta m). */
+ * same: sends are eager).  (P-1)(alpha + beta m).  Source: generic (MPI). */
 static int alltoall_pairwise(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -86,7 +86,7 @@ static int alltoall_pairwise(cs_coll_builder_t *b, cs_error_t *err)
 
 /* Flat: every rank posts all its sends (to r+1, r+2, ...) and receives at
  * once; the ports serialise them.  (P-1)(alpha + beta m) on a complete
- * network. */
+ * network.  Source: generic. */
 static int alltoall_flat(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

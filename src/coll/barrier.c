@@ -30,7 +30,7 @@ static int barrier_dissemination(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* Recursive doubling: token exchange with v ^ 2^k, extra ranks folded in and
- * out.  P a power of two: log2 P (alpha + beta). */
+ * out.  P a power of two: log2 P (alpha + beta).  Source: generic (MPI). */
 static int barrier_rdb(cs_coll_builder_t *b, cs_error_t *err)
 {
     int P = cs_coll_args(b)->P;
@@ -55,7 +55,7 @@ static int barrier_rdb(cs_coll_builder_t *b, cs_error_t *err)
 
 /* Flat: every rank signals rank 0, which releases them all with one
  * multicast (unicasts in turn without hardware multicast).
- * 2(P-1)(alpha + beta) on a machine without multicast. */
+ * 2(P-1)(alpha + beta) on a machine without multicast.  Source: lecture §8.4 pattern. */
 static int barrier_flat(cs_coll_builder_t *b, cs_error_t *err)
 {
     int P = cs_coll_args(b)->P;
@@ -80,7 +80,7 @@ static int barrier_flat(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* Tree: binomial gather of the tokens to rank 0, binomial release.
- * 2 ceil(log2 P)(alpha + beta). */
+ * 2 ceil(log2 P)(alpha + beta).  Source: lecture §8.1 tree. */
 static int barrier_tree(cs_coll_builder_t *b, cs_error_t *err)
 {
     int P = cs_coll_args(b)->P;
@@ -94,6 +94,7 @@ static int barrier_tree(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- Cell paper §3.2 ------------------------------------------------------------ */
 
+/* barrier/mailbox; source: Cell paper §3.2 (reference §3.1). */
 static int build_barrier_mailbox(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

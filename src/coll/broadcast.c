@@ -54,13 +54,15 @@ static void bcast_tree(cs_coll_builder_t *b, int64_t seg, int64_t S)
             for (int mask = top >> 1; mask > 0; mask >>= 1) {
                 if (rel + mask >= P)
                     continue;
-                int32_t op = cs_coll_send_nz(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
+                int32_t op =
+                    cs_coll_send_nz(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
                 cs_coll_dep(b, op, r, CS_DEP_AFTER);
             }
         }
     }
 }
 
+/* broadcast/binomial; source: lecture §8.1 (dual of the tree reduce). */
 static int bcast_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -69,6 +71,7 @@ static int bcast_binomial(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* broadcast/segmented-binomial; source: generic (MPI). */
 static int bcast_segmented_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -81,7 +84,7 @@ static int bcast_segmented_binomial(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* One-to-all: the root sends the vector to every rank in turn; its send
- * port serialises them. */
+ * port serialises them.  Source: lecture rule 3 (one send at a time), as in §8.4. */
 static int bcast_flat(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -123,6 +126,7 @@ static void bcast_chains(cs_coll_builder_t *b, int k, int64_t seg, int64_t S)
     free(seq);
 }
 
+/* broadcast/chain; source: generic (MPI). */
 static int bcast_chain(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -134,12 +138,14 @@ static int bcast_chain(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* broadcast/kchain; source: generic (MPI). */
 static int bcast_kchain(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     int64_t seg, S, k;
     int rc;
-    if ((rc = cs_coll_opt_k(a, &k, err)) || (rc = cs_coll_opt_seg(a, &seg, err)) || (rc = cs_coll_nsegs(a, seg, &S, err)))
+    if ((rc = cs_coll_opt_k(a, &k, err)) || (rc = cs_coll_opt_seg(a, &seg, err)) ||
+        (rc = cs_coll_nsegs(a, seg, &S, err)))
         return rc;
     bcast_chains(b, (int)k, seg, S);
     return CS_OK;
@@ -360,8 +366,13 @@ static int tree_bcast(cs_coll_builder_t *b, int opt, cs_error_t *err)
     return CS_OK;
 }
 
+/* broadcast/opt; source: Cell paper §3.4. */
 static int build_bcast_opt(cs_coll_builder_t *b, cs_error_t *err) { return tree_bcast(b, 1, err); }
-static int build_bcast_simple(cs_coll_builder_t *b, cs_error_t *err) { return tree_bcast(b, 0, err); }
+/* broadcast/simple; source: Cell paper §3.4, §4. */
+static int build_bcast_simple(cs_coll_builder_t *b, cs_error_t *err)
+{
+    return tree_bcast(b, 0, err);
+}
 
 static int read_opt_flag(const cs_coll_args_t *a, int *opt, cs_error_t *err)
 {
@@ -373,7 +384,7 @@ static int read_opt_flag(const cs_coll_args_t *a, int *opt, cs_error_t *err)
 
 /* Two-to-all: the root hands the data to a partner in the other half (the
  * other chip), waits for it, then root and partner each serve the rest of
- * their half directly (one-to-all). */
+ * their half directly (one-to-all).  Source: Cell paper §3.4, §4. */
 static int build_bcast_two_to_all(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -443,7 +454,8 @@ static void emit_two_phase(cs_coll_builder_t *b, const int32_t *L, int s, int64_
     }
 }
 
-/* Two-phase: the segmented binomial tree over all ranks, from the root. */
+/* Two-phase: the segmented binomial tree over all ranks, from the root.
+ * Source: Cell paper §3.4. */
 static int build_bcast_two_phase(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -460,7 +472,7 @@ static int build_bcast_two_phase(cs_coll_builder_t *b, cs_error_t *err)
 /* Hybrid segmented binomial: the root sends all n bytes to one
  * representative of each other group (one message across the BIF for two
  * chips), then every group runs the two-phase segmented binomial tree
- * (emit_two_phase) from its representative. */
+ * (emit_two_phase) from its representative.  Source: Cell paper §3.4. */
 static int build_bcast_hybrid_segmented(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

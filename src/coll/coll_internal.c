@@ -162,7 +162,7 @@ int cs_coll_opt_k(const cs_coll_args_t *a, int64_t *k, cs_error_t *err)
  * for a power of two the pattern is the binomial tree around h).  Both
  * halves recurse.  Every range is contiguous in rank space, so one message
  * carries [boff[lo'], boff[hi')).  h takes ceil(log2 size) steps and moves
- * size-1 pieces, and no other path is longer (see docs/algorithms/rooted.md),
+ * size-1 pieces, and no other path is longer (see docs/algorithms.md),
  * so the cost is alpha*ceil(log2 P) + beta*m*(P-1) for any P.
  */
 static void halves(int lo, int hi, int h, int *nlo, int *nhi, int *olo, int *ohi, int *rep)
@@ -228,7 +228,8 @@ void cs_coll_local_copy(cs_coll_builder_t *b, int r, int64_t src, int64_t dst, i
 
 /* Extra ranks hand [off, off+len) to their even partner, which adds it
  * (reduce = 1) or just takes note (0: a barrier token). */
-void cs_coll_fold_in(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len, int reduce)
+void cs_coll_fold_in(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len,
+                     int reduce)
 {
     for (int i = 0; i < f->e; i++) {
         cs_coll_send_nz(b, 2 * i + 1, 2 * i, off, len, TAG_FOLD);
@@ -350,8 +351,10 @@ void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_
             lo = v & ~(2 * d - 1);
             keep = v & d ? lo + d : lo;
             give = v & d ? lo : lo + d;
-            cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give], tag);
-            cs_coll_recv_reduce_nz(b, r, fold_real(f, v ^ d), poff[keep], poff[keep + d] - poff[keep], tag);
+            cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give],
+                            tag);
+            cs_coll_recv_reduce_nz(b, r, fold_real(f, v ^ d), poff[keep],
+                                   poff[keep + d] - poff[keep], tag);
         }
         cs_coll_wait_recvs_all(b); /* the half given away is not written again */
     }
@@ -614,8 +617,8 @@ void cs_coll_hybrid_allgather(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, 
             int lb = i ? lowbit(i) : 1 << 30;
             for (int d = 1; d < lb && i + d < s; d *= 2) {
                 int hi = i + 2 * d < s ? i + 2 * d : s;
-                cs_coll_recv_nz(b, base + i, base + i + d, cs_coll_blk(bl, base + i + d), cs_coll_blk(bl, base + hi) -
-                             cs_coll_blk(bl, base + i + d), tag);
+                cs_coll_recv_nz(b, base + i, base + i + d, cs_coll_blk(bl, base + i + d),
+                                cs_coll_blk(bl, base + hi) - cs_coll_blk(bl, base + i + d), tag);
             }
             cs_coll_wait(b, base + i);
             if (i) {
@@ -631,8 +634,10 @@ void cs_coll_hybrid_allgather(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, 
         for (int l = 0; l < y; l++) {
             int p = l ^ d, mine = l & ~(d - 1), theirs = p & ~(d - 1);
             int r = cs_coll_hybrid_start(P, y, l), pr = cs_coll_hybrid_start(P, y, p);
-            int64_t mo = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, mine)), mh = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, mine + d));
-            int64_t to = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, theirs)), th = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, theirs + d));
+            int64_t mo = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, mine)),
+                    mh = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, mine + d));
+            int64_t to = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, theirs)),
+                    th = cs_coll_blk(bl, cs_coll_hybrid_start(P, y, theirs + d));
             cs_coll_send_nz(b, r, pr, mo, mh - mo, tag + 1 + j);
             cs_coll_recv_nz(b, r, pr, to, th - to, tag + 1 + j);
             cs_coll_wait_recvs(b, r); /* the blocks sent are never written again */

@@ -348,7 +348,9 @@ int cs_coll_visit_cfg(const cs_coll_args_t *a, unsigned what, cs_coll_pattern_t 
 #define SEG_TEXT "seg=BYTES segment size (default: the machine's packet size)"
 #define K_TEXT   "k=N chains (default 2; more than P-1 act as P-1)"
 #define STREAM_OPT "stream=0|1 (default 1: forward element by element; 0: store and forward)"
-#define BASE_OPT "base=chain|tree|two-phase|scalar|preorder (default chain); S=GROUP (two-phase, default ceil(sqrt k) of each reduced line); TR=CYCLES (preorder, default 2); "
+#define BASE_OPT                                                                                   \
+    "base=chain|tree|two-phase|scalar|preorder (default chain); S=GROUP (two-phase, default "      \
+    "ceil(sqrt k) of each reduced line); TR=CYCLES (preorder, default 2); "
 
 /* ---- the tables of the registry (one per collective, listing order) ----- */
 extern const cs_coll_algo_t *const cs_coll_algos_broadcast[];

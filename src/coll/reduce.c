@@ -48,9 +48,11 @@ static void reduce_tree(cs_coll_builder_t *b, int64_t seg, int64_t S)
             int nc = 0;
             cs_coll_seg_range(a->bytes, seg, s, &off, &len);
             for (int mask = 1; mask < top && rel + mask < P; mask <<= 1)
-                calcs[nc++] = cs_coll_recv_reduce_nz(b, me, real_rank(rel + mask, a->root, P), off, len, (int)s);
+                calcs[nc++] = cs_coll_recv_reduce_nz(b, me, real_rank(rel + mask, a->root, P), off,
+                                                     len, (int)s);
             if (rel) {
-                int32_t op = cs_coll_send_nz(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
+                int32_t op =
+                    cs_coll_send_nz(b, me, real_rank(rel - top, a->root, P), off, len, (int)s);
                 for (int c = 0; c < nc; c++)
                     cs_coll_dep(b, op, calcs[c], CS_DEP_AFTER);
             }
@@ -59,6 +61,7 @@ static void reduce_tree(cs_coll_builder_t *b, int64_t seg, int64_t S)
     free(calcs);
 }
 
+/* reduce/binomial; source: lecture §8.1. */
 static int reduce_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -67,6 +70,7 @@ static int reduce_binomial(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* reduce/segmented-binomial; source: generic (MPI). */
 static int reduce_segmented_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -79,7 +83,8 @@ static int reduce_segmented_binomial(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* All send to the root, which receives and reduces in rank order (after
- * the root); its receive port serialises the messages. */
+ * the root); its receive port serialises the messages.
+ * Source: generic (all-to-one, dual of the flat broadcast). */
 static int reduce_flat(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -121,6 +126,7 @@ static void reduce_chains(cs_coll_builder_t *b, int k, int64_t seg, int64_t S)
     free(seq);
 }
 
+/* reduce/chain; source: generic (MPI). */
 static int reduce_chain(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -132,12 +138,14 @@ static int reduce_chain(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* reduce/kchain; source: generic (MPI). */
 static int reduce_kchain(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     int64_t seg, S, k;
     int rc;
-    if ((rc = cs_coll_opt_k(a, &k, err)) || (rc = cs_coll_opt_seg(a, &seg, err)) || (rc = cs_coll_nsegs(a, seg, &S, err)))
+    if ((rc = cs_coll_opt_k(a, &k, err)) || (rc = cs_coll_opt_seg(a, &seg, err)) ||
+        (rc = cs_coll_nsegs(a, seg, &S, err)))
         return rc;
     reduce_chains(b, (int)k, seg, S);
     return CS_OK;
@@ -179,7 +187,8 @@ static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
             int partner = real_rank(fold_real(&f, j ^ d), root, P);
             int keep = (j & d) ? lo + d : lo, give = (j & d) ? lo : lo + d;
             cs_coll_send_nz(b, me, partner, poff[give], poff[give + d] - poff[give], RAB_HALVE);
-            cs_coll_recv_reduce_nz(b, me, partner, poff[keep], poff[keep + d] - poff[keep], RAB_HALVE);
+            cs_coll_recv_reduce_nz(b, me, partner, poff[keep], poff[keep + d] - poff[keep],
+                                   RAB_HALVE);
             cs_coll_wait(b, me);
             lo = keep;
         }
@@ -198,7 +207,8 @@ static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
              * [j + mask, j + 2 mask); wait before the next step so that
              * everything received goes up in one message */
             int from = real_rank(fold_real(&f, j + mask), root, P);
-            cs_coll_recv_nz(b, me, from, poff[j + mask], poff[j + 2 * mask] - poff[j + mask], RAB_GATHER);
+            cs_coll_recv_nz(b, me, from, poff[j + mask], poff[j + 2 * mask] - poff[j + mask],
+                            RAB_GATHER);
             cs_coll_wait(b, me);
         }
     }
@@ -227,22 +237,36 @@ static int reduce_1d(cs_coll_builder_t *b, cs_coll_pattern_t pat, unsigned what,
     return rc;
 }
 
-static int build_scalar(cs_coll_builder_t *b, cs_error_t *e) { return reduce_1d(b, PAT_SCALAR, 0, e); }
-static int build_chain(cs_coll_builder_t *b, cs_error_t *e) { return reduce_1d(b, PAT_CHAIN, 0, e); }
+/* reduce/scalar; source: Cerebras thesis §5.1 (Lemma 5.1). */
+static int build_scalar(cs_coll_builder_t *b, cs_error_t *e)
+{
+    return reduce_1d(b, PAT_SCALAR, 0, e);
+}
+/* reduce/thesis-chain; source: Cerebras thesis §5.2 (Lemma 5.2). */
+static int build_chain(cs_coll_builder_t *b, cs_error_t *e)
+{
+    return reduce_1d(b, PAT_CHAIN, 0, e);
+}
+/* reduce/tree; source: Cerebras thesis §5.3 (Lemmas 5.3-5.4, Cor. 5.5). */
 static int build_tree(cs_coll_builder_t *b, cs_error_t *e) { return reduce_1d(b, PAT_TREE, 0, e); }
+/* reduce/two-phase; source: Cerebras thesis §5.4 (Lemmas 5.6-5.8). */
 static int build_two_phase(cs_coll_builder_t *b, cs_error_t *e)
 {
     return reduce_1d(b, PAT_TWO_PHASE, 0, e);
 }
+/* reduce/preorder; source: Cerebras thesis §5.5 (Lemma 5.9). */
 static int build_preorder(cs_coll_builder_t *b, cs_error_t *e)
 {
     return reduce_1d(b, PAT_PREORDER, 0, e);
 }
+/* reduce/left-right; source: Cerebras thesis §6.1 (Lemmas 6.1-6.2). */
 static int build_left_right(cs_coll_builder_t *b, cs_error_t *e)
 {
     return reduce_1d(b, PAT_LEFT_RIGHT, VISIT_BASE, e);
 }
+/* reduce/ring; source: Cerebras thesis §6.2 (Lemma 6.3). */
 static int build_ring(cs_coll_builder_t *b, cs_error_t *e) { return reduce_1d(b, PAT_RING, 0, e); }
+/* reduce/jump; source: Cerebras thesis §6.3 (Lemma 6.4). */
 static int build_jump(cs_coll_builder_t *b, cs_error_t *e)
 {
     return reduce_1d(b, PAT_JUMP, VISIT_BASE, e);
@@ -266,8 +290,14 @@ static int reduce_2d(cs_coll_builder_t *b, cs_coll_pattern_t base, cs_error_t *e
     return CS_OK;
 }
 
-static int build_2d_chain(cs_coll_builder_t *b, cs_error_t *e) { return reduce_2d(b, PAT_CHAIN, e); }
+/* reduce/2d-chain; source: Cerebras thesis §6.4. */
+static int build_2d_chain(cs_coll_builder_t *b, cs_error_t *e)
+{
+    return reduce_2d(b, PAT_CHAIN, e);
+}
+/* reduce/2d-tree; source: Cerebras thesis §6.4. */
 static int build_2d_tree(cs_coll_builder_t *b, cs_error_t *e) { return reduce_2d(b, PAT_TREE, e); }
+/* reduce/2d-two-phase; source: Cerebras thesis §6.4. */
 static int build_2d_two_phase(cs_coll_builder_t *b, cs_error_t *e)
 {
     return reduce_2d(b, PAT_TWO_PHASE, e);

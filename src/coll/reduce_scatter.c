@@ -29,7 +29,7 @@ static int reduce_scatter_ring(cs_coll_builder_t *b, cs_error_t *err)
  * the partner), log2 Pp halving rounds over the virtual ranks (virtual rank
  * v's piece is the blocks of the real ranks it stands for), then each even
  * partner returns its extra rank's block.  P a power of two:
- * alpha log2 P + beta m (P-1). */
+ * alpha log2 P + beta m (P-1).  Source: generic (MPI; Thakur et al. 2005). */
 static int reduce_scatter_halving(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -55,7 +55,7 @@ static int reduce_scatter_halving(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* Pairwise (direct): in step k = 1..P-1 rank r sends its block r+k to
- * rank r+k and adds rank r-k's copy of block r.  (alpha + beta m)(P-1). */
+ * rank r+k and adds rank r-k's copy of block r.  (alpha + beta m)(P-1).  Source: generic (MPI). */
 static int reduce_scatter_pairwise(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);

@@ -27,6 +27,7 @@ static int scatter_flat(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* scatter/binomial; source: lecture §8.5. */
 static int scatter_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -38,7 +39,7 @@ static int scatter_binomial(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 /* Every rank sends its block to the root, which receives them in rank order
- * after the root. */
+ * after the root.  Source: lecture §8.4 (dual). */
 static int gather_flat(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;
@@ -51,6 +52,7 @@ static int gather_flat(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* gather/binomial; source: lecture §8.5. */
 static int gather_binomial(cs_coll_builder_t *b, cs_error_t *err)
 {
     (void)err;

@@ -249,7 +249,8 @@ int cs_coll_rtree_1d(cs_coll_rtree_t *t, const cs_coll_args_t *a, int root, cs_c
         /* §6.2: a chain along the ring from the root's successor to the
          * root; every PE keeps one sender and one receiver whatever the
          * root. */
-        int32_t *ring = cs_malloc((size_t)P * sizeof *ring), *pos = cs_malloc((size_t)P * sizeof *pos);
+        int32_t *ring = cs_malloc((size_t)P * sizeof *ring),
+                *pos = cs_malloc((size_t)P * sizeof *pos);
         if (a->hints && a->hints->ring_alt) {
             for (int i = 0; i < P; i++)
                 pos[i] = -1;
@@ -348,8 +349,8 @@ static int32_t recv_reduce_stream(cs_coll_builder_t *b, int at, int from, int64_
  * completes the rank's reduction (its last calc), or -1 if it has no
  * children.  Nothing waits after the last child: the caller decides what
  * follows (a streamed send is emitted here; a broadcast by the caller). */
-static int32_t emit_rank(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int r, int64_t n, int stream,
-                         int tag)
+static int32_t emit_rank(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int r, int64_t n,
+                         int stream, int tag)
 {
     int32_t calc = -1;
     for (int32_t c = t->first[r]; c >= 0; c = t->next[c]) {
@@ -373,8 +374,8 @@ static int32_t emit_rank(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int r, 
  * the same tick take a receiver's port in op order, and pre-order gives a
  * receiver's nearer children the earlier ops, as the thesis's router gating
  * does.  final[root] receives each tree root's last calc (or -1). */
-void cs_coll_emit_forest(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int64_t n, int stream, int tag,
-                        int32_t *final)
+void cs_coll_emit_forest(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int64_t n, int stream,
+                         int tag, int32_t *final)
 {
     for (int root = 0; root < t->P; root++) {
         if (t->parent[root] >= 0)
@@ -407,8 +408,9 @@ void cs_coll_emit_forest(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int64_t
  * still has to receive would be wrong on any machine with the one-receive
  * rule: the broadcast would hold that PE's receive port while waiting for
  * data that must come through that very port (a deadlock). */
-void cs_coll_emit_mcast(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int root, const int32_t *group,
-                       int k, int64_t n, int tag, int stream, int32_t after_calc)
+void cs_coll_emit_mcast(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int root,
+                        const int32_t *group, int k, int64_t n, int tag, int stream,
+                        int32_t after_calc)
 {
     int32_t *to = cs_malloc((size_t)(k > 0 ? k : 1) * sizeof *to);
     int nt = 0, leaves = 1;
@@ -435,8 +437,8 @@ void cs_coll_emit_mcast(cs_coll_builder_t *b, const cs_coll_rtree_t *t, int root
 
 /* ---- options ------------------------------------------------------------ */
 
-int cs_coll_visit_cfg(const cs_coll_args_t *a, unsigned what, cs_coll_pattern_t pat, cs_coll_visit_cfg_t *o,
-                    cs_error_t *err)
+int cs_coll_visit_cfg(const cs_coll_args_t *a, unsigned what, cs_coll_pattern_t pat,
+                      cs_coll_visit_cfg_t *o, cs_error_t *err)
 {
     int rc, bi = PAT_CHAIN, pi = pat;
     int64_t v;
@@ -446,14 +448,17 @@ int cs_coll_visit_cfg(const cs_coll_args_t *a, unsigned what, cs_coll_pattern_t 
     o->stream = (int)v;
     if ((what & VISIT_ANY) && (rc = cs_coll_opt_choice(a, "base", any_names, PAT_CHAIN, &pi, err)))
         return rc;
-    if ((what & VISIT_BASE) && (rc = cs_coll_opt_choice(a, "base", base_names, PAT_CHAIN, &bi, err)))
+    if ((what & VISIT_BASE) &&
+        (rc = cs_coll_opt_choice(a, "base", base_names, PAT_CHAIN, &bi, err)))
         return rc;
     if ((what & VISIT_ANY) && (pi == PAT_LEFT_RIGHT || pi == PAT_JUMP) &&
         (rc = cs_coll_opt_choice(a, "inner", base_names, PAT_CHAIN, &bi, err)))
         return rc;
     o->pat = (cs_coll_pattern_t)pi;
-    o->c.base = (what & VISIT_BASE) || pi == PAT_LEFT_RIGHT || pi == PAT_JUMP ? (cs_coll_pattern_t)bi
-                : pi == PAT_RING ? PAT_CHAIN : (cs_coll_pattern_t)pi;
+    o->c.base = (what & VISIT_BASE) || pi == PAT_LEFT_RIGHT || pi == PAT_JUMP
+                    ? (cs_coll_pattern_t)bi
+                : pi == PAT_RING ? PAT_CHAIN
+                                 : (cs_coll_pattern_t)pi;
     o->c.B = (a->bytes + 3) / 4;
     o->c.TR = 2;
     if (o->c.base == PAT_TWO_PHASE && (rc = cs_coll_opt_int(a, "S", 0, 1, INT32_MAX, &o->c.S, err)))

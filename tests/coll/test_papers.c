@@ -1,6 +1,8 @@
 /*
- * test_papers.c - the algorithms of src/coll/papers.c (the Cell blade paper,
- * the CNS-1 report, the Groq ISCA'22 paper):
+ * test_papers.c - the algorithms of the machine papers (the Cell blade
+ * paper, the CNS-1 report, the Groq ISCA'22 paper's hierarchical
+ * all-reduce), which live in the file of their collective (src/coll/
+ * broadcast.c, reduce.c, allreduce.c, allgather.c, barrier.c):
  *
  *   - alpha-beta costs on alphabeta:topo=complete, in both network modes,
  *     over sweeps of P, sizes, alpha/beta pairs, roots and options.  Every
