@@ -25,6 +25,31 @@
 
 /* ---- options --------------------------------------------------------------- */
 
+/* Whether the option `key` was given at all. */
+int cs_coll_opt_given(const cs_coll_args_t *a, const char *key)
+{
+    return a->opts && cs_spec_get(a->opts, key) != NULL;
+}
+
+/* k option of the k-chain algorithms: 1 <= k; more chains than non-root
+ * ranks are empty, so the effective k is min(k, P-1). */
+int cs_coll_opt_k(const cs_coll_args_t *a, int64_t *k, cs_error_t *err)
+{
+    *k = 2;
+    if (a->opts)
+        return cs_spec_get_int(a->opts, "k", 2, 1, 1 << 20, k, err);
+    return CS_OK;
+}
+
+/* every=N: 1..64. */
+int cs_coll_opt_every(const cs_coll_args_t *a, int64_t dflt, int *every, cs_error_t *err)
+{
+    int64_t v;
+    int rc = cs_coll_opt_int(a, "every", dflt, 1, 64, &v, err);
+    *every = (int)v;
+    return rc;
+}
+
 /* The seg option: a byte count >= 1, by default the machine's packet size
  * (the natural unit of a pipeline). */
 int cs_coll_opt_seg(const cs_coll_args_t *a, int64_t *seg, cs_error_t *err)
@@ -41,6 +66,8 @@ int cs_coll_opt_seg(const cs_coll_args_t *a, int64_t *seg, cs_error_t *err)
                             (long long)*seg);
     return CS_OK;
 }
+
+/* ---- segments and pieces ------------------------------------------------------- */
 
 /* Number of segments of n bytes (at least one), checked against the
  * message cap (one rank needs no messages, so no cap). */
@@ -83,6 +110,21 @@ int64_t *cs_coll_piece_bounds(int P, int64_t m, int64_t n)
     }
     return boff;
 }
+
+/* Offset of block i, for i in [0, P] (blk(P) is the end of the buffer), so
+ * blocks [i, j) are the bytes [blk(i), blk(j)). */
+int64_t cs_coll_blk(const cs_coll_blocks_t *bl, int i)
+{
+    int64_t off, len;
+    if (!bl->split)
+        return (int64_t)i * bl->m;
+    if (i >= bl->P)
+        return bl->n;
+    cs_coll_split(bl->n, bl->P, i, &off, &len);
+    return off;
+}
+
+/* ---- messages and orders ------------------------------------------------------ */
 
 /* Message from `from` to `to` of [off, off+len), same range on both sides.
  * Returns the send op; *rop (if non-NULL) gets the recv op. */
@@ -144,16 +186,6 @@ int32_t *cs_coll_chain_order(const cs_coll_args_t *a)
     return seq;
 }
 
-/* k option of the k-chain algorithms: 1 <= k; more chains than non-root
- * ranks are empty, so the effective k is min(k, P-1). */
-int cs_coll_opt_k(const cs_coll_args_t *a, int64_t *k, cs_error_t *err)
-{
-    *k = 2;
-    if (a->opts)
-        return cs_spec_get_int(a->opts, "k", 2, 1, 1 << 20, k, err);
-    return CS_OK;
-}
-
 /* ---- divide and conquer over contiguous rank ranges (lecture §8.5) -------
  * The range [lo, hi) of ranks is held by h (lo <= h < hi).  Split it in two
  * halves; h keeps the half that contains it, made the larger one
@@ -202,8 +234,6 @@ void cs_coll_dc_gather(cs_coll_builder_t *b, const int64_t *boff, int lo, int hi
     cs_coll_xfer(b, rep, h, boff[olo], boff[ohi] - boff[olo], tag, NULL);
 }
 
-/* ---- messages --------------------------------------------------------------------- */
-
 int32_t cs_coll_recv_as(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
                         int tag, int reduce)
 {
@@ -248,7 +278,7 @@ void cs_coll_fold_out(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off
     cs_coll_wait_all(b);
 }
 
-/* ---- shared building blocks ------------------------------------------------ */
+/* ---- ring rounds and binomial trees ------------------------------------------- */
 
 /* Ring allgather among the G ranks grp[0..G) (in ring order): piece i,
  * [off[i], off[i]+len[i]), starts at position i.  In step s position i
@@ -358,24 +388,6 @@ void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_
         }
         cs_coll_wait_recvs_all(b); /* the half given away is not written again */
     }
-}
-
-int cs_coll_opt_given(const cs_coll_args_t *a, const char *key)
-{
-    return a->opts && cs_spec_get(a->opts, key) != NULL;
-}
-
-/* Offset of block i, for i in [0, P] (blk(P) is the end of the buffer), so
- * blocks [i, j) are the bytes [blk(i), blk(j)). */
-int64_t cs_coll_blk(const cs_coll_blocks_t *bl, int i)
-{
-    int64_t off, len;
-    if (!bl->split)
-        return (int64_t)i * bl->m;
-    if (i >= bl->P)
-        return bl->n;
-    cs_coll_split(bl->n, bl->P, i, &off, &len);
-    return off;
 }
 
 /* Rank of relative index i when `root` is rank 0 of the numbering. */
@@ -510,18 +522,8 @@ int cs_coll_groups_rooted(cs_coll_groups_t *g, const cs_coll_args_t *a, int two_
     return CS_OK;
 }
 
-int cs_coll_opt_every(const cs_coll_args_t *a, int64_t dflt, int *every, cs_error_t *err)
-{
-    int64_t v;
-    int rc = cs_coll_opt_int(a, "every", dflt, 1, 64, &v, err);
-    *every = (int)v;
-    return rc;
-}
-
-/* ===========================================================================
- * Cell: hybrid-x-y all-gather, HybridA-x-y and HybridB-x-y all-reduce
- * (paper §3.3 and §3.5, reference §3.2 and §3.5)
- * ======================================================================== */
+/* ---- Cell: the hybrid-x-y shape and all-gather (paper §3.3, §3.5, reference
+ * §3.2, §3.5), used by allgather/hybrid and allreduce/hybrid-a, hybrid-b ---- */
 
 /* The hybrid's shape.  The paper's name hybrid-x-y says: switch to rdb in
  * round x (after k = x-1 binomial rounds) with y data messages across the
@@ -570,10 +572,13 @@ int cs_coll_hybrid_shape(const cs_coll_args_t *a, int *y_out, cs_error_t *err)
     return CS_OK;
 }
 
-/* First rank of hybrid group g (g in [0, y]). */
+/* First rank of hybrid group g (g in [0, y]): the groups are cs_coll_split's
+ * consecutive ranges. */
 int cs_coll_hybrid_start(int P, int y, int g)
 {
-    return g * (P / y) + (g < P % y ? g : P % y);
+    int64_t off, len;
+    cs_coll_split(P, y, g, &off, &len);
+    return (int)off;
 }
 
 /* Binomial broadcast of [off, off+len) from base to ranks [base, base+s):
