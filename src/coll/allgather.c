@@ -163,12 +163,29 @@ static int read_stream(const cs_coll_args_t *a, int *stream, cs_error_t *err)
     return rc;
 }
 
-/* A forwarding step's send s streams from (stream=1) or waits for (0) the
- * previous recv from the same neighbour, and its recv r is posted once that
- * recv has completed. */
-static void forward_after(cs_coll_builder_t *b, int32_t s, int32_t r, int32_t prev_recv,
-                          int stream)
+/* Posts step k of a directed ring at ring position q: dir = 1, ring[q] sends
+ * the block of ring[q-k] to its successor and receives the block of
+ * ring[q-1-k] from its predecessor; dir = -1, the same the other way round.
+ * Returns the send; *r gets the recv. */
+static int32_t ring_post(cs_coll_builder_t *b, const int32_t *ring, int P, int q, int dir, int k,
+                         int64_t m, int tag, int32_t *r)
 {
+    int me = ring[q], to = ring[mod(q + dir, P)], from = ring[mod(q - dir, P)];
+    int out = ring[mod(q - dir * k, P)], in = ring[mod(q - dir * (k + 1), P)];
+    int32_t s = cs_coll_send_nz(b, me, to, (int64_t)out * m, m, tag);
+    *r = cs_coll_recv_nz(b, me, from, (int64_t)in * m, m, tag);
+    return s;
+}
+
+/* Orders a forwarding step: its send s starts once `after` (the previous
+ * send, if any) has started, and streams from (stream=1) or waits for (0)
+ * the previous recv from the same neighbour; its recv r is posted once that
+ * recv has completed. */
+static void forward_after(cs_coll_builder_t *b, int32_t s, int32_t r, int32_t after,
+                          int32_t prev_recv, int stream)
+{
+    if (after >= 0)
+        cs_coll_dep(b, s, after, CS_DEP_AFTER_START);
     if (prev_recv >= 0) {
         cs_coll_dep(b, s, prev_recv, stream ? CS_DEP_STREAM : CS_DEP_AFTER);
         cs_coll_dep(b, r, prev_recv, CS_DEP_AFTER);
@@ -187,15 +204,10 @@ static int build_allgather_cns_ring(cs_coll_builder_t *b, cs_error_t *err)
     ring = cs_malloc((size_t)P * sizeof *ring);
     cs_coll_ring(a, ring, NULL);
     for (int q = 0; q < P; q++) {
-        int me = ring[q], succ = ring[(q + 1) % P], pred = ring[(q + P - 1) % P];
         int32_t prev_send = -1, prev_recv = -1;
         for (int k = 0; k < P - 1; k++) {
-            int out = ring[mod(q - k, P)], in = ring[mod(q - 1 - k, P)];
-            int32_t s = cs_coll_send_nz(b, me, succ, (int64_t)out * m, m, PHASE_TAG(0) + k);
-            int32_t r = cs_coll_recv_nz(b, me, pred, (int64_t)in * m, m, PHASE_TAG(0) + k);
-            if (prev_send >= 0)
-                cs_coll_dep(b, s, prev_send, CS_DEP_AFTER_START);
-            forward_after(b, s, r, prev_recv, stream);
+            int32_t r, s = ring_post(b, ring, P, q, 1, k, m, PHASE_TAG(0) + k, &r);
+            forward_after(b, s, r, prev_send, prev_recv, stream);
             prev_send = s;
             prev_recv = r;
         }
@@ -238,21 +250,15 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
     ring = cs_malloc((size_t)P * sizeof *ring);
     cs_coll_ring(a, ring, NULL);
     for (int q = 0; q < P; q++) {
-        int me = ring[q], np = ring[(q + 1) % P], nm = ring[(q + P - 1) % P];
+        int me = ring[q];
         int32_t last_send = -1, prev_rp = -1, prev_rn = -1;
         for (int k = 0; k < hp; k++) {
-            int outp = ring[mod(q - k, P)], inp = ring[mod(q - 1 - k, P)];
-            int32_t sp = cs_coll_send_nz(b, me, np, (int64_t)outp * m, m, PHASE_TAG(0) + k);
-            int32_t rp = cs_coll_recv_nz(b, me, nm, (int64_t)inp * m, m, PHASE_TAG(0) + k);
-            if (last_send >= 0)
-                cs_coll_dep(b, sp, last_send, CS_DEP_AFTER_START);
-            forward_after(b, sp, rp, prev_rp, stream);
+            int32_t rp, sp = ring_post(b, ring, P, q, 1, k, m, PHASE_TAG(0) + k, &rp);
+            forward_after(b, sp, rp, last_send, prev_rp, stream);
             last_send = sp;
             prev_rp = rp;
             if (k < hn) {
-                int outn = ring[(q + k) % P], inn = ring[(q + 1 + k) % P];
-                int32_t sn = cs_coll_send_nz(b, me, nm, (int64_t)outn * m, m, PHASE_TAG(1) + k);
-                int32_t rn = cs_coll_recv_nz(b, me, np, (int64_t)inn * m, m, PHASE_TAG(1) + k);
+                int32_t rn, sn = ring_post(b, ring, P, q, -1, k, m, PHASE_TAG(1) + k, &rn);
                 if (ticks > 0) {
                     int32_t c = cs_coll_calc(b, me, ticks, 0);
                     cs_coll_dep(b, c, sp, CS_DEP_AFTER_START);
@@ -260,7 +266,7 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
                 } else {
                     cs_coll_dep(b, sn, sp, CS_DEP_AFTER_START);
                 }
-                forward_after(b, sn, rn, prev_rn, stream);
+                forward_after(b, sn, rn, -1, prev_rn, stream);
                 last_send = sn;
                 prev_rn = rn;
             }
