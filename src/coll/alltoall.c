@@ -54,6 +54,14 @@ static void copies_free(copies_t *c)
 
 /* ---- algorithms (m = per-rank block, in place) --------------------------------- */
 
+/* Rank r receives from every other rank r-k (k = 1..P-1, in that order) its
+ * block for r, into block r-k. */
+static void recv_blocks(cs_coll_builder_t *b, int r, int P, int64_t m)
+{
+    for (int k = 1; k < P; k++)
+        cs_coll_recv_nz(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
+}
+
 /* Pairwise exchange (shift schedule): in step k = 1..P-1 rank r sends its
  * block r+k to rank r+k while rank r-k's block for r arrives.  The sends of
  * a rank go one after the other; its recvs are posted once its last send
@@ -77,8 +85,7 @@ static int alltoall_pairwise(cs_coll_builder_t *b, cs_error_t *err)
             prev = s;
         }
         cs_coll_wait(b, r);
-        for (int k = 1; k < P; k++)
-            cs_coll_recv_nz(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
+        recv_blocks(b, r, P, m);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -96,8 +103,7 @@ static int alltoall_flat(cs_coll_builder_t *b, cs_error_t *err)
     for (int r = 0; r < P; r++) {
         for (int k = 1; k < P; k++)
             cs_coll_send_nz(b, r, (r + k) % P, (int64_t)((r + k) % P) * m, m, TAG_DATA);
-        for (int k = 1; k < P; k++)
-            cs_coll_recv_nz(b, r, mod(r - k, P), (int64_t)mod(r - k, P) * m, m, TAG_DATA);
+        recv_blocks(b, r, P, m);
     }
     cs_coll_wait_all(b);
     return CS_OK;
