@@ -1,12 +1,14 @@
 /*
- * coll.c - the emission API, the shared helpers and the registry of the
- * collective suite (see coll.h).  The algorithms live in rooted.c
- * (broadcast, reduce, scatter, gather), symmetric.c (allgather,
- * reduce-scatter, allreduce, barrier, alltoall), thesis.c (the Cerebras
- * thesis) and papers.c (Cell, CNS-1, Groq); each exports a NULL-terminated
- * table that the registry concatenates.
+ * coll.c - the emission API, the helpers of coll.h and the registry of the
+ * collective suite (see coll.h).  The algorithms live in one file per
+ * collective (broadcast.c, reduce.c, allreduce.c, allgather.c,
+ * reduce_scatter.c, scatter_gather.c, barrier.c, alltoall.c), each holding
+ * every algorithm of its collective whatever paper it comes from, and each
+ * exporting a NULL-terminated table that the registry concatenates; what
+ * they share is in coll_internal.h.
  */
 #include "coll/coll.h"
+#include "coll/coll_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -337,13 +339,10 @@ int cs_coll_ceil_log2(int64_t x)
 
 /* ---- registry ----------------------------------------------------------- */
 
-extern const cs_coll_algo_t *const cs_coll_group_rooted[];
-extern const cs_coll_algo_t *const cs_coll_group_symmetric[];
-extern const cs_coll_algo_t *const cs_coll_group_thesis[];
-extern const cs_coll_algo_t *const cs_coll_group_papers[];
-
 static const cs_coll_algo_t *const *const groups[] = {
-    cs_coll_group_rooted, cs_coll_group_symmetric, cs_coll_group_thesis, cs_coll_group_papers};
+    cs_coll_algos_broadcast,      cs_coll_algos_reduce,         cs_coll_algos_allreduce,
+    cs_coll_algos_allgather,      cs_coll_algos_reduce_scatter, cs_coll_algos_scatter_gather,
+    cs_coll_algos_barrier,        cs_coll_algos_alltoall};
 
 #define MAX_ALGOS 512
 typedef struct registry {
@@ -351,7 +350,8 @@ typedef struct registry {
     int n;
 } registry_t;
 
-/* Listing order: by collective, then by group order and table order.
+/* Listing order: by collective, then by table order (each table lists its
+ * collective's default first).
  * Computed on each call (cheap) so that there is no hidden global state. */
 static void collect(registry_t *r)
 {

@@ -1,10 +1,12 @@
 /*
- * test_rooted.c - the broadcast, reduce, scatter and gather algorithms of
- * src/coll/rooted.c against alpha-beta cost formulas: the lecture's
+ * test_rooted.c - the lecture's and the generic MPI broadcast, reduce,
+ * scatter and gather algorithms (src/coll/broadcast.c, reduce.c,
+ * scatter_gather.c; the tests are grouped by origin, the sources by
+ * collective) against alpha-beta cost formulas: the lecture's
  * (shared/reference/alpha-beta.md §8: binomial tree, flat / naive scatter,
  * divide-and-conquer scatter and gather, scatter + allgather) and the
  * schedules of the pipelined and Rabenseifner algorithms derived in
- * docs/algorithms/rooted.md.  Runs on alphabeta:topo=complete in both
+ * docs/algorithms.md.  Runs on alphabeta:topo=complete in both
  * network modes, over sweeps of P (powers of two and not, up to 100), sizes,
  * three alpha/beta pairs and roots.  Every expected time is computed here
  * from its formula, never taken from a run.  Also: the binomial reduce on a
@@ -141,7 +143,7 @@ Test(rooted, flat_reduce_is_P_minus_1_times_alpha_plus_beta_n)
 /* The lecture states the formula for P a power of two.  With uneven halves
  * where the holder keeps the larger half, the root's own path has
  * ceil(log2 P) steps moving P-1 blocks and no other path is longer, so the
- * same formula with ceil holds for any P (docs/algorithms/rooted.md). */
+ * same formula with ceil holds for any P (docs/algorithms.md). */
 static void dc_sweep(const char *coll, int powers_only)
 {
     static const int64_t MS[] = {1, 100, 1024, 5000};
@@ -332,7 +334,7 @@ Test(rooted, segmented_binomial_reduce_is_S_ceil_log2_P_segment_times)
  * allgather, (P-1)(alpha + beta n/P): exact for P a power of two dividing n.
  * (For other P a rank that already holds its piece may start the ring while
  * its successor still waits for its own piece, which delays that scatter
- * message; see docs/algorithms/rooted.md.) */
+ * message; see docs/algorithms.md.) */
 Test(rooted, scatter_allgather_broadcast_is_dc_scatter_plus_bucket_allgather)
 {
     static const int PW[] = {2, 4, 8, 16, 64};
@@ -384,7 +386,7 @@ Test(rooted, scatter_allgather_broadcast_formula_is_a_lower_bound_for_other_P)
  * (the root takes part in the fold, every halving step and every gather
  * step, one after the other); ranks outside the fold run ahead and their
  * eager messages can hold the receive port of a partner still one step
- * behind, so a run may take longer (docs/algorithms/rooted.md). */
+ * behind, so a run may take longer (docs/algorithms.md). */
 static cs_tick_t rabenseifner_formula(int P, int64_t n, const ab_t *ab)
 {
     int Pp = 1, lg = 0;

@@ -7,7 +7,8 @@
  * gives the algorithms non-trivial hints (a permuted ring, an alternative
  * ring, a grid, hierarchy groups) for P in {7, 16, 100}.
  *
- * The registry is filled by several files; this test picks up whatever is
+ * The registry is filled by the file of each collective (src/coll/
+ * broadcast.c, reduce.c, ...); this test picks up whatever is
  * registered.  A refusal (an error from building) is a failure unless the
  * algorithm's summary or options text documents a restriction
  * ("requires ...", "power of two", "only ...").

@@ -1,6 +1,9 @@
 /*
- * test_symmetric.c - the collectives without a root (src/coll/symmetric.c):
- * allgather, reduce-scatter, allreduce, barrier, alltoall.
+ * test_symmetric.c - the lecture's and the generic MPI collectives without
+ * a root, with the thesis's butterfly and the Groq gateway all-reduce:
+ * allgather, reduce-scatter, allreduce, barrier, alltoall (src/coll/
+ * allgather.c, reduce_scatter.c, allreduce.c, barrier.c, alltoall.c; the
+ * tests are grouped by origin, the sources by collective).
  *
  *   - simulated times on alphabeta:topo=complete equal the alpha-beta
  *     formulas (lecture §8.7, §8.9, shared/reference/alpha-beta.md, and the

@@ -1,5 +1,6 @@
 /*
- * test_thesis.c - the Cerebras thesis's patterns (src/coll/thesis.c) on the
+ * test_thesis.c - the Cerebras thesis's patterns (their trees and emitter in
+ * src/coll/visit.c, the algorithms in reduce.c, allreduce.c, broadcast.c) on the
  * alpha-beta machine: their simulated times against closed forms derived
  * here from the engine's rules (src/engine/net.h, exec.h), over sweeps of P,
  * n, alpha, beta, the network unit and the root, in both fidelity modes;

@@ -1,0 +1,164 @@
+/*
+ * barrier.c - every barrier algorithm of the suite: no rank leaves before
+ * every rank has arrived; tokens of 0 or 1 byte.  Listed (and registered)
+ * in this order: dissemination (Hensgen, Finkel, Manber 1988), recursive
+ * doubling with the extra ranks folded in (generic MPI), the lecture's
+ * flat one-to-all (shared/papers/004 §8.4 pattern) and binomial tree (§8.1),
+ * and the Cell paper's stepped mailbox barrier (papers/001 §3.2,
+ * reference/cell-blade.md §3.1).
+ */
+#include "coll/coll_internal.h"
+
+#include <stdlib.h>
+
+/* ---- generic MPI and the lecture (1-byte tokens, range [0, 1)) ------------- */
+
+/* Dissemination (Bruck): in round k rank r signals r + 2^k and waits for
+ * r - 2^k.  ceil(log2 P)(alpha + beta). */
+static int barrier_dissemination(cs_coll_builder_t *b, cs_error_t *err)
+{
+    int P = cs_coll_args(b)->P;
+    (void)err;
+    for (int d = 1; d < P; d *= 2) {
+        for (int r = 0; r < P; r++) {
+            cs_coll_send_nz(b, r, (r + d) % P, 0, 1, TAG_DATA);
+            cs_coll_recv_nz(b, r, mod(r - d, P), 0, 1, TAG_DATA);
+        }
+        cs_coll_wait_all(b);
+    }
+    return CS_OK;
+}
+
+/* Recursive doubling: token exchange with v ^ 2^k, extra ranks folded in and
+ * out.  P a power of two: log2 P (alpha + beta).  Source: generic (MPI). */
+static int barrier_rdb(cs_coll_builder_t *b, cs_error_t *err)
+{
+    int P = cs_coll_args(b)->P;
+    cs_coll_fold_t f = cs_coll_fold_make(P);
+    (void)err;
+    if (P == 1)
+        return CS_OK;
+    cs_coll_fold_in(b, &f, 0, 1, 0);
+    for (int d = 1; d < f.Pp; d *= 2) {
+        for (int r = 0; r < P; r++) {
+            int v = fold_virt(&f, r);
+            if (v < 0)
+                continue;
+            cs_coll_send_nz(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
+            cs_coll_recv_nz(b, r, fold_real(&f, v ^ d), 0, 1, TAG_DATA);
+        }
+        cs_coll_wait_all(b);
+    }
+    cs_coll_fold_out(b, &f, 0, 1);
+    return CS_OK;
+}
+
+/* Flat: every rank signals rank 0, which releases them all with one
+ * multicast (unicasts in turn without hardware multicast).
+ * 2(P-1)(alpha + beta) on a machine without multicast.  Source: lecture §8.4 pattern. */
+static int barrier_flat(cs_coll_builder_t *b, cs_error_t *err)
+{
+    int P = cs_coll_args(b)->P;
+    int32_t *to;
+    (void)err;
+    if (P == 1)
+        return CS_OK;
+    for (int r = 1; r < P; r++) {
+        cs_coll_send_nz(b, r, 0, 0, 1, TAG_UP);
+        cs_coll_recv_nz(b, 0, r, 0, 1, TAG_UP);
+    }
+    cs_coll_wait(b, 0);
+    to = cs_malloc((size_t)(P - 1) * sizeof *to);
+    for (int r = 1; r < P; r++)
+        to[r - 1] = r;
+    cs_coll_mcast(b, 0, to, P - 1, 0, 1, TAG_DOWN);
+    free(to);
+    for (int r = 1; r < P; r++)
+        cs_coll_recv_nz(b, r, 0, 0, 1, TAG_DOWN);
+    cs_coll_wait_all(b);
+    return CS_OK;
+}
+
+/* Tree: binomial gather of the tokens to rank 0, binomial release.
+ * 2 ceil(log2 P)(alpha + beta).  Source: lecture §8.1 tree. */
+static int barrier_tree(cs_coll_builder_t *b, cs_error_t *err)
+{
+    int P = cs_coll_args(b)->P;
+    (void)err;
+    if (P == 1)
+        return CS_OK;
+    cs_coll_tree_up(b, P, 0, 0, 1, 0);
+    cs_coll_tree_down(b, P, 0, 1);
+    return CS_OK;
+}
+
+/* ---- Cell paper §3.2 ------------------------------------------------------------ */
+
+/* barrier/mailbox; source: Cell paper §3.2 (reference §3.1). */
+static int build_barrier_mailbox(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int P = a->P, rc, levels = 0;
+    int64_t f, tok = a->bytes;
+    if ((rc = cs_coll_opt_int(a, "fanin", 4, 2, 1 << 20, &f, err)))
+        return rc;
+    for (int64_t span = 1; span < P; span *= f)
+        levels++;
+    /* up: at level l, stride st = f^l; rank r (a multiple of st*f) collects
+     * from r + k*st, k = 1..f-1; the others (multiples of st) notify */
+    int64_t st = 1;
+    for (int l = 0; l < levels; l++, st *= f) {
+        for (int64_t r = 0; r < P; r += st) {
+            if (r % (st * f) == 0) {
+                for (int64_t k = 1; k < f && r + k * st < P; k++)
+                    cs_coll_recv_reduce(b, (int)r, (int)(r + k * st), 0, tok, PHASE_TAG(0) + l);
+            } else {
+                cs_coll_send(b, (int)r, (int)(r - r % (st * f)), 0, tok, PHASE_TAG(0) + l);
+            }
+            cs_coll_wait(b, (int)r);
+        }
+    }
+    /* down: the same levels in reverse */
+    for (int l = levels - 1; l >= 0; l--) {
+        st /= f;
+        for (int64_t r = 0; r < P; r += st) {
+            if (r % (st * f) == 0) {
+                for (int64_t k = 1; k < f && r + k * st < P; k++)
+                    cs_coll_send(b, (int)r, (int)(r + k * st), 0, tok, PHASE_TAG(1) + l);
+            } else {
+                cs_coll_recv(b, (int)r, (int)(r - r % (st * f)), 0, tok, PHASE_TAG(1) + l);
+            }
+            cs_coll_wait(b, (int)r);
+        }
+    }
+    return CS_OK;
+}
+
+/* ---- registry ------------------------------------------------------------------ */
+
+static const char *const keys_fanin[] = {"fanin", NULL};
+
+static const cs_coll_algo_t bar_dissemination = {
+    CS_COLL_BARRIER, "dissemination",
+    "Bruck / dissemination: ceil(log2 P) rounds, r signals r+2^k and waits for r-2^k",
+    "generic (Hensgen, Finkel, Manber 1988)", "", NULL, barrier_dissemination};
+static const cs_coll_algo_t bar_rdb = {
+    CS_COLL_BARRIER, "rdb", "recursive doubling token exchange; extra ranks folded in and out",
+    "generic (MPI)", "", NULL, barrier_rdb};
+static const cs_coll_algo_t bar_flat = {
+    CS_COLL_BARRIER, "flat", "one-to-all: every rank signals rank 0, which releases everyone",
+    "lecture §8.4 pattern", "", NULL, barrier_flat};
+static const cs_coll_algo_t bar_tree = {
+    CS_COLL_BARRIER, "tree", "binomial gather of tokens to rank 0, then binomial release",
+    "lecture §8.1 tree", "", NULL, barrier_tree};
+
+static const cs_coll_algo_t barrier_mailbox = {
+    CS_COLL_BARRIER, "mailbox",
+    "stepped barrier: notifications in levels of at most `fanin` per receiver, then the "
+    "release in reverse",
+    "Cell paper §3.2 (reference §3.1)", "fanin=F (default 4, the inbound mailbox depth)",
+    keys_fanin, build_barrier_mailbox};
+
+/* Listing order: the default first. */
+const cs_coll_algo_t *const cs_coll_algos_barrier[] = {&bar_dissemination, &bar_rdb, &bar_flat,
+                                                       &bar_tree, &barrier_mailbox, NULL};

@@ -1,0 +1,93 @@
+/*
+ * reduce_scatter.c - every reduce-scatter algorithm of the suite: rank r
+ * ends with block r, [r*m, (r+1)*m), reduced over all ranks.  Listed (and
+ * registered) in this order: the lecture's ring (shared/papers/004 §8.7,
+ * the dual of the bucket allgather), recursive halving with the extra ranks
+ * of a non-power of two folded in (Thakur, Rabenseifner, Gropp 2005), and
+ * the pairwise (direct) exchange of the MPI libraries.
+ *
+ * Conventions as in broadcast.c.
+ */
+#include "coll/coll_internal.h"
+
+#include <stdlib.h>
+
+/* Ring (lecture §8.7, dual of the bucket allgather): P-1 steps over the
+ * ring order, reduce on receipt.  (alpha + beta m)(P-1) + (P-1) m reduced. */
+static int reduce_scatter_ring(cs_coll_builder_t *b, cs_error_t *err)
+{
+    cs_coll_ring_pieces_t rp;
+    (void)err;
+    /* position i ends with piece i: its own block */
+    cs_coll_ring_pieces_init(&rp, cs_coll_args(b), 1);
+    cs_coll_ring_reduce_scatter(b, rp.ring, cs_coll_args(b)->P, rp.off, rp.len, TAG_DATA);
+    cs_coll_ring_pieces_destroy(&rp);
+    return CS_OK;
+}
+
+/* Recursive halving: extra ranks hand in their whole buffer (reduced by
+ * the partner), log2 Pp halving rounds over the virtual ranks (virtual rank
+ * v's piece is the blocks of the real ranks it stands for), then each even
+ * partner returns its extra rank's block.  P a power of two:
+ * alpha log2 P + beta m (P-1).  Source: generic (MPI; Thakur et al. 2005). */
+static int reduce_scatter_halving(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int P = a->P;
+    int64_t m = a->bytes;
+    cs_coll_fold_t f = cs_coll_fold_make(P);
+    int64_t *poff;
+    (void)err;
+    if (P == 1 || m == 0)
+        return CS_OK;
+    cs_coll_fold_in(b, &f, 0, (int64_t)P * m, 1);
+    poff = cs_malloc((size_t)(f.Pp + 1) * sizeof *poff);
+    for (int v = 0; v <= f.Pp; v++)
+        poff[v] = (int64_t)fold_real(&f, v) * m;
+    cs_coll_halving(b, &f, poff, TAG_DATA);
+    free(poff);
+    for (int i = 0; i < f.e; i++) {
+        cs_coll_send_nz(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
+        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
+    }
+    cs_coll_wait_all(b);
+    return CS_OK;
+}
+
+/* Pairwise (direct): in step k = 1..P-1 rank r sends its block r+k to
+ * rank r+k and adds rank r-k's copy of block r.  (alpha + beta m)(P-1).  Source: generic (MPI). */
+static int reduce_scatter_pairwise(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int P = a->P;
+    int64_t m = a->bytes;
+    (void)err;
+    for (int k = 1; k < P; k++) {
+        for (int r = 0; r < P; r++) {
+            int to = (r + k) % P, from = mod(r - k, P);
+            cs_coll_send_nz(b, r, to, (int64_t)to * m, m, TAG_DATA);
+            cs_coll_recv_reduce_nz(b, r, from, (int64_t)r * m, m, TAG_DATA);
+        }
+        cs_coll_wait_all(b);
+    }
+    return CS_OK;
+}
+
+/* ---- registry ------------------------------------------------------------------ */
+
+static const cs_coll_algo_t rs_ring = {
+    CS_COLL_REDUCE_SCATTER, "ring",
+    "bucket: P-1 steps over the ring order, reduce on receipt and pass on",
+    "lecture §8.7 (dual of the bucket allgather)", "", NULL, reduce_scatter_ring};
+static const cs_coll_algo_t rs_halving = {
+    CS_COLL_REDUCE_SCATTER, "recursive-halving",
+    "recursive halving: log2 rounds exchanging half the remaining blocks; extra ranks folded",
+    "generic (MPI; Thakur et al. 2005)", "", NULL, reduce_scatter_halving};
+static const cs_coll_algo_t rs_pairwise = {
+    CS_COLL_REDUCE_SCATTER, "pairwise",
+    "direct: in step k send block r+k to rank r+k, add rank r-k's copy of block r",
+    "generic (MPI)", "", NULL, reduce_scatter_pairwise};
+
+/* Listing order: the default first. */
+const cs_coll_algo_t *const cs_coll_algos_reduce_scatter[] = {&rs_ring, &rs_halving, &rs_pairwise,
+                                                              NULL};
