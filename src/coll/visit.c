@@ -11,7 +11,7 @@
  * pattern) first, adds each into its own vector ("add + store"), and the
  * stream of its last child is added and sent on to its parent element by
  * element ("add + send", the thesis's *visit*).  So the patterns differ only
- * in the tree they build (pattern_* below), and one emitter (emit_forest,
+ * in the tree they build (pattern_* below), and one emitter (cs_coll_emit_forest,
  * emit_rank) turns any such tree into a program:
  *
  *   for each child c but the last:  recv_reduce(c); wait
