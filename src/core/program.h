@@ -30,7 +30,7 @@
  * on purpose: they build a phase's ops before the next phase's (the
  * butterfly's fold-in before its exchanges), and trees in pre-order so that
  * a parent takes its children's messages in the order it receives them
- * (coll/visit.c, cs_coll_emit_forest); the closed-form  times of the tests depend
+ * (coll/visit.c, cs_coll_emit_forest); the closed-form times of the tests depend
  * on it.  Programs that differ only in their ids may therefore differ in
  * time; the GOAL writer keeps the ids (goal.h).
  *
