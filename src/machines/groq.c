@@ -281,88 +281,18 @@ static int topo_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t 
 
 /* ---- wiring facts ------------------------------------------------------------ */
 
-/* Eccentricity of `root` in the TSP graph (BFS): the height of the BFS
- * spanning tree the start-up alignment follows. */
-static int bfs_height(const cs_topo_t *t, int root)
-{
-    int n = cs_topo_nodes(t), nch = cs_topo_channels(t), head = 0, tail = 0, h = 0;
-    int32_t *first = cs_malloc(((size_t)n + 1) * sizeof *first);
-    int32_t *adj = cs_malloc((size_t)nch * sizeof *adj);
-    int32_t *dist = cs_malloc((size_t)n * sizeof *dist), *q = cs_malloc((size_t)n * sizeof *q);
-    memset(first, 0, ((size_t)n + 1) * sizeof *first);
-    for (int c = 0; c < nch; c++)
-        first[cs_topo_channel_src(t, c) + 1]++;
-    for (int v = 0; v < n; v++)
-        first[v + 1] += first[v];
-    for (int c = 0; c < nch; c++) {
-        int s = cs_topo_channel_src(t, c);
-        adj[first[s]++] = cs_topo_channel_dst(t, c);
-    }
-    for (int v = n; v > 0; v--)
-        first[v] = first[v - 1];
-    first[0] = 0;
-    for (int v = 0; v < n; v++)
-        dist[v] = -1;
-    dist[root] = 0;
-    q[tail++] = root;
-    while (head < tail) {
-        int v = q[head++];
-        if (dist[v] > h)
-            h = dist[v];
-        for (int k = first[v]; k < first[v + 1]; k++)
-            if (dist[adj[k]] < 0) {
-                dist[adj[k]] = dist[v] + 1;
-                q[tail++] = adj[k];
-            }
-    }
-    free(first);
-    free(adj);
-    free(dist);
-    free(q);
-    return h;
-}
-
 /* Diameter of the node-level graph (nodes as vertices, the links between
- * them as edges): BFS from every node. */
+ * them as edges).  The topology exists, so igraph can fail only for memory,
+ * where its default handler aborts: the error code is not reachable. */
 static int node_diameter(const cs_groq_t *g)
 {
-    const cs_topo_t *t = g->topo;
-    int n = g->nodes, nch = cs_topo_channels(t), diam = 0;
-    int32_t *first = cs_calloc((size_t)n + 1, sizeof *first);
-    int32_t *adj = cs_malloc((size_t)nch * sizeof *adj);
-    int32_t *dist = cs_malloc((size_t)n * sizeof *dist), *q = cs_malloc((size_t)n * sizeof *q);
-    for (int c = 2 * (int)g->links_node; c < nch; c++)
-        first[cs_topo_channel_src(t, c) / A_TSPS + 1]++;
-    for (int v = 0; v < n; v++)
-        first[v + 1] += first[v];
-    for (int c = 2 * (int)g->links_node; c < nch; c++) {
-        int s = cs_topo_channel_src(t, c) / A_TSPS;
-        adj[first[s]++] = cs_topo_channel_dst(t, c) / A_TSPS;
-    }
-    for (int v = n; v > 0; v--)
-        first[v] = first[v - 1];
-    first[0] = 0;
-    for (int r = 0; r < n; r++) {
-        int head = 0, tail = 0;
-        for (int v = 0; v < n; v++)
-            dist[v] = -1;
-        dist[r] = 0;
-        q[tail++] = r;
-        while (head < tail) {
-            int v = q[head++];
-            if (dist[v] > diam)
-                diam = dist[v];
-            for (int k = first[v]; k < first[v + 1]; k++)
-                if (dist[adj[k]] < 0) {
-                    dist[adj[k]] = dist[v] + 1;
-                    q[tail++] = adj[k];
-                }
-        }
-    }
-    free(first);
-    free(adj);
-    free(dist);
-    free(q);
+    int32_t *node = cs_malloc((size_t)g->tsps * sizeof *node);
+    int diam = 0;
+    cs_error_t err;
+    for (int v = 0; v < g->tsps; v++)
+        node[v] = v / A_TSPS;
+    CS_ASSERT(cs_topo_group_diameter(g->topo, node, g->nodes, &diam, &err) == CS_OK);
+    free(node);
     return diam;
 }
 
@@ -873,7 +803,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     g->topo = m->topo;
     build_topo(g, m->topo);
     cs_topo_set_route(m->topo, topo_route, g);
-    g->align_height = bfs_height(m->topo, 0);
+    /* the height of the BFS spanning tree from TSP 0 the start-up alignment
+     * follows: TSP 0's eccentricity */
+    if ((rc = cs_topo_eccentricity(m->topo, 0, &g->align_height, err)))
+        return rc;
     /* (floor(L/epoch) + 1) epochs per level of the spanning tree, in ticks */
     g->align_ticks = llround((double)((link_cycles / epoch + 1) * g->align_height * epoch) / hz *
                              1e12);

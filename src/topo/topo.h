@@ -119,6 +119,18 @@ typedef struct cs_topo_stats {
  * machine may then supply its own closed form). */
 int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out, cs_error_t *err);
 
+/* The eccentricity of `node` in the link graph (its greatest distance in
+ * hops to a node it reaches), through igraph.  O(n + m). */
+int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err);
+
+/* The diameter in hops of the quotient graph whose vertices are groups of
+ * nodes (group[v] in 0..ngroups-1 for every node v) and whose edges are the
+ * links between two groups; pairs of groups that no path joins are left
+ * out.  For the group-level diameter of a hierarchy (a Dragonfly's node
+ * graph).  O(ngroups * m) through igraph. */
+int cs_topo_group_diameter(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
+                           cs_error_t *err);
+
 /* Builds the undirected igraph graph of the links (one edge per link).
  * `graph` is an igraph_t* (void* here so that this header does not pull
  * igraph into every includer); the caller destroys it. */

@@ -43,6 +43,55 @@ int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
     return CS_OK;
 }
 
+int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err)
+{
+    igraph_t g;
+    igraph_vector_t ecc;
+    int rc = cs_topo_to_igraph(t, &g, err);
+    if (rc)
+        return rc;
+    igraph_error_t e = igraph_vector_init(&ecc, 1);
+    if (e == IGRAPH_SUCCESS) {
+        e = igraph_eccentricity(&g, &ecc, igraph_vss_1(node), IGRAPH_ALL);
+        *out = (int)VECTOR(ecc)[0];
+        igraph_vector_destroy(&ecc);
+    }
+    igraph_destroy(&g);
+    return e == IGRAPH_SUCCESS ? CS_OK : igraph_fail(err, e, "eccentricity");
+}
+
+int cs_topo_group_diameter(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
+                           cs_error_t *err)
+{
+    igraph_t g;
+    igraph_vector_int_t edges;
+    igraph_real_t diam = 0;
+    int links = cs_topo_channels(t) / 2, k = 0;
+    igraph_error_t e = igraph_vector_int_init(&edges, 2 * (igraph_integer_t)links);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "vector allocation");
+    /* links inside a group would be loops: they shorten no path */
+    for (int l = 0; l < links; l++) {
+        int a = group[cs_topo_channel_src(t, 2 * l)], b = group[cs_topo_channel_dst(t, 2 * l)];
+        if (a != b) {
+            VECTOR(edges)[k++] = a;
+            VECTOR(edges)[k++] = b;
+        }
+    }
+    e = igraph_vector_int_resize(&edges, k);
+    if (e == IGRAPH_SUCCESS)
+        e = igraph_create(&g, &edges, ngroups, IGRAPH_UNDIRECTED);
+    igraph_vector_int_destroy(&edges);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "graph construction");
+    e = igraph_diameter(&g, &diam, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED, 1);
+    igraph_destroy(&g);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "diameter");
+    *out = (int)diam;
+    return CS_OK;
+}
+
 /* Degrees and connectivity (O(n + m)), then, for graphs small enough,
  * diameter and mean distance (BFS from every node, O(n * m)). */
 static int fill_stats(const igraph_t *g, int n, int max_nodes_for_paths, cs_topo_stats_t *out,
