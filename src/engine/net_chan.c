@@ -7,7 +7,6 @@
  */
 #include "engine/net_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
