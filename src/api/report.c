@@ -20,7 +20,7 @@ void cs_report_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r
     fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(m->topo),
             cs_topo_channels(m->topo));
     fprintf(f, "mode      %s (queue %s)\n",
-            cs_net_custom_impl(r->net) ? cs_net_engine_name(r->net) : cs_net_mode_name(mode),
+            r->net ? cs_net_engine_name(r->net) : cs_net_mode_name(mode),
             cs_queue_kind_name(queue));
 }
 

@@ -769,11 +769,13 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
-    /* limits, checked before anything runs: packet mode counts units in 32 bits */
-    if (o->mode == CS_NET_PACKET && !env->net_new)
+    /* limits, checked before anything runs: the channel engine's mode may
+     * count a message's units in 32 bits (packet mode does) */
+    if (!env->net_new) {
+        int64_t max_units = cs_net_mode_max_units(o->mode);
         for (int32_t i = 0; i < nops; i++) {
             const cs_op_t *op = cs_program_op(prog, i);
-            if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= (int64_t)UINT32_MAX) {
+            if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
                 char d[200];
                 cs_program_describe(prog, i, d, sizeof d);
                 return cs_error_set(err, CS_ERR_RANGE,
@@ -782,6 +784,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
                                     op->rank, d, (long long)env->net->unit_bytes);
             }
         }
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&x, 0, sizeof x);
     x.env = env;

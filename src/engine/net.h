@@ -2,7 +2,8 @@
  * net.h - the network engine: moves messages between nodes over the channels
  * of a topology, with link contention and the endpoint port rule.
  *
- * Two fidelity modes share this interface:
+ * The channel engine has two fidelity modes (machines with a network it
+ * cannot express supply their own engine through cs_net_ops_t, below):
  *
  * packet  A message is cut into units of `unit_bytes`.  A channel sends one
  *         unit at a time, taking ser(bytes) = ceil(bytes * ser_num / ser_den)
@@ -95,9 +96,10 @@ typedef struct cs_net_hooks {
 
 typedef struct cs_net cs_net_t; /* opaque */
 
-/* Creates an engine over `topo` (borrowed) that schedules its events on
- * `sim` (borrowed).  Errors: invalid parameters (CS_ERR_RANGE, naming the
- * field). */
+/* Creates the channel engine in `mode` (implemented by the ops table
+ * cs_net_channel_ops(mode)) over `topo` (borrowed), scheduling its events
+ * on `sim` (borrowed).  Errors: invalid parameters (CS_ERR_RANGE, naming
+ * the field); nothing is allocated then. */
 int cs_net_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
                cs_net_mode_t mode, const cs_net_hooks_t *hooks, cs_net_t **out,
                cs_error_t *err);
@@ -137,37 +139,63 @@ int64_t cs_net_active(const cs_net_t *n);
  * (units stuck in full buffers, channels involved) and returns CS_ERR_DEADLOCK. */
 int cs_net_explain_stuck(const cs_net_t *n, cs_error_t *err);
 
+/* The engine's ops->mode: the channel engine's mode, CS_NET_PACKET for a
+ * machine engine. */
 cs_net_mode_t cs_net_mode(const cs_net_t *n);
+/* "packet" or "fluid". */
 const char *cs_net_mode_name(cs_net_mode_t m);
+/* Parses "packet" or "fluid"; anything else is CS_ERR_USAGE listing both. */
 int cs_net_parse_mode(const char *text, cs_net_mode_t *out, cs_error_t *err);
 
 /* Per-channel statistics (cs_chan_stats_t, totals over the run) are
- * defined in core/chanrec.h. */
-/* ---- engines supplied by a machine ----------------------------------
- * A machine whose network the channel engine above cannot express (the
- * Cerebras fabric: colors, per-color FIFOs, router multicast) supplies its
- * own engine through this table; cs_net_new_custom wraps it so that the
- * executor and the reports see one interface.  Optional entries may be NULL
- * (no buckets: bucket_count is 0). */
+ * defined in engine/chanrec.h. */
+
+/* ---- the engine interface ------------------------------------------------
+ * Every engine implements this one table: the channel engine above in each
+ * of its fidelity modes (cs_net_channel_ops: "packet", "fluid") and every
+ * machine's own engine (the Cerebras fabric, the Cell EIB, the CNS-1 network
+ * interface, the Groq scheduler, LogGP).  The cs_net_* calls below forward
+ * to it, so the executor and the reports see one interface and never ask
+ * which engine they hold.  `impl` is the engine's private state, given to
+ * cs_net_new_engine.  Entries marked optional may be NULL (the cs_net_* call
+ * then does what its comment says). */
 typedef struct cs_net_ops {
+    /* What summaries, heatmaps and the bench print: "packet", "fluid", or
+     * the machine engine's name (cs_net_engine_name). */
     const char *name;
-    int has_mcast;   /* post accepts ndst > 1 (router fan-out) */
+    /* What cs_net_mode reports and JSON results print as "mode": the channel
+     * engine's fidelity mode; machine engines leave it CS_NET_PACKET (0). */
+    cs_net_mode_t mode;
+    /* 1 if post accepts ndst > 1 (router fan-out, cs_net_has_mcast). */
+    int has_mcast;
+    /* Posts one message from src to ndst destinations (ndst is 1 unless
+     * has_mcast), of which gate_bytes may be injected now; hooks get
+     * users[i] for dst[i].  Returns the message handle. */
     uint32_t (*post)(void *impl, int src, int ndst, const int *dst, int64_t bytes,
                      int64_t gate_bytes, int watch, const uint64_t *users);
+    /* Raises message `msg`'s gate to gate_bytes, growing by `rate` bytes per
+     * tick from now on (an engine without rates ignores the slope). */
     void (*gate)(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate);
     /* Optional: the destination posted the recv that takes message `msg`
      * (user `user`); receiver-initiated protocols start the transfer then. */
     void (*matched)(void *impl, uint32_t msg, uint64_t user);
+    /* Messages posted and not yet completed. */
     int64_t (*active)(const void *impl);
+    /* The queue ran dry with messages active: writes why, returns
+     * CS_ERR_DEADLOCK. */
     int (*explain_stuck)(const void *impl, cs_error_t *err);
+    /* Optional: a machine limit exceeded during the run (the engine stopped
+     * the simulation): copies it and returns its code.  NULL: never. */
     int (*error)(const void *impl, cs_error_t *err);
+    /* Totals of channel `chan` over the run. */
     const cs_chan_stats_t *(*chan_stats)(const void *impl, int chan);
+    /* Frees impl (cs_net_free calls it; the recorder is freed there). */
     void (*free)(void *impl);
-    /* The send completes on hooks.released, not with the delivery. */
+    /* 1 if a send completes on hooks.released, not with the delivery. */
     int late_release;
     /* Optional: nothing is left to simulate but ops remain.  An engine that
      * holds transfers back for the receiver (a rendezvous) may start them
-     * now and return how many it started; 0 means a deadlock. */
+     * now and return how many it started; 0 (and NULL) means a deadlock. */
     int64_t (*idle)(void *impl);
     /* Optional: the executor runs a calc of `ticks` on node `node`'s CPU,
      * ready at `now`; returns when it ends.  An engine whose message
@@ -175,6 +203,13 @@ typedef struct cs_net_ops {
      * the calc ends at now + ticks. */
     cs_tick_t (*cpu)(void *impl, int node, cs_tick_t now, cs_tick_t ticks);
 } cs_net_ops_t;
+
+/* The channel engine's ops table for a fidelity mode. */
+const cs_net_ops_t *cs_net_channel_ops(cs_net_mode_t mode);
+/* Largest message a mode can carry, in units of unit_bytes (exclusive): a
+ * message of `bytes` fits when bytes / unit_bytes < this.  Packet mode
+ * counts units in 32 bits; fluid mode has no such limit. */
+int64_t cs_net_mode_max_units(cs_net_mode_t mode);
 
 /* Called by the executor when the event queue ran dry with ops left; see
  * cs_net_ops_t.idle.  Returns the transfers started (0: none). */
@@ -184,19 +219,24 @@ int64_t cs_net_idle(cs_net_t *n);
 cs_tick_t cs_net_cpu(cs_net_t *n, int node, cs_tick_t now, cs_tick_t ticks);
 /* 1 if sends complete on hooks.released rather than on delivery. */
 int cs_net_late_release(const cs_net_t *n);
-/* Wraps an engine; `impl` is owned by the result (freed with ops->free). */
-cs_net_t *cs_net_new_custom(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo);
-/* "packet", "fluid", or a machine engine's name. */
+/* Wraps an engine that implements `ops` (borrowed, usually a static const
+ * table) over `topo`; `impl` is owned by the result (freed with ops->free).
+ * Never fails (allocation failure aborts, as everywhere). */
+cs_net_t *cs_net_new_engine(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo);
+/* "packet", "fluid", or a machine engine's name (ops->name). */
 const char *cs_net_engine_name(const cs_net_t *n);
-/* The engine's implementation pointer (NULL for the channel engine). */
-void *cs_net_custom_impl(const cs_net_t *n);
+/* The engine's private state if `n` is the engine `ops` implements (the same
+ * table, compared by address), NULL otherwise or if n is NULL.  Machine
+ * accessors call it with their own table, so a wrong engine yields NULL
+ * instead of a mistyped pointer. */
+void *cs_net_impl_of(const cs_net_t *n, const cs_net_ops_t *ops);
 
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan);
 
 /* Optional time-bucketed records (for heatmaps, frames and timelines):
  * enable before the first post.  Buckets start `width` ticks wide; when
  * more than max_buckets would be needed the width doubles and neighbours
- * merge, so any run length fits (core/chanrec.h).  Only channels that carry
+ * merge, so any run length fits (engine/chanrec.h).  Only channels that carry
  * traffic allocate buckets.  Machine engines record into the same recorder
  * through cs_net_recorder; one that does not leaves bucket_count at 0. */
 void cs_net_enable_buckets(cs_net_t *n, cs_tick_t width, int max_buckets);

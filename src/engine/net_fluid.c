@@ -16,36 +16,48 @@
  *
  * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
  * flows whose rate changed get a new step event.
+ *
+ * The mode is the ops table cs_net_fluid_ops over the shared channel engine
+ * state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 
+static void on_begin(void *ctx, const cs_event_t *ev);
 static void on_step(void *ctx, const cs_event_t *ev);
 static void on_recompute(void *ctx, const cs_event_t *ev);
 static void on_progress(void *ctx, const cs_event_t *ev);
 
-void cs_net_fluid_init(cs_net_t *n)
+int cs_net_fluid_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+                     const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err)
 {
-    n->h_fstep = cs_sim_register(n->sim, on_step, n);
-    n->h_frecompute = cs_sim_register(n->sim, on_recompute, n);
-    n->h_fprogress = cs_sim_register(n->sim, on_progress, n);
+    cs_net_chan_t *n;
+    int rc = cs_net_chan_new(sim, topo, np, hooks, &cs_net_fluid_ops, on_begin, &n, out, err);
+    if (rc)
+        return rc;
+    n->h_fstep = cs_sim_register(sim, on_step, n);
+    n->h_frecompute = cs_sim_register(sim, on_recompute, n);
+    n->h_fprogress = cs_sim_register(sim, on_progress, n);
+    return CS_OK;
 }
 
-void cs_net_fluid_free(cs_net_t *n)
+static void fluid_free(void *impl)
 {
+    cs_net_chan_t *n = impl;
     free(n->fl_active);
     free(n->fl_chans);
     free(n->fl_adj);
     free(n->fl_fill);
     free(n->fl_heap);
+    cs_net_chan_free(n);
 }
 
 static double tol(const msg_t *m) { return 1e-9 * (double)m->bytes + 1e-6; }
 
 /* Latency from the last byte leaving the bottleneck to its arrival. */
-static cs_tick_t path_latency(const cs_net_t *n, const msg_t *m)
+static cs_tick_t path_latency(const cs_net_chan_t *n, const msg_t *m)
 {
     cs_tick_t lat = 0;
     for (int32_t h = 0; h < m->nhops; h++)
@@ -53,7 +65,7 @@ static cs_tick_t path_latency(const cs_net_t *n, const msg_t *m)
     return lat + (m->nhops > 1 ? (cs_tick_t)(m->nhops - 1) * n->p.router_lat : 0);
 }
 
-static void mark_dirty(cs_net_t *n)
+static void mark_dirty(cs_net_chan_t *n)
 {
     if (n->fl_dirty)
         return;
@@ -61,7 +73,7 @@ static void mark_dirty(cs_net_t *n)
     cs_sim_at(n->sim, cs_sim_now(n->sim), n->h_frecompute, 0, 0);
 }
 
-static void active_add(cs_net_t *n, uint32_t id)
+static void active_add(cs_net_chan_t *n, uint32_t id)
 {
     if (n->fl_n == n->fl_cap) {
         n->fl_cap = n->fl_cap ? n->fl_cap * 2 : 256;
@@ -71,7 +83,7 @@ static void active_add(cs_net_t *n, uint32_t id)
     n->fl_active[n->fl_n++] = id;
 }
 
-static void active_remove(cs_net_t *n, uint32_t id)
+static void active_remove(cs_net_chan_t *n, uint32_t id)
 {
     uint32_t i = n->msgs[id].active_idx, last = n->fl_active[--n->fl_n];
     n->fl_active[i] = last;
@@ -79,7 +91,7 @@ static void active_remove(cs_net_t *n, uint32_t id)
 }
 
 /* Brings a flow's remaining bytes up to now. */
-static void advance(cs_net_t *n, msg_t *m)
+static void advance(cs_net_chan_t *n, msg_t *m)
 {
     cs_tick_t now = cs_sim_now(n->sim);
     if (now > m->last) {
@@ -117,7 +129,7 @@ static int at_gate(const msg_t *m)
 
 /* Schedules the flow's next step: finish, gate reached, or (watched) the
  * next unit boundary, whichever comes first. */
-static void schedule_step(cs_net_t *n, uint32_t id)
+static void schedule_step(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
     double target = (double)(m->gate < m->bytes ? m->gate : m->bytes);
@@ -136,8 +148,13 @@ static void schedule_step(cs_net_t *n, uint32_t id)
         cs_sim_at(n->sim, cs_sim_now(n->sim) + dt, n->h_fstep, id, m->version);
 }
 
-void cs_net_fluid_start(cs_net_t *n, uint32_t id)
+/* Overhead over: the flow joins the active set and rates are recomputed. */
+static void on_begin(void *ctx, const cs_event_t *ev)
 {
+    cs_net_chan_t *n = ctx;
+    uint32_t id = ev->a;
+    if (!cs_net_chan_begin(n, id))
+        return;
     msg_t *m = &n->msgs[id];
     m->remaining = (double)m->bytes;
     m->rate = 0;
@@ -148,8 +165,12 @@ void cs_net_fluid_start(cs_net_t *n, uint32_t id)
     mark_dirty(n);
 }
 
-void cs_net_fluid_gate(cs_net_t *n, uint32_t id)
+static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
 {
+    cs_net_chan_t *n = impl;
+    (void)rate; /* a slope is not modelled: the gate steps */
+    if (!cs_net_chan_raise_gate(n, id, gate_bytes))
+        return;
     n->msgs[id].fresh = 1; /* its step must be rescheduled even at an equal rate */
     mark_dirty(n);
 }
@@ -176,7 +197,7 @@ static int item_less(const heap_item_t *a, const heap_item_t *b)
     return a->key < b->key || (a->key == b->key && a->chan < b->chan);
 }
 
-static void heap_push(cs_net_t *n, size_t *len, heap_item_t it)
+static void heap_push(cs_net_chan_t *n, size_t *len, heap_item_t it)
 {
     heap_item_t *h;
     size_t i;
@@ -193,7 +214,7 @@ static void heap_push(cs_net_t *n, size_t *len, heap_item_t it)
     h[i] = it;
 }
 
-static heap_item_t heap_pop(cs_net_t *n, size_t *len)
+static heap_item_t heap_pop(cs_net_chan_t *n, size_t *len)
 {
     heap_item_t *h = n->fl_heap, top = h[0], last = h[--(*len)];
     size_t i = 0;
@@ -213,7 +234,7 @@ static heap_item_t heap_pop(cs_net_t *n, size_t *len)
     return top;
 }
 
-static void grow_scratch(cs_net_t *n, size_t hops)
+static void grow_scratch(cs_net_chan_t *n, size_t hops)
 {
     if (hops > n->fl_scratch_cap) {
         n->fl_scratch_cap = hops * 2;
@@ -224,7 +245,7 @@ static void grow_scratch(cs_net_t *n, size_t hops)
 }
 
 /* Writes each active flow's max-min fair rate into rate_out[i]. */
-static void fill_rates(cs_net_t *n, double *rate_out)
+static void fill_rates(cs_net_chan_t *n, double *rate_out)
 {
     size_t hops = 0, nchans = 0, heap_len = 0;
     uint32_t epoch = ++n->fl_epoch;
@@ -301,7 +322,7 @@ static void fill_rates(cs_net_t *n, double *rate_out)
 
 static void on_recompute(void *ctx, const cs_event_t *ev)
 {
-    cs_net_t *n = ctx;
+    cs_net_chan_t *n = ctx;
     double *rates;
     (void)ev;
     n->fl_dirty = 0;
@@ -325,7 +346,7 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
 }
 
 /* A flow finished crossing: account it and schedule its arrival. */
-static void flow_done(cs_net_t *n, uint32_t id)
+static void flow_done(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
     cs_tick_t now = cs_sim_now(n->sim);
@@ -344,7 +365,7 @@ static void flow_done(cs_net_t *n, uint32_t id)
 
 static void on_step(void *ctx, const cs_event_t *ev)
 {
-    cs_net_t *n = ctx;
+    cs_net_chan_t *n = ctx;
     uint32_t id = ev->a;
     msg_t *m = &n->msgs[id];
     if (m->state != MSG_ACTIVE || ev->b != m->version)
@@ -382,7 +403,7 @@ static void on_step(void *ctx, const cs_event_t *ev)
 
 static void on_progress(void *ctx, const cs_event_t *ev)
 {
-    cs_net_t *n = ctx;
+    cs_net_chan_t *n = ctx;
     msg_t *m = &n->msgs[ev->a];
     /* a late unit report is moot, but the final one always counts (even
      * for a 0-byte message, which arrives with 0 bytes) */
@@ -390,3 +411,19 @@ static void on_progress(void *ctx, const cs_event_t *ev)
         return;
     cs_net_i_arrived(n, ev->a, (int64_t)ev->b, cs_sim_now(n->sim));
 }
+
+static int fluid_explain(const void *impl, cs_error_t *err)
+{
+    return cs_net_chan_explain(impl, "", err);
+}
+
+const cs_net_ops_t cs_net_fluid_ops = {
+    .name = "fluid",
+    .mode = CS_NET_FLUID,
+    .post = cs_net_chan_post,
+    .gate = fluid_gate,
+    .active = cs_net_chan_active,
+    .explain_stuck = fluid_explain,
+    .chan_stats = cs_net_chan_totals,
+    .free = fluid_free,
+};

@@ -1,7 +1,11 @@
 /*
- * net_internal.h - state shared by net.c (posting, ports, statistics) and
- * the two fidelity modes net_packet.c and net_fluid.c.  Not a public header:
- * only those three files include it.
+ * net_internal.h - private to src/engine/net*.c: the engine handle that
+ * net.c forwards through the ops table, and the channel engine's state and
+ * shared core (net_chan.c: parameters, posting, ports, completion,
+ * statistics) that its two fidelity modes, net_packet.c and net_fluid.c,
+ * build their ops tables on.  Calls go one way: net_mode.c (the mode table)
+ * -> the modes -> net_chan.c -> net.c; the core reaches a mode only through
+ * the event handler the mode gave it (cs_net_chan_new's `begin`).
  */
 #ifndef CS_NET_INTERNAL_H
 #define CS_NET_INTERNAL_H
@@ -75,18 +79,26 @@ typedef struct chan_state {
     uint32_t fl_first;         /* water-filling scratch: offset in the flow adjacency */
 } chan_state_t;
 
+/* The handle every engine is wrapped in (net.c).  Here rather than in
+ * net.c only so that the channel engine reads the recorder inline on its
+ * hot path. */
 struct cs_net {
-    const cs_net_ops_t *ops; /* a machine's own engine, or NULL: this one */
-    void *impl;
+    const cs_net_ops_t *ops;
+    void *impl;                /* owned, freed by ops->free */
+    int nchans;
+    cs_chanrec_t *rec;         /* time buckets, or NULL */
+};
+
+/* The channel engine's state, shared by both modes (each uses its part). */
+typedef struct cs_net_chan {
+    cs_net_t *net;             /* the handle wrapping this state */
     cs_sim_t *sim;
     const cs_topo_t *topo;
     cs_net_params_t p;
-    cs_net_mode_t mode;
     cs_net_hooks_t hooks;
     int nnodes, nchans;
     chan_state_t *ch;
     cs_chan_stats_t *stats;
-    cs_chanrec_t *rec;         /* time buckets, or NULL */
     /* ports */
     int32_t *send_busy, *recv_busy;
     uint32_t *src_wait_head, *src_wait_tail, *dst_wait_head, *dst_wait_tail;
@@ -97,8 +109,8 @@ struct cs_net {
     uint64_t post_seq;
     cs_hop_t *route_buf;
     int max_route;
-    /* handlers */
-    uint32_t h_overhead, h_complete, h_head, h_free, h_deliver, h_fstep, h_frecompute,
+    /* handlers (h_begin is the mode's, given to cs_net_chan_new) */
+    uint32_t h_begin, h_complete, h_head, h_free, h_deliver, h_fstep, h_frecompute,
         h_fprogress;
     /* fluid */
     uint32_t *fl_active;
@@ -110,7 +122,7 @@ struct cs_net {
     uint32_t *fl_fill;
     void *fl_heap;             /* (key, channel, version) min-heap */
     size_t fl_scratch_cap, fl_heap_cap;
-};
+} cs_net_chan_t;
 
 static inline uint64_t hop_key(uint32_t m, uint32_t h) { return ((uint64_t)m << 16) | h; }
 static inline uint32_t key_msg(uint64_t k) { return (uint32_t)(k >> 16); }
@@ -123,33 +135,63 @@ static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
     return (cs_tick_t)((x + c->ser_den - 1) / c->ser_den);
 }
 
-/* net.c services for the modes */
+/* ---- the shared core (net_chan.c), used by both modes ---------------- */
+
+/* Validates the parameters, creates the state and wraps it (*out) with the
+ * mode's `ops` (impl: *chan).  `begin` is the mode's event handler (ctx:
+ * the state, a: the message) for "the send overhead is over": it calls
+ * cs_net_chan_begin and, if that returns 1, starts the transfer.  The mode
+ * registers its other handlers after this.  Errors: CS_ERR_RANGE naming
+ * the parameter; nothing is allocated then. */
+int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+                    const cs_net_hooks_t *hooks, const cs_net_ops_t *ops,
+                    cs_sim_handler_fn begin, cs_net_chan_t **chan, cs_net_t **out,
+                    cs_error_t *err);
+/* Frees the shared state (a mode that has state of its own frees it
+ * first); an ops.free entry. */
+void cs_net_chan_free(void *impl);
+/* cs_net_ops_t entries both modes share (impl: cs_net_chan_t). */
+uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dst, int64_t bytes,
+                          int64_t gate_bytes, int watch, const uint64_t *users);
+int64_t cs_net_chan_active(const void *impl);
+const cs_chan_stats_t *cs_net_chan_totals(const void *impl, int chan);
+/* The message's overhead is over (from the mode's `begin` handler): marks
+ * it active; a message that crosses no channel is delivered here (its gate
+ * permitting).  Returns 1 if the mode must start moving it. */
+int cs_net_chan_begin(cs_net_chan_t *n, uint32_t id);
+/* Raises a message's gate (ops.gate of both modes).  Returns 1 if the mode
+ * must release what the new gate allows (the message is moving over the
+ * network), 0 if nothing more is to do. */
+int cs_net_chan_raise_gate(cs_net_chan_t *n, uint32_t id, int64_t gate_bytes);
+/* The deadlock message (ops.explain_stuck of both modes), with the mode's
+ * `detail` ("" for none) appended.  Returns CS_ERR_DEADLOCK. */
+int cs_net_chan_explain(const cs_net_chan_t *n, const char *detail, cs_error_t *err);
+
 /* Accounts `busy` ticks of transmission, `bytes` and `units` to a channel,
  * spread over [start, start + span) for the time buckets. */
-static inline void cs_net_i_record(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t span,
+static inline void cs_net_i_record(cs_net_chan_t *n, int chan, cs_tick_t start, cs_tick_t span,
                                    cs_tick_t busy, int64_t bytes, int64_t units)
 {
     cs_chan_stats_t *s = &n->stats[chan];
     s->bytes += bytes;
     s->units += units;
     s->busy += busy;
-    if (n->rec)
-        cs_chanrec_busy(n->rec, chan, start, span, busy, bytes, units);
+    if (n->net->rec)
+        cs_chanrec_busy(n->net->rec, chan, start, span, busy, bytes, units);
 }
-void cs_net_i_record_stall(cs_net_t *n, int chan, cs_tick_t start, cs_tick_t dur);
-void cs_net_i_k_change(cs_net_t *n, msg_t *m, int delta); /* all channels of the path */
-void cs_net_i_k_dec(cs_net_t *n, int chan);
-void cs_net_i_arrived(cs_net_t *n, uint32_t id, int64_t bytes_total, cs_tick_t now);
+void cs_net_i_record_stall(cs_net_chan_t *n, int chan, cs_tick_t start, cs_tick_t dur);
+void cs_net_i_k_change(cs_net_chan_t *n, msg_t *m, int delta); /* all channels of the path */
+void cs_net_i_k_dec(cs_net_chan_t *n, int chan);
+/* Bytes reached the destination (bytes_total so far): reports progress and,
+ * when all arrived, completes the message (after recv_overhead). */
+void cs_net_i_arrived(cs_net_chan_t *n, uint32_t id, int64_t bytes_total, cs_tick_t now);
 
-/* packet mode */
-void cs_net_packet_init(cs_net_t *n);
-void cs_net_packet_start(cs_net_t *n, uint32_t id);
-void cs_net_packet_gate(cs_net_t *n, uint32_t id);
-void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len);
-/* fluid mode */
-void cs_net_fluid_init(cs_net_t *n);
-void cs_net_fluid_start(cs_net_t *n, uint32_t id);
-void cs_net_fluid_gate(cs_net_t *n, uint32_t id);
-void cs_net_fluid_free(cs_net_t *n);
+/* ---- the modes (net_packet.c, net_fluid.c), for the mode table -------- */
+extern const cs_net_ops_t cs_net_packet_ops;
+extern const cs_net_ops_t cs_net_fluid_ops;
+int cs_net_packet_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+                      const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
+int cs_net_fluid_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+                     const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
 
 #endif

@@ -9,36 +9,46 @@
  * for it; serving the head and re-appending it (when the channel frees)
  * while it still has units ready is round-robin among messages, which gives
  * k equal flows 1/k each.
+ *
+ * The mode is the ops table cs_net_packet_ops over the shared channel
+ * engine state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
+static void on_begin(void *ctx, const cs_event_t *ev);
 static void on_head(void *ctx, const cs_event_t *ev);
 static void on_free(void *ctx, const cs_event_t *ev);
 static void on_deliver(void *ctx, const cs_event_t *ev);
 
-void cs_net_packet_init(cs_net_t *n)
+int cs_net_packet_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
+                      const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err)
 {
-    n->h_head = cs_sim_register(n->sim, on_head, n);
-    n->h_free = cs_sim_register(n->sim, on_free, n);
-    n->h_deliver = cs_sim_register(n->sim, on_deliver, n);
+    cs_net_chan_t *n;
+    int rc = cs_net_chan_new(sim, topo, np, hooks, &cs_net_packet_ops, on_begin, &n, out, err);
+    if (rc)
+        return rc;
+    n->h_head = cs_sim_register(sim, on_head, n);
+    n->h_free = cs_sim_register(sim, on_free, n);
+    n->h_deliver = cs_sim_register(sim, on_deliver, n);
+    return CS_OK;
 }
 
-static inline int64_t unit_size(const cs_net_t *n, const msg_t *m, uint32_t j)
+static inline int64_t unit_size(const cs_net_chan_t *n, const msg_t *m, uint32_t j)
 {
     int64_t off = (int64_t)j * n->p.unit_bytes;
     int64_t left = m->bytes - off;
     return left < n->p.unit_bytes ? left : n->p.unit_bytes;
 }
 
-static inline cs_tick_t unit_ser(const cs_net_t *n, const chan_state_t *c, int64_t size)
+static inline cs_tick_t unit_ser(const cs_net_chan_t *n, const chan_state_t *c, int64_t size)
 {
     return size == n->p.unit_bytes ? c->ser_unit : net_ser(c, size);
 }
 
-static void wq_append(cs_net_t *n, int chan, uint64_t key, hop_state_t *hs)
+static void wq_append(cs_net_chan_t *n, int chan, uint64_t key, hop_state_t *hs)
 {
     chan_state_t *c = &n->ch[chan];
     hs->next = NIL64;
@@ -52,7 +62,7 @@ static void wq_append(cs_net_t *n, int chan, uint64_t key, hop_state_t *hs)
 
 /* Starts the next unit on channel `chan` if it is idle and some waiting
  * message has buffer space downstream on its virtual channel. */
-static void arbitrate(cs_net_t *n, int chan, cs_tick_t now)
+static void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
 {
     chan_state_t *c = &n->ch[chan];
     uint64_t key, prev = NIL64;
@@ -117,7 +127,7 @@ static void arbitrate(cs_net_t *n, int chan, cs_tick_t now)
 }
 
 /* Units of message `id` become ready at hop h. */
-static void make_ready(cs_net_t *n, uint32_t id, uint32_t h, uint32_t count, cs_tick_t now)
+static void make_ready(cs_net_chan_t *n, uint32_t id, uint32_t h, uint32_t count, cs_tick_t now)
 {
     hop_state_t *hs = &n->msgs[id].hs[h];
     hs->ready += count;
@@ -126,24 +136,37 @@ static void make_ready(cs_net_t *n, uint32_t id, uint32_t h, uint32_t count, cs_
     arbitrate(n, hs->chan, now);
 }
 
-static uint32_t gate_units(const cs_net_t *n, const msg_t *m)
+static uint32_t gate_units(const cs_net_chan_t *n, const msg_t *m)
 {
     if (m->gate >= m->bytes)
         return m->npk;
     return (uint32_t)(m->gate / n->p.unit_bytes);
 }
 
-void cs_net_packet_start(cs_net_t *n, uint32_t id)
+/* Overhead over: the units the gate allows are ready at the first hop. */
+static void on_begin(void *ctx, const cs_event_t *ev)
 {
+    cs_net_chan_t *n = ctx;
+    uint32_t id = ev->a;
+    if (!cs_net_chan_begin(n, id))
+        return;
     msg_t *m = &n->msgs[id];
+    /* units are counted in 32 bits (the executor checks sizes before a
+     * run, see cs_net_mode_max_units) */
+    CS_ASSERT(m->bytes / n->p.unit_bytes < UINT32_MAX);
+    m->npk = (uint32_t)(m->bytes ? (m->bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
     cs_net_i_k_change(n, m, +1);
     m->released = gate_units(n, m);
     if (m->released)
         make_ready(n, id, 0, m->released, cs_sim_now(n->sim));
 }
 
-void cs_net_packet_gate(cs_net_t *n, uint32_t id)
+static void packet_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
 {
+    cs_net_chan_t *n = impl;
+    (void)rate; /* units are released whole: no slopes */
+    if (!cs_net_chan_raise_gate(n, id, gate_bytes))
+        return;
     msg_t *m = &n->msgs[id];
     uint32_t g = gate_units(n, m);
     if (g > m->released) {
@@ -158,7 +181,7 @@ static void on_head(void *ctx, const cs_event_t *ev)
     make_ready(ctx, ev->a, (uint32_t)ev->b, 1, ev->time);
 }
 
-static void release_slot(cs_net_t *n, int chan, uint8_t vc, cs_tick_t now)
+static void release_slot(cs_net_chan_t *n, int chan, uint8_t vc, cs_tick_t now)
 {
     n->ch[chan].occ[vc]--;
     arbitrate(n, chan, now);
@@ -166,7 +189,7 @@ static void release_slot(cs_net_t *n, int chan, uint8_t vc, cs_tick_t now)
 
 static void on_free(void *ctx, const cs_event_t *ev)
 {
-    cs_net_t *n = ctx;
+    cs_net_chan_t *n = ctx;
     int chan = (int)ev->a;
     chan_state_t *c = &n->ch[chan];
     uint32_t mid = key_msg(c->cur), h = key_hop(c->cur);
@@ -186,7 +209,7 @@ static void on_free(void *ctx, const cs_event_t *ev)
 
 static void on_deliver(void *ctx, const cs_event_t *ev)
 {
-    cs_net_t *n = ctx;
+    cs_net_chan_t *n = ctx;
     uint32_t id = ev->a;
     msg_t *m = &n->msgs[id];
     int64_t size = unit_size(n, m, m->delivered);
@@ -194,8 +217,12 @@ static void on_deliver(void *ctx, const cs_event_t *ev)
     cs_net_i_arrived(n, id, m->arrived + size, ev->time);
 }
 
-void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len)
+/* The deadlock message, naming up to six channels with units waiting. */
+static int packet_explain(const void *impl, cs_error_t *err)
 {
+    const cs_net_chan_t *n = impl;
+    char buf[700] = "";
+    size_t len = sizeof buf;
     int shown = 0;
     size_t used = 0;
     for (int c = 0; c < n->nchans && shown < 6; c++) {
@@ -211,4 +238,16 @@ void cs_net_packet_explain(const cs_net_t *n, char *buf, size_t len)
         used += (size_t)w;
         shown++;
     }
+    return cs_net_chan_explain(n, buf, err);
 }
+
+const cs_net_ops_t cs_net_packet_ops = {
+    .name = "packet",
+    .mode = CS_NET_PACKET,
+    .post = cs_net_chan_post,
+    .gate = packet_gate,
+    .active = cs_net_chan_active,
+    .explain_stuck = packet_explain,
+    .chan_stats = cs_net_chan_totals,
+    .free = cs_net_chan_free,
+};

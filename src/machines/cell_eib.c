@@ -764,13 +764,13 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     c->h_packet = cs_sim_register(sim, on_packet, c);
     c->h_bif = cs_sim_register(sim, on_bif, c);
     c->h_signal = cs_sim_register(sim, on_signal, c);
-    *out = c->net = cs_net_new_custom(&cell_ops, c, topo);
+    *out = c->net = cs_net_new_engine(&cell_ops, c, topo);
     return CS_OK;
 }
 
 int cs_cell_eib_crossings(const cs_net_t *n, const cs_cell_crossing_t **list)
 {
-    const cell_t *c = cs_net_custom_impl(n);
+    const cell_t *c = cs_net_impl_of(n, &cell_ops);
     if (!c) {
         *list = NULL;
         return 0;
@@ -781,13 +781,13 @@ int cs_cell_eib_crossings(const cs_net_t *n, const cs_cell_crossing_t **list)
 
 int64_t cs_cell_eib_late_gets(const cs_net_t *n)
 {
-    const cell_t *c = cs_net_custom_impl(n);
+    const cell_t *c = cs_net_impl_of(n, &cell_ops);
     return c ? c->late_gets : 0;
 }
 
 int cs_cell_eib_peak_transfers(const cs_net_t *n)
 {
-    const cell_t *c = cs_net_custom_impl(n);
+    const cell_t *c = cs_net_impl_of(n, &cell_ops);
     if (!c)
         return 0;
     return c->chip[0].peak > c->chip[1].peak ? c->chip[0].peak : c->chip[1].peak;
@@ -795,6 +795,6 @@ int cs_cell_eib_peak_transfers(const cs_net_t *n)
 
 int cs_cell_eib_peak_data_transfers(const cs_net_t *n)
 {
-    const cell_t *c = cs_net_custom_impl(n);
+    const cell_t *c = cs_net_impl_of(n, &cell_ops);
     return c ? c->dma_peak : 0;
 }

@@ -74,6 +74,8 @@ typedef struct cs_cell_crossing {
     int64_t bytes;
     cs_tick_t start;
 } cs_cell_crossing_t;
+/* The accessors here read the EIB's state through cs_net_impl_of: on another
+ * engine (or NULL) they return 0 (crossings: an empty list). */
 int cs_cell_eib_crossings(const cs_net_t *n, const cs_cell_crossing_t **list);
 /* Gets the engine started before their recv was posted, because nothing
  * else could move (a program that posts recvs after its sends complete). */

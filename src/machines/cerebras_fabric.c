@@ -819,13 +819,13 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     }
     f->h_eval = cs_sim_register(sim, on_eval, f);
     f->h_arr = cs_sim_register(sim, on_arr, f);
-    *out = f->net = cs_net_new_custom(&fabric_ops, f, topo);
+    *out = f->net = cs_net_new_engine(&fabric_ops, f, topo);
     return CS_OK;
 }
 
 int cs_fabric_configs_peak(const cs_net_t *n, int *router)
 {
-    const fabric_t *f = cs_net_custom_impl(n);
+    const fabric_t *f = cs_net_impl_of(n, &fabric_ops);
     if (!f)
         return 0;
     if (router)
@@ -835,7 +835,7 @@ int cs_fabric_configs_peak(const cs_net_t *n, int *router)
 
 int cs_fabric_colors_peak(const cs_net_t *n, int *router, cs_tick_t *when)
 {
-    const fabric_t *f = cs_net_custom_impl(n);
+    const fabric_t *f = cs_net_impl_of(n, &fabric_ops);
     if (!f)
         return 0;
     if (router)

@@ -44,6 +44,8 @@ typedef struct cs_fabric_params {
 int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t *sim,
                   const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
 
+/* The accessors below read the fabric's state through cs_net_impl_of: on
+ * another engine (or NULL) they return 0 and leave the out-parameters. */
 /* After a run: the most colors live at one router at once, and where. */
 int cs_fabric_colors_peak(const cs_net_t *n, int *router, cs_tick_t *when);
 /* After a run: the most configurations one color went through at one

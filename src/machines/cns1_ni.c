@@ -436,13 +436,13 @@ int cs_cns1_ni_new(const cs_cns1_params_t *cp, const cs_topo_t *topo, cs_sim_t *
     c->h_arrive = cs_sim_register(sim, on_arrive, c);
     c->h_recvd = cs_sim_register(sim, on_recvd, c);
     c->h_local = cs_sim_register(sim, on_local, c);
-    *out = c->net = cs_net_new_custom(&cns1_ops, c, topo);
+    *out = c->net = cs_net_new_engine(&cns1_ops, c, topo);
     return CS_OK;
 }
 
 int64_t cs_cns1_ni_sent(const cs_net_t *n, int node, int64_t *send_overhead_cycles)
 {
-    const cns1_t *c = cs_net_custom_impl(n);
+    const cns1_t *c = cs_net_impl_of(n, &cns1_ops);
     if (!c || node < 0 || node >= c->nnodes)
         return 0;
     if (send_overhead_cycles)

@@ -46,7 +46,8 @@ int cs_cns1_ni_new(const cs_cns1_params_t *cp, const cs_topo_t *topo, cs_sim_t *
                    const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
 
 /* After a run: NI messages node `node` sent, and CPU cycles it spent in send
- * overheads. */
+ * overheads.  0 (out-parameter untouched) on another engine, NULL or a node
+ * out of range. */
 int64_t cs_cns1_ni_sent(const cs_net_t *n, int node, int64_t *send_overhead_cycles);
 
 #endif

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ENGINE_NAME "groq scheduler"
 #define NONE (-1)
 
 typedef struct ival {
@@ -790,7 +789,7 @@ static void gs_free(void *impl)
 }
 
 static const cs_net_ops_t groq_ops = {
-    .name = ENGINE_NAME,
+    .name = "groq scheduler",
     .has_mcast = 0,
     .post = gs_post,
     .gate = gs_gate,
@@ -831,15 +830,14 @@ int cs_groq_sched_new(const cs_groq_t *g, cs_sim_t *sim, const cs_net_hooks_t *h
     s->h_arrive = cs_sim_register(sim, on_arrive, s);
     s->h_done = cs_sim_register(sim, on_done, s);
     s->h_local = cs_sim_register(sim, on_local, s);
-    *out = s->net = cs_net_new_custom(&groq_ops, s, g->topo);
+    *out = s->net = cs_net_new_engine(&groq_ops, s, g->topo);
     return CS_OK;
 }
 
 void cs_groq_sched_stats(const cs_net_t *n, cs_groq_stats_t *out)
 {
+    const sched_t *s = cs_net_impl_of(n, &groq_ops);
     memset(out, 0, sizeof *out);
-    if (!n || strcmp(cs_net_engine_name(n), ENGINE_NAME) != 0)
-        return;
-    const sched_t *s = cs_net_custom_impl(n);
-    *out = s->st;
+    if (s)
+        *out = s->st;
 }

@@ -51,6 +51,8 @@ typedef struct cs_groq_stats {
     double sram_wait;        /* ticks vectors waited in intermediate SRAM beyond the hop */
     int64_t max_intervals;   /* largest calendar (intervals on one link direction) */
 } cs_groq_stats_t;
+/* The scheduler's counters after a run; all zero if `n` is another engine
+ * or NULL (checked with cs_net_impl_of). */
 void cs_groq_sched_stats(const cs_net_t *n, cs_groq_stats_t *out);
 
 #endif

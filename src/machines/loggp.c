@@ -515,7 +515,7 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     n->h_done = cs_sim_register(sim, on_done, n);
     n->h_release = cs_sim_register(sim, on_release, n);
     n->h_local = cs_sim_register(sim, on_local, n);
-    *out = n->net = cs_net_new_custom(&loggp_ops, n, lm->topo);
+    *out = n->net = cs_net_new_engine(&loggp_ops, n, lm->topo);
     return CS_OK;
 }
 
@@ -592,7 +592,7 @@ static void fmt_ns(double s, char *buf, size_t len) { snprintf(buf, len, "%.12gn
 
 static void loggp_report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
 {
-    const loggp_net_t *n = net ? cs_net_custom_impl(net) : NULL;
+    const loggp_net_t *n = cs_net_impl_of(net, &loggp_ops);
     (void)m;
     if (!n)
         return;

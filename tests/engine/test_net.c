@@ -404,3 +404,145 @@ Test(net, buckets_conserve_bytes)
         cs_topo_free(s.topo);
     }
 }
+
+/* ---- the engine interface ------------------------------------------------- */
+
+/* A stand-in machine engine: records what the handle forwards to it. */
+typedef struct fake_engine {
+    int posts, gates;
+    int last_dst;
+    int64_t last_rate;
+} fake_engine_t;
+
+static int fake_freed;
+
+static uint32_t fake_post(void *impl, int src, int ndst, const int *dst, int64_t bytes,
+                          int64_t gate_bytes, int watch, const uint64_t *users)
+{
+    fake_engine_t *f = impl;
+    (void)src, (void)bytes, (void)gate_bytes, (void)watch, (void)users;
+    cr_assert_eq(ndst, 1);
+    f->last_dst = dst[0];
+    return (uint32_t)f->posts++;
+}
+static void fake_gate(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate)
+{
+    fake_engine_t *f = impl;
+    (void)msg, (void)gate_bytes;
+    f->gates++;
+    f->last_rate = rate;
+}
+static int64_t fake_active(const void *impl) { return ((const fake_engine_t *)impl)->posts; }
+static int fake_explain(const void *impl, cs_error_t *err)
+{
+    (void)impl;
+    return cs_error_set(err, CS_ERR_DEADLOCK, "fake");
+}
+static const cs_chan_stats_t *fake_stats(const void *impl, int chan)
+{
+    static const cs_chan_stats_t zero;
+    (void)impl, (void)chan;
+    return &zero;
+}
+static void fake_free(void *impl)
+{
+    (void)impl;
+    fake_freed++;
+}
+
+static const cs_net_ops_t fake_ops = {
+    .name = "fake engine",
+    .post = fake_post,
+    .gate = fake_gate,
+    .active = fake_active,
+    .explain_stuck = fake_explain,
+    .chan_stats = fake_stats,
+    .free = fake_free,
+};
+/* The same entries under another table: identity is the table's address. */
+static const cs_net_ops_t fake_ops_twin = {
+    .name = "fake engine",
+    .post = fake_post,
+    .gate = fake_gate,
+    .active = fake_active,
+    .explain_stuck = fake_explain,
+    .chan_stats = fake_stats,
+    .free = fake_free,
+};
+
+/* cs_net_impl_of hands an engine's state only to the table that engine
+ * implements: NULL for the other mode, for a machine engine's table, for a
+ * twin table with the same name and entries, and for no engine at all. */
+Test(net, impl_of_is_checked)
+{
+    cs_topo_t *topo;
+    cs_error_t err;
+    cs_net_params_t np;
+    cs_net_t *chan[2], *fake;
+    fake_engine_t f = {0};
+    cs_topo_new_line(3, &topo, &err);
+    cs_net_params_default(&np);
+    cs_sim_t *s = cs_sim_new(CS_QUEUE_DEFAULT);
+    for (int mi = 0; mi < 2; mi++)
+        cr_assert_eq(cs_net_new(s, topo, &np, modes[mi], NULL, &chan[mi], &err), CS_OK);
+    fake = cs_net_new_engine(&fake_ops, &f, topo);
+
+    for (int mi = 0; mi < 2; mi++) {
+        const cs_net_ops_t *own = cs_net_channel_ops(modes[mi]);
+        const cs_net_ops_t *other = cs_net_channel_ops(modes[1 - mi]);
+        cr_assert_neq(own, other);
+        cr_assert_not_null(cs_net_impl_of(chan[mi], own), "mode %d", mi);
+        cr_assert_null(cs_net_impl_of(chan[mi], other), "mode %d got the other mode's state", mi);
+        cr_assert_null(cs_net_impl_of(chan[mi], &fake_ops), "mode %d", mi);
+        cr_assert_null(cs_net_impl_of(fake, own), "the fake engine passed for mode %d", mi);
+        cr_assert_str_eq(cs_net_engine_name(chan[mi]), cs_net_mode_name(modes[mi]));
+        cr_assert_eq(cs_net_mode(chan[mi]), modes[mi]);
+    }
+    cr_assert_eq(cs_net_impl_of(fake, &fake_ops), &f);
+    cr_assert_null(cs_net_impl_of(fake, &fake_ops_twin), "a twin table is another engine");
+    cr_assert_null(cs_net_impl_of(NULL, &fake_ops));
+
+    /* the handle forwards every call to the table */
+    cr_assert_str_eq(cs_net_engine_name(fake), "fake engine");
+    cr_assert_eq(cs_net_mode(fake), CS_NET_PACKET, "machine engines report mode packet");
+    cr_assert_eq(cs_net_has_mcast(fake), 0);
+    cr_assert_eq(cs_net_late_release(fake), 0);
+    cr_assert_eq(cs_net_post(fake, 0, 2, 10, 10, 0, 7), 0u);
+    cr_assert_eq(f.last_dst, 2);
+    cs_net_gate_rate(fake, 0, 5, 3);
+    cr_assert_eq(f.gates, 1);
+    cr_assert_eq(f.last_rate, 3);
+    cs_net_gate(fake, 0, 6);
+    cr_assert_eq(f.last_rate, 0, "cs_net_gate is a gate without slope");
+    cr_assert_eq(cs_net_active(fake), 1);
+    cr_assert_eq(cs_net_error(fake, &err), CS_OK, "no error entry: no error");
+    cr_assert_eq(cs_net_idle(fake), 0);
+    cr_assert_eq(cs_net_cpu(fake, 1, 100, 5), 105, "no cpu entry: a calc takes its ticks");
+    cr_assert_eq(cs_net_explain_stuck(fake, &err), CS_ERR_DEADLOCK);
+    fake_freed = 0;
+    cs_net_free(fake);
+    cr_assert_eq(fake_freed, 1);
+
+    for (int mi = 0; mi < 2; mi++)
+        cs_net_free(chan[mi]);
+    cs_sim_free(s);
+    cs_topo_free(topo);
+}
+
+/* --mode names round-trip through the mode table. */
+Test(net, mode_names)
+{
+    cs_error_t err;
+    for (int mi = 0; mi < 2; mi++) {
+        cs_net_mode_t m;
+        cr_assert_eq(cs_net_parse_mode(cs_net_mode_name(modes[mi]), &m, &err), CS_OK);
+        cr_assert_eq(m, modes[mi]);
+        cr_assert_eq(cs_net_channel_ops(modes[mi])->mode, modes[mi]);
+    }
+    cr_assert_str_eq(cs_net_mode_name(CS_NET_PACKET), "packet");
+    cr_assert_str_eq(cs_net_mode_name(CS_NET_FLUID), "fluid");
+    cs_net_mode_t m;
+    cr_assert_eq(cs_net_parse_mode("flow", &m, &err), CS_ERR_USAGE);
+    cr_assert_str_eq(err.msg, "unknown mode \"flow\"; valid modes: packet, fluid");
+    cr_assert_eq(cs_net_mode_max_units(CS_NET_PACKET), (int64_t)UINT32_MAX);
+}
