@@ -52,7 +52,7 @@ void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *
     char buf[64];
     int top[REPORT_TOP_CHANNELS];
 
-    int n = cs_report_busiest_channels(r->net, cs_topo_channels(t), top, REPORT_TOP_CHANNELS);
+    int n = cs_net_busiest_channels(r->net, cs_topo_channels(t), top, REPORT_TOP_CHANNELS);
     if (n == 0) {
         fprintf(f, "channels  none carried traffic\n");
         return;
@@ -90,42 +90,6 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
         fprintf(f, ", root %d", ca->root);
     fprintf(f, ", order %s\n", c->order_name);
     fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
-}
-
-/* Ranks the channels by busy ticks, then bytes, then id (lowest first), so
- * that the list is deterministic. */
-static int report_chan_before(const cs_chan_stats_t *x, int xi, const cs_chan_stats_t *y, int yi)
-{
-    if (x->busy != y->busy)
-        return x->busy > y->busy;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes;
-    return xi < yi;
-}
-
-/* The busiest channels.  One pass with insertion into a tiny
- * sorted array: O(channels * n). */
-int cs_report_busiest_channels(const cs_net_t *net, int nchan, int *top, int n)
-{
-    int count = 0;
-    if (!net)
-        return 0;
-    for (int c = 0; c < nchan; c++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
-        if (!s || (s->bytes == 0 && s->busy == 0))
-            continue;
-        int pos = count;
-        while (pos > 0 && report_chan_before(s, c, cs_net_chan_stats(net, top[pos - 1]), top[pos - 1]))
-            pos--;
-        if (pos >= n)
-            continue;
-        int last = count < n ? count : n - 1;
-        memmove(top + pos + 1, top + pos, (size_t)(last - pos) * sizeof *top);
-        top[pos] = c;
-        if (count < n)
-            count++;
-    }
-    return count;
 }
 
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,

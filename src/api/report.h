@@ -30,19 +30,15 @@ void cs_report_program(FILE *f, const char *name, const cs_program_t *p);
 void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated);
 /* The lines `messages`, `finish`, `events` and the machine's own. */
 void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
-/* The `wall` line (with_timing 0: "not shown"). */
-void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
-/* The busiest channels table. */
-void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
-/* Fills top[] with the ids of the busiest channels of net that carried
- * traffic (most busy ticks first, then most bytes, then lowest id); returns
- * how many (at most n, none for a NULL net). */
 /* The `model` lines (--predict): the machine's closed-form model of
  * collective c (cs_request_model) beside the simulated finish, one line per
  * form of the formula, or "none" and why. */
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated);
-int cs_report_busiest_channels(const cs_net_t *net, int nchan, int *top, int n);
+/* The `wall` line (with_timing 0: "not shown"). */
+void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
+/* The busiest channels table (cs_net_busiest_channels). */
+void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
 
 /* The JSON result (docs/json.md) to f; with_timing 0 writes the wall time
  * as 0.  Errors of io/result_json. */

@@ -8,6 +8,7 @@
 #include "engine/net_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 cs_net_t *cs_net_new_engine(const cs_net_ops_t *ops, void *impl, const cs_topo_t *topo)
 {
@@ -90,6 +91,39 @@ cs_tick_t cs_net_cpu(cs_net_t *n, int node, cs_tick_t now, cs_tick_t ticks)
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan)
 {
     return n->ops->chan_stats(n->impl, chan);
+}
+
+/* Whether channel x (stats sx) ranks before channel y among the busiest. */
+static int busier(const cs_chan_stats_t *sx, int x, const cs_chan_stats_t *sy, int y)
+{
+    if (sx->busy != sy->busy)
+        return sx->busy > sy->busy;
+    if (sx->bytes != sy->bytes)
+        return sx->bytes > sy->bytes;
+    return x < y;
+}
+
+int cs_net_busiest_channels(const cs_net_t *n, int nchan, int *top, int count)
+{
+    int have = 0;
+    if (!n)
+        return 0;
+    for (int c = 0; c < nchan; c++) {
+        const cs_chan_stats_t *s = cs_net_chan_stats(n, c);
+        if (!s || (s->bytes == 0 && s->busy == 0))
+            continue;
+        int pos = have;
+        while (pos > 0 && busier(s, c, cs_net_chan_stats(n, top[pos - 1]), top[pos - 1]))
+            pos--;
+        if (pos >= count)
+            continue;
+        int last = have < count ? have : count - 1;
+        memmove(top + pos + 1, top + pos, (size_t)(last - pos) * sizeof *top);
+        top[pos] = c;
+        if (have < count)
+            have++;
+    }
+    return have;
 }
 
 /* ---- time buckets ---------------------------------------------------------- */

@@ -87,35 +87,6 @@ static int by_start(const void *a, const void *b)
     return x->op < y->op ? -1 : x->op > y->op;
 }
 
-/* The busiest channels by busy ticks (then bytes, then id). */
-static int top_channels(const cs_net_t *net, int nchans, int *top, int n)
-{
-    int count = 0;
-    for (int c = 0; c < nchans; c++) {
-        const cs_chan_stats_t *s = cs_net_chan_stats(net, c);
-        if (!s || (s->busy == 0 && s->bytes == 0))
-            continue;
-        int pos = count;
-        while (pos > 0) {
-            const cs_chan_stats_t *q = cs_net_chan_stats(net, top[pos - 1]);
-            int before = s->busy != q->busy ? s->busy > q->busy
-                         : s->bytes != q->bytes ? s->bytes > q->bytes
-                                                : c < top[pos - 1];
-            if (!before)
-                break;
-            pos--;
-        }
-        if (pos >= n)
-            continue;
-        int last = count < n ? count : n - 1;
-        memmove(top + pos + 1, top + pos, (size_t)(last - pos) * sizeof *top);
-        top[pos] = c;
-        if (count < n)
-            count++;
-    }
-    return count;
-}
-
 int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_t *p,
                       const cs_exec_result_t *r, const cs_timeline_opts_t *o,
                       cs_timeline_info_t *info, cs_error_t *err)
@@ -323,7 +294,7 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     /* link counters */
     if (ncount > 0) {
         int *top = cs_malloc((size_t)ncount * sizeof *top);
-        int nt = top_channels(r->net, cs_topo_channels(m->topo), top, ncount);
+        int nt = cs_net_busiest_channels(r->net, cs_topo_channels(m->topo), top, ncount);
         cs_tick_t w = cs_chanrec_width(rec);
         tl_begin_event(&t);
         fputs("{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":"
