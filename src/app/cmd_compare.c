@@ -11,7 +11,7 @@
  * exit status is that of the first failure.
  *
  * Without --machines, one representative configuration of every machine
- * type that has one (compare_defaults), in registry order.
+ * type (its table's `example`), in registry order.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,18 +28,6 @@
 #include "io/result_json.h"
 
 #define COMPARE_MAX_MACHINES 64
-
-/* One representative configuration per machine type: what `compare` runs
- * without --machines, for the types the registry has. */
-static const char *const compare_defaults[][2] = {
-    {"alphabeta", "alphabeta:topo=torus,rows=8,cols=8"},
-    {"cerebras", "cerebras:rows=8,cols=8"},
-    {"cns1", "cns1:rings=2"},
-    {"groq", "groq:nodes=8"},
-    {"cell", "cell:chips=2"},
-    {"loggp", "loggp:p=64"},
-};
-#define COMPARE_NDEFAULTS ((int)(sizeof compare_defaults / sizeof compare_defaults[0]))
 
 typedef struct compare_args {
     cs_request_t req; /* the collective, mode; the machine is set per row */
@@ -80,8 +68,11 @@ static void compare_help(void)
            "\n"
            "      --machines LIST    machine specs separated by ';' (default: one\n"
            "                         representative configuration of every machine type:\n");
-    for (int i = 0; i < COMPARE_NDEFAULTS; i++)
-        printf("                           %s\n", compare_defaults[i][1]);
+    int ntypes;
+    const cs_machine_type_t *const *types = cs_machine_types(&ntypes);
+    for (int i = 0; i < ntypes; i++)
+        if (types[i]->example)
+            printf("                           %s\n", types[i]->example);
     printf("                         those registered in this build)\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "      --algo NAME        the algorithm (default: the collective's first)\n"
@@ -188,9 +179,8 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         int n;
         const cs_machine_type_t *const *types = cs_machine_types(&n);
         for (int t = 0; t < n; t++)
-            for (int d = 0; d < COMPARE_NDEFAULTS; d++)
-                if (!strcmp(types[t]->name, compare_defaults[d][0]))
-                    a->specs[a->nspecs++] = compare_defaults[d][1];
+            if (types[t]->example)
+                a->specs[a->nspecs++] = types[t]->example;
     }
 }
 

@@ -284,6 +284,7 @@ const cs_machine_type_t cs_machine_alphabeta = {
     .usage = "alphabeta:topo=line|ring|mesh|torus|complete|hypercube,p=N[,rows=R,cols=C]"
              "[,alpha=1us][,beta=1ns][,hop=0][,packet=4KiB][,buf=8][,tick=1ps][,reduce=0]",
     .keys = keys,
+    .example = "alphabeta:topo=torus,rows=8,cols=8",
     .create = create,
     .layout = cs_machine_layout_topo,
     .predict = predict,

@@ -195,6 +195,7 @@ const cs_machine_type_t cs_machine_cell = {
     .usage = "cell:chips=1|2[,issue=12.5ns][,flight=62.5ns][,hop=0][,bif_lat=0]"
              "[,bif_gap=27.5ns][,bif_bw=20.48GB/s][,put_max=1][,notify=ls|mailbox|signal][,signal_read=21.875ns][,add_cycles=3]",
     .keys = keys,
+    .example = "cell:chips=2",
     .create = create,
     .destroy = free,
     .net_new = net_new,

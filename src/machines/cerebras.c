@@ -173,6 +173,7 @@ const cs_machine_type_t cs_machine_cerebras = {
                "routers, ramps of T_R cycles, cycle-exact",
     .usage = "cerebras:rows=M,cols=N[,tr=2][,colors=24][,buf=2][,clock=1.1GHz] | cerebras:wafer",
     .keys = keys,
+    .example = "cerebras:rows=8,cols=8",
     .presets = presets,
     .create = create,
     .destroy = free,

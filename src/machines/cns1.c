@@ -164,6 +164,7 @@ const cs_machine_type_t cs_machine_cns1 = {
     .usage = "cns1:rings=R[,ring=32][,ov=5][,vlr=32][,cycle=8ns][,iface=single|double|fast]"
              "[,links=1x|2x][,bound=processor|link]",
     .keys = keys,
+    .example = "cns1:rings=2",
     .create = create,
     .destroy = free,
     .net_new = net_new,

@@ -863,6 +863,7 @@ const cs_machine_type_t cs_machine_groq = {
              "[,lane_gbps=25][,vector=320][,wire=328][,paths=1|K|auto][,even=0|1][,align=0|1]"
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,
+    .example = "groq:nodes=8",
     .create = create,
     .destroy = destroy,
     .net_new = net_new,

@@ -725,6 +725,7 @@ const cs_machine_type_t cs_machine_loggp = {
     .usage = "loggp:p=N[,L=2500][,o=1500][,g=1000][,G=6][,O=0][,S=65535][,tick=1ns][,reduce=0]"
              "[,unsafe=release|deadlock] (times in ns unless a unit is given; G, O, reduce per byte)",
     .keys = keys,
+    .example = "loggp:p=64",
     .create = create,
     .destroy = destroy_impl,
     .net_new = net_new,

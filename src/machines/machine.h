@@ -118,6 +118,10 @@ typedef struct cs_machine_type {
     const char *usage;
     /* the spec keys create reads, NULL-terminated; others are refused */
     const char *const *keys;
+    /* a representative configuration of the type, a full spec that runs
+     * the suite's collectives on some tens of ranks in well under a second
+     * (`collsim compare` runs it when no --machines are given) */
+    const char *example;
     /* named configurations, NULL-terminated pairs {name, "k=v,..."}:
      * "type:name[,k=v...]" expands to the pair's keys (then the rest) */
     const char *const *presets;
