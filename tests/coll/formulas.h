@@ -38,6 +38,7 @@
 
 /* ==== arithmetic, rank sets and program inspection ========================= */
 
+/* ceil(log2 x): the rounds of a binomial tree over x ranks (0 for x <= 1). */
 static inline int f_ceil_log2(int64_t x)
 {
     int k = 0;
@@ -46,8 +47,13 @@ static inline int f_ceil_log2(int64_t x)
     return k;
 }
 
-static inline int64_t f_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* ceil(a / b) for b > 0 */
+static inline int64_t f_cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
+/* the smallest s with s * s >= k (the thesis's default group size) */
 static inline int64_t f_ceil_sqrt(int64_t k)
 {
     int64_t s = 1;
@@ -56,6 +62,8 @@ static inline int64_t f_ceil_sqrt(int64_t k)
     return s;
 }
 
+/* The roots a sweep tries: 0, P/2 and P-1 as far as P allows; returns how
+ * many. */
 static inline int f_roots_of(int P, int *roots)
 {
     int n = 0;
@@ -134,8 +142,9 @@ static inline void ab_spec(char *buf, size_t len, const char *topo, int P, const
 }
 
 /* Runs and asserts success; returns the finish time. */
-static inline cs_tick_t ab_timed_on(const char *topo, int P, const ab_t *ab, const char *coll, const char *algo,
-                       int64_t bytes, int root, const char *opts, cs_net_mode_t mode)
+static inline cs_tick_t ab_timed_on(const char *topo, int P, const ab_t *ab, const char *coll,
+                                    const char *algo, int64_t bytes, int root, const char *opts,
+                                    cs_net_mode_t mode)
 {
     char s[256];
     ab_spec(s, sizeof s, topo, P, ab);
@@ -150,11 +159,14 @@ static inline cs_tick_t ab_timed(int P, const ab_t *ab, const char *coll, const 
 }
 
 /* one message of n bytes */
-static inline cs_tick_t ab_T(const ab_t *ab, int64_t n) { return ab->a + ab->b * n; }
+static inline cs_tick_t ab_T(const ab_t *ab, int64_t n)
+{
+    return ab->a + ab->b * n;
+}
 
-#define CHECK_TIME(got, want, fmt, ...)                                                      \
-    cr_assert_eq((got), (want), fmt ": %lld ticks, formula %lld", __VA_ARGS__,               \
-                 (long long)(got), (long long)(want))
+#define CHECK_TIME(got, want, fmt, ...)                                                            \
+    cr_assert_eq((got), (want), fmt ": %lld ticks, formula %lld", __VA_ARGS__, (long long)(got),   \
+                 (long long)(want))
 
 /* ---- the rooted collectives: sweeps shared by broadcast and reduce ------- */
 
@@ -173,7 +185,7 @@ static inline void tree_sweep(const char *coll)
                     cs_tick_t want = (ABS[k].a + ABS[k].b * n) * f_ceil_log2(P);
                     for (int ri = 0; ri < nr; ri++) {
                         cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, "binomial", n,
-                                              roots[ri], NULL, MODES[mi]);
+                                                    roots[ri], NULL, MODES[mi]);
                         cr_assert_eq(got, want,
                                      "%s/binomial P=%d n=%lld root=%d alpha=%s beta=%s %s: "
                                      "%lld ticks, formula %lld",
@@ -200,8 +212,8 @@ static inline void flat_sweep(const char *coll)
                     int64_t x = XS[xi];
                     cs_tick_t want = (cs_tick_t)(P - 1) * (ABS[k].a + ABS[k].b * x);
                     for (int ri = 0; ri < nr; ri++) {
-                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, "flat", x, roots[ri],
-                                              NULL, MODES[mi]);
+                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, "flat", x,
+                                                    roots[ri], NULL, MODES[mi]);
                         cr_assert_eq(got, want,
                                      "%s/flat P=%d size=%lld root=%d %s/%s %s: %lld vs %lld", coll,
                                      P, (long long)x, roots[ri], ABS[k].alpha, ABS[k].beta,
@@ -258,8 +270,9 @@ static inline void chain_sweep(const char *coll, const char *algo, const int *ks
                                 snprintf(opts, sizeof opts, "k=%d,seg=%lld", ks[ki],
                                          (long long)seg);
                             for (int ri = 0; ri < nr; ri++) {
-                                cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, algo, n,
-                                                      roots[ri], opts[0] ? opts : NULL, MODES[mi]);
+                                cs_tick_t got =
+                                    ab_timed_on("complete", P, &ABS[k], coll, algo, n, roots[ri],
+                                                opts[0] ? opts : NULL, MODES[mi]);
                                 cr_assert_eq(
                                     got, want, "%s/%s %s P=%d S=%lld root=%d %s: %lld vs %lld",
                                     coll, algo, opts, P, (long long)S, roots[ri],
@@ -292,8 +305,9 @@ static inline void segbin_sweep(const char *coll)
                     int64_t seg = 1500, S = SS[ci];
                     cs_tick_t want = S * f_ceil_log2(P) * (ABS[k].a + ABS[k].b * seg);
                     for (int ri = 0; ri < nr; ri++) {
-                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, "segmented-binomial",
-                                              seg * S, roots[ri], "seg=1500", MODES[mi]);
+                        cs_tick_t got =
+                            ab_timed_on("complete", P, &ABS[k], coll, "segmented-binomial", seg * S,
+                                        roots[ri], "seg=1500", MODES[mi]);
                         cr_assert_eq(got, want,
                                      "%s/segmented-binomial P=%d S=%lld root=%d %s: %lld vs %lld",
                                      coll, P, (long long)S, roots[ri], cs_net_mode_name(MODES[mi]),
@@ -368,12 +382,13 @@ static inline void rooted_validate_range(int from, int to)
                 snprintf(s, sizeof s, "alphabeta:topo=complete,p=%d", P);
                 for (int ri = 0; ri < nr; ri++) {
                     cs_net_mode_t mode = MODES[(ni + ri) % 2];
-                    h_run_t r = h_run(s, ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo, P, VN[ni], roots[ri],
-                                      ROOTED_ALGOS[i].opts, mode, 1);
-                    cr_assert_eq(r.rc, CS_OK, "%s/%s%s%s P=%d n=%lld root=%d %s: %s", ROOTED_ALGOS[i].coll,
-                                 ROOTED_ALGOS[i].algo, ROOTED_ALGOS[i].opts ? " " : "",
-                                 ROOTED_ALGOS[i].opts ? ROOTED_ALGOS[i].opts : "", P, (long long)VN[ni], roots[ri],
-                                 cs_net_mode_name(mode), r.err.msg);
+                    h_run_t r = h_run(s, ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo, P, VN[ni],
+                                      roots[ri], ROOTED_ALGOS[i].opts, mode, 1);
+                    cr_assert_eq(r.rc, CS_OK, "%s/%s%s%s P=%d n=%lld root=%d %s: %s",
+                                 ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo,
+                                 ROOTED_ALGOS[i].opts ? " " : "",
+                                 ROOTED_ALGOS[i].opts ? ROOTED_ALGOS[i].opts : "", P,
+                                 (long long)VN[ni], roots[ri], cs_net_mode_name(mode), r.err.msg);
                     h_done(&r);
                     runs++;
                 }
@@ -400,7 +415,10 @@ static inline void hybrid_shape(int P, int x, int *y, int *k)
 
 /* The paper's structural numbers: 16 SPEs, chips 0-7 and 8-15. */
 
-static inline int cell_crossing(int r, int s) { return (r < 8) != (s < 8); }
+static inline int cell_crossing(int r, int s)
+{
+    return (r < 8) != (s < 8);
+}
 
 /* Data messages (non-empty sends) between the two chips in the program. */
 static inline int cell_bif_messages(const cs_program_t *p)
@@ -414,8 +432,8 @@ static inline int cell_bif_messages(const cs_program_t *p)
     return c;
 }
 
-static inline cs_program_t *cell_build16(const char *coll, const char *algo, int64_t bytes, const char *opts,
-                             const cs_coll_hints_t *hints)
+static inline cs_program_t *cell_build16(const char *coll, const char *algo, int64_t bytes,
+                                         const char *opts, const cs_coll_hints_t *hints)
 {
     cs_program_t *p;
     h_run_t r;
@@ -460,8 +478,14 @@ typedef struct sym_ab {
 static const sym_ab_t SYM_ABS[] = {{1000, 1000}, {3000, 2000}, {500, 5000}, {20000, 1000}, {7, 3}};
 #define NSYM_ABS (sizeof SYM_ABS / sizeof *SYM_ABS)
 
-static inline int64_t sym_A(const sym_ab_t *p) { return p->alpha_ns * 1000; } /* ticks */
-static inline int64_t sym_B(const sym_ab_t *p) { return p->beta_ps; }         /* ticks per byte */
+static inline int64_t sym_A(const sym_ab_t *p)
+{
+    return p->alpha_ns * 1000;
+} /* ticks */
+static inline int64_t sym_B(const sym_ab_t *p)
+{
+    return p->beta_ps;
+} /* ticks per byte */
 
 static inline void sym_spec(char *buf, size_t len, const char *topo, int P, const sym_ab_t *p)
 {
@@ -471,8 +495,8 @@ static inline void sym_spec(char *buf, size_t len, const char *topo, int P, cons
 
 /* The formula: `expect` ticks for coll/algo at P, size, on a complete
  * network with parameters p, in both modes. */
-static inline void sym_expect_time(const char *coll, const char *algo, const char *opts, int P, int64_t size,
-                        const sym_ab_t *p, int64_t expect)
+static inline void sym_expect_time(const char *coll, const char *algo, const char *opts, int P,
+                                   int64_t size, const sym_ab_t *p, int64_t expect)
 {
     char spec[200];
     sym_spec(spec, sizeof spec, "complete", P, p);
@@ -535,11 +559,26 @@ static inline void th_spec(const th_machine_t *m, int P, char *buf, size_t len)
 }
 
 /* ticks are picoseconds */
-static inline int64_t th_A(const th_machine_t *m) { return m->a_ns * 1000; }
-static inline int64_t th_B(const th_machine_t *m) { return m->b_ps; }
-static inline int64_t th_D(const th_machine_t *m, int64_t n) { return th_A(m) + th_B(m) * n; }
-static inline int64_t th_U(const th_machine_t *m, int64_t n) { return m->U < n ? m->U : n; }
-static inline int64_t th_H(const th_machine_t *m) { return m->hop_ns * 1000; }
+static inline int64_t th_A(const th_machine_t *m)
+{
+    return m->a_ns * 1000;
+}
+static inline int64_t th_B(const th_machine_t *m)
+{
+    return m->b_ps;
+}
+static inline int64_t th_D(const th_machine_t *m, int64_t n)
+{
+    return th_A(m) + th_B(m) * n;
+}
+static inline int64_t th_U(const th_machine_t *m, int64_t n)
+{
+    return m->U < n ? m->U : n;
+}
+static inline int64_t th_H(const th_machine_t *m)
+{
+    return m->hop_ns * 1000;
+}
 
 /* ---- the derived alpha-beta costs ---------------------------------------- */
 
@@ -552,12 +591,18 @@ static inline int64_t t_chain(const th_machine_t *m, int P, int64_t n, int strea
 }
 
 /* Scalar: the root's one receive port takes P-1 whole vectors in turn. */
-static inline int64_t t_scalar(const th_machine_t *m, int P, int64_t n) { return (P - 1) * th_D(m, n); }
+static inline int64_t t_scalar(const th_machine_t *m, int P, int64_t n)
+{
+    return (P - 1) * th_D(m, n);
+}
 
 /* Tree: every PE receives its children back to back and each child's data
  * is complete when the port reaches it, so the root is busy for
  * ceil(log2 P) messages of D (the lecture's binomial time), streamed or not. */
-static inline int64_t t_tree(const th_machine_t *m, int P, int64_t n) { return f_ceil_log2(P) * th_D(m, n); }
+static inline int64_t t_tree(const th_machine_t *m, int P, int64_t n)
+{
+    return f_ceil_log2(P) * th_D(m, n);
+}
 
 /* Two-phase, store and forward: the longest path has S-1 links in the last
  * group and g-1 between leaders. */
@@ -593,7 +638,8 @@ static inline int64_t t_two_phase_stream(const th_machine_t *m, int P, int64_t S
     if (g == 2) {
         /* p0's own group (f PEs) may end before the last group: then the
          * last leader's stream enters p0 early and is the chain's last link */
-        int64_t c_f = t_chain(m, f, n, 1), c_s = th_A(m) + th_B(m) * n + (s - 1) * th_B(m) * th_U(m, n);
+        int64_t c_f = t_chain(m, f, n, 1),
+                c_s = th_A(m) + th_B(m) * n + (s - 1) * th_B(m) * th_U(m, n);
         return c_f + th_D(m, n) > c_s ? c_f + th_D(m, n) : c_s;
     }
     return 2 * th_D(m, n) + (s + g - 4) * th_B(m) * th_U(m, n);
@@ -652,10 +698,14 @@ static inline int64_t t_2d_chain(const th_machine_t *m, int R, int C, int64_t n,
 
 /* ---- running ---------------------------------------------------------------- */
 
-static inline const char *th_mode_name(cs_net_mode_t mode) { return mode == CS_NET_FLUID ? "fluid" : "packet"; }
+static inline const char *th_mode_name(cs_net_mode_t mode)
+{
+    return mode == CS_NET_FLUID ? "fluid" : "packet";
+}
 
-static inline void th_expect_time(const th_machine_t *m, const char *coll, const char *algo, int P, int64_t n,
-                        int root, const char *opts, cs_net_mode_t mode, int64_t want)
+static inline void th_expect_time(const th_machine_t *m, const char *coll, const char *algo, int P,
+                                  int64_t n, int root, const char *opts, cs_net_mode_t mode,
+                                  int64_t want)
 {
     char spec[256];
     th_spec(m, P, spec, sizeof spec);
@@ -682,19 +732,19 @@ static const int TH_PS[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16};
 static const int64_t TH_SIZES[] = {1, 10, 64, 100, 640, 1000, 4099};
 #define TH_NS (int)(sizeof TH_SIZES / sizeof *TH_SIZES)
 
-#define TH_SWEEP(...)                                                                    \
-    for (int mi = 0; mi < TH_NMACH; mi++)                                                 \
-        for (int md = 0; md < 2; md++)                                                 \
-            for (int pi = 0; pi < TH_NP; pi++)                                            \
-                for (int si = 0; si < TH_NS; si++)                                        \
-                    for (int st = 0; st < 2; st++) {                                   \
-                        const th_machine_t *m = &TH_MACHINES[mi];                                 \
-                        cs_net_mode_t mode = md ? CS_NET_FLUID : CS_NET_PACKET;        \
-                        int P = TH_PS[pi];                                                \
-                        int64_t n = TH_SIZES[si];                                         \
-                        const char *so = st ? "stream=1" : "stream=0";                 \
-                        (void)so;                                                      \
-                        __VA_ARGS__                                                    \
+#define TH_SWEEP(...)                                                                              \
+    for (int mi = 0; mi < TH_NMACH; mi++)                                                          \
+        for (int md = 0; md < 2; md++)                                                             \
+            for (int pi = 0; pi < TH_NP; pi++)                                                     \
+                for (int si = 0; si < TH_NS; si++)                                                 \
+                    for (int st = 0; st < 2; st++) {                                               \
+                        const th_machine_t *m = &TH_MACHINES[mi];                                  \
+                        cs_net_mode_t mode = md ? CS_NET_FLUID : CS_NET_PACKET;                    \
+                        int P = TH_PS[pi];                                                         \
+                        int64_t n = TH_SIZES[si];                                                  \
+                        const char *so = st ? "stream=1" : "stream=0";                             \
+                        (void)so;                                                                  \
+                        __VA_ARGS__                                                                \
                     }
 
 #endif

@@ -38,7 +38,7 @@ Test(symmetric_time, bucket_allgather_is_alpha_plus_beta_m_times_P_minus_1)
         for (size_t i = 0; i < sizeof Ps / sizeof *Ps; i++)
             for (size_t j = 0; j < sizeof ms / sizeof *ms; j++)
                 sym_expect_time("allgather", "ring", NULL, Ps[i], ms[j], &SYM_ABS[a],
-                            (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ms[j]) * (Ps[i] - 1));
+                                (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ms[j]) * (Ps[i] - 1));
 }
 
 /* Bruck allgather: ceil(log2 P) rounds, the last one carrying P - 2^(L-1)
@@ -55,7 +55,7 @@ Test(symmetric_time, bruck_allgather_any_P)
                 int P = Ps[i];
                 int64_t m = ms[j];
                 sym_expect_time("allgather", "bruck", NULL, P, m, p,
-                            sym_A(p) * f_ceil_log2(P) + sym_B(p) * m * (P - 1));
+                                sym_A(p) * f_ceil_log2(P) + sym_B(p) * m * (P - 1));
             }
 }
 
@@ -161,7 +161,7 @@ Test(papers, hybrid_allgather_is_log2P_plus_k_rounds)
                         cs_tick_t want = (lg + kk) * ABS[k].a +
                                          ABS[k].b * m * ((int64_t)P - 1 + (int64_t)kk * P);
                         cs_tick_t got = ab_timed(P, &ABS[k], "allgather", "hybrid", m, 0,
-                                              x ? opts : NULL, MODES[mi]);
+                                                 x ? opts : NULL, MODES[mi]);
                         CHECK_TIME(got, want, "allgather/hybrid P=%d x=%d (y=%d) m=%lld %s", P, x,
                                    y, (long long)m, cs_net_mode_name(MODES[mi]));
                     }
@@ -178,7 +178,8 @@ Test(papers, cell_hybrid_allgather_bif_messages)
         char opts[16];
         snprintf(opts, sizeof opts, "x=%d", x);
         cs_program_t *p = cell_build16("allgather", "hybrid", 1024, opts, NULL);
-        cr_expect_eq(cell_bif_messages(p), want[x], "hybrid x=%d: %d BIF messages", x, cell_bif_messages(p));
+        cr_expect_eq(cell_bif_messages(p), want[x], "hybrid x=%d: %d BIF messages", x,
+                     cell_bif_messages(p));
         cs_program_free(p);
     }
     /* the paper's names hybrid-x-y as options */
@@ -240,7 +241,7 @@ Test(papers, cns_ring_is_P_minus_1_steps)
                         int P = PS[pi];
                         cs_tick_t want = (P - 1) * ab_T(&ABS[k], MS[mi_]);
                         cs_tick_t got = ab_timed(P, &ABS[k], "allgather", "cns-ring", MS[mi_], 0,
-                                              OPTS[oi], MODES[mi]);
+                                                 OPTS[oi], MODES[mi]);
                         CHECK_TIME(got, want, "cns-ring P=%d m=%lld %s %s", P,
                                    (long long)MS[mi_], OPTS[oi] ? OPTS[oi] : "",
                                    cs_net_mode_name(MODES[mi]));
@@ -267,7 +268,7 @@ Test(papers, cns_two_way_on_one_port_nodes_is_P_minus_1_steps)
                         int P = PS[pi];
                         cs_tick_t want = (P - 1) * ab_T(&ABS[k], MS[mi_]);
                         cs_tick_t got = ab_timed(P, &ABS[k], "allgather", "cns-two-way", MS[mi_], 0,
-                                              OPTS[oi], MODES[mi]);
+                                                 OPTS[oi], MODES[mi]);
                         CHECK_TIME(got, want, "cns-two-way P=%d m=%lld %s %s", P,
                                    (long long)MS[mi_], OPTS[oi] ? OPTS[oi] : "",
                                    cs_net_mode_name(MODES[mi]));

@@ -43,7 +43,7 @@ Test(symmetric_time, ring_allreduce_is_2_P_minus_1_alpha_plus_beta_n_over_P)
                 int P = Ps[i];
                 int64_t n = qs[j] * P;
                 sym_expect_time("allreduce", "ring", NULL, P, n, &SYM_ABS[a],
-                            2 * (P - 1) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * n / P));
+                                2 * (P - 1) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * n / P));
             }
 }
 
@@ -58,21 +58,25 @@ Test(symmetric_time, recursive_doubling_and_halving_on_powers_of_two)
                 int P = Ps[i], L = f_ceil_log2(P);
                 int64_t m = sizes[j], n = sizes[j];
                 /* allgather rdb and reduce-scatter halving: alpha log P + beta m (P-1) */
-                sym_expect_time("allgather", "rdb", NULL, P, m, p, sym_A(p) * L + sym_B(p) * m * (P - 1));
+                sym_expect_time("allgather", "rdb", NULL, P, m, p,
+                                sym_A(p) * L + sym_B(p) * m * (P - 1));
                 sym_expect_time("reduce-scatter", "recursive-halving", NULL, P, m, p,
-                            sym_A(p) * L + sym_B(p) * m * (P - 1));
+                                sym_A(p) * L + sym_B(p) * m * (P - 1));
                 /* allgather gather + broadcast: the gather as above, then
                  * log P rounds of the whole P m buffer */
                 sym_expect_time("allgather", "gather-bcast", NULL, P, m, p,
-                            sym_A(p) * L + sym_B(p) * m * (P - 1) + (sym_A(p) + sym_B(p) * m * P) * L);
+                                sym_A(p) * L + sym_B(p) * m * (P - 1) +
+                                    (sym_A(p) + sym_B(p) * m * P) * L);
                 /* allreduce rdb and reduce + broadcast on the whole vector */
                 sym_expect_time("allreduce", "rdb", NULL, P, n, p, (sym_A(p) + sym_B(p) * n) * L);
-                sym_expect_time("allreduce", "reduce-bcast", NULL, P, n, p, 2 * (sym_A(p) + sym_B(p) * n) * L);
-                sym_expect_time("allreduce", "butterfly", NULL, P, n, p, (sym_A(p) + sym_B(p) * n) * L);
+                sym_expect_time("allreduce", "reduce-bcast", NULL, P, n, p,
+                                2 * (sym_A(p) + sym_B(p) * n) * L);
+                sym_expect_time("allreduce", "butterfly", NULL, P, n, p,
+                                (sym_A(p) + sym_B(p) * n) * L);
                 /* Rabenseifner: 2 alpha log P + 2 beta n (P-1)/P when P | n */
                 if (n % P == 0)
                     sym_expect_time("allreduce", "rabenseifner", NULL, P, n, p,
-                                2 * sym_A(p) * L + 2 * sym_B(p) * n / P * (P - 1));
+                                    2 * sym_A(p) * L + 2 * sym_B(p) * n / P * (P - 1));
                 sym_expect_time("barrier", "rdb", NULL, P, 0, p, (sym_A(p) + sym_B(p)) * L);
                 sym_expect_time("barrier", "tree", NULL, P, 0, p, 2 * (sym_A(p) + sym_B(p)) * L);
             }
@@ -98,7 +102,8 @@ Test(symmetric_time, folding_for_any_P)
             sym_expect_time("allgather", "rdb", NULL, P, m, p, ends + body);
             sym_expect_time("reduce-scatter", "recursive-halving", NULL, P, m, p, ends + body);
             /* whole vectors: two more messages of n bytes */
-            sym_expect_time("allreduce", "rdb", NULL, P, n, p, (Lf + 2) * (sym_A(p) + sym_B(p) * n));
+            sym_expect_time("allreduce", "rdb", NULL, P, n, p,
+                            (Lf + 2) * (sym_A(p) + sym_B(p) * n));
             sym_expect_time("barrier", "rdb", NULL, P, 0, p, (Lf + 2) * (sym_A(p) + sym_B(p)));
             /* Rabenseifner over Pp pieces (Pp divides n = 8000 for Pp <= 64).
              * The formula is the critical path through the folded pair; the
@@ -107,7 +112,8 @@ Test(symmetric_time, folding_for_any_P)
              * longer (P = 5 with alpha = 7 ns, beta = 3 ps: 1000 ticks), so
              * the check allows up to one piece message more. */
             {
-                int64_t f = 2 * (sym_A(p) + sym_B(p) * n) + 2 * Lf * sym_A(p) + 2 * sym_B(p) * n / Pp * (Pp - 1);
+                int64_t f = 2 * (sym_A(p) + sym_B(p) * n) + 2 * Lf * sym_A(p) +
+                            2 * sym_B(p) * n / Pp * (Pp - 1);
                 char spec[200];
                 sym_spec(spec, sizeof spec, "complete", P, p);
                 for (size_t mi = 0; mi < 2; mi++) {
@@ -120,8 +126,9 @@ Test(symmetric_time, folding_for_any_P)
             }
             /* binomial trees: ceil(log2 P) rounds each way, any P */
             sym_expect_time("allreduce", "reduce-bcast", NULL, P, n, p,
-                        2 * f_ceil_log2(P) * (sym_A(p) + sym_B(p) * n));
-            sym_expect_time("barrier", "tree", NULL, P, 0, p, 2 * f_ceil_log2(P) * (sym_A(p) + sym_B(p)));
+                            2 * f_ceil_log2(P) * (sym_A(p) + sym_B(p) * n));
+            sym_expect_time("barrier", "tree", NULL, P, 0, p,
+                            2 * f_ceil_log2(P) * (sym_A(p) + sym_B(p)));
         }
 }
 
@@ -146,7 +153,7 @@ Test(symmetric_time, butterfly_folds_any_P)
             cmax = (P - Pg + Pg - 1) / Pg;
             snprintf(opts, sizeof opts, "g=%d", G);
             sym_expect_time("allreduce", "butterfly", opts, P, n, p,
-                        (2 * cmax + L * (G - 1)) * (sym_A(p) + sym_B(p) * n));
+                            (2 * cmax + L * (G - 1)) * (sym_A(p) + sym_B(p) * n));
         }
 }
 
@@ -167,10 +174,10 @@ Test(symmetric_time, butterfly_group_size_G)
                     P *= G;
                 snprintf(opts, sizeof opts, "g=%d", G);
                 sym_expect_time("allreduce", "butterfly", opts, P, n, p,
-                            (int64_t)L * (G - 1) * (sym_A(p) + sym_B(p) * n));
+                                (int64_t)L * (G - 1) * (sym_A(p) + sym_B(p) * n));
                 snprintf(opts, sizeof opts, "g=%d,inner=ring", G);
                 sym_expect_time("allreduce", "butterfly", opts, P, n, p,
-                            (int64_t)L * 2 * (G - 1) * (sym_A(p) + sym_B(p) * n / G));
+                                (int64_t)L * 2 * (G - 1) * (sym_A(p) + sym_B(p) * n / G));
             }
 }
 
@@ -217,8 +224,9 @@ Test(symmetric_time, gateway_allreduce_stages)
     for (size_t a = 0; a < NSYM_ABS; a++)
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
             for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
-                sym_expect_time("allreduce", "gateway", cases[i].opts, cases[i].P, ns[j], &SYM_ABS[a],
-                            cases[i].stages * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ns[j]));
+                sym_expect_time(
+                    "allreduce", "gateway", cases[i].opts, cases[i].P, ns[j], &SYM_ABS[a],
+                    cases[i].stages * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ns[j]));
 }
 
 /* The sends between groups of a run: from -> to pairs, at most `max`. */
@@ -372,7 +380,7 @@ Test(papers, hybrid_a_is_2k_plus_log2y_rounds_of_n_for_any_P)
                     for (int mi = 0; mi < 2; mi++) {
                         cs_tick_t want = (2 * kk + f_ceil_log2(y)) * ab_T(&ABS[k], NS[ni]);
                         cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "hybrid-a", NS[ni], 0,
-                                              x ? opts : NULL, MODES[mi]);
+                                                 x ? opts : NULL, MODES[mi]);
                         CHECK_TIME(got, want, "allreduce/hybrid-a P=%d x=%d (y=%d k=%d) n=%lld %s",
                                    P, x, y, kk, (long long)NS[ni], cs_net_mode_name(MODES[mi]));
                     }
@@ -399,7 +407,7 @@ Test(papers, hybrid_b_is_reduce_scatter_plus_hybrid_allgather)
                         cs_tick_t want = (2 * lg + kk) * ABS[k].a +
                                          ABS[k].b * (2 * (n - n / P) + kk * n);
                         cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "hybrid-b", n, 0,
-                                              x ? opts : NULL, MODES[mi]);
+                                                 x ? opts : NULL, MODES[mi]);
                         CHECK_TIME(got, want, "allreduce/hybrid-b P=%d x=%d n=%lld %s", P, x,
                                    (long long)n, cs_net_mode_name(MODES[mi]));
                     }
@@ -470,7 +478,7 @@ Test(papers, rdb_barrier_is_L_rounds_plus_barriers)
                         snprintf(opts, sizeof opts, "every=%d", every);
                         cs_tick_t want = L * ab_T(&ABS[k], NS[ni]) + (L / every) * L * ABS[k].a;
                         cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "rdb-barrier", NS[ni], 0,
-                                              opts, MODES[mi]);
+                                                 opts, MODES[mi]);
                         CHECK_TIME(got, want, "rdb-barrier P=%d every=%d n=%lld %s", P, every,
                                    (long long)NS[ni], cs_net_mode_name(MODES[mi]));
                     }
@@ -480,8 +488,8 @@ Test(papers, rdb_barrier_is_L_rounds_plus_barriers)
             while ((2 << L) <= P)
                 L++;
             cs_tick_t want = (L + ((P & (P - 1)) ? 2 : 0)) * ab_T(&ABS[k], 777);
-            cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "rdb-barrier", 777, 0, "every=64",
-                                  CS_NET_PACKET);
+            cs_tick_t got =
+                ab_timed(P, &ABS[k], "allreduce", "rdb-barrier", 777, 0, "every=64", CS_NET_PACKET);
             CHECK_TIME(got, want, "rdb-barrier without barriers P=%d", P);
         }
 }
@@ -531,8 +539,8 @@ Test(papers, hierarchical_is_two_intra_phases_plus_the_inter_allreduce)
                             continue;
                         snprintf(opts, sizeof opts, "g=%d%s", g, rdb ? ",inter=rdb" : "");
                         cs_tick_t want = hier_formula(&ABS[k], g, G, n, rdb);
-                        cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "hierarchical", n, 0, opts,
-                                              MODES[(q + k) % 2]);
+                        cs_tick_t got = ab_timed(P, &ABS[k], "allreduce", "hierarchical", n, 0,
+                                                 opts, MODES[(q + k) % 2]);
                         CHECK_TIME(got, want, "hierarchical P=%d %s n=%lld", P, opts,
                                    (long long)n);
                         runs++;
@@ -547,7 +555,8 @@ Test(papers, hierarchical_defaults_to_groups_of_8)
         for (int mi = 0; mi < 2; mi++) {
             int P = 8 * G;
             int64_t n = 64 * (int64_t)P;
-            cs_tick_t got = ab_timed(P, &ABS[0], "allreduce", "hierarchical", n, 0, NULL, MODES[mi]);
+            cs_tick_t got =
+                ab_timed(P, &ABS[0], "allreduce", "hierarchical", n, 0, NULL, MODES[mi]);
             CHECK_TIME(got, hier_formula(&ABS[0], 8, G, n, 0), "hierarchical default P=%d", P);
         }
 }

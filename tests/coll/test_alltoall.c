@@ -85,6 +85,6 @@ Test(symmetric_time, bruck_alltoall_on_powers_of_two)
                 int P = Ps[i], L = f_ceil_log2(P);
                 int64_t m = ms[j];
                 sym_expect_time("alltoall", "bruck", NULL, P, m, p,
-                            L * (sym_A(p) + sym_B(p) * m * (P / 2)));
+                                L * (sym_A(p) + sym_B(p) * m * (P / 2)));
             }
 }

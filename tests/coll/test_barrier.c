@@ -23,7 +23,7 @@ Test(symmetric_time, dissemination_barrier_is_ceil_log2_P_rounds_of_one_byte)
     for (size_t a = 0; a < NSYM_ABS; a++)
         for (int P = 1; P <= 33; P++)
             sym_expect_time("barrier", "dissemination", NULL, P, 0, &SYM_ABS[a],
-                        f_ceil_log2(P) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a])));
+                            f_ceil_log2(P) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a])));
 }
 
 Test(symmetric_time, flat_barrier_is_2_P_minus_1_messages_at_rank_0)
@@ -31,7 +31,7 @@ Test(symmetric_time, flat_barrier_is_2_P_minus_1_messages_at_rank_0)
     for (size_t a = 0; a < NSYM_ABS; a++)
         for (int P = 1; P <= 17; P += 2)
             sym_expect_time("barrier", "flat", NULL, P, 0, &SYM_ABS[a],
-                        2 * (P - 1) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a])));
+                            2 * (P - 1) * (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a])));
 }
 
 /* Stepped barrier: at level l the leaders collect from at most fanin-1
@@ -52,7 +52,7 @@ Test(papers, mailbox_barrier_is_twice_the_sum_of_level_fanins)
                     snprintf(opts, sizeof opts, "fanin=%d", f);
                     cs_tick_t want = 2 * rounds * ab_T(&ABS[k], tok);
                     cs_tick_t got = ab_timed(P, &ABS[k], "barrier", "mailbox", tok, 0, opts,
-                                          MODES[(P + f) % 2]);
+                                             MODES[(P + f) % 2]);
                     CHECK_TIME(got, want, "barrier/mailbox P=%d fanin=%d token=%lld", P, f,
                                (long long)tok);
                 }

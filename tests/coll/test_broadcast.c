@@ -65,8 +65,8 @@ Test(rooted, chain_with_a_short_last_segment)
                 cs_tick_t want = (P + S - 3) * (ab->a + ab->b * seg) + ab->a + ab->b * RS[ri];
                 for (int c = 0; c < 2; c++) {
                     const char *coll = c ? "reduce" : "broadcast";
-                    cs_tick_t got =
-                        ab_timed_on("complete", P, ab, coll, "chain", n, P - 1, "seg=1000", MODES[mi]);
+                    cs_tick_t got = ab_timed_on("complete", P, ab, coll, "chain", n, P - 1,
+                                                "seg=1000", MODES[mi]);
                     cr_assert_eq(got, want, "%s/chain P=%d n=%lld %s: %lld vs %lld", coll, P,
                                  (long long)n, cs_net_mode_name(MODES[mi]), (long long)got,
                                  (long long)want);
@@ -98,8 +98,9 @@ Test(rooted, scatter_allgather_broadcast_is_dc_scatter_plus_bucket_allgather)
                     cs_tick_t want = ABS[k].a * f_ceil_log2(P) + ABS[k].b * q * (P - 1) +
                                      (P - 1) * (ABS[k].a + ABS[k].b * q);
                     for (int ri = 0; ri < nr; ri++) {
-                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], "broadcast",
-                                              "scatter-allgather", n, roots[ri], NULL, MODES[mi]);
+                        cs_tick_t got =
+                            ab_timed_on("complete", P, &ABS[k], "broadcast", "scatter-allgather", n,
+                                        roots[ri], NULL, MODES[mi]);
                         cr_assert_eq(got, want, "P=%d n=%lld root=%d %s: %lld vs %lld", P,
                                      (long long)n, roots[ri], cs_net_mode_name(MODES[mi]),
                                      (long long)got, (long long)want);
@@ -120,8 +121,8 @@ Test(rooted, scatter_allgather_broadcast_formula_is_a_lower_bound_for_other_P)
                 cs_tick_t want = ABS[k].a * f_ceil_log2(P) + ABS[k].b * q * (P - 1) +
                                  (P - 1) * (ABS[k].a + ABS[k].b * q);
                 for (int ri = 0; ri < nr; ri++) {
-                    cs_tick_t got = ab_timed_on("complete", P, &ABS[k], "broadcast", "scatter-allgather",
-                                          n, roots[ri], NULL, MODES[mi]);
+                    cs_tick_t got = ab_timed_on("complete", P, &ABS[k], "broadcast",
+                                                "scatter-allgather", n, roots[ri], NULL, MODES[mi]);
                     cr_assert_geq(got, want, "P=%d root=%d %s: %lld below %lld", P, roots[ri],
                                   cs_net_mode_name(MODES[mi]), (long long)got, (long long)want);
                 }
@@ -131,12 +132,12 @@ Test(rooted, scatter_allgather_broadcast_formula_is_a_lower_bound_for_other_P)
 Test(rooted, options_parse_byte_suffixes)
 {
     /* seg=1KiB is 1024 bytes: 4 segments of 4096 bytes' chain on P = 3 */
-    cs_tick_t t =
-        ab_timed_on("complete", 3, &ABS[0], "broadcast", "chain", 4096, 0, "seg=1KiB", CS_NET_FLUID);
+    cs_tick_t t = ab_timed_on("complete", 3, &ABS[0], "broadcast", "chain", 4096, 0, "seg=1KiB",
+                              CS_NET_FLUID);
     cr_assert_eq(t, (3 - 2 + 4) * (ABS[0].a + ABS[0].b * 1024));
     /* k larger than P-1 acts as P-1: every rank its own chain */
     t = ab_timed_on("complete", 4, &ABS[0], "broadcast", "kchain", 1000, 0, "k=50,seg=1000",
-              CS_NET_PACKET);
+                    CS_NET_PACKET);
     cr_assert_eq(t, 3 * (ABS[0].a + ABS[0].b * 1000));
 }
 
@@ -238,7 +239,7 @@ static void tree_bcast_sweep(const char *algo)
                     cs_tick_t want = ab_T(&ABS[k], NS[ni]) * f_ceil_log2(P);
                     for (int ri = 0; ri < nr; ri++, runs++) {
                         cs_tick_t got = ab_timed(P, &ABS[k], "broadcast", algo, NS[ni], roots[ri],
-                                              NULL, MODES[mi]);
+                                                 NULL, MODES[mi]);
                         CHECK_TIME(got, want, "broadcast/%s P=%d n=%lld root=%d %s/%s %s", algo,
                                    P, (long long)NS[ni], roots[ri], ABS[k].alpha, ABS[k].beta,
                                    cs_net_mode_name(MODES[mi]));
@@ -273,7 +274,7 @@ Test(papers, two_to_all_is_ceil_half_P_rounds)
                         cs_tick_t want = ab_T(&ABS[k], NS[ni]) * ((P + 1) / 2) * (P > 1);
                         for (int ri = 0; ri < nr; ri++) {
                             cs_tick_t got = ab_timed(P, &ABS[k], "broadcast", "two-to-all", NS[ni],
-                                                  roots[ri], OPTS[oi], MODES[mi]);
+                                                     roots[ri], OPTS[oi], MODES[mi]);
                             CHECK_TIME(got, want, "two-to-all P=%d n=%lld root=%d %s %s", P,
                                        (long long)NS[ni], roots[ri], OPTS[oi] ? OPTS[oi] : "",
                                        cs_net_mode_name(MODES[mi]));
@@ -304,7 +305,7 @@ Test(papers, hybrid_segmented_is_one_full_message_plus_log_s_plus_1_halves)
                         want += (f_ceil_log2(s) + 1) * ab_T(&ABS[k], n / 2);
                     for (int ri = 0; ri < nr; ri++) {
                         cs_tick_t got = ab_timed(P, &ABS[k], "broadcast", "hybrid-segmented", n,
-                                              roots[ri], NULL, MODES[mi]);
+                                                 roots[ri], NULL, MODES[mi]);
                         CHECK_TIME(got, want, "hybrid-segmented P=%d n=%lld root=%d %s", P,
                                    (long long)n, roots[ri], cs_net_mode_name(MODES[mi]));
                     }
@@ -324,8 +325,8 @@ Test(papers, two_phase_is_log_P_plus_1_halves)
                     int64_t n = NS[ni];
                     cs_tick_t want = P >= 2 ? (f_ceil_log2(P) + 1) * ab_T(&ABS[k], n / 2) : 0;
                     for (int ri = 0; ri < nr; ri++) {
-                        cs_tick_t got = ab_timed(P, &ABS[k], "broadcast", "two-phase", n,
-                                              roots[ri], NULL, MODES[mi]);
+                        cs_tick_t got = ab_timed(P, &ABS[k], "broadcast", "two-phase", n, roots[ri],
+                                                 NULL, MODES[mi]);
                         CHECK_TIME(got, want, "two-phase P=%d n=%lld root=%d %s", P,
                                    (long long)n, roots[ri], cs_net_mode_name(MODES[mi]));
                     }

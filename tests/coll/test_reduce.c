@@ -69,8 +69,8 @@ Test(rooted, rabenseifner_reduce_is_twice_alpha_log_P_plus_beta_n_fraction)
                     int64_t n = NS[ni];
                     cs_tick_t want = rabenseifner_formula(P, n, &ABS[k]);
                     for (int ri = 0; ri < nr; ri++) {
-                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], "reduce", "rabenseifner", n,
-                                              roots[ri], NULL, MODES[mi]);
+                        cs_tick_t got = ab_timed_on("complete", P, &ABS[k], "reduce",
+                                                    "rabenseifner", n, roots[ri], NULL, MODES[mi]);
                         if (P & (P - 1))
                             cr_assert_geq(got, want, "P=%d n=%lld root=%d %s: %lld below %lld", P,
                                           (long long)n, roots[ri], cs_net_mode_name(MODES[mi]),
@@ -329,11 +329,11 @@ Test(thesis, line_hop_ring_jump_left_right)
                         int ring_links = P < 3 ? 0 : (succ - root == 2 || root - succ == 2 ? P - 3 : P - 2);
                         int jump = root < P - 1 - root ? root : P - 1 - root;
                         th_expect_time(&lm, "reduce", "ring", P, n, root, so, mode,
-                                    t_chain(&lm, P, n, st) + ring_links * th_H(&lm));
+                                       t_chain(&lm, P, n, st) + ring_links * th_H(&lm));
                         th_expect_time(&lm, "reduce", "jump", P, n, root, so, mode,
-                                    t_chain(&lm, P, n, st) + jump * th_H(&lm));
+                                       t_chain(&lm, P, n, st) + jump * th_H(&lm));
                         th_expect_time(&lm, "reduce", "left-right", P, n, root, so, mode,
-                                    t_left_right(&lm, P, root, n, st));
+                                       t_left_right(&lm, P, root, n, st));
                     }
 }
 
@@ -351,9 +351,9 @@ Test(thesis, chain_with_reduction_cost)
                     cs_net_mode_t mode = md ? CS_NET_FLUID : CS_NET_PACKET;
                     int64_t n = k * m.U, g = gs[gi], b = th_B(&m), mx = b > g ? b : g;
                     th_expect_time(&m, "reduce", "thesis-chain", P, n, 0, "stream=1", mode,
-                                th_A(&m) + (P - 1) * (b + g) * m.U + (k - 1) * mx * m.U);
+                                   th_A(&m) + (P - 1) * (b + g) * m.U + (k - 1) * mx * m.U);
                     th_expect_time(&m, "reduce", "thesis-chain", P, n, 0, "stream=0", mode,
-                                (P - 1) * (th_D(&m, n) + g * n));
+                                   (P - 1) * (th_D(&m, n) + g * n));
                 }
 }
 
@@ -417,9 +417,9 @@ Test(thesis, preorder_shapes_and_times)
                 int P = TH_PS[pi];
                 th_expect_time(m, "reduce", "preorder", P, 3, 0, NULL, mode, t_scalar(m, P, 3));
                 th_expect_time(m, "reduce", "preorder", P, 4 * 4096, 0, NULL, mode,
-                            t_chain(m, P, 4 * 4096, 1));
+                               t_chain(m, P, 4 * 4096, 1));
                 th_expect_time(m, "reduce", "preorder", P, 4 * 4096, 0, "stream=0", mode,
-                            t_chain(m, P, 4 * 4096, 0));
+                               t_chain(m, P, 4 * 4096, 0));
             }
 }
 
@@ -463,8 +463,9 @@ Test(thesis, reduce_2d_time)
                                 cr_expect_eq(r.finish, cases[k].want,
                                              "reduce/%s on %s (%s) %dx%d n=%lld root=%d %s: "
                                              "simulated %lld, derived %lld",
-                                             cases[k].algo, spec, th_mode_name(mode), R, C, (long long)n,
-                                             root, so, (long long)r.finish, (long long)cases[k].want);
+                                             cases[k].algo, spec, th_mode_name(mode), R, C,
+                                             (long long)n, root, so, (long long)r.finish,
+                                             (long long)cases[k].want);
                                 h_done(&r);
                             }
                         }
@@ -523,12 +524,12 @@ Test(papers, mailbox_reduce_is_binomial_plus_barriers)
                 int P = PS[pi], L = f_ceil_log2(P), roots[3], nr = f_roots_of(P, roots);
                 for (int ri = 0; ri < nr; ri++) {
                     cs_tick_t got = ab_timed(P, &ABS[k], "reduce", "mailbox", 1000, roots[ri],
-                                          "every=64", MODES[mi]);
+                                             "every=64", MODES[mi]);
                     CHECK_TIME(got, L * ab_T(&ABS[k], 1000), "reduce/mailbox every=64 P=%d root=%d",
                                P, roots[ri]);
                     if (P == 2 || P == 4) {
                         got = ab_timed(P, &ABS[k], "reduce", "mailbox", 1000, roots[ri], NULL,
-                                    MODES[mi]);
+                                       MODES[mi]);
                         CHECK_TIME(got, L * ab_T(&ABS[k], 1000) + L * L * ABS[k].a,
                                    "reduce/mailbox P=%d root=%d", P, roots[ri]);
                     }

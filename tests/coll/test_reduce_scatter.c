@@ -26,7 +26,7 @@ Test(symmetric_time, ring_reduce_scatter_is_alpha_plus_beta_m_times_P_minus_1)
         for (size_t i = 0; i < sizeof Ps / sizeof *Ps; i++)
             for (size_t j = 0; j < sizeof ms / sizeof *ms; j++)
                 sym_expect_time("reduce-scatter", "ring", NULL, Ps[i], ms[j], &SYM_ABS[a],
-                            (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ms[j]) * (Ps[i] - 1));
+                                (sym_A(&SYM_ABS[a]) + sym_B(&SYM_ABS[a]) * ms[j]) * (Ps[i] - 1));
 }
 
 /* With reduce=R ps per byte, each of the P-1 steps also adds m bytes. */

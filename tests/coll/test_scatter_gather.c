@@ -49,7 +49,7 @@ static void dc_sweep(const char *coll, int powers_only)
                     cs_tick_t want = ABS[k].a * f_ceil_log2(P) + ABS[k].b * m * (P - 1);
                     for (int ri = 0; ri < nr; ri++) {
                         cs_tick_t got = ab_timed_on("complete", P, &ABS[k], coll, "binomial", m,
-                                              roots[ri], NULL, MODES[mi]);
+                                                    roots[ri], NULL, MODES[mi]);
                         cr_assert_eq(got, want,
                                      "%s/binomial P=%d m=%lld root=%d %s/%s %s: %lld vs %lld", coll,
                                      P, (long long)m, roots[ri], ABS[k].alpha, ABS[k].beta,

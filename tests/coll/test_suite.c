@@ -320,12 +320,12 @@ Test(rooted, zero_bytes_and_one_rank_emit_nothing_and_finish_at_zero)
             for (int c = 0; c < 4; c++) {
                 char s[128];
                 snprintf(s, sizeof s, "alphabeta:topo=complete,p=%d", cases[c][0]);
-                h_run_t r = h_run(s, ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo, cases[c][0], cases[c][1],
-                                  cases[c][0] - 1, ROOTED_ALGOS[i].opts, MODES[mi], 1);
-                cr_assert_eq(r.rc, CS_OK, "%s/%s P=%d n=%d: %s", ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo,
-                             cases[c][0], cases[c][1], r.err.msg);
-                cr_assert_eq(r.finish, 0, "%s/%s P=%d n=%d: %lld", ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo,
-                             cases[c][0], cases[c][1], (long long)r.finish);
+                h_run_t r = h_run(s, ROOTED_ALGOS[i].coll, ROOTED_ALGOS[i].algo, cases[c][0],
+                                  cases[c][1], cases[c][0] - 1, ROOTED_ALGOS[i].opts, MODES[mi], 1);
+                cr_assert_eq(r.rc, CS_OK, "%s/%s P=%d n=%d: %s", ROOTED_ALGOS[i].coll,
+                             ROOTED_ALGOS[i].algo, cases[c][0], cases[c][1], r.err.msg);
+                cr_assert_eq(r.finish, 0, "%s/%s P=%d n=%d: %lld", ROOTED_ALGOS[i].coll,
+                             ROOTED_ALGOS[i].algo, cases[c][0], cases[c][1], (long long)r.finish);
                 h_done(&r);
             }
         }
