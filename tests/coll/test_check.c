@@ -4,6 +4,12 @@
  * deliberately wrong ones (a contribution dropped, one duplicated, a block
  * misplaced, a barrier left early) must fail with CS_ERR_VALIDATE and a
  * message naming the rank, the byte range and what is wrong.
+  *
+ * Also the rooted and symmetric algorithms broken on purpose (a binomial
+ * reduce that forgets a child, a gather with a misplaced block, a ring
+ * reduce-scatter that copies instead of adding, Bruck's allgather without
+ * its final copy, a dissemination barrier one round short), which the
+ * validation sweeps of the collective tests rely on.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -512,5 +518,159 @@ Test(check, seeds_agree)
             cs_program_free(p);
         }
         cs_machine_free(m);
+    }
+}
+
+/* ==== deliberately wrong rooted algorithms ===================================== */
+
+/* The validation runs above mean something only if a wrong rooted
+ * algorithm fails them: a binomial reduce that forgets its last child, and
+ * a gather that puts one block at the wrong offset. */
+static int bad_reduce(cs_coll_builder_t *b, cs_error_t *err)
+{
+    (void)err;
+    const cs_coll_args_t *a = cs_coll_args(b);
+    for (int r = 1; r < a->P - 1; r++) { /* rank P-1 never sends: dropped */
+        cs_coll_send(b, r, 0, 0, a->bytes, 0);
+        cs_coll_recv_reduce(b, 0, r, 0, a->bytes, 0);
+    }
+    return CS_OK;
+}
+
+static int bad_gather(cs_coll_builder_t *b, cs_error_t *err)
+{
+    (void)err;
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int64_t m = a->bytes;
+    for (int r = 1; r < a->P; r++) {
+        int64_t at = r == 1 ? 2 * m : r * m; /* block 1 lands on block 2 */
+        cs_coll_send(b, r, 0, r * m, m, 0);
+        cs_coll_recv(b, 0, r, at, m, 0);
+    }
+    return CS_OK;
+}
+
+static int run_custom(cs_coll_kind_t kind, int (*build)(cs_coll_builder_t *, cs_error_t *),
+                      cs_error_t *err)
+{
+    cs_coll_algo_t algo = {kind, "wrong", "deliberately wrong", "test", "", NULL, build};
+    cs_machine_t *m;
+    cs_coll_hints_t hints;
+    cs_coll_args_t args;
+    cs_program_t *p = NULL;
+    cs_coll_check_t *chk = NULL;
+    cs_exec_result_t res;
+    cs_exec_opts_t o;
+    int rc;
+    memset(&hints, 0, sizeof hints);
+    memset(&res, 0, sizeof res);
+    cr_assert_eq(cs_machine_new("alphabeta:topo=complete,p=6", &m, err), CS_OK);
+    args = (cs_coll_args_t){kind, 6, 100, 0, m->net.unit_bytes, &hints, NULL};
+    cr_assert_eq(cs_coll_build(&algo, &args, &p, err), CS_OK, "%s", err->msg);
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    cr_assert_eq(cs_coll_check_new(&args, p, 7, &chk, err), CS_OK);
+    o.observer = cs_coll_check_observer(chk);
+    rc = cs_exec_run(&env, p, &o, &res, err);
+    if (!rc)
+        rc = cs_coll_check_verify(chk, err);
+    cs_coll_check_free(chk);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return rc;
+}
+
+Test(rooted, validation_catches_a_dropped_contribution_and_a_misplaced_block)
+{
+    cs_error_t err;
+    cr_assert_eq(run_custom(CS_COLL_REDUCE, bad_reduce, &err), CS_ERR_VALIDATE, "%s", err.msg);
+    cr_assert_eq(run_custom(CS_COLL_GATHER, bad_gather, &err), CS_ERR_VALIDATE, "%s", err.msg);
+}
+
+/* ---- the validator catches broken variants ------------------------------- */
+
+/* A ring reduce-scatter whose last step copies instead of adding: the
+ * block ends with only two contributions. */
+static int broken_rs(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int P = a->P;
+    int64_t m = a->bytes;
+    (void)err;
+    for (int s = 0; s < P - 1; s++) {
+        for (int i = 0; i < P; i++) {
+            int ps = ((i - s - 1) % P + P) % P, pr = ((i - s - 2) % P + P) % P;
+            cs_coll_send(b, i, (i + 1) % P, ps * m, m, 0);
+            if (s == P - 2)
+                cs_coll_recv(b, i, (i + P - 1) % P, pr * m, m, 0);
+            else
+                cs_coll_recv_reduce(b, i, (i + P - 1) % P, pr * m, m, 0);
+        }
+        cs_coll_wait_all(b);
+    }
+    return CS_OK;
+}
+
+/* Bruck allgather without its final local copy: blocks 0..r-1 stay in the
+ * scratch half of the extended buffer. */
+static int broken_bruck(cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int P = a->P;
+    int64_t m = a->bytes;
+    (void)err;
+    for (int d = 1; d < P; d *= 2) {
+        int c = d < P - d ? d : P - d;
+        for (int r = 0; r < P; r++) {
+            cs_coll_send(b, r, (r - d + P) % P, r * m, c * m, 0);
+            cs_coll_recv(b, r, (r + d) % P, (r + d) * m, c * m, 0);
+        }
+        cs_coll_wait_all(b);
+    }
+    return CS_OK;
+}
+
+/* A dissemination barrier that stops one round early. */
+static int broken_barrier(cs_coll_builder_t *b, cs_error_t *err)
+{
+    int P = cs_coll_args(b)->P;
+    (void)err;
+    for (int d = 1; 2 * d < P; d *= 2) {
+        for (int r = 0; r < P; r++) {
+            cs_coll_send(b, r, (r + d) % P, 0, 1, 0);
+            cs_coll_recv(b, r, (r - d + P) % P, 0, 1, 0);
+        }
+        cs_coll_wait_all(b);
+    }
+    return CS_OK;
+}
+
+Test(symmetric_validate, broken_variants_are_caught)
+{
+    static const cs_coll_algo_t rs = {CS_COLL_REDUCE_SCATTER, "broken-ring", "test", "test", "",
+                                      NULL, broken_rs};
+    static const cs_coll_algo_t ag = {CS_COLL_ALLGATHER, "broken-bruck", "test", "test", "", NULL,
+                                      broken_bruck};
+    static const cs_coll_algo_t bar = {CS_COLL_BARRIER, "broken-dissemination", "test", "test",
+                                       "", NULL, broken_barrier};
+    static const int Ps[] = {3, 5, 8};
+    for (size_t i = 0; i < sizeof Ps / sizeof *Ps; i++) {
+        int P = Ps[i];
+        h_run_t r = h_run_algo("alphabeta:topo=complete,p=8", &rs, P, 10, 0, NULL, CS_NET_PACKET,
+                               1, NULL);
+        cr_expect_eq(r.rc, CS_ERR_VALIDATE, "P=%d: %s", P, r.err.msg);
+        cr_expect(strstr(r.err.msg, "misses"), "%s", r.err.msg);
+        h_done(&r);
+        r = h_run_algo("alphabeta:topo=complete,p=8", &ag, P, 10, 0, NULL, CS_NET_PACKET, 1,
+                       NULL);
+        cr_expect_eq(r.rc, CS_ERR_VALIDATE, "P=%d: %s", P, r.err.msg);
+        h_done(&r);
+        r = h_run_algo("alphabeta:topo=complete,p=8", &bar, P, 0, 0, NULL, CS_NET_PACKET, 1,
+                       NULL);
+        cr_expect_eq(r.rc, CS_ERR_VALIDATE, "P=%d: %s", P, r.err.msg);
+        cr_expect(strstr(r.err.msg, "barrier"), "%s", r.err.msg);
+        h_done(&r);
     }
 }
