@@ -45,7 +45,7 @@ typedef struct sweep_args {
     const char *csv, *plot, *title, *xlabel, *ylabel;
     int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
     int nranks;
-    int elements4, keep_going;
+    int elements4, keep_going, predict;
     cs_coll_kind_t kind;
     const cs_coll_algo_t *algos[SWEEP_MAX_ALGOS];
     int nalgos;
@@ -81,6 +81,10 @@ static void sweep_help(void)
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
            "      --keep-going       a point that fails is reported and left out; the\n"
            "                         exit status is still that of the first failure\n"
+           "      --predict          also the machine's closed-form model of every point:\n"
+           "                         CSV columns model_ticks, model_seconds (empty where\n"
+           "                         the machine has none) and a line 'ALGO (model)' per\n"
+           "                         algorithm in the plot\n"
            "\n"
            "Output:\n"
            "      --csv FILE         write the CSV to FILE ('-' = stdout; the default\n"
@@ -308,7 +312,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
         OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
-        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -321,6 +325,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"opt", required_argument, NULL, OPT_OPT},
         {"mode", required_argument, NULL, 'M'},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"predict", no_argument, NULL, OPT_PREDICT},
         {"csv", required_argument, NULL, OPT_CSV},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"title", required_argument, NULL, OPT_TITLE},
@@ -341,6 +346,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         case 'a': algos = optarg; break;
         case 'b': a->bytes_text = optarg; break;
         case OPT_KEEP_GOING: a->keep_going = 1; break;
+        case OPT_PREDICT: a->predict = 1; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
@@ -453,9 +459,11 @@ static const char *sweep_size_meaning(cs_coll_kind_t k)
 
 /* The plot: time against size, one line per algorithm (and rank count);
  * against ranks when there is one size and several rank counts.  ticks is
- * [algo][ranks][size]; Ps the rank counts the preparations gave. */
+ * [algo][ranks][size]; Ps the rank counts the preparations gave.  model
+ * (NULL without --predict) is laid out as ticks, NaN where there is none:
+ * a line "ALGO (model)" beside each algorithm that has one. */
 static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const double *ticks,
-                            cs_error_t *err)
+                            const double *model, cs_error_t *err)
 {
     char title[512], xlabel[128], pdesc[64];
     int by_ranks = a->nsizes == 1 && nr > 1, npts = by_ranks ? nr : a->nsizes;
@@ -481,20 +489,28 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const 
     cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
                                a->ylabel ? a->ylabel : "time (ticks)", 1, 1);
     for (int k = 0; k < a->nalgos; k++)
-        for (int j = 0; j < (by_ranks ? 1 : nr); j++) {
-            char name[160];
-            for (int i = 0; i < npts; i++) {
-                int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
-                x[i] = by_ranks ? Ps[i]
-                       : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
-                y[i] = ticks[((size_t)k * nr + jj) * (size_t)a->nsizes + ii];
+        for (int j = 0; j < (by_ranks ? 1 : nr); j++)
+            for (int which = 0; which < (model ? 2 : 1); which++) {
+                const double *v = which ? model : ticks;
+                char name[160];
+                int any = 0;
+                for (int i = 0; i < npts; i++) {
+                    int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
+                    x[i] = by_ranks ? Ps[i]
+                           : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
+                    y[i] = v[((size_t)k * nr + jj) * (size_t)a->nsizes + ii];
+                    any |= !isnan(y[i]);
+                }
+                if (which && !any)
+                    continue; /* no model for this algorithm: no empty legend entry */
+                if (nr > 1 && !by_ranks)
+                    snprintf(name, sizeof name, "%s, P=%d%s", a->algos[k]->name, Ps[j],
+                             which ? " (model)" : "");
+                else
+                    snprintf(name, sizeof name, "%s%s", a->algos[k]->name,
+                             which ? " (model)" : "");
+                cs_plot_add_series(p, name, (size_t)npts, x, y);
             }
-            if (nr > 1 && !by_ranks)
-                snprintf(name, sizeof name, "%s, P=%d", a->algos[k]->name, Ps[j]);
-            else
-                snprintf(name, sizeof name, "%s", a->algos[k]->name);
-            cs_plot_add_series(p, name, (size_t)npts, x, y);
-        }
     if ((rc = cs_plot_write(p, a->plot, err)))
         cs_error_prefix(err, "--plot");
     cs_plot_free(p);
@@ -512,6 +528,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_request_coll_t *colls = NULL;
     FILE *csv = NULL;
     double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
+    double *model = NULL; /* the same for --predict's model; NaN: none */
     int rc, first_rc = CS_OK, total, nr, ncombo;
     int Ps[SWEEP_MAX_RANKS];
     cs_app_progress_t progress;
@@ -522,6 +539,8 @@ int cs_app_cmd_sweep(int argc, char **argv)
     total = ncombo * a.nsizes;
     colls = cs_calloc((size_t)ncombo, sizeof *colls);
     ticks = cs_malloc((size_t)total * sizeof *ticks);
+    if (a.predict)
+        model = cs_malloc((size_t)total * sizeof *model);
 
     rc = cs_machine_new(a.req.machine, &m, &err);
     /* the preparation's errors (ranks, root, order, --opt) name options
@@ -541,7 +560,8 @@ int cs_app_cmd_sweep(int argc, char **argv)
             rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: cannot open for writing: %s", a.csv,
                               strerror(errno));
         else
-            fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events\n");
+            fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events%s\n",
+                    a.predict ? ",model_ticks,model_seconds" : "");
     }
     cs_app_progress_init(&progress, "sweep", m ? m->tick_seconds : 1);
     for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
@@ -557,13 +577,23 @@ int cs_app_cmd_sweep(int argc, char **argv)
                      cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
             cs_app_progress_show(&progress, (double)done / total, detail);
             rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
-            ticks[(size_t)kj * (size_t)a.nsizes + (size_t)i] = rc ? NAN : (double)res.finish;
+            size_t at = (size_t)kj * (size_t)a.nsizes + (size_t)i;
+            cs_model_t mo;
+            cs_error_t none;
+            ticks[at] = rc ? NAN : (double)res.finish;
+            if (model) /* c->args.bytes is this point's: sweep_point set it */
+                model[at] = cs_request_model(m, &colls[kj], &mo, &none) ? NAN : mo.form[0].ticks;
             if (rc == CS_OK && csv) {
                 cs_report_csv_field(csv, m->spec); /* specs hold commas */
-                fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu\n", cs_coll_name(a.kind),
+                fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a.kind),
                         a.algos[k]->name, (long long)bytes, colls[kj].args.P,
                         (long long)res.finish, (double)res.finish * m->tick_seconds,
                         (unsigned long long)res.events);
+                if (model && !isnan(model[at]))
+                    fprintf(csv, ",%.15g,%.9g", model[at], mo.form[0].seconds);
+                else if (model)
+                    fputs(",,", csv);
+                fputc('\n', csv);
                 fflush(csv);
             }
             cs_exec_result_destroy(&res);
@@ -587,7 +617,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
         rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: error while writing: %s", a.csv,
                           strerror(errno));
     if (rc == CS_OK && a.plot)
-        rc = sweep_write_plot(&a, nr, Ps, ticks, &err);
+        rc = sweep_write_plot(&a, nr, Ps, ticks, model, &err);
     if (rc != CS_OK)
         cs_app_report(&err);
     else
@@ -597,6 +627,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
         cs_request_coll_destroy(&colls[k]);
     free(colls);
     free(ticks);
+    free(model);
     cs_machine_free(m);
     return rc;
 }

@@ -1004,6 +1004,36 @@ Test(cli, predict_on_every_machine_with_a_model)
     cli_out_free(&o);
 }
 
+/* sweep --predict: the model beside every point, equal to the simulation
+ * where the lecture's form is exact (binomial on a complete graph: 3 rounds
+ * of 1 us + n ns on 8 ranks), empty where the lecture has no form (chain),
+ * and the CSV's columns unchanged without it. */
+Test(cli, sweep_predict_columns)
+{
+    cli_out_t o = RUN("sweep", "--machine", "alphabeta:topo=complete,p=8", "--coll",
+                      "broadcast", "--algos", "binomial,chain", "--bytes", "1000,8000",
+                      "--predict", "--csv", "-");
+    cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events,model_ticks,"
+                      "model_seconds\n");
+    ASSERT_HAS(o.out, ",broadcast,binomial,1000,8,6000000,6e-06,");
+    ASSERT_HAS(o.out, ",6000000,6e-06\n");
+    ASSERT_HAS(o.out, ",broadcast,binomial,8000,8,27000000,2.7e-05,");
+    ASSERT_HAS(o.out, ",27000000,2.7e-05\n");
+    /* the chain has no closed form: both model fields empty */
+    const char *chain = strstr(o.out, ",broadcast,chain,1000,");
+    cr_assert_not_null(chain, "%s", o.out);
+    const char *eol = strchr(chain, '\n');
+    cr_assert_not_null(eol);
+    cr_expect(eol - chain > 2 && !strncmp(eol - 2, ",,", 2), "%.*s", (int)(eol - chain), chain);
+    cli_out_free(&o);
+    o = RUN("sweep", "--machine", "alphabeta:topo=complete,p=8", "--coll", "broadcast",
+            "--algos", "binomial", "--bytes", "1000", "--csv", "-");
+    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events\n");
+    cr_expect(!strstr(o.out, "model"), "%s", o.out);
+    cli_out_free(&o);
+}
+
 Test(cli, cell_reports_bif_and_eib_traffic)
 {
     /* the rdb all-gather on 16 SPEs: 16 data messages over the BIF, 8 each
