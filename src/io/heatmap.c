@@ -1111,6 +1111,51 @@ static void draw_strokes(cairo_t *cr, const cs_heatmap_t *h)
     free(order);
 }
 
+/* The tile raster and the dragonfly group matrix both draw cells that each
+ * gather channels (state 0: nothing, 1: only idle channels, 2: an active
+ * one, best: the busiest active value); these two are their one copy of
+ * the gathering and of the painting. */
+static void cell_take(int8_t *state, double *best, int k, double val)
+{
+    if (state[k] != 2 || val > best[k])
+        best[k] = val;
+    state[k] = 2;
+}
+
+/* Paints rows x cols cells one pixel each, the raster's origin at (x, y)
+ * and a cell `scale` units wide, clipped to w x hgt cells. */
+static void paint_cells(cairo_t *cr, const cs_heatmap_t *h, const int8_t *state,
+                        const double *best, int rows, int cols, double x, double y,
+                        double scale, double w, double hgt)
+{
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, cols, rows);
+    unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    cairo_surface_flush(img);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double rgb[3] = {1, 1, 1};
+            int k = r * cols + c;
+            if (state[k] == 1)
+                memcpy(rgb, idle_rgb, sizeof rgb);
+            else if (state[k] == 2)
+                cs_fig_viridis(scale_t(h, best[k]), rgb);
+            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
+                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
+            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
+        }
+    cairo_surface_mark_dirty(img);
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_scale(cr, scale, scale);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, 0, 0, w, hgt);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+}
+
 /* Tiles as a raster: one pixel per tile, the busiest channel leaving it. */
 static void draw_tiles(cairo_t *cr, const cs_heatmap_t *h)
 {
@@ -1127,39 +1172,12 @@ static void draw_tiles(cairo_t *cr, const cs_heatmap_t *h)
             continue;
         int r, cc;
         grid_pos(h, cs_topo_channel_src(h->t, c), &r, &cc);
-        int k = (r / h->tile) * TC + cc / h->tile;
-        if (state[k] != 2 || h->d->val[c] > best[k])
-            best[k] = h->d->val[c];
-        state[k] = 2;
+        cell_take(state, best, (r / h->tile) * TC + cc / h->tile, h->d->val[c]);
     }
-    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, TC, TR);
-    unsigned char *px = cairo_image_surface_get_data(img);
-    int stride = cairo_image_surface_get_stride(img);
-    cairo_surface_flush(img);
-    for (int r = 0; r < TR; r++)
-        for (int c = 0; c < TC; c++) {
-            double rgb[3] = {1, 1, 1};
-            int k = r * TC + c;
-            if (state[k] == 1)
-                memcpy(rgb, idle_rgb, sizeof rgb);
-            else if (state[k] == 2)
-                cs_fig_viridis(scale_t(h, best[k]), rgb);
-            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
-                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
-            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
-        }
-    cairo_surface_mark_dirty(img);
     /* tile (r, c) covers nodes rows r*t .. r*t+t-1: its square in the map */
     double t = h->tile;
-    cairo_save(cr);
-    cairo_translate(cr, fx(h, -0.5), fy(h, -0.5));
-    cairo_scale(cr, h->s * t, h->s * t);
-    cairo_set_source_surface(cr, img, 0, 0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, (double)h->dcols / t, (double)h->drows / t);
-    cairo_fill(cr);
-    cairo_restore(cr);
-    cairo_surface_destroy(img);
+    paint_cells(cr, h, state, best, TR, TC, fx(h, -0.5), fy(h, -0.5), h->s * t,
+                (double)h->dcols / t, (double)h->drows / t);
     free(best);
     free(state);
 }
@@ -1178,36 +1196,9 @@ static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
             state[k] = 1;
         if (!h->d->active[c])
             continue;
-        if (state[k] != 2 || h->d->val[c] > best[k])
-            best[k] = h->d->val[c];
-        state[k] = 2;
+        cell_take(state, best, k, h->d->val[c]);
     }
-    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, N, N);
-    unsigned char *px = cairo_image_surface_get_data(img);
-    int stride = cairo_image_surface_get_stride(img);
-    cairo_surface_flush(img);
-    for (int r = 0; r < N; r++)
-        for (int c = 0; c < N; c++) {
-            double rgb[3] = {1, 1, 1};
-            int k = r * N + c;
-            if (state[k] == 1)
-                memcpy(rgb, idle_rgb, sizeof rgb);
-            else if (state[k] == 2)
-                cs_fig_viridis(scale_t(h, best[k]), rgb);
-            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
-                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
-            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
-        }
-    cairo_surface_mark_dirty(img);
-    cairo_save(cr);
-    cairo_translate(cr, h->mat_x, h->mat_y);
-    cairo_scale(cr, h->mat_size / N, h->mat_size / N);
-    cairo_set_source_surface(cr, img, 0, 0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, N, N);
-    cairo_fill(cr);
-    cairo_restore(cr);
-    cairo_surface_destroy(img);
+    paint_cells(cr, h, state, best, N, N, h->mat_x, h->mat_y, h->mat_size / N, N, N);
     free(best);
     free(state);
 
