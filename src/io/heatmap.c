@@ -919,6 +919,27 @@ static void value_rgb(const cs_heatmap_t *h, int c, double rgb[3])
 static double fx(const cs_heatmap_t *h, double x) { return h->ox + h->s * x; }
 static double fy(const cs_heatmap_t *h, double y) { return h->oy + h->s * y; }
 
+/* Strokes the current path (a dark rim first when `outline`) and fills the
+ * arrowhead with tip (tx, ty) and base corners (x1, y1), (x2, y2).  Straight
+ * and arc lanes ended in the same lines; this is their one copy. */
+static void stroke_with_head(cairo_t *cr, double w, int outline, int arrow, double tx, double ty,
+                             double x1, double y1, double x2, double y2)
+{
+    if (outline) {
+        cairo_set_line_width(cr, w + 1.6);
+        cairo_stroke_preserve(cr);
+    }
+    cairo_set_line_width(cr, w);
+    cairo_stroke(cr);
+    if (arrow) {
+        cairo_move_to(cr, tx, ty);
+        cairo_line_to(cr, x1, y1);
+        cairo_line_to(cr, x2, y2);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+}
+
 /* A lane with its arrowhead, in figure units. */
 static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s, double w,
                         int arrow, int outline)
@@ -936,19 +957,8 @@ static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s
         double bx = arrow ? x1 - dx * ah : x1, by = arrow ? y1 - dy * ah : y1;
         cairo_move_to(cr, x0, y0);
         cairo_line_to(cr, bx + (arrow ? dx * 0.5 : 0), by + (arrow ? dy * 0.5 : 0));
-        if (outline) {
-            cairo_set_line_width(cr, w + 1.6);
-            cairo_stroke_preserve(cr);
-        }
-        cairo_set_line_width(cr, w);
-        cairo_stroke(cr);
-        if (arrow) {
-            cairo_move_to(cr, x1, y1);
-            cairo_line_to(cr, bx - dy * aw, by + dx * aw);
-            cairo_line_to(cr, bx + dy * aw, by - dx * aw);
-            cairo_close_path(cr);
-            cairo_fill(cr);
-        }
+        stroke_with_head(cr, w, outline, arrow, x1, y1, bx - dy * aw, by + dx * aw,
+                         bx + dy * aw, by - dx * aw);
         return;
     }
     double cx = fx(h, s->v[0]), cy = fy(h, s->v[1]), r = h->s * s->v[2];
@@ -962,20 +972,9 @@ static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s
         cairo_arc(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
     else
         cairo_arc_negative(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
-    if (outline) {
-        cairo_set_line_width(cr, w + 1.6);
-        cairo_stroke_preserve(cr);
-    }
-    cairo_set_line_width(cr, w);
-    cairo_stroke(cr);
-    if (arrow) {
-        double tx = cx + r * cos(a1), ty = cy + r * sin(a1);
-        cairo_move_to(cr, tx, ty);
-        cairo_line_to(cr, cx + (r - aw) * cos(ab), cy + (r - aw) * sin(ab));
-        cairo_line_to(cr, cx + (r + aw) * cos(ab), cy + (r + aw) * sin(ab));
-        cairo_close_path(cr);
-        cairo_fill(cr);
-    }
+    stroke_with_head(cr, w, outline, arrow, cx + r * cos(a1), cy + r * sin(a1),
+                     cx + (r - aw) * cos(ab), cy + (r - aw) * sin(ab), cx + (r + aw) * cos(ab),
+                     cy + (r + aw) * sin(ab));
 }
 
 /* Channels in drawing order: idle first, then by rising value (ties by id),
