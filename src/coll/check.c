@@ -240,10 +240,7 @@ static int32_t snap_alloc(cs_coll_check_t *c)
         s = c->free_snap;
         c->free_snap = c->snaps[s].next_free;
     } else {
-        if (c->nsnaps == c->cap_snaps) {
-            c->cap_snaps = c->cap_snaps ? c->cap_snaps * 2 : 256;
-            c->snaps = cs_realloc(c->snaps, (size_t)c->cap_snaps * sizeof *c->snaps);
-        }
+        c->snaps = cs_grow(c->snaps, c->nsnaps, &c->cap_snaps, 256, sizeof *c->snaps);
         s = c->nsnaps++;
         memset(&c->snaps[s], 0, sizeof c->snaps[s]);
     }
@@ -311,10 +308,7 @@ static void add_waiter(cs_coll_check_t *c, int32_t recv_op, int32_t s)
         w = c->free_waiter;
         c->free_waiter = c->waiters[w].next;
     } else {
-        if (c->nwaiters == c->cap_waiters) {
-            c->cap_waiters = c->cap_waiters ? c->cap_waiters * 2 : 256;
-            c->waiters = cs_realloc(c->waiters, (size_t)c->cap_waiters * sizeof *c->waiters);
-        }
+        c->waiters = cs_grow(c->waiters, c->nwaiters, &c->cap_waiters, 256, sizeof *c->waiters);
         w = c->nwaiters++;
     }
     c->waiters[w] = (waiter_t){s, c->snaps[s].gen, c->wait_head[recv_op]};

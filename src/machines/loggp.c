@@ -327,10 +327,7 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
     loggp_net_t *n = impl;
     CS_ASSERT(ndst == 1);
     CS_ASSERT(src >= 0 && src < n->nhosts && dst[0] >= 0 && dst[0] < n->nhosts);
-    if (n->nm == n->cap_m) {
-        n->cap_m = n->cap_m ? 2 * n->cap_m : 256;
-        n->m = cs_realloc(n->m, (size_t)n->cap_m * sizeof *n->m);
-    }
+    n->m = cs_grow(n->m, n->nm, &n->cap_m, 256, sizeof *n->m);
     int32_t id = n->nm++;
     lgmsg_t *m = &n->m[id];
     memset(m, 0, sizeof *m);
