@@ -37,6 +37,7 @@
  * P * P bits.  Limits are checked in cs_coll_check_new.
  */
 #include "coll/check.h"
+#include "core/sorted.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -130,24 +131,10 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Index i with v[i] == x in sorted v[0..n), or -(insertion point) - 1. */
-static int32_t find_bound(const int64_t *v, int32_t n, int64_t x)
-{
-    int32_t lo = 0, hi = n;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && v[lo] == x ? lo : -lo - 1;
-}
-
 /* Index of the initial piece containing offset x (x inside the initial span). */
 static int32_t initial_piece(const cs_coll_check_t *c, int64_t x)
 {
-    int32_t i = find_bound(c->ibounds, c->nib, x);
+    int32_t i = cs_sorted_find(c->ibounds, c->nib, x);
     if (i < 0)
         i = -i - 2; /* the boundary before x */
     if (i < 0)
@@ -172,7 +159,7 @@ static void ensure_bounds(cs_coll_check_t *c, const int64_t *xs, int32_t n)
     uint32_t *cnt;
     int32_t *src;
     for (i = 0; i < n; i++) {
-        if (find_bound(c->bounds, c->nb, xs[i]) >= 0)
+        if (cs_sorted_find(c->bounds, c->nb, xs[i]) >= 0)
             continue;
         if (nmiss == cap) {
             cap = cap ? cap * 2 : 8;
@@ -228,7 +215,7 @@ static void ensure_bounds(cs_coll_check_t *c, const int64_t *xs, int32_t n)
 static int32_t ensure_bound(cs_coll_check_t *c, int64_t x)
 {
     ensure_bounds(c, &x, 1);
-    return find_bound(c->bounds, c->nb, x);
+    return cs_sorted_find(c->bounds, c->nb, x);
 }
 
 /* ---- snapshots ----------------------------------------------------------- */
@@ -253,10 +240,7 @@ static int32_t snap_alloc(cs_coll_check_t *c)
         s = c->free_snap;
         c->free_snap = c->snaps[s].next_free;
     } else {
-        if (c->nsnaps == c->cap_snaps) {
-            c->cap_snaps = c->cap_snaps ? c->cap_snaps * 2 : 256;
-            c->snaps = cs_realloc(c->snaps, (size_t)c->cap_snaps * sizeof *c->snaps);
-        }
+        c->snaps = cs_grow(c->snaps, c->nsnaps, &c->cap_snaps, 256, sizeof *c->snaps);
         s = c->nsnaps++;
         memset(&c->snaps[s], 0, sizeof c->snaps[s]);
     }
@@ -324,10 +308,7 @@ static void add_waiter(cs_coll_check_t *c, int32_t recv_op, int32_t s)
         w = c->free_waiter;
         c->free_waiter = c->waiters[w].next;
     } else {
-        if (c->nwaiters == c->cap_waiters) {
-            c->cap_waiters = c->cap_waiters ? c->cap_waiters * 2 : 256;
-            c->waiters = cs_realloc(c->waiters, (size_t)c->cap_waiters * sizeof *c->waiters);
-        }
+        c->waiters = cs_grow(c->waiters, c->nwaiters, &c->cap_waiters, 256, sizeof *c->waiters);
         w = c->nwaiters++;
     }
     c->waiters[w] = (waiter_t){s, c->snaps[s].gen, c->wait_head[recv_op]};

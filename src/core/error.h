@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum cs_status {
     CS_OK = 0,
@@ -67,5 +68,17 @@ void *cs_malloc(size_t n);
 void *cs_calloc(size_t n, size_t size);
 void *cs_realloc(void *p, size_t n);
 char *cs_strdup(const char *s);
+/* Room for element n of a growing array of `size`-byte elements that holds
+ * *cap: when n == *cap the capacity doubles (starting at `first`) and the
+ * array moves; returns the array.  The engines and the checker each grew
+ * their pools with their own copy of these lines. */
+static inline void *cs_grow(void *arr, int32_t n, int32_t *cap, int32_t first, size_t size)
+{
+    /* inline: the check is on the engines' posting path */
+    if (n < *cap)
+        return arr;
+    *cap = *cap ? 2 * *cap : first;
+    return cs_realloc(arr, (size_t)*cap * size);
+}
 
 #endif

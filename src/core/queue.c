@@ -131,13 +131,17 @@ void cs_queue_free(cs_queue_t *q)
     free(q);
 }
 
-/* ---- binary heap: children of i are 2i+1, 2i+2 ---- */
+/* ---- both heaps: children of i are arity*i+1 .. arity*i+arity ---- */
+
+/* Push and sift-up are the same walk toward the root in both heaps, with
+ * the parent (i - 1) / arity; one copy of each serves both, and with a
+ * constant arity the compiler specialises it as it did the two copies. */
 
 /* Push: only the time decides (see the top comment). */
-static inline void binary_push(cs_event_t *ev, size_t i, cs_event_t e)
+static inline void heap_push(cs_event_t *ev, size_t i, cs_event_t e, size_t arity)
 {
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / arity;
         if (!(e.time < ev[p].time))
             break;
         ev[i] = ev[p];
@@ -147,10 +151,10 @@ static inline void binary_push(cs_event_t *ev, size_t i, cs_event_t e)
 }
 
 /* Sift-up with the full order: `e` may be older than its ancestors. */
-static inline void binary_sift_up(cs_event_t *ev, size_t i, cs_event_t e)
+static inline void heap_sift_up(cs_event_t *ev, size_t i, cs_event_t e, size_t arity)
 {
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / arity;
         if (!ev_less(&e, &ev[p]))
             break;
         ev[i] = ev[p];
@@ -158,6 +162,8 @@ static inline void binary_sift_up(cs_event_t *ev, size_t i, cs_event_t e)
     }
     ev[i] = e;
 }
+
+/* ---- binary heap: children of i are 2i+1, 2i+2 ---- */
 
 /* Fills the hole at ev[0] of a heap whose events are ev[0..n-1] plus `last`
  * (just removed from ev[n]). */
@@ -181,34 +187,10 @@ static inline void binary_pop(cs_event_t *ev, size_t n, cs_event_t last)
         ev[i] = ev[c];
         i = c;
     }
-    binary_sift_up(ev, i, last);
+    heap_sift_up(ev, i, last, 2);
 }
 
 /* ---- 4-ary heap: children of i are 4i+1 .. 4i+4 ---- */
-
-static inline void quad_push(cs_event_t *ev, size_t i, cs_event_t e)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 4;
-        if (!(e.time < ev[p].time))
-            break;
-        ev[i] = ev[p];
-        i = p;
-    }
-    ev[i] = e;
-}
-
-static inline void quad_sift_up(cs_event_t *ev, size_t i, cs_event_t e)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 4;
-        if (!ev_less(&e, &ev[p]))
-            break;
-        ev[i] = ev[p];
-        i = p;
-    }
-    ev[i] = e;
-}
 
 static inline void quad_pop(cs_event_t *ev, size_t n, cs_event_t last)
 {
@@ -230,7 +212,7 @@ static inline void quad_pop(cs_event_t *ev, size_t n, cs_event_t last)
         ev[i] = ev[m];
         i = m;
     }
-    quad_sift_up(ev, i, last);
+    heap_sift_up(ev, i, last, 4);
 }
 
 /* ---- public interface ---- */
@@ -251,9 +233,9 @@ uint64_t cs_queue_push(cs_queue_t *q, cs_tick_t time, uint32_t kind, uint32_t a,
     if (q->size > q->peak)
         q->peak = q->size;
     if (q->kind == CS_QUEUE_QUAD)
-        quad_push(q->ev, i, e);
+        heap_push(q->ev, i, e, 4);
     else
-        binary_push(q->ev, i, e);
+        heap_push(q->ev, i, e, 2);
     return e.seq;
 }
 

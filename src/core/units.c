@@ -699,3 +699,39 @@ int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_err
     }
     return CS_OK;
 }
+
+int cs_spec_ticks(const char *key, double s, double tick, double max_ticks, int64_t *out,
+                  cs_error_t *err)
+{
+    double t = s / tick;
+    double r = nearbyint(t);
+    if (s < 0)
+        return cs_error_set(err, CS_ERR_RANGE, "key '%s': must be >= 0", key);
+    if (fabs(t - r) > 1e-6 * (r > 1 ? r : 1))
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "key '%s': %g s is not a whole number of %g s ticks; choose a finer tick=",
+                            key, s, tick);
+    if (r > max_ticks)
+        return cs_error_set(err, CS_ERR_RANGE, "key '%s': too large", key);
+    *out = (int64_t)r;
+    return CS_OK;
+}
+
+int cs_spec_tick_ratio(const char *key, double s, double tick, int64_t *num, int64_t *den,
+                       cs_error_t *err)
+{
+    double t = s / tick;
+    if (s < 0)
+        return cs_error_set(err, CS_ERR_RANGE, "key '%s': must be >= 0", key);
+    for (int64_t d = 1; d <= 1000000; d *= 10) {
+        double v = t * (double)d, r = nearbyint(v);
+        if (fabs(v - r) <= 1e-6 * (r > 1 ? r : 1) && r < 9e15) {
+            *num = (int64_t)r;
+            *den = d;
+            return CS_OK;
+        }
+    }
+    return cs_error_set(err, CS_ERR_RANGE,
+                        "key '%s': %g s per byte is not a multiple of a millionth of the %g s tick",
+                        key, s, tick);
+}

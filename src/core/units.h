@@ -65,4 +65,15 @@ int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choi
  * (`valid` is a NULL-terminated list). */
 int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_error_t *err);
 
+/* A duration of key `key` (seconds, >= 0) as whole ticks of `tick` seconds,
+ * at most max_ticks.  The alpha-beta and LogGP machines each converted
+ * their spec's times with their own copy of this; errors name the key
+ * (CS_ERR_RANGE: negative, not a whole number of ticks, too large). */
+int cs_spec_ticks(const char *key, double s, double tick, double max_ticks, int64_t *out,
+                  cs_error_t *err);
+/* Seconds per byte of key `key` (>= 0) as exactly num/den ticks per byte,
+ * den a power of ten up to 10^6 (the same two machines' second copy). */
+int cs_spec_tick_ratio(const char *key, double s, double tick, int64_t *num, int64_t *den,
+                       cs_error_t *err);
+
 #endif

@@ -24,12 +24,10 @@ void cs_net_params_default(cs_net_params_t *np)
 static void on_complete(void *ctx, const cs_event_t *ev);
 
 int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                    const cs_net_hooks_t *hooks, const cs_net_ops_t *ops,
-                    cs_sim_handler_fn begin, cs_net_chan_t **chan, cs_net_t **out,
-                    cs_error_t *err)
+                    const cs_net_hooks_t *hooks, const cs_net_chan_mode_t *mode,
+                    cs_net_t **out, cs_error_t *err)
 {
     cs_net_chan_t *n;
-    *chan = NULL;
     *out = NULL;
     if (np->unit_bytes < 1)
         return cs_error_set(err, CS_ERR_RANGE, "network unit must be at least 1 byte, got %lld",
@@ -83,10 +81,11 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
     n->free_head = NIL32;
     n->max_route = cs_topo_max_route_len(topo);
     n->route_buf = cs_malloc(((size_t)n->max_route + 1) * sizeof *n->route_buf);
-    n->h_begin = cs_sim_register(sim, begin, n);
+    n->h_begin = cs_sim_register(sim, mode->begin, n);
     n->h_complete = cs_sim_register(sim, on_complete, n);
-    *chan = n;
-    *out = n->net = cs_net_new_engine(ops, n, topo);
+    for (int i = 0; i < CS_NET_CHAN_HANDLERS; i++)
+        n->h_mode[i] = cs_sim_register(sim, mode->handlers[i], n);
+    *out = n->net = cs_net_new_engine(mode->ops, n, topo);
     return CS_OK;
 }
 

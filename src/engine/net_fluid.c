@@ -17,7 +17,7 @@
  * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
  * flows whose rate changed get a new step event.
  *
- * The mode is the ops table cs_net_fluid_ops over the shared channel engine
+ * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared channel engine
  * state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
@@ -25,23 +25,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void on_begin(void *ctx, const cs_event_t *ev);
-static void on_step(void *ctx, const cs_event_t *ev);
-static void on_recompute(void *ctx, const cs_event_t *ev);
-static void on_progress(void *ctx, const cs_event_t *ev);
-
-int cs_net_fluid_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                     const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err)
-{
-    cs_net_chan_t *n;
-    int rc = cs_net_chan_new(sim, topo, np, hooks, &cs_net_fluid_ops, on_begin, &n, out, err);
-    if (rc)
-        return rc;
-    n->h_fstep = cs_sim_register(sim, on_step, n);
-    n->h_frecompute = cs_sim_register(sim, on_recompute, n);
-    n->h_fprogress = cs_sim_register(sim, on_progress, n);
-    return CS_OK;
-}
+/* The mode's handlers, by their index in h_mode[]. */
+enum { H_STEP, H_RECOMPUTE, H_PROGRESS };
 
 static void fluid_free(void *impl)
 {
@@ -70,7 +55,7 @@ static void mark_dirty(cs_net_chan_t *n)
     if (n->fl_dirty)
         return;
     n->fl_dirty = 1;
-    cs_sim_at(n->sim, cs_sim_now(n->sim), n->h_frecompute, 0, 0);
+    cs_sim_at(n->sim, cs_sim_now(n->sim), n->h_mode[H_RECOMPUTE], 0, 0);
 }
 
 static void active_add(cs_net_chan_t *n, uint32_t id)
@@ -145,7 +130,7 @@ static void schedule_step(cs_net_chan_t *n, uint32_t id)
     }
     dt = ticks_to(m, target);
     if (dt >= 0)
-        cs_sim_at(n->sim, cs_sim_now(n->sim) + dt, n->h_fstep, id, m->version);
+        cs_sim_at(n->sim, cs_sim_now(n->sim) + dt, n->h_mode[H_STEP], id, m->version);
 }
 
 /* Overhead over: the flow joins the active set and rates are recomputed. */
@@ -359,7 +344,7 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
         cs_net_i_record(n, m->hs[h].chan, m->t_start, now - m->t_start, net_ser(c, m->bytes),
                         m->bytes, 1);
     }
-    cs_sim_at(n->sim, now + path_latency(n, m), n->h_fprogress, id, (uint64_t)m->bytes);
+    cs_sim_at(n->sim, now + path_latency(n, m), n->h_mode[H_PROGRESS], id, (uint64_t)m->bytes);
     mark_dirty(n);
 }
 
@@ -391,7 +376,7 @@ static void on_step(void *ctx, const cs_event_t *ev)
         int64_t b = units * n->p.unit_bytes;
         if (b > m->reported) {
             m->reported = b;
-            cs_sim_at(n->sim, cs_sim_now(n->sim) + path_latency(n, m), n->h_fprogress, id,
+            cs_sim_at(n->sim, cs_sim_now(n->sim) + path_latency(n, m), n->h_mode[H_PROGRESS], id,
                       (uint64_t)b);
         }
     }
@@ -417,7 +402,7 @@ static int fluid_explain(const void *impl, cs_error_t *err)
     return cs_net_chan_explain(impl, "", err);
 }
 
-const cs_net_ops_t cs_net_fluid_ops = {
+static const cs_net_ops_t fluid_ops = {
     .name = "fluid",
     .mode = CS_NET_FLUID,
     .post = cs_net_chan_post,
@@ -426,4 +411,10 @@ const cs_net_ops_t cs_net_fluid_ops = {
     .explain_stuck = fluid_explain,
     .chan_stats = cs_net_chan_totals,
     .free = fluid_free,
+};
+
+const cs_net_chan_mode_t cs_net_fluid_mode = {
+    .ops = &fluid_ops,
+    .begin = on_begin,
+    .handlers = {[H_STEP] = on_step, [H_RECOMPUTE] = on_recompute, [H_PROGRESS] = on_progress},
 };

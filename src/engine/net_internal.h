@@ -60,6 +60,9 @@ typedef struct msg {
     uint32_t next_free;
 } msg_t;
 
+/* How many event handlers of its own a mode registers (cs_net_chan_mode_t). */
+#define CS_NET_CHAN_HANDLERS 3
+
 typedef struct chan_state {
     uint64_t wq_head, wq_tail; /* packet: waiting (msg, hop) */
     uint64_t cur;              /* packet: (msg, hop) on the wire */
@@ -109,9 +112,9 @@ typedef struct cs_net_chan {
     uint64_t post_seq;
     cs_hop_t *route_buf;
     int max_route;
-    /* handlers (h_begin is the mode's, given to cs_net_chan_new) */
-    uint32_t h_begin, h_complete, h_head, h_free, h_deliver, h_fstep, h_frecompute,
-        h_fprogress;
+    /* handlers: h_begin and h_mode[] are the mode's (cs_net_chan_mode_t),
+     * h_mode[] indexed by the mode's own enum */
+    uint32_t h_begin, h_complete, h_mode[CS_NET_CHAN_HANDLERS];
     /* fluid */
     uint32_t *fl_active;
     uint32_t fl_n, fl_cap;
@@ -137,16 +140,28 @@ static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
 
 /* ---- the shared core (net_chan.c), used by both modes ---------------- */
 
-/* Validates the parameters, creates the state and wraps it (*out) with the
- * mode's `ops` (impl: *chan).  `begin` is the mode's event handler (ctx:
- * the state, a: the message) for "the send overhead is over": it calls
- * cs_net_chan_begin and, if that returns 1, starts the transfer.  The mode
- * registers its other handlers after this.  Errors: CS_ERR_RANGE naming
+/* A fidelity mode as the shared core needs it to build one.  Both modes'
+ * constructors were the same lines (create the state, register three
+ * handlers) with other names, so a mode is this description and
+ * cs_net_chan_new is its one constructor. */
+typedef struct cs_net_chan_mode {
+    /* the mode's table; the engine handle is wrapped with it */
+    const cs_net_ops_t *ops;
+    /* the mode's handler (ctx: the state, a: the message) for "the send
+     * overhead is over": it calls cs_net_chan_begin and, if that returns 1,
+     * starts the transfer */
+    cs_sim_handler_fn begin;
+    /* the mode's other handlers (ctx: the state), registered in this order
+     * after the core's; their ids are h_mode[i] */
+    cs_sim_handler_fn handlers[CS_NET_CHAN_HANDLERS];
+} cs_net_chan_mode_t;
+
+/* Validates the parameters, creates the state and wraps it (*out) with
+ * mode->ops, registering the mode's handlers.  Errors: CS_ERR_RANGE naming
  * the parameter; nothing is allocated then. */
 int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                    const cs_net_hooks_t *hooks, const cs_net_ops_t *ops,
-                    cs_sim_handler_fn begin, cs_net_chan_t **chan, cs_net_t **out,
-                    cs_error_t *err);
+                    const cs_net_hooks_t *hooks, const cs_net_chan_mode_t *mode,
+                    cs_net_t **out, cs_error_t *err);
 /* Frees the shared state (a mode that has state of its own frees it
  * first); an ops.free entry. */
 void cs_net_chan_free(void *impl);
@@ -187,11 +202,7 @@ void cs_net_i_k_dec(cs_net_chan_t *n, int chan);
 void cs_net_i_arrived(cs_net_chan_t *n, uint32_t id, int64_t bytes_total, cs_tick_t now);
 
 /* ---- the modes (net_packet.c, net_fluid.c), for the mode table -------- */
-extern const cs_net_ops_t cs_net_packet_ops;
-extern const cs_net_ops_t cs_net_fluid_ops;
-int cs_net_packet_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                      const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
-int cs_net_fluid_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                     const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err);
+extern const cs_net_chan_mode_t cs_net_packet_mode;
+extern const cs_net_chan_mode_t cs_net_fluid_mode;
 
 #endif

@@ -10,7 +10,7 @@
  * while it still has units ready is round-robin among messages, which gives
  * k equal flows 1/k each.
  *
- * The mode is the ops table cs_net_packet_ops over the shared channel
+ * The mode is cs_net_packet_mode (its ops table and handlers) over the shared channel
  * engine state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
@@ -18,23 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void on_begin(void *ctx, const cs_event_t *ev);
-static void on_head(void *ctx, const cs_event_t *ev);
-static void on_free(void *ctx, const cs_event_t *ev);
-static void on_deliver(void *ctx, const cs_event_t *ev);
-
-int cs_net_packet_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t *np,
-                      const cs_net_hooks_t *hooks, cs_net_t **out, cs_error_t *err)
-{
-    cs_net_chan_t *n;
-    int rc = cs_net_chan_new(sim, topo, np, hooks, &cs_net_packet_ops, on_begin, &n, out, err);
-    if (rc)
-        return rc;
-    n->h_head = cs_sim_register(sim, on_head, n);
-    n->h_free = cs_sim_register(sim, on_free, n);
-    n->h_deliver = cs_sim_register(sim, on_deliver, n);
-    return CS_OK;
-}
+/* The mode's handlers, by their index in h_mode[]. */
+enum { H_HEAD, H_FREE, H_DELIVER };
 
 static inline int64_t unit_size(const cs_net_chan_t *n, const msg_t *m, uint32_t j)
 {
@@ -114,15 +99,15 @@ static void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
     if ((int32_t)h + 1 < m->nhops)
         c->occ[hs->vc]++;
     cs_net_i_record(n, chan, now, ser, ser, size, 1);
-    cs_sim_at(n->sim, now + ser, n->h_free, (uint32_t)chan, 0);
+    cs_sim_at(n->sim, now + ser, n->h_mode[H_FREE], (uint32_t)chan, 0);
     if ((int32_t)h + 1 == m->nhops) {
-        cs_sim_at(n->sim, now + c->wire + ser, n->h_deliver, mid, 0);
+        cs_sim_at(n->sim, now + c->wire + ser, n->h_mode[H_DELIVER], mid, 0);
     } else {
         const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
         cs_tick_t t = now + c->wire + n->p.router_lat;
         /* a unit never finishes a hop before its own tail has arrived */
         cs_tick_t tail = now + c->wire + ser - unit_ser(n, nc, size);
-        cs_sim_at(n->sim, t > tail ? t : tail, n->h_head, mid, h + 1);
+        cs_sim_at(n->sim, t > tail ? t : tail, n->h_mode[H_HEAD], mid, h + 1);
     }
 }
 
@@ -241,7 +226,7 @@ static int packet_explain(const void *impl, cs_error_t *err)
     return cs_net_chan_explain(n, buf, err);
 }
 
-const cs_net_ops_t cs_net_packet_ops = {
+static const cs_net_ops_t packet_ops = {
     .name = "packet",
     .mode = CS_NET_PACKET,
     .post = cs_net_chan_post,
@@ -250,4 +235,10 @@ const cs_net_ops_t cs_net_packet_ops = {
     .explain_stuck = packet_explain,
     .chan_stats = cs_net_chan_totals,
     .free = cs_net_chan_free,
+};
+
+const cs_net_chan_mode_t cs_net_packet_mode = {
+    .ops = &packet_ops,
+    .begin = on_begin,
+    .handlers = {[H_HEAD] = on_head, [H_FREE] = on_free, [H_DELIVER] = on_deliver},
 };

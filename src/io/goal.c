@@ -27,6 +27,7 @@
  * same ids, hence the same timing.
  */
 #include "io/goal.h"
+#include "core/sorted.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1047,7 +1048,7 @@ static int apply_order(reader_t *r)
     int rc = CS_OK;
     /* the ranks that have ops, ascending (ops are numbered rank by rank
      * while reading), with their first op and count */
-    int32_t *rk = cs_malloc(((size_t)n + 1) * sizeof *rk);
+    int64_t *rk = cs_malloc(((size_t)n + 1) * sizeof *rk);
     int32_t *first = cs_malloc(((size_t)n + 1) * sizeof *first);
     int32_t *cnt = cs_malloc(((size_t)n + 1) * sizeof *cnt);
     int32_t *used = cs_calloc((size_t)n + 1, sizeof *used);
@@ -1065,15 +1066,8 @@ static int apply_order(reader_t *r)
         const order_run_t *run = &r->runs[k];
         int step = run->last >= run->first ? 1 : -1;
         for (int64_t rank = run->first;; rank += step) {
-            int32_t lo = 0, hi = nr;
-            while (lo < hi) {
-                int32_t mid = lo + (hi - lo) / 2;
-                if (rk[mid] < rank)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo == nr || rk[lo] != rank) {
+            int32_t lo = cs_sorted_find(rk, nr, rank);
+            if (lo < 0) {
                 rc = fail_at(r, run->line, run->col,
                              "the op order gives ops to rank %lld, whose block has none; "
                              "expected runs of the ops of the blocks",
@@ -1099,7 +1093,7 @@ static int apply_order(reader_t *r)
                          "the op order gives rank %d %d of the %d ops of its block; expected "
                          "every op of every block exactly once (without '" ORDER_PREFIX
                          "' lines, ops are numbered in file order)",
-                         rk[k], used[k], cnt[k]);
+                         (int)rk[k], used[k], cnt[k]);
     if (!rc)
         rc = cs_program_renumber(r->p, new_id, r->err);
     free(rk);

@@ -919,6 +919,27 @@ static void value_rgb(const cs_heatmap_t *h, int c, double rgb[3])
 static double fx(const cs_heatmap_t *h, double x) { return h->ox + h->s * x; }
 static double fy(const cs_heatmap_t *h, double y) { return h->oy + h->s * y; }
 
+/* Strokes the current path (a dark rim first when `outline`) and fills the
+ * arrowhead with tip (tx, ty) and base corners (x1, y1), (x2, y2).  Straight
+ * and arc lanes ended in the same lines; this is their one copy. */
+static void stroke_with_head(cairo_t *cr, double w, int outline, int arrow, double tx, double ty,
+                             double x1, double y1, double x2, double y2)
+{
+    if (outline) {
+        cairo_set_line_width(cr, w + 1.6);
+        cairo_stroke_preserve(cr);
+    }
+    cairo_set_line_width(cr, w);
+    cairo_stroke(cr);
+    if (arrow) {
+        cairo_move_to(cr, tx, ty);
+        cairo_line_to(cr, x1, y1);
+        cairo_line_to(cr, x2, y2);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+}
+
 /* A lane with its arrowhead, in figure units. */
 static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s, double w,
                         int arrow, int outline)
@@ -936,19 +957,8 @@ static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s
         double bx = arrow ? x1 - dx * ah : x1, by = arrow ? y1 - dy * ah : y1;
         cairo_move_to(cr, x0, y0);
         cairo_line_to(cr, bx + (arrow ? dx * 0.5 : 0), by + (arrow ? dy * 0.5 : 0));
-        if (outline) {
-            cairo_set_line_width(cr, w + 1.6);
-            cairo_stroke_preserve(cr);
-        }
-        cairo_set_line_width(cr, w);
-        cairo_stroke(cr);
-        if (arrow) {
-            cairo_move_to(cr, x1, y1);
-            cairo_line_to(cr, bx - dy * aw, by + dx * aw);
-            cairo_line_to(cr, bx + dy * aw, by - dx * aw);
-            cairo_close_path(cr);
-            cairo_fill(cr);
-        }
+        stroke_with_head(cr, w, outline, arrow, x1, y1, bx - dy * aw, by + dx * aw,
+                         bx + dy * aw, by - dx * aw);
         return;
     }
     double cx = fx(h, s->v[0]), cy = fy(h, s->v[1]), r = h->s * s->v[2];
@@ -962,20 +972,9 @@ static void draw_stroke(cairo_t *cr, const cs_heatmap_t *h, const hm_stroke_t *s
         cairo_arc(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
     else
         cairo_arc_negative(cr, cx, cy, r, a0, ab + sign * 0.5 / r);
-    if (outline) {
-        cairo_set_line_width(cr, w + 1.6);
-        cairo_stroke_preserve(cr);
-    }
-    cairo_set_line_width(cr, w);
-    cairo_stroke(cr);
-    if (arrow) {
-        double tx = cx + r * cos(a1), ty = cy + r * sin(a1);
-        cairo_move_to(cr, tx, ty);
-        cairo_line_to(cr, cx + (r - aw) * cos(ab), cy + (r - aw) * sin(ab));
-        cairo_line_to(cr, cx + (r + aw) * cos(ab), cy + (r + aw) * sin(ab));
-        cairo_close_path(cr);
-        cairo_fill(cr);
-    }
+    stroke_with_head(cr, w, outline, arrow, cx + r * cos(a1), cy + r * sin(a1),
+                     cx + (r - aw) * cos(ab), cy + (r - aw) * sin(ab), cx + (r + aw) * cos(ab),
+                     cy + (r + aw) * sin(ab));
 }
 
 /* Channels in drawing order: idle first, then by rising value (ties by id),
@@ -1111,6 +1110,51 @@ static void draw_strokes(cairo_t *cr, const cs_heatmap_t *h)
     free(order);
 }
 
+/* The tile raster and the dragonfly group matrix both draw cells that each
+ * gather channels (state 0: nothing, 1: only idle channels, 2: an active
+ * one, best: the busiest active value); these two are their one copy of
+ * the gathering and of the painting. */
+static void cell_take(int8_t *state, double *best, int k, double val)
+{
+    if (state[k] != 2 || val > best[k])
+        best[k] = val;
+    state[k] = 2;
+}
+
+/* Paints rows x cols cells one pixel each, the raster's origin at (x, y)
+ * and a cell `scale` units wide, clipped to w x hgt cells. */
+static void paint_cells(cairo_t *cr, const cs_heatmap_t *h, const int8_t *state,
+                        const double *best, int rows, int cols, double x, double y,
+                        double scale, double w, double hgt)
+{
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, cols, rows);
+    unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    cairo_surface_flush(img);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double rgb[3] = {1, 1, 1};
+            int k = r * cols + c;
+            if (state[k] == 1)
+                memcpy(rgb, idle_rgb, sizeof rgb);
+            else if (state[k] == 2)
+                cs_fig_viridis(scale_t(h, best[k]), rgb);
+            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
+                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
+            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
+        }
+    cairo_surface_mark_dirty(img);
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_scale(cr, scale, scale);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, 0, 0, w, hgt);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+}
+
 /* Tiles as a raster: one pixel per tile, the busiest channel leaving it. */
 static void draw_tiles(cairo_t *cr, const cs_heatmap_t *h)
 {
@@ -1127,39 +1171,12 @@ static void draw_tiles(cairo_t *cr, const cs_heatmap_t *h)
             continue;
         int r, cc;
         grid_pos(h, cs_topo_channel_src(h->t, c), &r, &cc);
-        int k = (r / h->tile) * TC + cc / h->tile;
-        if (state[k] != 2 || h->d->val[c] > best[k])
-            best[k] = h->d->val[c];
-        state[k] = 2;
+        cell_take(state, best, (r / h->tile) * TC + cc / h->tile, h->d->val[c]);
     }
-    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, TC, TR);
-    unsigned char *px = cairo_image_surface_get_data(img);
-    int stride = cairo_image_surface_get_stride(img);
-    cairo_surface_flush(img);
-    for (int r = 0; r < TR; r++)
-        for (int c = 0; c < TC; c++) {
-            double rgb[3] = {1, 1, 1};
-            int k = r * TC + c;
-            if (state[k] == 1)
-                memcpy(rgb, idle_rgb, sizeof rgb);
-            else if (state[k] == 2)
-                cs_fig_viridis(scale_t(h, best[k]), rgb);
-            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
-                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
-            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
-        }
-    cairo_surface_mark_dirty(img);
     /* tile (r, c) covers nodes rows r*t .. r*t+t-1: its square in the map */
     double t = h->tile;
-    cairo_save(cr);
-    cairo_translate(cr, fx(h, -0.5), fy(h, -0.5));
-    cairo_scale(cr, h->s * t, h->s * t);
-    cairo_set_source_surface(cr, img, 0, 0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, (double)h->dcols / t, (double)h->drows / t);
-    cairo_fill(cr);
-    cairo_restore(cr);
-    cairo_surface_destroy(img);
+    paint_cells(cr, h, state, best, TR, TC, fx(h, -0.5), fy(h, -0.5), h->s * t,
+                (double)h->dcols / t, (double)h->drows / t);
     free(best);
     free(state);
 }
@@ -1178,36 +1195,9 @@ static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
             state[k] = 1;
         if (!h->d->active[c])
             continue;
-        if (state[k] != 2 || h->d->val[c] > best[k])
-            best[k] = h->d->val[c];
-        state[k] = 2;
+        cell_take(state, best, k, h->d->val[c]);
     }
-    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, N, N);
-    unsigned char *px = cairo_image_surface_get_data(img);
-    int stride = cairo_image_surface_get_stride(img);
-    cairo_surface_flush(img);
-    for (int r = 0; r < N; r++)
-        for (int c = 0; c < N; c++) {
-            double rgb[3] = {1, 1, 1};
-            int k = r * N + c;
-            if (state[k] == 1)
-                memcpy(rgb, idle_rgb, sizeof rgb);
-            else if (state[k] == 2)
-                cs_fig_viridis(scale_t(h, best[k]), rgb);
-            uint32_t v = (uint32_t)lround(rgb[0] * 255) << 16 |
-                         (uint32_t)lround(rgb[1] * 255) << 8 | (uint32_t)lround(rgb[2] * 255);
-            *(uint32_t *)(px + (size_t)r * stride + 4 * (size_t)c) = v;
-        }
-    cairo_surface_mark_dirty(img);
-    cairo_save(cr);
-    cairo_translate(cr, h->mat_x, h->mat_y);
-    cairo_scale(cr, h->mat_size / N, h->mat_size / N);
-    cairo_set_source_surface(cr, img, 0, 0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, N, N);
-    cairo_fill(cr);
-    cairo_restore(cr);
-    cairo_surface_destroy(img);
+    paint_cells(cr, h, state, best, N, N, h->mat_x, h->mat_y, h->mat_size / N, N, N);
     free(best);
     free(state);
 

@@ -33,43 +33,6 @@ static const char *const keys[] = {"topo", "p", "rows", "cols", "alpha", "beta",
                                    "packet", "buf", "tick", "reduce", NULL};
 static const char *const topos[] = {"line", "ring", "mesh", "torus", "complete", "hypercube", NULL};
 
-/* seconds -> whole ticks, or an error naming the key if not a whole number */
-static int to_ticks(const char *key, double s, double tick, cs_tick_t *out, cs_error_t *err)
-{
-    double t = s / tick;
-    double r = nearbyint(t);
-    if (s < 0)
-        return cs_error_set(err, CS_ERR_RANGE, "key '%s': must be >= 0", key);
-    if (fabs(t - r) > 1e-6 * (r > 1 ? r : 1))
-        return cs_error_set(err, CS_ERR_RANGE,
-                            "key '%s': %g s is not a whole number of %g s ticks; choose a finer tick=",
-                            key, s, tick);
-    if (r > 9e18)
-        return cs_error_set(err, CS_ERR_RANGE, "key '%s': too large", key);
-    *out = (cs_tick_t)r;
-    return CS_OK;
-}
-
-/* seconds per byte -> num/den ticks per byte, exactly (den a power of ten) */
-static int to_ratio(const char *key, double s, double tick, int64_t *num, int64_t *den,
-                    cs_error_t *err)
-{
-    double t = s / tick;
-    if (s < 0)
-        return cs_error_set(err, CS_ERR_RANGE, "key '%s': must be >= 0", key);
-    for (int64_t d = 1; d <= 1000000; d *= 10) {
-        double v = t * (double)d, r = nearbyint(v);
-        if (fabs(v - r) <= 1e-6 * (r > 1 ? r : 1) && r < 9e15) {
-            *num = (int64_t)r;
-            *den = d;
-            return CS_OK;
-        }
-    }
-    return cs_error_set(err, CS_ERR_RANGE,
-                        "key '%s': %g s per byte is not a multiple of a millionth of the %g s tick",
-                        key, s, tick);
-}
-
 /* "1us", "0.25ns", "0s": the largest unit that keeps the number >= 1, so the
  * normalised spec reads like what users type. */
 static const char *spec_time(double s, char *buf, size_t len)
@@ -151,10 +114,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->net.send_ports = 1;
     m->net.recv_ports = 1;
     m->net.wire_lat = 0;
-    if ((rc = to_ticks("alpha", alpha, tick, &m->net.send_overhead, err)) ||
-        (rc = to_ticks("hop", hop, tick, &m->net.router_lat, err)) ||
-        (rc = to_ratio("beta", beta, tick, &m->net.ser_num, &m->net.ser_den, err)) ||
-        (rc = to_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
+    if ((rc = cs_spec_ticks("alpha", alpha, tick, 9e18, &m->net.send_overhead, err)) ||
+        (rc = cs_spec_ticks("hop", hop, tick, 9e18, &m->net.router_lat, err)) ||
+        (rc = cs_spec_tick_ratio("beta", beta, tick, &m->net.ser_num, &m->net.ser_den, err)) ||
+        (rc = cs_spec_tick_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
         return rc;
 
     if (topo_i == 2 || topo_i == 3)

@@ -145,10 +145,7 @@ static void arbiter_wake(cell_t *c, int chip, cs_tick_t t);
 static int32_t new_cmd(cell_t *c, int32_t msg, int kind, int what, int issuer, int from, int to,
                        int64_t bytes)
 {
-    if (c->nc == c->cap_c) {
-        c->cap_c = c->cap_c ? 2 * c->cap_c : 256;
-        c->c = cs_realloc(c->c, (size_t)c->cap_c * sizeof *c->c);
-    }
+    c->c = cs_grow(c->c, c->nc, &c->cap_c, 256, sizeof *c->c);
     int32_t id = c->nc++;
     c->c[id] = (cmd_t){msg, (uint8_t)kind, (uint8_t)what, issuer, from, to, bytes, 0, NIL};
     spe_t *s = &c->spe[issuer];
@@ -189,10 +186,7 @@ static void on_issue(void *ctx, const cs_event_t *ev)
 static int32_t new_leg(cell_t *c, int32_t cmd, int chip, int src_ramp, int dst_ramp, int64_t total,
                        int64_t avail, int final)
 {
-    if (c->nl == c->cap_l) {
-        c->cap_l = c->cap_l ? 2 * c->cap_l : 256;
-        c->l = cs_realloc(c->l, (size_t)c->cap_l * sizeof *c->l);
-    }
+    c->l = cs_grow(c->l, c->nl, &c->cap_l, 256, sizeof *c->l);
     int32_t id = c->nl++;
     c->l[id] = (leg_t){cmd, chip, src_ramp, dst_ramp, total, avail, 0, final, 0, NIL, 0};
     return id;
@@ -249,10 +243,7 @@ static void on_start(void *ctx, const cs_event_t *ev)
         return;
     }
     if (k->what == P_DATA) {
-        if (c->ncross == c->cap_cross) {
-            c->cap_cross = c->cap_cross ? 2 * c->cap_cross : 64;
-            c->cross = cs_realloc(c->cross, (size_t)c->cap_cross * sizeof *c->cross);
-        }
+        c->cross = cs_grow(c->cross, c->ncross, &c->cap_cross, 64, sizeof *c->cross);
         c->cross[c->ncross++] = (cs_cell_crossing_t){k->from, k->to, k->bytes, now_of(c)};
     }
     int ca = chip_of(k->from), cb = chip_of(k->to);
@@ -568,10 +559,7 @@ static uint32_t cell_post(void *impl, int src, int ndst, const int *dst, int64_t
 {
     cell_t *c = impl;
     CS_ASSERT(ndst == 1);
-    if (c->nm == c->cap_m) {
-        c->cap_m = c->cap_m ? 2 * c->cap_m : 256;
-        c->m = cs_realloc(c->m, (size_t)c->cap_m * sizeof *c->m);
-    }
+    c->m = cs_grow(c->m, c->nm, &c->cap_m, 256, sizeof *c->m);
     int32_t id = c->nm++;
     xmsg_t *m = &c->m[id];
     memset(m, 0, sizeof *m);

@@ -186,10 +186,7 @@ static void note_k(cns1_t *c, int32_t chan, cs_tick_t want)
 
 static void push_end(chanres_t *r, cs_tick_t end)
 {
-    if (r->nends == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 4;
-        r->ends = cs_realloc(r->ends, (size_t)r->cap * sizeof *r->ends);
-    }
+    r->ends = cs_grow(r->ends, r->nends, &r->cap, 4, sizeof *r->ends);
     r->ends[r->nends++] = end;
 }
 
@@ -245,10 +242,7 @@ static void on_arrive(void *ctx, const cs_event_t *ev)
         t = c->free_task;
         c->free_task = c->tasks[t].next;
     } else {
-        if (c->ntasks == c->cap_tasks) {
-            c->cap_tasks = c->cap_tasks ? 2 * c->cap_tasks : 256;
-            c->tasks = cs_realloc(c->tasks, (size_t)c->cap_tasks * sizeof *c->tasks);
-        }
+        c->tasks = cs_grow(c->tasks, c->ntasks, &c->cap_tasks, 256, sizeof *c->tasks);
         t = c->ntasks++;
     }
     c->tasks[t] = (task_t){(int32_t)ev->a, NIL};
@@ -300,10 +294,7 @@ static uint32_t ni_post(void *impl, int src, int ndst, const int *dst, int64_t b
 {
     cns1_t *c = impl;
     CS_ASSERT(ndst == 1);
-    if (c->nm == c->cap_m) {
-        c->cap_m = c->cap_m ? 2 * c->cap_m : 256;
-        c->m = cs_realloc(c->m, (size_t)c->cap_m * sizeof *c->m);
-    }
+    c->m = cs_grow(c->m, c->nm, &c->cap_m, 256, sizeof *c->m);
     int32_t id = c->nm++;
     nmsg_t *m = &c->m[id];
     memset(m, 0, sizeof *m);

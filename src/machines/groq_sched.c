@@ -159,10 +159,7 @@ static int32_t cal_insert_at(sched_t *s, cal_t *c, int32_t p, int64_t a, int64_t
         c->iv[p].a = a;
         return p;
     }
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 4;
-        c->iv = cs_realloc(c->iv, (size_t)c->cap * sizeof *c->iv);
-    }
+    c->iv = cs_grow(c->iv, c->n, &c->cap, 4, sizeof *c->iv);
     memmove(c->iv + p + 1, c->iv + p, (size_t)(c->n - p) * sizeof *c->iv);
     c->iv[p] = (ival_t){a, b};
     c->n++;
@@ -249,10 +246,7 @@ static void note_window(sched_t *s, int32_t ch, int64_t msg, int64_t first, int6
                 k++;
         }
     c->nends = keep;
-    if (c->nends == c->cap_ends) {
-        c->cap_ends = c->cap_ends ? 2 * c->cap_ends : 4;
-        c->ends = cs_realloc(c->ends, (size_t)c->cap_ends * sizeof *c->ends);
-    }
+    c->ends = cs_grow(c->ends, c->nends, &c->cap_ends, 4, sizeof *c->ends);
     c->ends[c->nends++] = end;
     c->last_msg = msg;
     c->last_end = end;

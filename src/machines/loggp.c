@@ -327,10 +327,7 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
     loggp_net_t *n = impl;
     CS_ASSERT(ndst == 1);
     CS_ASSERT(src >= 0 && src < n->nhosts && dst[0] >= 0 && dst[0] < n->nhosts);
-    if (n->nm == n->cap_m) {
-        n->cap_m = n->cap_m ? 2 * n->cap_m : 256;
-        n->m = cs_realloc(n->m, (size_t)n->cap_m * sizeof *n->m);
-    }
+    n->m = cs_grow(n->m, n->nm, &n->cap_m, 256, sizeof *n->m);
     int32_t id = n->nm++;
     lgmsg_t *m = &n->m[id];
     memset(m, 0, sizeof *m);
@@ -556,38 +553,6 @@ static int get_ns(cs_spec_t *spec, const char *key, double dflt_ns, double *out,
     return CS_OK;
 }
 
-static int whole_ticks(const char *key, double s, double tick, cs_tick_t *out, cs_error_t *err)
-{
-    double t = s / tick, r = nearbyint(t);
-    if (fabs(t - r) > 1e-6 * (r > 1 ? r : 1))
-        return cs_error_set(err, CS_ERR_RANGE,
-                            "key '%s': %g s is not a whole number of %g s ticks; choose a finer "
-                            "tick=",
-                            key, s, tick);
-    if (r > 1e17)
-        return cs_error_set(err, CS_ERR_RANGE, "key '%s': too large", key);
-    *out = (cs_tick_t)r;
-    return CS_OK;
-}
-
-static int ratio_ticks(const char *key, double s, double tick, int64_t *num, int64_t *den,
-                       cs_error_t *err)
-{
-    double t = s / tick;
-    for (int64_t d = 1; d <= 1000000; d *= 10) {
-        double v = t * (double)d, r = nearbyint(v);
-        if (fabs(v - r) <= 1e-6 * (r > 1 ? r : 1) && r < 9e15) {
-            *num = (int64_t)r;
-            *den = d;
-            return CS_OK;
-        }
-    }
-    return cs_error_set(err, CS_ERR_RANGE,
-                        "key '%s': %g s per byte is not a multiple of a millionth of the %g s "
-                        "tick",
-                        key, s, tick);
-}
-
 static void fmt_ns(double s, char *buf, size_t len) { snprintf(buf, len, "%.12gns", s * 1e9); }
 
 static void loggp_report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
@@ -680,12 +645,12 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
     loggp_machine_t *lm = cs_calloc(1, sizeof *lm);
     m->impl = lm;
-    if ((rc = whole_ticks("L", L, tick, &lm->p.L, err)) ||
-        (rc = whole_ticks("o", o, tick, &lm->p.o, err)) ||
-        (rc = whole_ticks("g", g, tick, &lm->p.g, err)) ||
-        (rc = ratio_ticks("G", G, tick, &lm->p.G_num, &lm->p.G_den, err)) ||
-        (rc = ratio_ticks("O", O, tick, &lm->p.O_num, &lm->p.O_den, err)) ||
-        (rc = ratio_ticks("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
+    if ((rc = cs_spec_ticks("L", L, tick, 1e17, &lm->p.L, err)) ||
+        (rc = cs_spec_ticks("o", o, tick, 1e17, &lm->p.o, err)) ||
+        (rc = cs_spec_ticks("g", g, tick, 1e17, &lm->p.g, err)) ||
+        (rc = cs_spec_tick_ratio("G", G, tick, &lm->p.G_num, &lm->p.G_den, err)) ||
+        (rc = cs_spec_tick_ratio("O", O, tick, &lm->p.O_num, &lm->p.O_den, err)) ||
+        (rc = cs_spec_tick_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
         return rc;
     lm->p.S = S;
     lm->p.unsafe_deadlock = unsafe;
