@@ -52,7 +52,7 @@ void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *
     char buf[64];
     int top[REPORT_TOP_CHANNELS];
 
-    int n = cs_net_busiest_channels(r->net, cs_topo_channels(t), top, REPORT_TOP_CHANNELS);
+    int n = cs_net_busiest_channels(r->net, top, REPORT_TOP_CHANNELS);
     if (n == 0) {
         fprintf(f, "channels  none carried traffic\n");
         return;

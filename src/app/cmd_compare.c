@@ -214,7 +214,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     }
     if (rc == CS_OK) {
         int c = -1; /* the busiest channel */
-        cs_net_busiest_channels(res->net, cs_topo_channels(m->topo), &c, 1);
+        cs_net_busiest_channels(res->net, &c, 1);
         row->ranks = run.coll.args.P;
         row->ticks = res->finish;
         row->seconds = (double)res->finish * m->tick_seconds;

@@ -103,12 +103,12 @@ static int busier(const cs_chan_stats_t *sx, int x, const cs_chan_stats_t *sy, i
     return x < y;
 }
 
-int cs_net_busiest_channels(const cs_net_t *n, int nchan, int *top, int count)
+int cs_net_busiest_channels(const cs_net_t *n, int *top, int count)
 {
     int have = 0;
     if (!n)
         return 0;
-    for (int c = 0; c < nchan; c++) {
+    for (int c = 0; c < n->nchans; c++) {
         const cs_chan_stats_t *s = cs_net_chan_stats(n, c);
         if (!s || (s->bytes == 0 && s->busy == 0))
             continue;

@@ -232,11 +232,11 @@ const char *cs_net_engine_name(const cs_net_t *n);
 void *cs_net_impl_of(const cs_net_t *n, const cs_net_ops_t *ops);
 
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan);
-/* Fills top[] with the busiest of channels 0..nchan-1 that carried traffic
- * (most busy ticks first, then most bytes, then lowest id) and returns how
- * many (at most n; 0 for a NULL engine).  O(nchan * n): for the few
- * channels a summary, a table or a timeline's counters show. */
-int cs_net_busiest_channels(const cs_net_t *n, int nchan, int *top, int count);
+/* Fills top[] with the busiest of the engine's channels that carried
+ * traffic (most busy ticks first, then most bytes, then lowest id) and
+ * returns how many (at most count; 0 for a NULL engine).  O(channels *
+ * count): for the few channels a summary, a table or a timeline shows. */
+int cs_net_busiest_channels(const cs_net_t *n, int *top, int count);
 
 /* Optional time-bucketed records (for heatmaps, frames and timelines):
  * enable before the first post.  Buckets start `width` ticks wide; when

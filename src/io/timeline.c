@@ -294,7 +294,7 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     /* link counters */
     if (ncount > 0) {
         int *top = cs_malloc((size_t)ncount * sizeof *top);
-        int nt = cs_net_busiest_channels(r->net, cs_topo_channels(m->topo), top, ncount);
+        int nt = cs_net_busiest_channels(r->net, top, ncount);
         cs_tick_t w = cs_chanrec_width(rec);
         tl_begin_event(&t);
         fputs("{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":"
