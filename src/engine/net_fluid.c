@@ -17,8 +17,8 @@
  * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
  * flows whose rate changed get a new step event.
  *
- * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared channel engine
- * state (net_chan.c does posting, ports and completion).
+ * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared
+ * channel engine state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
 

@@ -10,8 +10,8 @@
  * while it still has units ready is round-robin among messages, which gives
  * k equal flows 1/k each.
  *
- * The mode is cs_net_packet_mode (its ops table and handlers) over the shared channel
- * engine state (net_chan.c does posting, ports and completion).
+ * The mode is cs_net_packet_mode (its ops table and handlers) over the shared
+ * channel engine state (net_chan.c does posting, ports and completion).
  */
 #include "engine/net_internal.h"
 
