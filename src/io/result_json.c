@@ -129,6 +129,14 @@ static void json_kv_string(FILE *f, const char *indent, const char *key, const c
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* One closed form's fields: ticks, seconds, form (the last when `last`). */
+static void json_model_form(FILE *f, const char *in, const cs_model_form_t *fo, int last)
+{
+    json_kv_double(f, in, "ticks", fo->ticks, 0);
+    json_kv_double(f, in, "seconds", fo->seconds, 0);
+    json_kv_string(f, in, "form", fo->name, last);
+}
+
 /* "model": the closed form(s) beside the simulated finish (--predict). */
 static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
                        const cs_exec_result_t *r)
@@ -142,9 +150,7 @@ static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
         fprintf(f, "%s},\n", in1);
         return;
     }
-    json_kv_double(f, in2, "ticks", mo->form[0].ticks, 0);
-    json_kv_double(f, in2, "seconds", mo->form[0].seconds, 0);
-    json_kv_string(f, in2, "form", mo->form[0].name, 0);
+    json_model_form(f, in2, &mo->form[0], 0);
     json_kv_string(f, in2, "unit", mo->unit, 0);
     json_kv_double(f, in2, "simulated_minus_model_ticks", (double)r->finish - mo->form[0].ticks,
                    0);
@@ -152,9 +158,7 @@ static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
     fputs("[", f);
     for (int i = 0; i < mo->nforms; i++) {
         fprintf(f, "%s\n%s{\n", i ? "," : "", in3);
-        json_kv_double(f, "        ", "ticks", mo->form[i].ticks, 0);
-        json_kv_double(f, "        ", "seconds", mo->form[i].seconds, 0);
-        json_kv_string(f, "        ", "form", mo->form[i].name, 1);
+        json_model_form(f, "        ", &mo->form[i], 1);
         fprintf(f, "%s}", in3);
     }
     fprintf(f, "\n%s]\n%s},\n", in2, in1);

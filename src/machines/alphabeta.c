@@ -229,7 +229,7 @@ static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_mode
         const ab_form_t *f = &ab_forms[i];
         if (f->kind != req->kind || strcmp(f->algo, req->algo))
             continue;
-        cs_model_set(out, req->P > 1 ? f->ticks(req->P, cs_model_ceil_log2(req->P),
+        cs_model_set(out, req->P > 1 ? f->ticks(req->P, cs_coll_ceil_log2(req->P),
                                                (double)req->bytes, a, b)
                                      : 0.0,
                      f->name);

@@ -147,9 +147,7 @@ static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_mode
                                   req->root, &cycles, err)))
         return rc;
     out->unit = "cycles";
-    out->nforms = 1;
-    out->form[0].ticks = cycles;
-    snprintf(out->form[0].name, sizeof out->form[0].name, "thesis, printed form");
+    cs_model_set(out, cycles, "thesis, printed form");
     snprintf(algo + strlen(algo), sizeof algo - strlen(algo), "%sform=rederived",
              strchr(algo, ':') ? "," : ":");
     if (!cs_cerebras_predict(coll, algo, req->P, req->grid_rows, req->grid_cols, B, c->tr, S,

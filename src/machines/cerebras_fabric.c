@@ -310,10 +310,7 @@ static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
             return &rc->v[i];
     if (!create)
         return NULL;
-    if (rc->n == rc->cap) {
-        rc->cap = rc->cap ? rc->cap * 2 : 2;
-        rc->v = cs_realloc(rc->v, (size_t)rc->cap * sizeof *rc->v);
-    }
+    rc->v = cs_grow(rc->v, rc->n, &rc->cap, 2, sizeof *rc->v);
     color_t *c = &rc->v[rc->n++];
     *c = (color_t){cls, NIL, NIL, NIL, 0, 0, -1};
     if (rc->n > f->colors_peak) {
@@ -628,10 +625,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
 {
     fabric_t *f = impl;
     int tr = f->p.tr, buf = f->p.buf;
-    if (f->nsm == f->cap_sm) {
-        f->cap_sm = f->cap_sm ? f->cap_sm * 2 : 256;
-        f->sm = cs_realloc(f->sm, (size_t)f->cap_sm * sizeof *f->sm);
-    }
+    f->sm = cs_grow(f->sm, f->nsm, &f->cap_sm, 256, sizeof *f->sm);
     int32_t sid = f->nsm++;
     stream_t *m = &f->sm[sid];
     memset(m, 0, sizeof *m);

@@ -594,7 +594,7 @@ static int predict(const cs_machine_t *m, const cs_model_request_t *req, cs_mode
     const loggp_params_t *p = &((const loggp_machine_t *)m->impl)->p;
     double o = (double)p->o, L = (double)p->L, g = (double)p->g;
     double G = (double)p->G_num / (double)p->G_den, O = (double)p->O_num / (double)p->O_den;
-    int k = cs_model_ceil_log2(req->P);
+    int k = cs_coll_ceil_log2(req->P);
     out->show_seconds = 1;
     if (req->kind == CS_COLL_BROADCAST && !strcmp(req->algo, "binomial")) {
         if (req->bytes > p->S)

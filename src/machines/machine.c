@@ -193,14 +193,6 @@ void cs_machine_layout_topo(const cs_machine_t *m, cs_machine_layout_t *out)
     }
 }
 
-int cs_model_ceil_log2(int P)
-{
-    int k = 0;
-    while (k < 31 && (1 << k) < P)
-        k++;
-    return k;
-}
-
 void cs_model_set(cs_model_t *out, double ticks, const char *name)
 {
     out->nforms = 1;

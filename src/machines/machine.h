@@ -182,10 +182,6 @@ void cs_machine_layout_topo(const cs_machine_t *m, cs_machine_layout_t *out);
 int cs_machine_predict(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
                        cs_error_t *err);
 
-/* ceil(log2 P) for P >= 1: the rounds of the tree and dissemination
- * patterns the models count. */
-int cs_model_ceil_log2(int P);
-
 /* Fills the first form of out: ticks and the formula's name. */
 void cs_model_set(cs_model_t *out, double ticks, const char *name);
 

@@ -53,7 +53,8 @@ int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err
     igraph_error_t e = igraph_vector_init(&ecc, 1);
     if (e == IGRAPH_SUCCESS) {
         e = igraph_eccentricity(&g, &ecc, igraph_vss_1(node), IGRAPH_ALL);
-        *out = (int)VECTOR(ecc)[0];
+        if (e == IGRAPH_SUCCESS)
+            *out = (int)VECTOR(ecc)[0];
         igraph_vector_destroy(&ecc);
     }
     igraph_destroy(&g);
