@@ -562,7 +562,7 @@ int cs_coll_hybrid_shape(const cs_coll_args_t *a, int *y_out, cs_error_t *err)
                                 P);
     } else {
         int s = (int)ceil(sqrt((double)P));
-        y = 1 << floor_log2(s);
+        y = pow2_floor(s);
     }
     if (hx && hy) {
         int k = cs_coll_ceil_log2((P + y - 1) / y);

@@ -73,7 +73,6 @@ static inline int floor_log2(int64_t x)
         k++;
     return k;
 }
-static inline int highbit(int x) { return 1 << floor_log2(x); }
 /* Largest power of two <= P (P >= 1). */
 static inline int pow2_floor(int P) { return 1 << floor_log2(P); }
 /* x mod P in [0, P). */
