@@ -450,7 +450,7 @@ static void emit_rdb_allreduce(cs_coll_builder_t *b, const int32_t *ranks, int c
     int pof2, L;
     if (cnt <= 1)
         return;
-    pof2 = 1 << floor_log2(cnt);
+    pof2 = pow2_floor(cnt);
     L = floor_log2(pof2);
     for (int i = pof2; i < cnt; i++) {
         cs_coll_send_nz(b, ranks[i], ranks[i - pof2], off, len, tag);

@@ -255,12 +255,12 @@ static void tree_add(tree_t *t, int r, int parent)
 }
 
 /* The binomial tree of the Cell paper's Fig. 7 over list[0..cnt): in round
- * t, index i < 2^t sends to i + 2^t, so the parent of i is i - highbit(i).
+ * t, index i < 2^t sends to i + 2^t, so the parent of i is i - pow2_floor(i).
  * list[0] must already be in the tree. */
 static void tree_add_doubling(tree_t *t, const int32_t *list, int cnt)
 {
     for (int i = 1; i < cnt; i++)
-        tree_add(t, list[i], list[i - highbit(i)]);
+        tree_add(t, list[i], list[i - pow2_floor(i)]);
 }
 
 static void tree_finish(tree_t *t)
@@ -427,10 +427,10 @@ static void emit_two_phase(cs_coll_builder_t *b, const int32_t *L, int s, int64_
     for (int i = 0; i < s; i++) {
         int64_t off = (i % 2) ? 0 : h, len = (i % 2) ? h : n - h;
         if (i > 0) {
-            cs_coll_recv_nz(b, L[i], L[i - highbit(i)], off, len, PHASE_TAG(1));
+            cs_coll_recv_nz(b, L[i], L[i - pow2_floor(i)], off, len, PHASE_TAG(1));
             cs_coll_wait(b, L[i]);
         }
-        for (int d = i ? 2 * highbit(i) : 1; i + d < s; d *= 2) {
+        for (int d = i ? 2 * pow2_floor(i) : 1; i + d < s; d *= 2) {
             int c = i + d;
             cs_coll_send_nz(b, L[i], L[c], (c % 2) ? 0 : h, (c % 2) ? h : n - h, PHASE_TAG(1));
             if (opt)

@@ -350,19 +350,18 @@ typedef struct registry {
     int n;
 } registry_t;
 
-/* Listing order: by collective, then by table order (each table lists its
- * collective's default first).
- * Computed on each call (cheap) so that there is no hidden global state. */
+/* Listing order: by collective, the tables concatenated in the order of
+ * cs_coll_kind_t (each table lists its collective's default first; the
+ * assertion keeps them in that order). */
 static void collect(registry_t *r)
 {
     r->n = 0;
-    for (int k = 0; k < CS_COLL_NKINDS; k++)
-        for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
-            for (int i = 0; groups[g][i]; i++)
-                if (groups[g][i]->kind == (cs_coll_kind_t)k) {
-                    CS_ASSERT(r->n < MAX_ALGOS);
-                    r->all[r->n++] = groups[g][i];
-                }
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+        for (int i = 0; groups[g][i]; i++) {
+            CS_ASSERT(r->n < MAX_ALGOS);
+            CS_ASSERT(!r->n || r->all[r->n - 1]->kind <= groups[g][i]->kind);
+            r->all[r->n++] = groups[g][i];
+        }
 }
 
 const cs_coll_algo_t *const *cs_coll_algos(int *count)

@@ -234,8 +234,9 @@ void cs_coll_dc_gather(cs_coll_builder_t *b, const int64_t *boff, int lo, int hi
     cs_coll_xfer(b, rep, h, boff[olo], boff[ohi] - boff[olo], tag, NULL);
 }
 
-int32_t cs_coll_recv_as(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
-                        int tag, int reduce)
+/* Receives [off, off+len): reducing (reduce = 1) or copying. */
+static int32_t recv_as(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag,
+                       int reduce)
 {
     return reduce ? cs_coll_recv_reduce_nz(b, at, from, off, len, tag)
                   : cs_coll_recv_nz(b, at, from, off, len, tag);
@@ -263,7 +264,7 @@ void cs_coll_fold_in(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off,
 {
     for (int i = 0; i < f->e; i++) {
         cs_coll_send_nz(b, 2 * i + 1, 2 * i, off, len, TAG_FOLD);
-        cs_coll_recv_as(b, 2 * i, 2 * i + 1, off, len, TAG_FOLD, reduce);
+        recv_as(b, 2 * i, 2 * i + 1, off, len, TAG_FOLD, reduce);
     }
     cs_coll_wait_all(b);
 }
@@ -338,7 +339,7 @@ void cs_coll_tree_up(cs_coll_builder_t *b, int P, int reduce, int64_t off, int64
             if (m > 0)
                 cs_coll_recv_nz(b, r, c, (int64_t)c * m, (int64_t)tree_span(c, P) * m, TAG_UP);
             else
-                cs_coll_recv_as(b, r, c, off, len, TAG_UP, reduce);
+                recv_as(b, r, c, off, len, TAG_UP, reduce);
             cs_coll_wait(b, r);
         }
         if (r > 0) {
@@ -415,7 +416,10 @@ void cs_coll_barrier_among(cs_coll_builder_t *b, const int32_t *ranks, int cnt, 
 
 /* ---- rank groups ----------------------------------------------------------- */
 
-void cs_coll_groups_make(cs_coll_groups_t *g, int P, int G, int32_t *of, const int32_t *order)
+/* Groups from of[0..P) (ids in 0..G-1; empty groups allowed), which g takes
+ * over (freed by cs_coll_groups_destroy).  Each group lists its members in
+ * the order of `order` (P ranks), or in rank order when order is NULL. */
+static void groups_make(cs_coll_groups_t *g, int P, int G, int32_t *of, const int32_t *order)
 {
     int32_t *fill = cs_calloc((size_t)G, sizeof *fill);
     g->G = G;
@@ -453,7 +457,7 @@ void cs_coll_groups_consecutive(cs_coll_groups_t *g, int P, int G)
         for (int64_t r = off; r < off + len; r++)
             of[r] = j;
     }
-    cs_coll_groups_make(g, P, G, of, NULL);
+    groups_make(g, P, G, of, NULL);
 }
 
 int cs_coll_groups_hint(cs_coll_groups_t *g, const cs_coll_args_t *a, int compact,
@@ -480,7 +484,7 @@ int cs_coll_groups_hint(cs_coll_groups_t *g, const cs_coll_args_t *a, int compac
     for (int r = 0; r < P; r++)
         of[r] = id[h->group[r]];
     free(id);
-    cs_coll_groups_make(g, P, G, of, NULL);
+    groups_make(g, P, G, of, NULL);
     return CS_OK;
 }
 
@@ -517,7 +521,7 @@ int cs_coll_groups_rooted(cs_coll_groups_t *g, const cs_coll_args_t *a, int two_
         free(newid);
     }
     cs_coll_groups_destroy(&h);
-    cs_coll_groups_make(g, P, G, of, order);
+    groups_make(g, P, G, of, order);
     free(order);
     return CS_OK;
 }
@@ -558,7 +562,7 @@ int cs_coll_hybrid_shape(const cs_coll_args_t *a, int *y_out, cs_error_t *err)
                                 P);
     } else {
         int s = (int)ceil(sqrt((double)P));
-        y = 1 << floor_log2(s);
+        y = pow2_floor(s);
     }
     if (hx && hy) {
         int k = cs_coll_ceil_log2((P + y - 1) / y);

@@ -73,7 +73,6 @@ static inline int floor_log2(int64_t x)
         k++;
     return k;
 }
-static inline int highbit(int x) { return 1 << floor_log2(x); }
 /* Largest power of two <= P (P >= 1). */
 static inline int pow2_floor(int P) { return 1 << floor_log2(P); }
 /* x mod P in [0, P). */
@@ -123,10 +122,6 @@ typedef struct cs_coll_groups {
     int32_t *at;    /* P entries */
 } cs_coll_groups_t;
 
-/* Groups from of[0..P) (ids in 0..G-1; empty groups allowed), which g takes
- * over (freed by cs_coll_groups_destroy).  Each group lists its members in
- * the order of `order` (P ranks), or in rank order when order is NULL. */
-void cs_coll_groups_make(cs_coll_groups_t *g, int P, int G, int32_t *of, const int32_t *order);
 /* G consecutive groups of near-equal size (cs_coll_split of the ranks). */
 void cs_coll_groups_consecutive(cs_coll_groups_t *g, int P, int G);
 /* The machine's hierarchy hint: G = 0 when there is none.  compact: empty
@@ -192,9 +187,6 @@ int64_t cs_coll_blk(const cs_coll_blocks_t *bl, int i);
  * recv op. */
 int32_t cs_coll_xfer(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag,
                      int32_t *rop);
-/* Receives [off, off+len): reducing (reduce = 1) or copying. */
-int32_t cs_coll_recv_as(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
-                        int tag, int reduce);
 /* A copy [src, src+len) -> [dst, dst+len) inside rank r's buffer.  The
  * program model has no copy op, so it is a message to itself: the validator
  * sees the data move, and the machine prices it (a message that crosses no

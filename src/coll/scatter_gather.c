@@ -107,6 +107,7 @@ static const cs_coll_algo_t gather_flat_algo = {
     .build = gather_flat,
 };
 
-/* Listing order within each collective: the default first. */
+/* Listing order: gather before scatter (the order of cs_coll_kind_t), the
+ * default first within each. */
 const cs_coll_algo_t *const cs_coll_algos_scatter_gather[] = {
-    &scatter_binomial_algo, &scatter_flat_algo, &gather_binomial_algo, &gather_flat_algo, NULL};
+    &gather_binomial_algo, &gather_flat_algo, &scatter_binomial_algo, &scatter_flat_algo, NULL};

@@ -316,23 +316,6 @@ static inline void segbin_sweep(const char *coll)
                 }
 }
 
-/* ---- Rabenseifner's reduce ------------------------------------------------
- * Recursive halving over P' = 2^floor(log2 P) ranks, alpha log2 P' +
- * beta n (P'-1)/P', then the binomial gather of the pieces, the same again;
- * for P > P' the fold of the extra ranks comes first, alpha + beta n.
- * Exact for P a power of two dividing n.  For other P it is a lower bound
- * (the root takes part in the fold, every halving step and every gather
- * step, one after the other); ranks outside the fold run ahead and their
- * eager messages can hold the receive port of a partner still one step
- * behind, so a run may take longer (docs/algorithms.md). */
-static inline cs_tick_t rabenseifner_formula(int P, int64_t n, const ab_t *ab)
-{
-    int Pp = 1, lg = 0;
-    while (Pp * 2 <= P)
-        Pp *= 2, lg++;
-    cs_tick_t t = 2 * ab->a * lg + 2 * ab->b * (n / Pp) * (Pp - 1);
-    return Pp < P ? t + ab->a + ab->b * n : t;
-}
 
 /* ---- the rooted algorithms of the lecture and generic MPI, with --validate - */
 
@@ -450,23 +433,6 @@ static inline cs_program_t *cell_build16(const char *coll, const char *algo, int
     return p;
 }
 
-/* ==== Groq ISCA'22: the hierarchical all-reduce ============================ */
-
-/* P = g G ranks in G groups of g, n a multiple of P:
- *   intra reduce-scatter:  (g-1)(alpha + beta n/g)   (g-1 perfect matchings)
- *   inter (direct):        2 (G-1)(alpha + beta n/P) (reduce-scatter + all-gather
- *                                                      of the n/g shard)
- *   inter (rdb, G = 2^j):  log2 G (alpha + beta n/g)
- *   intra all-gather:      (g-1)(alpha + beta n/g) */
-static inline cs_tick_t hier_formula(const ab_t *ab, int g, int G, int64_t n, int rdb)
-{
-    cs_tick_t t = 2 * (g - 1) * ab_T(ab, n / g);
-    if (rdb)
-        t += f_ceil_log2(G) * ab_T(ab, n / g);
-    else
-        t += 2 * (G - 1) * ab_T(ab, n / ((int64_t)g * G));
-    return t;
-}
 
 /* ==== the symmetric collectives (lecture §8.7, §8.9, generic MPI) ========= */
 
@@ -514,21 +480,6 @@ static inline void sym_expect_time(const char *coll, const char *algo, const cha
     }
 }
 
-/* P not a power of two, Pp = 2^floor(log2 P), e = P - Pp: the extra ranks
- * (odd ranks below 2e) hand their data to their even neighbour first and
- * get the result back at the end; in the doubling/halving round of
- * distance d the group holding virtual ranks [0, d) speaks for d + min(d, e)
- * real ranks. */
-static inline int64_t fold_rounds(int P, int64_t a, int64_t bm)
-{
-    int Pp = 1;
-    int64_t t = 0;
-    while (2 * Pp <= P)
-        Pp *= 2;
-    for (int d = 1; d < Pp; d *= 2)
-        t += a + bm * (d + (d < P - Pp ? d : P - Pp));
-    return t;
-}
 
 /* ==== the Cerebras thesis ================================================== *
  *
@@ -650,51 +601,6 @@ static inline int64_t t_two_phase(const th_machine_t *m, int P, int64_t S, int64
     return stream ? t_two_phase_stream(m, P, S, n) : t_two_phase_sf(m, P, S, n);
 }
 
-/* Left-right with chain sides (Lemma 6.1's shape): the root's own side
- * (the smaller one, left on a tie) of L_own PEs including the root ends at
- * T_own; the other side's L_oth PEs reduce to the PE next to the root,
- * whose stream waits for the root's port until T_own:
- *   streamed  max(T_own + D, a + b n + (L_oth - 1) b u)
- *   S&F       max(T_own, (L_oth - 1) D) + D */
-static inline int64_t t_left_right(const th_machine_t *m, int P, int root, int64_t n, int stream)
-{
-    int left = root, right = P - 1 - root, own_left = left <= right;
-    int own = (own_left ? left : right) + 1, oth = own_left ? right : left;
-    int64_t t_own = t_chain(m, own, n, stream), x;
-    if (!oth)
-        return t_own;
-    if (stream) {
-        x = th_A(m) + th_B(m) * n + (oth - 1) * th_B(m) * th_U(m, n);
-        return t_own + th_D(m, n) > x ? t_own + th_D(m, n) : x;
-    }
-    x = (oth - 1) * th_D(m, n);
-    return (t_own > x ? t_own : x) + th_D(m, n);
-}
-
-/* cs_coll_grid's contract for a machine without a grid: rows <= cols,
- * closest to square. */
-static inline void near_square(int P, int *rows, int *cols)
-{
-    int r = 1;
-    for (int x = 1; x * x <= P; x++)
-        if (P % x == 0)
-            r = x;
-    *rows = r;
-    *cols = P / r;
-}
-
-/* 2D chain streamed: the column chains end at a + b n + (R-2) b u; each row
- * PE's stream waits for its left neighbour's port until then, and the row
- * is one pipeline: 2D + (R + C - 4) b u.  Store and forward, and any base,
- * the thesis's T_p(M) + T_p(N). */
-static inline int64_t t_2d_chain(const th_machine_t *m, int R, int C, int64_t n, int stream)
-{
-    if (R == 1 || C == 1)
-        return t_chain(m, R * C, n, stream);
-    if (!stream)
-        return (R - 1 + C - 1) * th_D(m, n);
-    return 2 * th_D(m, n) + (R + C - 4) * th_B(m) * th_U(m, n);
-}
 
 /* ---- running ---------------------------------------------------------------- */
 

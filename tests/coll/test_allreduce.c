@@ -31,6 +31,40 @@
 #include "formulas.h"
 #include "harness.h"
 
+/* ==== Groq ISCA'22: the hierarchical all-reduce ============================ */
+
+/* P = g G ranks in G groups of g, n a multiple of P:
+ *   intra reduce-scatter:  (g-1)(alpha + beta n/g)   (g-1 perfect matchings)
+ *   inter (direct):        2 (G-1)(alpha + beta n/P) (reduce-scatter + all-gather
+ *                                                      of the n/g shard)
+ *   inter (rdb, G = 2^j):  log2 G (alpha + beta n/g)
+ *   intra all-gather:      (g-1)(alpha + beta n/g) */
+static inline cs_tick_t hier_formula(const ab_t *ab, int g, int G, int64_t n, int rdb)
+{
+    cs_tick_t t = 2 * (g - 1) * ab_T(ab, n / g);
+    if (rdb)
+        t += f_ceil_log2(G) * ab_T(ab, n / g);
+    else
+        t += 2 * (G - 1) * ab_T(ab, n / ((int64_t)g * G));
+    return t;
+}
+
+/* P not a power of two, Pp = 2^floor(log2 P), e = P - Pp: the extra ranks
+ * (odd ranks below 2e) hand their data to their even neighbour first and
+ * get the result back at the end; in the doubling/halving round of
+ * distance d the group holding virtual ranks [0, d) speaks for d + min(d, e)
+ * real ranks. */
+static inline int64_t fold_rounds(int P, int64_t a, int64_t bm)
+{
+    int Pp = 1;
+    int64_t t = 0;
+    while (2 * Pp <= P)
+        Pp *= 2;
+    for (int d = 1; d < Pp; d *= 2)
+        t += a + bm * (d + (d < P - Pp ? d : P - Pp));
+    return t;
+}
+
 /* ==== lecture and generic MPI =============================================== */
 
 Test(symmetric_time, ring_allreduce_is_2_P_minus_1_alpha_plus_beta_n_over_P)

@@ -31,6 +31,70 @@
 #include "formulas.h"
 #include "harness.h"
 
+/* ---- Rabenseifner's reduce ------------------------------------------------
+ * Recursive halving over P' = 2^floor(log2 P) ranks, alpha log2 P' +
+ * beta n (P'-1)/P', then the binomial gather of the pieces, the same again;
+ * for P > P' the fold of the extra ranks comes first, alpha + beta n.
+ * Exact for P a power of two dividing n.  For other P it is a lower bound
+ * (the root takes part in the fold, every halving step and every gather
+ * step, one after the other); ranks outside the fold run ahead and their
+ * eager messages can hold the receive port of a partner still one step
+ * behind, so a run may take longer (docs/algorithms.md). */
+static inline cs_tick_t rabenseifner_formula(int P, int64_t n, const ab_t *ab)
+{
+    int Pp = 1, lg = 0;
+    while (Pp * 2 <= P)
+        Pp *= 2, lg++;
+    cs_tick_t t = 2 * ab->a * lg + 2 * ab->b * (n / Pp) * (Pp - 1);
+    return Pp < P ? t + ab->a + ab->b * n : t;
+}
+
+/* Left-right with chain sides (Lemma 6.1's shape): the root's own side
+ * (the smaller one, left on a tie) of L_own PEs including the root ends at
+ * T_own; the other side's L_oth PEs reduce to the PE next to the root,
+ * whose stream waits for the root's port until T_own:
+ *   streamed  max(T_own + D, a + b n + (L_oth - 1) b u)
+ *   S&F       max(T_own, (L_oth - 1) D) + D */
+static inline int64_t t_left_right(const th_machine_t *m, int P, int root, int64_t n, int stream)
+{
+    int left = root, right = P - 1 - root, own_left = left <= right;
+    int own = (own_left ? left : right) + 1, oth = own_left ? right : left;
+    int64_t t_own = t_chain(m, own, n, stream), x;
+    if (!oth)
+        return t_own;
+    if (stream) {
+        x = th_A(m) + th_B(m) * n + (oth - 1) * th_B(m) * th_U(m, n);
+        return t_own + th_D(m, n) > x ? t_own + th_D(m, n) : x;
+    }
+    x = (oth - 1) * th_D(m, n);
+    return (t_own > x ? t_own : x) + th_D(m, n);
+}
+
+/* cs_coll_grid's contract for a machine without a grid: rows <= cols,
+ * closest to square. */
+static inline void near_square(int P, int *rows, int *cols)
+{
+    int r = 1;
+    for (int x = 1; x * x <= P; x++)
+        if (P % x == 0)
+            r = x;
+    *rows = r;
+    *cols = P / r;
+}
+
+/* 2D chain streamed: the column chains end at a + b n + (R-2) b u; each row
+ * PE's stream waits for its left neighbour's port until then, and the row
+ * is one pipeline: 2D + (R + C - 4) b u.  Store and forward, and any base,
+ * the thesis's T_p(M) + T_p(N). */
+static inline int64_t t_2d_chain(const th_machine_t *m, int R, int C, int64_t n, int stream)
+{
+    if (R == 1 || C == 1)
+        return t_chain(m, R * C, n, stream);
+    if (!stream)
+        return (R - 1 + C - 1) * th_D(m, n);
+    return 2 * th_D(m, n) + (R + C - 4) * th_B(m) * th_U(m, n);
+}
+
 /* ==== lecture and generic MPI =============================================== */
 
 Test(rooted, binomial_reduce_is_alpha_plus_beta_n_times_ceil_log2_P)
