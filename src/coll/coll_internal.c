@@ -406,7 +406,7 @@ void cs_coll_barrier_among(cs_coll_builder_t *b, const int32_t *ranks, int cnt, 
         int d = 1 << k;
         for (int i = 0; i < cnt; i++) {
             int to = is_pow2(cnt) ? (i ^ d) : (i + d) % cnt;
-            int from = is_pow2(cnt) ? (i ^ d) : ((i - d) % cnt + cnt) % cnt;
+            int from = is_pow2(cnt) ? (i ^ d) : mod(i - d, cnt);
             cs_coll_send(b, ranks[i], ranks[to], 0, 0, tag + k);
             cs_coll_recv(b, ranks[i], ranks[from], 0, 0, tag + k);
             cs_coll_wait(b, ranks[i]);
