@@ -112,11 +112,11 @@ typedef struct cs_app_progress {
     int on;              /* standard error is a terminal */
     double t0, last;     /* started, last drawn (monotonic seconds) */
     int width;           /* characters on the line now */
-    double tick_seconds; /* the run's clock, for the poll callback */
+    double tick_seconds; /* the run's clock, for the poll callback (attach) */
     char what[96];
 } cs_app_progress_t;
 
-void cs_app_progress_init(cs_app_progress_t *p, const char *what, double tick_seconds);
+void cs_app_progress_init(cs_app_progress_t *p, const char *what);
 /* fraction in [0, 1], or < 0 when unknown; detail may be NULL. */
 void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *detail);
 /* Clears the line (call before printing anything else). */

@@ -418,7 +418,7 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     opts.mode = a->req.mode;
     opts.queue = a->req.queue;
     opts.rank_to_node = run->place.rank_to_node;
-    cs_app_progress_init(&progress, a->trace, run->m->tick_seconds);
+    cs_app_progress_init(&progress, a->trace);
     cs_app_progress_attach(&progress, run->m->tick_seconds, &opts);
     rc = cs_request_exec(run->m, run->p, &opts, &run->res, err);
     cs_app_progress_done(&progress);
