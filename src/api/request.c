@@ -228,7 +228,8 @@ static int request_read_order_file(const char *path, int nodes, int32_t **out, i
     return CS_OK;
 }
 
-int cs_request_is_node_order(const char *name)
+/* Whether name is one of the orders of cs_request_node_order. */
+static int request_is_node_order(const char *name)
 {
     return !strcmp(name, "natural") || !strcmp(name, "ring") || !strcmp(name, "snake");
 }
@@ -261,7 +262,7 @@ static int request_order(const cs_request_t *a, const cs_machine_t *m, int32_t *
     int nodes = cs_machine_nodes(m);
     const char *o = a->order ? a->order : "natural";
     int32_t *v;
-    if (!cs_request_is_node_order(o))
+    if (!request_is_node_order(o))
         return request_read_order_file(o, nodes, out, n, err);
     v = cs_malloc((size_t)nodes * sizeof *v);
     if (cs_request_node_order(m, o, nodes, v)) {

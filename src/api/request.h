@@ -108,8 +108,6 @@ void cs_request_coll_destroy(cs_request_coll_t *c);
  * or -1 for "snake" on a machine without a grid (the caller says which
  * option asked for it). */
 int cs_request_node_order(const cs_machine_t *m, const char *name, int n, int32_t *v);
-/* Whether name is one of those orders. */
-int cs_request_is_node_order(const char *name);
 
 /* Fills c->hints (and c->place, which owns its arrays) with the machine's
  * hints in rank space for the placement c->rank_to_node of P ranks

@@ -45,7 +45,7 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
 /* The options that are request fields (api/request.h), one code each for
  * every command: a command puts the ones it takes in its longopts (with the
  * short letters 'm' --machine, 'p' --program, 'M' --mode, 'q' --queue) and
- * hands what getopt_long returns to cs_app_request_opt, so that a field is
+ * hands what getopt_long returns to cs_app_option, so that a field is
  * parsed in one place whatever the command. */
 enum {
     CS_APP_OPT_COLL = 0x1000, CS_APP_OPT_ALGO, CS_APP_OPT_BYTES, CS_APP_OPT_ROOT,
@@ -67,10 +67,6 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv);
  * subcommand `cmd` and exits with the usage status.  `c` is what getopt_long
  * returned ('?' or ':'); the option string must start with ':'. */
 void cs_app_getopt_error(const char *cmd, int c, char **argv) __attribute__((noreturn));
-
-/* Resets getopt's global state before a subcommand parses its own options
- * (glibc: optind = 0 reinitialises fully). */
-void cs_app_getopt_reset(void);
 
 /* Whether an output file of option `opt` can be written, asked before the
  * work that makes it: the file, or else its folder, must be writable.
@@ -95,7 +91,7 @@ int cs_app_text_width(const char *s);
  * from `seed`): the same permutation for a seed on every platform. */
 void cs_app_shuffle(int n, uint64_t seed, int32_t *perm);
 
-/* ---- collectives and results (src/api) ------------------------------- */
+/* ---- results (main.c) ---------------------------------------------------- */
 
 /* The JSON result (api/report.h: cs_report_json, with the model of
  * collective c when predict) to path, or to standard output for "-";
@@ -112,11 +108,11 @@ typedef struct cs_app_progress {
     int on;              /* standard error is a terminal */
     double t0, last;     /* started, last drawn (monotonic seconds) */
     int width;           /* characters on the line now */
-    double tick_seconds; /* the run's clock, for the poll callback */
+    double tick_seconds; /* the run's clock, for the poll callback (attach) */
     char what[96];
 } cs_app_progress_t;
 
-void cs_app_progress_init(cs_app_progress_t *p, const char *what, double tick_seconds);
+void cs_app_progress_init(cs_app_progress_t *p, const char *what);
 /* fraction in [0, 1], or < 0 when unknown; detail may be NULL. */
 void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *detail);
 /* Clears the line (call before printing anything else). */

@@ -463,7 +463,7 @@ int cs_app_cmd_compare(int argc, char **argv)
         return cs_app_report(&err);
     }
     compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
-    cs_app_progress_init(&progress, "compare", 1);
+    cs_app_progress_init(&progress, "compare");
     for (int i = 0; i < a.nspecs; i++) {
         rows[i].spec = a.specs[i];
         snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,

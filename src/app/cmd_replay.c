@@ -33,7 +33,6 @@ typedef enum { FMT_AUTO, FMT_GOAL, FMT_TI } replay_fmt_t;
 
 typedef struct replay_args {
     const char *trace;
-    const char *machine;
     const char *machines[REPLAY_MAX_MACHINES]; /* --machines, split */
     char *machines_buf;                        /* what they point into (owned) */
     int nmachines;
@@ -41,7 +40,7 @@ typedef struct replay_args {
     const char *map;   /* NULL: linear */
     const char *json;
     int with_timing;
-    cs_request_t req;  /* the engine's mode and queue */
+    cs_request_t req;  /* --machine, the engine's mode and queue */
     double flops;
     const cs_coll_algo_t *algo[CS_COLL_NKINDS];
     const char *algo_text[CS_COLL_NKINDS]; /* the options after ':' or NULL */
@@ -177,7 +176,6 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
     a->flops = 1e9;
     while ((c = getopt_long(argc, argv, ":m:f:M:j:q:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': a->machine = optarg; break;
         case OPT_MACHINES: machines = optarg; break;
         case 'f':
             if (!strcmp(optarg, "goal"))
@@ -209,9 +207,9 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
                            argv[optind]);
     if (!a->trace)
         cs_app_usage_error("replay", "missing the TRACE file");
-    if (a->machine && machines)
+    if (a->req.machine && machines)
         cs_app_usage_error("replay", "--machine and --machines exclude each other");
-    if (!a->machine && !machines)
+    if (!a->req.machine && !machines)
         cs_app_usage_error("replay", "missing --machine SPEC (or --machines 'A;B;...')");
     if (machines && a->json)
         cs_app_usage_error("replay", "--json writes one run's result; it cannot be used with "
@@ -418,7 +416,7 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     opts.mode = a->req.mode;
     opts.queue = a->req.queue;
     opts.rank_to_node = run->place.rank_to_node;
-    cs_app_progress_init(&progress, a->trace, run->m->tick_seconds);
+    cs_app_progress_init(&progress, a->trace);
     cs_app_progress_attach(&progress, run->m->tick_seconds, &opts);
     rc = cs_request_exec(run->m, run->p, &opts, &run->res, err);
     cs_app_progress_done(&progress);
@@ -515,7 +513,7 @@ int cs_app_cmd_replay(int argc, char **argv)
     if (a.nmachines) {
         rc = replay_table(&a);
     } else {
-        rc = replay_one(&a, a.machine, &run, &err);
+        rc = replay_one(&a, a.req.machine, &run, &err);
         if (rc == CS_OK) {
             if (a.json)
                 rc = cs_app_write_json(a.json, a.with_timing, run.m, run.p, &run.res, 0, 0, NULL, &err);

@@ -447,8 +447,7 @@ int cs_app_cmd_run(int argc, char **argv)
         rc = run_prepare_figures(&a, run.machine, &figs, &opts, &err);
         if (rc == CS_OK) {
             cs_app_progress_init(&progress, a.req.coll ? cs_program_source(run.program)
-                                                       : a.req.program,
-                                 run.machine->tick_seconds);
+                                                       : a.req.program);
             cs_app_progress_attach(&progress, run.machine->tick_seconds, &opts);
             rc = cs_request_run(&run, &opts, &err);
             cs_app_progress_done(&progress);

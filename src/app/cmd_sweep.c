@@ -563,7 +563,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
             fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events%s\n",
                     a.predict ? ",model_ticks,model_seconds" : "");
     }
-    cs_app_progress_init(&progress, "sweep", m ? m->tick_seconds : 1);
+    cs_app_progress_init(&progress, "sweep");
     for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
         int k = kj / nr;
         for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {

@@ -112,7 +112,9 @@ void cs_app_getopt_error(const char *cmd, int c, char **argv)
     cs_app_usage_error(cmd, "unrecognized option '%s'", word);
 }
 
-void cs_app_getopt_reset(void)
+/* Resets getopt's global state before a subcommand parses its own options
+ * (glibc: optind = 0 reinitialises fully). */
+static void app_getopt_reset(void)
 {
     optind = 0;
     opterr = 0;
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
         if (strcmp(name, app_cmds[i].name) == 0) {
             int sub_argc = argc - optind;
             char **sub_argv = argv + optind;
-            cs_app_getopt_reset();
+            app_getopt_reset();
             int status = app_cmds[i].fn(sub_argc, sub_argv);
             /* Output already buffered must not be lost silently (a full
              * disk behind `collsim run > file`). */

@@ -27,12 +27,11 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void cs_app_progress_init(cs_app_progress_t *p, const char *what, double tick_seconds)
+void cs_app_progress_init(cs_app_progress_t *p, const char *what)
 {
     memset(p, 0, sizeof *p);
     p->on = isatty(STDERR_FILENO);
     p->t0 = now_seconds();
-    p->tick_seconds = tick_seconds;
     snprintf(p->what, sizeof p->what, "%s", what ? what : "");
 }
 
