@@ -446,6 +446,22 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
     return CS_OK;
 }
 
+size_t cs_program_bytes(const cs_program_t *p)
+{
+    size_t n = sizeof *p;
+    n += (size_t)p->cap_ops * sizeof *p->ops;
+    n += (size_t)p->cap_peers * sizeof *p->peers;
+    n += (size_t)p->cap_triples * sizeof *p->triples;
+    if (p->pred_start)
+        n += 2 * ((size_t)p->nops + 1) * sizeof *p->pred_start;
+    if (p->preds)
+        n += 2 * (size_t)(p->ntriples ? p->ntriples : 1) * sizeof *p->preds;
+    if (p->label_off)
+        n += (size_t)p->cap_ops * sizeof *p->label_off;
+    n += (size_t)p->label_cap + (size_t)p->cap_data * sizeof *p->data;
+    return n;
+}
+
 int cs_program_nranks(const cs_program_t *p) { return p->nranks; }
 int32_t cs_program_nops(const cs_program_t *p) { return p->nops; }
 const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id) { return &p->ops[id]; }

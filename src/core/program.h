@@ -40,6 +40,7 @@
 #ifndef CS_PROGRAM_H
 #define CS_PROGRAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "core/error.h"
 
@@ -122,6 +123,10 @@ int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err)
  * error, then dependency cycles (naming the rank and ops of one cycle).
  * No builder call is allowed after success. */
 int cs_program_finalize(cs_program_t *p, cs_error_t *err);
+
+/* Bytes the program holds in its own allocations (ops, peers, dependency
+ * tables, side tables, labels), for the benchmarks' bytes per op. */
+size_t cs_program_bytes(const cs_program_t *p);
 
 int cs_program_nranks(const cs_program_t *p);
 int32_t cs_program_nops(const cs_program_t *p);
