@@ -324,14 +324,14 @@ static void defer_on_streams(cs_coll_check_t *c, int32_t op, int32_t s, int dept
     const cs_dep_t *d = cs_program_preds(c->prog, op, &n);
     for (int i = 0; i < n; i++) {
         const cs_op_t *po;
-        if (d[i].kind != CS_DEP_STREAM)
+        if (cs_dep_kind(d[i]) != CS_DEP_STREAM)
             continue;
-        po = cs_program_op(c->prog, d[i].op);
+        po = cs_program_op(c->prog, cs_dep_op(d[i]));
         if (po->kind == CS_OP_RECV) {
-            if (po->data >= 0 && !c->recv_seen[d[i].op])
-                add_waiter(c, d[i].op, s);
+            if (cs_program_data(c->prog, cs_dep_op(d[i])) && !c->recv_seen[cs_dep_op(d[i])])
+                add_waiter(c, cs_dep_op(d[i]), s);
         } else if (po->kind == CS_OP_CALC && depth < CHECK_STREAM_DEPTH) {
-            defer_on_streams(c, d[i].op, s, depth + 1);
+            defer_on_streams(c, cs_dep_op(d[i]), s, depth + 1);
         }
     }
 }
@@ -487,7 +487,7 @@ int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
     /* candidate boundaries: 0, the nominal end, block edges, every data
      * descriptor's ends */
     for (int32_t i = 0; i < nops; i++)
-        if (cs_program_op(p, i)->data >= 0)
+        if (cs_program_data(p, i))
             nd++;
     cap = 2 * (size_t)nd + 2 + (block_kind(a->kind) ? (size_t)a->P + 1 : 0);
     v = cs_malloc(cap * sizeof *v);
@@ -508,7 +508,7 @@ int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
         if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
             dp = cs_program_preds(p, i, &n);
             for (int j = 0; j < n; j++)
-                if (dp[j].kind == CS_DEP_STREAM)
+                if (cs_dep_kind(dp[j]) == CS_DEP_STREAM)
                     stream_sends = 1;
         }
     }

@@ -1,10 +1,20 @@
 /*
  * program.c - building, checking and freezing programs (see program.h).
  *
- * Ops live in one growable array; dependencies are collected as triples
- * while building and turned into two CSR tables (predecessors and
- * successors) by cs_program_finalize, so the executor walks them without
- * pointer chasing.  Labels are optional and stored in one string pool,
+ * Memory is the point of this file: a P = 4,096 ring allreduce has 8 * 10^7
+ * ops, so every byte per op counts.  Ops live in one growable array of
+ * 24-byte cs_op_t; what only some programs carry (source lines, data
+ * descriptors, labels) lives in side arrays allocated the first time one is
+ * set.  An mcast's destinations live in one pool, preceded by their count.
+ *
+ * Dependencies are collected as (op, packed dep) pairs of 8 bytes while
+ * building and turned by cs_program_finalize into two CSR tables of 4-byte
+ * cs_dep_t with 32-bit starts (predecessors and successors: the executor
+ * walks both).  Builders add an op's dependencies right after the op, so the
+ * pairs usually arrive sorted by op: the predecessor table is then made in
+ * place, and the pairs never coexist with a copy.  When every dependency
+ * points to an earlier op no cycle is possible and the cycle check is one
+ * flag, kept while building.  Labels are stored in one string pool,
  * because traces of 10^7 ops must not pay a malloc per op.
  */
 #include "core/program.h"
@@ -14,30 +24,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct dep_triple {
-    int32_t op, pred;
-    uint8_t kind;
-} dep_triple_t;
+/* The size the memory budget is made of (see the head comment). */
+_Static_assert(sizeof(cs_op_t) == 24, "cs_op_t grew: it is paid once per op");
+_Static_assert(sizeof(cs_dep_t) == 4, "cs_dep_t grew: it is paid twice per dependency");
 
 struct cs_program {
     int nranks;
     int finalized;
     cs_op_t *ops;
     int32_t nops, cap_ops;
-    int32_t *peers;          /* mcast destination pool */
+    int32_t max_ops;         /* CS_PROGRAM_MAX_OPS or lower (cs_program_set_limits) */
+    int32_t *peers;          /* mcast pool: count, then the destinations */
     int64_t npeers, cap_peers;
-    dep_triple_t *triples;
-    int64_t ntriples, cap_triples;
+    /* building: dependency i is op build[2i] depending on build[2i+1] (a
+     * packed cs_dep_t naming the predecessor) */
+    uint32_t *build;
+    int64_t ndeps, cap_build, max_deps;
+    int deps_sorted;         /* build pairs in nondecreasing op order */
+    int deps_backward;       /* every predecessor has a smaller id: no cycle */
     /* CSR after finalize */
-    int64_t *pred_start, *succ_start; /* nops + 1 */
+    uint32_t *pred_start, *succ_start; /* nops + 1 */
     cs_dep_t *preds, *succs;
-    /* provenance */
-    int64_t *label_off;      /* per op offset into label pool, -1 = none; lazily allocated */
+    /* side arrays, cap_ops long, NULL until first needed */
+    int32_t *line;           /* source line, 0 = none */
+    int32_t *data_of;        /* index into data, -1 = none */
+    int64_t *label_off;      /* offset into label pool, -1 = none */
     char *label_pool;
     int64_t label_len, label_cap;
     char *source;
     double time_unit;
-    cs_data_t *data;         /* descriptors, indexed by op->data */
+    cs_data_t *data;         /* descriptors, indexed by data_of */
     int32_t ndata, cap_data;
     /* first builder error */
     int err_code;
@@ -58,10 +74,20 @@ static void record(cs_program_t *p, int code, const char *fmt, ...)
     va_end(ap);
 }
 
+
+/* A packed dependency on op `op` of kind `kind` (see cs_dep_t). */
+static cs_dep_t pack_dep(int32_t op, cs_dep_kind_t kind)
+{
+    return (uint32_t)op << 2 | (uint32_t)kind;
+}
+
 cs_program_t *cs_program_new(int nranks)
 {
     cs_program_t *p = cs_calloc(1, sizeof *p);
     p->nranks = nranks;
+    p->max_ops = CS_PROGRAM_MAX_OPS;
+    p->max_deps = CS_PROGRAM_MAX_DEPS;
+    p->deps_sorted = p->deps_backward = 1;
     if (nranks < 1)
         record(p, CS_ERR_RANGE, "a program needs at least one rank, got %d", nranks);
     return p;
@@ -73,16 +99,49 @@ void cs_program_free(cs_program_t *p)
         return;
     free(p->ops);
     free(p->peers);
-    free(p->triples);
+    free(p->build);
     free(p->pred_start);
     free(p->succ_start);
     free(p->preds);
     free(p->succs);
+    free(p->line);
+    free(p->data_of);
     free(p->label_off);
     free(p->label_pool);
     free(p->source);
     free(p->data);
     free(p);
+}
+
+void cs_program_set_limits(cs_program_t *p, int32_t max_ops, int64_t max_deps)
+{
+    if (max_ops >= 0 && max_ops < p->max_ops)
+        p->max_ops = max_ops;
+    if (max_deps >= 0 && max_deps < p->max_deps)
+        p->max_deps = max_deps;
+}
+
+/* A side array of `from` entries of `elem` bytes resized to `to` entries,
+ * new entries filled with the byte `fill` (0 or 0xff gives 0 or -1). */
+static void *side_resize(void *a, size_t elem, int32_t from, int32_t to, int fill)
+{
+    a = cs_realloc(a, (size_t)to * elem);
+    if (to > from)
+        memset((char *)a + (size_t)from * elem, fill, (size_t)(to - from) * elem);
+    return a;
+}
+
+/* Gives the op array and the side arrays that exist room for `cap` ops. */
+static void resize_ops(cs_program_t *p, int32_t cap)
+{
+    p->ops = cs_realloc(p->ops, (size_t)cap * sizeof *p->ops);
+    if (p->line)
+        p->line = side_resize(p->line, sizeof *p->line, p->cap_ops, cap, 0);
+    if (p->data_of)
+        p->data_of = side_resize(p->data_of, sizeof *p->data_of, p->cap_ops, cap, 0xff);
+    if (p->label_off)
+        p->label_off = side_resize(p->label_off, sizeof *p->label_off, p->cap_ops, cap, 0xff);
+    p->cap_ops = cap;
 }
 
 static int check_rank(cs_program_t *p, const char *what, int r, int allow_any)
@@ -94,7 +153,9 @@ static int check_rank(cs_program_t *p, const char *what, int r, int allow_any)
     return 0;
 }
 
-static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int peer, int64_t bytes, int tag)
+/* Appends an op with its kind, rank and size; the caller sets peer and tag
+ * or ticks. */
+static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int64_t bytes)
 {
     cs_op_t *op;
     if (p->finalized) {
@@ -107,51 +168,55 @@ static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int peer, int64_t
         record(p, CS_ERR_RANGE, "rank %d: negative size %lld", rank, (long long)bytes);
         return -1;
     }
-    if (p->nops == CS_PROGRAM_MAX_OPS) {
-        record(p, CS_ERR_NOMEM, "more than %d ops", CS_PROGRAM_MAX_OPS);
+    if (p->nops >= p->max_ops) {
+        record(p, CS_ERR_NOMEM, "rank %d: more than %d ops, the limit of a program", rank,
+               p->max_ops);
         return -1;
     }
-    if (p->nops == p->cap_ops) {
-        p->cap_ops = p->cap_ops ? (p->cap_ops > INT32_MAX / 2 ? INT32_MAX : p->cap_ops * 2) : 64;
-        p->ops = cs_realloc(p->ops, (size_t)p->cap_ops * sizeof *p->ops);
-        if (p->label_off) {
-            p->label_off = cs_realloc(p->label_off, (size_t)p->cap_ops * sizeof *p->label_off);
-            for (int32_t i = p->nops; i < p->cap_ops; i++)
-                p->label_off[i] = -1;
-        }
-    }
+    if (p->nops == p->cap_ops)
+        resize_ops(p, p->cap_ops == 0                        ? 64
+                      : p->cap_ops > CS_PROGRAM_MAX_OPS / 2 ? CS_PROGRAM_MAX_OPS
+                                                             : 2 * p->cap_ops);
     op = &p->ops[p->nops];
     memset(op, 0, sizeof *op);
     op->kind = kind;
     op->rank = rank;
-    op->peer = peer;
-    op->npeers = 1;
     op->bytes = bytes;
-    op->tag = tag;
-    op->data = -1;
     return p->nops++;
 }
 
 int32_t cs_program_send(cs_program_t *p, int rank, int dst, int64_t bytes, int tag)
 {
+    int32_t id;
     if (!check_rank(p, "destination", dst, 0))
         return -1;
     if (tag < 0) {
         record(p, CS_ERR_RANGE, "rank %d: send tag must be >= 0, got %d", rank, tag);
         return -1;
     }
-    return add_op(p, CS_OP_SEND, rank, dst, bytes, tag);
+    id = add_op(p, CS_OP_SEND, rank, bytes);
+    if (id >= 0) {
+        p->ops[id].peer = dst;
+        p->ops[id].tag = tag;
+    }
+    return id;
 }
 
 int32_t cs_program_recv(cs_program_t *p, int rank, int src, int64_t bytes, int tag)
 {
+    int32_t id;
     if (!check_rank(p, "source", src, 1))
         return -1;
     if (tag < 0 && tag != CS_ANY) {
         record(p, CS_ERR_RANGE, "rank %d: recv tag must be >= 0 or any, got %d", rank, tag);
         return -1;
     }
-    return add_op(p, CS_OP_RECV, rank, src, bytes, tag);
+    id = add_op(p, CS_OP_RECV, rank, bytes);
+    if (id >= 0) {
+        p->ops[id].peer = src;
+        p->ops[id].tag = tag;
+    }
+    return id;
 }
 
 int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, int64_t bytes,
@@ -169,17 +234,25 @@ int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, 
         record(p, CS_ERR_RANGE, "rank %d: mcast tag must be >= 0, got %d", rank, tag);
         return -1;
     }
-    id = add_op(p, CS_OP_MCAST, rank, (int32_t)p->npeers, bytes, tag);
+    /* op->peer indexes the pool */
+    if (p->npeers + n + 1 > INT32_MAX) {
+        record(p, CS_ERR_NOMEM, "rank %d: more than %d mcast destinations in one program", rank,
+               INT32_MAX);
+        return -1;
+    }
+    id = add_op(p, CS_OP_MCAST, rank, bytes);
     if (id < 0)
         return -1;
-    if (p->npeers + n > p->cap_peers) {
-        while (p->npeers + n > p->cap_peers)
+    if (p->npeers + n + 1 > p->cap_peers) {
+        while (p->npeers + n + 1 > p->cap_peers)
             p->cap_peers = p->cap_peers ? p->cap_peers * 2 : 64;
         p->peers = cs_realloc(p->peers, (size_t)p->cap_peers * sizeof *p->peers);
     }
-    memcpy(p->peers + p->npeers, dsts, (size_t)n * sizeof *dsts);
-    p->npeers += n;
-    p->ops[id].npeers = n;
+    p->peers[p->npeers] = n;
+    memcpy(p->peers + p->npeers + 1, dsts, (size_t)n * sizeof *dsts);
+    p->ops[id].peer = (int32_t)p->npeers;
+    p->ops[id].tag = tag;
+    p->npeers += n + 1;
     return id;
 }
 
@@ -190,18 +263,36 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
         record(p, CS_ERR_RANGE, "rank %d: negative calc time %lld", rank, (long long)ticks);
         return -1;
     }
-    id = add_op(p, CS_OP_CALC, rank, -1, bytes, 0);
-    if (id >= 0) {
+    id = add_op(p, CS_OP_CALC, rank, bytes);
+    if (id >= 0)
         p->ops[id].ticks = ticks;
-        p->ops[id].npeers = 0;
-    }
     return id;
+}
+
+/* Keeps the two facts finalize takes shortcuts on up to date after
+ * dependency k was stored: are the pairs sorted by op, and does every
+ * dependency point backwards? */
+static void note_dep(cs_program_t *p, int64_t k)
+{
+    uint32_t op = p->build[2 * k];
+    if (k > 0 && op < p->build[2 * k - 2])
+        p->deps_sorted = 0;
+    if (cs_dep_op(p->build[2 * k + 1]) >= (int32_t)op)
+        p->deps_backward = 0;
 }
 
 int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind)
 {
+    if (p->finalized) {
+        record(p, CS_ERR_INTERNAL, "dependency added to a finalized program");
+        return CS_ERR_INTERNAL;
+    }
     if (op < 0 || op >= p->nops || pred < 0 || pred >= p->nops) {
         record(p, CS_ERR_RANGE, "dependency between unknown ops %d and %d", op, pred);
+        return CS_ERR_RANGE;
+    }
+    if (kind != CS_DEP_AFTER && kind != CS_DEP_AFTER_START && kind != CS_DEP_STREAM) {
+        record(p, CS_ERR_RANGE, "dependency of unknown kind %d", (int)kind);
         return CS_ERR_RANGE;
     }
     if (p->ops[op].rank != p->ops[pred].rank) {
@@ -215,11 +306,18 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
                p->ops[op].rank);
         return CS_ERR_RANGE;
     }
-    if (p->ntriples == p->cap_triples) {
-        p->cap_triples = p->cap_triples ? p->cap_triples * 2 : 64;
-        p->triples = cs_realloc(p->triples, (size_t)p->cap_triples * sizeof *p->triples);
+    if (p->ndeps >= p->max_deps) {
+        record(p, CS_ERR_NOMEM, "rank %d: more than %lld dependencies, the limit of a program",
+               p->ops[op].rank, (long long)p->max_deps);
+        return CS_ERR_NOMEM;
     }
-    p->triples[p->ntriples++] = (dep_triple_t){op, pred, (uint8_t)kind};
+    if (p->ndeps == p->cap_build) {
+        p->cap_build = p->cap_build ? p->cap_build * 2 : 64;
+        p->build = cs_realloc(p->build, (size_t)p->cap_build * 2 * sizeof *p->build);
+    }
+    p->build[2 * p->ndeps] = (uint32_t)op;
+    p->build[2 * p->ndeps + 1] = pack_dep(pred, kind);
+    note_dep(p, p->ndeps++);
     return CS_OK;
 }
 
@@ -227,14 +325,14 @@ void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *la
 {
     if (op < 0 || op >= p->nops)
         return;
-    p->ops[op].line = line;
+    if (line && !p->line)
+        p->line = side_resize(NULL, sizeof *p->line, 0, p->cap_ops, 0);
+    if (p->line)
+        p->line[op] = line;
     if (!label)
         return;
-    if (!p->label_off) {
-        p->label_off = cs_malloc((size_t)p->cap_ops * sizeof *p->label_off);
-        for (int32_t i = 0; i < p->cap_ops; i++)
-            p->label_off[i] = -1;
-    }
+    if (!p->label_off)
+        p->label_off = side_resize(NULL, sizeof *p->label_off, 0, p->cap_ops, 0xff);
     size_t n = strlen(label) + 1;
     if (p->label_len + (int64_t)n > p->label_cap) {
         while (p->label_len + (int64_t)n > p->label_cap)
@@ -246,6 +344,11 @@ void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *la
     p->label_len += (int64_t)n;
 }
 
+int cs_program_line(const cs_program_t *p, int32_t op)
+{
+    return p->line && op >= 0 && op < p->nops ? p->line[op] : 0;
+}
+
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode)
 {
     if (op < 0 || op >= p->nops || p->ops[op].kind == CS_OP_CALC || off < 0 || len < 0) {
@@ -253,20 +356,19 @@ int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, c
                (long long)len, op);
         return CS_ERR_RANGE;
     }
-    if (p->ops[op].data < 0) {
-        if (p->ndata == p->cap_data) {
-            p->cap_data = p->cap_data ? p->cap_data * 2 : 64;
-            p->data = cs_realloc(p->data, (size_t)p->cap_data * sizeof *p->data);
-        }
-        p->ops[op].data = p->ndata++;
+    if (!p->data_of)
+        p->data_of = side_resize(NULL, sizeof *p->data_of, 0, p->cap_ops, 0xff);
+    if (p->data_of[op] < 0) {
+        p->data = cs_grow(p->data, p->ndata, &p->cap_data, 64, sizeof *p->data);
+        p->data_of[op] = p->ndata++;
     }
-    p->data[p->ops[op].data] = (cs_data_t){off, len, (uint8_t)mode};
+    p->data[p->data_of[op]] = (cs_data_t){off, len, (uint8_t)mode};
     return CS_OK;
 }
 
 const cs_data_t *cs_program_data(const cs_program_t *p, int32_t op)
 {
-    return p->ops[op].data >= 0 ? &p->data[p->ops[op].data] : NULL;
+    return p->data_of && p->data_of[op] >= 0 ? &p->data[p->data_of[op]] : NULL;
 }
 
 int cs_program_is_finalized(const cs_program_t *p) { return p->finalized; }
@@ -280,10 +382,33 @@ void cs_program_set_source(cs_program_t *p, const char *name)
 void cs_program_set_time_unit(cs_program_t *p, double seconds) { p->time_unit = seconds; }
 double cs_program_time_unit(const cs_program_t *p) { return p->time_unit; }
 
+/* Moves entry i of `a` (n entries of `elem` bytes) to entry new_id[i], in
+ * place along the permutation's cycles, so that renumbering a large program
+ * never holds two copies of an array; `seen` is n bytes of scratch. */
+static void permute(void *a, size_t elem, const int32_t *new_id, int32_t n, uint8_t *seen)
+{
+    char *base = a, carry[sizeof(cs_op_t)], next[sizeof(cs_op_t)];
+    CS_ASSERT(elem <= sizeof carry);
+    if (n <= 0)
+        return;
+    memset(seen, 0, (size_t)n);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t j = i;
+        memcpy(carry, base + (size_t)i * elem, elem);
+        while (!seen[j]) {
+            int32_t k = new_id[j];
+            seen[j] = 1;
+            memcpy(next, base + (size_t)k * elem, elem);
+            memcpy(base + (size_t)k * elem, carry, elem);
+            memcpy(carry, next, elem);
+            j = k;
+        }
+    }
+}
+
 int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err)
 {
     uint8_t *seen;
-    cs_op_t *ops;
     if (p->finalized)
         return cs_error_set(err, CS_ERR_INTERNAL, "cannot renumber the ops of a finalized program");
     seen = cs_calloc((size_t)p->nops + 1, 1);
@@ -297,49 +422,58 @@ int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err)
         }
         seen[k] = 1;
     }
+    permute(p->ops, sizeof *p->ops, new_id, p->nops, seen);
+    if (p->line)
+        permute(p->line, sizeof *p->line, new_id, p->nops, seen);
+    if (p->data_of)
+        permute(p->data_of, sizeof *p->data_of, new_id, p->nops, seen);
+    if (p->label_off)
+        permute(p->label_off, sizeof *p->label_off, new_id, p->nops, seen);
     free(seen);
-    ops = cs_malloc(((size_t)p->cap_ops + 1) * sizeof *ops);
-    for (int32_t i = 0; i < p->nops; i++)
-        ops[new_id[i]] = p->ops[i];
-    free(p->ops);
-    p->ops = ops;
-    if (p->label_off) {
-        int64_t *off = cs_malloc(((size_t)p->cap_ops + 1) * sizeof *off);
-        for (int32_t i = p->nops; i < p->cap_ops; i++)
-            off[i] = -1;
-        for (int32_t i = 0; i < p->nops; i++)
-            off[new_id[i]] = p->label_off[i];
-        free(p->label_off);
-        p->label_off = off;
-    }
-    /* the triples keep their order, so every op keeps its predecessors'
+    /* the pairs keep their order, so every op keeps its predecessors'
      * order */
-    for (int64_t k = 0; k < p->ntriples; k++) {
-        p->triples[k].op = new_id[p->triples[k].op];
-        p->triples[k].pred = new_id[p->triples[k].pred];
+    p->deps_sorted = p->deps_backward = 1;
+    for (int64_t k = 0; k < p->ndeps; k++) {
+        cs_dep_t d = p->build[2 * k + 1];
+        p->build[2 * k] = (uint32_t)new_id[p->build[2 * k]];
+        p->build[2 * k + 1] = pack_dep(new_id[cs_dep_op(d)], cs_dep_kind(d));
+        note_dep(p, k);
     }
     return CS_OK;
 }
 
-/* Predecessor lists (CSR) from the triples: each op's dependencies in the
- * order they were added. */
+/* Predecessor lists (CSR) from the build pairs, each op's dependencies in
+ * the order they were added; frees the pairs.  Sorted pairs are compacted in
+ * place (entry k overwrites only pairs up to k / 2, which are read already);
+ * others are placed by a stable counting sort. */
 static void build_preds(cs_program_t *p)
 {
-    int64_t *start = cs_calloc((size_t)p->nops + 1, sizeof *start);
-    cs_dep_t *deps = cs_malloc((size_t)(p->ntriples ? p->ntriples : 1) * sizeof *deps);
-    int64_t *fill = cs_malloc(((size_t)p->nops + 1) * sizeof *fill);
-    for (int64_t i = 0; i < p->ntriples; i++)
-        start[p->triples[i].op + 1]++;
-    for (int32_t i = 0; i < p->nops; i++)
-        start[i + 1] += start[i];
-    memcpy(fill, start, ((size_t)p->nops + 1) * sizeof *fill);
-    for (int64_t i = 0; i < p->ntriples; i++) {
-        const dep_triple_t *t = &p->triples[i];
-        deps[fill[t->op]++] = (cs_dep_t){t->pred, t->kind};
+    uint32_t *start = cs_calloc((size_t)p->nops + 2, sizeof *start);
+    uint32_t *b = p->build;
+    int64_t n = p->ndeps;
+    if (p->deps_sorted) {
+        for (int64_t k = 0; k < n; k++)
+            start[b[2 * k] + 1]++;
+        for (int32_t i = 0; i < p->nops; i++)
+            start[i + 1] += start[i];
+        for (int64_t k = 0; k < n; k++)
+            b[k] = b[2 * k + 1];
+        p->preds = cs_realloc(b, (size_t)(n ? n : 1) * sizeof *p->preds);
+    } else {
+        /* counts at op + 2, so that after the prefix sum start[op + 1] is
+         * op's first slot and ends, once filled, as op's end */
+        p->preds = cs_malloc((size_t)(n ? n : 1) * sizeof *p->preds);
+        for (int64_t k = 0; k < n; k++)
+            start[b[2 * k] + 2]++;
+        for (int32_t i = 0; i < p->nops; i++)
+            start[i + 2] += start[i + 1];
+        for (int64_t k = 0; k < n; k++)
+            p->preds[start[b[2 * k] + 1]++] = b[2 * k + 1];
+        free(b);
     }
-    free(fill);
+    p->build = NULL;
+    p->cap_build = 0;
     p->pred_start = start;
-    p->preds = deps;
 }
 
 /* Successor lists (CSR) from the predecessor lists, in successor id order
@@ -349,42 +483,41 @@ static void build_preds(cs_program_t *p)
  * to order cs_program_dep calls, which a GOAL file does not keep. */
 static void build_succs(cs_program_t *p)
 {
-    int64_t *start = cs_calloc((size_t)p->nops + 1, sizeof *start);
-    cs_dep_t *deps = cs_malloc((size_t)(p->ntriples ? p->ntriples : 1) * sizeof *deps);
-    int64_t *fill = cs_malloc(((size_t)p->nops + 1) * sizeof *fill);
-    for (int64_t k = 0; k < p->ntriples; k++)
-        start[p->preds[k].op + 1]++;
+    uint32_t *start = cs_calloc((size_t)p->nops + 2, sizeof *start);
+    int64_t n = p->ndeps;
+    cs_dep_t *succs = cs_malloc((size_t)(n ? n : 1) * sizeof *succs);
+    for (int64_t k = 0; k < n; k++)
+        start[cs_dep_op(p->preds[k]) + 2]++;
     for (int32_t i = 0; i < p->nops; i++)
-        start[i + 1] += start[i];
-    memcpy(fill, start, ((size_t)p->nops + 1) * sizeof *fill);
+        start[i + 2] += start[i + 1];
     for (int32_t op = 0; op < p->nops; op++)
-        for (int64_t k = p->pred_start[op]; k < p->pred_start[op + 1]; k++)
-            deps[fill[p->preds[k].op]++] = (cs_dep_t){op, p->preds[k].kind};
-    free(fill);
+        for (uint32_t k = p->pred_start[op]; k < p->pred_start[op + 1]; k++)
+            succs[start[cs_dep_op(p->preds[k]) + 1]++] = pack_dep(op, cs_dep_kind(p->preds[k]));
     p->succ_start = start;
-    p->succs = deps;
+    p->succs = succs;
 }
 
 /* Kahn's algorithm over all dependency kinds: any cycle means some op can
  * never start.  On a cycle, walks predecessors among the unresolved ops to
- * name one concrete cycle. */
+ * name one concrete cycle.  O(ops + dependencies); finalize skips it when
+ * every dependency points backwards. */
 static int check_cycles(cs_program_t *p, cs_error_t *err)
 {
-    int32_t *indeg = cs_calloc((size_t)p->nops + 1, sizeof *indeg);
+    uint32_t *indeg = cs_calloc((size_t)p->nops + 1, sizeof *indeg);
     int32_t *stack = cs_malloc(((size_t)p->nops + 1) * sizeof *stack);
     int32_t top = 0, done = 0;
     int rc = CS_OK;
     for (int32_t i = 0; i < p->nops; i++) {
-        indeg[i] = (int32_t)(p->pred_start[i + 1] - p->pred_start[i]);
+        indeg[i] = p->pred_start[i + 1] - p->pred_start[i];
         if (!indeg[i])
             stack[top++] = i;
     }
     while (top) {
         int32_t u = stack[--top];
         done++;
-        for (int64_t k = p->succ_start[u]; k < p->succ_start[u + 1]; k++)
-            if (--indeg[p->succs[k].op] == 0)
-                stack[top++] = p->succs[k].op;
+        for (uint32_t k = p->succ_start[u]; k < p->succ_start[u + 1]; k++)
+            if (--indeg[cs_dep_op(p->succs[k])] == 0)
+                stack[top++] = cs_dep_op(p->succs[k]);
     }
     if (done < p->nops) {
         /* Walk back from an unresolved op until an op repeats: that is a cycle. */
@@ -395,9 +528,9 @@ static int check_cycles(cs_program_t *p, cs_error_t *err)
             u++;
         while (!seen[u]) {
             seen[u] = step++;
-            for (int64_t k = p->pred_start[u]; k < p->pred_start[u + 1]; k++)
-                if (indeg[p->preds[k].op] > 0) {
-                    u = p->preds[k].op;
+            for (uint32_t k = p->pred_start[u]; k < p->pred_start[u + 1]; k++)
+                if (indeg[cs_dep_op(p->preds[k])] > 0) {
+                    u = cs_dep_op(p->preds[k]);
                     break;
                 }
         }
@@ -411,9 +544,9 @@ static int check_cycles(cs_program_t *p, cs_error_t *err)
                 snprintf(one, sizeof one, "%sop %d", names[0] ? " <- " : "", v);
             if (strlen(names) + strlen(one) < sizeof names - 8)
                 strcat(names, one);
-            for (int64_t k = p->pred_start[v]; k < p->pred_start[v + 1]; k++)
-                if (indeg[p->preds[k].op] > 0 && seen[p->preds[k].op]) {
-                    v = p->preds[k].op;
+            for (uint32_t k = p->pred_start[v]; k < p->pred_start[v + 1]; k++)
+                if (indeg[cs_dep_op(p->preds[k])] > 0 && seen[cs_dep_op(p->preds[k])]) {
+                    v = cs_dep_op(p->preds[k]);
                     break;
                 }
         } while (v != u);
@@ -435,30 +568,37 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
     if (p->err_code)
         return cs_error_set(err, p->err_code, "%s%s%s", p->source ? p->source : "",
                             p->source ? ": " : "", p->err_msg);
-    build_preds(p);
-    build_succs(p);
-    free(p->triples);
-    p->triples = NULL;
-    int rc = check_cycles(p, err);
-    if (rc)
-        return rc;
+    if (!p->pred_start) {
+        /* the ops are complete: give back the growth slack */
+        if (p->nops && p->nops < p->cap_ops)
+            resize_ops(p, p->nops);
+        build_preds(p);
+        build_succs(p);
+    }
+    if (!p->deps_backward) {
+        int rc = check_cycles(p, err);
+        if (rc)
+            return rc;
+    }
     p->finalized = 1;
     return CS_OK;
 }
 
 size_t cs_program_bytes(const cs_program_t *p)
 {
-    size_t n = sizeof *p;
-    n += (size_t)p->cap_ops * sizeof *p->ops;
+    size_t n = sizeof *p, ops = (size_t)p->cap_ops;
+    n += ops * sizeof *p->ops;
+    n += p->line ? ops * sizeof *p->line : 0;
+    n += p->data_of ? ops * sizeof *p->data_of : 0;
+    n += p->label_off ? ops * sizeof *p->label_off : 0;
     n += (size_t)p->cap_peers * sizeof *p->peers;
-    n += (size_t)p->cap_triples * sizeof *p->triples;
+    n += (size_t)p->cap_build * 2 * sizeof *p->build;
     if (p->pred_start)
-        n += 2 * ((size_t)p->nops + 1) * sizeof *p->pred_start;
+        n += 2 * ((size_t)p->nops + 2) * sizeof *p->pred_start;
     if (p->preds)
-        n += 2 * (size_t)(p->ntriples ? p->ntriples : 1) * sizeof *p->preds;
-    if (p->label_off)
-        n += (size_t)p->cap_ops * sizeof *p->label_off;
+        n += 2 * (size_t)(p->ndeps ? p->ndeps : 1) * sizeof *p->preds;
     n += (size_t)p->label_cap + (size_t)p->cap_data * sizeof *p->data;
+    n += p->source ? strlen(p->source) + 1 : 0;
     return n;
 }
 
@@ -469,7 +609,16 @@ const char *cs_program_source(const cs_program_t *p) { return p->source; }
 
 const int32_t *cs_program_mcast_peers(const cs_program_t *p, const cs_op_t *op)
 {
-    return op->kind == CS_OP_MCAST ? p->peers + op->peer : NULL;
+    return op->kind == CS_OP_MCAST ? p->peers + op->peer + 1 : NULL;
+}
+
+int32_t cs_program_npeers(const cs_program_t *p, const cs_op_t *op)
+{
+    switch (op->kind) {
+    case CS_OP_MCAST: return p->peers[op->peer];
+    case CS_OP_CALC: return 0;
+    default: return 1;
+    }
 }
 
 const cs_dep_t *cs_program_preds(const cs_program_t *p, int32_t op, int *n)
@@ -495,15 +644,16 @@ void cs_program_describe(const cs_program_t *p, int32_t id, char *buf, size_t le
 {
     const cs_op_t *op = &p->ops[id];
     const char *lab = cs_program_label(p, id);
+    int line = cs_program_line(p, id);
     char where[160] = "";
     char tag[32] = "";
     int n = 0;
-    if (lab && op->line)
-        snprintf(where, sizeof where, "%s (line %d): ", lab, op->line);
+    if (lab && line)
+        snprintf(where, sizeof where, "%s (line %d): ", lab, line);
     else if (lab)
         snprintf(where, sizeof where, "%s: ", lab);
-    else if (op->line)
-        snprintf(where, sizeof where, "line %d: ", op->line);
+    else if (line)
+        snprintf(where, sizeof where, "line %d: ", line);
     if (op->kind != CS_OP_CALC) {
         if (op->tag == CS_ANY)
             snprintf(tag, sizeof tag, " tag any");
@@ -521,7 +671,8 @@ void cs_program_describe(const cs_program_t *p, int32_t id, char *buf, size_t le
             n = snprintf(buf, len, "%srecv %lldb from %d%s", where, (long long)op->bytes, op->peer, tag);
         break;
     case CS_OP_MCAST:
-        n = snprintf(buf, len, "%smcast %lldb to %d ranks%s", where, (long long)op->bytes, op->npeers, tag);
+        n = snprintf(buf, len, "%smcast %lldb to %d ranks%s", where, (long long)op->bytes,
+                     cs_program_npeers(p, op), tag);
         break;
     default:
         if (op->bytes)

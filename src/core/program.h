@@ -45,28 +45,38 @@
 #include "core/error.h"
 
 #define CS_ANY (-1)
-#define CS_PROGRAM_MAX_OPS INT32_MAX
+/* Op ids fit in a dependency's 30 bits (cs_dep_t); dependencies are counted
+ * in 32 bits.  Builders record an error beyond (see cs_program_set_limits). */
+#define CS_PROGRAM_MAX_OPS ((int32_t)((1u << 30) - 1))
+#define CS_PROGRAM_MAX_DEPS ((int64_t)UINT32_MAX)
 
 typedef enum cs_op_kind { CS_OP_SEND, CS_OP_RECV, CS_OP_MCAST, CS_OP_CALC } cs_op_kind_t;
 typedef enum cs_dep_kind { CS_DEP_AFTER, CS_DEP_AFTER_START, CS_DEP_STREAM } cs_dep_kind_t;
 
+/* 24 bytes: a program of 10^8 ops must fit in memory.  What only some
+ * programs have lives beside the ops: the number of mcast destinations
+ * (cs_program_npeers), data descriptors (cs_program_data), source lines
+ * (cs_program_line) and labels (cs_program_label). */
 typedef struct cs_op {
-    int64_t bytes;  /* send/recv/mcast payload; calc: bytes to reduce */
-    int64_t ticks;  /* calc: fixed duration (added to the reduction cost) */
+    int64_t bytes;      /* send/recv/mcast payload; calc: bytes to reduce */
+    union {
+        struct {
+            int32_t peer; /* send: dst; recv: src or CS_ANY; mcast: index in
+                             the peer pool (see cs_program_mcast_peers) */
+            int32_t tag;  /* CS_ANY allowed on recv */
+        };
+        int64_t ticks;  /* calc only: fixed duration (added to the reduction
+                           cost); a calc has no peer and no tag */
+    };
     int32_t rank;
-    int32_t peer;   /* send: dst; recv: src or CS_ANY; mcast: first index in
-                       the peer pool (see cs_program_mcast_peers); calc: -1 */
-    int32_t npeers; /* mcast: number of destinations; otherwise 1 (0 for calc) */
-    int32_t tag;    /* CS_ANY allowed on recv */
-    int32_t data;   /* index of a data descriptor for --validate, or -1 */
-    int32_t line;   /* source line (trace files) or 0 */
-    uint8_t kind;   /* cs_op_kind_t */
+    uint8_t kind;       /* cs_op_kind_t */
 } cs_op_t;
 
-typedef struct cs_dep {
-    int32_t op;     /* the other op */
-    uint8_t kind;   /* cs_dep_kind_t */
-} cs_dep_t;
+/* A dependency as the tables list it: the other op's id and the kind,
+ * packed in 32 bits; read it with cs_dep_op and cs_dep_kind. */
+typedef uint32_t cs_dep_t;
+static inline int32_t cs_dep_op(cs_dep_t d) { return (int32_t)(d >> 2); }
+static inline cs_dep_kind_t cs_dep_kind(cs_dep_t d) { return (cs_dep_kind_t)(d & 3u); }
 
 /* What part of the rank's data buffer an op moves, for --validate.  A send
  * reads [off, off+len) of its rank's buffer when it starts; the matching
@@ -91,9 +101,10 @@ int32_t cs_program_recv(cs_program_t *p, int rank, int src, int64_t bytes, int t
 int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, int64_t bytes, int tag);
 int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes);
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
- * ops of the same rank; records an error otherwise. */
+ * ops of the same rank; records an error otherwise, or beyond the limit of
+ * dependencies. */
 int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind);
-/* Attaches a data descriptor to a send, mcast or recv (sets op->data). */
+/* Attaches a data descriptor to a send, mcast or recv. */
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode);
 /* The op's data descriptor, or NULL. */
 const cs_data_t *cs_program_data(const cs_program_t *p, int32_t op);
@@ -102,6 +113,8 @@ int cs_program_is_finalized(const cs_program_t *p);
 
 /* Optional provenance for messages: the op's source line and label. */
 void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *label);
+/* The op's source line, or 0. */
+int cs_program_line(const cs_program_t *p, int32_t op);
 /* Name of the file the program came from (copied), for messages. */
 void cs_program_set_source(cs_program_t *p, const char *name);
 /* Unit of calc `ticks` in seconds: 0 (the default) means machine ticks; GOAL
@@ -119,6 +132,12 @@ double cs_program_time_unit(const cs_program_t *p);
  * finalize; on error nothing changes.  O(nops + dependencies). */
 int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err);
 
+/* Lowers the program's limits below CS_PROGRAM_MAX_OPS and
+ * CS_PROGRAM_MAX_DEPS (larger values keep the built-in ones): a builder
+ * call beyond them records CS_ERR_NOMEM.  For tests of the limits without
+ * 2^30 ops, and for callers that cap a program's memory. */
+void cs_program_set_limits(cs_program_t *p, int32_t max_ops, int64_t max_deps);
+
 /* Checks the program and freezes it: reports the first recorded builder
  * error, then dependency cycles (naming the rank and ops of one cycle).
  * No builder call is allowed after success. */
@@ -131,7 +150,10 @@ size_t cs_program_bytes(const cs_program_t *p);
 int cs_program_nranks(const cs_program_t *p);
 int32_t cs_program_nops(const cs_program_t *p);
 const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id);
+/* An mcast's destinations (NULL for other ops) and their number (1 for a
+ * send or recv, 0 for a calc). */
 const int32_t *cs_program_mcast_peers(const cs_program_t *p, const cs_op_t *op);
+int32_t cs_program_npeers(const cs_program_t *p, const cs_op_t *op);
 /* Predecessors of op (its own dependency list), valid after finalize. */
 const cs_dep_t *cs_program_preds(const cs_program_t *p, int32_t op, int *n);
 /* Successors (ops that depend on op), valid after finalize. */

@@ -148,8 +148,8 @@ static void on_started(exec_t *x, int32_t op)
     x->res->ops[op].start = cs_sim_now(x->sim);
     x->ops[op].state = OP_STARTED;
     for (int i = 0; i < n; i++)
-        if (succ[i].kind != CS_DEP_AFTER)
-            satisfy(x, succ[i].op);
+        if (cs_dep_kind(succ[i]) != CS_DEP_AFTER)
+            satisfy(x, cs_dep_op(succ[i]));
 }
 
 static void propagate_progress(exec_t *x, int32_t op);
@@ -170,8 +170,8 @@ static void on_done(exec_t *x, int32_t op)
         x->res->finish = now;
     x->done_ops++;
     for (int i = 0; i < n; i++)
-        if (succ[i].kind == CS_DEP_AFTER)
-            satisfy(x, succ[i].op);
+        if (cs_dep_kind(succ[i]) == CS_DEP_AFTER)
+            satisfy(x, cs_dep_op(succ[i]));
     if (x->watch)
         propagate_progress(x, op);
 }
@@ -206,16 +206,16 @@ static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
     const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
     int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
     for (int i = 0; i < n; i++) {
-        if (pred[i].kind != CS_DEP_STREAM)
+        if (cs_dep_kind(pred[i]) != CS_DEP_STREAM)
             continue;
-        const cs_op_t *po = cs_program_op(x->prog, pred[i].op);
-        int64_t p = progress_now(x, pred[i].op);
+        const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(pred[i]));
+        int64_t p = progress_now(x, cs_dep_op(pred[i]));
         if (p >= po->bytes)
             continue;
         if (p < g)
             g = p;
-        if (x->ops[pred[i].op].rate < r)
-            r = x->ops[pred[i].op].rate;
+        if (x->ops[cs_dep_op(pred[i])].rate < r)
+            r = x->ops[cs_dep_op(pred[i])].rate;
     }
     *rate = g < size && r != INT64_MAX ? r : 0;
     return g;
@@ -240,7 +240,7 @@ static void regate(exec_t *x, int32_t op)
     s->gate_rate = r;
     s->gate_ref = now;
     if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
-        int n = o->kind == CS_OP_SEND ? 1 : o->npeers;
+        int n = cs_program_npeers(x->prog, o);
         for (int i = 0; i < n; i++)
             if (i == 0 || x->msgs[s->msg + i].net_id != x->msgs[s->msg + i - 1].net_id)
                 cs_net_gate_rate(x->net, x->msgs[s->msg + i].net_id, g, r);
@@ -262,8 +262,8 @@ static void propagate_progress(exec_t *x, int32_t op)
     int n;
     const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
     for (int i = 0; i < n; i++)
-        if (succ[i].kind == CS_DEP_STREAM)
-            regate(x, succ[i].op);
+        if (cs_dep_kind(succ[i]) == CS_DEP_STREAM)
+            regate(x, cs_dep_op(succ[i]));
 }
 
 static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
@@ -301,7 +301,7 @@ static int has_stream_preds(exec_t *x, int32_t op)
     int n;
     const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
     for (int i = 0; i < n; i++)
-        if (pred[i].kind == CS_DEP_STREAM)
+        if (cs_dep_kind(pred[i]) == CS_DEP_STREAM)
             return 1;
     return 0;
 }
@@ -415,7 +415,7 @@ static void recv_maybe_done(exec_t *x, int32_t rop)
     if (s->state == OP_STARTED && s->msg != NONE && x->msgs[s->msg].done) {
         const xmsg_t *m = &x->msgs[s->msg];
         const cs_op_t *ro = cs_program_op(x->prog, rop);
-        if (x->obs && ro->data >= 0 && cs_program_op(x->prog, m->send_op)->data >= 0)
+        if (x->obs && cs_program_data(x->prog, rop) && cs_program_data(x->prog, m->send_op))
             x->obs->recv_done(x->obs->ctx, rop, ro->rank, cs_program_data(x->prog, rop),
                               cs_program_data(x->prog, m->send_op), m->token);
         on_done(x, rop);
@@ -491,7 +491,7 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
 static void take_token(exec_t *x, int32_t op, int32_t mid)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
-    if (x->obs && o->data >= 0)
+    if (x->obs && cs_program_data(x->prog, op))
         x->msgs[mid].token = x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
 }
 
@@ -501,7 +501,7 @@ static void start_send(exec_t *x, int32_t op)
     op_state_t *s = &x->ops[op];
     int64_t rate = 0;
     int64_t gate = has_stream_preds(x, op) ? stream_gate(x, op, &rate) : o->bytes;
-    int n = o->kind == CS_OP_SEND ? 1 : o->npeers;
+    int n = cs_program_npeers(x->prog, o);
     const int32_t *peers = o->kind == CS_OP_SEND ? &o->peer : cs_program_mcast_peers(x->prog, o);
     int32_t first = NONE;
     s->gate = gate;
@@ -840,7 +840,7 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
         x.ops[i].msg = NONE;
         x.ops[i].next = NONE;
         for (int k = 0; k < n; k++)
-            if (pred[k].kind == CS_DEP_STREAM)
+            if (cs_dep_kind(pred[k]) == CS_DEP_STREAM)
                 x.watch = 1;
         if (n == 0) {
             x.ops[i].state = OP_READY;

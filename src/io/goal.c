@@ -910,7 +910,7 @@ static int parse_statement(reader_t *r)
                         "label '%.*s' is already defined in the block of rank %d "
                         "(line %d); expected a new label",
                         n1 > 60 ? 60 : (int)n1, r->s + w1, r->rank,
-                        cs_program_op(r->p, prev)->line);
+                        cs_program_line(r->p, prev));
         r->pos++;
         on = peek_word(r, &ow);
         if (on == 0)
@@ -1417,7 +1417,7 @@ int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
             case CS_OP_MCAST: {
                 const int32_t *d = cs_program_mcast_peers(p, op);
                 fprintf(f, "mcast %lldb to ", (long long)op->bytes);
-                for (int32_t k = 0; k < op->npeers; k++)
+                for (int32_t k = 0; k < cs_program_npeers(p, op); k++)
                     fprintf(f, "%s%d", k ? "," : "", d[k]);
                 fprintf(f, " tag %d\n", op->tag);
                 break;
@@ -1439,7 +1439,8 @@ int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
             int np;
             const cs_dep_t *d = cs_program_preds(p, id, &np);
             for (int k = 0; k < np; k++)
-                fprintf(f, "%s %s %s\n", rn[i], dep_word(d[k].kind), names[first + local[d[k].op]]);
+                fprintf(f, "%s %s %s\n", rn[i], dep_word(cs_dep_kind(d[k])),
+                        names[first + local[cs_dep_op(d[k])]]);
         }
         fprintf(f, "}\n");
         lt_clear(&t);

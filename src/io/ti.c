@@ -628,7 +628,8 @@ static int op_fail(ti_reader_t *r, int32_t op, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return cs_error_set(r->err, CS_ERR_PARSE, "%s:%d: %s", rank_file(r, o->rank), o->line, msg);
+    return cs_error_set(r->err, CS_ERR_PARSE, "%s:%d: %s", rank_file(r, o->rank),
+                        cs_program_line(r->p, op), msg);
 }
 
 /* Every send of the trace meets its recv per (src, dst, tag), in order (no
@@ -682,7 +683,8 @@ static int pair_messages(ti_reader_t *r, int32_t nops)
                 rc = op_fail(r, rcv, "rank %d: recv of %lld bytes from rank %d (tag %d) is "
                                      "smaller than the %lld-byte message it takes (%s:%d)",
                              ro->rank, (long long)ro->bytes, so->rank, so->tag,
-                             (long long)so->bytes, rank_file(r, so->rank), so->line);
+                             (long long)so->bytes, rank_file(r, so->rank),
+                             cs_program_line(r->p, snd));
             continue;
         }
         k->side = side;
@@ -842,13 +844,13 @@ static int splice_call(ti_reader_t *r, int k, const cached_t *e, int32_t *map)
     for (int32_t i = 0; i < n; i++) {
         const cs_op_t *o = cs_program_op(cp, i);
         int32_t id;
-        int tag = o->tag + CS_TI_COLL_TAG_BASE;
+        int tag = o->kind == CS_OP_CALC ? 0 : o->tag + CS_TI_COLL_TAG_BASE; /* calc: no tag */
         switch (o->kind) {
         case CS_OP_SEND: id = cs_program_send(r->p, o->rank, o->peer, o->bytes, tag); break;
         case CS_OP_RECV: id = cs_program_recv(r->p, o->rank, o->peer, o->bytes, tag); break;
         case CS_OP_MCAST:
-            id = cs_program_mcast(r->p, o->rank, cs_program_mcast_peers(cp, o), o->npeers,
-                                  o->bytes, tag);
+            id = cs_program_mcast(r->p, o->rank, cs_program_mcast_peers(cp, o),
+                                  cs_program_npeers(cp, o), o->bytes, tag);
             break;
         default: {
             int64_t ns = o->ticks ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
@@ -867,7 +869,7 @@ static int splice_call(ti_reader_t *r, int k, const cached_t *e, int32_t *map)
         int np;
         const cs_dep_t *d = cs_program_preds(cp, i, &np);
         for (int j = 0; j < np; j++)
-            cs_program_dep(r->p, map[i], map[d[j].op], (cs_dep_kind_t)d[j].kind);
+            cs_program_dep(r->p, map[i], map[cs_dep_op(d[j])], cs_dep_kind(d[j]));
     }
     for (int rk = 0; rk < r->P; rk++) {
         const ti_call_t *c = &r->ranks[rk].calls[k];

@@ -63,7 +63,9 @@ static void op_name(const cs_program_t *p, int32_t id, char *buf, size_t len)
         else
             snprintf(buf, len, "recv %s \xe2\x86\x90 %d", b, o->peer);
         break;
-    case CS_OP_MCAST: snprintf(buf, len, "mcast %s \xe2\x86\x92 %d ranks", b, o->npeers); break;
+    case CS_OP_MCAST:
+        snprintf(buf, len, "mcast %s \xe2\x86\x92 %d ranks", b, cs_program_npeers(p, o));
+        break;
     default:
         if (o->bytes)
             snprintf(buf, len, "calc %s", b);

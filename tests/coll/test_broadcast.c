@@ -422,7 +422,7 @@ Test(papers, cell_opt_serves_children_in_decreasing_subtree_size_after_each_ack)
             int nd, after_prev = 0;
             const cs_dep_t *d = cs_program_preds(p, sends[i], &nd);
             for (int j = 0; j < nd; j++)
-                after_prev |= d[j].op == sends[i - 1] && d[j].kind == CS_DEP_AFTER;
+                after_prev |= cs_dep_op(d[j]) == sends[i - 1] && cs_dep_kind(d[j]) == CS_DEP_AFTER;
             cr_expect_eq(after_prev, opt, "%s: send %d %s the previous one", opt ? "opt" : "simple",
                          i, after_prev ? "waits for" : "does not wait for");
         }

@@ -244,7 +244,7 @@ static int follows(const cs_program_t *p, int32_t op, int32_t pred)
     int n;
     const cs_dep_t *d = cs_program_preds(p, op, &n);
     for (int i = 0; i < n; i++)
-        if (d[i].op == pred)
+        if (cs_dep_op(d[i]) == pred)
             return 1;
     return 0;
 }

@@ -41,10 +41,10 @@ Test(program, csr_preds_and_succs)
     int n;
     const cs_dep_t *d = cs_program_preds(p, c, &n);
     cr_assert_eq(n, 2);
-    cr_assert_eq(d[0].op, a);
-    cr_assert_eq(d[0].kind, CS_DEP_AFTER);
-    cr_assert_eq(d[1].op, b);
-    cr_assert_eq(d[1].kind, CS_DEP_AFTER_START);
+    cr_assert_eq(cs_dep_op(d[0]), a);
+    cr_assert_eq(cs_dep_kind(d[0]), CS_DEP_AFTER);
+    cr_assert_eq(cs_dep_op(d[1]), b);
+    cr_assert_eq(cs_dep_kind(d[1]), CS_DEP_AFTER_START);
     d = cs_program_succs(p, a, &n);
     cr_assert_eq(n, 2);
     cs_program_preds(p, a, &n);
@@ -106,10 +106,11 @@ Test(program, succs_in_id_order)
     int n;
     const cs_dep_t *s = cs_program_succs(p, a, &n);
     cr_assert_eq(n, 4);
-    cr_assert(s[0].op == b && s[0].kind == CS_DEP_STREAM); /* b's own deps in their order */
-    cr_assert(s[1].op == b && s[1].kind == CS_DEP_AFTER);
-    cr_assert(s[2].op == c && s[2].kind == CS_DEP_AFTER_START);
-    cr_assert(s[3].op == d && s[3].kind == CS_DEP_AFTER);
+    /* b's own deps in their order */
+    cr_assert(cs_dep_op(s[0]) == b && cs_dep_kind(s[0]) == CS_DEP_STREAM);
+    cr_assert(cs_dep_op(s[1]) == b && cs_dep_kind(s[1]) == CS_DEP_AFTER);
+    cr_assert(cs_dep_op(s[2]) == c && cs_dep_kind(s[2]) == CS_DEP_AFTER_START);
+    cr_assert(cs_dep_op(s[3]) == d && cs_dep_kind(s[3]) == CS_DEP_AFTER);
     cs_program_free(p);
 }
 
@@ -140,15 +141,15 @@ Test(program, renumber)
     cr_assert_eq(cs_program_op(p, 3)->kind, CS_OP_MCAST);
     cr_assert_eq(cs_program_mcast_peers(p, cs_program_op(p, 3))[0], 0);
     cr_assert_str_eq(cs_program_label(p, 3), "m");
-    cr_assert_eq(cs_program_op(p, 3)->line, 7);
+    cr_assert_eq(cs_program_line(p, 3), 7);
     cr_assert_null(cs_program_label(p, 0));
     cr_assert_eq(cs_program_data(p, 0)->off, 16);
     cr_assert_null(cs_program_data(p, 2));
     int n;
     const cs_dep_t *dp = cs_program_preds(p, 3, &n);
-    cr_assert(n == 1 && dp[0].op == 0 && dp[0].kind == CS_DEP_AFTER);
+    cr_assert(n == 1 && cs_dep_op(dp[0]) == 0 && cs_dep_kind(dp[0]) == CS_DEP_AFTER);
     dp = cs_program_preds(p, 1, &n);
-    cr_assert(n == 1 && dp[0].op == 2 && dp[0].kind == CS_DEP_AFTER_START);
+    cr_assert(n == 1 && cs_dep_op(dp[0]) == 2 && cs_dep_kind(dp[0]) == CS_DEP_AFTER_START);
     cr_assert_eq(cs_program_renumber(p, ok, &err), CS_ERR_INTERNAL); /* finalized */
     cs_program_free(p);
 }

@@ -98,7 +98,7 @@ Test(ti, point_to_point_ops)
     cr_expect_eq(s->kind, CS_OP_SEND);
     cr_expect_eq(s->bytes, 100);
     cr_expect_eq(s->tag, 7);
-    cr_expect_eq(s->line, 5);
+    cr_expect_eq(cs_program_line(p, 0), 5);
     cr_expect_eq(r->kind, CS_OP_RECV);
     cr_expect_eq(is->bytes, 80);
     cr_expect_eq(is->rank, 1);
@@ -108,8 +108,8 @@ Test(ti, point_to_point_ops)
     int n;
     const cs_dep_t *d = cs_program_preds(p, 3, &n);
     cr_assert_eq(n, 1);
-    cr_expect_eq(d[0].op, 0);
-    cr_expect_eq(d[0].kind, CS_DEP_AFTER);
+    cr_expect_eq(cs_dep_op(d[0]), 0);
+    cr_expect_eq(cs_dep_kind(d[0]), CS_DEP_AFTER);
     cs_program_free(p);
 }
 
