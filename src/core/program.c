@@ -27,6 +27,7 @@
 /* The size the memory budget is made of (see the head comment). */
 _Static_assert(sizeof(cs_op_t) == 24, "cs_op_t grew: it is paid once per op");
 _Static_assert(sizeof(cs_dep_t) == 4, "cs_dep_t grew: it is paid twice per dependency");
+_Static_assert(sizeof(cs_data_t) == 16, "cs_data_t grew: most suite ops carry one");
 
 struct cs_program {
     int nranks;
@@ -351,7 +352,8 @@ int cs_program_line(const cs_program_t *p, int32_t op)
 
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode)
 {
-    if (op < 0 || op >= p->nops || p->ops[op].kind == CS_OP_CALC || off < 0 || len < 0) {
+    if (op < 0 || op >= p->nops || p->ops[op].kind == CS_OP_CALC || off < 0 || len < 0 ||
+        len >= CS_DATA_MAX_LEN) {
         record(p, CS_ERR_RANGE, "invalid data descriptor [%lld, +%lld) for op %d", (long long)off,
                (long long)len, op);
         return CS_ERR_RANGE;
@@ -362,7 +364,7 @@ int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, c
         p->data = cs_grow(p->data, p->ndata, &p->cap_data, 64, sizeof *p->data);
         p->data_of[op] = p->ndata++;
     }
-    p->data[p->data_of[op]] = (cs_data_t){off, len, (uint8_t)mode};
+    p->data[p->data_of[op]] = (cs_data_t){off, len, (uint64_t)mode};
     return CS_OK;
 }
 
@@ -572,6 +574,10 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
         /* the ops are complete: give back the growth slack */
         if (p->nops && p->nops < p->cap_ops)
             resize_ops(p, p->nops);
+        if (p->ndata && p->ndata < p->cap_data) {
+            p->data = cs_realloc(p->data, (size_t)p->ndata * sizeof *p->data);
+            p->cap_data = p->ndata;
+        }
         build_preds(p);
         build_succs(p);
     }

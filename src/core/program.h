@@ -85,9 +85,12 @@ static inline cs_dep_kind_t cs_dep_kind(cs_dep_t d) { return (cs_dep_kind_t)(d &
  * the collective's nominal buffer (scratch space). */
 typedef enum cs_data_mode { CS_DATA_COPY = 0, CS_DATA_REDUCE = 1 } cs_data_mode_t;
 typedef struct cs_data {
-    int64_t off, len;
-    uint8_t mode;
+    int64_t off;
+    int64_t len : 62;   /* below CS_DATA_MAX_LEN; 16 bytes in all, because the
+                           suite gives most sends and recvs a descriptor */
+    uint64_t mode : 2;  /* cs_data_mode_t */
 } cs_data_t;
+#define CS_DATA_MAX_LEN ((int64_t)1 << 61)
 
 typedef struct cs_program cs_program_t; /* opaque */
 

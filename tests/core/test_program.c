@@ -153,3 +153,175 @@ Test(program, renumber)
     cr_assert_eq(cs_program_renumber(p, ok, &err), CS_ERR_INTERNAL); /* finalized */
     cs_program_free(p);
 }
+
+/* The limits refuse the op or dependency beyond them with a clear error;
+ * cs_program_set_limits lowers them so that this needs no 2^30 ops. */
+Test(program, limits_of_ops_and_dependencies)
+{
+    cs_error_t err;
+    cs_program_t *p = cs_program_new(1);
+    cs_program_set_limits(p, 3, -1);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(cs_program_calc(p, 0, 1, 0), i);
+    cr_assert_eq(cs_program_calc(p, 0, 1, 0), -1);
+    cr_assert_eq(cs_program_nops(p), 3);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_ERR_NOMEM);
+    cr_assert(strstr(err.msg, "more than 3 ops"), "%s", err.msg);
+    cs_program_free(p);
+
+    p = cs_program_new(1);
+    cs_program_set_limits(p, -1, 2);
+    int32_t a = cs_program_calc(p, 0, 1, 0), b = cs_program_calc(p, 0, 1, 0);
+    cr_assert_eq(cs_program_dep(p, b, a, CS_DEP_AFTER), CS_OK);
+    cr_assert_eq(cs_program_dep(p, b, a, CS_DEP_AFTER_START), CS_OK);
+    cr_assert_eq(cs_program_dep(p, b, a, CS_DEP_AFTER), CS_ERR_NOMEM);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_ERR_NOMEM);
+    cr_assert(strstr(err.msg, "more than 2 dependencies"), "%s", err.msg);
+    cs_program_free(p);
+
+    /* the largest op id and every kind survive the packing */
+    cr_assert_eq(CS_PROGRAM_MAX_OPS, (1 << 30) - 1);
+    cs_dep_t d = ((cs_dep_t)CS_PROGRAM_MAX_OPS << 2) | CS_DEP_STREAM;
+    cr_assert_eq(cs_dep_op(d), (1 << 30) - 1);
+    cr_assert_eq(cs_dep_kind(d), CS_DEP_STREAM);
+    d = (5u << 2) | CS_DEP_AFTER_START;
+    cr_assert(cs_dep_op(d) == 5 && cs_dep_kind(d) == CS_DEP_AFTER_START);
+}
+
+/* A cycle through a dependency on a later op (the case the backward-only
+ * shortcut must not skip) is named with its rank and ops. */
+Test(program, cycle_through_forward_dependencies)
+{
+    cs_error_t err;
+    cs_program_t *p = cs_program_new(2);
+    cs_program_calc(p, 0, 1, 0);
+    int32_t a = cs_program_calc(p, 1, 1, 0), b = cs_program_calc(p, 1, 1, 0),
+            c = cs_program_calc(p, 1, 1, 0);
+    cs_program_set_origin(p, a, 0, "A");
+    cs_program_set_origin(p, b, 0, "B");
+    cs_program_set_origin(p, c, 0, "C");
+    cs_program_dep(p, b, a, CS_DEP_AFTER);
+    cs_program_dep(p, c, b, CS_DEP_AFTER_START);
+    cs_program_dep(p, a, c, CS_DEP_AFTER); /* forward: closes the cycle */
+    cs_program_set_source(p, "t.goal");
+    cr_assert_eq(cs_program_finalize(p, &err), CS_ERR_DEADLOCK);
+    cr_assert(strstr(err.msg, "t.goal: dependency cycle on rank 1 (3 ops can never start)"), "%s",
+              err.msg);
+    /* one way round, whichever op it starts at */
+    cr_assert(strstr(err.msg, "A <- C <- B <- A") || strstr(err.msg, "B <- A <- C <- B") ||
+                  strstr(err.msg, "C <- B <- A <- C"),
+              "%s", err.msg);
+    cs_program_free(p);
+
+    /* forward dependencies without a cycle are fine */
+    p = cs_program_new(1);
+    a = cs_program_calc(p, 0, 1, 0);
+    b = cs_program_calc(p, 0, 1, 0);
+    c = cs_program_calc(p, 0, 1, 0);
+    cs_program_dep(p, a, c, CS_DEP_AFTER);
+    cs_program_dep(p, b, c, CS_DEP_AFTER);
+    cs_program_dep(p, a, b, CS_DEP_AFTER_START);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
+    int n;
+    const cs_dep_t *d = cs_program_preds(p, a, &n);
+    cr_assert(n == 2 && cs_dep_op(d[0]) == c && cs_dep_op(d[1]) == b);
+    cr_assert_eq(cs_dep_kind(d[1]), CS_DEP_AFTER_START);
+    d = cs_program_succs(p, c, &n);
+    cr_assert(n == 2 && cs_dep_op(d[0]) == a && cs_dep_op(d[1]) == b);
+    cs_program_free(p);
+}
+
+/* Renumbering a random program, its dependencies added in no particular
+ * order, against a reference kept beside it: every op's predecessors in the
+ * order they were added, its successors in successor id order, its ticks
+ * and line moved with it. */
+Test(program, renumber_matches_a_reference)
+{
+    enum { N = 400, D = 1200, R = 3 };
+    static int32_t rank[N], topo[N], new_id[N], old_of[N], dop[D], dpred[D];
+    static cs_dep_kind_t dkind[D];
+    cs_error_t err;
+    unsigned seed = 17;
+    int nd = 0;
+    cs_program_t *p = cs_program_new(R);
+    for (int i = 0; i < N; i++) {
+        rank[i] = rand_r(&seed) % R;
+        topo[i] = new_id[i] = i;
+        cr_assert_eq(cs_program_calc(p, rank[i], i, 8), i);
+        cs_program_set_origin(p, i, i + 1, NULL);
+    }
+    /* two independent shuffles: topo orders the dependencies (no cycle),
+     * new_id renumbers, so dependencies point both ways afterwards */
+    for (int i = N - 1; i > 0; i--) {
+        int j = rand_r(&seed) % (i + 1), t = topo[i];
+        topo[i] = topo[j];
+        topo[j] = t;
+        j = rand_r(&seed) % (i + 1);
+        t = new_id[i];
+        new_id[i] = new_id[j];
+        new_id[j] = t;
+    }
+    while (nd < D) {
+        int32_t o = rand_r(&seed) % N, q = rand_r(&seed) % N;
+        if (rank[o] != rank[q] || topo[q] >= topo[o])
+            continue;
+        dop[nd] = o;
+        dpred[nd] = q;
+        dkind[nd] = (cs_dep_kind_t)(rand_r(&seed) % 3);
+        cr_assert_eq(cs_program_dep(p, o, q, dkind[nd]), CS_OK);
+        nd++;
+    }
+    cr_assert_eq(cs_program_renumber(p, new_id, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
+    for (int i = 0; i < N; i++)
+        old_of[new_id[i]] = i;
+    for (int i = 0; i < N; i++) {
+        int32_t id = new_id[i];
+        int n, m = 0;
+        const cs_dep_t *d = cs_program_preds(p, id, &n);
+        cr_assert_eq(cs_program_op(p, id)->ticks, i);
+        cr_assert_eq(cs_program_op(p, id)->rank, rank[i]);
+        cr_assert_eq(cs_program_line(p, id), i + 1);
+        for (int k = 0; k < nd; k++)
+            if (dop[k] == i) {
+                cr_assert(m < n, "op %d has too few preds", i);
+                cr_assert_eq(cs_dep_op(d[m]), new_id[dpred[k]], "op %d pred %d", i, m);
+                cr_assert_eq(cs_dep_kind(d[m]), dkind[k], "op %d pred %d", i, m);
+                m++;
+            }
+        cr_assert_eq(m, n, "op %d", i);
+        /* successors of i: in new id order, each one's deps on i in order */
+        d = cs_program_succs(p, id, &n);
+        m = 0;
+        for (int s = 0; s < N; s++)
+            for (int k = 0; k < nd; k++)
+                if (dpred[k] == i && dop[k] == old_of[s]) {
+                    cr_assert(m < n, "op %d has too few succs", i);
+                    cr_assert_eq(cs_dep_op(d[m]), s, "op %d succ %d", i, m);
+                    cr_assert_eq(cs_dep_kind(d[m]), dkind[k], "op %d succ %d", i, m);
+                    m++;
+                }
+        cr_assert_eq(m, n, "op %d", i);
+    }
+    cs_program_free(p);
+}
+
+/* An mcast keeps its destinations and their count; a calc has no peers. */
+Test(program, mcast_peers_and_counts)
+{
+    cs_error_t err;
+    cs_program_t *p = cs_program_new(5);
+    int32_t d1[] = {1, 2, 3}, d2[] = {4};
+    int32_t m1 = cs_program_mcast(p, 0, d1, 3, 8, 0), s = cs_program_send(p, 0, 1, 8, 0),
+            m2 = cs_program_mcast(p, 0, d2, 1, 8, 0), c = cs_program_calc(p, 0, 1, 0);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_program_npeers(p, cs_program_op(p, m1)), 3);
+    cr_assert_eq(cs_program_npeers(p, cs_program_op(p, m2)), 1);
+    cr_assert_eq(cs_program_npeers(p, cs_program_op(p, s)), 1);
+    cr_assert_eq(cs_program_npeers(p, cs_program_op(p, c)), 0);
+    const int32_t *q = cs_program_mcast_peers(p, cs_program_op(p, m1));
+    cr_assert(q[0] == 1 && q[1] == 2 && q[2] == 3);
+    cr_assert_eq(cs_program_mcast_peers(p, cs_program_op(p, m2))[0], 4);
+    cr_assert_null(cs_program_mcast_peers(p, cs_program_op(p, s)));
+    cs_program_free(p);
+}
