@@ -33,6 +33,7 @@ static int run(cs_program_t *p, cs_net_mode_t mode, cs_exec_result_t *res, cs_er
     if (rc)
         return rc;
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     o.mode = mode;
     return cs_exec_run(&env, p, &o, res, err);
 }
