@@ -74,7 +74,8 @@ typedef struct stream {
 
 typedef struct xmsg {
     int32_t send_op, recv_op;
-    int32_t dst;      /* rank */
+    int32_t src, dst; /* ranks */
+    int32_t tag;      /* copies of the send op's, for matching */
     int32_t next;     /* unexpected list link */
     int32_t sib;      /* next message of the same mcast, or NONE */
     uint32_t net_id;
@@ -205,7 +206,9 @@ static void pool_put(pool_t *p, int32_t i)
     p->free_head = i;
 }
 
-static xmsg_t *msg_at(exec_t *x, int64_t mid) { return pool_at(&x->msgs, (int32_t)mid); }
+/* Typed access with the record size known at compile time (the hot path). */
+static xmsg_t *msg_at(exec_t *x, int64_t mid) { return (xmsg_t *)(void *)x->msgs.items + mid; }
+static stream_t *stream_at(exec_t *x, int32_t i) { return (stream_t *)(void *)x->streams.items + i; }
 
 /* The streaming state of `op`, or NULL while it has none (see op_state_t:
  * only a STARTED op with STREAM dependencies has one, and a recv only once
@@ -217,7 +220,7 @@ static stream_t *stream_of(exec_t *x, int32_t op)
         return NULL;
     if (s->msg == NONE && cs_program_op(x->prog, op)->kind == CS_OP_RECV)
         return NULL; /* link is the posted-recv list */
-    return pool_at(&x->streams, s->link);
+    return stream_at(x, s->link);
 }
 
 /* Gives `op` its streaming state if it has STREAM dependencies. */
@@ -262,7 +265,7 @@ static void on_done(exec_t *x, int32_t op)
     op_state_t *s = &x->ops[op];
     cs_tick_t now = cs_sim_now(x->sim);
     CS_ASSERT(s->state == OP_STARTED);
-    if (stream_of(x, op))
+    if ((s->stream_in | s->stream_out) && s->link != NONE) /* a started recv is matched */
         pool_put(&x->streams, s->link);
     s->state = OP_DONE; /* its progress is now its size (progress_now) */
     s->link = NONE;
@@ -523,11 +526,10 @@ static void on_calc_event(void *ctx, const cs_event_t *ev)
 
 /* ---- messages -------------------------------------------------------- */
 
-static int accepts(exec_t *x, const cs_op_t *recv, const xmsg_t *m)
+static int accepts(const cs_op_t *recv, const xmsg_t *m)
 {
-    const cs_op_t *s = cs_program_op(x->prog, m->send_op);
-    return (recv->peer == CS_ANY || recv->peer == s->rank) &&
-           (recv->tag == CS_ANY || recv->tag == s->tag);
+    return (recv->peer == CS_ANY || recv->peer == m->src) &&
+           (recv->tag == CS_ANY || recv->tag == m->tag);
 }
 
 /* A message goes back to the pool once its recv took it and its send op
@@ -580,13 +582,15 @@ static void match(exec_t *x, int32_t rop, int32_t mid)
     recv_maybe_done(x, rop);
 }
 
-static int32_t new_msg(exec_t *x, int32_t send_op, int dst)
+static int32_t new_msg(exec_t *x, int32_t send_op, const cs_op_t *o, int dst)
 {
     int32_t mid = pool_get(&x->msgs);
     xmsg_t *m = msg_at(x, mid);
     m->send_op = send_op;
     m->recv_op = NONE;
+    m->src = o->rank;
     m->dst = dst;
+    m->tag = o->tag;
     m->next = NONE;
     m->sib = NONE;
     if (x->opts->record_messages) {
@@ -608,7 +612,7 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
     rank_state_t *r = &x->ranks[msg_at(x, mid)->dst];
     int32_t prev = NONE;
     for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = x->ops[rop].link) {
-        if (!accepts(x, cs_program_op(x->prog, rop), msg_at(x, mid)))
+        if (!accepts(cs_program_op(x->prog, rop), msg_at(x, mid)))
             continue;
         if (prev == NONE)
             r->posted_head = x->ops[rop].link;
@@ -646,13 +650,13 @@ static void start_send(exec_t *x, int32_t op)
     int32_t first = NONE, last = NONE;
     stream_take(x, op);
     if (s->link != NONE) {
-        stream_t *st = pool_at(&x->streams, s->link);
+        stream_t *st = stream_at(x, s->link);
         st->gate = gate;
         st->gate_rate = rate;
         st->gate_ref = cs_sim_now(x->sim);
     }
     for (int i = 0; i < n; i++) {
-        int32_t mid = new_msg(x, op, peers[i]);
+        int32_t mid = new_msg(x, op, o, peers[i]);
         if (first == NONE)
             first = mid;
         else
@@ -709,7 +713,7 @@ static void start_recv(exec_t *x, int32_t rop)
     int32_t prev = NONE;
     on_started(x, rop);
     for (int32_t mid = r->unexp_head; mid != NONE; prev = mid, mid = msg_at(x, mid)->next) {
-        if (!accepts(x, o, msg_at(x, mid)))
+        if (!accepts(o, msg_at(x, mid)))
             continue;
         if (prev == NONE)
             r->unexp_head = msg_at(x, mid)->next;
