@@ -296,6 +296,7 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
         opts->max_buckets = run_bucket_count(m);
     }
     opts->record_messages = a->timeline != NULL;
+    opts->record_op_times = a->timeline != NULL;
     return CS_OK;
 }
 

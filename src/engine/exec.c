@@ -13,6 +13,18 @@
  * recv on the destination that accepts (source, tag), else to the
  * destination's unexpected list; a recv posted later takes the oldest
  * unexpected message it accepts.  This is MPI's non-overtaking rule.
+ *
+ * Memory (issue 17: millions of ops).  What every op keeps is 12 bytes
+ * (op_state_t); everything else lives only while it is needed:
+ *   - streaming state (progress, gates, the chunk in progress) in a
+ *     stream_t taken from a pool when an op with STREAM dependencies starts
+ *     (a recv: when it is matched, as nothing arrives before) and given back
+ *     when it completes; a finished op's progress is its size, an op that
+ *     has not started (or an unmatched recv) has none;
+ *   - messages (xmsg_t) in a pool: a message goes back when its recv has
+ *     taken it and its send op has completed (after which no engine hook
+ *     names it), so the pool holds the messages in flight or unexpected;
+ *   - per-op start/end times only with opts.record_op_times.
  */
 #include "engine/exec.h"
 
@@ -29,33 +41,62 @@
 
 enum { OP_WAIT, OP_READY, OP_STARTED, OP_DONE };
 
+/* Bits of op_state_t.count: enough for the dependencies of one op and the
+ * destinations of one mcast (checked before the run). */
+#define COUNT_BITS 28
+#define COUNT_MAX ((1 << COUNT_BITS) - 1)
+
+/* The per-op state; each field serves one phase of the op's life, which is
+ * what keeps it at 12 bytes. */
 typedef struct op_state {
-    int32_t waiting;   /* unsatisfied dependencies */
-    uint8_t state;
-    uint8_t cpu_queued;
-    int32_t msg;       /* send: its message; recv: the matched message; mcast: first */
-    int32_t next;      /* posted-recv list link, or cpu queue link */
-    int32_t pending;   /* mcast: messages not yet completed */
+    uint32_t state : 2;
+    uint32_t stream_in : 1;  /* has STREAM predecessors (is gated) */
+    uint32_t stream_out : 1; /* has STREAM successors (reports progress) */
+    /* WAIT/READY: unsatisfied dependencies; STARTED send/mcast: messages
+     * whose sender side is not yet done */
+    uint32_t count : COUNT_BITS;
+    int32_t msg;  /* send/mcast: its first message; recv: the matched one */
+    /* READY calc: next calc waiting for the CPU; STARTED recv not yet
+     * matched: next posted recv; otherwise, while STARTED: the op's stream_t
+     * (NONE if it has no STREAM dependency) */
+    int32_t link;
+} op_state_t;
+
+/* Streaming state of a running op (see stream_of). */
+typedef struct stream {
     int64_t progress;  /* bytes: recv arrived, send delivered, calc processed */
     int64_t rate;      /* progress grows by `rate` bytes per tick after `ref` */
-    int64_t gate;      /* streaming: bytes allowed by stream predecessors */
-    int64_t gate_rate; /* ... growing by gate_rate bytes per tick after `ref` */
+    int64_t gate;      /* bytes allowed by stream predecessors */
+    int64_t gate_rate; /* ... growing by gate_rate bytes per tick after `gate_ref` */
     cs_tick_t ref, gate_ref;
     cs_tick_t busy_until; /* streaming calc: chunk in progress ends */
-} op_state_t;
+} stream_t;
 
 typedef struct xmsg {
     int32_t send_op, recv_op;
     int32_t src, dst; /* ranks */
-    int32_t tag;
+    int32_t tag;      /* copies of the send op's, for matching */
     int32_t next;     /* unexpected list link */
-    int64_t bytes, arrived;
+    int32_t sib;      /* next message of the same mcast, or NONE */
+    uint32_t net_id;
+    int64_t arrived;
     int64_t rate;     /* arrived grows by rate bytes per tick after ref */
     cs_tick_t ref;
     uint64_t token;   /* observer's snapshot of the content */
-    uint32_t net_id;
-    uint8_t done;
+    int64_t seq;      /* index in res->msgs (record_messages) */
+    uint8_t done;     /* fully arrived */
+    uint8_t taken;    /* its recv completed with it */
 } xmsg_t;
+
+/* A pool of fixed-size records addressed by index, with a free list (a
+ * free record's first 4 bytes hold the next free index), so that records
+ * are reused instead of growing with the run.  Indices stay valid across
+ * growth; pointers do not. */
+typedef struct pool {
+    char *items;
+    size_t size;
+    int32_t used, cap, free_head;
+} pool_t;
 
 typedef struct rank_state {
     int32_t posted_head, posted_tail; /* unmatched recvs */
@@ -73,8 +114,9 @@ typedef struct exec {
     const int32_t *node;
     op_state_t *ops;
     rank_state_t *ranks;
-    xmsg_t *msgs;
-    int32_t nmsgs, cap_msgs;
+    pool_t msgs;        /* xmsg_t */
+    pool_t streams;     /* stream_t */
+    int64_t cap_rec;    /* capacity of res->msgs */
     int32_t *work;      /* FIFO of ops that became ready */
     int64_t work_head, work_tail, work_cap;
     int draining;
@@ -129,13 +171,72 @@ static void work_push(exec_t *x, int32_t op)
 
 static void drain(exec_t *x);
 
+/* ---- record pools ---------------------------------------------------- */
+
+static void pool_init(pool_t *p, size_t size)
+{
+    memset(p, 0, sizeof *p);
+    p->size = size;
+    p->free_head = NONE;
+}
+
+static void *pool_at(const pool_t *p, int32_t i) { return p->items + (size_t)i * p->size; }
+
+/* A zeroed record. */
+static int32_t pool_get(pool_t *p)
+{
+    int32_t i = p->free_head;
+    if (i != NONE) {
+        memcpy(&p->free_head, pool_at(p, i), sizeof p->free_head);
+    } else {
+        if (p->used == p->cap) {
+            CS_ASSERT(p->cap < INT32_MAX / 2);
+            p->cap = p->cap ? p->cap * 2 : 256;
+            p->items = cs_realloc(p->items, (size_t)p->cap * p->size);
+        }
+        i = p->used++;
+    }
+    memset(pool_at(p, i), 0, p->size);
+    return i;
+}
+
+static void pool_put(pool_t *p, int32_t i)
+{
+    memcpy(pool_at(p, i), &p->free_head, sizeof p->free_head);
+    p->free_head = i;
+}
+
+/* Typed access with the record size known at compile time (the hot path). */
+static xmsg_t *msg_at(exec_t *x, int64_t mid) { return (xmsg_t *)(void *)x->msgs.items + mid; }
+static stream_t *stream_at(exec_t *x, int32_t i) { return (stream_t *)(void *)x->streams.items + i; }
+
+/* The streaming state of `op`, or NULL while it has none (see op_state_t:
+ * only a STARTED op with STREAM dependencies has one, and a recv only once
+ * it is matched). */
+static stream_t *stream_of(exec_t *x, int32_t op)
+{
+    const op_state_t *s = &x->ops[op];
+    if (s->state != OP_STARTED || !(s->stream_in | s->stream_out) || s->link == NONE)
+        return NULL;
+    if (s->msg == NONE && cs_program_op(x->prog, op)->kind == CS_OP_RECV)
+        return NULL; /* link is the posted-recv list */
+    return stream_at(x, s->link);
+}
+
+/* Gives `op` its streaming state if it has STREAM dependencies. */
+static void stream_take(exec_t *x, int32_t op)
+{
+    op_state_t *s = &x->ops[op];
+    s->link = s->stream_in | s->stream_out ? pool_get(&x->streams) : NONE;
+}
+
 /* ---- dependency bookkeeping ------------------------------------------ */
 
 static void satisfy(exec_t *x, int32_t op)
 {
     op_state_t *s = &x->ops[op];
-    CS_ASSERT(s->waiting > 0);
-    if (--s->waiting == 0 && s->state == OP_WAIT) {
+    CS_ASSERT(s->count > 0);
+    if (--s->count == 0 && s->state == OP_WAIT) {
         s->state = OP_READY;
         work_push(x, op);
     }
@@ -145,7 +246,8 @@ static void on_started(exec_t *x, int32_t op)
 {
     int n;
     const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
-    x->res->ops[op].start = cs_sim_now(x->sim);
+    if (x->res->ops)
+        x->res->ops[op].start = cs_sim_now(x->sim);
     x->ops[op].state = OP_STARTED;
     for (int i = 0; i < n; i++)
         if (cs_dep_kind(succ[i]) != CS_DEP_AFTER)
@@ -153,17 +255,31 @@ static void on_started(exec_t *x, int32_t op)
 }
 
 static void propagate_progress(exec_t *x, int32_t op);
+static void msg_release(exec_t *x, int32_t mid);
 
 static void on_done(exec_t *x, int32_t op)
 {
     int n;
     const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
     const cs_op_t *o = cs_program_op(x->prog, op);
+    op_state_t *s = &x->ops[op];
     cs_tick_t now = cs_sim_now(x->sim);
-    CS_ASSERT(x->ops[op].state == OP_STARTED);
-    x->ops[op].state = OP_DONE;
-    x->ops[op].progress = o->bytes;
-    x->res->ops[op].end = now;
+    CS_ASSERT(s->state == OP_STARTED);
+    if ((s->stream_in | s->stream_out) && s->link != NONE) /* a started recv is matched */
+        pool_put(&x->streams, s->link);
+    s->state = OP_DONE; /* its progress is now its size (progress_now) */
+    s->link = NONE;
+    if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
+        /* the messages whose recvs already took them are not needed any more */
+        for (int32_t mid = s->msg, next; mid != NONE; mid = next) {
+            next = msg_at(x, mid)->sib;
+            if (msg_at(x, mid)->taken)
+                msg_release(x, mid);
+        }
+        s->msg = NONE;
+    }
+    if (x->res->ops)
+        x->res->ops[op].end = now;
     if (now > x->res->rank_finish[o->rank])
         x->res->rank_finish[o->rank] = now;
     if (now > x->res->finish)
@@ -172,7 +288,7 @@ static void on_done(exec_t *x, int32_t op)
     for (int i = 0; i < n; i++)
         if (cs_dep_kind(succ[i]) == CS_DEP_AFTER)
             satisfy(x, cs_dep_op(succ[i]));
-    if (x->watch)
+    if (s->stream_out)
         propagate_progress(x, op);
 }
 
@@ -190,9 +306,11 @@ static int64_t ramp_at(int64_t base, int64_t rate, cs_tick_t ref, cs_tick_t now,
 
 static int64_t progress_now(exec_t *x, int32_t op)
 {
-    const op_state_t *s = &x->ops[op];
-    return ramp_at(s->progress, s->rate, s->ref, cs_sim_now(x->sim),
-                   cs_program_op(x->prog, op)->bytes);
+    const stream_t *st = stream_of(x, op);
+    int64_t size = cs_program_op(x->prog, op)->bytes;
+    if (x->ops[op].state == OP_DONE)
+        return size;
+    return st ? ramp_at(st->progress, st->rate, st->ref, cs_sim_now(x->sim), size) : 0;
 }
 
 /* Bytes of `op` that its stream predecessors allow now, and the rate at
@@ -209,13 +327,14 @@ static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
         if (cs_dep_kind(pred[i]) != CS_DEP_STREAM)
             continue;
         const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(pred[i]));
-        int64_t p = progress_now(x, cs_dep_op(pred[i]));
+        const stream_t *ps = stream_of(x, cs_dep_op(pred[i]));
+        int64_t p = progress_now(x, cs_dep_op(pred[i])), pr = ps ? ps->rate : 0;
         if (p >= po->bytes)
             continue;
         if (p < g)
             g = p;
-        if (x->ops[cs_dep_op(pred[i])].rate < r)
-            r = x->ops[cs_dep_op(pred[i])].rate;
+        if (pr < r)
+            r = pr;
     }
     *rate = g < size && r != INT64_MAX ? r : 0;
     return g;
@@ -227,23 +346,27 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate);
 
 static void regate(exec_t *x, int32_t op)
 {
-    op_state_t *s = &x->ops[op];
     const cs_op_t *o = cs_program_op(x->prog, op);
+    stream_t *st = stream_of(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
     int64_t r, g;
-    if (s->state != OP_STARTED)
+    if (!st || o->kind == CS_OP_RECV) /* a recv's gate would gate nothing */
         return;
     g = stream_gate(x, op, &r);
-    if (g == ramp_at(s->gate, s->gate_rate, s->gate_ref, now, o->bytes) && r == s->gate_rate)
+    if (g == ramp_at(st->gate, st->gate_rate, st->gate_ref, now, o->bytes) && r == st->gate_rate)
         return;
-    s->gate = g;
-    s->gate_rate = r;
-    s->gate_ref = now;
+    st->gate = g;
+    st->gate_rate = r;
+    st->gate_ref = now;
     if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
-        int n = cs_program_npeers(x->prog, o);
-        for (int i = 0; i < n; i++)
-            if (i == 0 || x->msgs[s->msg + i].net_id != x->msgs[s->msg + i - 1].net_id)
-                cs_net_gate_rate(x->net, x->msgs[s->msg + i].net_id, g, r);
+        /* one gate per network message (a native mcast is one for all) */
+        uint32_t last = 0;
+        for (int32_t mid = x->ops[op].msg; mid != NONE; mid = msg_at(x, mid)->sib) {
+            uint32_t id = msg_at(x, mid)->net_id;
+            if (mid == x->ops[op].msg || id != last)
+                cs_net_gate_rate(x->net, id, g, r);
+            last = id;
+        }
     } else if (o->kind == CS_OP_CALC) {
         if (x->env->reduce_num == 0 && o->ticks == 0) {
             /* free reduction (the Cerebras add is part of the send or
@@ -266,19 +389,24 @@ static void propagate_progress(exec_t *x, int32_t op)
             regate(x, cs_dep_op(succ[i]));
 }
 
+/* Only ops with streaming state keep progress: for the others nobody
+ * reads it (no STREAM successor, no own chunks to count). */
 static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
 {
-    op_state_t *s = &x->ops[op];
+    stream_t *st = stream_of(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
+    if (!st)
+        return;
     /* a report replaces the previous one, which was a forecast: a stream
      * that stops arrives one unit short of what its rate promised for this
      * tick, so only the last reported base is a floor */
-    if (bytes < s->progress || (bytes == progress_now(x, op) && rate == s->rate))
+    if (bytes < st->progress || (bytes == progress_now(x, op) && rate == st->rate))
         return;
-    s->progress = bytes;
-    s->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;
-    s->ref = now;
-    propagate_progress(x, op);
+    st->progress = bytes;
+    st->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;
+    st->ref = now;
+    if (x->ops[op].stream_out)
+        propagate_progress(x, op);
 }
 
 /* ---- calc on the rank's CPU ------------------------------------------ */
@@ -296,26 +424,18 @@ static cs_tick_t reduce_ticks(exec_t *x, int64_t bytes)
     return (cs_tick_t)((v + x->env->reduce_den - 1) / x->env->reduce_den);
 }
 
-static int has_stream_preds(exec_t *x, int32_t op)
-{
-    int n;
-    const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
-    for (int i = 0; i < n; i++)
-        if (cs_dep_kind(pred[i]) == CS_DEP_STREAM)
-            return 1;
-    return 0;
-}
-
 static void calc_begin(exec_t *x, int32_t op)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
     rank_state_t *r = &x->ranks[o->rank];
     cs_tick_t now = cs_sim_now(x->sim);
     r->cpu_op = op;
+    stream_take(x, op);
     on_started(x, op);
-    if (o->bytes > 0 && has_stream_preds(x, op)) {
-        x->ops[op].gate = -1; /* so that regate takes the first gate */
-        x->ops[op].busy_until = -1;
+    if (o->bytes > 0 && x->ops[op].stream_in) {
+        stream_t *st = stream_of(x, op);
+        st->gate = -1; /* so that regate takes the first gate */
+        st->busy_until = -1;
         regate(x, op);
         return;
     }
@@ -328,7 +448,7 @@ static void calc_begin(exec_t *x, int32_t op)
 /* Streaming calc: reduce the next available chunk, one unit at a time. */
 static void calc_continue(exec_t *x, int32_t op)
 {
-    op_state_t *s = &x->ops[op];
+    stream_t *s = stream_of(x, op);
     const cs_op_t *o = cs_program_op(x->prog, op);
     int64_t chunk;
     cs_tick_t now = cs_sim_now(x->sim);
@@ -359,7 +479,7 @@ static void cpu_next(exec_t *x, int rank)
     r->cpu_op = NONE;
     if (r->cpu_head != NONE) {
         int32_t op = r->cpu_head;
-        r->cpu_head = x->ops[op].next;
+        r->cpu_head = x->ops[op].link;
         if (r->cpu_head == NONE)
             r->cpu_tail = NONE;
         calc_begin(x, op);
@@ -369,7 +489,9 @@ static void cpu_next(exec_t *x, int rank)
 static void on_wake(void *ctx, const cs_event_t *ev)
 {
     exec_t *x = ctx;
-    x->ops[ev->a].busy_until = -1;
+    stream_t *st = stream_of(x, (int32_t)ev->a);
+    CS_ASSERT(st);
+    st->busy_until = -1;
     calc_continue(x, (int32_t)ev->a);
     drain(x);
 }
@@ -378,11 +500,12 @@ static void on_calc_event(void *ctx, const cs_event_t *ev)
 {
     exec_t *x = ctx;
     int32_t op = (int32_t)ev->a;
-    op_state_t *s = &x->ops[op];
     const cs_op_t *o = cs_program_op(x->prog, op);
     if (ev->b) { /* a streamed chunk finished */
+        stream_t *s = stream_of(x, op);
         s->busy_until = -1;
         set_progress(x, op, s->progress + (int64_t)ev->b, 0);
+        s = stream_of(x, op);
         if (s->progress < o->bytes) {
             calc_continue(x, op);
             drain(x);
@@ -409,82 +532,102 @@ static int accepts(const cs_op_t *recv, const xmsg_t *m)
            (recv->tag == CS_ANY || recv->tag == m->tag);
 }
 
+/* A message goes back to the pool once its recv took it and its send op
+ * completed: no hook names it after both. */
+static void msg_release(exec_t *x, int32_t mid) { pool_put(&x->msgs, mid); }
+
 static void recv_maybe_done(exec_t *x, int32_t rop)
 {
     op_state_t *s = &x->ops[rop];
-    if (s->state == OP_STARTED && s->msg != NONE && x->msgs[s->msg].done) {
-        const xmsg_t *m = &x->msgs[s->msg];
+    if (s->state == OP_STARTED && s->msg != NONE && msg_at(x, s->msg)->done) {
+        int32_t mid = s->msg;
+        xmsg_t *m = msg_at(x, mid);
         const cs_op_t *ro = cs_program_op(x->prog, rop);
         if (x->obs && cs_program_data(x->prog, rop) && cs_program_data(x->prog, m->send_op))
             x->obs->recv_done(x->obs->ctx, rop, ro->rank, cs_program_data(x->prog, rop),
                               cs_program_data(x->prog, m->send_op), m->token);
         on_done(x, rop);
+        m = msg_at(x, mid);
+        m->taken = 1;
+        if (x->ops[m->send_op].state == OP_DONE)
+            msg_release(x, mid);
     }
 }
 
 static void match(exec_t *x, int32_t rop, int32_t mid)
 {
-    xmsg_t *m = &x->msgs[mid];
+    xmsg_t *m = msg_at(x, mid);
     const cs_op_t *r = cs_program_op(x->prog, rop);
-    if (m->bytes > r->bytes) {
+    const cs_op_t *so = cs_program_op(x->prog, m->send_op);
+    if (so->bytes > r->bytes) {
         char d[200];
         cs_program_describe(x->prog, rop, d, sizeof d);
         fail(x, CS_ERR_RUNTIME,
              "rank %d: a %lld-byte message from rank %d (tag %d) does not fit the matching %s",
-             r->rank, (long long)m->bytes, m->src, m->tag, d);
+             r->rank, (long long)so->bytes, so->rank, so->tag, d);
         return;
     }
     m->recv_op = rop;
+    if (x->opts->record_messages)
+        x->res->msgs[m->seq].recv_op = rop;
     x->ops[rop].msg = mid;
+    stream_take(x, rop);
     cs_net_matched(x->net, m->net_id, (uint64_t)mid);
-    m = &x->msgs[mid];
+    if (x->ops[rop].state != OP_STARTED)
+        return; /* the engine completed it at once */
+    m = msg_at(x, mid);
     if (m->arrived || m->rate)
-        set_progress(x, rop, ramp_at(m->arrived, m->rate, m->ref, cs_sim_now(x->sim), m->bytes),
+        set_progress(x, rop, ramp_at(m->arrived, m->rate, m->ref, cs_sim_now(x->sim), so->bytes),
                      m->rate);
     recv_maybe_done(x, rop);
 }
 
-static int32_t new_msg(exec_t *x, int32_t send_op, int src, int dst, int tag, int64_t bytes)
+static int32_t new_msg(exec_t *x, int32_t send_op, const cs_op_t *o, int dst)
 {
-    if (x->nmsgs == x->cap_msgs) {
-        x->cap_msgs = x->cap_msgs ? x->cap_msgs * 2 : 1024;
-        x->msgs = cs_realloc(x->msgs, (size_t)x->cap_msgs * sizeof *x->msgs);
-    }
-    xmsg_t *m = &x->msgs[x->nmsgs];
-    memset(m, 0, sizeof *m);
+    int32_t mid = pool_get(&x->msgs);
+    xmsg_t *m = msg_at(x, mid);
     m->send_op = send_op;
     m->recv_op = NONE;
-    m->src = src;
+    m->src = o->rank;
     m->dst = dst;
-    m->tag = tag;
-    m->bytes = bytes;
+    m->tag = o->tag;
     m->next = NONE;
-    return x->nmsgs++;
+    m->sib = NONE;
+    if (x->opts->record_messages) {
+        cs_exec_result_t *res = x->res;
+        if (res->nmsgs == x->cap_rec) {
+            x->cap_rec = x->cap_rec ? x->cap_rec * 2 : 1024;
+            res->msgs = cs_realloc(res->msgs, (size_t)x->cap_rec * sizeof *res->msgs);
+        }
+        m->seq = res->nmsgs;
+        res->msgs[res->nmsgs++] = (cs_exec_msg_t){send_op, NONE};
+    }
+    return mid;
 }
 
 /* Routes a new message to the oldest posted recv that accepts it, or to the
  * unexpected list. */
 static void deliver_to_matching(exec_t *x, int32_t mid)
 {
-    xmsg_t *m = &x->msgs[mid];
-    rank_state_t *r = &x->ranks[m->dst];
+    rank_state_t *r = &x->ranks[msg_at(x, mid)->dst];
     int32_t prev = NONE;
-    for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = x->ops[rop].next) {
-        if (!accepts(cs_program_op(x->prog, rop), m))
+    for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = x->ops[rop].link) {
+        if (!accepts(cs_program_op(x->prog, rop), msg_at(x, mid)))
             continue;
         if (prev == NONE)
-            r->posted_head = x->ops[rop].next;
+            r->posted_head = x->ops[rop].link;
         else
-            x->ops[prev].next = x->ops[rop].next;
+            x->ops[prev].link = x->ops[rop].link;
         if (r->posted_tail == rop)
             r->posted_tail = prev;
+        x->ops[rop].link = NONE;
         match(x, rop, mid);
         return;
     }
     if (r->unexp_tail == NONE)
         r->unexp_head = mid;
     else
-        x->msgs[r->unexp_tail].next = mid;
+        msg_at(x, r->unexp_tail)->next = mid;
     r->unexp_tail = mid;
 }
 
@@ -492,7 +635,8 @@ static void take_token(exec_t *x, int32_t op, int32_t mid)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
     if (x->obs && cs_program_data(x->prog, op))
-        x->msgs[mid].token = x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
+        msg_at(x, mid)->token =
+            x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
 }
 
 static void start_send(exec_t *x, int32_t op)
@@ -500,35 +644,43 @@ static void start_send(exec_t *x, int32_t op)
     const cs_op_t *o = cs_program_op(x->prog, op);
     op_state_t *s = &x->ops[op];
     int64_t rate = 0;
-    int64_t gate = has_stream_preds(x, op) ? stream_gate(x, op, &rate) : o->bytes;
+    int64_t gate = s->stream_in ? stream_gate(x, op, &rate) : o->bytes;
     int n = cs_program_npeers(x->prog, o);
     const int32_t *peers = o->kind == CS_OP_SEND ? &o->peer : cs_program_mcast_peers(x->prog, o);
-    int32_t first = NONE;
-    s->gate = gate;
-    s->gate_rate = rate;
-    s->gate_ref = cs_sim_now(x->sim);
+    int32_t first = NONE, last = NONE;
+    stream_take(x, op);
+    if (s->link != NONE) {
+        stream_t *st = stream_at(x, s->link);
+        st->gate = gate;
+        st->gate_rate = rate;
+        st->gate_ref = cs_sim_now(x->sim);
+    }
     for (int i = 0; i < n; i++) {
-        int32_t mid = new_msg(x, op, o->rank, peers[i], o->tag, o->bytes);
+        int32_t mid = new_msg(x, op, o, peers[i]);
         if (first == NONE)
             first = mid;
+        else
+            msg_at(x, last)->sib = mid;
+        last = mid;
     }
     s->msg = first;
-    s->pending = n;
+    s->count = (uint32_t)n;
     on_started(x, op);
-    for (int i = 0; i < n; i++)
-        take_token(x, op, first + i);
+    for (int32_t mid = first; mid != NONE; mid = msg_at(x, mid)->sib)
+        take_token(x, op, mid);
     if (n > 1 && cs_net_has_mcast(x->net)) {
         /* the network copies it (router fan-out): one post */
         int *dst = cs_malloc((size_t)n * sizeof *dst);
         uint64_t *users = cs_malloc((size_t)n * sizeof *users);
-        for (int i = 0; i < n; i++) {
+        int32_t mid = first;
+        for (int i = 0; i < n; i++, mid = msg_at(x, mid)->sib) {
             dst[i] = x->node[peers[i]];
-            users[i] = (uint64_t)(first + i);
+            users[i] = (uint64_t)mid;
         }
         uint32_t id = cs_net_post_mcast(x->net, x->node[o->rank], n, dst, o->bytes, gate,
                                         x->watch, users);
         for (int i = 0; i < n; i++)
-            x->msgs[first + i].net_id = id;
+            msg_at(x, (int32_t)users[i])->net_id = id;
         free(dst);
         free(users);
         if (rate)
@@ -536,17 +688,22 @@ static void start_send(exec_t *x, int32_t op)
     } else {
         /* a unicast, or an mcast without network support: unicasts posted in
          * destination order; the send port serialises them */
-        for (int i = 0; i < n; i++) {
+        int32_t mid = first;
+        for (int i = 0; i < n; i++, mid = msg_at(x, mid)->sib) {
             uint32_t id = cs_net_post(x->net, x->node[o->rank], x->node[peers[i]], o->bytes, gate,
-                                      x->watch, (uint64_t)(first + i));
-            x->msgs[first + i].net_id = id;
+                                      x->watch, (uint64_t)mid);
+            msg_at(x, mid)->net_id = id;
             if (rate)
                 cs_net_gate_rate(x->net, id, gate, rate);
         }
     }
     x->res->messages += n;
-    for (int i = 0; i < n; i++)
-        deliver_to_matching(x, first + i);
+    /* a delivered message may go back to the pool at once (an engine that
+     * completed it already): step on before delivering it */
+    for (int32_t mid = first, next; mid != NONE; mid = next) {
+        next = msg_at(x, mid)->sib;
+        deliver_to_matching(x, mid);
+    }
 }
 
 static void start_recv(exec_t *x, int32_t rop)
@@ -555,23 +712,23 @@ static void start_recv(exec_t *x, int32_t rop)
     rank_state_t *r = &x->ranks[o->rank];
     int32_t prev = NONE;
     on_started(x, rop);
-    for (int32_t mid = r->unexp_head; mid != NONE; prev = mid, mid = x->msgs[mid].next) {
-        if (!accepts(o, &x->msgs[mid]))
+    for (int32_t mid = r->unexp_head; mid != NONE; prev = mid, mid = msg_at(x, mid)->next) {
+        if (!accepts(o, msg_at(x, mid)))
             continue;
         if (prev == NONE)
-            r->unexp_head = x->msgs[mid].next;
+            r->unexp_head = msg_at(x, mid)->next;
         else
-            x->msgs[prev].next = x->msgs[mid].next;
+            msg_at(x, prev)->next = msg_at(x, mid)->next;
         if (r->unexp_tail == mid)
             r->unexp_tail = prev;
         match(x, rop, mid);
         return;
     }
-    x->ops[rop].next = NONE;
+    x->ops[rop].link = NONE;
     if (r->posted_tail == NONE)
         r->posted_head = rop;
     else
-        x->ops[r->posted_tail].next = rop;
+        x->ops[r->posted_tail].link = rop;
     r->posted_tail = rop;
 }
 
@@ -591,11 +748,11 @@ static void start_op(exec_t *x, int32_t op)
         if (r->cpu_op == NONE) {
             calc_begin(x, op);
         } else {
-            x->ops[op].next = NONE;
+            x->ops[op].link = NONE;
             if (r->cpu_tail == NONE)
                 r->cpu_head = op;
             else
-                x->ops[r->cpu_tail].next = op;
+                x->ops[r->cpu_tail].link = op;
             r->cpu_tail = op;
         }
     }
@@ -613,16 +770,27 @@ static void drain(exec_t *x)
     x->draining = 0;
 }
 
-/* net hooks.  Both may re-enter the executor (progress propagates to
- * streaming ops, which may post messages and so grow x->msgs): they copy what
- * they need from the message record before calling out. */
+/* The sender's side of a message is done: the send op completes with the
+ * last of its messages. */
+static void send_part_done(exec_t *x, int32_t sop)
+{
+    op_state_t *s = &x->ops[sop];
+    CS_ASSERT(s->count > 0);
+    if (--s->count == 0)
+        on_done(x, sop);
+}
+
+/* net hooks.  They may re-enter the executor (progress propagates to
+ * streaming ops, which may post messages and so grow the message pool):
+ * they copy what they need from the message record before calling out. */
 static void hook_progress(void *ctx, uint64_t user, int64_t bytes, int64_t rate, cs_tick_t now)
 {
     exec_t *x = ctx;
-    int32_t sop = x->msgs[user].send_op, rop = x->msgs[user].recv_op;
-    x->msgs[user].arrived = bytes;
-    x->msgs[user].rate = rate;
-    x->msgs[user].ref = now;
+    xmsg_t *m = msg_at(x, (int64_t)user);
+    int32_t sop = m->send_op, rop = m->recv_op;
+    m->arrived = bytes;
+    m->rate = rate;
+    m->ref = now;
     if (rop != NONE)
         set_progress(x, rop, bytes, rate);
     if (cs_program_op(x->prog, sop)->kind == CS_OP_SEND)
@@ -633,14 +801,15 @@ static void hook_progress(void *ctx, uint64_t user, int64_t bytes, int64_t rate,
 static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
 {
     exec_t *x = ctx;
-    int32_t sop = x->msgs[user].send_op, rop = x->msgs[user].recv_op;
-    int64_t bytes = x->msgs[user].bytes;
+    xmsg_t *m = msg_at(x, (int64_t)user);
+    int32_t sop = m->send_op, rop = m->recv_op;
+    int64_t bytes = cs_program_op(x->prog, sop)->bytes;
     (void)now;
-    x->msgs[user].done = 1;
-    x->msgs[user].arrived = bytes;
-    x->msgs[user].rate = 0;
-    if (!cs_net_late_release(x->net) && --x->ops[sop].pending == 0)
-        on_done(x, sop);
+    m->done = 1;
+    m->arrived = bytes;
+    m->rate = 0;
+    if (!cs_net_late_release(x->net))
+        send_part_done(x, sop);
     if (rop != NONE) {
         set_progress(x, rop, bytes, 0);
         recv_maybe_done(x, rop);
@@ -653,10 +822,8 @@ static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
 static void hook_released(void *ctx, uint64_t user, cs_tick_t now)
 {
     exec_t *x = ctx;
-    int32_t sop = x->msgs[user].send_op;
     (void)now;
-    if (--x->ops[sop].pending == 0)
-        on_done(x, sop);
+    send_part_done(x, msg_at(x, (int64_t)user)->send_op);
     drain(x);
 }
 
@@ -725,7 +892,7 @@ static int report_unreceived(exec_t *x)
     int nranks = cs_program_nranks(x->prog), count = 0;
     int32_t example = NONE;
     for (int r = 0; r < nranks; r++)
-        for (int32_t mid = x->ranks[r].unexp_head; mid != NONE; mid = x->msgs[mid].next) {
+        for (int32_t mid = x->ranks[r].unexp_head; mid != NONE; mid = msg_at(x, mid)->next) {
             if (example == NONE)
                 example = mid;
             count++;
@@ -733,11 +900,12 @@ static int report_unreceived(exec_t *x)
     if (!count)
         return CS_OK;
     char d[256];
-    cs_program_describe(x->prog, x->msgs[example].send_op, d, sizeof d);
+    int32_t sop = msg_at(x, example)->send_op;
+    cs_program_describe(x->prog, sop, d, sizeof d);
     return cs_error_set(x->err, CS_ERR_DEADLOCK,
                         "%s%s%d message(s) were sent but never received, e.g. rank %d: %s",
                         cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
-                        cs_program_source(x->prog) ? ": " : "", count, x->msgs[example].src, d);
+                        cs_program_source(x->prog) ? ": " : "", count, cs_program_op(x->prog, sop)->rank, d);
 }
 
 /* ---- run ------------------------------------------------------------- */
@@ -770,19 +938,26 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
     /* limits, checked before anything runs: the channel engine's mode may
-     * count a message's units in 32 bits (packet mode does) */
-    if (!env->net_new) {
-        int64_t max_units = cs_net_mode_max_units(o->mode);
-        for (int32_t i = 0; i < nops; i++) {
-            const cs_op_t *op = cs_program_op(prog, i);
-            if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
-                char d[200];
-                cs_program_describe(prog, i, d, sizeof d);
-                return cs_error_set(err, CS_ERR_RANGE,
-                                    "rank %d: %s has more than 2^32 units of %lld bytes; use a "
-                                    "larger packet or fluid mode",
-                                    op->rank, d, (long long)env->net->unit_bytes);
-            }
+     * count a message's units in 32 bits (packet mode does); an op's
+     * dependencies and an mcast's destinations are counted in COUNT_BITS */
+    int64_t max_units = env->net_new ? INT64_MAX : cs_net_mode_max_units(o->mode);
+    for (int32_t i = 0; i < nops; i++) {
+        const cs_op_t *op = cs_program_op(prog, i);
+        char d[200];
+        int npred;
+        cs_program_preds(prog, i, &npred);
+        if (npred > COUNT_MAX || cs_program_npeers(prog, op) > COUNT_MAX) {
+            cs_program_describe(prog, i, d, sizeof d);
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "rank %d: %s has more than %d dependencies or destinations",
+                                op->rank, d, COUNT_MAX);
+        }
+        if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
+            cs_program_describe(prog, i, d, sizeof d);
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "rank %d: %s has more than 2^32 units of %lld bytes; use a "
+                                "larger packet or fluid mode",
+                                op->rank, d, (long long)env->net->unit_bytes);
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -805,9 +980,17 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
 
     res->nranks = nranks;
     res->rank_finish = cs_calloc((size_t)nranks, sizeof *res->rank_finish);
-    res->ops = cs_malloc(((size_t)nops + 1) * sizeof *res->ops);
-    for (int32_t i = 0; i < nops; i++)
-        res->ops[i].start = res->ops[i].end = -1;
+    if (o->record_op_times) {
+        res->ops = cs_malloc(((size_t)nops + 1) * sizeof *res->ops);
+        for (int32_t i = 0; i < nops; i++)
+            res->ops[i].start = res->ops[i].end = -1;
+    }
+    if (o->record_messages) {
+        x.cap_rec = 1024;
+        res->msgs = cs_malloc((size_t)x.cap_rec * sizeof *res->msgs);
+    }
+    pool_init(&x.msgs, sizeof(xmsg_t));
+    pool_init(&x.streams, sizeof(stream_t));
     res->sim = x.sim = cs_sim_new(o->queue);
 
     hooks.ctx = &x;
@@ -836,12 +1019,15 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     for (int32_t i = 0; i < nops; i++) {
         int n;
         const cs_dep_t *pred = cs_program_preds(prog, i, &n);
-        x.ops[i].waiting = n;
+        x.ops[i].count = (uint32_t)n;
         x.ops[i].msg = NONE;
-        x.ops[i].next = NONE;
+        x.ops[i].link = NONE;
         for (int k = 0; k < n; k++)
-            if (cs_dep_kind(pred[k]) == CS_DEP_STREAM)
+            if (cs_dep_kind(pred[k]) == CS_DEP_STREAM) {
                 x.watch = 1;
+                x.ops[i].stream_in = 1;
+                x.ops[cs_dep_op(pred[k])].stream_out = 1;
+            }
         if (n == 0) {
             x.ops[i].state = OP_READY;
             work_push(&x, i);
@@ -866,16 +1052,11 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     res->events = cs_sim_events(x.sim);
     res->queue_peak = cs_sim_queue_peak(x.sim);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (o->record_messages) {
-        res->nmsgs = x.nmsgs;
-        res->msgs = cs_malloc(((size_t)x.nmsgs + 1) * sizeof *res->msgs);
-        for (int32_t i = 0; i < x.nmsgs; i++)
-            res->msgs[i] = (cs_exec_msg_t){x.msgs[i].send_op, x.msgs[i].recv_op};
-    }
     cs_sim_set_poll(x.sim, 0, NULL, NULL);
     free(x.ops);
     free(x.ranks);
-    free(x.msgs);
+    free(x.msgs.items);
+    free(x.streams.items);
     free(x.work);
     free(identity);
     return rc;

@@ -61,6 +61,8 @@ typedef struct cs_exec_opts {
     int max_buckets;
     const cs_exec_observer_t *observer; /* NULL: no data tracking */
     int record_messages;          /* fill cs_exec_result_t.msgs */
+    int record_op_times;          /* fill cs_exec_result_t.ops (16 bytes per op:
+                                     ask only when reading them) */
     /* Progress: called about every 2^16 events (never more often) while
      * the simulation runs, with the simulated time, the ops completed so
      * far and the events dispatched.  NULL: none.  Must not touch the run. */
@@ -85,7 +87,7 @@ typedef struct cs_exec_result {
     cs_tick_t finish;        /* time the last op completed */
     int nranks;
     cs_tick_t *rank_finish;  /* per rank: last op completion (0 if none) */
-    cs_op_times_t *ops;      /* per op */
+    cs_op_times_t *ops;      /* with opts.record_op_times: per op, else NULL */
     uint64_t events;
     size_t queue_peak;
     double wall_seconds;

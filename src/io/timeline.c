@@ -94,6 +94,9 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
                       cs_timeline_info_t *info, cs_error_t *err)
 {
     cs_timeline_info_t dummy;
+    if (!r->ops)
+        return cs_error_set(err, CS_ERR_INTERNAL,
+                            "the timeline needs the op times (cs_exec_opts_t.record_op_times)");
     int nranks = cs_program_nranks(p);
     int32_t nops = cs_program_nops(p);
     int64_t max = o && o->max_events > 0 ? o->max_events : CS_TIMELINE_MAX_EVENTS;

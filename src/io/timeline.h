@@ -52,10 +52,11 @@ typedef struct cs_timeline_info {
     int counters;          /* link counter tracks */
 } cs_timeline_info_t;
 
-/* Writes the timeline of run r (program p on machine m) to `path`.  Flow
- * arrows need r->msgs (cs_exec_opts_t.record_messages); link counters need
- * the time buckets (cs_exec_opts_t.bucket_width).  Errors: the file cannot
- * be written (CS_ERR_IO, naming it).  info may be NULL. */
+/* Writes the timeline of run r (program p on machine m) to `path`.  It
+ * needs r->ops (cs_exec_opts_t.record_op_times); flow arrows need r->msgs
+ * (cs_exec_opts_t.record_messages); link counters need the time buckets
+ * (cs_exec_opts_t.bucket_width).  Errors: no op times (CS_ERR_INTERNAL);
+ * the file cannot be written (CS_ERR_IO, naming it).  info may be NULL. */
 int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_t *p,
                       const cs_exec_result_t *r, const cs_timeline_opts_t *o,
                       cs_timeline_info_t *info, cs_error_t *err);

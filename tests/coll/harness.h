@@ -62,6 +62,7 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
         cs_coll_check_t *chk = NULL;
         cs_exec_opts_default(&o);
         o.mode = mode;
+        o.record_op_times = 1; /* res.ops: some tests compare op times */
         if (validate) {
             r.rc = cs_coll_check_new(&args, r.prog, 12345, &chk, &r.err);
             if (!r.rc)

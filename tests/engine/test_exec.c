@@ -1,12 +1,16 @@
 /*
  * test_exec.c - the program executor: matching, dependencies, streaming,
- * calc, mcast lowering, deadlock reports, determinism.
+ * calc, mcast lowering, deadlock reports, determinism, and that recording
+ * op times or messages leaves a run unchanged.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/exec.h"
+#include "coll/coll.h"
 #include "core/program.h"
+#include "machines/machine.h"
 #include "topo/topo.h"
 
 static cs_topo_t *topo;
@@ -33,6 +37,7 @@ static int run(cs_program_t *p, cs_net_mode_t mode, cs_exec_result_t *res, cs_er
     if (rc)
         return rc;
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     o.mode = mode;
     return cs_exec_run(&env, p, &o, res, err);
 }
@@ -385,4 +390,97 @@ Test(exec, enabled_ops_start_in_id_order)
     cr_assert_eq(res.ops[y].end, 10 + 232);
     cs_exec_result_destroy(&res);
     cs_program_free(p);
+}
+
+/* Op times cost 16 bytes per op, so they are kept only on request
+ * (opts.record_op_times); asking for them, or for the message list, must
+ * not change the run.  Real algorithms on engines whose hooks come in
+ * different orders (late release before or after completion: LogGP, Cell;
+ * native multicast and streaming: Cerebras; the channel engine in both
+ * modes), each run three ways: times and messages, neither, messages only. */
+Test(exec, recording_op_times_or_messages_does_not_change_the_run)
+{
+    static const struct {
+        const char *spec, *coll, *algo;
+        int64_t bytes;
+        cs_net_mode_t mode;
+    } cases[] = {
+        {"alphabeta:topo=ring,p=8,packet=256", "allreduce", "ring", 8192, CS_NET_PACKET},
+        {"alphabeta:topo=ring,p=8,packet=256", "allreduce", "ring", 8192, CS_NET_FLUID},
+        {"alphabeta:topo=torus,rows=3,cols=3,packet=256", "reduce", "segmented-binomial", 4096,
+         CS_NET_PACKET},
+        {"alphabeta:topo=line,p=6,packet=64", "reduce", "thesis-chain", 1024, CS_NET_FLUID},
+        {"loggp:p=7,S=1000", "allreduce", "rdb", 4096, CS_NET_PACKET},
+        {"loggp:p=6", "broadcast", "binomial", 64, CS_NET_PACKET},
+        {"cell:chips=1", "broadcast", "simple", 4096, CS_NET_PACKET},
+        {"cerebras:rows=3,cols=4", "broadcast", "thesis", 256, CS_NET_PACKET},
+        {"cerebras:rows=3,cols=4", "reduce", "tree", 256, CS_NET_PACKET},
+        {"cns1:rings=1,ring=8", "allreduce", "ring", 256, CS_NET_PACKET},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cs_machine_t *m;
+        cs_machine_hints_t mh;
+        cs_program_t *p;
+        cs_coll_kind_t kind;
+        const cs_coll_algo_t *a;
+        cs_exec_env_t e;
+        cs_exec_result_t res[3];
+        cs_error_t err;
+        const char *what = cases[c].spec;
+        cr_assert_eq(cs_machine_new(what, &m, &err), CS_OK, "%s", err.msg);
+        int P = cs_machine_nodes(m);
+        cs_machine_hints_init(&mh, m, P, NULL);
+        cr_assert_eq(cs_coll_parse(cases[c].coll, &kind, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(cs_coll_find(kind, cases[c].algo, &a, &err), CS_OK, "%s", err.msg);
+        cs_coll_args_t args = {kind, P, cases[c].bytes, 0, m->net.unit_bytes, &mh.coll, NULL};
+        cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK, "%s: %s", what, err.msg);
+        cs_machine_exec_env(m, &e);
+        for (int k = 0; k < 3; k++) {
+            cs_exec_opts_t o;
+            cs_exec_opts_default(&o);
+            o.mode = cases[c].mode;
+            o.record_op_times = k == 0;
+            o.record_messages = k != 1;
+            cr_assert_eq(cs_exec_run(&e, p, &o, &res[k], &err), CS_OK, "%s: %s", what, err.msg);
+        }
+        cr_assert_not_null(res[0].ops);
+        cr_assert_null(res[1].ops);
+        cr_assert_null(res[2].ops);
+        cr_assert_null(res[1].msgs);
+        cr_assert_gt(res[0].messages, 0, "%s", what);
+        for (int k = 1; k < 3; k++) {
+            cr_assert_eq(res[k].finish, res[0].finish, "%s run %d", what, k);
+            cr_assert_eq(res[k].messages, res[0].messages, "%s run %d", what, k);
+            cr_assert_eq(res[k].events, res[0].events, "%s run %d", what, k);
+            for (int r = 0; r < P; r++)
+                cr_assert_eq(res[k].rank_finish[r], res[0].rank_finish[r], "%s run %d rank %d",
+                             what, k, r);
+        }
+        /* the recorded times agree with what is kept online */
+        cs_tick_t *last = cs_calloc((size_t)P, sizeof *last);
+        for (int32_t i = 0; i < cs_program_nops(p); i++) {
+            int r = cs_program_op(p, i)->rank;
+            cr_assert_geq(res[0].ops[i].start, 0, "%s op %d", what, i);
+            cr_assert_geq(res[0].ops[i].end, res[0].ops[i].start, "%s op %d", what, i);
+            if (res[0].ops[i].end > last[r])
+                last[r] = res[0].ops[i].end;
+        }
+        for (int r = 0; r < P; r++)
+            cr_assert_eq(last[r], res[0].rank_finish[r], "%s rank %d", what, r);
+        free(last);
+        cr_assert_eq(res[2].nmsgs, res[0].nmsgs, "%s", what);
+        cr_assert_eq(res[0].nmsgs, res[0].messages, "%s", what);
+        for (int64_t i = 0; i < res[0].nmsgs; i++) {
+            cr_assert_eq(res[2].msgs[i].send_op, res[0].msgs[i].send_op, "%s msg %lld", what,
+                         (long long)i);
+            cr_assert_eq(res[2].msgs[i].recv_op, res[0].msgs[i].recv_op, "%s msg %lld", what,
+                         (long long)i);
+            cr_assert_geq(res[0].msgs[i].recv_op, 0, "%s msg %lld", what, (long long)i);
+        }
+        for (int k = 0; k < 3; k++)
+            cs_exec_result_destroy(&res[k]);
+        cs_program_free(p);
+        cs_machine_hints_destroy(&mh);
+        cs_machine_free(m);
+    }
 }

@@ -49,6 +49,7 @@ static void run_flows(setup_t *s, cs_net_mode_t mode, const flow_t *f, int nf, c
     }
     cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     o.mode = mode;
     cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
     for (int i = 0; i < nf; i++)

@@ -58,6 +58,7 @@ static cs_tick_t run(const char *spec, cs_program_t *p, cs_tick_t *ends)
     cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s", err.msg);
     cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     cr_assert_eq(cs_exec_run(&env, p, &o, &r, &err), CS_OK, "%s", err.msg);
     cs_tick_t t = r.finish;
     if (ends)

@@ -237,6 +237,7 @@ static void run_prog(run_t *r, const char *spec, cs_program_t *p, cs_net_mode_t 
     r->p = p;
     cs_machine_exec_env(r->m, &env);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     o.mode = mode;
     o.bucket_width = 1;
     o.max_buckets = 256;

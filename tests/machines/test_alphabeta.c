@@ -31,6 +31,7 @@ static void scenario(const char *spec, int nf, const int *src, const int *dst, i
     cs_exec_env_t env;
     cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     o.mode = mode;
     cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
     for (int i = 0; i < nf; i++)

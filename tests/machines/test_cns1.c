@@ -199,6 +199,7 @@ Test(cns1, neighbour_transfer_timeline)
         cs_exec_result_t res;
         cs_machine_exec_env(m, &env);
         cs_exec_opts_default(&o);
+        o.record_op_times = 1;
         cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
         cr_expect_eq(res.ops[r0].end, 4 * OV + 1 + ml, "n_p=%lld", (long long)np);
         cr_expect_eq(res.ops[r1].end, 4 * OV + 1 + ml + ml + 1, "n_p=%lld", (long long)np);

@@ -349,6 +349,7 @@ static prog_run_t run_program(const char *spec, const cs_program_t *p)
     r.m = machine(spec);
     cs_machine_exec_env(r.m, &env);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     r.rc = cs_exec_run(&env, p, &o, &r.res, &r.err);
     return r;
 }
@@ -730,6 +731,7 @@ Test(groq, figure8_shared_link_without_stall)
         cs_exec_result_t res;
         cs_error_t err;
         cs_exec_opts_default(&o2);
+        o2.record_op_times = 1;
         cr_assert_eq(cs_exec_run(&env, p, &o2, &res, &err), CS_OK, "%s", err.msg);
         if (V * S > H) {
             /* the two flows share B -> D: B is slowed down (queueing) */

@@ -64,6 +64,7 @@ static run_t run_prog(const char *spec, cs_program_t *p)
     cs_exec_opts_t o;
     cs_machine_exec_env(r.m, &env);
     cs_exec_opts_default(&o);
+    o.record_op_times = 1;
     cr_assert_eq(cs_exec_run(&env, p, &o, &r.res, &err), CS_OK, "%s: %s", spec, err.msg);
     return r;
 }
