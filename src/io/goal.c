@@ -28,6 +28,7 @@
  */
 #include "io/goal.h"
 #include "core/sorted.h"
+#include "io/lines.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,6 +56,7 @@ typedef struct label_table {
     slot_t *slots;
     size_t cap; /* 0 or a power of two */
     size_t count;
+    uint32_t *used; /* the slots in use, so that clearing costs O(count) */
     key_fn key;
     const void *ctx;
 } label_table_t;
@@ -87,13 +89,14 @@ static int32_t lt_find(const label_table_t *t, const char *k, size_t n, uint32_t
     }
 }
 
-static void lt_put(slot_t *slots, size_t cap, uint32_t h, int32_t val)
+static size_t lt_put(slot_t *slots, size_t cap, uint32_t h, int32_t val)
 {
     size_t mask = cap - 1, i = h & mask;
     while (slots[i].val >= 0)
         i = (i + 1) & mask;
     slots[i].hash = h;
     slots[i].val = val;
+    return i;
 }
 
 /* Inserts a key known to be absent; keeps the load factor at most 1/2. */
@@ -103,27 +106,34 @@ static void lt_insert(label_table_t *t, uint32_t h, int32_t val)
         size_t ncap = t->cap ? 2 * t->cap : 64;
         slot_t *ns = cs_malloc(ncap * sizeof *ns);
         memset(ns, 0xff, ncap * sizeof *ns); /* val = -1 everywhere */
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slots[i].val >= 0)
-                lt_put(ns, ncap, t->slots[i].hash, t->slots[i].val);
+        for (size_t k = 0; k < t->count; k++) {
+            const slot_t *o = &t->slots[t->used[k]];
+            t->used[k] = (uint32_t)lt_put(ns, ncap, o->hash, o->val);
+        }
         free(t->slots);
         t->slots = ns;
         t->cap = ncap;
+        t->used = cs_realloc(t->used, ncap / 2 * sizeof *t->used);
     }
-    lt_put(t->slots, t->cap, h, val);
-    t->count++;
+    t->used[t->count++] = (uint32_t)lt_put(t->slots, t->cap, h, val);
 }
 
-/* Empties the table.  A table grown for one huge block is dropped when the
- * blocks after it are small, so that clearing does not cost O(huge) each. */
+/* Empties the table, touching only the slots in use (a rank block of
+ * Schedgen's has a few dozen labels; wiping the whole table per block was
+ * a visible cost at 10^6 blocks).  A table grown for one huge block is
+ * dropped when the blocks after it are small, so that it does not stay
+ * large for nothing. */
 static void lt_clear(label_table_t *t)
 {
     if (t->cap > 4096 && t->count < t->cap / 16) {
         free(t->slots);
+        free(t->used);
         t->slots = NULL;
+        t->used = NULL;
         t->cap = 0;
-    } else if (t->count) {
-        memset(t->slots, 0xff, t->cap * sizeof *t->slots);
+    } else {
+        for (size_t k = 0; k < t->count; k++)
+            t->slots[t->used[k]].val = -1;
     }
     t->count = 0;
 }
@@ -131,7 +141,9 @@ static void lt_clear(label_table_t *t)
 static void lt_free(label_table_t *t)
 {
     free(t->slots);
+    free(t->used);
     t->slots = NULL;
+    t->used = NULL;
     t->cap = t->count = 0;
 }
 
@@ -1159,33 +1171,31 @@ static int check_eof(reader_t *r, int empty, long line, size_t col)
     return CS_OK;
 }
 
-int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
+/* Reads every line of `src` into a program (the three entry points differ
+ * only in where the lines come from). */
+static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_error_t *err)
 {
     reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK, empty = 1, ended_nl = 1;
+    cs_line_t ln;
+    int rc = CS_OK, got, empty = 1, ended_nl = 1;
     size_t last_len = 0;
 
     *out = NULL;
     memset(&r, 0, sizeof r);
-    r.name = name ? name : "<stream>";
+    r.name = name;
     r.err = err;
     r.nranks = -1;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
+    while ((got = cs_lines_next(src, &ln)) > 0) {
         empty = 0;
         r.line++;
-        r.s = buf;
-        r.len = (size_t)got;
-        ended_nl = got > 0 && buf[got - 1] == '\n';
-        if (ended_nl)
-            r.len--;
+        r.s = ln.s;
+        r.len = ln.len;
+        ended_nl = ln.nl;
         last_len = r.len;
         if ((rc = parse_line(&r)))
             break;
     }
-    if (!rc && ferror(f))
+    if (!rc && got < 0)
         rc = cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", r.name, r.line,
                           strerror(errno));
     if (!rc)
@@ -1200,7 +1210,6 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
         if (!rc)
             rc = cs_program_finalize(r.p, err);
     }
-    free(buf);
     lt_free(&r.labels);
     free(r.deps);
     free(r.tmp);
@@ -1215,33 +1224,31 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
     return CS_OK;
 }
 
+int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
+{
+    cs_lines_t *src = cs_lines_open_stream(f);
+    int rc = read_lines(src, name ? name : "<stream>", out, err);
+    cs_lines_free(src);
+    return rc;
+}
+
 int cs_goal_read_file(const char *path, cs_program_t **out, cs_error_t *err)
 {
-    FILE *f = fopen(path, "r");
+    cs_lines_t *src;
     int rc;
     *out = NULL;
-    if (!f)
+    if (cs_lines_open_file(path, &src))
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = cs_goal_read_stream(f, path, out, err);
-    fclose(f);
+    rc = read_lines(src, path, out, err);
+    cs_lines_free(src);
     return rc;
 }
 
 int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err)
 {
-    size_t n = strlen(text);
-    FILE *f;
-    int rc;
-    *out = NULL;
-    if (!name)
-        name = "<string>";
-    /* Some C libraries refuse a zero-sized fmemopen; /dev/null reads as empty. */
-    f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
-                            strerror(errno));
-    rc = cs_goal_read_stream(f, name, out, err);
-    fclose(f);
+    cs_lines_t *src = cs_lines_open_string(text, strlen(text));
+    int rc = read_lines(src, name ? name : "<string>", out, err);
+    cs_lines_free(src);
     return rc;
 }
 
