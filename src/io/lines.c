@@ -157,7 +157,7 @@ static int next_in_stream(cs_lines_t *l, cs_line_t *line)
         l->end += got;
         if (got == 0) {
             if (ferror(l->f))
-                return CS_ERR_IO;
+                return -1;
             l->eof = 1;
         }
     }

@@ -41,8 +41,8 @@ cs_lines_t *cs_lines_open_stream(FILE *f);
 /* Reads text[0 .. n) in place; text must outlive the reader. */
 cs_lines_t *cs_lines_open_string(const char *text, size_t n);
 
-/* The next line into *line: 1, or 0 at the end of the text, or CS_ERR_IO
- * (errno set) when a stream reports a read error. */
+/* The next line into *line: 1, or 0 at the end of the text, or -1 (errno
+ * set) when a stream reports a read error. */
 int cs_lines_next(cs_lines_t *l, cs_line_t *line);
 
 /* Back to where the reader started.  CS_ERR_IO (errno set) for a stream

@@ -14,6 +14,7 @@
  * preceded the call there, and the rank's join follows its last ones.
  */
 #include "io/ti.h"
+#include "io/lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,6 +74,8 @@ typedef struct ti_reader {
     long line;
     char **tok; /* the current line's words (owned array) */
     int32_t ntok, cap_tok;
+    char *text; /* the current line, NUL-terminated, split in place by tokenize */
+    size_t cap_text;
 } ti_reader_t;
 
 static const char *rank_file(const ti_reader_t *r, int rank)
@@ -104,6 +107,14 @@ static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
 /* Text only: NUL and control bytes say the file is binary. */
 static int check_bytes(ti_reader_t *r, const char *s, size_t n)
 {
+    int bad = 0; /* a branch-free pass first, the exact byte only if needed */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bad |= (c < 0x20) & (c != '\t') & (c != '\r') & (c != '\n');
+        bad |= c == 0x7f;
+    }
+    if (!bad)
+        return CS_OK;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == 0)
@@ -139,6 +150,33 @@ static int tokenize(ti_reader_t *r, char *s)
             s++;
     }
     return CS_OK;
+}
+
+/* The next line of src, checked and split into r->tok: *more = 1, or 0 at
+ * the end.  The line is copied into r->text (lines of a mapped file cannot
+ * be written), which keeps the in-place tokenizer: one memcpy of a few
+ * dozen bytes, no allocation once the buffer fits the longest line. */
+static int next_line(ti_reader_t *r, cs_lines_t *src, int *more)
+{
+    cs_line_t ln;
+    int got = cs_lines_next(src, &ln);
+    *more = got > 0;
+    if (got < 0)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
+                            r->line, strerror(errno));
+    if (got == 0)
+        return CS_OK;
+    r->line++;
+    if (ln.len + 2 > r->cap_text) {
+        r->cap_text = ln.len + 256;
+        free(r->text);
+        r->text = cs_malloc(r->cap_text);
+    }
+    memcpy(r->text, ln.s, ln.len);
+    r->text[ln.len] = ln.nl ? '\n' : '\0';
+    r->text[ln.len + 1] = '\0';
+    int rc = check_bytes(r, r->text, ln.len);
+    return rc ? rc : tokenize(r, r->text);
 }
 
 static int parse_u63(const char *t, int64_t *v)
@@ -576,8 +614,11 @@ static int parse_action(ti_reader_t *r)
         return fail(r, "rank %s without an action; expected `<rank> <action> <args...>`",
                     r->tok[0]);
     const ti_action_t *a = NULL;
+    /* every name is lower case: its first letter rules out most names before
+     * the full, case-insensitive comparison */
+    char first = (char)tolower((unsigned char)r->tok[1][0]);
     for (int i = 0; i < TI_NACTIONS && !a; i++)
-        if (strcasecmp(actions[i].name, r->tok[1]) == 0)
+        if (actions[i].name[0] == first && strcasecmp(actions[i].name, r->tok[1]) == 0)
             a = &actions[i];
     if (!a) {
         char valid[600] = "";
@@ -950,6 +991,8 @@ static void reader_free(ti_reader_t *r)
 {
     free(r->tok);
     r->tok = NULL;
+    free(r->text);
+    r->text = NULL;
     if (r->ranks)
         for (int i = 0; i < r->P; i++) {
             free(r->ranks[i].req);
@@ -975,42 +1018,25 @@ static int setup_ranks(ti_reader_t *r, int P)
     return CS_OK;
 }
 
-/* Parses every line of f (a combined file or one rank's file). */
-static int parse_stream(ti_reader_t *r, FILE *f)
+/* Parses every line of src (a combined file or one rank's file). */
+static int parse_lines(ti_reader_t *r, cs_lines_t *src)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, src, &more)) && more)
         if (r->ntok && (rc = parse_action(r)))
             break;
-    }
-    if (!rc && ferror(f))
-        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
-                          r->line, strerror(errno));
-    free(buf);
     return rc;
 }
 
 /* First pass over a combined file: the largest rank (the trace has ranks
  * 0..max).  Also finds binary files and lines without a rank. */
-static int count_ranks(ti_reader_t *r, FILE *f, int *P)
+static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
     int64_t most = -1;
-    int rc = CS_OK;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, src, &more)) && more) {
         if (!r->ntok)
             continue;
         int64_t rank;
@@ -1025,10 +1051,6 @@ static int count_ranks(ti_reader_t *r, FILE *f, int *P)
         if (rank > most)
             most = rank;
     }
-    if (!rc && ferror(f))
-        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
-                          r->line, strerror(errno));
-    free(buf);
     if (!rc && most < 0)
         rc = cs_error_set(r->err, CS_ERR_PARSE,
                           "%s: %s; expected lines `<rank> <action> <args...>`", r->file,
@@ -1062,8 +1084,10 @@ void cs_ti_opts_default(cs_ti_opts_t *o)
     o->unit = 4096;
 }
 
-static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
-                         cs_ti_info_t *info, cs_error_t *err)
+/* A combined trace from src, which must be able to rewind (a first pass
+ * counts the ranks). */
+static int read_combined(cs_lines_t *src, const char *name, const cs_ti_opts_t *o,
+                         cs_program_t **out, cs_ti_info_t *info, cs_error_t *err)
 {
     ti_reader_t r;
     int P = 0, rc;
@@ -1077,17 +1101,12 @@ static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_pr
     if (!(o->flops_per_second > 0))
         return cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                             o->flops_per_second);
-    long start = ftell(f);
-    if (start < 0 || fseek(f, start, SEEK_SET) != 0)
-        return cs_error_set(err, CS_ERR_IO,
-                            "%s: a combined TI trace is read twice, so it must be a regular "
-                            "file (not a pipe)", r.file);
-    rc = count_ranks(&r, f, &P);
-    if (!rc && fseek(f, start, SEEK_SET) != 0)
+    rc = count_ranks(&r, src, &P);
+    if (!rc && cs_lines_rewind(src) != CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
     if (!rc) {
         setup_ranks(&r, P);
-        rc = parse_stream(&r, f);
+        rc = parse_lines(&r, src);
     }
     if (!rc)
         rc = finish(&r, out, info, r.file);
@@ -1099,42 +1118,40 @@ static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_pr
 int cs_ti_read_stream(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
                       cs_ti_info_t *info, cs_error_t *err)
 {
-    return read_combined(f, name, o, out, info, err);
+    *out = NULL;
+    long start = ftell(f);
+    if (start < 0 || fseek(f, start, SEEK_SET) != 0)
+        return cs_error_set(err, CS_ERR_IO,
+                            "%s: a combined TI trace is read twice, so it must be a regular "
+                            "file (not a pipe)", name ? name : "<stream>");
+    cs_lines_t *src = cs_lines_open_stream(f);
+    int rc = read_combined(src, name, o, out, info, err);
+    cs_lines_free(src);
+    return rc;
 }
 
 int cs_ti_read_string(const char *text, const char *name, const cs_ti_opts_t *o,
                       cs_program_t **out, cs_ti_info_t *info, cs_error_t *err)
 {
-    size_t n = strlen(text);
-    *out = NULL;
-    if (!name)
-        name = "<string>";
-    FILE *f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
-                            strerror(errno));
-    int rc = read_combined(f, name, o, out, info, err);
-    fclose(f);
+    cs_lines_t *src = cs_lines_open_string(text, strlen(text));
+    int rc = read_combined(src, name ? name : "<string>", o, out, info, err);
+    cs_lines_free(src);
     return rc;
 }
 
-/* The first meaningful line of f: 0 none, else its number; tokens in r. */
-static int first_line(ti_reader_t *r, FILE *f, char **buf, size_t *cap, long *line)
+/* The first meaningful line of src: *line 0 if none, else its number;
+ * tokens in r. */
+static int first_line(ti_reader_t *r, cs_lines_t *src, long *line)
 {
-    ssize_t got;
-    int rc;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(buf, cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, *buf, (size_t)got)) || (rc = tokenize(r, *buf)))
-            return rc;
+    *line = 0;
+    while (!(rc = next_line(r, src, &more)) && more)
         if (r->ntok) {
             *line = r->line;
-            return CS_OK;
+            break;
         }
-    }
-    *line = 0;
-    return CS_OK;
+    return rc;
 }
 
 static int is_action_line(ti_reader_t *r)
@@ -1143,14 +1160,14 @@ static int is_action_line(ti_reader_t *r)
     return r->ntok >= 2 && parse_u63(r->tok[0], &v) && isalpha((unsigned char)r->tok[1][0]);
 }
 
-/* Opens path into *f with r zeroed and its first meaningful line read
+/* Opens path into *src with r zeroed and its first meaningful line read
  * (tokens in r): the start both cs_ti_read_file and cs_ti_sniff share.  A
  * file with no such line is a parse error saying `blank` (lines but no
  * meaningful one) or "empty file", then what was `expected`.  Returns
- * CS_ERR_IO with *f NULL when the file cannot be opened; otherwise *f is
- * open whatever the result (the caller closes it). */
+ * CS_ERR_IO with *src NULL when the file cannot be opened; otherwise *src
+ * is open whatever the result (the caller frees it). */
 static int open_first(ti_reader_t *r, const char *path, const char *blank, const char *expected,
-                      FILE **f, char **buf, size_t *cap, cs_error_t *err)
+                      cs_lines_t **src, cs_error_t *err)
 {
     long line;
     int rc;
@@ -1158,10 +1175,9 @@ static int open_first(ti_reader_t *r, const char *path, const char *blank, const
     r->err = err;
     r->file = path;
     r->file_rank = -1;
-    *f = fopen(path, "r");
-    if (!*f)
+    if (cs_lines_open_file(path, src) != CS_OK)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = first_line(r, *f, buf, cap, &line);
+    rc = first_line(r, *src, &line);
     if (!rc && !line)
         rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected %s", path,
                           r->line ? blank : "empty file", expected);
@@ -1181,19 +1197,14 @@ static char *join_path(const char *index, const char *entry)
     return p;
 }
 
-static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t *info)
+static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti_info_t *info)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK, n = 0, capf = 0;
+    int rc, more, n = 0, capf = 0;
     const char *index = r->file;
-    rewind(f);
+    if (cs_lines_rewind(idx) != CS_OK)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: cannot rewind: %s", index, strerror(errno));
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, idx, &more)) && more) {
         if (!r->ntok)
             continue;
         if (r->ntok > 1) {
@@ -1208,7 +1219,6 @@ static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t 
         r->files[n++] = join_path(index, r->tok[0]);
         r->P = n; /* for reader_free */
     }
-    free(buf);
     if (rc)
         return rc;
     r->P = 0;
@@ -1216,16 +1226,15 @@ static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t 
     r->index_mode = 1;
     r->info.files = n;
     for (int i = 0; i < n && !rc; i++) {
-        FILE *g = fopen(r->files[i], "r");
-        if (!g) {
+        cs_lines_t *g;
+        if (cs_lines_open_file(r->files[i], &g) != CS_OK)
             return cs_error_set(r->err, CS_ERR_IO, "%s: cannot open the trace of rank %d "
                                                    "(listed in %s): %s",
                                 r->files[i], i, index, strerror(errno));
-        }
         r->file = r->files[i];
         r->file_rank = i;
-        rc = parse_stream(r, g);
-        fclose(g);
+        rc = parse_lines(r, g);
+        cs_lines_free(g);
     }
     r->file = index;
     r->file_rank = -1;
@@ -1238,33 +1247,31 @@ int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
                     cs_ti_info_t *info, cs_error_t *err)
 {
     ti_reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *f;
+    cs_lines_t *src = NULL;
     *out = NULL;
     int rc = open_first(&r, path, "no action in the file (only blank lines and comments)",
-                        "lines `<rank> <action> <args...>` or an index of trace files", &f, &buf,
-                        &cap, err);
-    if (!f)
+                        "lines `<rank> <action> <args...>` or an index of trace files", &src,
+                        err);
+    if (!src)
         return rc;
     r.o = o;
     if (!rc && is_action_line(&r)) {
-        free(buf);
-        free(r.tok);
-        rewind(f);
-        rc = read_combined(f, path, o, out, info, err);
-        fclose(f);
+        reader_free(&r);
+        if (cs_lines_rewind(src) != CS_OK)
+            rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", path, strerror(errno));
+        else
+            rc = read_combined(src, path, o, out, info, err);
+        cs_lines_free(src);
         return rc;
     }
-    free(buf);
     if (!rc) {
         if (!(o->flops_per_second > 0))
             rc = cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                               o->flops_per_second);
         else
-            rc = read_index(&r, f, out, info);
+            rc = read_index(&r, src, out, info);
     }
-    fclose(f);
+    cs_lines_free(src);
     cs_program_free(r.p);
     reader_free(&r);
     return rc;
@@ -1273,14 +1280,12 @@ int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
 int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
 {
     ti_reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *f;
+    cs_lines_t *src = NULL;
     *is_ti = 0;
     int rc = open_first(&r, path, "only blank lines and comments",
-                        "a GOAL schedule (`num_ranks N`) or a TI trace (`<rank> <action> ...`)", &f,
-                        &buf, &cap, err);
-    if (!f)
+                        "a GOAL schedule (`num_ranks N`) or a TI trace (`<rank> <action> ...`)",
+                        &src, err);
+    if (!src)
         return rc;
     if (!rc) {
         struct stat st;
@@ -1292,8 +1297,7 @@ int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
             free(p);
         }
     }
-    free(buf);
-    free(r.tok);
-    fclose(f);
+    reader_free(&r);
+    cs_lines_free(src);
     return rc;
 }
