@@ -104,16 +104,29 @@ static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
 
 /* ---- lines and tokens ------------------------------------------------------ */
 
+/* Whether s[0 .. n) may hold a byte below 0x20 or 0x7f, eight bytes at a
+ * time (the "has less than" and "has zero byte" tricks; exact for the
+ * question "any?").  Tabs answer yes too: such lines take the exact check. */
+static int maybe_control(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, s + i, 8);
+        y = x ^ (0x7f * ones);
+        acc |= ((x - 0x20 * ones) & ~x & highs) | ((y - ones) & ~y & highs);
+    }
+    for (; i < n; i++)
+        acc |= (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+    return acc != 0;
+}
+
 /* Text only: NUL and control bytes say the file is binary. */
 static int check_bytes(ti_reader_t *r, const char *s, size_t n)
 {
-    int bad = 0; /* a branch-free pass first, the exact byte only if needed */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bad |= (c < 0x20) & (c != '\t') & (c != '\r') & (c != '\n');
-        bad |= c == 0x7f;
-    }
-    if (!bad)
+    if (!maybe_control(s, n))
         return CS_OK;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -127,18 +140,26 @@ static int check_bytes(ti_reader_t *r, const char *s, size_t n)
     return CS_OK;
 }
 
-/* Splits the line in place; 0 tokens for a blank or comment line. */
-static int tokenize(ti_reader_t *r, char *s)
+/* The bytes that end a word: NUL, space, tab, '\n', '\r'. */
+static int ends_word(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Splits the line in place into at most max_tok words (the rest of the
+ * line is left as it is); 0 tokens for a blank or comment line. */
+static int tokenize(ti_reader_t *r, char *s, int32_t max_tok)
 {
     r->ntok = 0;
     while (*s == ' ' || *s == '\t')
         s++;
     if (*s == '#')
         return CS_OK;
-    while (*s && *s != '\n' && *s != '\r') {
-        r->tok = grow(r->tok, &r->cap_tok, r->ntok + 1, sizeof *r->tok);
+    while (*s && *s != '\n' && *s != '\r' && r->ntok < max_tok) {
+        if (r->ntok == r->cap_tok)
+            r->tok = grow(r->tok, &r->cap_tok, r->ntok, sizeof *r->tok);
         r->tok[r->ntok++] = s;
-        while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+        while (!ends_word(*s))
             s++;
         if (*s) {
             char c = *s;
@@ -152,11 +173,11 @@ static int tokenize(ti_reader_t *r, char *s)
     return CS_OK;
 }
 
-/* The next line of src, checked and split into r->tok: *more = 1, or 0 at
- * the end.  The line is copied into r->text (lines of a mapped file cannot
+/* The next line of src, checked and split into r->tok (at most max_tok
+ * words): *more = 1, or 0 at the end.  The line is copied into r->text (lines of a mapped file cannot
  * be written), which keeps the in-place tokenizer: one memcpy of a few
  * dozen bytes, no allocation once the buffer fits the longest line. */
-static int next_line(ti_reader_t *r, cs_lines_t *src, int *more)
+static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more)
 {
     cs_line_t ln;
     int got = cs_lines_next(src, &ln);
@@ -176,7 +197,7 @@ static int next_line(ti_reader_t *r, cs_lines_t *src, int *more)
     r->text[ln.len] = ln.nl ? '\n' : '\0';
     r->text[ln.len + 1] = '\0';
     int rc = check_bytes(r, r->text, ln.len);
-    return rc ? rc : tokenize(r, r->text);
+    return rc ? rc : tokenize(r, r->text, max_tok);
 }
 
 static int parse_u63(const char *t, int64_t *v)
@@ -188,7 +209,7 @@ static int parse_u63(const char *t, int64_t *v)
     for (const char *c = t; *c; c++) {
         if (*c < '0' || *c > '9')
             return 0;
-        if (x > (INT64_MAX - (*c - '0')) / 10)
+        if (c - t >= 18 && x > (INT64_MAX - (*c - '0')) / 10) /* 18 digits always fit */
             return 0;
         x = x * 10 + (*c - '0');
     }
@@ -235,6 +256,13 @@ static int get_tag(ti_reader_t *r, const char *t, int32_t *v)
 static int get_real(ti_reader_t *r, const char *what, const char *t, double *v)
 {
     char *end;
+    int64_t n;
+    /* Whole numbers below 2^53 are what strtod would give, exactly, and
+     * are most of what traces hold; strtod takes the rest. */
+    if (parse_u63(t, &n) && n < (INT64_C(1) << 53)) {
+        *v = (double)n;
+        return CS_OK;
+    }
     errno = 0;
     double x = strtod(t, &end);
     if (end == t || *end || errno == ERANGE || !isfinite(x))
@@ -614,11 +642,15 @@ static int parse_action(ti_reader_t *r)
         return fail(r, "rank %s without an action; expected `<rank> <action> <args...>`",
                     r->tok[0]);
     const ti_action_t *a = NULL;
-    /* every name is lower case: its first letter rules out most names before
-     * the full, case-insensitive comparison */
-    char first = (char)tolower((unsigned char)r->tok[1][0]);
+    /* Names are matched without regard to case; every name is lower case,
+     * and so is nearly every trace: an exact match is tried first, its
+     * first byte ruling out most names. */
+    const char *w = r->tok[1];
     for (int i = 0; i < TI_NACTIONS && !a; i++)
-        if (actions[i].name[0] == first && strcasecmp(actions[i].name, r->tok[1]) == 0)
+        if (actions[i].name[0] == w[0] && strcmp(actions[i].name, w) == 0)
+            a = &actions[i];
+    for (int i = 0; i < TI_NACTIONS && !a; i++)
+        if (strcasecmp(actions[i].name, w) == 0)
             a = &actions[i];
     if (!a) {
         char valid[600] = "";
@@ -1023,7 +1055,7 @@ static int parse_lines(ti_reader_t *r, cs_lines_t *src)
 {
     int rc, more;
     r->line = 0;
-    while (!(rc = next_line(r, src, &more)) && more)
+    while (!(rc = next_line(r, src, INT32_MAX, &more)) && more)
         if (r->ntok && (rc = parse_action(r)))
             break;
     return rc;
@@ -1036,7 +1068,7 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
     int64_t most = -1;
     int rc, more;
     r->line = 0;
-    while (!(rc = next_line(r, src, &more)) && more) {
+    while (!(rc = next_line(r, src, 1, &more)) && more) {
         if (!r->ntok)
             continue;
         int64_t rank;
@@ -1146,7 +1178,7 @@ static int first_line(ti_reader_t *r, cs_lines_t *src, long *line)
     int rc, more;
     r->line = 0;
     *line = 0;
-    while (!(rc = next_line(r, src, &more)) && more)
+    while (!(rc = next_line(r, src, INT32_MAX, &more)) && more)
         if (r->ntok) {
             *line = r->line;
             break;
@@ -1204,7 +1236,7 @@ static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti
     if (cs_lines_rewind(idx) != CS_OK)
         return cs_error_set(r->err, CS_ERR_IO, "%s: cannot rewind: %s", index, strerror(errno));
     r->line = 0;
-    while (!(rc = next_line(r, idx, &more)) && more) {
+    while (!(rc = next_line(r, idx, INT32_MAX, &more)) && more) {
         if (!r->ntok)
             continue;
         if (r->ntok > 1) {
