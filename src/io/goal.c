@@ -330,8 +330,13 @@ static const char *find_close(const char *s, size_t n)
 static void skip_space(reader_t *r)
 {
     for (;;) {
-        while (r->pos < r->len && is_space((unsigned char)r->s[r->pos]))
-            r->pos++;
+        /* locals: stores through the char pointer could alias r->pos, which
+         * would keep the compiler from holding it in a register */
+        const char *s = r->s;
+        size_t p = r->pos, n = r->len;
+        while (p < n && is_space((unsigned char)s[p]))
+            p++;
+        r->pos = p;
         if (r->pos + 1 >= r->len || r->s[r->pos] != '/')
             return;
         if (r->s[r->pos + 1] == '/') {
@@ -359,12 +364,13 @@ static void skip_space(reader_t *r)
  * consume it. */
 static size_t peek_word(reader_t *r, size_t *start)
 {
-    size_t i;
+    size_t i, n;
+    const char *s;
     skip_space(r);
     *start = r->pos;
-    for (i = r->pos; i < r->len && is_word_char((unsigned char)r->s[i]); i++)
+    for (i = r->pos, n = r->len, s = r->s; i < n && is_word_char((unsigned char)s[i]); i++)
         ;
-    return i - r->pos;
+    return i - *start;
 }
 
 static inline int word_is(const reader_t *r, size_t start, size_t n, const char *kw)
@@ -914,6 +920,105 @@ static int parse_block_close(reader_t *r)
     return CS_OK;
 }
 
+/* Gives op `id` the label at (w, n) of the line, whose hash is h. */
+static void define_label(reader_t *r, int32_t id, size_t w, size_t n, uint32_t h)
+{
+    if (n + 1 > r->cap_tmp) {
+        r->cap_tmp = n + 64;
+        r->tmp = cs_realloc(r->tmp, r->cap_tmp);
+    }
+    memcpy(r->tmp, r->s + w, n);
+    r->tmp[n] = '\0';
+    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
+    lt_insert(&r->labels, h, id);
+}
+
+/* Fast path: 1 to 18 digits at p, followed by a space, 'b' or the end;
+ * NULL otherwise. */
+static const char *fast_number(const char *p, const char *e, int64_t *v)
+{
+    const char *b = p;
+    int64_t x = 0;
+    while (p < e && is_digit((unsigned char)*p))
+        x = 10 * x + (*p++ - '0');
+    if (p == b || p - b > 18)
+        return NULL;
+    *v = x;
+    return p;
+}
+
+/* Fast path: one or more spaces at p (NULL if none). */
+static const char *fast_space(const char *p, const char *e)
+{
+    const char *b = p;
+    while (p < e && is_space((unsigned char)*p))
+        p++;
+    return p > b ? p : NULL;
+}
+
+/* The fast path for what Schedgen writes for nearly every op:
+ * `LABEL: send Nb to R [tag T]` and `LABEL: recv Nb from R [tag T]`, the
+ * label at (w1, n1).  One scan over the line without the general parser's
+ * token-by-token calls.  It takes the line only when it is certain to be
+ * correct (a new label, peer and tag in range, nothing else on the line,
+ * no comment) and then does exactly what the general path does; anything
+ * else, valid or not, it leaves untouched (returns 0) for the general
+ * path, which also words every error.  Returns 1 with *rc set when it took
+ * the line. */
+static int fast_op(reader_t *r, size_t w1, size_t n1, int *rc)
+{
+    const char *s = r->s, *e = s + r->len, *p = s + w1 + n1, *kw, *q;
+    int64_t bytes = 0, peer = 0, tag = 0;
+    int send;
+    uint32_t h;
+    int32_t id;
+
+    if (p >= e || *p != ':' || !valid_label(s + w1, n1))
+        return 0;
+    for (p++; p < e && is_space((unsigned char)*p); p++)
+        ;
+    kw = p;
+    if (e - p < 4)
+        return 0;
+    if (memcmp(p, "send", 4) == 0)
+        send = 1;
+    else if (memcmp(p, "recv", 4) == 0)
+        send = 0;
+    else
+        return 0;
+    if (!(p = fast_space(p + 4, e)) || !(p = fast_number(p, e, &bytes)) || p >= e || *p != 'b' ||
+        !(p = fast_space(p + 1, e)))
+        return 0;
+    if (send ? (e - p < 2 || memcmp(p, "to", 2) != 0) : (e - p < 4 || memcmp(p, "from", 4) != 0))
+        return 0;
+    if (!(p = fast_space(p + (send ? 2 : 4), e)) || !(p = fast_number(p, e, &peer)) ||
+        peer >= r->nranks)
+        return 0;
+    for (q = p; q < e && is_space((unsigned char)*q); q++)
+        ;
+    if (q < e) { /* `tag T`, after at least one space */
+        if (q == p || e - q < 3 || memcmp(q, "tag", 3) != 0 || !(q = fast_space(q + 3, e)) ||
+            !(q = fast_number(q, e, &tag)) || tag > INT32_MAX)
+            return 0;
+        while (q < e && is_space((unsigned char)*q))
+            q++;
+        if (q < e)
+            return 0;
+    }
+    h = hash_label(s + w1, n1);
+    if (lt_find(&r->labels, s + w1, n1, h) >= 0)
+        return 0; /* a second definition: the general path says so */
+    id = send ? cs_program_send(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag)
+              : cs_program_recv(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag);
+    if (id < 0) {
+        *rc = builder_failed(r, (size_t)(kw - s));
+        return 1;
+    }
+    define_label(r, id, w1, n1, h);
+    *rc = CS_OK;
+    return 1;
+}
+
 /* One statement inside a rank block: `[L:] op`, `L requires L`, ... */
 static int parse_statement(reader_t *r)
 {
@@ -921,6 +1026,8 @@ static int parse_statement(reader_t *r)
     int32_t id;
     int rc;
 
+    if (n1 && fast_op(r, w1, n1, &rc))
+        return rc;
     if (n1 == 0)
         return fail(r, w1, "expected an operation, a label or '}', got %s", FOUND(r, w1));
     r->pos = w1 + n1;
@@ -948,14 +1055,7 @@ static int parse_statement(reader_t *r)
                         n1 > 60 ? 60 : (int)n1, r->s + w1, FOUND(r, ow));
         if ((rc = parse_op(r, ow, on, &id)) || (rc = expect_eol(r, "the operation")))
             return rc;
-        if (n1 + 1 > r->cap_tmp) {
-            r->cap_tmp = n1 + 64;
-            r->tmp = cs_realloc(r->tmp, r->cap_tmp);
-        }
-        memcpy(r->tmp, r->s + w1, n1);
-        r->tmp[n1] = '\0';
-        cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
-        lt_insert(&r->labels, h, id);
+        define_label(r, id, w1, n1, h);
         return CS_OK;
     }
     n2 = peek_word(r, &w2);
@@ -977,15 +1077,7 @@ static int parse_statement(reader_t *r)
  * included, so that binary files fail on their first line. */
 static int check_bytes(reader_t *r)
 {
-    /* A branch-free pass the compiler can vectorise; the exact byte and
-     * column are looked for only when the line has one. */
-    int bad = 0;
-    for (size_t i = 0; i < r->len; i++) {
-        unsigned char c = (unsigned char)r->s[i];
-        bad |= (c < 0x20) & (c != '\t') & (c != '\r');
-        bad |= c == 0x7f;
-    }
-    if (!bad)
+    if (!cs_lines_maybe_control(r->s, r->len))
         return CS_OK;
     for (size_t i = 0; i < r->len; i++) {
         unsigned char c = (unsigned char)r->s[i];

@@ -185,6 +185,24 @@ int cs_lines_rewind(cs_lines_t *l)
     return CS_OK;
 }
 
+/* The "has a byte less than n" and "has a zero byte" tricks (exact for the
+ * question "any?"), on 64-bit words. */
+int cs_lines_maybe_control(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, s + i, 8);
+        y = x ^ (0x7f * ones);
+        acc |= ((x - 0x20 * ones) & ~x & highs) | ((y - ones) & ~y & highs);
+    }
+    for (; i < n; i++)
+        acc |= (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+    return acc != 0;
+}
+
 void cs_lines_free(cs_lines_t *l)
 {
     if (!l)

@@ -49,6 +49,11 @@ int cs_lines_next(cs_lines_t *l, cs_line_t *line);
  * that cannot seek (a pipe). */
 int cs_lines_rewind(cs_lines_t *l);
 
+/* Whether s[0 .. n) may hold a control byte (below 0x20, tab and CR
+ * included, or 0x7f): 0 means certainly not, so that readers look for the
+ * exact byte only in the rare lines that have one.  Eight bytes at a time. */
+int cs_lines_maybe_control(const char *s, size_t n);
+
 /* Unmaps / frees; closes the file only if cs_lines_open_file opened it.
  * Accepts NULL. */
 void cs_lines_free(cs_lines_t *l);

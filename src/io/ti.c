@@ -104,29 +104,10 @@ static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
 
 /* ---- lines and tokens ------------------------------------------------------ */
 
-/* Whether s[0 .. n) may hold a byte below 0x20 or 0x7f, eight bytes at a
- * time (the "has less than" and "has zero byte" tricks; exact for the
- * question "any?").  Tabs answer yes too: such lines take the exact check. */
-static int maybe_control(const char *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t acc = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, s + i, 8);
-        y = x ^ (0x7f * ones);
-        acc |= ((x - 0x20 * ones) & ~x & highs) | ((y - ones) & ~y & highs);
-    }
-    for (; i < n; i++)
-        acc |= (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-    return acc != 0;
-}
-
 /* Text only: NUL and control bytes say the file is binary. */
 static int check_bytes(ti_reader_t *r, const char *s, size_t n)
 {
-    if (!maybe_control(s, n))
+    if (!cs_lines_maybe_control(s, n))
         return CS_OK;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
