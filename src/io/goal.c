@@ -3,10 +3,15 @@
  *
  * GOAL is the text form of LogGOPSim/Schedgen schedules
  * (reference/trace-formats.md).  The reader is a hand-written line-at-a-time
- * recursive-descent parser: traces reach 10^7 ops, so it never holds more
- * than one line of text, and its only per-op state lives in the program it
- * builds plus a label table and a dependency list for the current rank
- * block (labels are local to their block, so both are cleared at its '}').
+ * recursive-descent parser over lines handed out in place (io/lines.h: a
+ * mapped file, no copy or allocation per line): traces reach 10^7 ops, and
+ * its only per-op state lives in the program it builds plus a label table
+ * and a dependency list for the current rank block (labels are local to
+ * their block, so both are cleared at its '}').  Schedgen's op lines, most
+ * of any big trace, go through a fast path (fast_op) that scans the line
+ * once and hands everything it is not sure of to the general parser, so
+ * that accepted inputs, refused inputs and messages are the general
+ * parser's.
  *
  * It is deliberately stricter than LogGOPSim, whose reader silently accepts
  * duplicate labels, misordered or missing rank blocks and some files that

@@ -2,7 +2,9 @@
  * ti.c - reading SimGrid time-independent traces into programs (ti.h,
  * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
  *
- * One pass over the text builds the trace's own ops, rank by rank in trace
+ * Lines come from io/lines.h (a mapped file read in place) and are copied
+ * into one buffer to be split in place.  One pass over the text builds the
+ * trace's own ops, rank by rank in trace
  * order, chained by dependencies (AFTER behind a blocking action,
  * AFTER_START behind an isend / irecv).  A collective call only leaves a
  * record and a placeholder op (`join`, a calc of the call's local work)
