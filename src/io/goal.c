@@ -3,10 +3,15 @@
  *
  * GOAL is the text form of LogGOPSim/Schedgen schedules
  * (reference/trace-formats.md).  The reader is a hand-written line-at-a-time
- * recursive-descent parser: traces reach 10^7 ops, so it never holds more
- * than one line of text, and its only per-op state lives in the program it
- * builds plus a label table and a dependency list for the current rank
- * block (labels are local to their block, so both are cleared at its '}').
+ * recursive-descent parser over lines handed out in place (io/lines.h: a
+ * mapped file, no copy or allocation per line): traces reach 10^7 ops, and
+ * its only per-op state lives in the program it builds plus a label table
+ * and a dependency list for the current rank block (labels are local to
+ * their block, so both are cleared at its '}').  Schedgen's op lines, most
+ * of any big trace, go through a fast path (fast_op) that scans the line
+ * once and hands everything it is not sure of to the general parser, so
+ * that accepted inputs, refused inputs and messages are the general
+ * parser's.
  *
  * It is deliberately stricter than LogGOPSim, whose reader silently accepts
  * duplicate labels, misordered or missing rank blocks and some files that
@@ -28,6 +33,7 @@
  */
 #include "io/goal.h"
 #include "core/sorted.h"
+#include "io/lines.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,6 +61,7 @@ typedef struct label_table {
     slot_t *slots;
     size_t cap; /* 0 or a power of two */
     size_t count;
+    uint32_t *used; /* the slots in use, so that clearing costs O(count) */
     key_fn key;
     const void *ctx;
 } label_table_t;
@@ -87,13 +94,14 @@ static int32_t lt_find(const label_table_t *t, const char *k, size_t n, uint32_t
     }
 }
 
-static void lt_put(slot_t *slots, size_t cap, uint32_t h, int32_t val)
+static size_t lt_put(slot_t *slots, size_t cap, uint32_t h, int32_t val)
 {
     size_t mask = cap - 1, i = h & mask;
     while (slots[i].val >= 0)
         i = (i + 1) & mask;
     slots[i].hash = h;
     slots[i].val = val;
+    return i;
 }
 
 /* Inserts a key known to be absent; keeps the load factor at most 1/2. */
@@ -103,27 +111,34 @@ static void lt_insert(label_table_t *t, uint32_t h, int32_t val)
         size_t ncap = t->cap ? 2 * t->cap : 64;
         slot_t *ns = cs_malloc(ncap * sizeof *ns);
         memset(ns, 0xff, ncap * sizeof *ns); /* val = -1 everywhere */
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slots[i].val >= 0)
-                lt_put(ns, ncap, t->slots[i].hash, t->slots[i].val);
+        for (size_t k = 0; k < t->count; k++) {
+            const slot_t *o = &t->slots[t->used[k]];
+            t->used[k] = (uint32_t)lt_put(ns, ncap, o->hash, o->val);
+        }
         free(t->slots);
         t->slots = ns;
         t->cap = ncap;
+        t->used = cs_realloc(t->used, ncap / 2 * sizeof *t->used);
     }
-    lt_put(t->slots, t->cap, h, val);
-    t->count++;
+    t->used[t->count++] = (uint32_t)lt_put(t->slots, t->cap, h, val);
 }
 
-/* Empties the table.  A table grown for one huge block is dropped when the
- * blocks after it are small, so that clearing does not cost O(huge) each. */
+/* Empties the table, touching only the slots in use (a rank block of
+ * Schedgen's has a few dozen labels; wiping the whole table per block was
+ * a visible cost at 10^6 blocks).  A table grown for one huge block is
+ * dropped when the blocks after it are small, so that it does not stay
+ * large for nothing. */
 static void lt_clear(label_table_t *t)
 {
     if (t->cap > 4096 && t->count < t->cap / 16) {
         free(t->slots);
+        free(t->used);
         t->slots = NULL;
+        t->used = NULL;
         t->cap = 0;
-    } else if (t->count) {
-        memset(t->slots, 0xff, t->cap * sizeof *t->slots);
+    } else {
+        for (size_t k = 0; k < t->count; k++)
+            t->slots[t->used[k]].val = -1;
     }
     t->count = 0;
 }
@@ -131,18 +146,35 @@ static void lt_clear(label_table_t *t)
 static void lt_free(label_table_t *t)
 {
     free(t->slots);
+    free(t->used);
     t->slots = NULL;
+    t->used = NULL;
     t->cap = t->count = 0;
 }
 
-/* LABEL := [a-zA-Z][a-zA-Z0-9_]* (ASCII only, independent of the locale). */
+/* Character classes, one table lookup instead of a chain of comparisons in
+ * the loops every byte of a trace goes through (ASCII only, independent of
+ * the locale; bytes >= 0x80 are in no class). */
+enum { C_SPACE = 1, C_WORD = 2, C_DIGIT = 4, C_ALPHA = 8, C_LABEL = 16 };
+static const unsigned char char_class[256] = {
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  1,  0,  0,  0,  1,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     1,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  2,  0,  2,  2,  0,
+    22, 22, 22, 22, 22, 22, 22, 22, 22, 22,  0,  0,  0,  0,  0,  0,
+     0, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,
+    26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,  0,  0,  0,  0, 18,
+     0, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,
+    26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,  0,  0,  0,  0,  0,
+};
+
+/* LABEL := [a-zA-Z][a-zA-Z0-9_]* */
 static int is_alpha(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return char_class[c] & C_ALPHA;
 }
 static int is_digit(unsigned char c)
 {
-    return c >= '0' && c <= '9';
+    return char_class[c] & C_DIGIT;
 }
 
 static int valid_label(const char *s, size_t n)
@@ -150,7 +182,7 @@ static int valid_label(const char *s, size_t n)
     if (n == 0 || !is_alpha((unsigned char)s[0]))
         return 0;
     for (size_t i = 1; i < n; i++)
-        if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) && s[i] != '_')
+        if (!(char_class[(unsigned char)s[i]] & C_LABEL))
             return 0;
     return 1;
 }
@@ -252,7 +284,7 @@ static int fail(reader_t *r, size_t pos, const char *fmt, ...)
 
 static int is_space(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\r';
+    return char_class[c] & C_SPACE;
 }
 
 /* Characters of a word: labels, keywords, numbers.  '-', '.' and '+' are
@@ -260,7 +292,7 @@ static int is_space(unsigned char c)
  * reported as one token. */
 static int is_word_char(unsigned char c)
 {
-    return is_alpha(c) || is_digit(c) || c == '_' || c == '-' || c == '.' || c == '+';
+    return char_class[c] & C_WORD;
 }
 
 /* Quotes what is at `pos` for the "got ..." part of a message: the text up
@@ -303,13 +335,20 @@ static const char *find_close(const char *s, size_t n)
 static void skip_space(reader_t *r)
 {
     for (;;) {
-        while (r->pos < r->len && is_space((unsigned char)r->s[r->pos]))
-            r->pos++;
-        if (r->pos + 1 < r->len && r->s[r->pos] == '/' && r->s[r->pos + 1] == '/') {
+        /* locals: stores through the char pointer could alias r->pos, which
+         * would keep the compiler from holding it in a register */
+        const char *s = r->s;
+        size_t p = r->pos, n = r->len;
+        while (p < n && is_space((unsigned char)s[p]))
+            p++;
+        r->pos = p;
+        if (r->pos + 1 >= r->len || r->s[r->pos] != '/')
+            return;
+        if (r->s[r->pos + 1] == '/') {
             r->pos = r->len;
             return;
         }
-        if (r->pos + 1 < r->len && r->s[r->pos] == '/' && r->s[r->pos + 1] == '*') {
+        if (r->s[r->pos + 1] == '*') {
             const char *end = find_close(r->s + r->pos + 2, r->len - r->pos - 2);
             if (!end) {
                 r->in_comment = 1;
@@ -330,15 +369,16 @@ static void skip_space(reader_t *r)
  * consume it. */
 static size_t peek_word(reader_t *r, size_t *start)
 {
-    size_t i;
+    size_t i, n;
+    const char *s;
     skip_space(r);
     *start = r->pos;
-    for (i = r->pos; i < r->len && is_word_char((unsigned char)r->s[i]); i++)
+    for (i = r->pos, n = r->len, s = r->s; i < n && is_word_char((unsigned char)s[i]); i++)
         ;
-    return i - r->pos;
+    return i - *start;
 }
 
-static int word_is(const reader_t *r, size_t start, size_t n, const char *kw)
+static inline int word_is(const reader_t *r, size_t start, size_t n, const char *kw)
 {
     return strlen(kw) == n && memcmp(r->s + start, kw, n) == 0;
 }
@@ -382,7 +422,8 @@ static int parse_int(reader_t *r, const char *what, int allow_any, int64_t *v, s
         if (!is_digit((unsigned char)r->s[i]))
             return fail(r, start, "expected %s (a non-negative integer), got %s", what,
                         FOUND(r, start));
-        if (x > (INT64_MAX - d) / 10)
+        /* 18 digits cannot overflow: the division is for longer numbers */
+        if (i - start >= 18 && x > (INT64_MAX - d) / 10)
             return fail(r, start, "%s %.*s does not fit in 64 bits; expected at most %lld", what,
                         (int)n, r->s + start, (long long)INT64_MAX);
         x = 10 * x + d;
@@ -406,7 +447,7 @@ static int parse_size(reader_t *r, int64_t *v)
         return fail(r, start, "expected a size in bytes such as 8b, got %s", FOUND(r, start));
     for (i = start; i < start + n && is_digit((unsigned char)r->s[i]); i++) {
         int d = r->s[i] - '0';
-        if (x > (INT64_MAX - d) / 10) {
+        if (i - start >= 18 && x > (INT64_MAX - d) / 10) {
             size_t e = i;
             while (e < start + n && is_digit((unsigned char)r->s[e]))
                 e++;
@@ -459,7 +500,7 @@ enum { OPT_TAG = 1, OPT_TAG_ANY = 2, OPT_CPU = 4, OPT_NIC = 8 };
 
 static int parse_options(reader_t *r, int allowed, int32_t *tag)
 {
-    static const char *const names[] = {"tag", "cpu", "nic"};
+    static const char *const names[] = {"tag", "cpu", "nic"}; /* all of length 3 */
     static const int bits[] = {OPT_TAG, OPT_CPU, OPT_NIC};
     int next = 0; /* index of the first field still allowed */
     *tag = 0;
@@ -470,7 +511,7 @@ static int parse_options(reader_t *r, int allowed, int32_t *tag)
         if (r->pos >= r->len)
             return CS_OK;
         for (int k = next; k < 3; k++)
-            if ((allowed & bits[k]) && word_is(r, start, n, names[k]))
+            if ((allowed & bits[k]) && n == 3 && memcmp(r->s + start, names[k], 3) == 0)
                 which = k;
         if (which < 0) {
             char list[64] = "";
@@ -884,6 +925,105 @@ static int parse_block_close(reader_t *r)
     return CS_OK;
 }
 
+/* Gives op `id` the label at (w, n) of the line, whose hash is h. */
+static void define_label(reader_t *r, int32_t id, size_t w, size_t n, uint32_t h)
+{
+    if (n + 1 > r->cap_tmp) {
+        r->cap_tmp = n + 64;
+        r->tmp = cs_realloc(r->tmp, r->cap_tmp);
+    }
+    memcpy(r->tmp, r->s + w, n);
+    r->tmp[n] = '\0';
+    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
+    lt_insert(&r->labels, h, id);
+}
+
+/* Fast path: 1 to 18 digits at p, followed by a space, 'b' or the end;
+ * NULL otherwise. */
+static const char *fast_number(const char *p, const char *e, int64_t *v)
+{
+    const char *b = p;
+    int64_t x = 0;
+    while (p < e && is_digit((unsigned char)*p))
+        x = 10 * x + (*p++ - '0');
+    if (p == b || p - b > 18)
+        return NULL;
+    *v = x;
+    return p;
+}
+
+/* Fast path: one or more spaces at p (NULL if none). */
+static const char *fast_space(const char *p, const char *e)
+{
+    const char *b = p;
+    while (p < e && is_space((unsigned char)*p))
+        p++;
+    return p > b ? p : NULL;
+}
+
+/* The fast path for what Schedgen writes for nearly every op:
+ * `LABEL: send Nb to R [tag T]` and `LABEL: recv Nb from R [tag T]`, the
+ * label at (w1, n1).  One scan over the line without the general parser's
+ * token-by-token calls.  It takes the line only when it is certain to be
+ * correct (a new label, peer and tag in range, nothing else on the line,
+ * no comment) and then does exactly what the general path does; anything
+ * else, valid or not, it leaves untouched (returns 0) for the general
+ * path, which also words every error.  Returns 1 with *rc set when it took
+ * the line. */
+static int fast_op(reader_t *r, size_t w1, size_t n1, int *rc)
+{
+    const char *s = r->s, *e = s + r->len, *p = s + w1 + n1, *kw, *q;
+    int64_t bytes = 0, peer = 0, tag = 0;
+    int send;
+    uint32_t h;
+    int32_t id;
+
+    if (p >= e || *p != ':' || !valid_label(s + w1, n1))
+        return 0;
+    for (p++; p < e && is_space((unsigned char)*p); p++)
+        ;
+    kw = p;
+    if (e - p < 4)
+        return 0;
+    if (memcmp(p, "send", 4) == 0)
+        send = 1;
+    else if (memcmp(p, "recv", 4) == 0)
+        send = 0;
+    else
+        return 0;
+    if (!(p = fast_space(p + 4, e)) || !(p = fast_number(p, e, &bytes)) || p >= e || *p != 'b' ||
+        !(p = fast_space(p + 1, e)))
+        return 0;
+    if (send ? (e - p < 2 || memcmp(p, "to", 2) != 0) : (e - p < 4 || memcmp(p, "from", 4) != 0))
+        return 0;
+    if (!(p = fast_space(p + (send ? 2 : 4), e)) || !(p = fast_number(p, e, &peer)) ||
+        peer >= r->nranks)
+        return 0;
+    for (q = p; q < e && is_space((unsigned char)*q); q++)
+        ;
+    if (q < e) { /* `tag T`, after at least one space */
+        if (q == p || e - q < 3 || memcmp(q, "tag", 3) != 0 || !(q = fast_space(q + 3, e)) ||
+            !(q = fast_number(q, e, &tag)) || tag > INT32_MAX)
+            return 0;
+        while (q < e && is_space((unsigned char)*q))
+            q++;
+        if (q < e)
+            return 0;
+    }
+    h = hash_label(s + w1, n1);
+    if (lt_find(&r->labels, s + w1, n1, h) >= 0)
+        return 0; /* a second definition: the general path says so */
+    id = send ? cs_program_send(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag)
+              : cs_program_recv(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag);
+    if (id < 0) {
+        *rc = builder_failed(r, (size_t)(kw - s));
+        return 1;
+    }
+    define_label(r, id, w1, n1, h);
+    *rc = CS_OK;
+    return 1;
+}
+
 /* One statement inside a rank block: `[L:] op`, `L requires L`, ... */
 static int parse_statement(reader_t *r)
 {
@@ -891,6 +1031,8 @@ static int parse_statement(reader_t *r)
     int32_t id;
     int rc;
 
+    if (n1 && fast_op(r, w1, n1, &rc))
+        return rc;
     if (n1 == 0)
         return fail(r, w1, "expected an operation, a label or '}', got %s", FOUND(r, w1));
     r->pos = w1 + n1;
@@ -918,14 +1060,7 @@ static int parse_statement(reader_t *r)
                         n1 > 60 ? 60 : (int)n1, r->s + w1, FOUND(r, ow));
         if ((rc = parse_op(r, ow, on, &id)) || (rc = expect_eol(r, "the operation")))
             return rc;
-        if (n1 + 1 > r->cap_tmp) {
-            r->cap_tmp = n1 + 64;
-            r->tmp = cs_realloc(r->tmp, r->cap_tmp);
-        }
-        memcpy(r->tmp, r->s + w1, n1);
-        r->tmp[n1] = '\0';
-        cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
-        lt_insert(&r->labels, h, id);
+        define_label(r, id, w1, n1, h);
         return CS_OK;
     }
     n2 = peek_word(r, &w2);
@@ -947,6 +1082,8 @@ static int parse_statement(reader_t *r)
  * included, so that binary files fail on their first line. */
 static int check_bytes(reader_t *r)
 {
+    if (!cs_lines_maybe_control(r->s, r->len))
+        return CS_OK;
     for (size_t i = 0; i < r->len; i++) {
         unsigned char c = (unsigned char)r->s[i];
         if (c == 0)
@@ -1120,7 +1257,7 @@ static int parse_line(reader_t *r)
     }
     for (at = r->pos; at < r->len && is_space((unsigned char)r->s[at]); at++)
         ;
-    if (r->len - at >= strlen(ORDER_PREFIX) &&
+    if (r->len - at >= strlen(ORDER_PREFIX) && r->s[at] == '/' &&
         memcmp(r->s + at, ORDER_PREFIX, strlen(ORDER_PREFIX)) == 0)
         return parse_order(r, at);
     skip_space(r);
@@ -1159,33 +1296,31 @@ static int check_eof(reader_t *r, int empty, long line, size_t col)
     return CS_OK;
 }
 
-int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
+/* Reads every line of `src` into a program (the three entry points differ
+ * only in where the lines come from). */
+static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_error_t *err)
 {
     reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK, empty = 1, ended_nl = 1;
+    cs_line_t ln;
+    int rc = CS_OK, got, empty = 1, ended_nl = 1;
     size_t last_len = 0;
 
     *out = NULL;
     memset(&r, 0, sizeof r);
-    r.name = name ? name : "<stream>";
+    r.name = name;
     r.err = err;
     r.nranks = -1;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
+    while ((got = cs_lines_next(src, &ln)) > 0) {
         empty = 0;
         r.line++;
-        r.s = buf;
-        r.len = (size_t)got;
-        ended_nl = got > 0 && buf[got - 1] == '\n';
-        if (ended_nl)
-            r.len--;
+        r.s = ln.s;
+        r.len = ln.len;
+        ended_nl = ln.nl;
         last_len = r.len;
         if ((rc = parse_line(&r)))
             break;
     }
-    if (!rc && ferror(f))
+    if (!rc && got < 0)
         rc = cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", r.name, r.line,
                           strerror(errno));
     if (!rc)
@@ -1200,7 +1335,6 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
         if (!rc)
             rc = cs_program_finalize(r.p, err);
     }
-    free(buf);
     lt_free(&r.labels);
     free(r.deps);
     free(r.tmp);
@@ -1215,33 +1349,31 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
     return CS_OK;
 }
 
+int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
+{
+    cs_lines_t *src = cs_lines_open_stream(f);
+    int rc = read_lines(src, name ? name : "<stream>", out, err);
+    cs_lines_free(src);
+    return rc;
+}
+
 int cs_goal_read_file(const char *path, cs_program_t **out, cs_error_t *err)
 {
-    FILE *f = fopen(path, "r");
+    cs_lines_t *src;
     int rc;
     *out = NULL;
-    if (!f)
+    if (cs_lines_open_file(path, &src))
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = cs_goal_read_stream(f, path, out, err);
-    fclose(f);
+    rc = read_lines(src, path, out, err);
+    cs_lines_free(src);
     return rc;
 }
 
 int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err)
 {
-    size_t n = strlen(text);
-    FILE *f;
-    int rc;
-    *out = NULL;
-    if (!name)
-        name = "<string>";
-    /* Some C libraries refuse a zero-sized fmemopen; /dev/null reads as empty. */
-    f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
-                            strerror(errno));
-    rc = cs_goal_read_stream(f, name, out, err);
-    fclose(f);
+    cs_lines_t *src = cs_lines_open_string(text, strlen(text));
+    int rc = read_lines(src, name ? name : "<string>", out, err);
+    cs_lines_free(src);
     return rc;
 }
 

@@ -11,8 +11,9 @@
  * token) that says what was found and what was expected.  I/O failures give
  * CS_ERR_IO.  On any error *out is set to NULL and nothing is leaked.
  *
- * Reading is streaming (one line in memory at a time, plus per-rank-block
- * label tables), so traces of 10^7 ops cost only the program they build.
+ * A file is memory-mapped and read in place (io/lines.h), streams in
+ * chunks; beyond that the reader keeps per-rank-block label tables, so
+ * traces of 10^7 ops cost only the program they build.
  * The program returned is finalized, carries the source name, one origin
  * (line, label) per op and a time unit of 1e-9 s (calc is in nanoseconds).
  *

@@ -2,7 +2,9 @@
  * ti.c - reading SimGrid time-independent traces into programs (ti.h,
  * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
  *
- * One pass over the text builds the trace's own ops, rank by rank in trace
+ * Lines come from io/lines.h (a mapped file read in place) and are copied
+ * into one buffer to be split in place.  One pass over the text builds the
+ * trace's own ops, rank by rank in trace
  * order, chained by dependencies (AFTER behind a blocking action,
  * AFTER_START behind an isend / irecv).  A collective call only leaves a
  * record and a placeholder op (`join`, a calc of the call's local work)
@@ -14,6 +16,7 @@
  * preceded the call there, and the rank's join follows its last ones.
  */
 #include "io/ti.h"
+#include "io/lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,6 +76,8 @@ typedef struct ti_reader {
     long line;
     char **tok; /* the current line's words (owned array) */
     int32_t ntok, cap_tok;
+    char *text; /* the current line, NUL-terminated, split in place by tokenize */
+    size_t cap_text;
 } ti_reader_t;
 
 static const char *rank_file(const ti_reader_t *r, int rank)
@@ -104,6 +109,8 @@ static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
 /* Text only: NUL and control bytes say the file is binary. */
 static int check_bytes(ti_reader_t *r, const char *s, size_t n)
 {
+    if (!cs_lines_maybe_control(s, n))
+        return CS_OK;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == 0)
@@ -116,18 +123,26 @@ static int check_bytes(ti_reader_t *r, const char *s, size_t n)
     return CS_OK;
 }
 
-/* Splits the line in place; 0 tokens for a blank or comment line. */
-static int tokenize(ti_reader_t *r, char *s)
+/* The bytes that end a word: NUL, space, tab, '\n', '\r'. */
+static int ends_word(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Splits the line in place into at most max_tok words (the rest of the
+ * line is left as it is); 0 tokens for a blank or comment line. */
+static int tokenize(ti_reader_t *r, char *s, int32_t max_tok)
 {
     r->ntok = 0;
     while (*s == ' ' || *s == '\t')
         s++;
     if (*s == '#')
         return CS_OK;
-    while (*s && *s != '\n' && *s != '\r') {
-        r->tok = grow(r->tok, &r->cap_tok, r->ntok + 1, sizeof *r->tok);
+    while (*s && *s != '\n' && *s != '\r' && r->ntok < max_tok) {
+        if (r->ntok == r->cap_tok)
+            r->tok = grow(r->tok, &r->cap_tok, r->ntok, sizeof *r->tok);
         r->tok[r->ntok++] = s;
-        while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+        while (!ends_word(*s))
             s++;
         if (*s) {
             char c = *s;
@@ -141,6 +156,33 @@ static int tokenize(ti_reader_t *r, char *s)
     return CS_OK;
 }
 
+/* The next line of src, checked and split into r->tok (at most max_tok
+ * words): *more = 1, or 0 at the end.  The line is copied into r->text (lines of a mapped file cannot
+ * be written), which keeps the in-place tokenizer: one memcpy of a few
+ * dozen bytes, no allocation once the buffer fits the longest line. */
+static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more)
+{
+    cs_line_t ln;
+    int got = cs_lines_next(src, &ln);
+    *more = got > 0;
+    if (got < 0)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
+                            r->line, strerror(errno));
+    if (got == 0)
+        return CS_OK;
+    r->line++;
+    if (ln.len + 2 > r->cap_text) {
+        r->cap_text = ln.len + 256;
+        free(r->text);
+        r->text = cs_malloc(r->cap_text);
+    }
+    memcpy(r->text, ln.s, ln.len);
+    r->text[ln.len] = ln.nl ? '\n' : '\0';
+    r->text[ln.len + 1] = '\0';
+    int rc = check_bytes(r, r->text, ln.len);
+    return rc ? rc : tokenize(r, r->text, max_tok);
+}
+
 static int parse_u63(const char *t, int64_t *v)
 {
     int64_t x = 0;
@@ -150,7 +192,7 @@ static int parse_u63(const char *t, int64_t *v)
     for (const char *c = t; *c; c++) {
         if (*c < '0' || *c > '9')
             return 0;
-        if (x > (INT64_MAX - (*c - '0')) / 10)
+        if (c - t >= 18 && x > (INT64_MAX - (*c - '0')) / 10) /* 18 digits always fit */
             return 0;
         x = x * 10 + (*c - '0');
     }
@@ -197,6 +239,13 @@ static int get_tag(ti_reader_t *r, const char *t, int32_t *v)
 static int get_real(ti_reader_t *r, const char *what, const char *t, double *v)
 {
     char *end;
+    int64_t n;
+    /* Whole numbers below 2^53 are what strtod would give, exactly, and
+     * are most of what traces hold; strtod takes the rest. */
+    if (parse_u63(t, &n) && n < (INT64_C(1) << 53)) {
+        *v = (double)n;
+        return CS_OK;
+    }
     errno = 0;
     double x = strtod(t, &end);
     if (end == t || *end || errno == ERANGE || !isfinite(x))
@@ -576,8 +625,15 @@ static int parse_action(ti_reader_t *r)
         return fail(r, "rank %s without an action; expected `<rank> <action> <args...>`",
                     r->tok[0]);
     const ti_action_t *a = NULL;
+    /* Names are matched without regard to case; every name is lower case,
+     * and so is nearly every trace: an exact match is tried first, its
+     * first byte ruling out most names. */
+    const char *w = r->tok[1];
     for (int i = 0; i < TI_NACTIONS && !a; i++)
-        if (strcasecmp(actions[i].name, r->tok[1]) == 0)
+        if (actions[i].name[0] == w[0] && strcmp(actions[i].name, w) == 0)
+            a = &actions[i];
+    for (int i = 0; i < TI_NACTIONS && !a; i++)
+        if (strcasecmp(actions[i].name, w) == 0)
             a = &actions[i];
     if (!a) {
         char valid[600] = "";
@@ -952,6 +1008,8 @@ static void reader_free(ti_reader_t *r)
 {
     free(r->tok);
     r->tok = NULL;
+    free(r->text);
+    r->text = NULL;
     if (r->ranks)
         for (int i = 0; i < r->P; i++) {
             free(r->ranks[i].req);
@@ -977,42 +1035,25 @@ static int setup_ranks(ti_reader_t *r, int P)
     return CS_OK;
 }
 
-/* Parses every line of f (a combined file or one rank's file). */
-static int parse_stream(ti_reader_t *r, FILE *f)
+/* Parses every line of src (a combined file or one rank's file). */
+static int parse_lines(ti_reader_t *r, cs_lines_t *src)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, src, INT32_MAX, &more)) && more)
         if (r->ntok && (rc = parse_action(r)))
             break;
-    }
-    if (!rc && ferror(f))
-        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
-                          r->line, strerror(errno));
-    free(buf);
     return rc;
 }
 
 /* First pass over a combined file: the largest rank (the trace has ranks
  * 0..max).  Also finds binary files and lines without a rank. */
-static int count_ranks(ti_reader_t *r, FILE *f, int *P)
+static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
     int64_t most = -1;
-    int rc = CS_OK;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, src, 1, &more)) && more) {
         if (!r->ntok)
             continue;
         int64_t rank;
@@ -1027,10 +1068,6 @@ static int count_ranks(ti_reader_t *r, FILE *f, int *P)
         if (rank > most)
             most = rank;
     }
-    if (!rc && ferror(f))
-        rc = cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
-                          r->line, strerror(errno));
-    free(buf);
     if (!rc && most < 0)
         rc = cs_error_set(r->err, CS_ERR_PARSE,
                           "%s: %s; expected lines `<rank> <action> <args...>`", r->file,
@@ -1064,8 +1101,10 @@ void cs_ti_opts_default(cs_ti_opts_t *o)
     o->unit = 4096;
 }
 
-static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
-                         cs_ti_info_t *info, cs_error_t *err)
+/* A combined trace from src, which must be able to rewind (a first pass
+ * counts the ranks). */
+static int read_combined(cs_lines_t *src, const char *name, const cs_ti_opts_t *o,
+                         cs_program_t **out, cs_ti_info_t *info, cs_error_t *err)
 {
     ti_reader_t r;
     int P = 0, rc;
@@ -1079,17 +1118,12 @@ static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_pr
     if (!(o->flops_per_second > 0))
         return cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                             o->flops_per_second);
-    long start = ftell(f);
-    if (start < 0 || fseek(f, start, SEEK_SET) != 0)
-        return cs_error_set(err, CS_ERR_IO,
-                            "%s: a combined TI trace is read twice, so it must be a regular "
-                            "file (not a pipe)", r.file);
-    rc = count_ranks(&r, f, &P);
-    if (!rc && fseek(f, start, SEEK_SET) != 0)
+    rc = count_ranks(&r, src, &P);
+    if (!rc && cs_lines_rewind(src) != CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
     if (!rc) {
         setup_ranks(&r, P);
-        rc = parse_stream(&r, f);
+        rc = parse_lines(&r, src);
     }
     if (!rc)
         rc = finish(&r, out, info, r.file);
@@ -1101,42 +1135,40 @@ static int read_combined(FILE *f, const char *name, const cs_ti_opts_t *o, cs_pr
 int cs_ti_read_stream(FILE *f, const char *name, const cs_ti_opts_t *o, cs_program_t **out,
                       cs_ti_info_t *info, cs_error_t *err)
 {
-    return read_combined(f, name, o, out, info, err);
+    *out = NULL;
+    long start = ftell(f);
+    if (start < 0 || fseek(f, start, SEEK_SET) != 0)
+        return cs_error_set(err, CS_ERR_IO,
+                            "%s: a combined TI trace is read twice, so it must be a regular "
+                            "file (not a pipe)", name ? name : "<stream>");
+    cs_lines_t *src = cs_lines_open_stream(f);
+    int rc = read_combined(src, name, o, out, info, err);
+    cs_lines_free(src);
+    return rc;
 }
 
 int cs_ti_read_string(const char *text, const char *name, const cs_ti_opts_t *o,
                       cs_program_t **out, cs_ti_info_t *info, cs_error_t *err)
 {
-    size_t n = strlen(text);
-    *out = NULL;
-    if (!name)
-        name = "<string>";
-    FILE *f = n ? fmemopen((void *)text, n, "r") : fopen("/dev/null", "r");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open the text as a stream: %s", name,
-                            strerror(errno));
-    int rc = read_combined(f, name, o, out, info, err);
-    fclose(f);
+    cs_lines_t *src = cs_lines_open_string(text, strlen(text));
+    int rc = read_combined(src, name ? name : "<string>", o, out, info, err);
+    cs_lines_free(src);
     return rc;
 }
 
-/* The first meaningful line of f: 0 none, else its number; tokens in r. */
-static int first_line(ti_reader_t *r, FILE *f, char **buf, size_t *cap, long *line)
+/* The first meaningful line of src: *line 0 if none, else its number;
+ * tokens in r. */
+static int first_line(ti_reader_t *r, cs_lines_t *src, long *line)
 {
-    ssize_t got;
-    int rc;
+    int rc, more;
     r->line = 0;
-    while ((got = getline(buf, cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, *buf, (size_t)got)) || (rc = tokenize(r, *buf)))
-            return rc;
+    *line = 0;
+    while (!(rc = next_line(r, src, INT32_MAX, &more)) && more)
         if (r->ntok) {
             *line = r->line;
-            return CS_OK;
+            break;
         }
-    }
-    *line = 0;
-    return CS_OK;
+    return rc;
 }
 
 static int is_action_line(ti_reader_t *r)
@@ -1145,14 +1177,14 @@ static int is_action_line(ti_reader_t *r)
     return r->ntok >= 2 && parse_u63(r->tok[0], &v) && isalpha((unsigned char)r->tok[1][0]);
 }
 
-/* Opens path into *f with r zeroed and its first meaningful line read
+/* Opens path into *src with r zeroed and its first meaningful line read
  * (tokens in r): the start both cs_ti_read_file and cs_ti_sniff share.  A
  * file with no such line is a parse error saying `blank` (lines but no
  * meaningful one) or "empty file", then what was `expected`.  Returns
- * CS_ERR_IO with *f NULL when the file cannot be opened; otherwise *f is
- * open whatever the result (the caller closes it). */
+ * CS_ERR_IO with *src NULL when the file cannot be opened; otherwise *src
+ * is open whatever the result (the caller frees it). */
 static int open_first(ti_reader_t *r, const char *path, const char *blank, const char *expected,
-                      FILE **f, char **buf, size_t *cap, cs_error_t *err)
+                      cs_lines_t **src, cs_error_t *err)
 {
     long line;
     int rc;
@@ -1160,10 +1192,9 @@ static int open_first(ti_reader_t *r, const char *path, const char *blank, const
     r->err = err;
     r->file = path;
     r->file_rank = -1;
-    *f = fopen(path, "r");
-    if (!*f)
+    if (cs_lines_open_file(path, src) != CS_OK)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = first_line(r, *f, buf, cap, &line);
+    rc = first_line(r, *src, &line);
     if (!rc && !line)
         rc = cs_error_set(err, CS_ERR_PARSE, "%s: %s; expected %s", path,
                           r->line ? blank : "empty file", expected);
@@ -1183,19 +1214,14 @@ static char *join_path(const char *index, const char *entry)
     return p;
 }
 
-static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t *info)
+static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti_info_t *info)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = CS_OK, n = 0, capf = 0;
+    int rc, more, n = 0, capf = 0;
     const char *index = r->file;
-    rewind(f);
+    if (cs_lines_rewind(idx) != CS_OK)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: cannot rewind: %s", index, strerror(errno));
     r->line = 0;
-    while ((got = getline(&buf, &cap, f)) >= 0) {
-        r->line++;
-        if ((rc = check_bytes(r, buf, (size_t)got)) || (rc = tokenize(r, buf)))
-            break;
+    while (!(rc = next_line(r, idx, INT32_MAX, &more)) && more) {
         if (!r->ntok)
             continue;
         if (r->ntok > 1) {
@@ -1210,7 +1236,6 @@ static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t 
         r->files[n++] = join_path(index, r->tok[0]);
         r->P = n; /* for reader_free */
     }
-    free(buf);
     if (rc)
         return rc;
     r->P = 0;
@@ -1218,16 +1243,15 @@ static int read_index(ti_reader_t *r, FILE *f, cs_program_t **out, cs_ti_info_t 
     r->index_mode = 1;
     r->info.files = n;
     for (int i = 0; i < n && !rc; i++) {
-        FILE *g = fopen(r->files[i], "r");
-        if (!g) {
+        cs_lines_t *g;
+        if (cs_lines_open_file(r->files[i], &g) != CS_OK)
             return cs_error_set(r->err, CS_ERR_IO, "%s: cannot open the trace of rank %d "
                                                    "(listed in %s): %s",
                                 r->files[i], i, index, strerror(errno));
-        }
         r->file = r->files[i];
         r->file_rank = i;
-        rc = parse_stream(r, g);
-        fclose(g);
+        rc = parse_lines(r, g);
+        cs_lines_free(g);
     }
     r->file = index;
     r->file_rank = -1;
@@ -1240,33 +1264,31 @@ int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
                     cs_ti_info_t *info, cs_error_t *err)
 {
     ti_reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *f;
+    cs_lines_t *src = NULL;
     *out = NULL;
     int rc = open_first(&r, path, "no action in the file (only blank lines and comments)",
-                        "lines `<rank> <action> <args...>` or an index of trace files", &f, &buf,
-                        &cap, err);
-    if (!f)
+                        "lines `<rank> <action> <args...>` or an index of trace files", &src,
+                        err);
+    if (!src)
         return rc;
     r.o = o;
     if (!rc && is_action_line(&r)) {
-        free(buf);
-        free(r.tok);
-        rewind(f);
-        rc = read_combined(f, path, o, out, info, err);
-        fclose(f);
+        reader_free(&r);
+        if (cs_lines_rewind(src) != CS_OK)
+            rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", path, strerror(errno));
+        else
+            rc = read_combined(src, path, o, out, info, err);
+        cs_lines_free(src);
         return rc;
     }
-    free(buf);
     if (!rc) {
         if (!(o->flops_per_second > 0))
             rc = cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                               o->flops_per_second);
         else
-            rc = read_index(&r, f, out, info);
+            rc = read_index(&r, src, out, info);
     }
-    fclose(f);
+    cs_lines_free(src);
     cs_program_free(r.p);
     reader_free(&r);
     return rc;
@@ -1275,14 +1297,12 @@ int cs_ti_read_file(const char *path, const cs_ti_opts_t *o, cs_program_t **out,
 int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
 {
     ti_reader_t r;
-    char *buf = NULL;
-    size_t cap = 0;
-    FILE *f;
+    cs_lines_t *src = NULL;
     *is_ti = 0;
     int rc = open_first(&r, path, "only blank lines and comments",
-                        "a GOAL schedule (`num_ranks N`) or a TI trace (`<rank> <action> ...`)", &f,
-                        &buf, &cap, err);
-    if (!f)
+                        "a GOAL schedule (`num_ranks N`) or a TI trace (`<rank> <action> ...`)",
+                        &src, err);
+    if (!src)
         return rc;
     if (!rc) {
         struct stat st;
@@ -1294,8 +1314,7 @@ int cs_ti_sniff(const char *path, int *is_ti, cs_error_t *err)
             free(p);
         }
     }
-    free(buf);
-    free(r.tok);
-    fclose(f);
+    reader_free(&r);
+    cs_lines_free(src);
     return rc;
 }

@@ -28,9 +28,9 @@
  * algorithm (a size or rank count it cannot do) are prefixed with the line
  * of the collective call.  On any error *out is NULL and nothing leaks.
  *
- * Reading is streaming: one line of text in memory at a time.  A combined
- * file is read twice (a first pass finds the number of ranks), so it must
- * be seekable (a regular file, not a pipe).  Beyond the program built, the
+ * A file is memory-mapped and read in place (io/lines.h), a stream in
+ * chunks.  A combined file is read twice (a first pass finds the number of
+ * ranks), so it must be seekable (a regular file, not a pipe).  Beyond the program built, the
  * reader keeps per rank its outstanding requests and its collective calls
  * (about 40 bytes per call) until the end.
  */

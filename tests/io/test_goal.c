@@ -796,3 +796,149 @@ Test(goal, op_order_random_round_trips)
         cs_program_free(p);
     }
 }
+
+/* ---- reading speed: the fast path and the line sources ------------------ */
+
+/* Same ops, dependencies, labels and lines. */
+static void assert_same_origins(const cs_program_t *p, const cs_program_t *q)
+{
+    assert_same_program(p, q);
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        const char *a = cs_program_label(p, i), *b = cs_program_label(q, i);
+        cr_assert_eq(cs_program_op(q, i)->line, cs_program_op(p, i)->line, "op %d line", i);
+        cr_assert_eq(a == NULL, b == NULL, "op %d label", i);
+        if (a)
+            cr_assert_str_eq(b, a, "op %d label", i);
+    }
+}
+
+Test(goal, fast_path_and_general_parser_read_the_same_program)
+{
+    /* Schedgen's form, which the fast path takes, against the same
+     * statements in forms it leaves to the general parser (space before
+     * ':', a comment, cpu/nic fields, no tag, a wildcard-free recv with
+     * fields in a second line of the same shape), line for line. */
+    static const char fast[] = "num_ranks 3\n"
+                               "rank 0 {\n"
+                               "l1: send 8b to 1 tag 0\n"
+                               "l2: recv 16b from 2 tag 7\n"
+                               "l3: send 1b to 2\n"
+                               "l3 requires l2\n"
+                               "calc 5\n"
+                               "}\n"
+                               "rank 1 {\n"
+                               "a_1:\tsend 0b\tto 2\ttag 2147483647  \r\n"
+                               "b: recv 8b from 0 tag 0\n"
+                               "}\n"
+                               "rank 2 {\n"
+                               "x: recv 1b from 0 tag 0\n"
+                               "y: send 16b to 0 tag 7\n"
+                               "z: recv 0b from 1 tag 2147483647\n"
+                               "}\n";
+    static const char general[] = "num_ranks 3\n"
+                                  "rank 0 {\n"
+                                  "l1 : send 8b to 1 tag 0\n"
+                                  "l2: recv 16b from 2 tag 7 cpu 0\n"
+                                  "l3: send 1b to 2 tag 0 // a comment\n"
+                                  "l3 requires l2\n"
+                                  "calc 5\n"
+                                  "}\n"
+                                  "rank 1 {\n"
+                                  "a_1: /* c */ send 0b to 2 tag 2147483647 nic 0\n"
+                                  "b: recv 8b from 0 tag 0 cpu 0 nic 0\n"
+                                  "}\n"
+                                  "rank 2 {\n"
+                                  "x : recv 1b from 0\n"
+                                  "y: send 16b to 0 tag 7 /**/\n"
+                                  "z :recv 0b from 1 tag 2147483647\n"
+                                  "}\n";
+    cs_program_t *p = read_ok(fast), *q = read_ok(general);
+    cr_assert_eq(cs_program_nops(p), 9);
+    check_op(p, 0, CS_OP_SEND, 0, 1, 8, 0, 3, "l1");
+    check_op(p, 1, CS_OP_RECV, 0, 2, 16, 7, 4, "l2");
+    check_op(p, 2, CS_OP_SEND, 0, 2, 1, 0, 5, "l3");
+    check_op(p, 4, CS_OP_SEND, 1, 2, 0, 2147483647, 10, "a_1");
+    check_op(p, 8, CS_OP_RECV, 2, 1, 0, 2147483647, 16, "z");
+    cr_assert_eq(npreds(p, 2), 1);
+    assert_same_origins(p, q);
+    cs_program_free(p);
+    cs_program_free(q);
+}
+
+Test(goal, fast_path_leaves_errors_to_the_general_parser)
+{
+    /* Lines of Schedgen's shape with one thing wrong: each error is the
+     * general parser's, at the offending token. */
+    static const char head[] = "num_ranks 2\nrank 0 {\n";
+    static const struct {
+        const char *line, *where, *what;
+    } cases[] = {
+        {"l1: send 8b to 2 tag 0\n", "t.goal:3:16:", "out of range"},
+        {"l1: send 8b to 1 tag 2147483648\n", "t.goal:3:22:", "out of range"},
+        {"l1: recv 8b from 1x tag 0\n", "t.goal:3:18:", "'1x'"},
+        {"l1: send 8bx to 1 tag 0\n", "t.goal:3:12:", "'x'"},
+        {"l1: send 8b to 1 tag 0 x\n", "t.goal:3:24:", "'x'"},
+        {"l1: send 8b to 1 tag 0\nl1: recv 8b from 1 tag 0\n", "t.goal:4:1:", "already defined"},
+        {"l1: send 8b to 1 tag -1\n", "t.goal:3:22:", "'-1'"},
+        {"l1: send 9999999999999999999b to 1\n", "t.goal:3:10:", "does not fit in 64 bits"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%s}\nrank 1 {\n}\n", head, cases[k].line);
+        expect_error(text, cases[k].where, cases[k].what);
+    }
+}
+
+/* Writes text to a temporary file; returns its path (to free and unlink). */
+static char *temp_file(const char *text, size_t n)
+{
+    char *path = strdup("/tmp/test_goal_XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, text + done, n - done);
+        cr_assert(w > 0);
+        done += (size_t)w;
+    }
+    close(fd);
+    return path;
+}
+
+Test(goal, file_stream_and_string_read_the_same_past_long_lines)
+{
+    /* A comment line longer than the stream buffer (1 MiB) and the mapped
+     * file's release step (16 MiB), then ops: the mapped file, a stream
+     * read in chunks and the string in place give one program. */
+    const size_t big = (17u << 20) + 5;
+    const char *head = "num_ranks 2\n//", *tail = "\nrank 0 {\nl1: send 8b to 1 tag 0\n"
+                                                   "l2: recv 8b from 1 tag 0\nl2 requires l1\n}\n"
+                                                   "rank 1 {\nrecv 8b from 0 tag 0\n"
+                                                   "send 8b to 0 tag 0\n}";
+    size_t nh = strlen(head), nt = strlen(tail), n = nh + big + nt;
+    char *text = malloc(n + 1);
+    memcpy(text, head, nh);
+    memset(text + nh, 'c', big);
+    memcpy(text + nh + big, tail, nt + 1);
+    char *path = temp_file(text, n);
+    cs_program_t *a = read_ok(text), *b = NULL, *c = NULL;
+    cs_error_t e = {0, ""};
+    cr_assert_eq(cs_goal_read_file(path, &b, &e), CS_OK, "%s", e.msg);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_eq(cs_goal_read_stream(f, "t.goal", &c, &e), CS_OK, "%s", e.msg);
+    fclose(f);
+    cr_assert_eq(cs_program_nops(a), 4);
+    check_op(a, 1, CS_OP_RECV, 0, 1, 8, 0, 5, "l2");
+    cr_assert_eq(npreds(a, 1), 1);
+    assert_same_origins(a, b);
+    assert_same_origins(a, c);
+    /* the last line has no '\n': an error there names the column after it */
+    text[n - 1] = 'x'; /* "...}" -> "...x" inside the block of rank 1 */
+    expect_error_bytes(text, n, "t.goal:11:1:", NULL);
+    unlink(path);
+    free(path);
+    free(text);
+    cs_program_free(a);
+    cs_program_free(b);
+    cs_program_free(c);
+}

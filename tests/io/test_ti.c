@@ -383,3 +383,77 @@ Test(ti, sniff)
     unlink(goal);
     rmdir(dir);
 }
+
+/* ---- reading speed: line sources, fast paths -------------------------------- */
+
+/* Same ops (kind, rank, peer, bytes, tag, ticks, line) and dependencies. */
+static void expect_same(const cs_program_t *p, const cs_program_t *q)
+{
+    cr_assert_eq(cs_program_nops(q), cs_program_nops(p));
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        const cs_op_t *a = cs_program_op(p, i), *b = cs_program_op(q, i);
+        int na, nb;
+        cr_assert(a->kind == b->kind && a->rank == b->rank && a->peer == b->peer &&
+                      a->bytes == b->bytes && a->tag == b->tag && a->ticks == b->ticks &&
+                      a->line == b->line,
+                  "op %d differs", i);
+        const cs_dep_t *da = cs_program_preds(p, i, &na), *db = cs_program_preds(q, i, &nb);
+        cr_assert_eq(nb, na, "op %d preds", i);
+        for (int j = 0; j < na; j++)
+            cr_assert(da[j].op == db[j].op && da[j].kind == db[j].kind, "op %d pred %d", i, j);
+    }
+}
+
+static const char RING[] = "# a ring exchange\n"
+                           "0 irecv 1 0 1024\n1 irecv 0 0 1024\n"
+                           "0 isend 1 0 1024\n1 isend 0 0 1024\n"
+                           "0 waitall\n1 waitall\n"
+                           "0 compute 1000\n1 compute 2500\n";
+
+Test(ti, file_stream_and_string_read_the_same)
+{
+    char path[] = "/tmp/test_ti_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, RING, strlen(RING)), (ssize_t)strlen(RING));
+    close(fd);
+    cs_ti_opts_t o;
+    cs_program_t *a = read_ok(RING, NULL), *b = NULL, *c = NULL;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    cr_assert_eq(cs_ti_read_file(path, &o, &b, NULL, &err), CS_OK, "%s", err.msg);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_eq(cs_ti_read_stream(f, "t.ti", &o, &c, NULL, &err), CS_OK, "%s", err.msg);
+    fclose(f);
+    unlink(path);
+    cr_assert_eq(cs_program_nops(a), 6);
+    cr_assert_eq(cs_program_op(a, 5)->ticks, 2500);
+    cr_assert_eq(cs_program_op(a, 5)->line, 9);
+    expect_same(a, b);
+    expect_same(a, c);
+    cs_program_free(a);
+    cs_program_free(b);
+    cs_program_free(c);
+}
+
+Test(ti, action_names_any_case_and_numbers_any_form)
+{
+    /* Exact lower-case names and whole numbers take the fast paths; other
+     * spellings (case, decimals, exponents, tabs) must mean the same. */
+    static const char other[] = "# a ring exchange\n"
+                                "0 IRECV 1 0 1024\n1 iRecv 0 0 1024\n"
+                                "0\tIsend\t1 0 1024\n1 isend 0 0 1024\n"
+                                "0 WaitAll\n1 waitALL\n"
+                                "0 compute 1e3\n1 Compute 2500.0\n";
+    cs_program_t *a = read_ok(RING, NULL), *b = read_ok(other, NULL);
+    expect_same(a, b);
+    cs_program_free(a);
+    cs_program_free(b);
+    /* a whole number too large for a double to hold exactly rounds as strtod does */
+    a = read_ok("0 compute 9007199254740993\n", NULL);
+    b = read_ok("0 compute 9007199254740992\n", NULL);
+    cr_expect_eq(cs_program_op(a, 0)->ticks, cs_program_op(b, 0)->ticks);
+    cs_program_free(a);
+    cs_program_free(b);
+}
