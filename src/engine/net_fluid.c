@@ -405,7 +405,8 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     active_add(n, id);
     fluid_of(n);
     f = flm(n, id);
-    f->pos = cs_realloc(f->pos, (size_t)m->nhops * sizeof *f->pos);
+    if (!f->pos) /* kept for the id's next messages: room for any route */
+        f->pos = cs_malloc(((size_t)n->max_route + 1) * sizeof *f->pos);
     f->in = 0;
     pend(n, id);
     mark_dirty(n);
@@ -433,11 +434,19 @@ static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate
  * O(S*H log C) for S flows of H hops over C channels.
  */
 
+/* Up to this many flows, water-filling finds each bottleneck by a scan of
+ * the channels instead of the heap: a small set has few bottlenecks, and a
+ * heap would mostly pop entries made stale by the freezes.  Both take the
+ * least (key, channel), so they give the same rates. */
+#define SCAN_MAX 16
+
 /* Water-fills the flows fl->set over the channels fl->chans, whose `left`
- * and `nflows` are set: writes each flow's fl_msg.newrate. */
+ * and `nflows` are set: writes each flow's fl_msg.newrate.  Reorders and
+ * shortens fl->chans. */
 static void water_fill(cs_net_chan_t *n)
 {
     cs_fluid_t *fl = n->fl;
+    int scan = fl->nset <= SCAN_MAX;
     int32_t off = 0;
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
@@ -457,17 +466,46 @@ static void water_fill(cs_net_chan_t *n)
             fl->adj[fl->ch[m->hs[h].chan].fill++] = fl->set[i];
     }
     fl->heap.len = 0;
-    for (int32_t k = 0; k < fl->nchans; k++) {
-        fl_chan_t *c = &fl->ch[fl->chans[k]];
-        if (c->nflows > 0)
-            heap_push(&fl->heap, (heap_item_t){c->left / c->nflows, fl->chans[k], 0});
-    }
-    while (fl->heap.len) {
-        heap_item_t it = heap_pop(&fl->heap);
-        fl_chan_t *c = &fl->ch[it.chan];
-        if (it.ver != c->ver || c->nflows <= 0)
-            continue;
-        double level = it.key > 0 ? it.key : 0;
+    if (!scan)
+        for (int32_t k = 0; k < fl->nchans; k++) {
+            fl_chan_t *c = &fl->ch[fl->chans[k]];
+            if (c->nflows > 0)
+                heap_push(&fl->heap, (heap_item_t){c->left / c->nflows, fl->chans[k], 0});
+        }
+    /* once every flow is frozen the rest is moot */
+    for (int32_t unfrozen = fl->nset; unfrozen > 0;) {
+        int32_t ci = -1;
+        double key = 0;
+        if (scan) {
+            /* the least (key, channel) among the channels with unfrozen
+             * flows, dropping the others from the list */
+            int32_t live = 0;
+            for (int32_t k = 0; k < fl->nchans; k++) {
+                int32_t dc = fl->chans[k];
+                const fl_chan_t *d = &fl->ch[dc];
+                if (d->nflows <= 0)
+                    continue;
+                fl->chans[live++] = dc;
+                double dk = d->left / d->nflows;
+                if (ci < 0 || dk < key || (dk == key && dc < ci)) {
+                    ci = dc;
+                    key = dk;
+                }
+            }
+            fl->nchans = live;
+            if (ci < 0)
+                break;
+        } else {
+            if (!fl->heap.len)
+                break;
+            heap_item_t it = heap_pop(&fl->heap);
+            if (it.ver != fl->ch[it.chan].ver || fl->ch[it.chan].nflows <= 0)
+                continue;
+            ci = it.chan;
+            key = it.key;
+        }
+        fl_chan_t *c = &fl->ch[ci];
+        double level = key > 0 ? key : 0;
         /* freeze every still-unfrozen flow through the bottleneck */
         for (int32_t a = c->first; c->nflows > 0; a++) {
             uint32_t id = fl->adj[a];
@@ -476,6 +514,7 @@ static void water_fill(cs_net_chan_t *n)
                 continue;
             fl->m[id].frozen = 1;
             fl->m[id].newrate = level;
+            unfrozen--;
             for (int32_t h = 0; h < m->nhops; h++) {
                 int32_t dc = m->hs[h].chan;
                 fl_chan_t *d = &fl->ch[dc];
@@ -484,7 +523,7 @@ static void water_fill(cs_net_chan_t *n)
                     d->left = 0;
                 d->nflows--;
                 d->ver++;
-                if (d != c && d->nflows > 0)
+                if (!scan && d != c && d->nflows > 0)
                     heap_push(&fl->heap, (heap_item_t){d->left / d->nflows, dc, d->ver});
             }
         }
@@ -514,6 +553,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorts ascending: insertion sort for the few flows a channel usually has
+ * (often already in order), qsort beyond. */
+static void sort_rates(double *r, int32_t n)
+{
+    if (n > 32) {
+        qsort(r, (size_t)n, sizeof *r, cmp_double);
+        return;
+    }
+    for (int32_t i = 1; i < n; i++) {
+        double x = r[i];
+        int32_t j = i;
+        for (; j > 0 && r[j - 1] > x; j--)
+            r[j] = r[j - 1];
+        r[j] = x;
+    }
+}
+
 /* The capacity a channel has for the solved set: its capacity less the
  * rates of its other flows, subtracted in ascending order (as the full
  * solve freezes them); and the number of solved flows through it. */
@@ -536,8 +592,7 @@ static void chan_residual(cs_net_chan_t *n, int32_t ci)
         }
         fl->fixed[nfixed++] = n->msgs[id].rate;
     }
-    if (nfixed > 1)
-        qsort(fl->fixed, (size_t)nfixed, sizeof *fl->fixed, cmp_double);
+    sort_rates(fl->fixed, nfixed);
     for (int32_t i = 0; i < nfixed; i++) {
         c->left -= fl->fixed[i];
         if (c->left < 0)
@@ -642,6 +697,7 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
     cs_fluid_t *fl = fluid_of(n);
     double bound = fl->bound, level;
     int full = fl->solver == CS_NET_FLUID_FULL;
+    cs_tick_t now = cs_sim_now(n->sim);
     (void)ev;
     n->fl_dirty = 0;
     fl->epoch++;
@@ -658,9 +714,8 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
         f->pending = 0;
         if (m->state != MSG_ACTIVE || m->nhops == 0)
             continue;
-        advance(n, m);
         f->newrate = m->rate;
-        if (at_gate(m)) {
+        if (gate_reached(m, remaining_at(m, now))) {
             if (f->in) { /* it stops: its bandwidth goes to others */
                 if (m->rate < bound)
                     bound = m->rate;
@@ -714,7 +769,6 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
                 msg_t *m = &n->msgs[id];
                 if (fl->m[id].epoch == fl->epoch || m->rate < level)
                     continue;
-                advance(n, m);
                 set_add(fl, id);
                 for (int32_t h = 0; h < m->nhops; h++)
                     chan_touch(fl, m->hs[h].chan);
@@ -739,6 +793,7 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
     for (int32_t i = 0; i < fl->nsteps; i++) {
         uint32_t id = (uint32_t)fl->steps[i];
         msg_t *m = &n->msgs[id];
+        advance(n, m); /* at the old rate, up to now */
         m->rate = fl->m[id].newrate;
         m->fresh = 0;
         schedule_step(n, id);
