@@ -53,8 +53,8 @@ enum { H_STEP, H_RECOMPUTE, H_PROGRESS };
 
 /* ---- the solver's state ------------------------------------------------ */
 
-/* A heap entry: a channel's saturation level (water-filling) or a flow's
- * tick of possible gate arrival (the gate watch: chan is the message). */
+/* A gate watch entry: the tick from which a flow may be within tolerance of
+ * its gate (key), the message (chan) and its version then (ver). */
 typedef struct heap_item {
     double key;
     int32_t chan;
@@ -73,8 +73,9 @@ typedef struct fl_chan {
     /* solve scratch */
     double left;       /* capacity not yet given */
     int32_t nflows;    /* unfrozen flows (hops) of the solved set */
+    double key;        /* saturation level left / nflows, while in the heap */
     uint32_t epoch;    /* last solve that used it */
-    uint32_t ver;      /* invalidates heap entries */
+    int32_t hpos;      /* index in the level heap, -1 when out */
     int32_t first, fill; /* offsets in the adjacency */
 } fl_chan_t;
 
@@ -118,7 +119,8 @@ struct cs_fluid {
     int32_t capfixed;
     uint64_t *steps;   /* flows that get a new step (active index << 32 | id) */
     int32_t nsteps, capsteps;
-    heap_t heap;
+    int32_t *lv;       /* the level heap: channels by (key, channel) */
+    int32_t nlv, caplv;
     /* checked solver */
     uint64_t checks, mismatches;
     double max_diff;
@@ -168,7 +170,7 @@ static void fluid_free(void *impl)
         free(fl->adj);
         free(fl->fixed);
         free(fl->steps);
-        free(fl->heap.h);
+        free(fl->lv);
         free(fl);
     }
     cs_net_chan_free(n);
@@ -423,14 +425,70 @@ static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate
     mark_dirty(n);
 }
 
+/* ---- the level heap: channels by saturation level -------------------------
+ * One entry per channel, moved when its level changes (an indexed binary
+ * heap), so a pop is always a live bottleneck.  Order: (key, channel), a
+ * total order, so the pops do not depend on the heap's shape. */
+
+static int lv_less(const cs_fluid_t *fl, int32_t a, int32_t b)
+{
+    double ka = fl->ch[a].key, kb = fl->ch[b].key;
+    return ka < kb || (ka == kb && a < b);
+}
+
+static void lv_place(cs_fluid_t *fl, int32_t i, int32_t c)
+{
+    fl->lv[i] = c;
+    fl->ch[c].hpos = i;
+}
+
+static void lv_up(cs_fluid_t *fl, int32_t i)
+{
+    int32_t c = fl->lv[i];
+    while (i > 0 && lv_less(fl, c, fl->lv[(i - 1) / 2])) {
+        lv_place(fl, i, fl->lv[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    lv_place(fl, i, c);
+}
+
+static void lv_down(cs_fluid_t *fl, int32_t i)
+{
+    int32_t c = fl->lv[i];
+    for (;;) {
+        int32_t k = 2 * i + 1;
+        if (k >= fl->nlv)
+            break;
+        if (k + 1 < fl->nlv && lv_less(fl, fl->lv[k + 1], fl->lv[k]))
+            k++;
+        if (!lv_less(fl, fl->lv[k], c))
+            break;
+        lv_place(fl, i, fl->lv[k]);
+        i = k;
+    }
+    lv_place(fl, i, c);
+}
+
+/* Takes channel c out of the heap. */
+static void lv_remove(cs_fluid_t *fl, int32_t c)
+{
+    int32_t i = fl->ch[c].hpos, last = fl->lv[--fl->nlv];
+    fl->ch[c].hpos = -1;
+    if (i == fl->nlv)
+        return;
+    lv_place(fl, i, last);
+    lv_up(fl, i);
+    lv_down(fl, fl->ch[last].hpos);
+}
+
 /* ---- max-min fair rates by water-filling ------------------------------
  *
  * All unfrozen flows share one rising "water level" L.  A channel with
  * capacity left `left` and n unfrozen flows saturates at L = left / n; the
  * channel with the least such key saturates first, its flows freeze at that
  * rate, and the channels they cross give up that rate and lose one flow.
- * Keys only grow when flows freeze below them, so a min-heap with lazy
- * deletion (a version per channel) finds the next bottleneck.  Cost:
+ * Keys only grow when flows freeze below them; the level heap (one entry
+ * per channel, moved as its key changes) finds the next bottleneck.  Cost:
  * O(S*H log C) for S flows of H hops over C channels.
  */
 
@@ -451,7 +509,6 @@ static void water_fill(cs_net_chan_t *n)
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
         c->first = c->fill = off;
-        c->ver = 0;
         off += c->nflows;
     }
     if (off > fl->capadj) {
@@ -465,13 +522,23 @@ static void water_fill(cs_net_chan_t *n)
         for (int32_t h = 0; h < m->nhops; h++)
             fl->adj[fl->ch[m->hs[h].chan].fill++] = fl->set[i];
     }
-    fl->heap.len = 0;
-    if (!scan)
+    fl->nlv = 0;
+    if (!scan) {
+        if (fl->nchans > fl->caplv) {
+            fl->caplv = fl->nchans * 2;
+            fl->lv = cs_realloc(fl->lv, (size_t)fl->caplv * sizeof *fl->lv);
+        }
         for (int32_t k = 0; k < fl->nchans; k++) {
             fl_chan_t *c = &fl->ch[fl->chans[k]];
-            if (c->nflows > 0)
-                heap_push(&fl->heap, (heap_item_t){c->left / c->nflows, fl->chans[k], 0});
+            c->hpos = -1;
+            if (c->nflows > 0) {
+                c->key = c->left / c->nflows;
+                lv_place(fl, fl->nlv++, fl->chans[k]);
+            }
         }
+        for (int32_t i = fl->nlv / 2 - 1; i >= 0; i--)
+            lv_down(fl, i);
+    }
     /* once every flow is frozen the rest is moot */
     for (int32_t unfrozen = fl->nset; unfrozen > 0;) {
         int32_t ci = -1;
@@ -496,13 +563,11 @@ static void water_fill(cs_net_chan_t *n)
             if (ci < 0)
                 break;
         } else {
-            if (!fl->heap.len)
+            if (!fl->nlv)
                 break;
-            heap_item_t it = heap_pop(&fl->heap);
-            if (it.ver != fl->ch[it.chan].ver || fl->ch[it.chan].nflows <= 0)
-                continue;
-            ci = it.chan;
-            key = it.key;
+            ci = fl->lv[0];
+            key = fl->ch[ci].key;
+            lv_remove(fl, ci);
         }
         fl_chan_t *c = &fl->ch[ci];
         double level = key > 0 ? key : 0;
@@ -522,9 +587,15 @@ static void water_fill(cs_net_chan_t *n)
                 if (d->left < 0)
                     d->left = 0;
                 d->nflows--;
-                d->ver++;
-                if (!scan && d != c && d->nflows > 0)
-                    heap_push(&fl->heap, (heap_item_t){d->left / d->nflows, dc, d->ver});
+                if (scan || d->hpos < 0)
+                    continue;
+                if (d->nflows > 0) {
+                    /* its level mostly rises (rounding may lower it) */
+                    d->key = d->left / d->nflows;
+                    lv_up(fl, d->hpos);
+                    lv_down(fl, d->hpos);
+                } else
+                    lv_remove(fl, dc);
             }
         }
     }
@@ -691,22 +762,14 @@ static void check_rates(cs_net_chan_t *n)
     }
 }
 
-static void on_recompute(void *ctx, const cs_event_t *ev)
+/* Looks at the pending flows (new, gate raised, at the gate, due in the
+ * gate watch; with the full solver every flow): a flow that stopped at its
+ * gate leaves its channels, one that may move joins them and the solved
+ * set.  Returns the least bound of the changes (see the file comment). */
+static double take_changes(cs_net_chan_t *n, double bound)
 {
-    cs_net_chan_t *n = ctx;
-    cs_fluid_t *fl = fluid_of(n);
-    double bound = fl->bound, level;
-    int full = fl->solver == CS_NET_FLUID_FULL;
+    cs_fluid_t *fl = n->fl;
     cs_tick_t now = cs_sim_now(n->sim);
-    (void)ev;
-    n->fl_dirty = 0;
-    fl->epoch++;
-    fl->nset = fl->nchans = fl->nsteps = 0;
-    watch_due(n);
-    if (full)
-        for (uint32_t i = 0; i < n->fl_n; i++)
-            pend(n, n->fl_active[i]);
-    /* the flows whose participation may change: in or out at their gate */
     for (int32_t i = 0; i < fl->npend; i++) {
         uint32_t id = fl->pend[i];
         msg_t *m = &n->msgs[id];
@@ -739,53 +802,49 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++) {
-            const fl_chan_t *c = &fl->ch[m->hs[h].chan];
-            double share = n->ch[m->hs[h].chan].cap / c->n;
+            double share = n->ch[m->hs[h].chan].cap / fl->ch[m->hs[h].chan].n;
             if (share < bound)
                 bound = share;
         }
         seed_chans(fl, m);
     }
-    fl->bound = INFINITY;
-    /* the flows that can change: from the changed channels through flows at
-     * or above the bound (a hair below it, against rounding) */
-    level = full ? -INFINITY : bound * (1 - 1e-9);
-    if (full)
-        for (uint32_t i = 0; i < n->fl_n; i++)
-            if (fl->m[n->fl_active[i]].in && fl->m[n->fl_active[i]].epoch != fl->epoch)
-                set_add(fl, n->fl_active[i]);
-    if (full || bound < INFINITY) {
-        for (int32_t i = 0; i < fl->nseeds; i++)
-            chan_touch(fl, fl->seeds[i]);
-        for (int32_t i = 0; i < fl->nset; i++) {
-            const msg_t *m = &n->msgs[fl->set[i]];
+    return bound;
+}
+
+/* Adds to the solved set (which holds the joining flows) every flow at or
+ * above `level` reachable from the changed channels through such flows,
+ * and touches the channels of them all. */
+static void collect_set(cs_net_chan_t *n, double level)
+{
+    cs_fluid_t *fl = n->fl;
+    for (int32_t i = 0; i < fl->nseeds; i++)
+        chan_touch(fl, fl->seeds[i]);
+    for (int32_t i = 0; i < fl->nset; i++) {
+        const msg_t *m = &n->msgs[fl->set[i]];
+        for (int32_t h = 0; h < m->nhops; h++)
+            chan_touch(fl, m->hs[h].chan);
+    }
+    /* fl->chans grows while it is walked: a breadth-first search */
+    for (int32_t k = 0; k < fl->nchans; k++) {
+        const fl_chan_t *c = &fl->ch[fl->chans[k]];
+        for (int32_t j = 0; j < c->n; j++) {
+            uint32_t id = key_msg(c->flows[j]);
+            const msg_t *m = &n->msgs[id];
+            if (fl->m[id].epoch == fl->epoch || m->rate < level)
+                continue;
+            set_add(fl, id);
             for (int32_t h = 0; h < m->nhops; h++)
                 chan_touch(fl, m->hs[h].chan);
         }
-        for (int32_t k = 0; k < fl->nchans; k++) {
-            const fl_chan_t *c = &fl->ch[fl->chans[k]];
-            for (int32_t j = 0; j < c->n; j++) {
-                uint32_t id = key_msg(c->flows[j]);
-                msg_t *m = &n->msgs[id];
-                if (fl->m[id].epoch == fl->epoch || m->rate < level)
-                    continue;
-                set_add(fl, id);
-                for (int32_t h = 0; h < m->nhops; h++)
-                    chan_touch(fl, m->hs[h].chan);
-            }
-        }
-        for (int32_t k = 0; k < fl->nchans; k++)
-            chan_residual(n, fl->chans[k]);
-        water_fill(n);
-        for (int32_t i = 0; i < fl->nset; i++) {
-            uint32_t id = fl->set[i];
-            if (fl->m[id].newrate != n->msgs[id].rate)
-                step_list(fl, id);
-        }
     }
-    fl->nseeds = 0;
-    /* new steps in the order of the active array, as the full solve issues
-     * them: steps due at the same tick then run in the same order */
+}
+
+/* Gives the listed flows their new rate and step, in the order of the
+ * active array, as the full solve issued them: steps due at the same tick
+ * then run in the same order. */
+static void issue_steps(cs_net_chan_t *n)
+{
+    cs_fluid_t *fl = n->fl;
     for (int32_t i = 0; i < fl->nsteps; i++)
         fl->steps[i] = (uint64_t)n->msgs[fl->steps[i]].active_idx << 32 | fl->steps[i];
     if (fl->nsteps > 1)
@@ -798,6 +857,40 @@ static void on_recompute(void *ctx, const cs_event_t *ev)
         m->fresh = 0;
         schedule_step(n, id);
     }
+}
+
+static void on_recompute(void *ctx, const cs_event_t *ev)
+{
+    cs_net_chan_t *n = ctx;
+    cs_fluid_t *fl = fluid_of(n);
+    int full = fl->solver == CS_NET_FLUID_FULL;
+    double bound;
+    (void)ev;
+    n->fl_dirty = 0;
+    fl->epoch++;
+    fl->nset = fl->nchans = fl->nsteps = 0;
+    watch_due(n);
+    if (full)
+        for (uint32_t i = 0; i < n->fl_n; i++)
+            pend(n, n->fl_active[i]);
+    bound = take_changes(n, fl->bound);
+    fl->bound = INFINITY;
+    if (full) /* the reference: every flow that may move */
+        for (uint32_t i = 0; i < n->fl_n; i++)
+            if (fl->m[n->fl_active[i]].in && fl->m[n->fl_active[i]].epoch != fl->epoch)
+                set_add(fl, n->fl_active[i]);
+    if (full || bound < INFINITY) {
+        /* a hair below the bound, against rounding: more flows is safe */
+        collect_set(n, full ? -INFINITY : bound * (1 - 1e-9));
+        for (int32_t k = 0; k < fl->nchans; k++)
+            chan_residual(n, fl->chans[k]);
+        water_fill(n);
+        for (int32_t i = 0; i < fl->nset; i++)
+            if (fl->m[fl->set[i]].newrate != n->msgs[fl->set[i]].rate)
+                step_list(fl, fl->set[i]);
+    }
+    fl->nseeds = 0;
+    issue_steps(n);
     if (fl->solver == CS_NET_FLUID_CHECKED)
         check_rates(n);
 }
