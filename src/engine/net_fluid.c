@@ -82,6 +82,7 @@ typedef struct fl_chan {
 /* Per message id. */
 typedef struct fl_msg {
     uint32_t *pos;     /* per hop: index in its channel's flows */
+    int32_t poscap;
     uint32_t epoch;    /* last solve that put it in the solved set */
     uint32_t listed;   /* last solve that listed it for a new step */
     double newrate;    /* solve result */
@@ -407,8 +408,10 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     active_add(n, id);
     fluid_of(n);
     f = flm(n, id);
-    if (!f->pos) /* kept for the id's next messages: room for any route */
-        f->pos = cs_malloc(((size_t)n->max_route + 1) * sizeof *f->pos);
+    if (m->nhops > f->poscap) { /* kept for the id's next messages */
+        f->poscap = m->nhops;
+        f->pos = cs_realloc(f->pos, (size_t)f->poscap * sizeof *f->pos);
+    }
     f->in = 0;
     pend(n, id);
     mark_dirty(n);
