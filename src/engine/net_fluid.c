@@ -361,7 +361,7 @@ static void chans_add(cs_net_chan_t *n, uint32_t id)
     f->in = 1;
     for (int32_t h = 0; h < m->nhops; h++) {
         fl_chan_t *c = &n->fl->ch[m->hs[h].chan];
-        c->flows = cs_grow(c->flows, c->n, &c->cap, 4, sizeof *c->flows);
+        c->flows = cs_grow(c->flows, c->n, &c->cap, 16, sizeof *c->flows);
         f->pos[h] = (uint32_t)c->n;
         c->flows[c->n++] = hop_key(id, (uint32_t)h);
     }
@@ -809,14 +809,14 @@ static double take_changes(cs_net_chan_t *n, double bound)
             if (share < bound)
                 bound = share;
         }
-        seed_chans(fl, m);
     }
     return bound;
 }
 
 /* Adds to the solved set (which holds the joining flows) every flow at or
- * above `level` reachable from the changed channels through such flows,
- * and touches the channels of them all. */
+ * above `level` reachable from the changed channels (those of the flows
+ * that left, and of the joining flows) through such flows, and touches the
+ * channels of them all. */
 static void collect_set(cs_net_chan_t *n, double level)
 {
     cs_fluid_t *fl = n->fl;
