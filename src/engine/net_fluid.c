@@ -2,20 +2,43 @@
  * net_fluid.c - fluid mode of the network engine (model in net.h).
  *
  * A message is a flow.  Whenever the set of flows changes (a flow starts,
- * finishes, reaches its gate or has its gate raised) the rates of all
- * flows are recomputed as the max-min fair allocation of channel capacity
- * (progressive filling: raise every unfrozen flow's rate equally until a
- * channel saturates, freeze the flows through it, repeat).  All changes at
- * one tick are batched into a single recomputation, scheduled as an event
- * after the ones already queued for that tick.
+ * finishes, reaches its gate or has its gate raised) the rates are the
+ * max-min fair allocation of channel capacity (progressive filling: raise
+ * every unfrozen flow's rate equally until a channel saturates, freeze the
+ * flows through it, repeat).  All changes at one tick are batched into a
+ * single recomputation, scheduled as an event after the ones already queued
+ * for that tick.
+ *
+ * The recomputation is incremental: it re-solves only the flows whose rate
+ * can change.  Progressive filling below a level r never involves a flow
+ * that leaves at rate >= r (its channels saturate at >= r), nor a flow that
+ * joins and whose channels saturate at >= r, which holds for
+ * r = min over its channels of cap / flows.  So with r* the least of these
+ * bounds over the tick's changes, every flow below r* keeps its rate, and of
+ * the flows at or above r* only those connected to a changed channel through
+ * flows at or above r* can change.  That set is water-filled over its
+ * channels with the capacity the fixed flows leave (their rates subtracted
+ * in ascending order, the order in which the full solve freezes them, so
+ * the arithmetic is the full solve's).  The full solve over every flow
+ * stays here as the reference (cs_net_fluid_set_solver).
+ *
+ * A flow's `remaining` is brought up to date only when its rate changes or
+ * its step is due (progress is linear in between).  The next event of a
+ * flow (finish, gate, unit boundary) is a versioned step event in the
+ * simulator's queue.  A flow can come within the tolerance of its gate
+ * before its step (the full solve then freezes it): flows whose step
+ * targets the gate are also kept in a heap by the tick from which that can
+ * happen, and checked at each recomputation once due.
  *
  * Times are integer ticks; a flow's finish is the first tick at which its
  * bytes have crossed (ceil), with a relative tolerance of 1e-9 so that exact
  * rational answers (alpha + beta*n*k) are not pushed one tick late by
  * floating-point rounding.
  *
- * Cost: a recomputation is O(F*H log C) (water-filling below), and only the
- * flows whose rate changed get a new step event.
+ * Cost: a recomputation is O(S*H log C) for the S flows re-solved (plus the
+ * fixed flows on their channels); the full solve is O(F*H log C).  Only the
+ * flows whose rate changed get a new step event, issued in the order of the
+ * active array so that same-tick steps run in the same order either way.
  *
  * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared
  * channel engine state (net_chan.c does posting, ports and completion).
@@ -28,16 +51,172 @@
 /* The mode's handlers, by their index in h_mode[]. */
 enum { H_STEP, H_RECOMPUTE, H_PROGRESS };
 
+/* ---- the solver's state ------------------------------------------------ */
+
+/* A gate watch entry: the tick from which a flow may be within tolerance of
+ * its gate (key), the message (chan) and its version then (ver). */
+typedef struct heap_item {
+    double key;
+    int32_t chan;
+    uint32_t ver;
+} heap_item_t;
+
+typedef struct heap {
+    heap_item_t *h;
+    int32_t len, cap;
+} heap_t;
+
+/* Per channel. */
+typedef struct fl_chan {
+    uint64_t *flows;   /* hop_key(msg, hop) of the participating flows */
+    int32_t n, cap;
+    /* solve scratch */
+    double left;       /* capacity not yet given */
+    int32_t nflows;    /* unfrozen flows (hops) of the solved set */
+    double key;        /* saturation level left / nflows, while in the heap */
+    uint32_t epoch;    /* last solve that used it */
+    int32_t hpos;      /* index in the level heap, -1 when out */
+    int32_t first, fill; /* offsets in the adjacency */
+} fl_chan_t;
+
+/* Per message id. */
+typedef struct fl_msg {
+    uint32_t *pos;     /* per hop: index in its channel's flows */
+    int32_t poscap;
+    uint32_t epoch;    /* last solve that put it in the solved set */
+    uint32_t listed;   /* last solve that listed it for a new step */
+    double newrate;    /* solve result */
+    uint8_t in;        /* in its channels' flows (not stopped at its gate) */
+    uint8_t pending;   /* in the pending list */
+    uint8_t frozen;    /* water-filling scratch */
+    uint8_t joined;    /* joined in this solve */
+} fl_msg_t;
+
+struct cs_fluid {
+    cs_net_fluid_solver_t solver;
+    fl_chan_t *ch;
+    fl_msg_t *m;
+    int32_t mcap;
+    /* changes since the last recomputation */
+    uint32_t *pend;    /* flows to look at: new, gate raised, at the gate */
+    int32_t npend, cappend;
+    int32_t *seeds;    /* channels of flows that finished */
+    int32_t nseeds, capseeds;
+    double bound;      /* least rate of a flow that finished */
+    /* the gate watch: flows that may come within tolerance of their gate
+     * before their step, by tick; and those whose tick has come */
+    heap_t watch;
+    uint32_t *due;
+    int32_t ndue, capdue;
+    /* solve scratch */
+    uint32_t epoch;
+    uint32_t *set;     /* the flows solved */
+    int32_t nset, capset;
+    int32_t *chans;    /* the channels they cross */
+    int32_t nchans, capchans;
+    uint32_t *adj;     /* flows of each channel (CSR by fl_chan.first) */
+    int32_t capadj;
+    double *fixed;
+    int32_t capfixed;
+    uint64_t *steps;   /* flows that get a new step (active index << 32 | id) */
+    int32_t nsteps, capsteps;
+    int32_t *lv;       /* the level heap: channels by (key, channel) */
+    int32_t nlv, caplv;
+    /* checked solver */
+    uint64_t checks, mismatches;
+    double max_diff;
+};
+
+static cs_fluid_t *fluid_of(cs_net_chan_t *n)
+{
+    if (!n->fl) {
+        n->fl = cs_calloc(1, sizeof *n->fl);
+        n->fl->ch = cs_calloc((size_t)n->nchans + 1, sizeof *n->fl->ch);
+        n->fl->bound = INFINITY;
+    }
+    return n->fl;
+}
+
+static fl_msg_t *flm(cs_net_chan_t *n, uint32_t id)
+{
+    cs_fluid_t *fl = n->fl;
+    if ((int32_t)id >= fl->mcap) {
+        int32_t old = fl->mcap;
+        fl->mcap = (int32_t)n->cap_msgs > (int32_t)id ? (int32_t)n->cap_msgs : (int32_t)id + 1;
+        fl->m = cs_realloc(fl->m, (size_t)fl->mcap * sizeof *fl->m);
+        for (int32_t i = old; i < fl->mcap; i++)
+            fl->m[i] = (fl_msg_t){0};
+    }
+    return &fl->m[id];
+}
+
 static void fluid_free(void *impl)
 {
     cs_net_chan_t *n = impl;
+    cs_fluid_t *fl = n->fl;
     free(n->fl_active);
-    free(n->fl_chans);
-    free(n->fl_adj);
-    free(n->fl_fill);
-    free(n->fl_heap);
+    if (fl) {
+        for (int c = 0; c < n->nchans; c++)
+            free(fl->ch[c].flows);
+        for (int32_t i = 0; i < fl->mcap; i++)
+            free(fl->m[i].pos);
+        free(fl->ch);
+        free(fl->m);
+        free(fl->pend);
+        free(fl->seeds);
+        free(fl->watch.h);
+        free(fl->due);
+        free(fl->set);
+        free(fl->chans);
+        free(fl->adj);
+        free(fl->fixed);
+        free(fl->steps);
+        free(fl->lv);
+        free(fl);
+    }
     cs_net_chan_free(n);
 }
+
+/* ---- heap ---------------------------------------------------------------- */
+
+static int item_less(const heap_item_t *a, const heap_item_t *b)
+{
+    return a->key < b->key || (a->key == b->key && a->chan < b->chan);
+}
+
+static void heap_push(heap_t *hp, heap_item_t it)
+{
+    int32_t i;
+    hp->h = cs_grow(hp->h, hp->len, &hp->cap, 1024, sizeof *hp->h);
+    for (i = hp->len++; i > 0; i = (i - 1) / 2) {
+        if (!item_less(&it, &hp->h[(i - 1) / 2]))
+            break;
+        hp->h[i] = hp->h[(i - 1) / 2];
+    }
+    hp->h[i] = it;
+}
+
+static heap_item_t heap_pop(heap_t *hp)
+{
+    heap_item_t *h = hp->h, top = h[0], last = h[--hp->len];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= hp->len)
+            break;
+        if (c + 1 < hp->len && item_less(&h[c + 1], &h[c]))
+            c++;
+        if (!item_less(&h[c], &last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (hp->len)
+        h[i] = last;
+    return top;
+}
+
+/* ---- flow arithmetic ------------------------------------------------------ */
 
 static double tol(const msg_t *m) { return 1e-9 * (double)m->bytes + 1e-6; }
 
@@ -75,18 +254,26 @@ static void active_remove(cs_net_chan_t *n, uint32_t id)
     n->msgs[last].active_idx = i;
 }
 
+/* A flow's remaining bytes at `now` (at its current rate since `last`). */
+static double remaining_at(const msg_t *m, cs_tick_t now)
+{
+    double r = m->remaining;
+    if (now > m->last) {
+        r -= m->rate * (double)(now - m->last);
+        /* never past the gate (a step rounds up to whole ticks) */
+        if (m->gate < m->bytes && r < (double)(m->bytes - m->gate))
+            r = (double)(m->bytes - m->gate);
+        if (r < 0)
+            r = 0;
+    }
+    return r;
+}
+
 /* Brings a flow's remaining bytes up to now. */
 static void advance(cs_net_chan_t *n, msg_t *m)
 {
     cs_tick_t now = cs_sim_now(n->sim);
-    if (now > m->last) {
-        m->remaining -= m->rate * (double)(now - m->last);
-        /* never past the gate (a step rounds up to whole ticks) */
-        if (m->gate < m->bytes && m->remaining < (double)(m->bytes - m->gate))
-            m->remaining = (double)(m->bytes - m->gate);
-        if (m->remaining < 0)
-            m->remaining = 0;
-    }
+    m->remaining = remaining_at(m, now);
     m->last = now;
 }
 
@@ -107,9 +294,28 @@ static cs_tick_t ticks_to(const msg_t *m, double target)
     return (cs_tick_t)ceil(dt * (1 - 1e-12) - 1e-9);
 }
 
-static int at_gate(const msg_t *m)
+static int gate_reached(const msg_t *m, double remaining)
 {
-    return m->gate < m->bytes && transferred(m) + tol(m) >= (double)m->gate;
+    return m->gate < m->bytes && (double)m->bytes - remaining + tol(m) >= (double)m->gate;
+}
+
+static int at_gate(const msg_t *m) { return gate_reached(m, m->remaining); }
+
+/* Watches a flow moving towards its gate: from the tick at which it may be
+ * within tolerance of it (a margin early), each recomputation checks it,
+ * until its step (which bumps the version) handles it. */
+static void watch_gate(cs_net_chan_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    double dt;
+    cs_tick_t at;
+    if (m->gate >= m->bytes || m->rate <= 0)
+        return;
+    dt = ((double)m->gate - tol(m) - transferred(m)) / m->rate * (1 - 1e-9) - 2;
+    if (dt > 9e18)
+        return;
+    at = cs_sim_now(n->sim) + (dt > 0 ? (cs_tick_t)dt : 0);
+    heap_push(&n->fl->watch, (heap_item_t){(double)at, (int32_t)id, (uint32_t)m->version});
 }
 
 /* Schedules the flow's next step: finish, gate reached, or (watched) the
@@ -122,6 +328,8 @@ static void schedule_step(cs_net_chan_t *n, uint32_t id)
     m->version++;
     if (at_gate(m))
         return; /* waits for cs_net_gate, which triggers a recomputation */
+    if (m->gate < m->bytes)
+        watch_gate(n, id);
     if (m->watch) {
         double next_unit = (floor((transferred(m) + tol(m)) / (double)n->p.unit_bytes) + 1) *
                            (double)n->p.unit_bytes;
@@ -133,6 +341,56 @@ static void schedule_step(cs_net_chan_t *n, uint32_t id)
         cs_sim_at(n->sim, cs_sim_now(n->sim) + dt, n->h_mode[H_STEP], id, m->version);
 }
 
+/* ---- the participating flows of each channel ------------------------------ */
+
+static void pend(cs_net_chan_t *n, uint32_t id)
+{
+    cs_fluid_t *fl = n->fl;
+    fl_msg_t *f = flm(n, id);
+    if (f->pending)
+        return;
+    f->pending = 1;
+    fl->pend = cs_grow(fl->pend, fl->npend, &fl->cappend, 256, sizeof *fl->pend);
+    fl->pend[fl->npend++] = id;
+}
+
+static void chans_add(cs_net_chan_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    fl_msg_t *f = flm(n, id);
+    f->in = 1;
+    for (int32_t h = 0; h < m->nhops; h++) {
+        fl_chan_t *c = &n->fl->ch[m->hs[h].chan];
+        c->flows = cs_grow(c->flows, c->n, &c->cap, 16, sizeof *c->flows);
+        f->pos[h] = (uint32_t)c->n;
+        c->flows[c->n++] = hop_key(id, (uint32_t)h);
+    }
+}
+
+static void chans_remove(cs_net_chan_t *n, uint32_t id)
+{
+    msg_t *m = &n->msgs[id];
+    fl_msg_t *f = &n->fl->m[id];
+    f->in = 0;
+    for (int32_t h = 0; h < m->nhops; h++) {
+        fl_chan_t *c = &n->fl->ch[m->hs[h].chan];
+        uint64_t last = c->flows[--c->n];
+        uint32_t i = f->pos[h];
+        c->flows[i] = last;
+        n->fl->m[key_msg(last)].pos[key_hop(last)] = i;
+    }
+}
+
+static void seed_chans(cs_fluid_t *fl, const msg_t *m)
+{
+    for (int32_t h = 0; h < m->nhops; h++) {
+        fl->seeds = cs_grow(fl->seeds, fl->nseeds, &fl->capseeds, 64, sizeof *fl->seeds);
+        fl->seeds[fl->nseeds++] = m->hs[h].chan;
+    }
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
 /* Overhead over: the flow joins the active set and rates are recomputed. */
 static void on_begin(void *ctx, const cs_event_t *ev)
 {
@@ -141,12 +399,21 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     if (!cs_net_chan_begin(n, id))
         return;
     msg_t *m = &n->msgs[id];
+    fl_msg_t *f;
     m->remaining = (double)m->bytes;
     m->rate = 0;
     m->fresh = 1;
     m->last = m->t_start = cs_sim_now(n->sim);
     cs_net_i_k_change(n, m, +1);
     active_add(n, id);
+    fluid_of(n);
+    f = flm(n, id);
+    if (m->nhops > f->poscap) { /* kept for the id's next messages */
+        f->poscap = m->nhops;
+        f->pos = cs_realloc(f->pos, (size_t)f->poscap * sizeof *f->pos);
+    }
+    f->in = 0;
+    pend(n, id);
     mark_dirty(n);
 }
 
@@ -157,7 +424,64 @@ static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate
     if (!cs_net_chan_raise_gate(n, id, gate_bytes))
         return;
     n->msgs[id].fresh = 1; /* its step must be rescheduled even at an equal rate */
+    pend(n, id);
     mark_dirty(n);
+}
+
+/* ---- the level heap: channels by saturation level -------------------------
+ * One entry per channel, moved when its level changes (an indexed binary
+ * heap), so a pop is always a live bottleneck.  Order: (key, channel), a
+ * total order, so the pops do not depend on the heap's shape. */
+
+static int lv_less(const cs_fluid_t *fl, int32_t a, int32_t b)
+{
+    double ka = fl->ch[a].key, kb = fl->ch[b].key;
+    return ka < kb || (ka == kb && a < b);
+}
+
+static void lv_place(cs_fluid_t *fl, int32_t i, int32_t c)
+{
+    fl->lv[i] = c;
+    fl->ch[c].hpos = i;
+}
+
+static void lv_up(cs_fluid_t *fl, int32_t i)
+{
+    int32_t c = fl->lv[i];
+    while (i > 0 && lv_less(fl, c, fl->lv[(i - 1) / 2])) {
+        lv_place(fl, i, fl->lv[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    lv_place(fl, i, c);
+}
+
+static void lv_down(cs_fluid_t *fl, int32_t i)
+{
+    int32_t c = fl->lv[i];
+    for (;;) {
+        int32_t k = 2 * i + 1;
+        if (k >= fl->nlv)
+            break;
+        if (k + 1 < fl->nlv && lv_less(fl, fl->lv[k + 1], fl->lv[k]))
+            k++;
+        if (!lv_less(fl, fl->lv[k], c))
+            break;
+        lv_place(fl, i, fl->lv[k]);
+        i = k;
+    }
+    lv_place(fl, i, c);
+}
+
+/* Takes channel c out of the heap. */
+static void lv_remove(cs_fluid_t *fl, int32_t c)
+{
+    int32_t i = fl->ch[c].hpos, last = fl->lv[--fl->nlv];
+    fl->ch[c].hpos = -1;
+    if (i == fl->nlv)
+        return;
+    lv_place(fl, i, last);
+    lv_up(fl, i);
+    lv_down(fl, fl->ch[last].hpos);
 }
 
 /* ---- max-min fair rates by water-filling ------------------------------
@@ -166,176 +490,427 @@ static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate
  * capacity left `left` and n unfrozen flows saturates at L = left / n; the
  * channel with the least such key saturates first, its flows freeze at that
  * rate, and the channels they cross give up that rate and lose one flow.
- * Keys only grow when flows freeze below them, so a min-heap with lazy
- * deletion (a version per channel) finds the next bottleneck.  Cost per
- * recomputation: O(F*H log C) for F flows of H hops over C channels.
+ * Keys only grow when flows freeze below them; the level heap (one entry
+ * per channel, moved as its key changes) finds the next bottleneck.  Cost:
+ * O(S*H log C) for S flows of H hops over C channels.
  */
 
-typedef struct heap_item {
-    double key;
-    int32_t chan;
-    uint32_t ver;
-} heap_item_t;
+/* Up to this many flows, water-filling finds each bottleneck by a scan of
+ * the channels instead of the heap: a small set has few bottlenecks, and a
+ * heap would mostly pop entries made stale by the freezes.  Both take the
+ * least (key, channel), so they give the same rates. */
+#define SCAN_MAX 16
 
-static int item_less(const heap_item_t *a, const heap_item_t *b)
+/* Water-fills the flows fl->set over the channels fl->chans, whose `left`
+ * and `nflows` are set: writes each flow's fl_msg.newrate.  Reorders and
+ * shortens fl->chans. */
+static void water_fill(cs_net_chan_t *n)
 {
-    return a->key < b->key || (a->key == b->key && a->chan < b->chan);
-}
-
-static void heap_push(cs_net_chan_t *n, size_t *len, heap_item_t it)
-{
-    heap_item_t *h;
-    size_t i;
-    if (*len == n->fl_heap_cap) {
-        n->fl_heap_cap = n->fl_heap_cap ? n->fl_heap_cap * 2 : 1024;
-        n->fl_heap = cs_realloc(n->fl_heap, n->fl_heap_cap * sizeof(heap_item_t));
+    cs_fluid_t *fl = n->fl;
+    int scan = fl->nset <= SCAN_MAX;
+    int32_t off = 0;
+    for (int32_t k = 0; k < fl->nchans; k++) {
+        fl_chan_t *c = &fl->ch[fl->chans[k]];
+        c->first = c->fill = off;
+        off += c->nflows;
     }
-    h = n->fl_heap;
-    for (i = (*len)++; i > 0; i = (i - 1) / 2) {
-        if (!item_less(&it, &h[(i - 1) / 2]))
-            break;
-        h[i] = h[(i - 1) / 2];
+    if (off > fl->capadj) {
+        fl->capadj = off * 2;
+        fl->adj = cs_realloc(fl->adj, (size_t)fl->capadj * sizeof *fl->adj);
     }
-    h[i] = it;
-}
-
-static heap_item_t heap_pop(cs_net_chan_t *n, size_t *len)
-{
-    heap_item_t *h = n->fl_heap, top = h[0], last = h[--(*len)];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *len)
-            break;
-        if (c + 1 < *len && item_less(&h[c + 1], &h[c]))
-            c++;
-        if (!item_less(&h[c], &last))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*len)
-        h[i] = last;
-    return top;
-}
-
-static void grow_scratch(cs_net_chan_t *n, size_t hops)
-{
-    if (hops > n->fl_scratch_cap) {
-        n->fl_scratch_cap = hops * 2;
-        n->fl_adj = cs_realloc(n->fl_adj, n->fl_scratch_cap * sizeof *n->fl_adj);
-        n->fl_chans = cs_realloc(n->fl_chans, n->fl_scratch_cap * sizeof *n->fl_chans);
-        n->fl_fill = cs_realloc(n->fl_fill, n->fl_scratch_cap * sizeof *n->fl_fill);
-    }
-}
-
-/* Writes each active flow's max-min fair rate into rate_out[i]. */
-static void fill_rates(cs_net_chan_t *n, double *rate_out)
-{
-    size_t hops = 0, nchans = 0, heap_len = 0;
-    uint32_t epoch = ++n->fl_epoch;
-    for (uint32_t i = 0; i < n->fl_n; i++)
-        hops += (size_t)n->msgs[n->fl_active[i]].nhops;
-    grow_scratch(n, hops + 1);
-    /* the channels in use, their capacity and unfrozen flow counts */
-    for (uint32_t i = 0; i < n->fl_n; i++) {
-        msg_t *m = &n->msgs[n->fl_active[i]];
-        rate_out[i] = 0;
-        m->frozen = (uint8_t)at_gate(m);
-        for (int32_t h = 0; h < m->nhops; h++) {
-            chan_state_t *c = &n->ch[m->hs[h].chan];
-            if (c->fl_epoch != epoch) {
-                c->fl_epoch = epoch;
-                c->left = c->cap;
-                c->nflows = 0;
-                c->fl_ver = (uint32_t)nchans; /* index, until the adjacency is built */
-                n->fl_chans[nchans++] = m->hs[h].chan;
-            }
-            if (!m->frozen)
-                c->nflows++;
-        }
-    }
-    /* adjacency: the unfrozen flows of each channel, in flow order */
-    uint32_t off = 0;
-    for (size_t k = 0; k < nchans; k++) {
-        chan_state_t *c = &n->ch[n->fl_chans[k]];
-        c->fl_first = off;
-        n->fl_fill[k] = off;
-        off += (uint32_t)c->nflows;
-    }
-    for (uint32_t i = 0; i < n->fl_n; i++) {
-        msg_t *m = &n->msgs[n->fl_active[i]];
-        if (m->frozen)
-            continue;
+    for (int32_t i = 0; i < fl->nset; i++) {
+        msg_t *m = &n->msgs[fl->set[i]];
+        fl->m[fl->set[i]].frozen = 0;
+        fl->m[fl->set[i]].newrate = 0;
         for (int32_t h = 0; h < m->nhops; h++)
-            n->fl_adj[n->fl_fill[n->ch[m->hs[h].chan].fl_ver]++] = i;
+            fl->adj[fl->ch[m->hs[h].chan].fill++] = fl->set[i];
     }
-    for (size_t k = 0; k < nchans; k++) {
-        chan_state_t *c = &n->ch[n->fl_chans[k]];
-        c->fl_ver = 0;
-        if (c->nflows > 0)
-            heap_push(n, &heap_len, (heap_item_t){c->left / c->nflows, n->fl_chans[k], 0});
+    fl->nlv = 0;
+    if (!scan) {
+        if (fl->nchans > fl->caplv) {
+            fl->caplv = fl->nchans * 2;
+            fl->lv = cs_realloc(fl->lv, (size_t)fl->caplv * sizeof *fl->lv);
+        }
+        for (int32_t k = 0; k < fl->nchans; k++) {
+            fl_chan_t *c = &fl->ch[fl->chans[k]];
+            c->hpos = -1;
+            if (c->nflows > 0) {
+                c->key = c->left / c->nflows;
+                lv_place(fl, fl->nlv++, fl->chans[k]);
+            }
+        }
+        for (int32_t i = fl->nlv / 2 - 1; i >= 0; i--)
+            lv_down(fl, i);
     }
-    while (heap_len) {
-        heap_item_t it = heap_pop(n, &heap_len);
-        chan_state_t *c = &n->ch[it.chan];
-        if (it.ver != c->fl_ver || c->nflows <= 0)
-            continue;
-        double level = it.key > 0 ? it.key : 0;
+    /* once every flow is frozen the rest is moot */
+    for (int32_t unfrozen = fl->nset; unfrozen > 0;) {
+        int32_t ci = -1;
+        double key = 0;
+        if (scan) {
+            /* the least (key, channel) among the channels with unfrozen
+             * flows, dropping the others from the list */
+            int32_t live = 0;
+            for (int32_t k = 0; k < fl->nchans; k++) {
+                int32_t dc = fl->chans[k];
+                const fl_chan_t *d = &fl->ch[dc];
+                if (d->nflows <= 0)
+                    continue;
+                fl->chans[live++] = dc;
+                double dk = d->left / d->nflows;
+                if (ci < 0 || dk < key || (dk == key && dc < ci)) {
+                    ci = dc;
+                    key = dk;
+                }
+            }
+            fl->nchans = live;
+            if (ci < 0)
+                break;
+        } else {
+            if (!fl->nlv)
+                break;
+            ci = fl->lv[0];
+            key = fl->ch[ci].key;
+            lv_remove(fl, ci);
+        }
+        fl_chan_t *c = &fl->ch[ci];
+        double level = key > 0 ? key : 0;
         /* freeze every still-unfrozen flow through the bottleneck */
-        for (uint32_t a = c->fl_first; c->nflows > 0; a++) {
-            uint32_t i = n->fl_adj[a];
-            msg_t *m = &n->msgs[n->fl_active[i]];
-            if (m->frozen)
+        for (int32_t a = c->first; c->nflows > 0; a++) {
+            uint32_t id = fl->adj[a];
+            msg_t *m = &n->msgs[id];
+            if (fl->m[id].frozen)
                 continue;
-            m->frozen = 1;
-            rate_out[i] = level;
+            fl->m[id].frozen = 1;
+            fl->m[id].newrate = level;
+            unfrozen--;
             for (int32_t h = 0; h < m->nhops; h++) {
                 int32_t dc = m->hs[h].chan;
-                chan_state_t *d = &n->ch[dc];
+                fl_chan_t *d = &fl->ch[dc];
                 d->left -= level;
                 if (d->left < 0)
                     d->left = 0;
                 d->nflows--;
-                d->fl_ver++;
-                if (d != c && d->nflows > 0)
-                    heap_push(n, &heap_len, (heap_item_t){d->left / d->nflows, dc, d->fl_ver});
+                if (scan || d->hpos < 0)
+                    continue;
+                if (d->nflows > 0) {
+                    /* its level mostly rises (rounding may lower it) */
+                    d->key = d->left / d->nflows;
+                    lv_up(fl, d->hpos);
+                    lv_down(fl, d->hpos);
+                } else
+                    lv_remove(fl, dc);
             }
         }
+    }
+}
+
+static void set_add(cs_fluid_t *fl, uint32_t id)
+{
+    fl->m[id].epoch = fl->epoch;
+    fl->set = cs_grow(fl->set, fl->nset, &fl->capset, 256, sizeof *fl->set);
+    fl->set[fl->nset++] = id;
+}
+
+/* Marks a channel as used by this solve and queues it. */
+static void chan_touch(cs_fluid_t *fl, int32_t c)
+{
+    if (fl->ch[c].epoch == fl->epoch)
+        return;
+    fl->ch[c].epoch = fl->epoch;
+    fl->chans = cs_grow(fl->chans, fl->nchans, &fl->capchans, 256, sizeof *fl->chans);
+    fl->chans[fl->nchans++] = c;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts ascending: insertion sort for the few flows a channel usually has
+ * (often already in order), qsort beyond. */
+static void sort_rates(double *r, int32_t n)
+{
+    if (n > 32) {
+        qsort(r, (size_t)n, sizeof *r, cmp_double);
+        return;
+    }
+    for (int32_t i = 1; i < n; i++) {
+        double x = r[i];
+        int32_t j = i;
+        for (; j > 0 && r[j - 1] > x; j--)
+            r[j] = r[j - 1];
+        r[j] = x;
+    }
+}
+
+/* The capacity a channel has for the solved set: its capacity less the
+ * rates of its other flows, subtracted in ascending order (as the full
+ * solve freezes them); and the number of solved flows through it. */
+static void chan_residual(cs_net_chan_t *n, int32_t ci)
+{
+    cs_fluid_t *fl = n->fl;
+    fl_chan_t *c = &fl->ch[ci];
+    int32_t nfixed = 0;
+    c->left = n->ch[ci].cap;
+    c->nflows = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        uint32_t id = key_msg(c->flows[i]);
+        if (fl->m[id].epoch == fl->epoch) {
+            c->nflows++;
+            continue;
+        }
+        if (nfixed == fl->capfixed) {
+            fl->capfixed = fl->capfixed ? 2 * fl->capfixed : 64;
+            fl->fixed = cs_realloc(fl->fixed, (size_t)fl->capfixed * sizeof *fl->fixed);
+        }
+        fl->fixed[nfixed++] = n->msgs[id].rate;
+    }
+    sort_rates(fl->fixed, nfixed);
+    for (int32_t i = 0; i < nfixed; i++) {
+        c->left -= fl->fixed[i];
+        if (c->left < 0)
+            c->left = 0;
+    }
+}
+
+/* Lists a flow for a new step (once per solve). */
+static void step_list(cs_fluid_t *fl, uint32_t id)
+{
+    if (fl->m[id].listed == fl->epoch)
+        return;
+    fl->m[id].listed = fl->epoch;
+    fl->steps = cs_grow(fl->steps, fl->nsteps, &fl->capsteps, 256, sizeof *fl->steps);
+    fl->steps[fl->nsteps++] = id;
+}
+
+/* Moves the flows whose gate watch came due to the due list, drops the
+ * due flows whose step came (or which ended), and pends the others. */
+static void watch_due(cs_net_chan_t *n)
+{
+    cs_fluid_t *fl = n->fl;
+    double now = (double)cs_sim_now(n->sim);
+    int32_t k = 0;
+    while (fl->watch.len && fl->watch.h[0].key <= now) {
+        heap_item_t it = heap_pop(&fl->watch);
+        fl->due = cs_grow(fl->due, fl->ndue, &fl->capdue, 64, sizeof *fl->due);
+        fl->due[fl->ndue++] = (uint32_t)it.chan;
+        fl->due = cs_grow(fl->due, fl->ndue, &fl->capdue, 64, sizeof *fl->due);
+        fl->due[fl->ndue++] = it.ver;
+    }
+    for (int32_t i = 0; i < fl->ndue; i += 2) {
+        uint32_t id = fl->due[i];
+        const msg_t *m = &n->msgs[id];
+        if (m->state != MSG_ACTIVE || (uint32_t)m->version != fl->due[i + 1] || !fl->m[id].in)
+            continue;
+        fl->due[k++] = id;
+        fl->due[k++] = fl->due[i + 1];
+        pend(n, id);
+    }
+    fl->ndue = k;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The reference: every flow not at its gate, water-filled from full
+ * capacity.  Writes fl_msg.newrate of the flows solved (others: 0 meant).
+ * Does not change any flow. */
+static void solve_full(cs_net_chan_t *n)
+{
+    cs_fluid_t *fl = n->fl;
+    cs_tick_t now = cs_sim_now(n->sim);
+    fl->epoch++;
+    fl->nset = fl->nchans = 0;
+    for (uint32_t i = 0; i < n->fl_n; i++) {
+        uint32_t id = n->fl_active[i];
+        msg_t *m = &n->msgs[id];
+        fl->m[id].newrate = 0;
+        if (gate_reached(m, remaining_at(m, now)))
+            continue;
+        set_add(fl, id);
+        for (int32_t h = 0; h < m->nhops; h++)
+            chan_touch(fl, m->hs[h].chan);
+    }
+    for (int32_t k = 0; k < fl->nchans; k++) {
+        fl_chan_t *c = &fl->ch[fl->chans[k]];
+        c->left = n->ch[fl->chans[k]].cap;
+        c->nflows = 0;
+    }
+    for (int32_t i = 0; i < fl->nset; i++) {
+        msg_t *m = &n->msgs[fl->set[i]];
+        for (int32_t h = 0; h < m->nhops; h++)
+            fl->ch[m->hs[h].chan].nflows++;
+    }
+    water_fill(n);
+}
+
+/* The checked solver: compares the rates just set with the reference. */
+static void check_rates(cs_net_chan_t *n)
+{
+    cs_fluid_t *fl = n->fl;
+    solve_full(n);
+    fl->checks++;
+    for (uint32_t i = 0; i < n->fl_n; i++) {
+        uint32_t id = n->fl_active[i];
+        double a = n->msgs[id].rate, b = fl->m[id].newrate;
+        double big = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+        if ((fl->m[id].epoch == fl->epoch) != (fl->m[id].in != 0))
+            fl->mismatches++;
+        if (a != b && fabs(a - b) / big > fl->max_diff)
+            fl->max_diff = fabs(a - b) / big;
+    }
+}
+
+/* Looks at the pending flows (new, gate raised, at the gate, due in the
+ * gate watch; with the full solver every flow): a flow that stopped at its
+ * gate leaves its channels, one that may move joins them and the solved
+ * set.  Returns the least bound of the changes (see the file comment). */
+static double take_changes(cs_net_chan_t *n, double bound)
+{
+    cs_fluid_t *fl = n->fl;
+    cs_tick_t now = cs_sim_now(n->sim);
+    for (int32_t i = 0; i < fl->npend; i++) {
+        uint32_t id = fl->pend[i];
+        msg_t *m = &n->msgs[id];
+        fl_msg_t *f = &fl->m[id];
+        f->pending = 0;
+        if (m->state != MSG_ACTIVE || m->nhops == 0)
+            continue;
+        f->newrate = m->rate;
+        if (gate_reached(m, remaining_at(m, now))) {
+            if (f->in) { /* it stops: its bandwidth goes to others */
+                if (m->rate < bound)
+                    bound = m->rate;
+                chans_remove(n, id);
+                seed_chans(fl, m);
+            }
+            f->newrate = 0;
+            if (m->rate != 0 || m->fresh)
+                step_list(fl, id);
+        } else {
+            if (!f->in) {
+                chans_add(n, id);
+                set_add(fl, id);
+            }
+            if (m->fresh)
+                step_list(fl, id);
+        }
+    }
+    fl->npend = 0;
+    /* a joining flow's rate is at least its fair share of its fullest channel */
+    for (int32_t i = 0; i < fl->nset; i++) {
+        const msg_t *m = &n->msgs[fl->set[i]];
+        for (int32_t h = 0; h < m->nhops; h++) {
+            double share = n->ch[m->hs[h].chan].cap / fl->ch[m->hs[h].chan].n;
+            if (share < bound)
+                bound = share;
+        }
+    }
+    return bound;
+}
+
+/* Adds to the solved set (which holds the joining flows) every flow at or
+ * above `level` reachable from the changed channels (those of the flows
+ * that left, and of the joining flows) through such flows, and touches the
+ * channels of them all. */
+static void collect_set(cs_net_chan_t *n, double level)
+{
+    cs_fluid_t *fl = n->fl;
+    for (int32_t i = 0; i < fl->nseeds; i++)
+        chan_touch(fl, fl->seeds[i]);
+    for (int32_t i = 0; i < fl->nset; i++) {
+        const msg_t *m = &n->msgs[fl->set[i]];
+        for (int32_t h = 0; h < m->nhops; h++)
+            chan_touch(fl, m->hs[h].chan);
+    }
+    /* fl->chans grows while it is walked: a breadth-first search */
+    for (int32_t k = 0; k < fl->nchans; k++) {
+        const fl_chan_t *c = &fl->ch[fl->chans[k]];
+        for (int32_t j = 0; j < c->n; j++) {
+            uint32_t id = key_msg(c->flows[j]);
+            const msg_t *m = &n->msgs[id];
+            if (fl->m[id].epoch == fl->epoch || m->rate < level)
+                continue;
+            set_add(fl, id);
+            for (int32_t h = 0; h < m->nhops; h++)
+                chan_touch(fl, m->hs[h].chan);
+        }
+    }
+}
+
+/* Gives the listed flows their new rate and step, in the order of the
+ * active array, as the full solve issued them: steps due at the same tick
+ * then run in the same order. */
+static void issue_steps(cs_net_chan_t *n)
+{
+    cs_fluid_t *fl = n->fl;
+    for (int32_t i = 0; i < fl->nsteps; i++)
+        fl->steps[i] = (uint64_t)n->msgs[fl->steps[i]].active_idx << 32 | fl->steps[i];
+    if (fl->nsteps > 1)
+        qsort(fl->steps, (size_t)fl->nsteps, sizeof *fl->steps, cmp_u64);
+    for (int32_t i = 0; i < fl->nsteps; i++) {
+        uint32_t id = (uint32_t)fl->steps[i];
+        msg_t *m = &n->msgs[id];
+        advance(n, m); /* at the old rate, up to now */
+        m->rate = fl->m[id].newrate;
+        m->fresh = 0;
+        schedule_step(n, id);
     }
 }
 
 static void on_recompute(void *ctx, const cs_event_t *ev)
 {
     cs_net_chan_t *n = ctx;
-    double *rates;
+    cs_fluid_t *fl = fluid_of(n);
+    int full = fl->solver == CS_NET_FLUID_FULL;
+    double bound;
     (void)ev;
     n->fl_dirty = 0;
-    if (!n->fl_n)
-        return;
-    rates = cs_malloc(n->fl_n * sizeof *rates);
-    for (uint32_t i = 0; i < n->fl_n; i++)
-        advance(n, &n->msgs[n->fl_active[i]]);
-    fill_rates(n, rates);
-    /* only flows whose rate changed need a new step: with an unchanged rate
-     * the scheduled step stays right (remaining was advanced linearly) */
-    for (uint32_t i = 0; i < n->fl_n; i++) {
-        msg_t *m = &n->msgs[n->fl_active[i]];
-        if (rates[i] != m->rate || m->fresh) {
-            m->rate = rates[i];
-            m->fresh = 0;
-            schedule_step(n, n->fl_active[i]);
-        }
+    fl->epoch++;
+    fl->nset = fl->nchans = fl->nsteps = 0;
+    watch_due(n);
+    if (full)
+        for (uint32_t i = 0; i < n->fl_n; i++)
+            pend(n, n->fl_active[i]);
+    bound = take_changes(n, fl->bound);
+    fl->bound = INFINITY;
+    if (full) /* the reference: every flow that may move */
+        for (uint32_t i = 0; i < n->fl_n; i++)
+            if (fl->m[n->fl_active[i]].in && fl->m[n->fl_active[i]].epoch != fl->epoch)
+                set_add(fl, n->fl_active[i]);
+    if (full || bound < INFINITY) {
+        /* a hair below the bound, against rounding: more flows is safe */
+        collect_set(n, full ? -INFINITY : bound * (1 - 1e-9));
+        for (int32_t k = 0; k < fl->nchans; k++)
+            chan_residual(n, fl->chans[k]);
+        water_fill(n);
+        for (int32_t i = 0; i < fl->nset; i++)
+            if (fl->m[fl->set[i]].newrate != n->msgs[fl->set[i]].rate)
+                step_list(fl, fl->set[i]);
     }
-    free(rates);
+    fl->nseeds = 0;
+    issue_steps(n);
+    if (fl->solver == CS_NET_FLUID_CHECKED)
+        check_rates(n);
 }
 
 /* A flow finished crossing: account it and schedule its arrival. */
 static void flow_done(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
+    cs_fluid_t *fl = n->fl;
     cs_tick_t now = cs_sim_now(n->sim);
     m->version++;
+    if (fl->m[id].in) {
+        if (m->rate < fl->bound)
+            fl->bound = m->rate;
+        chans_remove(n, id);
+        seed_chans(fl, m);
+    }
     m->rate = 0;
     active_remove(n, id);
     cs_net_i_k_change(n, m, -1);
@@ -380,9 +955,10 @@ static void on_step(void *ctx, const cs_event_t *ev)
                       (uint64_t)b);
         }
     }
-    if (at_gate(m))
+    if (at_gate(m)) {
+        pend(n, id);
         mark_dirty(n); /* it stops: its bandwidth goes to others */
-    else
+    } else
         schedule_step(n, id);
 }
 
@@ -418,3 +994,22 @@ const cs_net_chan_mode_t cs_net_fluid_mode = {
     .begin = on_begin,
     .handlers = {[H_STEP] = on_step, [H_RECOMPUTE] = on_recompute, [H_PROGRESS] = on_progress},
 };
+
+int cs_net_fluid_set_solver(cs_net_t *net, cs_net_fluid_solver_t solver)
+{
+    cs_net_chan_t *n = cs_net_impl_of(net, &fluid_ops);
+    if (!n)
+        return 0;
+    fluid_of(n)->solver = solver;
+    return 1;
+}
+
+void cs_net_fluid_check_stats(const cs_net_t *net, uint64_t *checks, uint64_t *mismatches,
+                              double *max_rel_diff)
+{
+    const cs_net_chan_t *n = cs_net_impl_of(net, &fluid_ops);
+    const cs_fluid_t *fl = n ? n->fl : NULL;
+    *checks = fl ? fl->checks : 0;
+    *mismatches = fl ? fl->mismatches : 0;
+    *max_rel_diff = fl ? fl->max_diff : 0;
+}

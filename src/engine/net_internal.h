@@ -55,7 +55,6 @@ typedef struct msg {
     int64_t reported;   /* progress reported so far (watched flows) */
     uint32_t active_idx;/* index in the fluid active array */
     cs_tick_t t_start;  /* fluid: when the flow began */
-    uint8_t frozen;     /* fluid: water-filling scratch */
     uint8_t fresh;      /* fluid: needs a step even if its rate is unchanged */
     uint32_t next_free;
 } msg_t;
@@ -74,12 +73,7 @@ typedef struct chan_state {
     cs_tick_t wire;
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
     /* fluid */
-    double cap;                /* bytes per tick */
-    double left;               /* water-filling scratch: capacity not yet given */
-    int32_t nflows;            /* water-filling scratch: unfrozen flows through it */
-    uint32_t fl_epoch;         /* water-filling scratch: last recomputation that used it */
-    uint32_t fl_ver;           /* water-filling scratch: invalidates heap entries */
-    uint32_t fl_first;         /* water-filling scratch: offset in the flow adjacency */
+    double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
 } chan_state_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in
@@ -119,12 +113,7 @@ typedef struct cs_net_chan {
     uint32_t *fl_active;
     uint32_t fl_n, fl_cap;
     int fl_dirty;
-    uint32_t fl_epoch;
-    int32_t *fl_chans;         /* channels used by the current recomputation */
-    uint32_t *fl_adj;          /* flows of each used channel (CSR by fl_first) */
-    uint32_t *fl_fill;
-    void *fl_heap;             /* (key, channel, version) min-heap */
-    size_t fl_scratch_cap, fl_heap_cap;
+    struct cs_fluid *fl;       /* the solver's state (net_fluid.c), NULL until used */
 } cs_net_chan_t;
 
 static inline uint64_t hop_key(uint32_t m, uint32_t h) { return ((uint64_t)m << 16) | h; }
@@ -204,5 +193,22 @@ void cs_net_i_arrived(cs_net_chan_t *n, uint32_t id, int64_t bytes_total, cs_tic
 /* ---- the modes (net_packet.c, net_fluid.c), for the mode table -------- */
 extern const cs_net_chan_mode_t cs_net_packet_mode;
 extern const cs_net_chan_mode_t cs_net_fluid_mode;
+
+/* ---- the fluid solver (net_fluid.c), for tests ------------------------- */
+typedef struct cs_fluid cs_fluid_t;
+typedef enum cs_net_fluid_solver {
+    CS_NET_FLUID_INCREMENTAL = 0, /* re-solves only the flows that can change (default) */
+    CS_NET_FLUID_FULL,            /* the reference: every flow at every recomputation */
+    CS_NET_FLUID_CHECKED          /* incremental, compared with the reference each time */
+} cs_net_fluid_solver_t;
+/* Selects the solver of a fluid engine before it runs.  Returns 0 (and does
+ * nothing) if `net` is not the channel engine in fluid mode. */
+int cs_net_fluid_set_solver(cs_net_t *net, cs_net_fluid_solver_t solver);
+/* With CS_NET_FLUID_CHECKED: recomputations compared, flows whose being
+ * stopped at the gate disagreed, and the largest relative difference
+ * |a - b| / max(|a|, |b|) of a rate (0 when bit-identical).  Zeros for
+ * another engine. */
+void cs_net_fluid_check_stats(const cs_net_t *net, uint64_t *checks, uint64_t *mismatches,
+                              double *max_rel_diff);
 
 #endif
