@@ -27,6 +27,7 @@
 
 #define NIL CS_TBQ_NIL
 
+/* cs_tbq_home (queue_tb.h) computes the same hash inline. */
 static inline uint32_t hash_time(cs_tick_t t, uint32_t mask)
 {
     uint64_t x = (uint64_t)t * 0x9E3779B97F4A7C15ull;
