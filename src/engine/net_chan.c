@@ -67,6 +67,8 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
             return cs_error_set(err, CS_ERR_RANGE, "channel %d has invalid timing", c);
         }
         ch->ser_unit = net_ser(ch, np->unit_bytes);
+        n->same_ser = c == 0 || (n->same_ser && ch->ser_num == n->ch[0].ser_num &&
+                                 ch->ser_den == n->ch[0].ser_den);
         /* bytes per tick; an infinitely fast channel gets a huge capacity */
         ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
     }

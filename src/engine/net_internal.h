@@ -65,7 +65,6 @@ typedef struct msg {
 
 typedef struct chan_state {
     uint64_t wq_head, wq_tail; /* packet: waiting (msg, hop) */
-    uint64_t cur;              /* packet: (msg, hop) on the wire */
     int32_t occ[2];            /* packet: downstream buffer use per vc */
     uint8_t busy, stalled;
     cs_tick_t stall_since;
@@ -112,6 +111,7 @@ typedef struct cs_net_chan {
     uint64_t post_seq;
     cs_hop_t *route_buf;
     int max_route;
+    int same_ser;              /* every channel has the same ser_num/ser_den */
     /* handlers: h_begin and h_mode[] are the mode's (cs_net_chan_mode_t),
      * h_mode[] indexed by the mode's own enum */
     uint32_t h_begin, h_complete, h_mode[CS_NET_CHAN_HANDLERS];
