@@ -212,9 +212,15 @@ static void on_deliver(void *ctx, const cs_event_t *ev)
     cs_net_chan_t *n = ctx;
     uint32_t id = ev->a;
     msg_t *m = &n->msgs[id];
-    int64_t size = unit_size(n, m, m->delivered);
+    int64_t total = m->arrived + unit_size(n, m, m->delivered);
     m->delivered++;
-    cs_net_i_arrived(n, id, m->arrived + size, ev->time);
+    /* an unwatched message that is not complete has nothing to report:
+     * cs_net_i_arrived would only store the count */
+    if (!m->watch && total < m->bytes) {
+        m->arrived = total;
+        return;
+    }
+    cs_net_i_arrived(n, id, total, ev->time);
 }
 
 /* The deadlock message, naming up to six channels with units waiting. */
