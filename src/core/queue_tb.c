@@ -14,6 +14,9 @@
  *
  * When every event has its own time this is a heap plus a hash look-up per
  * push: slower than the plain heaps by a constant.  tools/bench compares.
+ *
+ * The hot path (a push into an existing time, a pop that leaves its time
+ * non-empty) is inline in queue_tb.h; this file has the rest.
  */
 #include "core/queue_tb.h"
 
@@ -22,42 +25,9 @@
 
 #include "core/error.h"
 
-#define NIL UINT32_MAX
+#define NIL CS_TBQ_NIL
 
-typedef struct node {
-    cs_event_t ev;
-    uint32_t next;
-} node_t;
-
-typedef struct bucket {
-    cs_tick_t time;
-    uint32_t head, tail;
-    uint32_t next_free;
-} bucket_t;
-
-typedef struct hentry {
-    cs_tick_t time;
-    uint32_t bucket; /* NIL = empty slot */
-} hentry_t;
-
-typedef struct hitem {
-    cs_tick_t time;
-    uint32_t bucket;
-} hitem_t;
-
-struct cs_tbq {
-    node_t *nodes;
-    uint32_t nnodes, cap_nodes, free_node;
-    bucket_t *buckets;
-    uint32_t nbuckets, cap_buckets, free_bucket;
-    hitem_t *heap;     /* min-heap on time (times are distinct) */
-    uint32_t nheap;
-    hentry_t *table;   /* linear probing, backward-shift deletion */
-    uint32_t table_mask;
-    uint32_t table_used;
-    uint32_t last_bucket; /* cache: the bucket of the latest push */
-};
-
+/* cs_tbq_home (queue_tb.h) computes the same hash inline. */
 static inline uint32_t hash_time(cs_tick_t t, uint32_t mask)
 {
     uint64_t x = (uint64_t)t * 0x9E3779B97F4A7C15ull;
@@ -77,7 +47,7 @@ static void table_insert(cs_tbq_t *q, cs_tick_t t, uint32_t b);
 
 static void table_grow(cs_tbq_t *q)
 {
-    hentry_t *old = q->table;
+    cs_tbq_hentry_t *old = q->table;
     uint32_t n = q->table_mask + 1;
     table_init(q, n * 2);
     for (uint32_t i = 0; i < n; i++)
@@ -127,23 +97,19 @@ static void table_remove(cs_tbq_t *q, cs_tick_t t)
     q->table_used--;
 }
 
-cs_tbq_t *cs_tbq_new(void)
+void cs_tbq_init(cs_tbq_t *q)
 {
-    cs_tbq_t *q = cs_calloc(1, sizeof *q);
+    memset(q, 0, sizeof *q);
     q->free_node = q->free_bucket = q->last_bucket = NIL;
     table_init(q, 64);
-    return q;
 }
 
-void cs_tbq_free(cs_tbq_t *q)
+void cs_tbq_fini(cs_tbq_t *q)
 {
-    if (!q)
-        return;
     free(q->nodes);
     free(q->buckets);
     free(q->heap);
     free(q->table);
-    free(q);
 }
 
 static uint32_t node_alloc(cs_tbq_t *q)
@@ -186,12 +152,12 @@ static uint32_t bucket_new(cs_tbq_t *q, cs_tick_t t)
         q->heap[i] = q->heap[parent];
         i = parent;
     }
-    q->heap[i] = (hitem_t){t, b};
+    q->heap[i] = (cs_tbq_hentry_t){t, b};
     table_insert(q, t, b);
     return b;
 }
 
-void cs_tbq_push(cs_tbq_t *q, const cs_event_t *e)
+void cs_tbq_push_slow(cs_tbq_t *q, const cs_event_t *e)
 {
     uint32_t b = q->last_bucket;
     if (b == NIL || q->buckets[b].time != e->time || q->buckets[b].head == NIL) {
@@ -200,20 +166,12 @@ void cs_tbq_push(cs_tbq_t *q, const cs_event_t *e)
             b = bucket_new(q, e->time);
         q->last_bucket = b;
     }
-    uint32_t n = node_alloc(q);
-    q->nodes[n].ev = *e;
-    q->nodes[n].next = NIL;
-    bucket_t *bk = &q->buckets[b];
-    if (bk->tail == NIL)
-        bk->head = n;
-    else
-        q->nodes[bk->tail].next = n;
-    bk->tail = n;
+    cs_tbq_append(q, b, node_alloc(q), e);
 }
 
 static void heap_pop_min(cs_tbq_t *q)
 {
-    hitem_t last = q->heap[--q->nheap];
+    cs_tbq_hentry_t last = q->heap[--q->nheap];
     uint32_t i = 0, n = q->nheap;
     for (;;) {
         uint32_t c = 2 * i + 1;
@@ -230,33 +188,14 @@ static void heap_pop_min(cs_tbq_t *q)
         q->heap[i] = last;
 }
 
-int cs_tbq_pop(cs_tbq_t *q, cs_event_t *out)
+void cs_tbq_bucket_done(cs_tbq_t *q, uint32_t b)
 {
-    if (!q->nheap)
-        return 0;
-    uint32_t b = q->heap[0].bucket;
-    bucket_t *bk = &q->buckets[b];
-    uint32_t n = bk->head;
-    *out = q->nodes[n].ev;
-    bk->head = q->nodes[n].next;
-    q->nodes[n].next = q->free_node;
-    q->free_node = n;
-    if (bk->head == NIL) {
-        bk->tail = NIL;
-        table_remove(q, bk->time);
-        heap_pop_min(q);
-        bk->next_free = q->free_bucket;
-        q->free_bucket = b;
-        if (q->last_bucket == b)
-            q->last_bucket = NIL;
-    }
-    return 1;
-}
-
-int cs_tbq_peek(const cs_tbq_t *q, cs_event_t *out)
-{
-    if (!q->nheap)
-        return 0;
-    *out = q->nodes[q->buckets[q->heap[0].bucket].head].ev;
-    return 1;
+    cs_tbq_bucket_t *bk = &q->buckets[b];
+    bk->tail = NIL;
+    table_remove(q, bk->time);
+    heap_pop_min(q);
+    bk->next_free = q->free_bucket;
+    q->free_bucket = b;
+    if (q->last_bucket == b)
+        q->last_bucket = NIL;
 }

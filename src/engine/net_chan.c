@@ -52,7 +52,14 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
         n->hooks = *hooks;
     n->nnodes = cs_topo_nodes(topo);
     n->nchans = cs_topo_channels(topo);
-    n->ch = cs_calloc((size_t)n->nchans + 1, sizeof *n->ch);
+    {
+        /* line-aligned: see chan_state_t */
+        size_t bytes = ((size_t)n->nchans + 1) * sizeof *n->ch;
+        void *ch = NULL;
+        int rc = posix_memalign(&ch, 64, bytes);
+        CS_ASSERT(rc == 0);
+        n->ch = memset(ch, 0, bytes);
+    }
     n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);
     for (int c = 0; c < n->nchans; c++) {
         chan_state_t *ch = &n->ch[c];
@@ -67,6 +74,8 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
             return cs_error_set(err, CS_ERR_RANGE, "channel %d has invalid timing", c);
         }
         ch->ser_unit = net_ser(ch, np->unit_bytes);
+        n->same_ser = c == 0 || (n->same_ser && ch->ser_num == n->ch[0].ser_num &&
+                                 ch->ser_den == n->ch[0].ser_den);
         /* bytes per tick; an infinitely fast channel gets a huge capacity */
         ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
     }

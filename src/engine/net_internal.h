@@ -29,24 +29,25 @@ typedef struct hop_state {
 enum msg_state { MSG_FREE, MSG_WAIT_PORTS, MSG_OVERHEAD, MSG_ACTIVE, MSG_FINISHING };
 
 typedef struct msg {
-    int32_t src, dst;
+    /* what packet mode reads for every unit, in the first 32 bytes so that
+     * a unit usually costs one cache line of its message */
+    hop_state_t *hs;    /* nhops entries (the route; fluid mode uses it too) */
     int64_t bytes;
+    int32_t nhops;
+    uint32_t npk;       /* packet: units */
+    uint32_t delivered; /* packet: units delivered */
+    uint8_t state;
+    uint8_t watch;
+    uint8_t local;      /* src == dst: a local copy, no ports, no overhead */
+    int32_t src, dst;
     int64_t gate;       /* bytes that may be injected */
     int64_t arrived;    /* bytes delivered at the destination */
     uint64_t user;
     uint64_t post_seq;
-    int32_t nhops;
-    uint8_t state;
-    uint8_t watch;
-    uint8_t local;      /* src == dst: a local copy, no ports, no overhead */
-    cs_hop_t *path;     /* nhops entries (packet: unused, see hs) */
     /* port wait lists (doubly linked, by source and by destination) */
     uint32_t src_prev, src_next, dst_prev, dst_next;
     /* packet mode */
-    hop_state_t *hs;    /* nhops entries */
-    uint32_t npk;       /* units */
     uint32_t released;  /* units released at the source by the gate */
-    uint32_t delivered; /* units delivered */
     /* fluid mode */
     double remaining;   /* bytes not yet across the bottleneck */
     double rate;        /* bytes per tick */
@@ -62,16 +63,20 @@ typedef struct msg {
 /* How many event handlers of its own a mode registers (cs_net_chan_mode_t). */
 #define CS_NET_CHAN_HANDLERS 3
 
+/* A channel.  What packet mode touches for every unit (wait queue, buffer
+ * use, busy, wire and unit times) is in the first 48 bytes, and the array is
+ * 64-byte aligned (cs_net_chan_new), so a unit costs one cache line of the
+ * channel, not two. */
 typedef struct chan_state {
-    uint64_t wq_head, wq_tail; /* packet: waiting (msg, hop) */
-    uint64_t cur;              /* packet: (msg, hop) on the wire */
+    _Alignas(64) uint64_t wq_head; /* packet: waiting (msg, hop) */
+    uint64_t wq_tail;
     int32_t occ[2];            /* packet: downstream buffer use per vc */
     uint8_t busy, stalled;
-    cs_tick_t stall_since;
     int32_t k_now;             /* messages currently wanting the channel */
-    int64_t ser_num, ser_den;
     cs_tick_t wire;
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
+    cs_tick_t stall_since;
+    int64_t ser_num, ser_den;
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
 } chan_state_t;
@@ -106,6 +111,7 @@ typedef struct cs_net_chan {
     uint64_t post_seq;
     cs_hop_t *route_buf;
     int max_route;
+    int same_ser;              /* every channel has the same ser_num/ser_den */
     /* handlers: h_begin and h_mode[] are the mode's (cs_net_chan_mode_t),
      * h_mode[] indexed by the mode's own enum */
     uint32_t h_begin, h_complete, h_mode[CS_NET_CHAN_HANDLERS];

@@ -12,6 +12,12 @@
  *
  * The mode is cs_net_packet_mode (its ops table and handlers) over the shared
  * channel engine state (net_chan.c does posting, ports and completion).
+ *
+ * Speed: every event is a few cache misses (hop state, message, channel), so
+ * the handlers load what they can in parallel (CHAN_FREE carries the
+ * (message, hop) it frees), return early inline (arbitrate on a busy or empty
+ * channel) and skip what uniform channels make needless (the next channel's
+ * unit time).  docs/engine.md ("Speed") has the measurements.
  */
 #include "engine/net_internal.h"
 
@@ -45,16 +51,15 @@ static void wq_append(cs_net_chan_t *n, int chan, uint64_t key, hop_state_t *hs)
     c->wq_tail = key;
 }
 
-/* Starts the next unit on channel `chan` if it is idle and some waiting
- * message has buffer space downstream on its virtual channel. */
-static void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
+/* arbitrate's work once the channel is idle and has waiters; out of line
+ * so that the two thirds of the calls that find the channel busy or empty
+ * pay no prologue. */
+static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan, cs_tick_t now)
 {
     chan_state_t *c = &n->ch[chan];
     uint64_t key, prev = NIL64;
     hop_state_t *hs = NULL;
     msg_t *m;
-    if (c->busy || c->wq_head == NIL64)
-        return;
     /* the first waiter whose virtual channel has a free slot */
     for (key = c->wq_head; key != NIL64; prev = key, key = hs->next) {
         const msg_t *wm = &n->msgs[key_msg(key)];
@@ -95,20 +100,35 @@ static void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
      * that messages arriving meanwhile go first: true round-robin */
     hs->queued = 2;
     c->busy = 1;
-    c->cur = key;
     if ((int32_t)h + 1 < m->nhops)
         c->occ[hs->vc]++;
     cs_net_i_record(n, chan, now, ser, ser, size, 1);
-    cs_sim_at(n->sim, now + ser, n->h_mode[H_FREE], (uint32_t)chan, 0);
+    /* the event carries the (message, hop) too, so that on_free can load
+     * the message while it loads the channel instead of after */
+    cs_sim_at(n->sim, now + ser, n->h_mode[H_FREE], (uint32_t)chan, key);
     if ((int32_t)h + 1 == m->nhops) {
         cs_sim_at(n->sim, now + c->wire + ser, n->h_mode[H_DELIVER], mid, 0);
     } else {
-        const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
         cs_tick_t t = now + c->wire + n->p.router_lat;
-        /* a unit never finishes a hop before its own tail has arrived */
-        cs_tick_t tail = now + c->wire + ser - unit_ser(n, nc, size);
-        cs_sim_at(n->sim, t > tail ? t : tail, n->h_mode[H_HEAD], mid, h + 1);
+        /* a unit never finishes a hop before its own tail has arrived; with
+         * one serialisation rate everywhere the tail is in by now + wire */
+        if (!n->same_ser) {
+            const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
+            cs_tick_t tail = now + c->wire + ser - unit_ser(n, nc, size);
+            if (tail > t)
+                t = tail;
+        }
+        cs_sim_at(n->sim, t, n->h_mode[H_HEAD], mid, h + 1);
     }
+}
+
+/* Starts the next unit on channel `chan` if it is idle and some waiting
+ * message has buffer space downstream on its virtual channel. */
+static inline void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
+{
+    const chan_state_t *c = &n->ch[chan];
+    if (!c->busy && c->wq_head != NIL64)
+        arbitrate_idle(n, chan, now);
 }
 
 /* Units of message `id` become ready at hop h. */
@@ -177,13 +197,14 @@ static void on_free(void *ctx, const cs_event_t *ev)
     cs_net_chan_t *n = ctx;
     int chan = (int)ev->a;
     chan_state_t *c = &n->ch[chan];
-    uint32_t mid = key_msg(c->cur), h = key_hop(c->cur);
+    uint64_t key = ev->b; /* the (message, hop) on the wire */
+    uint32_t mid = key_msg(key), h = key_hop(key);
     msg_t *m = &n->msgs[mid];
     hop_state_t *hs = &m->hs[h];
     c->busy = 0;
     hs->queued = 0;
     if (hs->ready)
-        wq_append(n, chan, c->cur, hs);
+        wq_append(n, chan, key, hs);
     if (hs->sent == m->npk)
         cs_net_i_k_dec(n, chan);
     /* the unit's tail has left the node before this hop: free its slot there */
@@ -197,9 +218,15 @@ static void on_deliver(void *ctx, const cs_event_t *ev)
     cs_net_chan_t *n = ctx;
     uint32_t id = ev->a;
     msg_t *m = &n->msgs[id];
-    int64_t size = unit_size(n, m, m->delivered);
+    int64_t total = m->arrived + unit_size(n, m, m->delivered);
     m->delivered++;
-    cs_net_i_arrived(n, id, m->arrived + size, ev->time);
+    /* an unwatched message that is not complete has nothing to report:
+     * cs_net_i_arrived would only store the count */
+    if (!m->watch && total < m->bytes) {
+        m->arrived = total;
+        return;
+    }
+    cs_net_i_arrived(n, id, total, ev->time);
 }
 
 /* The deadlock message, naming up to six channels with units waiting. */
