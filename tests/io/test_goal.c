@@ -805,7 +805,7 @@ static void assert_same_origins(const cs_program_t *p, const cs_program_t *q)
     assert_same_program(p, q);
     for (int32_t i = 0; i < cs_program_nops(p); i++) {
         const char *a = cs_program_label(p, i), *b = cs_program_label(q, i);
-        cr_assert_eq(cs_program_op(q, i)->line, cs_program_op(p, i)->line, "op %d line", i);
+        cr_assert_eq(cs_program_line(q, i), cs_program_line(p, i), "op %d line", i);
         cr_assert_eq(a == NULL, b == NULL, "op %d label", i);
         if (a)
             cr_assert_str_eq(b, a, "op %d label", i);
