@@ -30,6 +30,7 @@
 #include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
+#include "io/goal.h"
 #include "io/ti.h"
 #include "machines/machine.h"
 
@@ -37,11 +38,18 @@ typedef struct bench_workload {
     const char *name;
     const char *summary;
     const char *machine; /* spec string */
-    /* Builds the (finalized) program for machine m. */
-    int (*build)(const cs_machine_t *m, cs_program_t **out, cs_error_t *err);
+    /* Builds the (finalized) program for machine m; `path` is the
+     * workload's data file in the --data folder (NULL if it has none). */
+    int (*build)(const cs_machine_t *m, const char *path, cs_program_t **out, cs_error_t *err);
     /* For a machine with its own engine: run in packet mode only (the
      * mode does not apply), in one row per queue. */
     int own_engine;
+    /* Data file the workload reads from the --data folder, or NULL; the
+     * row is skipped (with a note saying how to make the file) when it is
+     * missing.  These are the peers' workloads: the same file feeds the
+     * peer, so both read the same input. */
+    const char *file;
+    const char *make_file; /* command that writes it */
 } bench_workload_t;
 
 #define BENCH_RING_BYTES (INT64_C(1) << 20)
@@ -63,8 +71,10 @@ static int bench_finish(cs_program_t *p, const char *source, cs_program_t **out,
 
 /* Rank r sends to r+1 and receives from r-1: every ring channel in one
  * direction carries exactly one message, the other direction none. */
-static int bench_build_ring(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_ring(const cs_machine_t *m, const char *path, cs_program_t **out,
+                            cs_error_t *err)
 {
+    (void)path;
     int nodes = cs_machine_nodes(m);
     cs_program_t *p = cs_program_new(nodes);
     for (int r = 0; r < nodes; r++) {
@@ -91,8 +101,10 @@ static void bench_permutation(int n, uint64_t seed, int32_t *perm)
     }
 }
 
-static int bench_build_perm(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_t **out,
+                            cs_error_t *err)
 {
+    (void)path;
     int nodes = cs_machine_nodes(m);
     int32_t *perm = cs_malloc((size_t)nodes * sizeof *perm);
     int32_t *inv = cs_malloc((size_t)nodes * sizeof *inv);
@@ -139,21 +151,27 @@ static int bench_build_coll(const cs_machine_t *m, const char *coll, const char 
 
 /* The issue's full-wafer cases: 2D broadcast of one wavelet, 2D two-phase
  * reduce of 1024 wavelets, on all 850,000 PEs. */
-static int bench_build_wafer_bcast(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_wafer_bcast(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                   cs_error_t *err)
 {
+    (void)path;
     return bench_build_coll(m, "broadcast", "thesis", "4", NULL, out, err);
 }
 
-static int bench_build_wafer_reduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_wafer_reduce(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                    cs_error_t *err)
 {
+    (void)path;
     return bench_build_coll(m, "reduce", "2d-two-phase", "4096", NULL, out, err);
 }
 
 /* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
  * machine: node groups from the machine's hint, a stage's sends posted at
  * once (a TSP drives all its links), recursive doubling between nodes. */
-static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_groq_allreduce(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                      cs_error_t *err)
 {
+    (void)path;
     static const char *const opts[] = {"par=1", "inter=rdb", NULL};
     return bench_build_coll(m, "allreduce", "hierarchical", "1MiB", opts, out, err);
 }
@@ -165,14 +183,16 @@ static int bench_build_groq_allreduce(const cs_machine_t *m, cs_program_t **out,
  * line before it the reading (ops per second). */
 #define BENCH_TI_RANKS 64
 #define BENCH_TI_OPS 3000000
-static int bench_build_replay_ti(const cs_machine_t *m, cs_program_t **out, cs_error_t *err)
+static int bench_build_replay_ti(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                 cs_error_t *err)
 {
+    (void)path; /* writes its own file */
     const char *dir = getenv("TMPDIR");
-    char path[512];
-    snprintf(path, sizeof path, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
     if (fd < 0)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
     FILE *f = fdopen(fd, "w");
     int P = BENCH_TI_RANKS, iters = BENCH_TI_OPS / (3 * BENCH_TI_RANKS);
     for (int it = 0; it < iters; it++)
@@ -181,17 +201,17 @@ static int bench_build_replay_ti(const cs_machine_t *m, cs_program_t **out, cs_e
                     (r + P - 1) % P, r, (r + 1) % P, r, r);
     long bytes = ftell(f);
     if (fclose(f) != 0) {
-        unlink(path);
-        return cs_error_set(err, CS_ERR_IO, "%s: write error: %s", path, strerror(errno));
+        unlink(tmp);
+        return cs_error_set(err, CS_ERR_IO, "%s: write error: %s", tmp, strerror(errno));
     }
     cs_ti_opts_t o;
     struct timespec t0, t1;
     cs_ti_opts_default(&o);
     o.unit = m->net.unit_bytes;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = cs_ti_read_file(path, &o, out, NULL, err);
+    int rc = cs_ti_read_file(tmp, &o, out, NULL, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    unlink(path);
+    unlink(tmp);
     if (rc == CS_OK) {
         double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         int32_t n = cs_program_nops(*out);
@@ -201,19 +221,62 @@ static int bench_build_replay_ti(const cs_machine_t *m, cs_program_t **out, cs_e
     return rc;
 }
 
+/* The peers' ring all-reduce (issue 17: SimGrid's fluid model and
+ * ASTRA-sim's analytical backend on a ring of P hosts): the suite's
+ * allreduce/ring of 1 MiB. */
+static int bench_build_ring_allreduce(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                      cs_error_t *err)
+{
+    (void)path;
+    return bench_build_coll(m, "allreduce", "ring", "1MiB", NULL, out, err);
+}
+
+/* The Groq paper's three-hop all-reduce of a small tensor (ISCA'22 §5.6)
+ * on the full machine. */
+static int bench_build_groq_gateway(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                    cs_error_t *err)
+{
+    (void)path;
+    return bench_build_coll(m, "allreduce", "gateway", "320", NULL, out, err);
+}
+
+/* LogGOPSim's workload: a GOAL schedule (Schedgen's dissemination barrier,
+ * written by tools/gen-goal) read from the --data folder. */
+static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_t **out,
+                            cs_error_t *err)
+{
+    (void)m;
+    return cs_goal_read_file(path, out, err);
+}
+
 static const bench_workload_t bench_workloads[] = {
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
-     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0},
+     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0, NULL, NULL},
     {"permutation", "random permutation of 64 KiB messages on a 64x64 torus",
-     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm, 0},
+     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm, 0, NULL, NULL},
     {"wafer-bcast", "2D broadcast of one wavelet from PE (0,0) over the whole wafer",
-     "cerebras:wafer", bench_build_wafer_bcast, 1},
+     "cerebras:wafer", bench_build_wafer_bcast, 1, NULL, NULL},
     {"wafer-reduce", "2D two-phase reduce of 1024 wavelets to PE (0,0) over the whole wafer",
-     "cerebras:wafer", bench_build_wafer_reduce, 1},
+     "cerebras:wafer", bench_build_wafer_reduce, 1, NULL, NULL},
     {"groq-allred", "hierarchical all-reduce of 1 MiB on 10,440 Groq TSPs (inter=rdb, par=1)",
-     "groq:racks=145", bench_build_groq_allreduce, 1},
+     "groq:racks=145", bench_build_groq_allreduce, 1, NULL, NULL},
     {"replay-ti", "a synthetic 3M-op SimGrid TI trace (64-rank ring exchange) read and "
-     "replayed", "alphabeta:topo=ring,p=64", bench_build_replay_ti, 0},
+     "replayed", "alphabeta:topo=ring,p=64", bench_build_replay_ti, 0, NULL, NULL},
+    /* The peers' workloads (issue 17; parameters as the peers were run). */
+    {"ring-ar-1k", "ring all-reduce of 1 MiB on a 1,024-host ring (SimGrid, ASTRA-sim)",
+     "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+    {"ring-ar-1280", "ring all-reduce of 1 MiB on 1,280 hosts: flows a byte apart (SimGrid)",
+     "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+    {"ring-ar-4k", "ring all-reduce of 1 MiB on a 4,096-host ring (SimGrid)",
+     "alphabeta:topo=ring,p=4096,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+    {"groq-gateway", "three-hop all-reduce of 320 B on 10,440 Groq TSPs (ISCA'22 5.6)",
+     "groq:racks=145", bench_build_groq_gateway, 1, NULL, NULL},
+    {"goal-diss-256k", "LogGOPSim's dissemination barrier, P = 262,144, from a GOAL file",
+     "loggp:p=262144,L=3000,o=1500,g=1000,G=6", bench_build_goal, 1,
+     "dissemination-262144.goal", "tools/gen-goal dissemination 262144"},
+    {"goal-diss-1m", "LogGOPSim's dissemination barrier, P = 1,048,576, from a GOAL file",
+     "loggp:p=1048576,L=3000,o=1500,g=1000,G=6", bench_build_goal, 1,
+     "dissemination-1048576.goal", "tools/gen-goal dissemination 1048576"},
 };
 #define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
 
@@ -223,6 +286,7 @@ typedef struct bench_args {
     int queue;    /* cs_queue_kind_t, or -1 for both */
     int fork_runs;
     int header;
+    const char *data; /* folder of the workloads' data files */
 } bench_args_t;
 
 static void bench_help(void)
@@ -230,15 +294,20 @@ static void bench_help(void)
     char queues[256];
     cs_request_queue_names(queues, sizeof queues, "|");
     printf("Usage: collsim bench [--workload NAME|all] [--mode packet|fluid|all]\n"
-           "                     [--queue KIND|all] [--no-fork] [--no-header]\n"
+           "                     [--queue KIND|all] [--data DIR] [--no-fork] [--no-header]\n"
            "\n"
            "Times the simulator on fixed workloads and prints one row per run: events,\n"
-           "wall seconds of the simulation, millions of events per second and the peak\n"
-           "resident set size of the run.\n"
+           "program ops, wall seconds to build (or read) the program and to simulate it,\n"
+           "millions of events per second of the simulation, the peak resident set size\n"
+           "of the run and that peak divided by the program's ops (bytes per op: the\n"
+           "whole process, machine and executor included).\n"
            "\n"
            "  -w, --workload NAME  one workload or 'all' (default all)\n"
            "  -M, --mode MODE      packet, fluid or 'all' (default all)\n"
            "  -q, --queue KIND     event queue: %s or 'all' (default %s)\n"
+           "  -d, --data DIR       folder of the data files some workloads read (default\n"
+           "                       bench-data); a row whose file is missing is skipped\n"
+           "                       with the command that writes it (tools/bench does)\n"
            "      --no-fork        run in this process (peak RSS is then cumulative)\n"
            "      --no-header      do not print the column header\n"
            "  -h, --help           show this help and exit\n"
@@ -246,8 +315,10 @@ static void bench_help(void)
            "Workloads:\n",
            queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
     for (int i = 0; i < BENCH_NWORKLOADS; i++)
-        printf("  %-12s %s\n               on %s\n", bench_workloads[i].name,
-               bench_workloads[i].summary, bench_workloads[i].machine);
+        printf("  %-14s %s\n                 on %s%s%s\n", bench_workloads[i].name,
+               bench_workloads[i].summary, bench_workloads[i].machine,
+               bench_workloads[i].file ? ", reads DIR/" : "",
+               bench_workloads[i].file ? bench_workloads[i].file : "");
 }
 
 /* The value of --mode or --queue (a request field, api/request.h), or -1
@@ -271,6 +342,7 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
         {"workload", required_argument, NULL, 'w'},
         {"mode", required_argument, NULL, 'M'},
         {"queue", required_argument, NULL, 'q'},
+        {"data", required_argument, NULL, 'd'},
         {"no-fork", no_argument, NULL, OPT_NO_FORK},
         {"no-header", no_argument, NULL, OPT_NO_HEADER},
         {"help", no_argument, NULL, 'h'},
@@ -283,7 +355,8 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
     a->queue = (int)CS_QUEUE_DEFAULT;
     a->fork_runs = 1;
     a->header = 1;
-    while ((c = getopt_long(argc, argv, ":w:M:q:h", longopts, NULL)) != -1) {
+    a->data = "bench-data";
+    while ((c = getopt_long(argc, argv, ":w:M:q:d:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'w':
             a->workload = -2;
@@ -303,6 +376,7 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
             break;
         case 'M': a->mode = bench_all_or("mode", optarg); break;
         case 'q': a->queue = bench_all_or("queue", optarg); break;
+        case 'd': a->data = optarg; break;
         case OPT_NO_FORK: a->fork_runs = 0; break;
         case OPT_NO_HEADER: a->header = 0; break;
         case 'h': bench_help(); exit(0);
@@ -312,29 +386,42 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
     cs_app_no_operands("bench", argc, argv);
 }
 
-#define BENCH_ROW_FMT "%-12s %-6s %-10s %14s %12s %9s %8s %8s\n"
+#define BENCH_ROW_FMT "%-14s %-6s %-10s %14s %11s %10s %8s %8s %7s %8s %6s\n"
 
 static void bench_print_header(void)
 {
-    printf(BENCH_ROW_FMT, "workload", "mode", "queue", "finish", "events", "wall s", "Mev/s",
-           "RSS MiB");
+    printf(BENCH_ROW_FMT, "workload", "mode", "queue", "finish", "events", "ops", "build s",
+           "run s", "Mev/s", "RSS MiB", "B/op");
 }
 
-/* One run, in whatever process calls it; prints its row. */
-static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue_kind_t queue)
+static double bench_seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* One run, in whatever process calls it; prints its row.  `path` is the
+ * workload's data file (NULL if it reads none). */
+static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mode_t mode,
+                         cs_queue_kind_t queue)
 {
     cs_error_t err = {0};
     cs_machine_t *m = NULL;
     cs_program_t *p = NULL;
     cs_exec_result_t res;
+    struct timespec t0;
+    double build_s = 0;
     int rc;
 
     memset(&res, 0, sizeof res);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = cs_machine_new(w->machine, &m, &err);
     if (rc == CS_OK)
-        rc = w->build(m, &p, &err);
+        rc = w->build(m, path, &p, &err);
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
+        build_s = bench_seconds_since(&t0);
         cs_exec_opts_default(&opts);
         opts.mode = mode;
         opts.queue = queue;
@@ -342,18 +429,22 @@ static int bench_run_one(const bench_workload_t *w, cs_net_mode_t mode, cs_queue
     }
     if (rc == CS_OK) {
         struct rusage ru;
-        char finish[64], events[32], wall[32], rate[32], rss[32];
+        int32_t nops = cs_program_nops(p);
+        char finish[64], events[32], ops[32], build[32], run[32], rate[32], rss[32], per_op[32];
         getrusage(RUSAGE_SELF, &ru);
+        /* Linux reports ru_maxrss in KiB. */
+        double rss_bytes = (double)ru.ru_maxrss * 1024.0;
         cs_units_format_seconds((double)res.finish * m->tick_seconds, finish, sizeof finish);
         snprintf(events, sizeof events, "%llu", (unsigned long long)res.events);
-        snprintf(wall, sizeof wall, "%.3f", res.wall_seconds);
+        snprintf(ops, sizeof ops, "%ld", (long)nops);
+        snprintf(build, sizeof build, "%.3f", build_s);
+        snprintf(run, sizeof run, "%.3f", res.wall_seconds);
         snprintf(rate, sizeof rate, "%.2f",
                  res.wall_seconds > 0 ? (double)res.events / res.wall_seconds / 1e6 : 0.0);
-        /* Linux reports ru_maxrss in KiB. */
-        snprintf(rss, sizeof rss, "%.1f", (double)ru.ru_maxrss / 1024.0);
-        printf(BENCH_ROW_FMT, w->name, w->own_engine ? "fabric" : cs_net_mode_name(mode),
-               cs_queue_kind_name(queue), finish,
-               events, wall, rate, rss);
+        snprintf(rss, sizeof rss, "%.1f", rss_bytes / (1024.0 * 1024.0));
+        snprintf(per_op, sizeof per_op, "%.0f", nops > 0 ? rss_bytes / nops : 0.0);
+        printf(BENCH_ROW_FMT, w->name, w->own_engine ? "own" : cs_net_mode_name(mode),
+               cs_queue_kind_name(queue), finish, events, ops, build, run, rate, rss, per_op);
     } else {
         cs_error_prefix(&err, "bench %s (%s, %s)", w->name, cs_net_mode_name(mode),
                         cs_queue_kind_name(queue));
@@ -381,7 +472,8 @@ static int bench_status_from_exit(int wstatus)
     }
 }
 
-static int bench_run_forked(const bench_workload_t *w, cs_net_mode_t mode, cs_queue_kind_t queue)
+static int bench_run_forked(const bench_workload_t *w, const char *path, cs_net_mode_t mode,
+                            cs_queue_kind_t queue)
 {
     /* Anything buffered would otherwise be printed by both processes. */
     fflush(stdout);
@@ -393,7 +485,7 @@ static int bench_run_forked(const bench_workload_t *w, cs_net_mode_t mode, cs_qu
         return cs_app_report(&err);
     }
     if (pid == 0) {
-        int rc = bench_run_one(w, mode, queue);
+        int rc = bench_run_one(w, path, mode, queue);
         fflush(stdout);
         exit(cs_status_exit_code(rc));
     }
@@ -421,19 +513,30 @@ int cs_app_cmd_bench(int argc, char **argv)
     if (a.header)
         bench_print_header();
     for (int wi = 0; wi < BENCH_NWORKLOADS; wi++) {
+        const bench_workload_t *w = &bench_workloads[wi];
+        char path[4096];
         if (a.workload >= 0 && a.workload != wi)
             continue;
+        if (w->file) {
+            snprintf(path, sizeof path, "%s/%s", a.data, w->file);
+            if (access(path, R_OK) != 0) {
+                printf("# %s: skipped: no %s (write it with `%s > %s`)\n", w->name, path,
+                       w->make_file, path);
+                continue;
+            }
+        }
         for (int mi = 0; mi < 2; mi++) {
             if (a.mode >= 0 && a.mode != (int)modes[mi])
                 continue;
-            if (bench_workloads[wi].own_engine && modes[mi] != CS_NET_PACKET)
+            if (w->own_engine && modes[mi] != CS_NET_PACKET)
                 continue; /* its engine has no modes */
             for (int qi = 0; qi < cs_request_queue_kinds(); qi++) {
                 cs_queue_kind_t queue = (cs_queue_kind_t)qi;
                 if (a.queue >= 0 && a.queue != qi)
                     continue;
-                int rc = a.fork_runs ? bench_run_forked(&bench_workloads[wi], modes[mi], queue)
-                                     : bench_run_one(&bench_workloads[wi], modes[mi], queue);
+                const char *file = w->file ? path : NULL;
+                int rc = a.fork_runs ? bench_run_forked(w, file, modes[mi], queue)
+                                     : bench_run_one(w, file, modes[mi], queue);
                 /* Keep going: one failing workload should not hide the
                  * numbers of the others. */
                 if (rc != CS_OK && worst == CS_OK)
