@@ -243,6 +243,7 @@ static void same_run_both_solvers(const cs_topo_t *topo, const cs_net_params_t *
     cs_exec_opts_t o;
     cs_error_t err;
     cs_exec_opts_default(&o);
+    o.record_op_times = 1; /* the ends are compared below */
     o.mode = CS_NET_FLUID;
     for (int i = 0; i < 2; i++) {
         net_ctx_t ctx = {topo, np, solver[i]};
