@@ -5,8 +5,8 @@
  * The struct and the two hot operations (push into a bucket that exists,
  * pop from the head bucket) are here, inline, because they are the
  * simulator's innermost loop: every event is one push and one pop, and the
- * calls cost as much as the work (measured: 40% fewer instructions per event
- * on the ring shift once inlined into cs_queue_push/pop).  Everything else
+ * calls cost as much as the work (measured: ~30% fewer instructions per push
+ * and pop on the ring shift once inlined into cs_queue_push/pop).  The rest
  * (a new time, an emptied time, growth) is in queue_tb.c, out of line.
  */
 #ifndef CS_QUEUE_TB_H
