@@ -52,35 +52,45 @@ static const char *const dir_name[] = {"north", "east", "south", "west", "ramp",
 #define TIMER ((uint64_t)1 << 32) /* marks timer events (the low bits hold the generation) */
 #define UNCOND ((uint64_t)1 << 33) /* an evaluation that no generation cancels */
 
+/* A full-wafer run holds millions of stages at once (every stream is posted
+ * up front), so the layout is packed: the FIFO fill Arr - A instead of Arr
+ * (it never exceeds the stage's capacity), the capacity derived from the
+ * latency (cap_of), one field that is the wait-list link of an INJ or
+ * ROUTER and the user of a SINK (a sink never waits), flags as bits. */
 typedef struct stage {
+    int64_t A;
+    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
+    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
+    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
+    int32_t fill;          /* Arr - A at `ref` (ROUTER, SINK; Arr: arrivals before ref) */
     int32_t stream;
     int32_t parent, first_child, next_sibling;
     int32_t pe;            /* router / processor */
-    int32_t wait_next;     /* link in a port's or color's wait list */
-    int32_t user;          /* SINK: index of its user in fabric.users */
+    union {
+        int32_t wait_next; /* INJ, ROUTER: link in a port's or color's wait list */
+        int32_t user;      /* SINK: index of its user in fabric.users */
+    };
+    uint32_t arr_seq;      /* ... and its number among those of that cycle */
+    uint32_t gen, timer_gen;
+    uint16_t lat;
     uint8_t kind;
     uint8_t outs;          /* ROUTER: output mask (1 << D_*) */
     uint8_t in_dir;        /* ROUTER: input port */
     uint8_t r, a;
-    uint8_t holds_ports, holds_color, present, waiting, done, local;
-    int32_t lat, cap;
-    int64_t A, Arr;
-    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
-    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
-    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
-    uint32_t arr_seq;      /* ... and its number among those of that cycle */
-    uint32_t gen, timer_gen;
+    uint8_t holds_ports : 1, holds_color : 1, present : 1, waiting : 1, done : 1, local : 1;
 } stage_t;
 
+/* The most ramp latency the packed stage holds (lat is 16 bits). */
+#define FAB_MAX_TR (UINT16_MAX - 1)
+
 typedef struct stream {
-    int32_t src, first_stage, nstages, cls;
-    int32_t sinks_left;
     int64_t bytes, W;
     int64_t g_bytes, g_rate; /* gate: g_bytes at g_ref, + g_rate bytes per cycle */
     cs_tick_t g_ref;
+    int32_t src, first_stage, cls;
+    int32_t sinks_left;
+    int32_t first_user;      /* users of the sinks: users[first_user + i] */
     uint8_t watch;
-    uint64_t user0;          /* users of the sinks: users[first_user + i] */
-    int32_t first_user;
 } stream_t;
 
 typedef struct port {
@@ -148,6 +158,13 @@ static void pe_name(const fabric_t *f, int pe, char *buf, size_t len)
 
 static cs_tick_t now_of(const fabric_t *f) { return cs_sim_now(f->sim); }
 
+/* Wavelets a stage may have departed beyond its child: the lat on the wire
+ * plus the child's FIFO of buf (a local copy is not limited). */
+static int64_t cap_of(const fabric_t *f, const stage_t *s)
+{
+    return s->local ? (int64_t)1 << 30 : (int64_t)s->lat + f->p.buf;
+}
+
 static void eval_soon(fabric_t *f, int32_t s)
 {
     cs_sim_at(f->sim, now_of(f), f->h_eval, (uint32_t)s, f->st[s].gen);
@@ -158,8 +175,12 @@ static void bring(fabric_t *f, stage_t *s)
 {
     cs_tick_t now = now_of(f), dt = now - s->ref;
     if (dt > 0) {
+        int64_t fill = s->fill + (int64_t)(s->a - s->r) * dt;
         s->A += s->r * dt;
-        s->Arr += s->a * dt;
+        if (s->kind != ST_INJ) { /* an INJ has no arrivals (its gate says what it has) */
+            CS_ASSERT(fill >= INT32_MIN && fill <= INT32_MAX);
+            s->fill = (int32_t)fill;
+        }
         s->ref = now;
     }
 }
@@ -403,7 +424,7 @@ static void evaluate(fabric_t *f, int32_t id)
         }
         return;
     }
-    supply = s->kind == ST_INJ ? gate_avail(m, now) - s->A : s->Arr + s->a - s->A;
+    supply = s->kind == ST_INJ ? gate_avail(m, now) - s->A : s->fill + s->a;
     if (supply >= 1 && s->kind == ST_ROUTER && !s->present) {
         s->present = 1;
         color_t *c = color_of(f, s->pe, m->cls, 1);
@@ -415,7 +436,7 @@ static void evaluate(fabric_t *f, int32_t id)
         int room = 1;
         for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
             const stage_t *ch = &f->st[c];
-            if (s->A - departed_now(f, ch) >= ch->cap) {
+            if (s->A - departed_now(f, ch) >= cap_of(f, ch)) {
                 room = 0;
                 break;
             }
@@ -462,13 +483,13 @@ static void evaluate(fabric_t *f, int32_t id)
             } else if (m->g_rate < 4) {
                 t = 1; /* a gate slower than the ramp: look every cycle */
             }
-        } else if (!s->a && s->Arr - s->A < t) {
-            t = s->Arr - s->A; /* nothing more arrives: the FIFO empties */
+        } else if (!s->a && s->fill < t) {
+            t = s->fill; /* nothing more arrives: the FIFO empties */
         }
         for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
             const stage_t *ch = &f->st[c];
-            if (!ch->r && ch->cap - (s->A - departed_now(f, ch)) < t)
-                t = ch->cap - (s->A - departed_now(f, ch)); /* the child fills up */
+            if (!ch->r && cap_of(f, ch) - (s->A - departed_now(f, ch)) < t)
+                t = cap_of(f, ch) - (s->A - departed_now(f, ch)); /* the child fills up */
         }
         next = now + (t < 1 ? 1 : t);
     } else if (s->kind == ST_INJ && m->g_rate > 0 && supply < 1) {
@@ -546,8 +567,7 @@ static void on_arr(void *ctx, const cs_event_t *ev)
 
 /* ---- building streams ------------------------------------------------------- */
 
-static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat,
-                         int cap)
+static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat)
 {
     if (f->nst == f->cap_st) {
         f->cap_st = f->cap_st ? f->cap_st * 2 : 1024;
@@ -563,8 +583,7 @@ static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t 
     s->parent = parent;
     s->first_child = s->next_sibling = NIL;
     s->wait_next = NIL;
-    s->lat = lat;
-    s->cap = cap;
+    s->lat = (uint16_t)lat;
     s->ref = now_of(f);
     if (parent >= 0) {
         /* children in creation order */
@@ -610,7 +629,7 @@ static int32_t route_to(fabric_t *f, int32_t stream, int src, int dst, int32_t *
         int pe = back[i], pr = f->st[cur].pe / cols, pc = f->st[cur].pe % cols;
         int d = pe / cols == pr ? (pe % cols > pc ? D_E : D_W) : (pe / cols > pr ? D_S : D_N);
         f->st[cur].outs |= (uint8_t)(1 << d);
-        int32_t id = new_stage(f, stream, ST_ROUTER, pe, cur, 1, 1 + f->p.buf);
+        int32_t id = new_stage(f, stream, ST_ROUTER, pe, cur, 1);
         f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
         f->scratch[pe] = id;
         cur = id;
@@ -624,7 +643,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
                          int64_t gate_bytes, int watch, const uint64_t *users)
 {
     fabric_t *f = impl;
-    int tr = f->p.tr, buf = f->p.buf;
+    int tr = f->p.tr;
     f->sm = cs_grow(f->sm, f->nsm, &f->cap_sm, 256, sizeof *f->sm);
     int32_t sid = f->nsm++;
     stream_t *m = &f->sm[sid];
@@ -650,7 +669,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
     m->first_stage = (int32_t)f->nst;
     f->active++;
 
-    int32_t inj = new_stage(f, sid, ST_INJ, src, NIL, 0, 0);
+    int32_t inj = new_stage(f, sid, ST_INJ, src, NIL, 0);
     int32_t *touched = NULL;
     int ntouched = 0, cap_touched = 0;
     int32_t root = NIL;
@@ -659,11 +678,12 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
         if (dst[i] == src && ndst == 1) {
             /* a local copy: memory to memory, one wavelet per cycle, no
              * network */
-            sink = new_stage(f, sid, ST_SINK, src, inj, 1, 1 << 30);
+            sink = new_stage(f, sid, ST_SINK, src, inj, 1);
+            f->st[sink].local = 1; /* no capacity limit (cap_of) */
             f->st[inj].local = 1;
         } else {
             if (root == NIL) {
-                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr, 1 + tr + buf);
+                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr);
                 f->st[root].in_dir = D_RAMP;
                 f->scratch[src] = root;
                 touched = cs_malloc(64 * sizeof *touched);
@@ -672,14 +692,13 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
             }
             int32_t last = route_to(f, sid, src, dst[i], &touched, &ntouched, &cap_touched);
             f->st[last].outs |= 1 << D_RAMP;
-            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf);
+            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr);
         }
         f->st[sink].user = m->first_user + i;
     }
     for (int i = 0; i < ntouched; i++)
         f->scratch[touched[i]] = NIL;
     free(touched);
-    f->sm[sid].nstages = (int32_t)(f->nst - f->sm[sid].first_stage);
     eval_soon(f, inj);
     return (uint32_t)sid;
 }
@@ -783,8 +802,13 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     int npe = fp->rows * fp->cols;
     cs_hop_t hop[4];
     *out = NULL;
-    if (fp->tr < 1 || fp->buf < 1 || fp->colors < 0 || npe != cs_topo_nodes(topo))
-        return cs_error_set(err, CS_ERR_RANGE, "cerebras fabric: invalid parameters");
+    if (fp->tr < 1 || fp->tr > FAB_MAX_TR || fp->buf < 1 || fp->buf > (1 << 28) || fp->colors < 0 ||
+        npe != cs_topo_nodes(topo))
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "cerebras fabric: invalid parameters (tr=%d must be 1..%d, buf=%d "
+                            "1..%d, colors=%d >= 0, %d PEs on a topology of %d nodes)",
+                            fp->tr, FAB_MAX_TR, fp->buf, 1 << 28, fp->colors, npe,
+                            cs_topo_nodes(topo));
     fabric_t *f = cs_calloc(1, sizeof *f);
     f->p = *fp;
     f->topo = topo;
