@@ -97,15 +97,19 @@ typedef struct port {
     int32_t holder, wait_head, wait_tail, wanting;
 } port_t;
 
+/* A color live at a router.  Entries come from one pool for the whole
+ * wafer (a router rarely has more than a few at once, and most routers
+ * have one at some time: a small array per router would cost a heap block
+ * each); a router's entries are a list through `next`. */
 typedef struct color {
     int32_t cls, holder, wait_head, wait_tail, refs;
     int32_t configs;  /* router configurations this color has gone through */
+    int32_t next;     /* the router's next entry, or the pool's next free one */
     int8_t last_dir;  /* input accepted by the last one, -1 before the first */
 } color_t;
 
 typedef struct rcolors {
-    color_t *v;
-    int32_t n, cap;
+    int32_t head, n;  /* first entry in fabric.cpool (or NIL), count */
 } rcolors_t;
 
 typedef struct fabric {
@@ -123,6 +127,8 @@ typedef struct fabric {
     int64_t nusers, cap_users;
     port_t *ports;          /* npe * NPORTS */
     rcolors_t *colors;      /* per router */
+    color_t *cpool;         /* color entries (see color_t) */
+    int32_t ncpool, cap_cpool, cfree;
     int32_t *chan;          /* npe * 4: topo channel of each link output, or -1 */
     cs_chan_stats_t *stats; /* per topo channel */
     int32_t *scratch;       /* per PE: stage of the stream being built, or NIL */
@@ -323,17 +329,29 @@ static int take_ports(fabric_t *f, int32_t id)
 
 /* ---- colors --------------------------------------------------------------- */
 
+/* The entry of color class `cls` at router pe, created if `create` (NULL
+ * if absent otherwise).  Creating may move every entry: a pointer from
+ * before is stale then. */
 static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
 {
     rcolors_t *rc = &f->colors[pe];
-    for (int i = 0; i < rc->n; i++)
-        if (rc->v[i].cls == cls)
-            return &rc->v[i];
+    for (int32_t i = rc->head; i != NIL; i = f->cpool[i].next)
+        if (f->cpool[i].cls == cls)
+            return &f->cpool[i];
     if (!create)
         return NULL;
-    rc->v = cs_grow(rc->v, rc->n, &rc->cap, 2, sizeof *rc->v);
-    color_t *c = &rc->v[rc->n++];
-    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, -1};
+    int32_t id = f->cfree;
+    if (id != NIL) {
+        f->cfree = f->cpool[id].next;
+    } else {
+        CS_ASSERT(f->ncpool < INT32_MAX);
+        f->cpool = cs_grow(f->cpool, f->ncpool, &f->cap_cpool, 1024, sizeof *f->cpool);
+        id = f->ncpool++;
+    }
+    color_t *c = &f->cpool[id];
+    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, rc->head, -1};
+    rc->head = id;
+    rc->n++;
     if (rc->n > f->colors_peak) {
         f->colors_peak = rc->n;
         f->colors_peak_pe = pe;
@@ -354,14 +372,20 @@ static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
 static void color_drop(fabric_t *f, int pe, int32_t cls)
 {
     rcolors_t *rc = &f->colors[pe];
-    for (int i = 0; i < rc->n; i++)
-        if (rc->v[i].cls == cls) {
-            if (--rc->v[i].refs == 0) {
-                CS_ASSERT(rc->v[i].holder == NIL && rc->v[i].wait_head == NIL);
-                rc->v[i] = rc->v[--rc->n];
-            }
-            return;
+    for (int32_t *link = &rc->head; *link != NIL; link = &f->cpool[*link].next) {
+        int32_t i = *link;
+        color_t *c = &f->cpool[i];
+        if (c->cls != cls)
+            continue;
+        if (--c->refs == 0) {
+            CS_ASSERT(c->holder == NIL && c->wait_head == NIL);
+            *link = c->next;
+            rc->n--;
+            c->next = f->cfree;
+            f->cfree = i;
         }
+        return;
+    }
     CS_ASSERT(!"color entry missing");
 }
 
@@ -743,9 +767,9 @@ static int fab_explain(const void *impl, cs_error_t *err)
         const char *why = "its next router is full";
         pe_name(f, s->pe, where, sizeof where);
         const color_t *c = NULL;
-        for (int k = 0; k < f->colors[s->pe].n; k++)
-            if (f->colors[s->pe].v[k].cls == m->cls)
-                c = &f->colors[s->pe].v[k];
+        for (int32_t k = f->colors[s->pe].head; k != NIL; k = f->cpool[k].next)
+            if (f->cpool[k].cls == m->cls)
+                c = &f->cpool[k];
         if (!s->holds_color && c && c->holder != NIL)
             why = "its color is held there by another stream that cannot finish";
         snprintf(line, sizeof line, "%sstream from PE (%d,%d) stalled at %s (input %s): %s",
@@ -771,9 +795,8 @@ static void fab_free(void *impl)
     fabric_t *f = impl;
     if (!f)
         return;
-    for (int i = 0; i < f->npe; i++)
-        free(f->colors[i].v);
     free(f->colors);
+    free(f->cpool);
     free(f->st);
     free(f->sm);
     free(f->users);
@@ -819,7 +842,10 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     f->ports = cs_malloc((size_t)npe * NPORTS * sizeof *f->ports);
     for (int64_t i = 0; i < (int64_t)npe * NPORTS; i++)
         f->ports[i] = (port_t){NIL, NIL, NIL, 0};
-    f->colors = cs_calloc((size_t)npe, sizeof *f->colors);
+    f->colors = cs_malloc((size_t)npe * sizeof *f->colors);
+    for (int i = 0; i < npe; i++)
+        f->colors[i] = (rcolors_t){NIL, 0};
+    f->cfree = NIL;
     f->scratch = cs_malloc((size_t)npe * sizeof *f->scratch);
     for (int i = 0; i < npe; i++)
         f->scratch[i] = NIL;
