@@ -10,7 +10,9 @@
  *   A    wavelets departed before cycle `ref`,   r  departure rate (0 or 1),
  *   Arr  wavelets arrived before cycle `ref`,    a  arrival rate (0 or 1),
  *
- * and both counts grow linearly between events.  A stage's arrivals are its
+ * and both counts grow linearly between events (the stage stores Arr as the
+ * FIFO fill Arr - A, see stage_t: every stream of a full-wafer run is posted
+ * at once, so the stage is the engine's memory).  A stage's arrivals are its
  * parent's departures `lat` cycles later (1 per link, 1 + T_R from the
  * processor to its router since the send op takes a cycle, T_R down the
  * offramp), so a rate change at a parent is an arrival-rate event at each
@@ -79,6 +81,8 @@ typedef struct stage {
     uint8_t r, a;
     uint8_t holds_ports : 1, holds_color : 1, present : 1, waiting : 1, done : 1, local : 1;
 } stage_t;
+
+_Static_assert(sizeof(stage_t) <= 88, "stage_t grew: a full wafer holds millions");
 
 /* The most ramp latency the packed stage holds (lat is 16 bits). */
 #define FAB_MAX_TR (UINT16_MAX - 1)

@@ -85,6 +85,7 @@ typedef struct gmsg {
     int32_t npaths;          /* 0 until first compiled */
     uint8_t watch, local, done, armed;
 } gmsg_t;
+_Static_assert(sizeof(gmsg_t) <= 96, "gmsg_t grew: the full machine posts millions");
 
 typedef struct runbuf {
     run_t *r;
