@@ -10,7 +10,9 @@
  *   A    wavelets departed before cycle `ref`,   r  departure rate (0 or 1),
  *   Arr  wavelets arrived before cycle `ref`,    a  arrival rate (0 or 1),
  *
- * and both counts grow linearly between events.  A stage's arrivals are its
+ * and both counts grow linearly between events (the stage stores Arr as the
+ * FIFO fill Arr - A, see stage_t: every stream of a full-wafer run is posted
+ * at once, so the stage is the engine's memory).  A stage's arrivals are its
  * parent's departures `lat` cycles later (1 per link, 1 + T_R from the
  * processor to its router since the send op takes a cycle, T_R down the
  * offramp), so a rate change at a parent is an arrival-rate event at each
@@ -52,50 +54,66 @@ static const char *const dir_name[] = {"north", "east", "south", "west", "ramp",
 #define TIMER ((uint64_t)1 << 32) /* marks timer events (the low bits hold the generation) */
 #define UNCOND ((uint64_t)1 << 33) /* an evaluation that no generation cancels */
 
+/* A full-wafer run holds millions of stages at once (every stream is posted
+ * up front), so the layout is packed: the FIFO fill Arr - A instead of Arr
+ * (it never exceeds the stage's capacity), the capacity derived from the
+ * latency (cap_of), one field that is the wait-list link of an INJ or
+ * ROUTER and the user of a SINK (a sink never waits), flags as bits. */
 typedef struct stage {
+    int64_t A;
+    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
+    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
+    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
+    int32_t fill;          /* Arr - A at `ref` (ROUTER, SINK; Arr: arrivals before ref) */
     int32_t stream;
     int32_t parent, first_child, next_sibling;
     int32_t pe;            /* router / processor */
-    int32_t wait_next;     /* link in a port's or color's wait list */
-    int32_t user;          /* SINK: index of its user in fabric.users */
+    union {
+        int32_t wait_next; /* INJ, ROUTER: link in a port's or color's wait list */
+        int32_t user;      /* SINK: index of its user in fabric.users */
+    };
+    uint32_t arr_seq;      /* ... and its number among those of that cycle */
+    uint32_t gen, timer_gen;
+    uint16_t lat;
     uint8_t kind;
     uint8_t outs;          /* ROUTER: output mask (1 << D_*) */
     uint8_t in_dir;        /* ROUTER: input port */
     uint8_t r, a;
-    uint8_t holds_ports, holds_color, present, waiting, done, local;
-    int32_t lat, cap;
-    int64_t A, Arr;
-    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
-    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
-    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
-    uint32_t arr_seq;      /* ... and its number among those of that cycle */
-    uint32_t gen, timer_gen;
+    uint8_t holds_ports : 1, holds_color : 1, present : 1, waiting : 1, done : 1, local : 1;
 } stage_t;
 
+_Static_assert(sizeof(stage_t) <= 88, "stage_t grew: a full wafer holds millions");
+
+/* The most ramp latency the packed stage holds (lat is 16 bits). */
+#define FAB_MAX_TR (UINT16_MAX - 1)
+
 typedef struct stream {
-    int32_t src, first_stage, nstages, cls;
-    int32_t sinks_left;
     int64_t bytes, W;
     int64_t g_bytes, g_rate; /* gate: g_bytes at g_ref, + g_rate bytes per cycle */
     cs_tick_t g_ref;
+    int32_t src, first_stage, cls;
+    int32_t sinks_left;
+    int32_t first_user;      /* users of the sinks: users[first_user + i] */
     uint8_t watch;
-    uint64_t user0;          /* users of the sinks: users[first_user + i] */
-    int32_t first_user;
 } stream_t;
 
 typedef struct port {
     int32_t holder, wait_head, wait_tail, wanting;
 } port_t;
 
+/* A color live at a router.  Entries come from one pool for the whole
+ * wafer (a router rarely has more than a few at once, and most routers
+ * have one at some time: a small array per router would cost a heap block
+ * each); a router's entries are a list through `next`. */
 typedef struct color {
     int32_t cls, holder, wait_head, wait_tail, refs;
     int32_t configs;  /* router configurations this color has gone through */
+    int32_t next;     /* the router's next entry, or the pool's next free one */
     int8_t last_dir;  /* input accepted by the last one, -1 before the first */
 } color_t;
 
 typedef struct rcolors {
-    color_t *v;
-    int32_t n, cap;
+    int32_t head, n;  /* first entry in fabric.cpool (or NIL), count */
 } rcolors_t;
 
 typedef struct fabric {
@@ -113,6 +131,8 @@ typedef struct fabric {
     int64_t nusers, cap_users;
     port_t *ports;          /* npe * NPORTS */
     rcolors_t *colors;      /* per router */
+    color_t *cpool;         /* color entries (see color_t) */
+    int32_t ncpool, cap_cpool, cfree;
     int32_t *chan;          /* npe * 4: topo channel of each link output, or -1 */
     cs_chan_stats_t *stats; /* per topo channel */
     int32_t *scratch;       /* per PE: stage of the stream being built, or NIL */
@@ -148,6 +168,13 @@ static void pe_name(const fabric_t *f, int pe, char *buf, size_t len)
 
 static cs_tick_t now_of(const fabric_t *f) { return cs_sim_now(f->sim); }
 
+/* Wavelets a stage may have departed beyond its child: the lat on the wire
+ * plus the child's FIFO of buf (a local copy is not limited). */
+static int64_t cap_of(const fabric_t *f, const stage_t *s)
+{
+    return s->local ? (int64_t)1 << 30 : (int64_t)s->lat + f->p.buf;
+}
+
 static void eval_soon(fabric_t *f, int32_t s)
 {
     cs_sim_at(f->sim, now_of(f), f->h_eval, (uint32_t)s, f->st[s].gen);
@@ -158,8 +185,12 @@ static void bring(fabric_t *f, stage_t *s)
 {
     cs_tick_t now = now_of(f), dt = now - s->ref;
     if (dt > 0) {
+        int64_t fill = s->fill + (int64_t)(s->a - s->r) * dt;
         s->A += s->r * dt;
-        s->Arr += s->a * dt;
+        if (s->kind != ST_INJ) { /* an INJ has no arrivals (its gate says what it has) */
+            CS_ASSERT(fill >= INT32_MIN && fill <= INT32_MAX);
+            s->fill = (int32_t)fill;
+        }
         s->ref = now;
     }
 }
@@ -302,17 +333,29 @@ static int take_ports(fabric_t *f, int32_t id)
 
 /* ---- colors --------------------------------------------------------------- */
 
+/* The entry of color class `cls` at router pe, created if `create` (NULL
+ * if absent otherwise).  Creating may move every entry: a pointer from
+ * before is stale then. */
 static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
 {
     rcolors_t *rc = &f->colors[pe];
-    for (int i = 0; i < rc->n; i++)
-        if (rc->v[i].cls == cls)
-            return &rc->v[i];
+    for (int32_t i = rc->head; i != NIL; i = f->cpool[i].next)
+        if (f->cpool[i].cls == cls)
+            return &f->cpool[i];
     if (!create)
         return NULL;
-    rc->v = cs_grow(rc->v, rc->n, &rc->cap, 2, sizeof *rc->v);
-    color_t *c = &rc->v[rc->n++];
-    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, -1};
+    int32_t id = f->cfree;
+    if (id != NIL) {
+        f->cfree = f->cpool[id].next;
+    } else {
+        CS_ASSERT(f->ncpool < INT32_MAX);
+        f->cpool = cs_grow(f->cpool, f->ncpool, &f->cap_cpool, 1024, sizeof *f->cpool);
+        id = f->ncpool++;
+    }
+    color_t *c = &f->cpool[id];
+    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, rc->head, -1};
+    rc->head = id;
+    rc->n++;
     if (rc->n > f->colors_peak) {
         f->colors_peak = rc->n;
         f->colors_peak_pe = pe;
@@ -333,14 +376,20 @@ static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
 static void color_drop(fabric_t *f, int pe, int32_t cls)
 {
     rcolors_t *rc = &f->colors[pe];
-    for (int i = 0; i < rc->n; i++)
-        if (rc->v[i].cls == cls) {
-            if (--rc->v[i].refs == 0) {
-                CS_ASSERT(rc->v[i].holder == NIL && rc->v[i].wait_head == NIL);
-                rc->v[i] = rc->v[--rc->n];
-            }
-            return;
+    for (int32_t *link = &rc->head; *link != NIL; link = &f->cpool[*link].next) {
+        int32_t i = *link;
+        color_t *c = &f->cpool[i];
+        if (c->cls != cls)
+            continue;
+        if (--c->refs == 0) {
+            CS_ASSERT(c->holder == NIL && c->wait_head == NIL);
+            *link = c->next;
+            rc->n--;
+            c->next = f->cfree;
+            f->cfree = i;
         }
+        return;
+    }
     CS_ASSERT(!"color entry missing");
 }
 
@@ -403,7 +452,7 @@ static void evaluate(fabric_t *f, int32_t id)
         }
         return;
     }
-    supply = s->kind == ST_INJ ? gate_avail(m, now) - s->A : s->Arr + s->a - s->A;
+    supply = s->kind == ST_INJ ? gate_avail(m, now) - s->A : s->fill + s->a;
     if (supply >= 1 && s->kind == ST_ROUTER && !s->present) {
         s->present = 1;
         color_t *c = color_of(f, s->pe, m->cls, 1);
@@ -415,7 +464,7 @@ static void evaluate(fabric_t *f, int32_t id)
         int room = 1;
         for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
             const stage_t *ch = &f->st[c];
-            if (s->A - departed_now(f, ch) >= ch->cap) {
+            if (s->A - departed_now(f, ch) >= cap_of(f, ch)) {
                 room = 0;
                 break;
             }
@@ -462,13 +511,13 @@ static void evaluate(fabric_t *f, int32_t id)
             } else if (m->g_rate < 4) {
                 t = 1; /* a gate slower than the ramp: look every cycle */
             }
-        } else if (!s->a && s->Arr - s->A < t) {
-            t = s->Arr - s->A; /* nothing more arrives: the FIFO empties */
+        } else if (!s->a && s->fill < t) {
+            t = s->fill; /* nothing more arrives: the FIFO empties */
         }
         for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
             const stage_t *ch = &f->st[c];
-            if (!ch->r && ch->cap - (s->A - departed_now(f, ch)) < t)
-                t = ch->cap - (s->A - departed_now(f, ch)); /* the child fills up */
+            if (!ch->r && cap_of(f, ch) - (s->A - departed_now(f, ch)) < t)
+                t = cap_of(f, ch) - (s->A - departed_now(f, ch)); /* the child fills up */
         }
         next = now + (t < 1 ? 1 : t);
     } else if (s->kind == ST_INJ && m->g_rate > 0 && supply < 1) {
@@ -546,8 +595,7 @@ static void on_arr(void *ctx, const cs_event_t *ev)
 
 /* ---- building streams ------------------------------------------------------- */
 
-static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat,
-                         int cap)
+static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat)
 {
     if (f->nst == f->cap_st) {
         f->cap_st = f->cap_st ? f->cap_st * 2 : 1024;
@@ -563,8 +611,7 @@ static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t 
     s->parent = parent;
     s->first_child = s->next_sibling = NIL;
     s->wait_next = NIL;
-    s->lat = lat;
-    s->cap = cap;
+    s->lat = (uint16_t)lat;
     s->ref = now_of(f);
     if (parent >= 0) {
         /* children in creation order */
@@ -610,7 +657,7 @@ static int32_t route_to(fabric_t *f, int32_t stream, int src, int dst, int32_t *
         int pe = back[i], pr = f->st[cur].pe / cols, pc = f->st[cur].pe % cols;
         int d = pe / cols == pr ? (pe % cols > pc ? D_E : D_W) : (pe / cols > pr ? D_S : D_N);
         f->st[cur].outs |= (uint8_t)(1 << d);
-        int32_t id = new_stage(f, stream, ST_ROUTER, pe, cur, 1, 1 + f->p.buf);
+        int32_t id = new_stage(f, stream, ST_ROUTER, pe, cur, 1);
         f->st[id].in_dir = (uint8_t)(d ^ 2); /* N<->S, E<->W */
         f->scratch[pe] = id;
         cur = id;
@@ -624,7 +671,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
                          int64_t gate_bytes, int watch, const uint64_t *users)
 {
     fabric_t *f = impl;
-    int tr = f->p.tr, buf = f->p.buf;
+    int tr = f->p.tr;
     f->sm = cs_grow(f->sm, f->nsm, &f->cap_sm, 256, sizeof *f->sm);
     int32_t sid = f->nsm++;
     stream_t *m = &f->sm[sid];
@@ -650,7 +697,7 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
     m->first_stage = (int32_t)f->nst;
     f->active++;
 
-    int32_t inj = new_stage(f, sid, ST_INJ, src, NIL, 0, 0);
+    int32_t inj = new_stage(f, sid, ST_INJ, src, NIL, 0);
     int32_t *touched = NULL;
     int ntouched = 0, cap_touched = 0;
     int32_t root = NIL;
@@ -659,11 +706,12 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
         if (dst[i] == src && ndst == 1) {
             /* a local copy: memory to memory, one wavelet per cycle, no
              * network */
-            sink = new_stage(f, sid, ST_SINK, src, inj, 1, 1 << 30);
+            sink = new_stage(f, sid, ST_SINK, src, inj, 1);
+            f->st[sink].local = 1; /* no capacity limit (cap_of) */
             f->st[inj].local = 1;
         } else {
             if (root == NIL) {
-                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr, 1 + tr + buf);
+                root = new_stage(f, sid, ST_ROUTER, src, inj, 1 + tr);
                 f->st[root].in_dir = D_RAMP;
                 f->scratch[src] = root;
                 touched = cs_malloc(64 * sizeof *touched);
@@ -672,14 +720,13 @@ static uint32_t fab_post(void *impl, int src, int ndst, const int *dst, int64_t 
             }
             int32_t last = route_to(f, sid, src, dst[i], &touched, &ntouched, &cap_touched);
             f->st[last].outs |= 1 << D_RAMP;
-            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr, tr + buf);
+            sink = new_stage(f, sid, ST_SINK, dst[i], last, tr);
         }
         f->st[sink].user = m->first_user + i;
     }
     for (int i = 0; i < ntouched; i++)
         f->scratch[touched[i]] = NIL;
     free(touched);
-    f->sm[sid].nstages = (int32_t)(f->nst - f->sm[sid].first_stage);
     eval_soon(f, inj);
     return (uint32_t)sid;
 }
@@ -724,9 +771,9 @@ static int fab_explain(const void *impl, cs_error_t *err)
         const char *why = "its next router is full";
         pe_name(f, s->pe, where, sizeof where);
         const color_t *c = NULL;
-        for (int k = 0; k < f->colors[s->pe].n; k++)
-            if (f->colors[s->pe].v[k].cls == m->cls)
-                c = &f->colors[s->pe].v[k];
+        for (int32_t k = f->colors[s->pe].head; k != NIL; k = f->cpool[k].next)
+            if (f->cpool[k].cls == m->cls)
+                c = &f->cpool[k];
         if (!s->holds_color && c && c->holder != NIL)
             why = "its color is held there by another stream that cannot finish";
         snprintf(line, sizeof line, "%sstream from PE (%d,%d) stalled at %s (input %s): %s",
@@ -752,9 +799,8 @@ static void fab_free(void *impl)
     fabric_t *f = impl;
     if (!f)
         return;
-    for (int i = 0; i < f->npe; i++)
-        free(f->colors[i].v);
     free(f->colors);
+    free(f->cpool);
     free(f->st);
     free(f->sm);
     free(f->users);
@@ -783,8 +829,13 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     int npe = fp->rows * fp->cols;
     cs_hop_t hop[4];
     *out = NULL;
-    if (fp->tr < 1 || fp->buf < 1 || fp->colors < 0 || npe != cs_topo_nodes(topo))
-        return cs_error_set(err, CS_ERR_RANGE, "cerebras fabric: invalid parameters");
+    if (fp->tr < 1 || fp->tr > FAB_MAX_TR || fp->buf < 1 || fp->buf > (1 << 28) || fp->colors < 0 ||
+        npe != cs_topo_nodes(topo))
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "cerebras fabric: invalid parameters (tr=%d must be 1..%d, buf=%d "
+                            "1..%d, colors=%d >= 0, %d PEs on a topology of %d nodes)",
+                            fp->tr, FAB_MAX_TR, fp->buf, 1 << 28, fp->colors, npe,
+                            cs_topo_nodes(topo));
     fabric_t *f = cs_calloc(1, sizeof *f);
     f->p = *fp;
     f->topo = topo;
@@ -795,7 +846,10 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     f->ports = cs_malloc((size_t)npe * NPORTS * sizeof *f->ports);
     for (int64_t i = 0; i < (int64_t)npe * NPORTS; i++)
         f->ports[i] = (port_t){NIL, NIL, NIL, 0};
-    f->colors = cs_calloc((size_t)npe, sizeof *f->colors);
+    f->colors = cs_malloc((size_t)npe * sizeof *f->colors);
+    for (int i = 0; i < npe; i++)
+        f->colors[i] = (rcolors_t){NIL, 0};
+    f->cfree = NIL;
     f->scratch = cs_malloc((size_t)npe * sizeof *f->scratch);
     for (int i = 0; i < npe; i++)
         f->scratch[i] = NIL;

@@ -52,23 +52,40 @@ typedef struct arr {
     int64_t t0, n, step; /* n vectors arriving at t0, t0 + step, ... */
 } arr_t;
 
+/* The candidate paths of a message placed vector by vector (several paths
+ * or an explicit schedule): one block, freed once the message is compiled. */
+typedef struct gpaths {
+    int64_t *fit;            /* per path and hop: the last earliest fit found there, a
+                                lower bound for the next vector's (calendars only fill) */
+    int64_t *lb;             /* per path: max over hops j of fit + (hops - j) t_hop, a
+                                lower bound for the next vector's arrival */
+    int32_t *chan, *off;     /* path j is chan[off[j] .. off[j + 1]) */
+} gpaths_t;
+
+/* A watched message's arrivals in vector order, runs v[pos ..) still to
+ * report (`used` vectors of v[pos] reported already). */
+typedef struct garr {
+    int64_t n, cap, pos, used;
+    arr_t v[];
+} garr_t;
+
+/* One posted message.  The full machine's all-reduces post millions, all
+ * kept until the end (their handles stay valid), so what only some
+ * messages need lives behind a pointer: the paths, and the arrivals of a
+ * watched message. */
 typedef struct gmsg {
-    int32_t src, dst;
     int64_t bytes, gate;
     int64_t nvec, compiled, delivered;
     int64_t last;            /* latest arrival so far */
     uint64_t user;
-    uint8_t watch, local, done, armed;
-    int32_t npaths;          /* 0 until first compiled */
-    int32_t *pchan, *poff;   /* candidate paths (npaths > 1 or fixed vectors) */
-    int64_t *pfit;           /* per path and hop: the last earliest fit found there, a
-                                lower bound for the next vector's (calendars only fill) */
-    int64_t *plb;            /* per path: max over hops j of pfit + (hops - j) t_hop, a
-                                lower bound for the next vector's arrival */
-    arr_t *arr;              /* watched: arrivals in vector order */
-    int64_t narr, carr, apos, aused;
     int64_t fixed;           /* first entry of this message in g->fixed, or NONE */
+    gpaths_t *paths;         /* NULL with one path and no explicit schedule */
+    garr_t *arr;             /* watched: arrivals (NULL until the first) */
+    int32_t src, dst;
+    int32_t npaths;          /* 0 until first compiled */
+    uint8_t watch, local, done, armed;
 } gmsg_t;
+_Static_assert(sizeof(gmsg_t) <= 96, "gmsg_t grew: the full machine posts millions");
 
 typedef struct runbuf {
     run_t *r;
@@ -281,8 +298,9 @@ static void arr_push(gmsg_t *m, int64_t t0, int64_t n, int64_t step)
 {
     /* extend the last run unless its vectors have all been reported (the
      * reports have moved past it) */
-    if (m->narr > m->apos) {
-        arr_t *L = &m->arr[m->narr - 1];
+    garr_t *A = m->arr;
+    if (A && A->n > A->pos) {
+        arr_t *L = &A->v[A->n - 1];
         if (L->n == 1 && (n == 1 || step == t0 - L->t0)) {
             L->step = t0 - L->t0;
             L->n += n;
@@ -293,11 +311,15 @@ static void arr_push(gmsg_t *m, int64_t t0, int64_t n, int64_t step)
             return;
         }
     }
-    if (m->narr == m->carr) {
-        m->carr = m->carr ? 2 * m->carr : 4;
-        m->arr = cs_realloc(m->arr, (size_t)m->carr * sizeof *m->arr);
+    if (!A || A->n == A->cap) {
+        int64_t cap = A ? 2 * A->cap : 4;
+        A = cs_realloc(A, sizeof *A + (size_t)cap * sizeof A->v[0]);
+        if (!m->arr)
+            A->n = A->pos = A->used = 0;
+        A->cap = cap;
+        m->arr = A;
     }
-    m->arr[m->narr++] = (arr_t){t0, n, n > 1 ? step : 0};
+    A->v[A->n++] = (arr_t){t0, n, n > 1 ? step : 0};
 }
 
 /* The next n vectors (in vector order) arrive at t, t + step, ...; a vector
@@ -327,8 +349,9 @@ static void arrive(gmsg_t *m, int64_t t, int64_t n, int64_t step)
 
 static int64_t next_arrival(const gmsg_t *m)
 {
-    if (m->apos < m->narr)
-        return m->arr[m->apos].t0 + m->aused * m->arr[m->apos].step;
+    const garr_t *A = m->arr;
+    if (A && A->pos < A->n)
+        return A->v[A->pos].t0 + A->used * A->v[A->pos].step;
     return NONE;
 }
 
@@ -345,13 +368,9 @@ static void arm(sched_t *s, int64_t id)
 static void release(gmsg_t *m)
 {
     free(m->arr);
-    free(m->pchan);
-    free(m->poff);
-    free(m->pfit);
+    free(m->paths);
     m->arr = NULL;
-    m->pchan = m->poff = NULL;
-    m->pfit = NULL;
-    m->narr = m->carr = 0;
+    m->paths = NULL;
 }
 
 static void complete(sched_t *s, int64_t id)
@@ -371,19 +390,20 @@ static void on_arrive(void *ctx, const cs_event_t *ev)
     int64_t id = (int64_t)ev->a, now = now_of(s);
     gmsg_t *m = &s->m[id];
     m->armed = 0;
-    while (m->apos < m->narr) {
-        const arr_t *A = &m->arr[m->apos];
-        int64_t left = A->n - m->aused, t = A->t0 + m->aused * A->step, k;
+    garr_t *R = m->arr;
+    while (R && R->pos < R->n) {
+        const arr_t *A = &R->v[R->pos];
+        int64_t left = A->n - R->used, t = A->t0 + R->used * A->step, k;
         if (t > now)
             break;
         k = A->step == 0 ? left : (now - t) / A->step + 1;
         if (k > left)
             k = left;
-        m->aused += k;
+        R->used += k;
         m->delivered += k;
-        if (m->aused == A->n) {
-            m->apos++;
-            m->aused = 0;
+        if (R->used == A->n) {
+            R->pos++;
+            R->used = 0;
         }
     }
     if (m->delivered == m->nvec) {
@@ -434,16 +454,21 @@ static void setup_paths(sched_t *s, gmsg_t *m)
     if (k == 1 && m->fixed == NONE)
         return;
     int32_t tmp[CS_GROQ_MAX_PATH];
-    m->poff = cs_malloc(((size_t)k + 1) * sizeof *m->poff);
-    m->pchan = cs_malloc((size_t)k * CS_GROQ_MAX_PATH * sizeof *m->pchan);
-    m->pfit = cs_calloc((size_t)k * CS_GROQ_MAX_PATH, sizeof *m->pfit);
-    m->plb = cs_calloc((size_t)k, sizeof *m->plb);
-    m->poff[0] = 0;
+    /* one block: the header, then the 64-bit arrays, then the 32-bit ones */
+    size_t nfit = (size_t)k * CS_GROQ_MAX_PATH;
+    gpaths_t *P = cs_calloc(1, sizeof *P + (nfit + (size_t)k) * sizeof(int64_t) +
+                                   (nfit + (size_t)k + 1) * sizeof(int32_t));
+    P->fit = (int64_t *)(P + 1);
+    P->lb = P->fit + nfit;
+    P->chan = (int32_t *)(P->lb + k);
+    P->off = P->chan + nfit;
+    P->off[0] = 0;
     for (int j = 0; j < k; j++) {
         int h = cs_groq_path(g, m->src, m->dst, j, tmp);
-        memcpy(m->pchan + m->poff[j], tmp, (size_t)h * sizeof *tmp);
-        m->poff[j + 1] = m->poff[j] + h;
+        memcpy(P->chan + P->off[j], tmp, (size_t)h * sizeof *tmp);
+        P->off[j + 1] = P->off[j] + h;
     }
+    m->paths = P;
 }
 
 /* Vectors [v0, v1) on the minimal route, run by run. */
@@ -534,6 +559,7 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
     const cs_groq_t *g = s->g;
     int64_t S = g->slot, now = now_of(s), start[CS_GROQ_MAX_PATH], best_start[CS_GROQ_MAX_PATH];
     gmsg_t *m = &s->m[id];
+    gpaths_t *P = m->paths;
     int64_t fi = m->fixed;
     uint8_t *tried = cs_malloc((size_t)m->npaths);
     for (int64_t v = v0; v < v1; v++) {
@@ -566,8 +592,8 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
                 int p = -1;
                 int64_t plb = INT64_MAX;
                 for (int q = p0; q < p1; q++) {
-                    int64_t lb = m->plb[q];
-                    int64_t lr = ready + (m->poff[q + 1] - m->poff[q]) * g->hop;
+                    int64_t lb = P->lb[q];
+                    int64_t lr = ready + (P->off[q + 1] - P->off[q]) * g->hop;
                     if (lr > lb)
                         lb = lr;
                     if (!tried[q] && lb < plb) {
@@ -578,9 +604,9 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
                 if (p < 0 || plb > arrival || (plb == arrival && p > best))
                     break; /* neither this path nor any other left can win */
                 tried[p] = 1;
-                const int32_t *ch = m->pchan + m->poff[p];
-                int h = m->poff[p + 1] - m->poff[p];
-                int64_t t = ready, *fit = m->pfit + (int64_t)p * CS_GROQ_MAX_PATH;
+                const int32_t *ch = P->chan + P->off[p];
+                int h = P->off[p + 1] - P->off[p];
+                int64_t t = ready, *fit = P->fit + (int64_t)p * CS_GROQ_MAX_PATH;
                 int j = 0;
                 for (; j < h; j++) {
                     cal_prune(&s->cal[ch[j]], now);
@@ -590,8 +616,8 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
                     fit[j] = start[j];
                     t = start[j] + g->hop;
                     int64_t lb = t + (h - 1 - j) * g->hop;
-                    if (lb > m->plb[p])
-                        m->plb[p] = lb;
+                    if (lb > P->lb[p])
+                        P->lb[p] = lb;
                     if (lb > arrival || (lb == arrival && p > best))
                         break; /* already no better than the best */
                 }
@@ -602,8 +628,8 @@ static void place_vectors(sched_t *s, int64_t id, int64_t v0, int64_t v1, int64_
                 }
             }
             CS_ASSERT(best >= 0);
-            const int32_t *ch = m->pchan + m->poff[best];
-            int h = m->poff[best + 1] - m->poff[best];
+            const int32_t *ch = P->chan + P->off[best];
+            int h = P->off[best + 1] - P->off[best];
             int64_t pay = payload(s, m, v, v + 1), want = ready + (v - v0) * S;
             for (int j = 0; j < h; j++) {
                 cal_insert(s, &s->cal[ch[j]], best_start[j], best_start[j] + S);
@@ -649,12 +675,8 @@ static void compile(sched_t *s, int64_t id)
     else if (m->compiled == m->nvec)
         cs_sim_at(s->sim, m->last > now ? m->last : now, s->h_done, (uint32_t)id, 0);
     if (m->compiled == m->nvec && !m->watch) {
-        free(m->pchan);
-        free(m->poff);
-        free(m->pfit);
-        free(m->plb);
-        m->pchan = m->poff = NULL;
-        m->pfit = m->plb = NULL;
+        free(m->paths);
+        m->paths = NULL;
     }
 }
 

@@ -345,3 +345,26 @@ Test(cerebras, predict_none_outside_the_thesis)
     p_expect_none("cerebras:rows=1,cols=8", "allgather", "ring", 64, "broadcast, reduce and allreduce");
     p_expect_none("cerebras:rows=1,cols=8", "reduce", "binomial", 64, "no thesis model");
 }
+
+Test(cerebras, fabric_rejects_what_its_packed_stage_cannot_hold)
+{
+    /* the stage keeps its latency in 16 bits and its FIFO fill in 32: the
+     * engine refuses a ramp latency or buffer beyond that instead of
+     * wrapping (the machine's own limits are far below) */
+    cs_topo_t *t;
+    cs_error_t err;
+    cs_net_t *net = NULL;
+    cr_assert_eq(cs_topo_new_mesh(2, 2, &t, &err), CS_OK);
+    cs_sim_t *sim = cs_sim_new(CS_QUEUE_DEFAULT);
+    cs_fabric_params_t ok = {2, 2, 65534, 2, 0}, tr = {2, 2, 65535, 2, 0},
+                       buf = {2, 2, 2, (1 << 28) + 1, 0};
+    cr_assert_eq(cs_fabric_new(&ok, t, sim, NULL, &net, &err), CS_OK, "%s", err.msg);
+    cs_net_free(net);
+    cr_expect_eq(cs_fabric_new(&tr, t, sim, NULL, &net, &err), CS_ERR_RANGE);
+    cr_expect(strstr(err.msg, "tr=65535") != NULL, "%s", err.msg);
+    cr_expect_null(net);
+    cr_expect_eq(cs_fabric_new(&buf, t, sim, NULL, &net, &err), CS_ERR_RANGE);
+    cr_expect(strstr(err.msg, "buf=") != NULL, "%s", err.msg);
+    cs_sim_free(sim);
+    cs_topo_free(t);
+}
