@@ -357,7 +357,8 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
     if ((rc = request_coll_opts(a, c, err)))
         return rc;
     c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
-                               m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL};
+                               m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL,
+                               !a->validate};
     return CS_OK;
 }
 

@@ -138,19 +138,24 @@ static int32_t issued(cs_coll_builder_t *b, int rank, int32_t op)
     return op;
 }
 
+void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len,
+                      cs_data_mode_t mode)
+{
+    if (op >= 0 && !b->a->no_data)
+        cs_program_set_data(b->p, op, off, len, mode);
+}
+
 int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
 {
     int32_t op = cs_program_send(b->p, from, to, len, tag);
-    if (op >= 0)
-        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }
 
 int32_t cs_coll_recv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
 {
     int32_t op = cs_program_recv(b->p, at, from, len, tag);
-    if (op >= 0)
-        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, at, op);
 }
 
@@ -160,7 +165,7 @@ int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off,
     int32_t r = cs_program_recv(b->p, at, from, len, tag), c;
     if (r < 0)
         return -1;
-    cs_program_set_data(b->p, r, off, len, CS_DATA_REDUCE);
+    cs_coll_set_data(b, r, off, len, CS_DATA_REDUCE);
     issued(b, at, r);
     c = cs_program_calc(b->p, at, 0, len);
     if (c < 0)
@@ -174,8 +179,7 @@ int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, 
                       int64_t len, int tag)
 {
     int32_t op = cs_program_mcast(b->p, from, to, n, len, tag);
-    if (op >= 0)
-        cs_program_set_data(b->p, op, off, len, CS_DATA_COPY);
+    cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }
 

@@ -61,6 +61,8 @@ typedef struct cs_coll_args {
     int64_t unit;        /* the machine's packet size (a natural segment size) */
     const cs_coll_hints_t *hints;
     cs_spec_t *opts;     /* algorithm options (--opt k=v); read with cs_spec_get_* */
+    int no_data;         /* 1: ops get no data descriptors.  Only --validate reads
+                            them, and they cost about 17 bytes per op (issue 17) */
 } cs_coll_args_t;
 
 /* ---- emission ---------------------------------------------------------
@@ -75,6 +77,10 @@ void cs_coll_builder_free(cs_coll_builder_t *b);
 cs_program_t *cs_coll_program(cs_coll_builder_t *b);
 const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b);
 
+/* Attaches op's data descriptor (cs_program_set_data), unless the args say
+ * no_data. */
+void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len,
+                      cs_data_mode_t mode);
 /* Sends [off, off+len) of `from`'s buffer to `to`.  Returns the op. */
 int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag);
 /* Receives into [off, off+len) of `at` from `from`, copying. */

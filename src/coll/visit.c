@@ -339,7 +339,7 @@ static int32_t recv_reduce_stream(cs_coll_builder_t *b, int at, int from, int64_
     int32_t r = cs_coll_recv(b, at, from, off, len, tag), c;
     if (r < 0)
         return -1;
-    cs_program_set_data(cs_coll_program(b), r, off, len, CS_DATA_REDUCE);
+    cs_coll_set_data(b, r, off, len, CS_DATA_REDUCE);
     c = cs_coll_calc(b, at, 0, len);
     cs_coll_dep(b, c, r, CS_DEP_STREAM);
     return c;

@@ -836,7 +836,8 @@ static int build_call(ti_reader_t *r, const ti_call_t *c, const cs_coll_hints_t 
     if (!algo && (rc = cs_coll_find((cs_coll_kind_t)c->kind, NULL, &algo, r->err)))
         return rc;
     cs_coll_args_t args = {(cs_coll_kind_t)c->kind, P, c->bytes, c->root >= 0 ? c->root : 0,
-                           r->o->unit > 0 ? r->o->unit : 1, hints, r->o->algo_opts[c->kind]};
+                           r->o->unit > 0 ? r->o->unit : 1, hints, r->o->algo_opts[c->kind],
+                           1 /* its ops are copied below without descriptors */};
     cs_program_t *cp;
     if ((rc = cs_coll_build(algo, &args, &cp, r->err))) {
         char name[128];

@@ -53,7 +53,7 @@ static inline h_run_t h_run_algo(const char *spec, const cs_coll_algo_t *a, int 
     if (!hints_in && P <= cs_machine_nodes(r.m))
         cs_machine_hints_init(&mh, r.m, P, NULL);
     args = (cs_coll_args_t){a->kind, P, bytes, root, r.m->net.unit_bytes,
-                            hints_in ? hints_in : &mh.coll, op};
+                            hints_in ? hints_in : &mh.coll, op, 0};
     r.rc = cs_coll_build(a, &args, &r.prog, &r.err);
     if (!r.rc) {
         cs_exec_env_t env;

@@ -454,7 +454,7 @@ static cs_program_t *empty_program(int P)
 Test(check, barrier_rank_limit)
 {
     cs_program_t *p = empty_program(40000);
-    cs_coll_args_t a = {CS_COLL_BARRIER, 40000, 0, 0, 0, NULL, NULL};
+    cs_coll_args_t a = {CS_COLL_BARRIER, 40000, 0, 0, 0, NULL, NULL, 0};
     cs_coll_check_t *c = NULL;
     cs_error_t err;
     cr_expect_eq(cs_coll_check_new(&a, p, 1, &c, &err), CS_ERR_NOMEM);
@@ -468,7 +468,7 @@ Test(check, state_memory_limit)
     /* 40000 ranks x ~10000 pieces x 12 bytes is far above 2 GiB */
     int P = 40000;
     cs_program_t *p = cs_program_new(P);
-    cs_coll_args_t a = {CS_COLL_ALLREDUCE, P, 100000, 0, 0, NULL, NULL};
+    cs_coll_args_t a = {CS_COLL_ALLREDUCE, P, 100000, 0, 0, NULL, NULL, 0};
     cs_coll_check_t *c = NULL;
     cs_error_t err;
     for (int i = 0; i < 5000; i++) {
@@ -495,7 +495,7 @@ Test(check, seeds_agree)
         cs_machine_t *m = NULL;
         cs_error_t err;
         cr_assert_eq(cs_machine_new(AB, &m, &err), CS_OK, "%s", err.msg);
-        cs_coll_args_t a = {CS_COLL_ALLREDUCE, 5, 64, 0, 4096, &h, NULL};
+        cs_coll_args_t a = {CS_COLL_ALLREDUCE, 5, 64, 0, 4096, &h, NULL, 0};
         const cs_coll_algo_t *algos[2] = {&a_allreduce_ok, &a_allreduce_drop};
         for (int k = 0; k < 2; k++) {
             cs_program_t *p = NULL;
@@ -565,7 +565,7 @@ static int run_custom(cs_coll_kind_t kind, int (*build)(cs_coll_builder_t *, cs_
     memset(&hints, 0, sizeof hints);
     memset(&res, 0, sizeof res);
     cr_assert_eq(cs_machine_new("alphabeta:topo=complete,p=6", &m, err), CS_OK);
-    args = (cs_coll_args_t){kind, 6, 100, 0, m->net.unit_bytes, &hints, NULL};
+    args = (cs_coll_args_t){kind, 6, 100, 0, m->net.unit_bytes, &hints, NULL, 0};
     cr_assert_eq(cs_coll_build(&algo, &args, &p, err), CS_OK, "%s", err->msg);
     cs_exec_env_t env;
     cs_machine_exec_env(m, &env);

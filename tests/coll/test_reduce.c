@@ -438,7 +438,7 @@ static void parents_of(int P, int64_t n, int root, const char *opts, int32_t *pa
         cr_assert_eq(cs_spec_parse(text, &sp, &err), CS_OK, "%s", err.msg);
         op = &sp;
     }
-    cs_coll_args_t a = {CS_COLL_REDUCE, P, n, root, 4096, &hints, op};
+    cs_coll_args_t a = {CS_COLL_REDUCE, P, n, root, 4096, &hints, op, 0};
     cr_assert_eq(cs_coll_find(CS_COLL_REDUCE, "preorder", &algo, &err), CS_OK, "%s", err.msg);
     cr_assert_eq(cs_coll_build(algo, &a, &prog, &err), CS_OK, "%s", err.msg);
     for (int r = 0; r < P; r++)
@@ -549,7 +549,7 @@ Test(thesis, ring_follows_ring_alt_hint)
     cs_coll_hints_t hints;
     memset(&hints, 0, sizeof hints);
     hints.ring_alt = alt;
-    cs_coll_args_t a = {CS_COLL_REDUCE, 6, 64, 1, 4096, &hints, NULL};
+    cs_coll_args_t a = {CS_COLL_REDUCE, 6, 64, 1, 4096, &hints, NULL, 0};
     cr_assert_eq(cs_coll_find(CS_COLL_REDUCE, "ring", &algo, &err), CS_OK);
     cr_assert_eq(cs_coll_build(algo, &a, &prog, &err), CS_OK, "%s", err.msg);
     for (int r = 0; r < 6; r++)

@@ -802,3 +802,53 @@ Test(papers, validate_with_hints, .timeout = 600)
     printf("papers: %d validated runs with hints\n", runs);
     cr_assert_gt(runs, 1000);
 }
+
+/* ==== no_data: the same program without data descriptors ====================== */
+
+/* A run that is not validated asks for no descriptors (cs_coll_args_t.no_data):
+ * every algorithm must then emit the same ops and dependencies, only without
+ * descriptors. */
+Test(suite, no_data_changes_nothing_but_the_descriptors)
+{
+    int count, compared = 0;
+    const cs_coll_algo_t *const *algos = cs_coll_algos(&count);
+    cs_machine_t *m;
+    cs_machine_hints_t mh;
+    cs_error_t err;
+    cr_assert_eq(cs_machine_new("alphabeta:topo=complete,p=8", &m, &err), CS_OK, "%s", err.msg);
+    cs_machine_hints_init(&mh, m, 8, NULL);
+    for (int i = 0; i < count; i++) {
+        cs_program_t *p[2] = {NULL, NULL};
+        int rc[2], described[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            cs_coll_args_t args = {algos[i]->kind, 8, 4096, 0, m->net.unit_bytes, &mh.coll,
+                                   NULL, k};
+            rc[k] = cs_coll_build(algos[i], &args, &p[k], &err);
+        }
+        cr_assert_eq(rc[1], rc[0], "%s/%s", cs_coll_name(algos[i]->kind), algos[i]->name);
+        if (rc[0] == CS_OK) {
+            cr_assert_eq(cs_program_nops(p[1]), cs_program_nops(p[0]), "%s", algos[i]->name);
+            for (int32_t o = 0; o < cs_program_nops(p[0]); o++) {
+                const cs_op_t *a = cs_program_op(p[0], o), *b = cs_program_op(p[1], o);
+                int na, nb;
+                const cs_dep_t *da = cs_program_preds(p[0], o, &na);
+                const cs_dep_t *db = cs_program_preds(p[1], o, &nb);
+                cr_assert(a->kind == b->kind && a->rank == b->rank && a->bytes == b->bytes &&
+                              a->ticks == b->ticks && na == nb,
+                          "%s op %d", algos[i]->name, o);
+                for (int j = 0; j < na; j++)
+                    cr_assert_eq(db[j], da[j], "%s op %d", algos[i]->name, o);
+                for (int k = 0; k < 2; k++)
+                    described[k] += cs_program_data(p[k], o) != NULL;
+            }
+            cr_assert_eq(described[1], 0, "%s", algos[i]->name);
+            cr_assert(described[0] > 0 || cs_program_nops(p[0]) == 0, "%s", algos[i]->name);
+            compared++;
+        }
+        cs_program_free(p[0]);
+        cs_program_free(p[1]);
+    }
+    cr_assert_gt(compared, 40);
+    cs_machine_hints_destroy(&mh);
+    cs_machine_free(m);
+}

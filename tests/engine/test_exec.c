@@ -432,7 +432,7 @@ Test(exec, recording_op_times_or_messages_does_not_change_the_run)
         cs_machine_hints_init(&mh, m, P, NULL);
         cr_assert_eq(cs_coll_parse(cases[c].coll, &kind, &err), CS_OK, "%s", err.msg);
         cr_assert_eq(cs_coll_find(kind, cases[c].algo, &a, &err), CS_OK, "%s", err.msg);
-        cs_coll_args_t args = {kind, P, cases[c].bytes, 0, m->net.unit_bytes, &mh.coll, NULL};
+        cs_coll_args_t args = {kind, P, cases[c].bytes, 0, m->net.unit_bytes, &mh.coll, NULL, 0};
         cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK, "%s: %s", what, err.msg);
         cs_machine_exec_env(m, &e);
         for (int k = 0; k < 3; k++) {

@@ -518,7 +518,7 @@ static void engine_buckets(const char *spec, const char *coll, int64_t bytes)
     cr_assert_eq(cs_coll_parse(coll, &kind, &err), CS_OK);
     cr_assert_eq(cs_coll_find(kind, "ring", &al, &err), CS_OK);
     cs_coll_hints_t hints = {0};
-    cs_coll_args_t args = {kind, P, bytes, 0, m->net.unit_bytes, &hints, NULL};
+    cs_coll_args_t args = {kind, P, bytes, 0, m->net.unit_bytes, &hints, NULL, 0};
     cr_assert_eq(cs_coll_build(al, &args, &p, &err), CS_OK, "%s", err.msg);
     cs_machine_exec_env(m, &env);
     cs_exec_opts_default(&o);

@@ -328,7 +328,7 @@ static cs_program_t *ring_allreduce(int P, int64_t bytes)
     cs_error_t err = {0};
     cr_assert_eq(cs_coll_find(CS_COLL_ALLREDUCE, "ring", &al, &err), CS_OK);
     cs_coll_hints_t hints = {0};
-    cs_coll_args_t args = {CS_COLL_ALLREDUCE, P, bytes, 0, 4096, &hints, NULL};
+    cs_coll_args_t args = {CS_COLL_ALLREDUCE, P, bytes, 0, 4096, &hints, NULL, 0};
     cr_assert_eq(cs_coll_build(al, &args, &p, &err), CS_OK, "%s", err.msg);
     return p;
 }

@@ -177,7 +177,7 @@ Test(cell, interleaved_chips_make_rdb_cross_every_round)
     cr_assert_eq(cs_coll_parse("allgather", &kind, &err), CS_OK);
     cr_assert_eq(cs_coll_find(kind, "rdb", &a, &err), CS_OK);
     cs_coll_hints_t hints = {0};
-    cs_coll_args_t args = {kind, 16, 1024, 0, m->net.unit_bytes, &hints, NULL};
+    cs_coll_args_t args = {kind, 16, 1024, 0, m->net.unit_bytes, &hints, NULL, 0};
     cs_program_t *p;
     cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK);
     cs_exec_env_t env;
