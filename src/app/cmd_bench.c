@@ -39,8 +39,13 @@ typedef struct bench_workload {
     const char *summary;
     const char *machine; /* spec string */
     /* Builds the (finalized) program for machine m; `path` is the
-     * workload's data file in the --data folder (NULL if it has none). */
+     * workload's data file in the --data folder (NULL if it has none).
+     * NULL for a collective of the suite, which `coll` names. */
     int (*build)(const cs_machine_t *m, const char *path, cs_program_t **out, cs_error_t *err);
+    /* A collective of the suite (build == NULL): rank r on node r, root 0,
+     * the machine's hints, through the request path as `collsim run
+     * --coll` builds it; bytes as typed, options KEY=VALUE or NULL. */
+    const char *coll, *algo, *bytes, *opt1, *opt2;
     /* For a machine with its own engine: run in packet mode only (the
      * mode does not apply), in one row per queue. */
     int own_engine;
@@ -122,12 +127,8 @@ static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_
     return bench_finish(p, "bench:permutation", out, err);
 }
 
-/* A collective of the suite on the whole machine (rank r on node r), root
- * 0, the machine's hints, through the request path as `collsim run --coll`
- * builds it: bytes as typed, options a NULL-terminated list of KEY=VALUE
- * (or NULL). */
-static int bench_build_coll(const cs_machine_t *m, const char *coll, const char *algo,
-                            const char *bytes, const char *const *opts, cs_program_t **out,
+/* The workload's collective of the suite (bench_workload_t.coll). */
+static int bench_build_coll(const cs_machine_t *m, const bench_workload_t *w, cs_program_t **out,
                             cs_error_t *err)
 {
     cs_request_t req;
@@ -135,45 +136,17 @@ static int bench_build_coll(const cs_machine_t *m, const char *coll, const char 
     int rc;
     cs_request_init(&req);
     memset(&c, 0, sizeof c);
-    if ((rc = cs_request_set(&req, "coll", coll, err)) ||
-        (rc = cs_request_set(&req, "algo", algo, err)) ||
-        (rc = cs_request_set(&req, "bytes", bytes, err)))
+    if ((rc = cs_request_set(&req, "coll", w->coll, err)) ||
+        (rc = cs_request_set(&req, "algo", w->algo, err)) ||
+        (rc = cs_request_set(&req, "bytes", w->bytes, err)) ||
+        (w->opt1 && (rc = cs_request_set(&req, "opt", w->opt1, err))) ||
+        (w->opt2 && (rc = cs_request_set(&req, "opt", w->opt2, err))))
         return rc;
-    for (; opts && *opts; opts++)
-        if ((rc = cs_request_set(&req, "opt", *opts, err)))
-            return rc;
     rc = cs_request_coll_prepare(&req, m, &c, err);
     if (rc == CS_OK)
         rc = cs_request_coll_build(&c, out, err);
     cs_request_coll_destroy(&c);
     return rc;
-}
-
-/* The issue's full-wafer cases: 2D broadcast of one wavelet, 2D two-phase
- * reduce of 1024 wavelets, on all 850,000 PEs. */
-static int bench_build_wafer_bcast(const cs_machine_t *m, const char *path, cs_program_t **out,
-                                   cs_error_t *err)
-{
-    (void)path;
-    return bench_build_coll(m, "broadcast", "thesis", "4", NULL, out, err);
-}
-
-static int bench_build_wafer_reduce(const cs_machine_t *m, const char *path, cs_program_t **out,
-                                    cs_error_t *err)
-{
-    (void)path;
-    return bench_build_coll(m, "reduce", "2d-two-phase", "4096", NULL, out, err);
-}
-
-/* The Groq paper's hierarchical all-reduce of 1 MiB on the full 10,440-TSP
- * machine: node groups from the machine's hint, a stage's sends posted at
- * once (a TSP drives all its links), recursive doubling between nodes. */
-static int bench_build_groq_allreduce(const cs_machine_t *m, const char *path, cs_program_t **out,
-                                      cs_error_t *err)
-{
-    (void)path;
-    static const char *const opts[] = {"par=1", "inter=rdb", NULL};
-    return bench_build_coll(m, "allreduce", "hierarchical", "1MiB", opts, out, err);
 }
 
 /* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;
@@ -221,25 +194,6 @@ static int bench_build_replay_ti(const cs_machine_t *m, const char *path, cs_pro
     return rc;
 }
 
-/* The peers' ring all-reduce (issue 17: SimGrid's fluid model and
- * ASTRA-sim's analytical backend on a ring of P hosts): the suite's
- * allreduce/ring of 1 MiB. */
-static int bench_build_ring_allreduce(const cs_machine_t *m, const char *path, cs_program_t **out,
-                                      cs_error_t *err)
-{
-    (void)path;
-    return bench_build_coll(m, "allreduce", "ring", "1MiB", NULL, out, err);
-}
-
-/* The Groq paper's three-hop all-reduce of a small tensor (ISCA'22 §5.6)
- * on the full machine. */
-static int bench_build_groq_gateway(const cs_machine_t *m, const char *path, cs_program_t **out,
-                                    cs_error_t *err)
-{
-    (void)path;
-    return bench_build_coll(m, "allreduce", "gateway", "320", NULL, out, err);
-}
-
 /* LogGOPSim's workload: a GOAL schedule (Schedgen's dissemination barrier,
  * written by tools/gen-goal) read from the --data folder. */
 static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_t **out,
@@ -251,32 +205,42 @@ static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_
 
 static const bench_workload_t bench_workloads[] = {
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
-     "alphabeta:topo=ring,p=4096,packet=4KiB", bench_build_ring, 0, NULL, NULL},
+     "alphabeta:topo=ring,p=4096,packet=4KiB", .build = bench_build_ring},
     {"permutation", "random permutation of 64 KiB messages on a 64x64 torus",
-     "alphabeta:topo=torus,rows=64,cols=64", bench_build_perm, 0, NULL, NULL},
+     "alphabeta:topo=torus,rows=64,cols=64", .build = bench_build_perm},
+    /* the issue's full-wafer cases, on all 850,000 PEs */
     {"wafer-bcast", "2D broadcast of one wavelet from PE (0,0) over the whole wafer",
-     "cerebras:wafer", bench_build_wafer_bcast, 1, NULL, NULL},
+     "cerebras:wafer", .coll = "broadcast", .algo = "thesis", .bytes = "4", .own_engine = 1},
     {"wafer-reduce", "2D two-phase reduce of 1024 wavelets to PE (0,0) over the whole wafer",
-     "cerebras:wafer", bench_build_wafer_reduce, 1, NULL, NULL},
+     "cerebras:wafer", .coll = "reduce", .algo = "2d-two-phase", .bytes = "4096",
+     .own_engine = 1},
+    /* the Groq paper's hierarchical all-reduce: node groups from the
+     * machine's hint, a stage's sends posted at once (a TSP drives all its
+     * links), recursive doubling between nodes */
     {"groq-allred", "hierarchical all-reduce of 1 MiB on 10,440 Groq TSPs (inter=rdb, par=1)",
-     "groq:racks=145", bench_build_groq_allreduce, 1, NULL, NULL},
+     "groq:racks=145", .coll = "allreduce", .algo = "hierarchical", .bytes = "1MiB",
+     .opt1 = "par=1", .opt2 = "inter=rdb", .own_engine = 1},
     {"replay-ti", "a synthetic 3M-op SimGrid TI trace (64-rank ring exchange) read and "
-     "replayed", "alphabeta:topo=ring,p=64", bench_build_replay_ti, 0, NULL, NULL},
-    /* The peers' workloads (issue 17; parameters as the peers were run). */
+     "replayed", "alphabeta:topo=ring,p=64", .build = bench_build_replay_ti},
+    /* The peers' workloads (issue 17; parameters as the peers were run):
+     * SimGrid's fluid model and ASTRA-sim's analytical backend on a ring. */
     {"ring-ar-1k", "ring all-reduce of 1 MiB on a 1,024-host ring (SimGrid, ASTRA-sim)",
-     "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+     "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB"},
     {"ring-ar-1280", "ring all-reduce of 1 MiB on 1,280 hosts: flows a byte apart (SimGrid)",
-     "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+     "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB"},
     {"ring-ar-4k", "ring all-reduce of 1 MiB on a 4,096-host ring (SimGrid)",
-     "alphabeta:topo=ring,p=4096,alpha=1us,beta=0.08ns", bench_build_ring_allreduce, 0, NULL, NULL},
+     "alphabeta:topo=ring,p=4096,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB"},
     {"groq-gateway", "three-hop all-reduce of 320 B on 10,440 Groq TSPs (ISCA'22 5.6)",
-     "groq:racks=145", bench_build_groq_gateway, 1, NULL, NULL},
+     "groq:racks=145", .coll = "allreduce", .algo = "gateway", .bytes = "320", .own_engine = 1},
     {"goal-diss-256k", "LogGOPSim's dissemination barrier, P = 262,144, from a GOAL file",
-     "loggp:p=262144,L=3000,o=1500,g=1000,G=6", bench_build_goal, 1,
-     "dissemination-262144.goal", "tools/gen-goal dissemination 262144"},
+     "loggp:p=262144,L=3000,o=1500,g=1000,G=6", .build = bench_build_goal, .own_engine = 1,
+     .file = "dissemination-262144.goal", .make_file = "tools/gen-goal dissemination 262144"},
     {"goal-diss-1m", "LogGOPSim's dissemination barrier, P = 1,048,576, from a GOAL file",
-     "loggp:p=1048576,L=3000,o=1500,g=1000,G=6", bench_build_goal, 1,
-     "dissemination-1048576.goal", "tools/gen-goal dissemination 1048576"},
+     "loggp:p=1048576,L=3000,o=1500,g=1000,G=6", .build = bench_build_goal, .own_engine = 1,
+     .file = "dissemination-1048576.goal", .make_file = "tools/gen-goal dissemination 1048576"},
 };
 #define BENCH_NWORKLOADS ((int)(sizeof bench_workloads / sizeof bench_workloads[0]))
 
@@ -418,7 +382,7 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = cs_machine_new(w->machine, &m, &err);
     if (rc == CS_OK)
-        rc = w->build(m, path, &p, &err);
+        rc = w->build ? w->build(m, path, &p, &err) : bench_build_coll(m, w, &p, &err);
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
         build_s = bench_seconds_since(&t0);
