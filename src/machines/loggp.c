@@ -72,8 +72,10 @@ typedef struct lgmsg {
     uint64_t seq;        /* request order, for ties at the CPU */
     cs_tick_t cpu_free;  /* the sender's overhead ends (rendezvous release floor) */
     cs_tick_t tm;        /* when the executor matched it, or -1 */
-    int32_t next;
+    int32_t next;        /* send, arrival or free list */
+    int32_t posted;      /* posting order (slots are reused: see lg_post) */
     uint8_t watch, local, rndv, started, processed, released, done, in_list;
+    uint8_t release_fired;
 } lgmsg_t;
 
 typedef struct lgnode {
@@ -96,6 +98,8 @@ typedef struct loggp_net {
     cs_chan_stats_t *stats;
     lgmsg_t *m;
     int32_t nm, cap_m;
+    int32_t free_m;        /* slots of finished eager messages, for reuse */
+    int32_t nposted;
     uint64_t seq;
     int64_t active;
     int32_t rndv_scan;     /* messages below this index are all released */
@@ -284,6 +288,21 @@ static void on_arrive(void *ctx, const cs_event_t *ev)
     kick(n, dst, now_of(n));
 }
 
+/* An eager message between two hosts whose three ends are over (processed
+ * and done, its release delivered, matched by the executor) has no event
+ * and no reference left: its slot goes to the free list, so the message
+ * array follows the messages in flight, not all the program's (issue 17).
+ * Local and rendezvous messages keep theirs: a local one may have a second
+ * h_local event pending, and lg_idle scans rendezvous ones in slot order. */
+static void maybe_free(loggp_net_t *n, int32_t id)
+{
+    lgmsg_t *m = &n->m[id];
+    if (m->local || m->rndv || !m->done || !m->release_fired || m->tm < 0)
+        return;
+    m->next = n->free_m;
+    n->free_m = id;
+}
+
 static void finish(loggp_net_t *n, int32_t id)
 {
     lgmsg_t *m = &n->m[id];
@@ -297,13 +316,16 @@ static void on_done(void *ctx, const cs_event_t *ev)
 {
     loggp_net_t *n = ctx;
     finish(n, (int32_t)ev->a);
+    maybe_free(n, (int32_t)ev->a);
 }
 
 static void on_release(void *ctx, const cs_event_t *ev)
 {
     loggp_net_t *n = ctx;
+    n->m[ev->a].release_fired = 1;
     if (n->hooks.released)
         n->hooks.released(n->hooks.ctx, n->m[ev->a].user, now_of(n));
+    maybe_free(n, (int32_t)ev->a);
 }
 
 /* A copy in the host's own memory: no CPU, no NIC, no time. */
@@ -327,10 +349,17 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
     loggp_net_t *n = impl;
     CS_ASSERT(ndst == 1);
     CS_ASSERT(src >= 0 && src < n->nhosts && dst[0] >= 0 && dst[0] < n->nhosts);
-    n->m = cs_grow(n->m, n->nm, &n->cap_m, 256, sizeof *n->m);
-    int32_t id = n->nm++;
+    int32_t id;
+    if (n->free_m != NIL && src != dst[0] && bytes <= n->p.S) {
+        id = n->free_m;
+        n->free_m = n->m[id].next;
+    } else {
+        n->m = cs_grow(n->m, n->nm, &n->cap_m, 256, sizeof *n->m);
+        id = n->nm++;
+    }
     lgmsg_t *m = &n->m[id];
     memset(m, 0, sizeof *m);
+    m->posted = n->nposted++;
     m->src = src;
     m->dst = dst[0];
     m->bytes = bytes;
@@ -385,6 +414,7 @@ static void lg_matched(void *impl, uint32_t id, uint64_t user)
         return;
     m->tm = now_of(n);
     maybe_release(n, (int32_t)id);
+    maybe_free(n, (int32_t)id);
 }
 
 /* The executor ran dry: sends held for a recv that is posted only after
@@ -420,10 +450,11 @@ static int lg_explain(const void *impl, cs_error_t *err)
 {
     const loggp_net_t *n = impl;
     int32_t waiting = 0, ex = -1;
+    /* the example is the first posted (free slots are done) */
     for (int32_t i = 0; i < n->nm; i++)
         if (!n->m[i].done) {
             waiting++;
-            if (ex < 0)
+            if (ex < 0 || n->m[i].posted < n->m[ex].posted)
                 ex = i;
         }
     if (ex < 0)
@@ -494,6 +525,7 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     n->p = lm->p;
     n->topo = lm->topo;
     n->sim = sim;
+    n->free_m = NIL;
     if (hooks)
         n->hooks = *hooks;
     n->nhosts = lm->hosts;

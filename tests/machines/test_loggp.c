@@ -370,3 +370,34 @@ Test(loggp, predict_equals_simulation)
     p_expect_none("loggp:p=8", "broadcast", "binomial", 100000, "eager");
     p_expect_none("loggp:p=8", "allreduce", "ring", 64, "not allreduce/ring");
 }
+
+/* The engine reuses the slots of finished eager messages (issue 17): a
+ * ping-pong, where every message reuses the slot of the one before, still
+ * takes its closed-form time N hops, on every parameter set whose gap fits
+ * in the two hops between a host's sends (and between its receives). */
+Test(loggp, reused_message_slots)
+{
+    enum { N = 200 };
+    for (int k = 0; k < NSETS; k++) {
+        const lgp_t *s = &sets[k];
+        char spec[256];
+        if (gap(s, 8) > 2 * hop(s, 8))
+            continue;
+        spec_of(s, 2, spec, sizeof spec);
+        cs_program_t *p = cs_program_new(2);
+        int32_t prev[2] = {-1, -1};
+        for (int i = 0; i < N; i++) {
+            int from = i % 2, to = 1 - from;
+            int32_t snd = cs_program_send(p, from, to, 8, 0);
+            int32_t rcv = cs_program_recv(p, to, from, 8, 0);
+            if (prev[from] >= 0)
+                cs_program_dep(p, snd, prev[from], CS_DEP_AFTER);
+            prev[to] = rcv;
+        }
+        run_t r = run_prog(spec, p);
+        cr_expect_eq(r.res.finish, (cs_tick_t)N * hop(s, 8), "%s: %lld, want %lld", spec,
+                     (long long)r.res.finish, (long long)(N * hop(s, 8)));
+        run_free(&r);
+        cs_program_free(p);
+    }
+}
