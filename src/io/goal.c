@@ -944,9 +944,12 @@ static const char *fast_number(const char *p, const char *e, int64_t *v)
 {
     const char *b = p;
     int64_t x = 0;
-    while (p < e && is_digit((unsigned char)*p))
+    while (p < e && is_digit((unsigned char)*p)) {
+        if (p - b == 18)
+            return NULL; /* a 19th digit could overflow: the general parser */
         x = 10 * x + (*p++ - '0');
-    if (p == b || p - b > 18)
+    }
+    if (p == b)
         return NULL;
     *v = x;
     return p;
