@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/pool.h"
 #include "core/sim.h"
 
 #define NONE (-1)
@@ -88,15 +89,6 @@ typedef struct xmsg {
     uint8_t taken;    /* its recv completed with it */
 } xmsg_t;
 
-/* A pool of fixed-size records addressed by index, with a free list (a
- * free record's first 4 bytes hold the next free index), so that records
- * are reused instead of growing with the run.  Indices stay valid across
- * growth; pointers do not. */
-typedef struct pool {
-    char *items;
-    size_t size;
-    int32_t used, cap, free_head;
-} pool_t;
 
 typedef struct rank_state {
     int32_t posted_head, posted_tail; /* unmatched recvs */
@@ -114,8 +106,8 @@ typedef struct exec {
     const int32_t *node;
     op_state_t *ops;
     rank_state_t *ranks;
-    pool_t msgs;        /* xmsg_t */
-    pool_t streams;     /* stream_t */
+    cs_pool_t msgs;     /* xmsg_t */
+    cs_pool_t streams;  /* stream_t */
     int64_t cap_rec;    /* capacity of res->msgs */
     int32_t *work;      /* FIFO of ops that became ready */
     int64_t work_head, work_tail, work_cap;
@@ -171,41 +163,6 @@ static void work_push(exec_t *x, int32_t op)
 
 static void drain(exec_t *x);
 
-/* ---- record pools ---------------------------------------------------- */
-
-static void pool_init(pool_t *p, size_t size)
-{
-    memset(p, 0, sizeof *p);
-    p->size = size;
-    p->free_head = NONE;
-}
-
-static void *pool_at(const pool_t *p, int32_t i) { return p->items + (size_t)i * p->size; }
-
-/* A zeroed record. */
-static int32_t pool_get(pool_t *p)
-{
-    int32_t i = p->free_head;
-    if (i != NONE) {
-        memcpy(&p->free_head, pool_at(p, i), sizeof p->free_head);
-    } else {
-        if (p->used == p->cap) {
-            CS_ASSERT(p->cap < INT32_MAX / 2);
-            p->cap = p->cap ? p->cap * 2 : 256;
-            p->items = cs_realloc(p->items, (size_t)p->cap * p->size);
-        }
-        i = p->used++;
-    }
-    memset(pool_at(p, i), 0, p->size);
-    return i;
-}
-
-static void pool_put(pool_t *p, int32_t i)
-{
-    memcpy(pool_at(p, i), &p->free_head, sizeof p->free_head);
-    p->free_head = i;
-}
-
 /* Typed access with the record size known at compile time (the hot path). */
 static xmsg_t *msg_at(exec_t *x, int64_t mid) { return (xmsg_t *)(void *)x->msgs.items + mid; }
 static stream_t *stream_at(exec_t *x, int32_t i) { return (stream_t *)(void *)x->streams.items + i; }
@@ -227,7 +184,7 @@ static stream_t *stream_of(exec_t *x, int32_t op)
 static void stream_take(exec_t *x, int32_t op)
 {
     op_state_t *s = &x->ops[op];
-    s->link = s->stream_in | s->stream_out ? pool_get(&x->streams) : NONE;
+    s->link = s->stream_in | s->stream_out ? cs_pool_get(&x->streams) : NONE;
 }
 
 /* ---- dependency bookkeeping ------------------------------------------ */
@@ -266,7 +223,7 @@ static void on_done(exec_t *x, int32_t op)
     cs_tick_t now = cs_sim_now(x->sim);
     CS_ASSERT(s->state == OP_STARTED);
     if ((s->stream_in | s->stream_out) && s->link != NONE) /* a started recv is matched */
-        pool_put(&x->streams, s->link);
+        cs_pool_put(&x->streams, s->link);
     s->state = OP_DONE; /* its progress is now its size (progress_now) */
     s->link = NONE;
     if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
@@ -534,7 +491,7 @@ static int accepts(const cs_op_t *recv, const xmsg_t *m)
 
 /* A message goes back to the pool once its recv took it and its send op
  * completed: no hook names it after both. */
-static void msg_release(exec_t *x, int32_t mid) { pool_put(&x->msgs, mid); }
+static void msg_release(exec_t *x, int32_t mid) { cs_pool_put(&x->msgs, mid); }
 
 static void recv_maybe_done(exec_t *x, int32_t rop)
 {
@@ -584,7 +541,7 @@ static void match(exec_t *x, int32_t rop, int32_t mid)
 
 static int32_t new_msg(exec_t *x, int32_t send_op, const cs_op_t *o, int dst)
 {
-    int32_t mid = pool_get(&x->msgs);
+    int32_t mid = cs_pool_get(&x->msgs);
     xmsg_t *m = msg_at(x, mid);
     m->send_op = send_op;
     m->recv_op = NONE;
@@ -989,8 +946,8 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
         x.cap_rec = 1024;
         res->msgs = cs_malloc((size_t)x.cap_rec * sizeof *res->msgs);
     }
-    pool_init(&x.msgs, sizeof(xmsg_t));
-    pool_init(&x.streams, sizeof(stream_t));
+    cs_pool_init(&x.msgs, sizeof(xmsg_t));
+    cs_pool_init(&x.streams, sizeof(stream_t));
     res->sim = x.sim = cs_sim_new(o->queue);
 
     hooks.ctx = &x;
@@ -1055,8 +1012,8 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     cs_sim_set_poll(x.sim, 0, NULL, NULL);
     free(x.ops);
     free(x.ranks);
-    free(x.msgs.items);
-    free(x.streams.items);
+    cs_pool_free(&x.msgs);
+    cs_pool_free(&x.streams);
     free(x.work);
     free(identity);
     return rc;

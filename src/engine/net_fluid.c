@@ -660,10 +660,7 @@ static void chan_residual(cs_net_chan_t *n, int32_t ci)
             c->nflows++;
             continue;
         }
-        if (nfixed == fl->capfixed) {
-            fl->capfixed = fl->capfixed ? 2 * fl->capfixed : 64;
-            fl->fixed = cs_realloc(fl->fixed, (size_t)fl->capfixed * sizeof *fl->fixed);
-        }
+        fl->fixed = cs_grow(fl->fixed, nfixed, &fl->capfixed, 64, sizeof *fl->fixed);
         fl->fixed[nfixed++] = n->msgs[id].rate;
     }
     sort_rates(fl->fixed, nfixed);
@@ -693,9 +690,8 @@ static void watch_due(cs_net_chan_t *n)
     int32_t k = 0;
     while (fl->watch.len && fl->watch.h[0].key <= now) {
         heap_item_t it = heap_pop(&fl->watch);
-        fl->due = cs_grow(fl->due, fl->ndue, &fl->capdue, 64, sizeof *fl->due);
-        fl->due[fl->ndue++] = (uint32_t)it.chan;
-        fl->due = cs_grow(fl->due, fl->ndue, &fl->capdue, 64, sizeof *fl->due);
+        fl->due = cs_grow(fl->due, fl->ndue + 1, &fl->capdue, 64, sizeof *fl->due);
+        fl->due[fl->ndue++] = (uint32_t)it.chan; /* the flow, then its version */
         fl->due[fl->ndue++] = it.ver;
     }
     for (int32_t i = 0; i < fl->ndue; i += 2) {

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pool.h"
 #include "machines/machine.h"
 
 #define NIL (-1)
@@ -72,7 +73,7 @@ typedef struct lgmsg {
     uint64_t seq;        /* request order, for ties at the CPU */
     cs_tick_t cpu_free;  /* the sender's overhead ends (rendezvous release floor) */
     cs_tick_t tm;        /* when the executor matched it, or -1 */
-    int32_t next;        /* send, arrival or free list */
+    int32_t next;        /* send or arrival list */
     int32_t posted;      /* posting order (slots are reused: see lg_post) */
     uint8_t watch, local, rndv, started, processed, released, done, in_list;
     uint8_t release_fired;
@@ -96,9 +97,7 @@ typedef struct loggp_net {
     lgnode_t *nodes;
     int32_t *up, *down; /* channel host -> hub, hub -> host */
     cs_chan_stats_t *stats;
-    lgmsg_t *m;
-    int32_t nm, cap_m;
-    int32_t free_m;        /* slots of finished eager messages, for reuse */
+    cs_pool_t msgs;        /* lgmsg_t; slots of finished eager messages are reused */
     int32_t nposted;
     uint64_t seq;
     int64_t active;
@@ -106,6 +105,11 @@ typedef struct loggp_net {
     int64_t forced;        /* rendezvous sends released unmatched (unsafe programs) */
     uint32_t h_kick, h_arrive, h_done, h_release, h_local;
 } loggp_net_t;
+
+static lgmsg_t *lg_msg(const loggp_net_t *n, int32_t id)
+{
+    return (lgmsg_t *)(void *)n->msgs.items + id;
+}
 
 typedef struct loggp_machine {
     loggp_params_t p;
@@ -141,7 +145,7 @@ static void kick(loggp_net_t *n, int host, cs_tick_t t)
  * once the receiver has matched and processed it too. */
 static void maybe_release(loggp_net_t *n, int32_t id)
 {
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     if (m->released || !m->started)
         return;
     cs_tick_t t = m->cpu_free;
@@ -157,7 +161,7 @@ static void maybe_release(loggp_net_t *n, int32_t id)
 static void start_send(loggp_net_t *n, int host, int32_t id)
 {
     lgnode_t *h = &n->nodes[host];
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     cs_tick_t now = now_of(n);
     int64_t s1 = extra_bytes(m);
     cs_tick_t nic = n->p.g + per_byte(s1, n->p.G_num, n->p.G_den);
@@ -188,7 +192,7 @@ static void start_send(loggp_net_t *n, int host, int32_t id)
 static void process_msg(loggp_net_t *n, int host, int32_t id)
 {
     lgnode_t *h = &n->nodes[host];
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     cs_tick_t now = now_of(n);
     int64_t s1 = extra_bytes(m);
     cs_tick_t bg = per_byte(s1, n->p.G_num, n->p.G_den);
@@ -213,12 +217,12 @@ static void process_msg(loggp_net_t *n, int host, int32_t id)
 static void list_remove(loggp_net_t *n, lgnode_t *h, int32_t prev, int32_t id)
 {
     if (prev == NIL)
-        h->send_head = n->m[id].next;
+        h->send_head = lg_msg(n, id)->next;
     else
-        n->m[prev].next = n->m[id].next;
+        lg_msg(n, prev)->next = lg_msg(n, id)->next;
     if (h->send_tail == id)
         h->send_tail = prev;
-    n->m[id].in_list = 0;
+    lg_msg(n, id)->in_list = 0;
 }
 
 /* Starts whatever may start on the host now, one CPU claim at a time. */
@@ -228,8 +232,8 @@ static void service(loggp_net_t *n, int host)
     cs_tick_t now = now_of(n);
     for (;;) {
         int32_t send = NIL, prev = NIL;
-        for (int32_t id = h->send_head, pv = NIL; id != NIL; pv = id, id = n->m[id].next)
-            if (n->m[id].gate >= n->m[id].bytes) {
+        for (int32_t id = h->send_head, pv = NIL; id != NIL; pv = id, id = lg_msg(n, id)->next)
+            if (lg_msg(n, id)->gate >= lg_msg(n, id)->bytes) {
                 send = id;
                 prev = pv;
                 break;
@@ -240,7 +244,7 @@ static void service(loggp_net_t *n, int host)
         int can_s = ts <= now, can_r = tr <= now;
         if (can_s && can_r) {
             /* both want the CPU now: the older request first */
-            if (n->m[recv].seq < n->m[send].seq)
+            if (lg_msg(n, recv)->seq < lg_msg(n, send)->seq)
                 can_s = 0;
             else
                 can_r = 0;
@@ -249,10 +253,10 @@ static void service(loggp_net_t *n, int host)
             list_remove(n, h, prev, send);
             start_send(n, host, send);
         } else if (can_r) {
-            h->arr_head = n->m[recv].next;
+            h->arr_head = lg_msg(n, recv)->next;
             if (h->arr_head == NIL)
                 h->arr_tail = NIL;
-            n->m[recv].next = NIL;
+            lg_msg(n, recv)->next = NIL;
             process_msg(n, host, recv);
         } else {
             cs_tick_t t = ts < tr ? ts : tr;
@@ -277,13 +281,13 @@ static void on_arrive(void *ctx, const cs_event_t *ev)
 {
     loggp_net_t *n = ctx;
     int32_t id = (int32_t)ev->a;
-    int dst = n->m[id].dst;
+    int dst = lg_msg(n, id)->dst;
     lgnode_t *h = &n->nodes[dst];
-    n->m[id].next = NIL;
+    lg_msg(n, id)->next = NIL;
     if (h->arr_tail == NIL)
         h->arr_head = id;
     else
-        n->m[h->arr_tail].next = id;
+        lg_msg(n, h->arr_tail)->next = id;
     h->arr_tail = id;
     kick(n, dst, now_of(n));
 }
@@ -296,16 +300,15 @@ static void on_arrive(void *ctx, const cs_event_t *ev)
  * h_local event pending, and lg_idle scans rendezvous ones in slot order. */
 static void maybe_free(loggp_net_t *n, int32_t id)
 {
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     if (m->local || m->rndv || !m->done || !m->release_fired || m->tm < 0)
         return;
-    m->next = n->free_m;
-    n->free_m = id;
+    cs_pool_put(&n->msgs, id);
 }
 
 static void finish(loggp_net_t *n, int32_t id)
 {
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     m->done = 1;
     n->active--;
     if (n->hooks.completed)
@@ -322,9 +325,9 @@ static void on_done(void *ctx, const cs_event_t *ev)
 static void on_release(void *ctx, const cs_event_t *ev)
 {
     loggp_net_t *n = ctx;
-    n->m[ev->a].release_fired = 1;
+    lg_msg(n, ev->a)->release_fired = 1;
     if (n->hooks.released)
-        n->hooks.released(n->hooks.ctx, n->m[ev->a].user, now_of(n));
+        n->hooks.released(n->hooks.ctx, lg_msg(n, ev->a)->user, now_of(n));
     maybe_free(n, (int32_t)ev->a);
 }
 
@@ -332,7 +335,7 @@ static void on_release(void *ctx, const cs_event_t *ev)
 static void on_local(void *ctx, const cs_event_t *ev)
 {
     loggp_net_t *n = ctx;
-    lgmsg_t *m = &n->m[ev->a];
+    lgmsg_t *m = lg_msg(n, ev->a);
     if (m->done || m->gate < m->bytes)
         return;
     uint64_t user = m->user;
@@ -349,16 +352,10 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
     loggp_net_t *n = impl;
     CS_ASSERT(ndst == 1);
     CS_ASSERT(src >= 0 && src < n->nhosts && dst[0] >= 0 && dst[0] < n->nhosts);
-    int32_t id;
-    if (n->free_m != NIL && src != dst[0] && bytes <= n->p.S) {
-        id = n->free_m;
-        n->free_m = n->m[id].next;
-    } else {
-        n->m = cs_grow(n->m, n->nm, &n->cap_m, 256, sizeof *n->m);
-        id = n->nm++;
-    }
-    lgmsg_t *m = &n->m[id];
-    memset(m, 0, sizeof *m);
+    /* rendezvous messages take new slots: lg_idle scans them in slot order */
+    int32_t id = src != dst[0] && bytes <= n->p.S ? cs_pool_get(&n->msgs)
+                                                  : cs_pool_append(&n->msgs);
+    lgmsg_t *m = lg_msg(n, id);
     m->posted = n->nposted++;
     m->src = src;
     m->dst = dst[0];
@@ -381,7 +378,7 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
     if (h->send_tail == NIL)
         h->send_head = id;
     else
-        n->m[h->send_tail].next = id;
+        lg_msg(n, h->send_tail)->next = id;
     h->send_tail = id;
     kick(n, src, now_of(n));
     return (uint32_t)id;
@@ -390,7 +387,7 @@ static uint32_t lg_post(void *impl, int src, int ndst, const int *dst, int64_t b
 static void lg_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
 {
     loggp_net_t *n = impl;
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     (void)rate; /* whole messages only: a send waits for all its bytes */
     if (gate_bytes > m->bytes)
         gate_bytes = m->bytes;
@@ -408,7 +405,7 @@ static void lg_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
 static void lg_matched(void *impl, uint32_t id, uint64_t user)
 {
     loggp_net_t *n = impl;
-    lgmsg_t *m = &n->m[id];
+    lgmsg_t *m = lg_msg(n, id);
     (void)user;
     if (m->tm >= 0)
         return;
@@ -427,8 +424,8 @@ static int64_t lg_idle(void *impl)
     if (n->p.unsafe_deadlock)
         return 0;
     int32_t first = -1;
-    for (int32_t i = n->rndv_scan; i < n->nm; i++) {
-        lgmsg_t *m = &n->m[i];
+    for (int32_t i = n->rndv_scan; i < n->msgs.used; i++) {
+        lgmsg_t *m = lg_msg(n, i);
         if (!m->rndv || m->released)
             continue;
         if (m->started && m->processed && m->tm < 0) {
@@ -439,7 +436,7 @@ static int64_t lg_idle(void *impl)
             first = i;
         }
     }
-    n->rndv_scan = first < 0 ? n->nm : first;
+    n->rndv_scan = first < 0 ? n->msgs.used : first;
     n->forced += started;
     return started;
 }
@@ -451,15 +448,15 @@ static int lg_explain(const void *impl, cs_error_t *err)
     const loggp_net_t *n = impl;
     int32_t waiting = 0, ex = -1;
     /* the example is the first posted (free slots are done) */
-    for (int32_t i = 0; i < n->nm; i++)
-        if (!n->m[i].done) {
+    for (int32_t i = 0; i < n->msgs.used; i++)
+        if (!lg_msg(n, i)->done) {
             waiting++;
-            if (ex < 0 || n->m[i].posted < n->m[ex].posted)
+            if (ex < 0 || lg_msg(n, i)->posted < lg_msg(n, ex)->posted)
                 ex = i;
         }
     if (ex < 0)
         return cs_error_set(err, CS_ERR_DEADLOCK, "loggp: no message is stuck");
-    const lgmsg_t *m = &n->m[ex];
+    const lgmsg_t *m = lg_msg(n, ex);
     if (m->started)
         return cs_error_set(err, CS_ERR_DEADLOCK,
                             "loggp: %d message(s) never received, e.g. host %d -> %d (%lld "
@@ -485,7 +482,7 @@ static void lg_free(void *impl)
     free(n->up);
     free(n->down);
     free(n->stats);
-    free(n->m);
+    cs_pool_free(&n->msgs);
     free(n);
 }
 
@@ -525,7 +522,7 @@ static int net_new(const void *ctx, cs_sim_t *sim, const cs_net_hooks_t *hooks, 
     n->p = lm->p;
     n->topo = lm->topo;
     n->sim = sim;
-    n->free_m = NIL;
+    cs_pool_init(&n->msgs, sizeof(lgmsg_t));
     if (hooks)
         n->hooks = *hooks;
     n->nhosts = lm->hosts;
