@@ -70,6 +70,13 @@ struct cs_coll_builder {
      * where (j - implied) * k say the same. */
     uint8_t *implied;
     int32_t cap_implied;
+    /* windowed (cs_coll_builder_watch): per rank the id below which no op
+     * can get a new dependent, the ranks whose next op would have none,
+     * and who to tell after each wait */
+    int32_t *closed_below;
+    int no_after;
+    void (*at_wait)(void *ctx);
+    void *wait_ctx;
 };
 
 static void list_push(oplist_t *l, int32_t op)
@@ -103,6 +110,40 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     free(b->after);
     free(b->implied);
     free(b);
+}
+
+void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
+                           void (*at_wait)(void *ctx), void *ctx)
+{
+    b->closed_below = closed_below;
+    b->no_after = b->a->P;
+    for (int r = 0; r < b->a->P; r++)
+        closed_below[r] = 0;
+    b->at_wait = at_wait;
+    b->wait_ctx = ctx;
+}
+
+int cs_coll_builder_unchained(const cs_coll_builder_t *b) { return b->no_after; }
+
+/* After a wait on `rank`: only the ops in its lists can still get a
+ * dependent (issued() links new ops to `after`, a wait moves `outstanding`
+ * there; cs_coll_dep may name any op, which the executor checks), so every
+ * op of the rank below the oldest of them is closed. */
+static void waited(cs_coll_builder_t *b, int rank, int had_after)
+{
+    const oplist_t *o = &b->outstanding[rank], *a = &b->after[rank];
+    int32_t lo = cs_program_nops(b->p);
+    if (!b->closed_below)
+        return;
+    for (int32_t i = 0; i < o->n; i++)
+        lo = o->v[i] < lo ? o->v[i] : lo;
+    for (int32_t i = 0; i < a->n; i++)
+        lo = a->v[i] < lo ? a->v[i] : lo;
+    if (lo > b->closed_below[rank])
+        b->closed_below[rank] = lo;
+    if (!had_after && a->n)
+        b->no_after--;
+    b->at_wait(b->wait_ctx);
 }
 
 cs_program_t *cs_coll_program(cs_coll_builder_t *b) { return b->p; }
@@ -203,7 +244,7 @@ static int holds_sends(const cs_coll_builder_t *b, int rank)
 void cs_coll_wait(cs_coll_builder_t *b, int rank)
 {
     oplist_t tmp, *o = &b->outstanding[rank];
-    int32_t k = 0;
+    int32_t k = 0, had_after = b->after[rank].n > 0;
     if (!o->n)
         return;
     if (holds_sends(b, rank)) {
@@ -223,6 +264,7 @@ void cs_coll_wait(cs_coll_builder_t *b, int rank)
     b->after[rank] = *o;
     tmp.n = 0;
     *o = tmp;
+    waited(b, rank, had_after);
 }
 
 static int is_send(const cs_coll_builder_t *b, int32_t op)
@@ -234,7 +276,7 @@ static int is_send(const cs_coll_builder_t *b, int32_t op)
 void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank)
 {
     oplist_t *o = &b->outstanding[rank];
-    int32_t kept = 0, i;
+    int32_t kept = 0, i, had_after = b->after[rank].n > 0;
     for (i = 0; i < o->n && is_send(b, o->v[i]); i++)
         ;
     if (i == o->n)
@@ -247,6 +289,7 @@ void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank)
             list_push(&b->after[rank], o->v[i]);
     }
     o->n = kept;
+    waited(b, rank, had_after);
 }
 
 void cs_coll_wait_recvs_all(cs_coll_builder_t *b)
@@ -408,32 +451,46 @@ int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out,
                         cs_coll_name(k), name ? name : "", names);
 }
 
-int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
-                  cs_error_t *err)
+int cs_coll_build_check(const cs_coll_args_t *a, cs_error_t *err)
 {
-    cs_program_t *p;
-    cs_coll_builder_t *b;
-    int rc;
-    static const char *const none[] = {NULL};
-    *out = NULL;
     if (a->P < 1)
         return cs_error_set(err, CS_ERR_RANGE, "a collective needs at least one rank, got %d", a->P);
     if (a->bytes < 0)
         return cs_error_set(err, CS_ERR_RANGE, "negative size %lld", (long long)a->bytes);
     if (cs_coll_rooted(a->kind) && (a->root < 0 || a->root >= a->P))
         return cs_error_set(err, CS_ERR_RANGE, "root %d is outside ranks 0..%d", a->root, a->P - 1);
-    p = cs_program_new(a->P);
-    b = cs_coll_builder_new(p, a);
-    rc = algo->build(b, err);
-    cs_coll_builder_free(b);
+    return CS_OK;
+}
+
+int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error_t *err)
+{
+    static const char *const none[] = {NULL};
+    const cs_coll_args_t *a = b->a;
+    int rc = algo->build(b, err);
     if (!rc && a->opts)
         rc = cs_spec_check_unused(a->opts, algo->keys ? algo->keys : none, err);
     if (!rc) {
         char name[128];
         snprintf(name, sizeof name, "%s/%s", cs_coll_name(algo->kind), algo->name);
-        cs_program_set_source(p, name);
-        rc = cs_program_finalize(p, err);
+        cs_program_set_source(b->p, name);
+        rc = cs_program_finalize(b->p, err);
     }
+    return rc;
+}
+
+int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
+                  cs_error_t *err)
+{
+    cs_program_t *p;
+    cs_coll_builder_t *b;
+    int rc;
+    *out = NULL;
+    if ((rc = cs_coll_build_check(a, err)))
+        return rc;
+    p = cs_program_new(a->P);
+    b = cs_coll_builder_new(p, a);
+    rc = cs_coll_build_run(algo, b, err);
+    cs_coll_builder_free(b);
     if (rc) {
         cs_program_free(p);
         return rc;

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include "core/error.h"
 #include "core/program.h"
+#include "core/progen.h"
 #include "core/units.h"
 
 typedef enum cs_coll_kind {
@@ -158,5 +159,13 @@ int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out,
  * checks unused options, finalizes.  On error *out is NULL. */
 int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
                   cs_error_t *err);
+
+/* The same program as a generator (core/progen.h): built a window at a
+ * time while the executor runs it, on a thread of its own that takes turns
+ * with the caller's.  Needs args->no_data (a window has no data
+ * descriptors).  The checks of cs_coll_build are made here or by the first
+ * advance (the algorithm's own). */
+int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progen_t **out,
+                     cs_error_t *err);
 
 #endif

@@ -63,6 +63,21 @@ enum { THESIS_REDUCE = 1, THESIS_BCAST = 2, THESIS_REDUCE2 = 3, THESIS_BCAST2 = 
 
 /* ---- rank arithmetic ----------------------------------------------------- */
 
+/* ---- the builder seen by coll/window.c ---------------------------------- */
+
+/* Checks the arguments every collective needs (ranks, size, root). */
+int cs_coll_build_check(const cs_coll_args_t *a, cs_error_t *err);
+/* Runs the algorithm into the builder, checks its options, names and
+ * finalizes the program. */
+int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error_t *err);
+/* Keeps closed_below (P entries, see core/progen.h) up to date and calls
+ * at_wait(ctx) after every wait: the moments a windowed build may pause. */
+void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
+                           void (*at_wait)(void *ctx), void *ctx);
+/* Ranks whose next op would have no dependency (none of their ops waited
+ * for yet). */
+int cs_coll_builder_unchained(const cs_coll_builder_t *b);
+
 static inline int lowbit(int x) { return x & -x; }
 static inline int is_pow2(int64_t x) { return x > 0 && !(x & (x - 1)); }
 /* floor(log2 x) for x >= 1 */

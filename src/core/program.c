@@ -19,6 +19,8 @@
  */
 #include "core/program.h"
 
+#include "core/chunks.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,15 @@ struct cs_program {
     cs_op_t *ops;
     int32_t nops, cap_ops;
     int32_t max_ops;         /* CS_PROGRAM_MAX_OPS or lower (cs_program_set_limits) */
+    /* windowed (cs_program_set_windowed): ops and mcast destinations live
+     * in chunks that never move, released as the run passes them; `ops`
+     * and `peers` stay NULL.  The chunks of destinations record the last
+     * mcast op that uses them, so they go with the ops. */
+    int windowed;
+    cs_chunks_t wops, wpeers;
+    int32_t *wpeers_last;    /* per chunk of destinations: its last op */
+    int64_t nwpeers_last;
+    int64_t taken;           /* dependencies handed out by cs_program_take_deps */
     int32_t *peers;          /* mcast pool: count, then the destinations */
     int64_t npeers, cap_peers;
     /* building: dependency i is op build[2i] depending on build[2i+1] (a
@@ -100,6 +111,9 @@ void cs_program_free(cs_program_t *p)
         return;
     free(p->ops);
     free(p->peers);
+    cs_chunks_free(&p->wops);
+    cs_chunks_free(&p->wpeers);
+    free(p->wpeers_last);
     free(p->build);
     free(p->pred_start);
     free(p->succ_start);
@@ -154,6 +168,12 @@ static int check_rank(cs_program_t *p, const char *what, int r, int allow_any)
     return 0;
 }
 
+/* Op `id` wherever it lives (the flat array or a window's chunks). */
+static cs_op_t *at(const cs_program_t *p, int32_t id)
+{
+    return p->windowed ? cs_chunks_at(&p->wops, id) : &p->ops[id];
+}
+
 /* Appends an op with its kind, rank and size; the caller sets peer and tag
  * or ticks. */
 static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int64_t bytes)
@@ -174,11 +194,15 @@ static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int64_t bytes)
                p->max_ops);
         return -1;
     }
-    if (p->nops == p->cap_ops)
-        resize_ops(p, p->cap_ops == 0                        ? 64
-                      : p->cap_ops > CS_PROGRAM_MAX_OPS / 2 ? CS_PROGRAM_MAX_OPS
-                                                             : 2 * p->cap_ops);
-    op = &p->ops[p->nops];
+    if (p->windowed) {
+        op = cs_chunks_ensure(&p->wops, p->nops);
+    } else {
+        if (p->nops == p->cap_ops)
+            resize_ops(p, p->cap_ops == 0                        ? 64
+                          : p->cap_ops > CS_PROGRAM_MAX_OPS / 2 ? CS_PROGRAM_MAX_OPS
+                                                                 : 2 * p->cap_ops);
+        op = &p->ops[p->nops];
+    }
     memset(op, 0, sizeof *op);
     op->kind = kind;
     op->rank = rank;
@@ -197,8 +221,8 @@ int32_t cs_program_send(cs_program_t *p, int rank, int dst, int64_t bytes, int t
     }
     id = add_op(p, CS_OP_SEND, rank, bytes);
     if (id >= 0) {
-        p->ops[id].peer = dst;
-        p->ops[id].tag = tag;
+        at(p, id)->peer = dst;
+        at(p, id)->tag = tag;
     }
     return id;
 }
@@ -214,10 +238,45 @@ int32_t cs_program_recv(cs_program_t *p, int rank, int src, int64_t bytes, int t
     }
     id = add_op(p, CS_OP_RECV, rank, bytes);
     if (id >= 0) {
-        p->ops[id].peer = src;
-        p->ops[id].tag = tag;
+        at(p, id)->peer = src;
+        at(p, id)->tag = tag;
     }
     return id;
+}
+
+/* A windowed mcast's destinations: the count and the ranks in one chunk
+ * (a list never straddles two, so that it is one array), the chunk's last
+ * user noted for cs_program_release. */
+#define WPEERS_SHIFT 16
+static int window_peers(cs_program_t *p, int32_t id, const int32_t *dsts, int n)
+{
+    int64_t per = (int64_t)1 << WPEERS_SHIFT, k;
+    if (n + 1 > per) {
+        record(p, CS_ERR_RANGE, "rank %d: a windowed program's mcast reaches at most %lld "
+               "ranks, this one %d", at(p, id)->rank, (long long)per - 1, n);
+        return 0;
+    }
+    if ((p->npeers & (per - 1)) + n + 1 > per) /* start the next chunk */
+        p->npeers = (p->npeers | (per - 1)) + 1;
+    k = p->npeers >> WPEERS_SHIFT;
+    if (p->npeers + n + 1 > INT32_MAX) {
+        record(p, CS_ERR_NOMEM, "rank %d: more than %d mcast destinations in one program",
+               at(p, id)->rank, INT32_MAX);
+        return 0;
+    }
+    if (k >= p->nwpeers_last) {
+        int64_t cap = p->nwpeers_last ? 2 * p->nwpeers_last : 16;
+        while (cap <= k)
+            cap *= 2;
+        p->wpeers_last = cs_realloc(p->wpeers_last, (size_t)cap * sizeof *p->wpeers_last);
+        p->nwpeers_last = cap;
+    }
+    p->wpeers_last[k] = id;
+    *(int32_t *)cs_chunks_ensure(&p->wpeers, p->npeers) = n;
+    memcpy(cs_chunks_at(&p->wpeers, p->npeers + 1), dsts, (size_t)n * sizeof *dsts);
+    at(p, id)->peer = (int32_t)p->npeers;
+    p->npeers += n + 1;
+    return 1;
 }
 
 int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, int64_t bytes,
@@ -244,6 +303,9 @@ int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, 
     id = add_op(p, CS_OP_MCAST, rank, bytes);
     if (id < 0)
         return -1;
+    at(p, id)->tag = tag;
+    if (p->windowed)
+        return window_peers(p, id, dsts, n) ? id : -1;
     if (p->npeers + n + 1 > p->cap_peers) {
         while (p->npeers + n + 1 > p->cap_peers)
             p->cap_peers = p->cap_peers ? p->cap_peers * 2 : 64;
@@ -251,8 +313,7 @@ int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, 
     }
     p->peers[p->npeers] = n;
     memcpy(p->peers + p->npeers + 1, dsts, (size_t)n * sizeof *dsts);
-    p->ops[id].peer = (int32_t)p->npeers;
-    p->ops[id].tag = tag;
+    at(p, id)->peer = (int32_t)p->npeers;
     p->npeers += n + 1;
     return id;
 }
@@ -266,7 +327,7 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
     }
     id = add_op(p, CS_OP_CALC, rank, bytes);
     if (id >= 0)
-        p->ops[id].ticks = ticks;
+        at(p, id)->ticks = ticks;
     return id;
 }
 
@@ -296,20 +357,30 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
         record(p, CS_ERR_RANGE, "dependency of unknown kind %d", (int)kind);
         return CS_ERR_RANGE;
     }
-    if (p->ops[op].rank != p->ops[pred].rank) {
+    if (at(p, op)->rank != at(p, pred)->rank) {
         record(p, CS_ERR_RANGE, "dependency between ops of different ranks (%d and %d)",
-               p->ops[op].rank, p->ops[pred].rank);
+               at(p, op)->rank, at(p, pred)->rank);
         return CS_ERR_RANGE;
     }
-    if (kind == CS_DEP_STREAM && p->ops[pred].kind == CS_OP_CALC && p->ops[pred].bytes == 0) {
+    if (kind == CS_DEP_STREAM && at(p, pred)->kind == CS_OP_CALC && at(p, pred)->bytes == 0) {
         record(p, CS_ERR_RANGE,
                "rank %d: an op can only stream from an op that moves or reduces bytes",
-               p->ops[op].rank);
+               at(p, op)->rank);
         return CS_ERR_RANGE;
     }
-    if (p->ndeps >= p->max_deps) {
+    if (p->windowed) {
+        /* the executor has seen ops below op and may have released preds:
+         * a windowed program only looks back, into what is still held */
+        if (pred >= op || (pred >> p->wops.shift) < p->wops.released) {
+            record(p, CS_ERR_RANGE, "rank %d: a windowed program's op %d may depend only on "
+                   "an earlier op still in the window, not on op %d", at(p, op)->rank, op, pred);
+            return CS_ERR_RANGE;
+        }
+        if (p->taken == p->ndeps) /* all handed out: start the list again */
+            p->taken = p->ndeps = 0;
+    } else if (p->ndeps >= p->max_deps) {
         record(p, CS_ERR_NOMEM, "rank %d: more than %lld dependencies, the limit of a program",
-               p->ops[op].rank, (long long)p->max_deps);
+               at(p, op)->rank, (long long)p->max_deps);
         return CS_ERR_NOMEM;
     }
     if (p->ndeps == p->cap_build) {
@@ -322,9 +393,19 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
     return CS_OK;
 }
 
+/* Side tables are indexed by op id over the whole program: a windowed
+ * program has none. */
+static int refuse_side(cs_program_t *p, const char *what)
+{
+    if (!p->windowed)
+        return 0;
+    record(p, CS_ERR_USAGE, "a windowed program carries no %s", what);
+    return 1;
+}
+
 void cs_program_set_origin(cs_program_t *p, int32_t op, int line, const char *label)
 {
-    if (op < 0 || op >= p->nops)
+    if (op < 0 || op >= p->nops || refuse_side(p, "source lines or labels"))
         return;
     if (line && !p->line)
         p->line = side_resize(NULL, sizeof *p->line, 0, p->cap_ops, 0);
@@ -352,7 +433,9 @@ int cs_program_line(const cs_program_t *p, int32_t op)
 
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode)
 {
-    if (op < 0 || op >= p->nops || p->ops[op].kind == CS_OP_CALC || off < 0 || len < 0 ||
+    if (refuse_side(p, "data descriptors"))
+        return CS_ERR_USAGE;
+    if (op < 0 || op >= p->nops || at(p, op)->kind == CS_OP_CALC || off < 0 || len < 0 ||
         len >= CS_DATA_MAX_LEN) {
         record(p, CS_ERR_RANGE, "invalid data descriptor [%lld, +%lld) for op %d", (long long)off,
                (long long)len, op);
@@ -554,7 +637,7 @@ static int check_cycles(cs_program_t *p, cs_error_t *err)
         } while (v != u);
         rc = cs_error_set(err, CS_ERR_DEADLOCK,
                           "%s%sdependency cycle on rank %d (%d ops can never start): %s <- %s",
-                          p->source ? p->source : "", p->source ? ": " : "", p->ops[u].rank,
+                          p->source ? p->source : "", p->source ? ": " : "", at(p, u)->rank,
                           p->nops - done, names, cs_program_label(p, u) ? cs_program_label(p, u) : "...");
         free(seen);
     }
@@ -570,6 +653,10 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
     if (p->err_code)
         return cs_error_set(err, p->err_code, "%s%s%s", p->source ? p->source : "",
                             p->source ? ": " : "", p->err_msg);
+    if (p->windowed) { /* no tables: the executor took the dependencies */
+        p->finalized = 1;
+        return CS_OK;
+    }
     if (!p->pred_start) {
         /* the ops are complete: give back the growth slack */
         if (p->nops && p->nops < p->cap_ops)
@@ -593,6 +680,8 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
 size_t cs_program_bytes(const cs_program_t *p)
 {
     size_t n = sizeof *p, ops = (size_t)p->cap_ops;
+    n += cs_chunks_bytes(&p->wops) + cs_chunks_bytes(&p->wpeers);
+    n += (size_t)p->nwpeers_last * sizeof *p->wpeers_last;
     n += ops * sizeof *p->ops;
     n += p->line ? ops * sizeof *p->line : 0;
     n += p->data_of ? ops * sizeof *p->data_of : 0;
@@ -608,20 +697,62 @@ size_t cs_program_bytes(const cs_program_t *p)
     return n;
 }
 
+void cs_program_set_windowed(cs_program_t *p)
+{
+    if (p->nops || p->windowed) {
+        record(p, CS_ERR_INTERNAL, "a program becomes windowed before its first op");
+        return;
+    }
+    p->windowed = 1;
+    cs_chunks_init(&p->wops, sizeof(cs_op_t), 16);
+    cs_chunks_init(&p->wpeers, sizeof(int32_t), WPEERS_SHIFT);
+}
+
+int cs_program_is_windowed(const cs_program_t *p) { return p->windowed; }
+
+int64_t cs_program_take_deps(cs_program_t *p, const uint32_t **pairs)
+{
+    int64_t n = p->ndeps - p->taken;
+    *pairs = p->build + 2 * p->taken;
+    p->taken = p->ndeps;
+    return n;
+}
+
+void cs_program_release(cs_program_t *p, int32_t below)
+{
+    int64_t k;
+    if (!p->windowed)
+        return;
+    cs_chunks_release(&p->wops, below);
+    /* a chunk of destinations goes once its last mcast is released (every
+     * chunk below the one being filled has one: window_peers only skips
+     * the end of a chunk it used) */
+    for (k = p->wpeers.released; k < p->npeers >> WPEERS_SHIFT && k < p->nwpeers_last &&
+                                 p->wpeers_last[k] < below;
+         k++)
+        ;
+    cs_chunks_release(&p->wpeers, k << WPEERS_SHIFT);
+}
+
 int cs_program_nranks(const cs_program_t *p) { return p->nranks; }
 int32_t cs_program_nops(const cs_program_t *p) { return p->nops; }
-const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id) { return &p->ops[id]; }
+const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id) { return at(p, id); }
 const char *cs_program_source(const cs_program_t *p) { return p->source; }
 
 const int32_t *cs_program_mcast_peers(const cs_program_t *p, const cs_op_t *op)
 {
-    return op->kind == CS_OP_MCAST ? p->peers + op->peer + 1 : NULL;
+    if (op->kind != CS_OP_MCAST)
+        return NULL;
+    return p->windowed ? (const int32_t *)cs_chunks_at(&p->wpeers, op->peer + 1)
+                       : p->peers + op->peer + 1;
 }
 
 int32_t cs_program_npeers(const cs_program_t *p, const cs_op_t *op)
 {
     switch (op->kind) {
-    case CS_OP_MCAST: return p->peers[op->peer];
+    case CS_OP_MCAST:
+        return p->windowed ? *(const int32_t *)cs_chunks_at(&p->wpeers, op->peer)
+                           : p->peers[op->peer];
     case CS_OP_CALC: return 0;
     default: return 1;
     }
@@ -648,7 +779,7 @@ const char *cs_program_label(const cs_program_t *p, int32_t op)
 
 void cs_program_describe(const cs_program_t *p, int32_t id, char *buf, size_t len)
 {
-    const cs_op_t *op = &p->ops[id];
+    const cs_op_t *op = at(p, id);
     const char *lab = cs_program_label(p, id);
     int line = cs_program_line(p, id);
     char where[160] = "";

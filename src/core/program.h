@@ -150,8 +150,32 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err);
  * tables, side tables, labels), for the benchmarks' bytes per op. */
 size_t cs_program_bytes(const cs_program_t *p);
 
+/* ---- windowed programs (issue 17) ----------------------------------------
+ * A windowed program is run while it is being built (core/progen.h): its
+ * ops live in chunks that never move and are given back once the run is
+ * past them, so memory follows the ops in flight, not the program's length.
+ * Its dependencies must point to earlier ops (no cycle is possible); they
+ * are handed to the executor as they come (cs_program_take_deps) and never
+ * tabled, so cs_program_preds and cs_program_succs are not available.  It
+ * carries no side tables (data descriptors, lines, labels): the builder
+ * records an error instead.  cs_program_finalize only reports the first
+ * builder error and marks the program whole. */
+/* Makes a new, empty program windowed. */
+void cs_program_set_windowed(cs_program_t *p);
+int cs_program_is_windowed(const cs_program_t *p);
+/* The dependencies added since the last call, as n pairs (op, then a
+ * packed cs_dep_t naming the predecessor) in the order they were added;
+ * valid until the next builder call. */
+int64_t cs_program_take_deps(cs_program_t *p, const uint32_t **pairs);
+/* Gives back the ops (and mcast destinations) below op `below`, which no
+ * one reads again; a later dependency on them is an error. */
+void cs_program_release(cs_program_t *p, int32_t below);
+
 int cs_program_nranks(const cs_program_t *p);
+/* All ops ever added (those a window released included). */
 int32_t cs_program_nops(const cs_program_t *p);
+/* Op `id`; pointers stay valid while ops are added (not across
+ * cs_program_renumber, nor, in a window, cs_program_release). */
 const cs_op_t *cs_program_op(const cs_program_t *p, int32_t id);
 /* An mcast's destinations (NULL for other ops) and their number (1 for a
  * send or recv, 0 for a calc). */

@@ -35,7 +35,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/chunks.h"
 #include "core/pool.h"
+#include "core/progen.h"
 #include "core/sim.h"
 
 #define NONE (-1)
@@ -104,7 +106,7 @@ typedef struct exec {
     cs_sim_t *sim;
     cs_net_t *net;
     const int32_t *node;
-    op_state_t *ops;
+    cs_chunks_t st;     /* op_state_t per op: one flat chunk, or a window's */
     rank_state_t *ranks;
     cs_pool_t msgs;     /* xmsg_t */
     cs_pool_t streams;  /* stream_t */
@@ -114,13 +116,94 @@ typedef struct exec {
     int draining;
     int watch;          /* program has streaming deps: report unit progress */
     int32_t done_ops;
+    int64_t max_units;  /* units a message may have (check_op) */
     double calc_scale;  /* program time unit -> ticks */
     uint32_t h_calc, h_wake;
     const cs_exec_observer_t *obs;
     const cs_exec_opts_t *opts;
     int err_code;
     cs_error_t *err;
+    /* a windowed run (cs_exec_run_gen): the executor keeps the dependency
+     * lists itself, as chains of edges, for the ops in the window */
+    cs_progen_t *gen;
+    int32_t nreg;       /* ops registered (their state exists) */
+    int32_t frontier;   /* every op below is done and its messages gone */
+    int running;        /* the ops ready at time 0 are out */
+    cs_pool_t edges;    /* edge_t */
+    cs_chunks_t heads;  /* heads_t per op */
 } exec_t;
+
+/* A windowed run's dependency lists: an op's successors in id order (as
+ * a whole program's tables have them) and its STREAM predecessors in the
+ * order they were added (stream_gate reads no other). */
+typedef struct edge {
+    cs_dep_t dep;       /* the other op and the kind */
+    int32_t next;
+} edge_t;
+
+typedef struct heads {
+    int32_t succ, succ_tail, spred;
+} heads_t;
+
+static inline op_state_t *S(const exec_t *x, int32_t op)
+{
+    return (op_state_t *)cs_chunks_at(&x->st, op);
+}
+
+static inline heads_t *H(const exec_t *x, int32_t op)
+{
+    return (heads_t *)cs_chunks_at(&x->heads, op);
+}
+
+static inline edge_t *E(const exec_t *x, int32_t e)
+{
+    return (edge_t *)(void *)x->edges.items + e;
+}
+
+/* The successors of an op, or its STREAM predecessors, from either kind
+ * of list. */
+typedef struct dep_iter {
+    const cs_dep_t *v;
+    int n, i;
+    int32_t e;
+} dep_iter_t;
+
+static void succ_iter(const exec_t *x, int32_t op, dep_iter_t *it)
+{
+    it->i = 0;
+    if (x->gen) {
+        it->v = NULL;
+        it->e = H(x, op)->succ;
+    } else {
+        it->v = cs_program_succs(x->prog, op, &it->n);
+    }
+}
+
+static void spred_iter(const exec_t *x, int32_t op, dep_iter_t *it)
+{
+    it->i = 0;
+    if (x->gen) {
+        it->v = NULL;
+        it->e = H(x, op)->spred;
+    } else {
+        it->v = cs_program_preds(x->prog, op, &it->n);
+    }
+}
+
+static int dep_next(const exec_t *x, dep_iter_t *it, cs_dep_t *d)
+{
+    if (it->v) {
+        if (it->i >= it->n)
+            return 0;
+        *d = it->v[it->i++];
+        return 1;
+    }
+    if (!x->gen || it->e == NONE)
+        return 0;
+    *d = E(x, it->e)->dep;
+    it->e = E(x, it->e)->next;
+    return 1;
+}
 
 void cs_exec_opts_default(cs_exec_opts_t *o)
 {
@@ -172,7 +255,7 @@ static stream_t *stream_at(exec_t *x, int32_t i) { return (stream_t *)(void *)x-
  * it is matched). */
 static stream_t *stream_of(exec_t *x, int32_t op)
 {
-    const op_state_t *s = &x->ops[op];
+    const op_state_t *s = S(x, op);
     if (s->state != OP_STARTED || !(s->stream_in | s->stream_out) || s->link == NONE)
         return NULL;
     if (s->msg == NONE && cs_program_op(x->prog, op)->kind == CS_OP_RECV)
@@ -183,7 +266,7 @@ static stream_t *stream_of(exec_t *x, int32_t op)
 /* Gives `op` its streaming state if it has STREAM dependencies. */
 static void stream_take(exec_t *x, int32_t op)
 {
-    op_state_t *s = &x->ops[op];
+    op_state_t *s = S(x, op);
     s->link = s->stream_in | s->stream_out ? cs_pool_get(&x->streams) : NONE;
 }
 
@@ -191,7 +274,7 @@ static void stream_take(exec_t *x, int32_t op)
 
 static void satisfy(exec_t *x, int32_t op)
 {
-    op_state_t *s = &x->ops[op];
+    op_state_t *s = S(x, op);
     CS_ASSERT(s->count > 0);
     if (--s->count == 0 && s->state == OP_WAIT) {
         s->state = OP_READY;
@@ -201,25 +284,33 @@ static void satisfy(exec_t *x, int32_t op)
 
 static void on_started(exec_t *x, int32_t op)
 {
-    int n;
-    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
+    dep_iter_t it;
+    cs_dep_t d;
     if (x->res->ops)
         x->res->ops[op].start = cs_sim_now(x->sim);
-    x->ops[op].state = OP_STARTED;
-    for (int i = 0; i < n; i++)
-        if (cs_dep_kind(succ[i]) != CS_DEP_AFTER)
-            satisfy(x, cs_dep_op(succ[i]));
+    S(x, op)->state = OP_STARTED;
+    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+        if (cs_dep_kind(d) != CS_DEP_AFTER)
+            satisfy(x, cs_dep_op(d));
 }
 
 static void propagate_progress(exec_t *x, int32_t op);
 static void msg_release(exec_t *x, int32_t mid);
 
+static void edges_free(exec_t *x, int32_t e)
+{
+    for (int32_t next; e != NONE; e = next) {
+        next = E(x, e)->next;
+        cs_pool_put(&x->edges, e);
+    }
+}
+
 static void on_done(exec_t *x, int32_t op)
 {
-    int n;
-    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
+    dep_iter_t it;
+    cs_dep_t d;
     const cs_op_t *o = cs_program_op(x->prog, op);
-    op_state_t *s = &x->ops[op];
+    op_state_t *s = S(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
     CS_ASSERT(s->state == OP_STARTED);
     if ((s->stream_in | s->stream_out) && s->link != NONE) /* a started recv is matched */
@@ -227,11 +318,15 @@ static void on_done(exec_t *x, int32_t op)
     s->state = OP_DONE; /* its progress is now its size (progress_now) */
     s->link = NONE;
     if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
-        /* the messages whose recvs already took them are not needed any more */
+        /* the messages whose recvs already took them are not needed any
+         * more; count goes on counting the others (they name this op) */
+        CS_ASSERT(s->count == 0);
         for (int32_t mid = s->msg, next; mid != NONE; mid = next) {
             next = msg_at(x, mid)->sib;
             if (msg_at(x, mid)->taken)
                 msg_release(x, mid);
+            else
+                s->count++;
         }
         s->msg = NONE;
     }
@@ -242,11 +337,17 @@ static void on_done(exec_t *x, int32_t op)
     if (now > x->res->finish)
         x->res->finish = now;
     x->done_ops++;
-    for (int i = 0; i < n; i++)
-        if (cs_dep_kind(succ[i]) == CS_DEP_AFTER)
-            satisfy(x, cs_dep_op(succ[i]));
-    if (s->stream_out)
+    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+        if (cs_dep_kind(d) == CS_DEP_AFTER)
+            satisfy(x, cs_dep_op(d));
+    if (S(x, op)->stream_out)
         propagate_progress(x, op);
+    if (x->gen) { /* nothing walks these lists again */
+        heads_t *h = H(x, op);
+        edges_free(x, h->succ);
+        edges_free(x, h->spred);
+        h->succ = h->succ_tail = h->spred = NONE;
+    }
 }
 
 /* ---- streaming ------------------------------------------------------- */
@@ -265,7 +366,7 @@ static int64_t progress_now(exec_t *x, int32_t op)
 {
     const stream_t *st = stream_of(x, op);
     int64_t size = cs_program_op(x->prog, op)->bytes;
-    if (x->ops[op].state == OP_DONE)
+    if (S(x, op)->state == OP_DONE)
         return size;
     return st ? ramp_at(st->progress, st->rate, st->ref, cs_sim_now(x->sim), size) : 0;
 }
@@ -277,15 +378,15 @@ static int64_t progress_now(exec_t *x, int32_t op)
  * which every rate change triggers). */
 static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
 {
-    int n;
-    const cs_dep_t *pred = cs_program_preds(x->prog, op, &n);
+    dep_iter_t it;
+    cs_dep_t d;
     int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
-    for (int i = 0; i < n; i++) {
-        if (cs_dep_kind(pred[i]) != CS_DEP_STREAM)
-            continue;
-        const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(pred[i]));
-        const stream_t *ps = stream_of(x, cs_dep_op(pred[i]));
-        int64_t p = progress_now(x, cs_dep_op(pred[i])), pr = ps ? ps->rate : 0;
+    for (spred_iter(x, op, &it); dep_next(x, &it, &d);) {
+        if (cs_dep_kind(d) != CS_DEP_STREAM || cs_dep_op(d) < x->frontier)
+            continue; /* below the frontier: done (and released) */
+        const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(d));
+        const stream_t *ps = stream_of(x, cs_dep_op(d));
+        int64_t p = progress_now(x, cs_dep_op(d)), pr = ps ? ps->rate : 0;
         if (p >= po->bytes)
             continue;
         if (p < g)
@@ -318,9 +419,9 @@ static void regate(exec_t *x, int32_t op)
     if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST) {
         /* one gate per network message (a native mcast is one for all) */
         uint32_t last = 0;
-        for (int32_t mid = x->ops[op].msg; mid != NONE; mid = msg_at(x, mid)->sib) {
+        for (int32_t mid = S(x, op)->msg; mid != NONE; mid = msg_at(x, mid)->sib) {
             uint32_t id = msg_at(x, mid)->net_id;
-            if (mid == x->ops[op].msg || id != last)
+            if (mid == S(x, op)->msg || id != last)
                 cs_net_gate_rate(x->net, id, g, r);
             last = id;
         }
@@ -339,11 +440,11 @@ static void regate(exec_t *x, int32_t op)
 
 static void propagate_progress(exec_t *x, int32_t op)
 {
-    int n;
-    const cs_dep_t *succ = cs_program_succs(x->prog, op, &n);
-    for (int i = 0; i < n; i++)
-        if (cs_dep_kind(succ[i]) == CS_DEP_STREAM)
-            regate(x, cs_dep_op(succ[i]));
+    dep_iter_t it;
+    cs_dep_t d;
+    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+        if (cs_dep_kind(d) == CS_DEP_STREAM)
+            regate(x, cs_dep_op(d));
 }
 
 /* Only ops with streaming state keep progress: for the others nobody
@@ -362,7 +463,7 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
     st->progress = bytes;
     st->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;
     st->ref = now;
-    if (x->ops[op].stream_out)
+    if (S(x, op)->stream_out)
         propagate_progress(x, op);
 }
 
@@ -389,7 +490,7 @@ static void calc_begin(exec_t *x, int32_t op)
     r->cpu_op = op;
     stream_take(x, op);
     on_started(x, op);
-    if (o->bytes > 0 && x->ops[op].stream_in) {
+    if (o->bytes > 0 && S(x, op)->stream_in) {
         stream_t *st = stream_of(x, op);
         st->gate = -1; /* so that regate takes the first gate */
         st->busy_until = -1;
@@ -436,7 +537,7 @@ static void cpu_next(exec_t *x, int rank)
     r->cpu_op = NONE;
     if (r->cpu_head != NONE) {
         int32_t op = r->cpu_head;
-        r->cpu_head = x->ops[op].link;
+        r->cpu_head = S(x, op)->link;
         if (r->cpu_head == NONE)
             r->cpu_tail = NONE;
         calc_begin(x, op);
@@ -495,7 +596,7 @@ static void msg_release(exec_t *x, int32_t mid) { cs_pool_put(&x->msgs, mid); }
 
 static void recv_maybe_done(exec_t *x, int32_t rop)
 {
-    op_state_t *s = &x->ops[rop];
+    op_state_t *s = S(x, rop);
     if (s->state == OP_STARTED && s->msg != NONE && msg_at(x, s->msg)->done) {
         int32_t mid = s->msg;
         xmsg_t *m = msg_at(x, mid);
@@ -506,8 +607,10 @@ static void recv_maybe_done(exec_t *x, int32_t rop)
         on_done(x, rop);
         m = msg_at(x, mid);
         m->taken = 1;
-        if (x->ops[m->send_op].state == OP_DONE)
+        if (S(x, m->send_op)->state == OP_DONE) {
+            S(x, m->send_op)->count--; /* see on_done */
             msg_release(x, mid);
+        }
     }
 }
 
@@ -527,10 +630,10 @@ static void match(exec_t *x, int32_t rop, int32_t mid)
     m->recv_op = rop;
     if (x->opts->record_messages)
         x->res->msgs[m->seq].recv_op = rop;
-    x->ops[rop].msg = mid;
+    S(x, rop)->msg = mid;
     stream_take(x, rop);
     cs_net_matched(x->net, m->net_id, (uint64_t)mid);
-    if (x->ops[rop].state != OP_STARTED)
+    if (S(x, rop)->state != OP_STARTED)
         return; /* the engine completed it at once */
     m = msg_at(x, mid);
     if (m->arrived || m->rate)
@@ -568,16 +671,16 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
 {
     rank_state_t *r = &x->ranks[msg_at(x, mid)->dst];
     int32_t prev = NONE;
-    for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = x->ops[rop].link) {
+    for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = S(x, rop)->link) {
         if (!accepts(cs_program_op(x->prog, rop), msg_at(x, mid)))
             continue;
         if (prev == NONE)
-            r->posted_head = x->ops[rop].link;
+            r->posted_head = S(x, rop)->link;
         else
-            x->ops[prev].link = x->ops[rop].link;
+            S(x, prev)->link = S(x, rop)->link;
         if (r->posted_tail == rop)
             r->posted_tail = prev;
-        x->ops[rop].link = NONE;
+        S(x, rop)->link = NONE;
         match(x, rop, mid);
         return;
     }
@@ -599,7 +702,7 @@ static void take_token(exec_t *x, int32_t op, int32_t mid)
 static void start_send(exec_t *x, int32_t op)
 {
     const cs_op_t *o = cs_program_op(x->prog, op);
-    op_state_t *s = &x->ops[op];
+    op_state_t *s = S(x, op);
     int64_t rate = 0;
     int64_t gate = s->stream_in ? stream_gate(x, op, &rate) : o->bytes;
     int n = cs_program_npeers(x->prog, o);
@@ -681,16 +784,20 @@ static void start_recv(exec_t *x, int32_t rop)
         match(x, rop, mid);
         return;
     }
-    x->ops[rop].link = NONE;
+    S(x, rop)->link = NONE;
     if (r->posted_tail == NONE)
         r->posted_head = rop;
     else
-        x->ops[r->posted_tail].link = rop;
+        S(x, r->posted_tail)->link = rop;
     r->posted_tail = rop;
 }
 
+static int make_closed(exec_t *x, int32_t op);
+
 static void start_op(exec_t *x, int32_t op)
 {
+    if (x->gen && make_closed(x, op))
+        return;
     const cs_op_t *o = cs_program_op(x->prog, op);
     switch (o->kind) {
     case CS_OP_SEND:
@@ -705,11 +812,11 @@ static void start_op(exec_t *x, int32_t op)
         if (r->cpu_op == NONE) {
             calc_begin(x, op);
         } else {
-            x->ops[op].link = NONE;
+            S(x, op)->link = NONE;
             if (r->cpu_tail == NONE)
                 r->cpu_head = op;
             else
-                x->ops[r->cpu_tail].link = op;
+                S(x, r->cpu_tail)->link = op;
             r->cpu_tail = op;
         }
     }
@@ -731,7 +838,7 @@ static void drain(exec_t *x)
  * last of its messages. */
 static void send_part_done(exec_t *x, int32_t sop)
 {
-    op_state_t *s = &x->ops[sop];
+    op_state_t *s = S(x, sop);
     CS_ASSERT(s->count > 0);
     if (--s->count == 0)
         on_done(x, sop);
@@ -796,9 +903,9 @@ static int report_stuck(exec_t *x)
     int32_t *first_op = cs_malloc((size_t)nranks * sizeof *first_op);
     for (int r = 0; r < nranks; r++)
         first_op[r] = NONE;
-    for (int32_t op = 0; op < nops; op++) {
+    for (int32_t op = x->frontier; op < nops; op++) { /* a window released the rest */
         const cs_op_t *o = cs_program_op(x->prog, op);
-        if (x->ops[op].state != OP_DONE && first_op[o->rank] == NONE)
+        if (S(x, op)->state != OP_DONE && first_op[o->rank] == NONE)
             first_op[o->rank] = op;
     }
     for (int r = 0; r < nranks; r++) {
@@ -814,7 +921,7 @@ static int report_stuck(exec_t *x)
         if (shown >= 8)
             continue;
         cs_program_describe(x->prog, op, d, sizeof d);
-        switch (x->ops[op].state) {
+        switch (S(x, op)->state) {
         case OP_WAIT: why = "waits for its dependencies"; break;
         case OP_READY: why = "is ready but was never started"; break;
         default:
@@ -865,6 +972,162 @@ static int report_unreceived(exec_t *x)
                         cs_program_source(x->prog) ? ": " : "", count, cs_program_op(x->prog, sop)->rank, d);
 }
 
+/* An op the executor cannot run: too many dependencies or destinations for
+ * its counters, or more units than the engine counts. */
+static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t i, int npred,
+                    int64_t max_units, cs_error_t *err)
+{
+    const cs_op_t *op = cs_program_op(prog, i);
+    char d[200];
+    if (npred > COUNT_MAX || cs_program_npeers(prog, op) > COUNT_MAX) {
+        cs_program_describe(prog, i, d, sizeof d);
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "rank %d: %s has more than %d dependencies or destinations",
+                            op->rank, d, COUNT_MAX);
+    }
+    if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
+        cs_program_describe(prog, i, d, sizeof d);
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "rank %d: %s has more than 2^32 units of %lld bytes; use a "
+                            "larger packet or fluid mode",
+                            op->rank, d, (long long)env->net->unit_bytes);
+    }
+    return CS_OK;
+}
+
+/* ---- a windowed run -------------------------------------------------- */
+
+/* The generator broke its contract (core/progen.h): the run would differ
+ * from the whole program's, so it stops. */
+static int broken(exec_t *x, int32_t op, const char *what)
+{
+    char d[200];
+    cs_program_describe(x->prog, op, d, sizeof d);
+    fail(x, CS_ERR_RUNTIME, "%s%srank %d: %s %s; this program cannot run windowed (run it "
+         "whole)", cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
+         cs_program_source(x->prog) ? ": " : "", cs_program_op(x->prog, op)->rank, d, what);
+    return x->err_code;
+}
+
+/* Puts dependency d (on its predecessor) into op's lists; the successor
+ * list stays in id order, as a whole program's table is. */
+static int add_dep(exec_t *x, int32_t op, cs_dep_t d)
+{
+    int32_t pred = cs_dep_op(d), e, prev = NONE, cur;
+    cs_dep_kind_t kind = cs_dep_kind(d);
+    op_state_t *os = S(x, op), *ps;
+    heads_t *h;
+    if (pred < x->frontier)
+        return broken(x, op, "got a dependency on an op that was done");
+    ps = S(x, pred);
+    if (os->state != OP_WAIT)
+        return broken(x, op, "got a dependency after it became ready");
+    if (kind == CS_DEP_AFTER ? ps->state == OP_DONE : ps->state >= OP_STARTED)
+        return broken(x, op, "got a dependency on an op that had already enabled it");
+    if (os->count == COUNT_MAX) {
+        check_op(x->env, x->prog, op, COUNT_MAX + 1, INT64_MAX, x->err);
+        fail(x, CS_ERR_RANGE, "%s", x->err->msg);
+        return x->err_code;
+    }
+    os->count++;
+    if (kind == CS_DEP_STREAM) {
+        if (!x->watch && x->res->messages)
+            return broken(x, op, "streams from another op after messages were posted "
+                          "without progress reports");
+        x->watch = 1;
+        os->stream_in = 1;
+        ps->stream_out = 1;
+        e = cs_pool_get(&x->edges);
+        E(x, e)->dep = d;
+        E(x, e)->next = NONE;
+        /* appended: the predecessors keep the order they were added in */
+        for (cur = H(x, op)->spred; cur != NONE && E(x, cur)->next != NONE; cur = E(x, cur)->next)
+            ;
+        if (cur == NONE)
+            H(x, op)->spred = e;
+        else
+            E(x, cur)->next = e;
+    }
+    e = cs_pool_get(&x->edges);
+    E(x, e)->dep = (uint32_t)op << 2 | (uint32_t)kind;
+    E(x, e)->next = NONE;
+    h = H(x, pred);
+    if (h->succ == NONE) {
+        h->succ = h->succ_tail = e;
+    } else if (cs_dep_op(E(x, h->succ_tail)->dep) <= op) {
+        E(x, h->succ_tail)->next = e;
+        h->succ_tail = e;
+    } else {
+        for (cur = h->succ; cur != NONE && cs_dep_op(E(x, cur)->dep) <= op; cur = E(x, cur)->next)
+            prev = cur;
+        E(x, e)->next = cur;
+        if (prev == NONE)
+            h->succ = e;
+        else
+            E(x, prev)->next = e;
+    }
+    return CS_OK;
+}
+
+/* Takes in what the generator built since the last call: states for the
+ * new ops, their dependencies; before the run starts, the ops ready at time
+ * 0 in id order.  Then gives back what the run is past. */
+static int absorb(exec_t *x)
+{
+    cs_program_t *p = x->gen->prog;
+    int32_t n = cs_program_nops(p), first = x->nreg;
+    const uint32_t *pairs;
+    int64_t np;
+    for (int32_t i = first; i < n; i++) {
+        op_state_t *st = cs_chunks_ensure(&x->st, i);
+        heads_t *h = cs_chunks_ensure(&x->heads, i);
+        int rc = check_op(x->env, p, i, 0, x->max_units, x->err);
+        if (rc) {
+            fail(x, rc, "%s", x->err->msg);
+            return rc;
+        }
+        st->msg = st->link = NONE;
+        h->succ = h->succ_tail = h->spred = NONE;
+    }
+    x->nreg = n;
+    np = cs_program_take_deps(p, &pairs);
+    for (int64_t k = 0; k < np; k++)
+        if (add_dep(x, (int32_t)pairs[2 * k], pairs[2 * k + 1]))
+            return x->err_code;
+    for (int32_t i = first; i < n; i++) {
+        op_state_t *st = S(x, i);
+        if (st->count || st->state != OP_WAIT)
+            continue;
+        if (x->running)
+            return broken(x, i, "has no dependency but was built after the run started");
+        st->state = OP_READY;
+        work_push(x, i);
+    }
+    while (x->frontier < x->nreg && S(x, x->frontier)->state == OP_DONE &&
+           S(x, x->frontier)->count == 0)
+        x->frontier++;
+    cs_chunks_release(&x->st, x->frontier);
+    cs_chunks_release(&x->heads, x->frontier);
+    cs_program_release(p, x->frontier);
+    return CS_OK;
+}
+
+/* Op `op` is about to start: its successors must all exist. */
+static int make_closed(exec_t *x, int32_t op)
+{
+    int rc;
+    if (cs_progen_closed(x->gen, op, cs_program_op(x->prog, op)->rank))
+        return CS_OK;
+    if ((rc = cs_progen_advance(x->gen, op, x->err))) {
+        if (!x->err_code) {
+            x->err_code = rc;
+            cs_sim_stop(x->sim);
+        }
+        return rc;
+    }
+    return absorb(x);
+}
+
 /* ---- run ------------------------------------------------------------- */
 
 static void on_poll(void *ctx, cs_tick_t now, uint64_t events)
@@ -873,8 +1136,9 @@ static void on_poll(void *ctx, cs_tick_t now, uint64_t events)
     x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
 }
 
-int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
-                cs_exec_result_t *res, cs_error_t *err)
+/* The run of a whole program (prog) or of a generator's (gen). */
+static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_progen_t *gen,
+                    const cs_exec_opts_t *o, cs_exec_result_t *res, cs_error_t *err)
 {
     exec_t x;
     int rc;
@@ -894,33 +1158,25 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
-    /* limits, checked before anything runs: the channel engine's mode may
-     * count a message's units in 32 bits (packet mode does); an op's
-     * dependencies and an mcast's destinations are counted in COUNT_BITS */
-    int64_t max_units = env->net_new ? INT64_MAX : cs_net_mode_max_units(o->mode);
-    for (int32_t i = 0; i < nops; i++) {
-        const cs_op_t *op = cs_program_op(prog, i);
-        char d[200];
+    if (gen && (o->record_op_times || o->observer))
+        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no per-op times and no "
+                            "data: timelines and --validate need the whole program");
+    memset(&x, 0, sizeof x);
+    /* limits, checked before anything runs (a window's ops as they come):
+     * the channel engine's mode may count a message's units in 32 bits
+     * (packet mode does); an op's dependencies and an mcast's destinations
+     * are counted in COUNT_BITS */
+    x.max_units = env->net_new ? INT64_MAX : cs_net_mode_max_units(o->mode);
+    for (int32_t i = 0; !gen && i < nops; i++) {
         int npred;
         cs_program_preds(prog, i, &npred);
-        if (npred > COUNT_MAX || cs_program_npeers(prog, op) > COUNT_MAX) {
-            cs_program_describe(prog, i, d, sizeof d);
-            return cs_error_set(err, CS_ERR_RANGE,
-                                "rank %d: %s has more than %d dependencies or destinations",
-                                op->rank, d, COUNT_MAX);
-        }
-        if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
-            cs_program_describe(prog, i, d, sizeof d);
-            return cs_error_set(err, CS_ERR_RANGE,
-                                "rank %d: %s has more than 2^32 units of %lld bytes; use a "
-                                "larger packet or fluid mode",
-                                op->rank, d, (long long)env->net->unit_bytes);
-        }
+        if ((rc = check_op(env, prog, i, npred, x.max_units, err)))
+            return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    memset(&x, 0, sizeof x);
     x.env = env;
     x.prog = prog;
+    x.gen = gen;
     x.res = res;
     x.err = err;
     if (!o->rank_to_node) {
@@ -969,34 +1225,56 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
     x.h_wake = cs_sim_register(x.sim, on_wake, &x);
 
-    x.ops = cs_calloc((size_t)nops + 1, sizeof *x.ops);
     x.ranks = cs_malloc((size_t)nranks * sizeof *x.ranks);
     for (int r = 0; r < nranks; r++)
         x.ranks[r] = (rank_state_t){NONE, NONE, NONE, NONE, NONE, NONE, NONE};
-    for (int32_t i = 0; i < nops; i++) {
-        int n;
-        const cs_dep_t *pred = cs_program_preds(prog, i, &n);
-        x.ops[i].count = (uint32_t)n;
-        x.ops[i].msg = NONE;
-        x.ops[i].link = NONE;
-        for (int k = 0; k < n; k++)
-            if (cs_dep_kind(pred[k]) == CS_DEP_STREAM) {
-                x.watch = 1;
-                x.ops[i].stream_in = 1;
-                x.ops[cs_dep_op(pred[k])].stream_out = 1;
+    if (gen) {
+        /* the ops ready at time 0 first (progen.h), then run */
+        cs_chunks_init(&x.st, sizeof(op_state_t), 16);
+        cs_chunks_init(&x.heads, sizeof(heads_t), 16);
+        cs_pool_init(&x.edges, sizeof(edge_t));
+        if ((rc = cs_progen_advance(gen, -1, err)) == CS_OK)
+            rc = absorb(&x);
+        if (rc && !x.err_code)
+            x.err_code = rc;
+        x.running = 1;
+    } else {
+        cs_chunks_init_flat(&x.st, sizeof(op_state_t), (int64_t)nops + 1);
+        for (int32_t i = 0; i < nops; i++) {
+            int n;
+            const cs_dep_t *pred = cs_program_preds(prog, i, &n);
+            S(&x, i)->count = (uint32_t)n;
+            S(&x, i)->msg = NONE;
+            S(&x, i)->link = NONE;
+            for (int k = 0; k < n; k++)
+                if (cs_dep_kind(pred[k]) == CS_DEP_STREAM) {
+                    x.watch = 1;
+                    S(&x, i)->stream_in = 1;
+                    S(&x, cs_dep_op(pred[k]))->stream_out = 1;
+                }
+            if (n == 0) {
+                S(&x, i)->state = OP_READY;
+                work_push(&x, i);
             }
-        if (n == 0) {
-            x.ops[i].state = OP_READY;
-            work_push(&x, i);
         }
     }
-    drain(&x);
+    if (!x.err_code)
+        drain(&x);
     if (!x.err_code)
         cs_sim_run(x.sim);
     /* a rendezvous engine may hold transfers whose recv is posted only after
      * the send completes (an unsafe program under MPI): let it start them */
-    while (!x.err_code && x.done_ops < nops && cs_net_idle(x.net) > 0)
+    while (!x.err_code && x.done_ops < cs_program_nops(prog) && cs_net_idle(x.net) > 0)
         cs_sim_run(x.sim);
+    /* nothing left to happen: a window that is not whole is a deadlock (or
+     * a builder error) -- build the rest to report it as a whole run would */
+    if (gen && !gen->complete && !x.err_code) {
+        if ((rc = cs_progen_advance(gen, CS_PROGEN_ALL, err)) == CS_OK)
+            rc = absorb(&x);
+        if (rc && !x.err_code)
+            x.err_code = rc;
+    }
+    nops = cs_program_nops(prog);
 
     rc = x.err_code;
     if (!rc)
@@ -1010,13 +1288,27 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
     res->queue_peak = cs_sim_queue_peak(x.sim);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     cs_sim_set_poll(x.sim, 0, NULL, NULL);
-    free(x.ops);
+    cs_chunks_free(&x.st);
+    cs_chunks_free(&x.heads);
+    cs_pool_free(&x.edges);
     free(x.ranks);
     cs_pool_free(&x.msgs);
     cs_pool_free(&x.streams);
     free(x.work);
     free(identity);
     return rc;
+}
+
+int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
+                cs_exec_result_t *res, cs_error_t *err)
+{
+    return exec_run(env, prog, NULL, o, res, err);
+}
+
+int cs_exec_run_gen(const cs_exec_env_t *env, cs_progen_t *gen, const cs_exec_opts_t *o,
+                    cs_exec_result_t *res, cs_error_t *err)
+{
+    return exec_run(env, gen->prog, gen, o, res, err);
 }
 
 void cs_exec_result_destroy(cs_exec_result_t *res)

@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "engine/net.h"
 #include "core/program.h"
+#include "core/progen.h"
 #include "core/queue.h"
 #include "topo/topo.h"
 
@@ -103,6 +104,12 @@ typedef struct cs_exec_result {
  * run-time errors the result still holds what happened until then. */
 int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exec_opts_t *o,
                 cs_exec_result_t *res, cs_error_t *err);
+/* Runs the program of a generator while it is built (core/progen.h): the
+ * same events and times as cs_exec_run on the whole program, or an error
+ * if the generator breaks its contract.  Memory follows the ops in flight.
+ * Not with opts.record_op_times or an observer (they read every op). */
+int cs_exec_run_gen(const cs_exec_env_t *env, cs_progen_t *gen, const cs_exec_opts_t *o,
+                    cs_exec_result_t *res, cs_error_t *err);
 void cs_exec_result_destroy(cs_exec_result_t *res); /* accepts zeroed */
 
 #endif
