@@ -71,6 +71,8 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
         r->order = value;
     else if (!strcmp(key, "validate"))
         r->validate = 1;
+    else if (!strcmp(key, "windowed"))
+        r->windowed = 1;
     else if (!strcmp(key, "bytes")) {
         if (cs_units_parse_bytes(value, &v, &e) != CS_OK)
             return cs_error_set(err, CS_ERR_USAGE, "--bytes: %s", e.msg);
@@ -105,7 +107,7 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
     } else {
         return cs_error_set(err, CS_ERR_USAGE, "unknown request field '%s'; valid: machine, "
                             "program, coll, algo, order, bytes, root, ranks, opt, validate, "
-                            "mode, queue", key);
+                            "windowed, mode, queue", key);
     }
     return CS_OK;
 }
@@ -389,7 +391,10 @@ void cs_request_run_destroy(cs_request_run_t *run)
     cs_coll_check_free(run->check);
     cs_request_coll_destroy(&run->coll);
     cs_exec_result_destroy(&run->result);
-    cs_program_free(run->program);
+    if (run->gen)
+        cs_progen_free(run->gen); /* its program too */
+    else
+        cs_program_free(run->program);
     cs_machine_free(run->machine);
     memset(run, 0, sizeof *run);
 }
@@ -434,6 +439,18 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         return rc ? rc : request_check_fits(r, run->machine, run->program, err);
     }
     const cs_request_coll_t *c = &run->coll;
+    if (r->windowed) {
+        /* built while it runs (cs_request_run): only what the window needs */
+        if (r->validate)
+            return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
+                                "other: validation follows the data of the whole program");
+        if ((rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
+            cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
+            return rc;
+        }
+        run->program = run->gen->prog;
+        return CS_OK;
+    }
     if ((rc = cs_request_coll_build(c, &run->program, err))) {
         cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
         return rc;
@@ -463,7 +480,13 @@ int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_
 
 int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t *err)
 {
-    int rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+    int rc;
+    if (run->gen) {
+        cs_exec_env_t env;
+        cs_machine_exec_env(run->machine, &env);
+        return cs_exec_run_gen(&env, run->gen, opts, &run->result, err);
+    }
+    rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
     if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err)))
         cs_error_prefix(err, "validation failed");
     run->validated = rc == CS_OK && run->check != NULL;

@@ -45,6 +45,7 @@ typedef struct cs_request {
     const char *opts[CS_REQUEST_MAX_OPTS]; /* "key=value" (--opt) */
     int nopts;
     int validate;
+    int windowed;                 /* build the collective while it runs (core/progen.h) */
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
 } cs_request_t;
@@ -58,6 +59,7 @@ void cs_request_init(cs_request_t *r);
  *   bytes  (a size, cs_units_parse_bytes)   root (an integer)
  *   ranks  (an integer >= 1)                opt  (KEY=VALUE, no comma)
  *   validate (value ignored)                mode (packet, fluid)
+ *   windowed (value ignored)
  *   queue  (an event queue kind)
  * CS_ERR_USAGE with a message naming the option for a value that is none,
  * or for an unknown key; r is unchanged then. */
@@ -123,7 +125,8 @@ void cs_request_placement_hints(const cs_machine_t *m, int P, cs_request_coll_t 
  * whatever happened. */
 typedef struct cs_request_run {
     cs_machine_t *machine;    /* owned */
-    cs_program_t *program;    /* owned */
+    cs_program_t *program;    /* owned, unless gen's */
+    cs_progen_t *gen;         /* owned: a windowed collective (program is its) */
     cs_request_coll_t coll;   /* zeroed for a program */
     int is_coll;
     cs_coll_check_t *check;   /* owned; NULL without validate */

@@ -82,6 +82,10 @@ static void run_help(void)
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
            "      --validate         check that every rank ends with the right data, every\n"
            "                         contribution exactly once (exit status 4 if not)\n"
+           "      --windowed         build the program while it runs, a window of ops at a\n"
+           "                         time: the same times, memory that follows the ops in\n"
+           "                         flight (docs/engine.md; not with --validate or\n"
+           "                         --timeline)\n"
            "      --predict          also print the machine's closed-form model of the\n"
            "                         collective beside the simulated time (cerebras, alphabeta,\n"
            "                         cns1, groq, loggp; \"none\" and why where there is none)\n"
@@ -128,6 +132,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"order", required_argument, NULL, CS_APP_OPT_ORDER},
         {"opt", required_argument, NULL, CS_APP_OPT_OPT},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
+        {"windowed", no_argument, NULL, CS_APP_OPT_WINDOWED},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"heatmap", required_argument, NULL, OPT_HEATMAP},
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -196,10 +201,13 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                   "the whole run)");
     if (a->timeline_limit && !a->timeline)
         cs_app_usage_error("run", "--timeline-limit needs --timeline FILE");
+    if (r->windowed && (r->validate || a->timeline))
+        cs_app_usage_error("run", "--windowed and %s exclude each other: it reads every op of "
+                           "the whole program", r->validate ? "--validate" : "--timeline");
     if (!r->coll) {
         const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
                          : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
-                         : r->validate ? "--validate" : NULL;
+                         : r->validate ? "--validate" : r->windowed ? "--windowed" : NULL;
         if (only)
             cs_app_usage_error("run", "%s needs --coll (it describes a collective run)", only);
     }

@@ -162,10 +162,12 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
 
 /* The same program as a generator (core/progen.h): built a window at a
  * time while the executor runs it, on a thread of its own that takes turns
- * with the caller's.  Needs args->no_data (a window has no data
- * descriptors).  The checks of cs_coll_build are made here or by the first
- * advance (the algorithm's own). */
-int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progen_t **out,
-                     cs_error_t *err);
+ * with the caller's (coll/window.c).  `batch`: ops built beyond what the
+ * executor asks for at each turn (<= 0: 2^16; 1 makes the most turns, for
+ * tests).  Needs args->no_data (a window has no data descriptors).  The
+ * checks of cs_coll_build are made here or by the first advance (the
+ * algorithm's own); args must outlive the generator. */
+int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_t batch,
+                     cs_progen_t **out, cs_error_t *err);
 
 #endif

@@ -32,7 +32,7 @@
 /* Ops built beyond what the executor asked for, so that hand-overs (two
  * thread switches each) stay rare: at 2^16, a P = 4,096 ring allreduce of
  * 8.4 * 10^7 ops hands over about 1,300 times. */
-#define WINDOW_BATCH (1 << 16)
+#define WINDOW_BATCH_DEFAULT (1 << 16)
 
 enum { TURN_RUN, TURN_BUILD };
 
@@ -49,6 +49,7 @@ typedef struct window {
     int turn;
     int32_t want;                /* advance's request */
     int32_t resumed_at;          /* ops when the builder got the turn */
+    int32_t batch;               /* ops to build beyond the request */
     int stopping;                /* destroy: build on without pausing */
     int rc;
     cs_error_t err;
@@ -79,7 +80,7 @@ static void at_wait(void *ctx)
 {
     window_t *w = ctx;
     if (w->stopping || !satisfied(w) ||
-        cs_program_nops(w->g.prog) - w->resumed_at < WINDOW_BATCH)
+        cs_program_nops(w->g.prog) - w->resumed_at < w->batch)
         return;
     hand_over(w, TURN_RUN);
     w->resumed_at = cs_program_nops(w->g.prog);
@@ -93,6 +94,8 @@ static void *builder_main(void *arg)
         pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
     w->rc = cs_coll_build_run(w->algo, w->b, &w->err);
+    if (w->rc) /* worded as the request words a whole build's errors */
+        cs_error_prefix(&w->err, "%s/%s", cs_coll_name(w->algo->kind), w->algo->name);
     pthread_mutex_lock(&w->mu);
     w->g.complete = 1;
     w->turn = TURN_RUN;
@@ -144,8 +147,8 @@ static void window_destroy(cs_progen_t *g)
 
 static const cs_progen_ops_t window_ops = {window_advance, window_destroy};
 
-int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progen_t **out,
-                     cs_error_t *err)
+int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_t batch,
+                     cs_progen_t **out, cs_error_t *err)
 {
     window_t *w;
     int rc;
@@ -158,6 +161,7 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_pro
     w = cs_calloc(1, sizeof *w);
     w->algo = algo;
     w->args = *a;
+    w->batch = batch > 0 ? batch : WINDOW_BATCH_DEFAULT;
     w->g.ops = &window_ops;
     w->g.prog = cs_program_new(a->P);
     cs_program_set_windowed(w->g.prog);

@@ -371,9 +371,15 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
     if (p->windowed) {
         /* the executor has seen ops below op and may have released preds:
          * a windowed program only looks back, into what is still held */
-        if (pred >= op || (pred >> p->wops.shift) < p->wops.released) {
-            record(p, CS_ERR_RANGE, "rank %d: a windowed program's op %d may depend only on "
-                   "an earlier op still in the window, not on op %d", at(p, op)->rank, op, pred);
+        if (pred >= op) {
+            record(p, CS_ERR_USAGE, "rank %d: op %d depends on the later op %d, and a windowed "
+                   "program's dependencies point back: run it whole (without --windowed)",
+                   at(p, op)->rank, op, pred);
+            return CS_ERR_USAGE;
+        }
+        if ((pred >> p->wops.shift) < p->wops.released) {
+            record(p, CS_ERR_RANGE, "rank %d: op %d depends on op %d, which the window has "
+                   "released", at(p, op)->rank, op, pred);
             return CS_ERR_RANGE;
         }
         if (p->taken == p->ndeps) /* all handed out: start the list again */

@@ -1103,6 +1103,8 @@ static int absorb(exec_t *x)
         st->state = OP_READY;
         work_push(x, i);
     }
+    if (x->nreg - x->frontier > x->res->ops_held_peak)
+        x->res->ops_held_peak = x->nreg - x->frontier;
     while (x->frontier < x->nreg && S(x, x->frontier)->state == OP_DONE &&
            S(x, x->frontier)->count == 0)
         x->frontier++;
@@ -1239,6 +1241,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
             x.err_code = rc;
         x.running = 1;
     } else {
+        res->ops_held_peak = nops;
         cs_chunks_init_flat(&x.st, sizeof(op_state_t), (int64_t)nops + 1);
         for (int32_t i = 0; i < nops; i++) {
             int n;

@@ -96,6 +96,8 @@ typedef struct cs_exec_result {
     cs_exec_msg_t *msgs;     /* with opts.record_messages: every message in
                                 the order the sends started, else NULL */
     int64_t nmsgs;
+    int64_t ops_held_peak;   /* the most ops the executor held at once: a
+                                windowed run's window, else all of them */
     cs_net_t *net;           /* kept for channel statistics; owned */
     cs_sim_t *sim;           /* owned */
 } cs_exec_result_t;
