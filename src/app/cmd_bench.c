@@ -55,6 +55,9 @@ typedef struct bench_workload {
      * peer, so both read the same input. */
     const char *file;
     const char *make_file; /* command that writes it */
+    /* A collective built while it runs (`run --windowed`): no build time
+     * of its own, and its bytes per op are what a window costs. */
+    int windowed;
 } bench_workload_t;
 
 #define BENCH_RING_BYTES (INT64_C(1) << 20)
@@ -127,26 +130,21 @@ static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_
     return bench_finish(p, "bench:permutation", out, err);
 }
 
-/* The workload's collective of the suite (bench_workload_t.coll). */
-static int bench_build_coll(const cs_machine_t *m, const bench_workload_t *w, cs_program_t **out,
-                            cs_error_t *err)
+/* The workload's collective of the suite (bench_workload_t.coll), prepared
+ * into c (destroy it after the run: a window's generator reads it). */
+static int bench_prepare_coll(const cs_machine_t *m, const bench_workload_t *w,
+                              cs_request_coll_t *c, cs_error_t *err)
 {
     cs_request_t req;
-    cs_request_coll_t c;
     int rc;
     cs_request_init(&req);
-    memset(&c, 0, sizeof c);
     if ((rc = cs_request_set(&req, "coll", w->coll, err)) ||
         (rc = cs_request_set(&req, "algo", w->algo, err)) ||
         (rc = cs_request_set(&req, "bytes", w->bytes, err)) ||
         (w->opt1 && (rc = cs_request_set(&req, "opt", w->opt1, err))) ||
         (w->opt2 && (rc = cs_request_set(&req, "opt", w->opt2, err))))
         return rc;
-    rc = cs_request_coll_prepare(&req, m, &c, err);
-    if (rc == CS_OK)
-        rc = cs_request_coll_build(&c, out, err);
-    cs_request_coll_destroy(&c);
-    return rc;
+    return cs_request_coll_prepare(&req, m, c, err);
 }
 
 /* Trace replay: a synthetic SimGrid TI trace of BENCH_TI_OPS ops (64 ranks;
@@ -233,6 +231,13 @@ static const bench_workload_t bench_workloads[] = {
     {"ring-ar-4k", "ring all-reduce of 1 MiB on a 4,096-host ring (SimGrid)",
      "alphabeta:topo=ring,p=4096,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
      .bytes = "1MiB"},
+    /* the same, built a window at a time while they run */
+    {"ring-ar-1k-win", "ring-ar-1k, windowed (run --windowed)",
+     "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB", .windowed = 1},
+    {"ring-ar-4k-win", "ring-ar-4k, windowed (run --windowed)",
+     "alphabeta:topo=ring,p=4096,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB", .windowed = 1},
     {"groq-gateway", "three-hop all-reduce of 320 B on 10,440 Groq TSPs (ISCA'22 5.6)",
      "groq:racks=145", .coll = "allreduce", .algo = "gateway", .bytes = "320", .own_engine = 1},
     {"goal-diss-256k", "LogGOPSim's dissemination barrier, P = 262,144, from a GOAL file",
@@ -373,22 +378,33 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
     cs_error_t err = {0};
     cs_machine_t *m = NULL;
     cs_program_t *p = NULL;
+    cs_progen_t *gen = NULL;
+    cs_request_coll_t c;
     cs_exec_result_t res;
+    cs_exec_opts_t opts;
     struct timespec t0;
     double build_s = 0;
     int rc;
 
     memset(&res, 0, sizeof res);
+    memset(&c, 0, sizeof c);
+    cs_exec_opts_default(&opts);
+    opts.mode = mode;
+    opts.queue = queue;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = cs_machine_new(w->machine, &m, &err);
-    if (rc == CS_OK)
-        rc = w->build ? w->build(m, path, &p, &err) : bench_build_coll(m, w, &p, &err);
-    if (rc == CS_OK) {
-        cs_exec_opts_t opts;
+    if (rc == CS_OK && w->build)
+        rc = w->build(m, path, &p, &err);
+    else if (rc == CS_OK && (rc = bench_prepare_coll(m, w, &c, &err)) == CS_OK)
+        rc = w->windowed ? cs_coll_generate(c.algo, &c.args, 0, &gen, &err)
+                         : cs_request_coll_build(&c, &p, &err);
+    if (rc == CS_OK && gen) {
+        cs_exec_env_t env;
+        cs_machine_exec_env(m, &env);
+        p = gen->prog;
+        rc = cs_exec_run_gen(&env, gen, &opts, &res, &err);
+    } else if (rc == CS_OK) {
         build_s = bench_seconds_since(&t0);
-        cs_exec_opts_default(&opts);
-        opts.mode = mode;
-        opts.queue = queue;
         rc = cs_request_exec(m, p, &opts, &res, &err);
     }
     if (rc == CS_OK) {
@@ -415,7 +431,11 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
         cs_app_report(&err);
     }
     cs_exec_result_destroy(&res);
-    cs_program_free(p);
+    if (gen)
+        cs_progen_free(gen); /* and its program */
+    else
+        cs_program_free(p);
+    cs_request_coll_destroy(&c);
     cs_machine_free(m);
     return rc;
 }

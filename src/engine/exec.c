@@ -226,6 +226,16 @@ static void fail(exec_t *x, int code, const char *fmt, ...)
     cs_sim_stop(x->sim);
 }
 
+/* Stops the run with the error already in x->err (from a callee). */
+static int fail_with(exec_t *x, int code)
+{
+    if (!x->err_code) {
+        x->err_code = code;
+        cs_sim_stop(x->sim);
+    }
+    return x->err_code;
+}
+
 static void work_push(exec_t *x, int32_t op)
 {
     if (x->work_tail == x->work_cap) {
@@ -1024,11 +1034,8 @@ static int add_dep(exec_t *x, int32_t op, cs_dep_t d)
         return broken(x, op, "got a dependency after it became ready");
     if (kind == CS_DEP_AFTER ? ps->state == OP_DONE : ps->state >= OP_STARTED)
         return broken(x, op, "got a dependency on an op that had already enabled it");
-    if (os->count == COUNT_MAX) {
-        check_op(x->env, x->prog, op, COUNT_MAX + 1, INT64_MAX, x->err);
-        fail(x, CS_ERR_RANGE, "%s", x->err->msg);
-        return x->err_code;
-    }
+    if (os->count == COUNT_MAX)
+        return fail_with(x, check_op(x->env, x->prog, op, COUNT_MAX + 1, INT64_MAX, x->err));
     os->count++;
     if (kind == CS_DEP_STREAM) {
         if (!x->watch && x->res->messages)
@@ -1082,10 +1089,8 @@ static int absorb(exec_t *x)
         op_state_t *st = cs_chunks_ensure(&x->st, i);
         heads_t *h = cs_chunks_ensure(&x->heads, i);
         int rc = check_op(x->env, p, i, 0, x->max_units, x->err);
-        if (rc) {
-            fail(x, rc, "%s", x->err->msg);
-            return rc;
-        }
+        if (rc)
+            return fail_with(x, rc);
         st->msg = st->link = NONE;
         h->succ = h->succ_tail = h->spred = NONE;
     }
@@ -1120,13 +1125,8 @@ static int make_closed(exec_t *x, int32_t op)
     int rc;
     if (cs_progen_closed(x->gen, op, cs_program_op(x->prog, op)->rank))
         return CS_OK;
-    if ((rc = cs_progen_advance(x->gen, op, x->err))) {
-        if (!x->err_code) {
-            x->err_code = rc;
-            cs_sim_stop(x->sim);
-        }
-        return rc;
-    }
+    if ((rc = cs_progen_advance(x->gen, op, x->err)))
+        return fail_with(x, rc);
     return absorb(x);
 }
 

@@ -229,3 +229,25 @@ Test(window, refuses_what_needs_the_whole_program)
     cs_spec_destroy(&opts);
     cs_machine_free(m);
 }
+
+/* A run that fails while the builder is half way (an op too large for the
+ * packet engine's counters): the same error as the whole program's, and
+ * the generator stops cleanly (ASan: nothing leaks, no thread left). */
+Test(window, fails_half_way_like_the_whole_program)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    const cs_coll_algo_t *a;
+    outcome_t w, f;
+    cr_assert_eq(cs_machine_new("alphabeta:topo=ring,p=64", &m, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(CS_COLL_ALLREDUCE, "ring", &a, &err), CS_OK);
+    cs_coll_args_t args = {CS_COLL_ALLREDUCE, 64, (int64_t)1 << 50, 0, m->net.unit_bytes, NULL,
+                           NULL, 1};
+    run_one(m, a, &args, CS_NET_PACKET, 0, 0, &f);
+    run_one(m, a, &args, CS_NET_PACKET, 1, 1, &w);
+    cr_assert_eq(f.rc, CS_ERR_RANGE, "%s", f.err.msg);
+    cr_assert_eq(same(&w, &f, "ring allreduce of 2^50 bytes"), 0);
+    cs_exec_result_destroy(&w.res);
+    cs_exec_result_destroy(&f.res);
+    cs_machine_free(m);
+}
