@@ -168,26 +168,16 @@ typedef struct dep_iter {
     int32_t e;
 } dep_iter_t;
 
-static void succ_iter(const exec_t *x, int32_t op, dep_iter_t *it)
+/* Starts it on op's successors (succ) or on its predecessors: in a
+ * windowed run only the STREAM ones are kept, the only ones read. */
+static void dep_iter(const exec_t *x, int32_t op, int succ, dep_iter_t *it)
 {
     it->i = 0;
-    if (x->gen) {
-        it->v = NULL;
-        it->e = H(x, op)->succ;
-    } else {
-        it->v = cs_program_succs(x->prog, op, &it->n);
-    }
-}
-
-static void spred_iter(const exec_t *x, int32_t op, dep_iter_t *it)
-{
-    it->i = 0;
-    if (x->gen) {
-        it->v = NULL;
-        it->e = H(x, op)->spred;
-    } else {
-        it->v = cs_program_preds(x->prog, op, &it->n);
-    }
+    it->v = NULL;
+    if (x->gen)
+        it->e = succ ? H(x, op)->succ : H(x, op)->spred;
+    else
+        it->v = succ ? cs_program_succs(x->prog, op, &it->n) : cs_program_preds(x->prog, op, &it->n);
 }
 
 static int dep_next(const exec_t *x, dep_iter_t *it, cs_dep_t *d)
@@ -299,7 +289,7 @@ static void on_started(exec_t *x, int32_t op)
     if (x->res->ops)
         x->res->ops[op].start = cs_sim_now(x->sim);
     S(x, op)->state = OP_STARTED;
-    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
         if (cs_dep_kind(d) != CS_DEP_AFTER)
             satisfy(x, cs_dep_op(d));
 }
@@ -347,7 +337,7 @@ static void on_done(exec_t *x, int32_t op)
     if (now > x->res->finish)
         x->res->finish = now;
     x->done_ops++;
-    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
         if (cs_dep_kind(d) == CS_DEP_AFTER)
             satisfy(x, cs_dep_op(d));
     if (S(x, op)->stream_out)
@@ -391,7 +381,7 @@ static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
     dep_iter_t it;
     cs_dep_t d;
     int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
-    for (spred_iter(x, op, &it); dep_next(x, &it, &d);) {
+    for (dep_iter(x, op, 0, &it); dep_next(x, &it, &d);) {
         if (cs_dep_kind(d) != CS_DEP_STREAM || cs_dep_op(d) < x->frontier)
             continue; /* below the frontier: done (and released) */
         const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(d));
@@ -452,7 +442,7 @@ static void propagate_progress(exec_t *x, int32_t op)
 {
     dep_iter_t it;
     cs_dep_t d;
-    for (succ_iter(x, op, &it); dep_next(x, &it, &d);)
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
         if (cs_dep_kind(d) == CS_DEP_STREAM)
             regate(x, cs_dep_op(d));
 }
