@@ -369,6 +369,63 @@ int cs_units_parse_hz(const char *text, double *out, cs_error_t *err)
     return CS_OK;
 }
 
+/* ---- bandwidths ---- */
+
+/* Bits ("bps") or bytes ("B/s", "Bps") per second, decimal prefixes (the
+ * way links are sold: 100Gbps = 12.5e9 bytes/s) and binary ones for bytes
+ * (GiB/s).  Case matters between b (bit) and B (byte). */
+typedef struct bw_unit {
+    const char *name;
+    double bytes_per_s;
+} bw_unit_t;
+
+static const bw_unit_t bw_units[] = {
+    {"bps", 0.125},    {"kbps", 125.0},      {"Kbps", 125.0},     {"Mbps", 125e3},
+    {"Gbps", 125e6},   {"Tbps", 125e9},      {"B/s", 1.0},        {"Bps", 1.0},
+    {"kB/s", 1e3},     {"KB/s", 1e3},        {"MB/s", 1e6},       {"GB/s", 1e9},
+    {"TB/s", 1e12},    {"kBps", 1e3},        {"KBps", 1e3},       {"MBps", 1e6},
+    {"GBps", 1e9},     {"TBps", 1e12},       {"KiB/s", 1024.0},   {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+};
+
+#define BW_WHAT "a bandwidth such as 100Gbps, 25GB/s or 12.5GBps"
+
+int cs_units_parse_bandwidth(const char *text, double bare_unit, double *out, cs_error_t *err)
+{
+    number_unit_t nu;
+    double v;
+    int rc;
+    if (!text)
+        text = "";
+    if ((rc = parse_number_unit(text, BW_WHAT, &nu, err)))
+        return rc;
+    v = nu.value;
+    if (nu.unit == nu.unit_end) {
+        if (!(bare_unit > 0))
+            return cs_error_set(err, CS_ERR_USAGE, "bandwidth \"%s\" needs a unit, e.g. Gbps "
+                                "(bits) or GB/s (bytes)", text);
+        v *= bare_unit;
+    } else {
+        const bw_unit_t *u = NULL;
+        for (size_t i = 0; i < sizeof bw_units / sizeof bw_units[0]; i++)
+            if (range_eq(nu.unit, nu.unit_end, bw_units[i].name, 0))
+                u = &bw_units[i];
+        if (!u)
+            return cs_error_set(err, CS_ERR_USAGE,
+                                "unknown bandwidth unit \"%.*s\" in \"%s\"; valid units: bps, "
+                                "kbps, Mbps, Gbps, Tbps (bits), B/s, kB/s, MB/s, GB/s, TB/s "
+                                "(or Bps, ...), KiB/s, MiB/s, GiB/s, TiB/s",
+                                (int)(nu.unit_end - nu.unit), nu.unit, text);
+        v *= u->bytes_per_s;
+    }
+    if (!isfinite(v))
+        return cs_error_set(err, CS_ERR_RANGE, "bandwidth \"%s\" is out of range", text);
+    if (!(v > 0))
+        return cs_error_set(err, CS_ERR_RANGE, "a bandwidth must be positive, got \"%s\"", text);
+    *out = v;
+    return CS_OK;
+}
+
 /* ---- integers ---- */
 
 /* Parses "[ws] [sign] digits [ws]" into a signed int64.  `allow_sign` is 0

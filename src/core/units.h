@@ -22,6 +22,11 @@ int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err);
 /* Parses a frequency ("1.1GHz", "125MHz") into Hz. */
 int cs_units_parse_hz(const char *text, double *out, cs_error_t *err);
 
+/* Parses a bandwidth into bytes per second: "100Gbps" (bits, decimal
+ * prefixes), "25GB/s" or "25GBps" (bytes), "16GiB/s"; a bare number is in
+ * `bare_unit` bytes per second (0: a unit is required).  Must be > 0. */
+int cs_units_parse_bandwidth(const char *text, double bare_unit, double *out, cs_error_t *err);
+
 /* Parses a non-negative integer (decimal), rejecting garbage and overflow. */
 int cs_units_parse_int(const char *text, int64_t *out, cs_error_t *err);
 

@@ -1,0 +1,50 @@
+/*
+ * netfile.h - network files (issue 18): reading a user's network into a
+ * cs_netdesc_t, and writing one as GraphML that reads back the same.
+ *
+ * Formats (docs/networks.md shows each with a worked example):
+ *   edgelist  one link per line "a b [bandwidth] [latency]", '#' comments;
+ *             nodes are names (hosts unless declared "switch NAME" on a line
+ *             of its own, or "host NAME [rank R]"); bandwidth and latency
+ *             with units (100Gbps, 25GB/s, 500ns), else the defaults;
+ *   graphml   read with igraph: node attribute "kind" (host | switch,
+ *             default host) and optional "rank", "group", "level"; edge
+ *             attributes "bandwidth" (bytes/s, or text with units),
+ *             "latency" (s, or text with units), "multiplicity";
+ *   simgrid   the common subset of SimGrid platform XML (libxml2):
+ *             <cluster> with topology FLAT, TORUS, FAT_TREE, DRAGONFLY and
+ *             its topo_parameters, bw, lat, sharing_policy; <zone>s of
+ *             hosts, routers and links with explicit <route>s.  Every
+ *             attribute read is documented; others are refused, naming
+ *             file:line.
+ * Errors name the file and line (or the GraphML element) and exit 2 at the
+ * command line: malformed input, an unknown attribute, a bandwidth that is
+ * not positive, a self-loop, a host that reaches no other, a rank given
+ * twice.
+ */
+#ifndef CS_NETFILE_H
+#define CS_NETFILE_H
+
+#include <stdio.h>
+#include "core/error.h"
+#include "topo/netdesc.h"
+
+typedef enum cs_netfile_format {
+    CS_NETFILE_AUTO = 0, /* from the extension: .graphml, .xml (SimGrid), else edge list */
+    CS_NETFILE_EDGELIST, CS_NETFILE_GRAPHML, CS_NETFILE_SIMGRID
+} cs_netfile_format_t;
+
+/* "auto", "edgelist", "graphml", "simgrid"; CS_ERR_USAGE otherwise. */
+int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err);
+
+/* Reads `path`.  dflt_bw (bytes/s) and dflt_lat (s) are used where the file
+ * gives none.  Hosts keep the file's order unless ranks are given. */
+int cs_netfile_read(const char *path, cs_netfile_format_t format, double dflt_bw,
+                    double dflt_lat, cs_netdesc_t **out, cs_error_t *err);
+
+/* Writes d as GraphML with the attributes above (what `collsim topo
+ * --graphml` writes for every machine), so that reading it back gives the
+ * same network. */
+int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err);
+
+#endif
