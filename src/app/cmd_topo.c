@@ -95,6 +95,33 @@ static int topo_write(const cs_topo_t *t, const char *path, topo_writer_fn fn, c
     return rc;
 }
 
+/* The bandwidth across the split of the rank nodes into their two halves
+ * by id (a machine's own engine times its links itself: none). */
+static int topo_print_bisection(const cs_machine_t *m, cs_error_t *err)
+{
+    int nodes = cs_topo_nodes(m->topo), hosts = cs_machine_nodes(m), links;
+    double cut = 0;
+    int rc;
+    char b[32];
+    if (m->type->net_new || hosts < 2)
+        return CS_OK;
+    links = cs_topo_channels(m->topo) / 2;
+    double *cap = cs_malloc((size_t)(links ? links : 1) * sizeof *cap);
+    int8_t *side = cs_malloc((size_t)nodes);
+    for (int l = 0; l < links; l++)
+        cap[l] = cs_machine_channel_bandwidth(m, 2 * l);
+    for (int v = 0; v < nodes; v++)
+        side[v] = (int8_t)(v >= hosts ? -1 : v >= hosts / 2);
+    rc = cs_topo_cut(m->topo, cap, side, &cut, err);
+    if (rc == CS_OK)
+        printf("%-13s %s across nodes 0..%d | %d..%d (igraph max-flow; the bisection is at "
+               "most this)\n", "bisection", cs_units_spec_bandwidth(cut, b, sizeof b),
+               hosts / 2 - 1, hosts / 2, hosts - 1);
+    free(cap);
+    free(side);
+    return rc;
+}
+
 int cs_app_cmd_topo(int argc, char **argv)
 {
     topo_args_t a;
@@ -120,6 +147,7 @@ int cs_app_cmd_topo(int argc, char **argv)
         topo_print_hops("avg distance", st.avg_distance, 0, too_large, st.connected);
         if (!too_large)
             printf("%-13s %s\n", "connected", st.connected ? "yes" : "no");
+        rc = topo_print_bisection(m, &err);
         cs_machine_report(m, NULL, stdout);
     }
     if (rc == CS_OK && a.graphml) {

@@ -52,7 +52,14 @@ typedef struct cs_coll_hints {
      * of group g with a direct link to a rank of group h (its partner is
      * gateway[h*ngroups+g]), or -1 (no direct link, and g == h).  NULL: unknown. */
     const int32_t *gateway;
+    /* The ranks form a lattice of ndims dimensions of sizes dims[0..ndims)
+     * (dims[0] innermost: rank = c0 + d0 * (c1 + d1 * ...)), each dimension
+     * its own network (a node's fast ring, then a switch between nodes):
+     * for the per-dimension algorithms.  0: none. */
+    int ndims;
+    const int *dims;
 } cs_coll_hints_t;
+#define CS_COLL_MAX_DIMS 8
 
 typedef struct cs_coll_args {
     cs_coll_kind_t kind;

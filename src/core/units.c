@@ -426,6 +426,30 @@ int cs_units_parse_bandwidth(const char *text, double bare_unit, double *out, cs
     return CS_OK;
 }
 
+/* The largest unit that keeps the number >= 1, so that a normalised spec
+ * reads like what users type. */
+const char *cs_units_spec_seconds(double s, char *buf, size_t len)
+{
+    static const struct { const char *unit; double scale; } units[] = {
+        {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
+    size_t i = 0;
+    while (i + 1 < sizeof units / sizeof *units && s > 0 && s < units[i].scale * (1 - 1e-9))
+        i++;
+    snprintf(buf, len, "%.12g%s", s / units[i].scale, units[i].unit);
+    return buf;
+}
+
+const char *cs_units_spec_bandwidth(double b, char *buf, size_t len)
+{
+    static const struct { const char *unit; double scale; } units[] = {
+        {"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}};
+    size_t i = 0;
+    while (i + 1 < sizeof units / sizeof *units && b < units[i].scale * (1 - 1e-9))
+        i++;
+    snprintf(buf, len, "%.12g%s", b / units[i].scale, units[i].unit);
+    return buf;
+}
+
 /* ---- integers ---- */
 
 /* Parses "[ws] [sign] digits [ws]" into a signed int64.  `allow_sign` is 0
@@ -675,6 +699,20 @@ int cs_spec_get_seconds(cs_spec_t *spec, const char *key, double dflt, double *o
         return CS_OK;
     }
     if ((rc = cs_units_parse_seconds(v, 1.0, out, err)))
+        return spec_key_error(spec, key, rc, err);
+    return CS_OK;
+}
+
+int cs_spec_get_bandwidth(cs_spec_t *spec, const char *key, double dflt, double *out,
+                          cs_error_t *err)
+{
+    const char *v = cs_spec_get(spec, key);
+    int rc;
+    if (!v) {
+        *out = dflt;
+        return CS_OK;
+    }
+    if ((rc = cs_units_parse_bandwidth(v, 0, out, err)))
         return spec_key_error(spec, key, rc, err);
     return CS_OK;
 }

@@ -32,6 +32,11 @@ int cs_units_parse_int(const char *text, int64_t *out, cs_error_t *err);
 
 /* Formats a duration in seconds with a readable unit ("2.048 us"). */
 void cs_units_format_seconds(double s, char *buf, size_t len);
+/* Formats a duration as a spec value that parses back ("1us", "0.25ns",
+ * "0s"): the largest unit that keeps the number >= 1. */
+const char *cs_units_spec_seconds(double s, char *buf, size_t len);
+/* Formats bytes per second as a spec value that parses back ("12.5GB/s"). */
+const char *cs_units_spec_bandwidth(double bytes_per_s, char *buf, size_t len);
 /* Formats a byte count ("4 KiB", "1.5 MiB", "100 B"). */
 void cs_units_format_bytes(int64_t bytes, char *buf, size_t len);
 
@@ -62,6 +67,9 @@ int cs_spec_get_int(cs_spec_t *spec, const char *key, int64_t dflt, int64_t lo, 
                     int64_t *out, cs_error_t *err);
 int cs_spec_get_seconds(cs_spec_t *spec, const char *key, double dflt, double *out, cs_error_t *err);
 int cs_spec_get_bytes(cs_spec_t *spec, const char *key, int64_t dflt, int64_t *out, cs_error_t *err);
+/* A bandwidth (units required, cs_units_parse_bandwidth) in bytes/s. */
+int cs_spec_get_bandwidth(cs_spec_t *spec, const char *key, double dflt, double *out,
+                          cs_error_t *err);
 /* Chooses among `choices` (NULL-terminated); returns the index in *out. */
 int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choices, int dflt,
                        int *out, cs_error_t *err);

@@ -44,9 +44,9 @@
 #define KK_MAX_NODES 1000 /* graph layout: Kamada-Kawai up to this size */
 #define FOLD_MIN 33       /* lines of more nodes are folded into a snake */
 
-enum { L_GRID, L_TILES, L_RING, L_CIRCLE, L_RINGS, L_DRAGONFLY, L_GRAPH };
+enum { L_GRID, L_TILES, L_RING, L_CIRCLE, L_RINGS, L_DRAGONFLY, L_GRAPH, L_TREE };
 static const char *const layout_names[] = {"grid", "tiles", "ring", "circle", "rings",
-                                           "dragonfly", "graph"};
+                                           "dragonfly", "graph", "tree"};
 
 typedef struct hm_stroke {
     int32_t chan;
@@ -630,6 +630,8 @@ static int star_hub(const cs_heatmap_t *h)
     return -1;
 }
 
+static void graph_finish(cs_heatmap_t *h);
+
 static int build_graph(cs_heatmap_t *h, cs_error_t *err)
 {
     int P = h->nnodes, hub = star_hub(h);
@@ -685,7 +687,15 @@ static int build_graph(cs_heatmap_t *h, cs_error_t *err)
                                 "heatmap layout: igraph Kamada-Kawai failed: %s",
                                 igraph_strerror(e));
     }
-    /* lanes a fraction of the typical link, nodes of the closest pair */
+    graph_finish(h);
+    return CS_OK;
+}
+
+/* Lanes a fraction of the typical link, nodes of the closest pair, the
+ * picture fitted: what a graph and a tree share once nodes are placed. */
+static void graph_finish(cs_heatmap_t *h)
+{
+    int P = h->nnodes;
     double sum = 0, closest = HUGE_VAL;
     int n = 0;
     for (int c = 0; c < h->nchans; c += 2) {
@@ -702,7 +712,31 @@ static int build_graph(cs_heatmap_t *h, cs_error_t *err)
     h->node_r = P <= 200 ? fmin(0.035, 0.3 * closest) : 0;
     h->label_nodes = P <= 64;
     map_fit(h, -1.15, -1.15, 1.15, 1.15);
-    return CS_OK;
+}
+
+/* A tree drawn by level (a fat-tree): each level a row, hosts (level 0) at
+ * the bottom, a row's nodes in id order spread over the width, which keeps
+ * a switch above the hosts it serves when ids follow the tree. */
+static void build_tree(cs_heatmap_t *h, const int32_t *level)
+{
+    int P = h->nnodes, top = 0;
+    int32_t *count, *seen;
+    for (int i = 0; i < P; i++)
+        top = level[i] > top ? level[i] : top;
+    count = cs_calloc((size_t)top + 1, sizeof *count);
+    seen = cs_calloc((size_t)top + 1, sizeof *seen);
+    for (int i = 0; i < P; i++)
+        count[level[i]]++;
+    h->nx = cs_malloc((size_t)P * sizeof *h->nx);
+    h->ny = cs_malloc((size_t)P * sizeof *h->ny);
+    for (int i = 0; i < P; i++) {
+        int l = level[i];
+        h->nx[i] = count[l] > 1 ? -1 + 2.0 * (seen[l]++ + 0.5) / count[l] : 0;
+        h->ny[i] = top ? 1 - 2.0 * l / top : 0;
+    }
+    free(count);
+    free(seen);
+    graph_finish(h);
 }
 
 /* ---- dragonfly ------------------------------------------------------------------------- */
@@ -796,6 +830,9 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
         hint = CS_LAYOUT_GRAPH;
     if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m))
         hint = CS_LAYOUT_GRAPH;
+    for (int i = 0; hint == CS_LAYOUT_TREE && i < h->nnodes; i++)
+        if (!lay.level || lay.level[i] < 0)
+            hint = CS_LAYOUT_GRAPH;
 
     switch (hint) {
     case CS_LAYOUT_GRID:
@@ -860,6 +897,15 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
     case CS_LAYOUT_DRAGONFLY:
         h->kind = L_DRAGONFLY;
         build_dragonfly(h);
+        break;
+    case CS_LAYOUT_TREE:
+        h->kind = L_TREE;
+        build_tree(h, lay.level);
+        build_strokes(h, chord_channel);
+        snprintf(h->note, sizeof h->note,
+                 "%s: %d nodes drawn by level (hosts at the bottom) \xc2\xb7 each link "
+                 "direction is its own lane, traffic keeps right", cs_topo_name(h->t),
+                 h->nnodes);
         break;
     }
     if (rc) {

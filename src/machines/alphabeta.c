@@ -33,19 +33,6 @@ static const char *const keys[] = {"topo", "p", "rows", "cols", "alpha", "beta",
                                    "packet", "buf", "tick", "reduce", NULL};
 static const char *const topos[] = {"line", "ring", "mesh", "torus", "complete", "hypercube", NULL};
 
-/* "1us", "0.25ns", "0s": the largest unit that keeps the number >= 1, so the
- * normalised spec reads like what users type. */
-static const char *spec_time(double s, char *buf, size_t len)
-{
-    static const struct { const char *unit; double scale; } units[] = {
-        {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
-    size_t i = 0;
-    while (i + 1 < sizeof units / sizeof *units && s > 0 && s < units[i].scale * (1 - 1e-9))
-        i++;
-    snprintf(buf, len, "%.12g%s", s / units[i].scale, units[i].unit);
-    return buf;
-}
-
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int topo_i, rc;
@@ -129,9 +116,9 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         char a[32], b[32], h[32], t[32], r[32];
         snprintf(text + strlen(text), sizeof text - strlen(text),
                  ",alpha=%s,beta=%s,hop=%s,packet=%lld,buf=%lld,tick=%s,reduce=%s",
-                 spec_time(alpha, a, sizeof a), spec_time(beta, b, sizeof b),
-                 spec_time(hop, h, sizeof h), (long long)packet, (long long)buf,
-                 spec_time(tick, t, sizeof t), spec_time(reduce, r, sizeof r));
+                 cs_units_spec_seconds(alpha, a, sizeof a), cs_units_spec_seconds(beta, b, sizeof b),
+                 cs_units_spec_seconds(hop, h, sizeof h), (long long)packet, (long long)buf,
+                 cs_units_spec_seconds(tick, t, sizeof t), cs_units_spec_seconds(reduce, r, sizeof r));
     }
     m->spec = cs_strdup(text);
     return CS_OK;

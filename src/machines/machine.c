@@ -16,6 +16,7 @@ extern const cs_machine_type_t cs_machine_cns1;
 extern const cs_machine_type_t cs_machine_cell;
 extern const cs_machine_type_t cs_machine_groq;
 extern const cs_machine_type_t cs_machine_loggp;
+extern const cs_machine_type_t cs_machine_net;
 
 static const cs_machine_type_t *const types[] = {
     &cs_machine_alphabeta,
@@ -24,6 +25,7 @@ static const cs_machine_type_t *const types[] = {
     &cs_machine_cell,
     &cs_machine_groq,
     &cs_machine_loggp,
+    &cs_machine_net,
 };
 
 /* "type:preset[,rest]" -> "type:preset's keys[,rest]", or NULL if the spec
@@ -115,6 +117,15 @@ void cs_machine_free(cs_machine_t *m)
     free(m->node_group);
     free(m->spec);
     free(m);
+}
+
+double cs_machine_channel_bandwidth(const cs_machine_t *m, int c)
+{
+    int64_t num = m->net.chan_ser_num ? m->net.chan_ser_num[c] : m->net.ser_num;
+    int64_t den = m->net.chan_ser_den ? m->net.chan_ser_den[c] : m->net.ser_den;
+    if (m->type->net_new || num <= 0)
+        return 0; /* a machine's own engine, or a free channel */
+    return (double)den / ((double)num * m->tick_seconds);
 }
 
 int cs_machine_nodes(const cs_machine_t *m)
@@ -316,15 +327,18 @@ void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,
             }
         }
     }
-    /* the grid holds when the ranks are the whole grid in node order */
-    if (m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P && P == nodes) {
-        int natural = 1;
-        for (int r = 0; r < P && natural && rank_to_node; r++)
-            natural = rank_to_node[r] == r;
-        if (natural) {
-            h->coll.grid_rows = m->grid_rows;
-            h->coll.grid_cols = m->grid_cols;
-        }
+    /* the grid and the dimensions hold when the ranks are all the nodes
+     * in node order */
+    int natural = P == nodes;
+    for (int r = 0; r < P && natural && rank_to_node; r++)
+        natural = rank_to_node[r] == r;
+    if (natural && m->grid_rows > 0 && (int64_t)m->grid_rows * m->grid_cols == P) {
+        h->coll.grid_rows = m->grid_rows;
+        h->coll.grid_cols = m->grid_cols;
+    }
+    if (natural && m->ndims > 0) {
+        h->coll.ndims = m->ndims;
+        h->coll.dims = m->dims;
     }
 }
 

@@ -36,7 +36,8 @@ typedef enum cs_layout_kind {
     CS_LAYOUT_CIRCLE,    /* nodes on a circle, links as chords */
     CS_LAYOUT_RINGS,     /* several rings (the Cell's EIBs) joined by straight links */
     CS_LAYOUT_DRAGONFLY, /* group matrix plus one group's links (node_group) */
-    CS_LAYOUT_GRAPH      /* igraph's force-directed layout */
+    CS_LAYOUT_GRAPH,     /* igraph's force-directed layout */
+    CS_LAYOUT_TREE       /* rows by level, hosts at the bottom (a fat-tree) */
 } cs_layout_kind_t;
 
 typedef struct cs_machine_layout {
@@ -46,6 +47,8 @@ typedef struct cs_machine_layout {
     int wrap_x, wrap_y; /* GRID: wrap links along a row / along a column */
     int gray;           /* CIRCLE: nodes in Gray-code order (a hypercube's
                            dimension-0 neighbours side by side) */
+    const int32_t *level; /* TREE: every node's level, 0 the bottom row
+                           (borrowed from the machine) */
 } cs_machine_layout_t;
 
 /* ---- closed-form models (--predict) ------------------------------------- */
@@ -102,6 +105,9 @@ typedef struct cs_machine {
      * or NULL.  Owned. */
     int32_t *node_group;
     int ngroups;
+    /* Dimensions hint: the rank nodes form a lattice (cs_coll_hints_t.dims);
+     * ndims 0: none. */
+    int ndims, dims[8];
     void *impl;              /* machine-private state, freed by type->destroy */
 } cs_machine_t;
 
@@ -191,6 +197,11 @@ const char *cs_model_request_opt(const cs_model_request_t *req, const char *key)
 /* The executor's view of the machine (borrowed pointers into m). */
 void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);
 
+/* Bytes per second of channel c on the channel engine (m->net, with its
+ * per-channel overrides); 0 for a machine with its own engine, whose
+ * channels are not timed by m->net. */
+double cs_machine_channel_bandwidth(const cs_machine_t *m, int c);
+
 /* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
 
@@ -204,6 +215,8 @@ int cs_machine_nodes(const cs_machine_t *m);
  *            rest renumbered in order of first use (absent unless at least
  *            two groups are used);
  *   grid     m's grid when the ranks are the whole grid in node order;
+ *   dims     m's dimensions, likewise when the ranks are all rank nodes in
+ *            node order;
  *   gateway  with groups: for every ordered pair of groups g != h, the rank
  *            of g at one end of a link that joins a node of g directly to a
  *            node of h (its partner, at the other end, is gateway[h][g]);

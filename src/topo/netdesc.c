@@ -33,6 +33,7 @@ struct cs_netdesc {
     void *route_ctx;
     void (*route_free)(void *);
     double bisection;
+    int ndims, dims[CS_NETDESC_MAX_DIMS];
 };
 
 cs_netdesc_t *cs_netdesc_new(const char *source)
@@ -210,6 +211,20 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
 }
 
 void cs_netdesc_set_bisection(cs_netdesc_t *d, double bytes_per_s) { d->bisection = bytes_per_s; }
+
+void cs_netdesc_set_dims(cs_netdesc_t *d, int n, const int *sizes)
+{
+    d->ndims = n < 0 ? 0 : n > CS_NETDESC_MAX_DIMS ? CS_NETDESC_MAX_DIMS : n;
+    for (int i = 0; i < d->ndims; i++)
+        d->dims[i] = sizes[i];
+}
+
+int cs_netdesc_dims(const cs_netdesc_t *d, int *sizes)
+{
+    for (int i = 0; i < d->ndims; i++)
+        sizes[i] = d->dims[i];
+    return d->ndims;
+}
 
 const char *cs_netdesc_source(const cs_netdesc_t *d) { return d->source; }
 int32_t cs_netdesc_nodes(const cs_netdesc_t *d) { return d->nnodes; }

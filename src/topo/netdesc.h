@@ -67,6 +67,12 @@ void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level);
  * (d-mod-k)"), copied; ctx is freed with free_ctx (may be NULL) when d is. */
 void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn fn, void *ctx,
                           void (*free_ctx)(void *));
+/* The hosts form a lattice of n dimensions (sizes[0] the innermost, host
+ * id = c0 + s0 * (c1 + s1 * ...)): a hint for per-dimension collectives;
+ * n = 0 (the default) for none.  At most CS_NETDESC_MAX_DIMS. */
+#define CS_NETDESC_MAX_DIMS 8
+void cs_netdesc_set_dims(cs_netdesc_t *d, int n, const int *sizes);
+int cs_netdesc_dims(const cs_netdesc_t *d, int *sizes); /* returns n */
 /* The bisection bandwidth (bytes/s) when a generator knows it (0: unknown). */
 void cs_netdesc_set_bisection(cs_netdesc_t *d, double bytes_per_s);
 

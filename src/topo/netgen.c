@@ -1,7 +1,8 @@
 /*
  * netgen.c - the registry of network generators (netgen.h); the generators
  * live in netgen_tree.c (indirect networks of switches: fat-trees, two-tier
- * clusters, stars) and netgen_direct.c (tori, meshes, HyperX, dragonflies).
+ * clusters, stars), netgen_direct.c (tori, meshes, HyperX, dragonflies) and
+ * netgen_dims.c (one topology per dimension).
  */
 #include "topo/netgen_internal.h"
 
@@ -11,7 +12,7 @@
 static const cs_netgen_type_t *const types[] = {
     &cs_netgen_fattree_type, &cs_netgen_dragonfly_type, &cs_netgen_torus_type,
     &cs_netgen_mesh_type,    &cs_netgen_hyperx_type,    &cs_netgen_twotier_type,
-    &cs_netgen_star_type,
+    &cs_netgen_star_type,    &cs_netgen_multidim_type,
 };
 
 const cs_netgen_type_t *const *cs_netgen_types(int *count)

@@ -95,6 +95,14 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
 int cs_netgen_star(cs_netdesc_t *d, int hosts, double bw, double lat, double backbone_bw,
                    double backbone_lat, cs_error_t *err);
 
+/* One topology per dimension, as ASTRA-sim's users describe systems:
+ * "ring:8:300GB/s+switch:16:50GB/s" (KIND:SIZE[:BW[:LAT]] items, kinds
+ * ring, full, switch; bw and lat where an item gives none), dimension 0
+ * innermost; see netgen_dims.c.  Routing: "dor" (default), "shortest".
+ * Sets the dims hint. */
+int cs_netgen_multidim(cs_netdesc_t *d, const char *dims, double bw, double lat,
+                       const char *routing, cs_error_t *err);
+
 /* ---- by name, from spec keys ------------------------------------------- */
 
 typedef struct cs_netgen_type {

@@ -11,6 +11,8 @@
 /* netgen_tree.c */
 extern const cs_netgen_type_t cs_netgen_fattree_type, cs_netgen_twotier_type,
     cs_netgen_star_type;
+/* netgen_dims.c */
+extern const cs_netgen_type_t cs_netgen_multidim_type;
 /* netgen_direct.c */
 extern const cs_netgen_type_t cs_netgen_torus_type, cs_netgen_mesh_type, cs_netgen_hyperx_type,
     cs_netgen_dragonfly_type;

@@ -38,16 +38,7 @@ int cs_netgen_spec_list(cs_spec_t *spec, const char *key, int max, int *out, int
 int cs_netgen_spec_bw(cs_spec_t *spec, const char *key, double dflt, double *out,
                       cs_error_t *err)
 {
-    const char *v = cs_spec_get(spec, key);
-    if (!v) {
-        *out = dflt;
-        return CS_OK;
-    }
-    if (cs_units_parse_bandwidth(v, 0, out, err) != CS_OK) {
-        cs_error_prefix(err, "%s", key);
-        return err->code;
-    }
-    return CS_OK;
+    return cs_spec_get_bandwidth(spec, key, dflt, out, err);
 }
 
 int cs_netgen_product(const int *v, int n, const char *what, int64_t *out, cs_error_t *err)

@@ -131,6 +131,16 @@ int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err
 int cs_topo_group_diameter(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
                            cs_error_t *err);
 
+/* The capacity of the smallest cut that separates the nodes with side[v]
+ * == 0 from those with side[v] == 1 (-1: neither) when link l carries
+ * cap[l] in each direction: igraph's maximum flow from one set to the
+ * other.  With the two halves of the hosts as the sides it is the
+ * bandwidth across that split, an upper bound of the bisection bandwidth
+ * (the minimum over all balanced splits, which no polynomial method
+ * finds).  O(maximum flow) through igraph. */
+int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, double *out,
+                cs_error_t *err);
+
 /* Builds the undirected igraph graph of the links (one edge per link).
  * `graph` is an igraph_t* (void* here so that this header does not pull
  * igraph into every includer); the caller destroys it. */

@@ -198,3 +198,53 @@ int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err)
         return cs_error_set(err, CS_ERR_IO, "writing DOT of %s: write error", cs_topo_name(t));
     return CS_OK;
 }
+
+int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, double *out,
+                cs_error_t *err)
+{
+    /* the links plus a source joined to side 0 and a sink joined to side
+     * 1 by edges no cut would take (their capacity is all the links') */
+    int links = cs_topo_channels(t) / 2, nodes = cs_topo_nodes(t), extra = 0;
+    igraph_integer_t src = nodes, dst = (igraph_integer_t)nodes + 1;
+    double total = 1;
+    for (int l = 0; l < links; l++)
+        total += cap[l];
+    for (int v = 0; v < nodes; v++)
+        extra += side[v] >= 0;
+    igraph_vector_int_t edges;
+    igraph_vector_t capv;
+    igraph_t g;
+    igraph_real_t value = 0;
+    igraph_error_t e = igraph_vector_int_init(&edges, 2 * ((igraph_integer_t)links + extra));
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "vector allocation");
+    e = igraph_vector_init(&capv, (igraph_integer_t)links + extra);
+    if (e != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&edges);
+        return igraph_fail(err, e, "vector allocation");
+    }
+    igraph_integer_t k = 0;
+    for (int l = 0; l < links; l++, k++) {
+        VECTOR(edges)[2 * k] = cs_topo_channel_src(t, 2 * l);
+        VECTOR(edges)[2 * k + 1] = cs_topo_channel_dst(t, 2 * l);
+        VECTOR(capv)[k] = cap[l];
+    }
+    for (int v = 0; v < nodes; v++) {
+        if (side[v] < 0)
+            continue;
+        VECTOR(edges)[2 * k] = side[v] ? v : src;
+        VECTOR(edges)[2 * k + 1] = side[v] ? dst : v;
+        VECTOR(capv)[k++] = total;
+    }
+    e = igraph_create(&g, &edges, (igraph_integer_t)nodes + 2, IGRAPH_UNDIRECTED);
+    if (e == IGRAPH_SUCCESS) {
+        e = igraph_maxflow_value(&g, &value, src, dst, &capv, NULL);
+        igraph_destroy(&g);
+    }
+    igraph_vector_int_destroy(&edges);
+    igraph_vector_destroy(&capv);
+    if (e != IGRAPH_SUCCESS)
+        return igraph_fail(err, e, "maximum flow");
+    *out = value;
+    return CS_OK;
+}

@@ -1,0 +1,337 @@
+/*
+ * net.c - the generic network machine (issue 18): a user's own network of
+ * hosts and switches, from a file (topo/netfile.h: edge list, GraphML,
+ * SimGrid platform XML) or a generator (topo/netgen.h: fat-tree, dragonfly,
+ * torus and mesh, HyperX, two-tier ML cluster, star), run on the channel
+ * engine like every machine: packet and fluid modes, the suite, replays,
+ * heatmaps.
+ *
+ * The model is the alpha-beta machine's (../shared/reference/alpha-beta.md)
+ * with links of their own: every link has a bandwidth and a latency (k
+ * parallel links one channel of k times the bandwidth), hosts have the
+ * endpoint port rule (one send and one receive, `ports=K` for a K-port
+ * NIC) and a send overhead alpha, switches forward cut-through with one
+ * channel per link direction, `buf` packets of buffer per channel and
+ * back-pressure in packet mode, and `hop` of latency per node crossed.  An
+ * uncontended n-byte message over links l1..lH costs
+ *     alpha + n / min(bw) + sum(lat) + (H-1) * hop
+ * in fluid mode (packet mode adds the pipeline fill of one packet per extra
+ * hop of a slower link, see docs/networks.md).
+ *
+ * Ranks run on hosts only: hosts are the machine's nodes 0..H-1 (in the
+ * description's host order), switches come after.  Routing is the
+ * generator's (cs_netdesc_route) or shortest paths (BFS, lowest channel id
+ * first: the custom topology's default).
+ */
+#include "machines/machine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/netdesc.h"
+#include "topo/netfile.h"
+#include "topo/netgen.h"
+
+static const char *const keys[] = {
+    /* the network */
+    "gen", "file", "format", "routing", "bw", "lat",
+    /* the hosts and switches */
+    "alpha", "hop", "ports", "packet", "buf", "tick", "reduce",
+    /* generators' own keys (each reads its own; netgen.h) */
+    "k", "n", "levels", "down", "up", "par", "nodes", "gpus", "nvbw", "nvlat", "radix", "hosts",
+    "backbone", "backlat", "dims", "a", "p", "h", "g", "arrangement", "gbw", "glat", NULL};
+
+typedef struct net {
+    cs_netdesc_t *d;
+    int32_t *old_of;     /* machine node -> description node */
+    int32_t *new_of;     /* description node -> machine node */
+    int64_t *ser_num, *ser_den;
+    cs_tick_t *wire_lat;
+    int32_t *path;       /* route scratch */
+    int max_path;
+    int32_t *level;      /* per machine node, for tree drawings; NULL: none */
+} net_t;
+
+static void net_destroy(void *impl)
+{
+    net_t *n = impl;
+    if (!n)
+        return;
+    cs_netdesc_free(n->d);
+    free(n->old_of);
+    free(n->new_of);
+    free(n->ser_num);
+    free(n->ser_den);
+    free(n->wire_lat);
+    free(n->path);
+    free(n->level);
+    free(n);
+}
+
+/* The generator's route, as channels of the machine's topology: link i of
+ * the description is channels 2i (u -> v) and 2i + 1.  The salt is a hash
+ * of (src, dst), so that a message's packets share a path. */
+static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops, int max)
+{
+    net_t *n = ctx;
+    uint64_t salt = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ULL;
+    int len = cs_netdesc_route(n->d, n->old_of[src], n->old_of[dst], salt ^ salt >> 29, n->path,
+                               n->max_path);
+    (void)t;
+    if (len < 2 || len - 1 > max)
+        return -1;
+    for (int i = 0; i + 1 < len; i++) {
+        int32_t l = cs_netdesc_find_link(n->d, n->path[i], n->path[i + 1]);
+        if (l < 0)
+            return -1; /* not a path of links: a generator bug, reported as no route */
+        hops[i].chan = 2 * l + (cs_netdesc_link(n->d, l)->u == n->path[i] ? 0 : 1);
+        hops[i].vc = 0;
+    }
+    return len - 1;
+}
+
+/* The description: a file or a generator's, with its routing. */
+static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **out,
+                        cs_error_t *err)
+{
+    const char *file = cs_spec_get(spec, "file"), *gen = cs_spec_get(spec, "gen");
+    const char *routing = cs_spec_get(spec, "routing");
+    int rc;
+    *out = NULL;
+    if (file && gen)
+        return cs_error_set(err, CS_ERR_USAGE, "keys 'file' and 'gen' exclude each other: a "
+                            "network comes from a file or from a generator");
+    if (file) {
+        cs_netfile_format_t fmt = CS_NETFILE_AUTO;
+        const char *f = cs_spec_get(spec, "format");
+        if (f && (rc = cs_netfile_parse_format(f, &fmt, err)))
+            return rc;
+        if (routing && strcmp(routing, "shortest"))
+            return cs_error_set(err, CS_ERR_USAGE, "routing=%s: a network read from a file "
+                                "is routed by shortest paths (routing=shortest)", routing);
+        return cs_netfile_read(file, fmt, bw, lat, out, err);
+    }
+    const cs_netgen_type_t *g;
+    char name[128];
+    if ((rc = cs_netgen_find(gen ? gen : "fattree", &g, err)))
+        return rc;
+    snprintf(name, sizeof name, "gen=%s", g->name);
+    *out = cs_netdesc_new(name);
+    if ((rc = g->build(spec, bw, lat, routing, *out, err))) {
+        cs_netdesc_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Hosts first, in the description's order, then switches. */
+static void net_number(net_t *n)
+{
+    int32_t nodes = cs_netdesc_nodes(n->d), k = 0;
+    n->old_of = cs_malloc((size_t)nodes * sizeof *n->old_of);
+    n->new_of = cs_malloc((size_t)nodes * sizeof *n->new_of);
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t v = 0; v < nodes; v++)
+            if ((cs_netdesc_kind(n->d, v) == CS_NETNODE_HOST) == (pass == 0)) {
+                n->new_of[v] = k;
+                n->old_of[k++] = v;
+            }
+}
+
+/* The host groups as the machine's hierarchy hint (dense ids in order of
+ * first use); switches take their description group or, without one,
+ * group 0 (hints read the groups of rank nodes only). */
+static void net_groups(cs_machine_t *m, const net_t *n)
+{
+    int32_t nodes = cs_netdesc_nodes(n->d), hosts = cs_netdesc_hosts(n->d), max = -1;
+    int32_t *renum;
+    for (int32_t v = 0; v < nodes; v++)
+        max = cs_netdesc_group(n->d, v) > max ? cs_netdesc_group(n->d, v) : max;
+    if (max < 0)
+        return;
+    renum = cs_malloc((size_t)(max + 1) * sizeof *renum);
+    for (int32_t g = 0; g <= max; g++)
+        renum[g] = -1;
+    m->node_group = cs_calloc((size_t)nodes, sizeof *m->node_group);
+    for (int32_t i = 0; i < nodes; i++) {
+        int32_t g = cs_netdesc_group(n->d, n->old_of[i]);
+        if (g < 0) {
+            if (i < hosts) { /* a host outside every group: no hierarchy */
+                free(m->node_group);
+                m->node_group = NULL;
+                m->ngroups = 0;
+                break;
+            }
+            continue;
+        }
+        if (renum[g] < 0)
+            renum[g] = m->ngroups++;
+        m->node_group[i] = renum[g];
+    }
+    free(renum);
+}
+
+/* Levels for a tree drawing when every node has one and there are three
+ * or more (hosts, leaves, spines: a fat-tree; a dragonfly's two are drawn
+ * as a graph). */
+static void net_levels(net_t *n)
+{
+    int32_t nodes = cs_netdesc_nodes(n->d);
+    int top = 0;
+    for (int32_t v = 0; v < nodes; v++) {
+        int l = cs_netdesc_level(n->d, v);
+        if (l < 0)
+            return;
+        top = l > top ? l : top;
+    }
+    if (top < 2)
+        return;
+    n->level = cs_malloc((size_t)nodes * sizeof *n->level);
+    for (int32_t i = 0; i < nodes; i++)
+        n->level[i] = cs_netdesc_level(n->d, n->old_of[i]);
+}
+
+static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
+{
+    const net_t *n = m->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = n->level ? CS_LAYOUT_TREE : CS_LAYOUT_GRAPH;
+    out->level = n->level;
+}
+
+static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
+{
+    double bw, lat, alpha, hop, tick, reduce;
+    int64_t ports, packet, buf;
+    int rc;
+    net_t *n = cs_calloc(1, sizeof *n);
+    m->impl = n;
+    if ((rc = cs_spec_get_bandwidth(spec, "bw", 100e9 / 8, &bw, err)) ||
+        (rc = cs_spec_get_seconds(spec, "lat", 0, &lat, err)) ||
+        (rc = cs_spec_get_seconds(spec, "alpha", 1e-6, &alpha, err)) ||
+        (rc = cs_spec_get_seconds(spec, "hop", 0, &hop, err)) ||
+        (rc = cs_spec_get_seconds(spec, "tick", 1e-12, &tick, err)) ||
+        (rc = cs_spec_get_seconds(spec, "reduce", 0, &reduce, err)) ||
+        (rc = cs_spec_get_int(spec, "ports", 1, 1, 1 << 16, &ports, err)) ||
+        (rc = cs_spec_get_bytes(spec, "packet", 4096, &packet, err)) ||
+        (rc = cs_spec_get_int(spec, "buf", 8, 0, 1 << 20, &buf, err)))
+        return rc;
+    if (tick <= 0)
+        return cs_error_set(err, CS_ERR_RANGE, "key 'tick': must be > 0");
+    if (packet < 1)
+        return cs_error_set(err, CS_ERR_RANGE, "key 'packet': must be at least 1 byte");
+    if ((rc = net_describe(spec, bw, lat, &n->d, err)) || (rc = cs_netdesc_check(n->d, err)))
+        return rc;
+
+    int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
+    net_number(n);
+    m->topo = cs_topo_new_custom(nodes, cs_netdesc_source(n->d));
+    n->ser_num = cs_malloc(2 * (size_t)(nlinks ? nlinks : 1) * sizeof *n->ser_num);
+    n->ser_den = cs_malloc(2 * (size_t)(nlinks ? nlinks : 1) * sizeof *n->ser_den);
+    n->wire_lat = cs_malloc(2 * (size_t)(nlinks ? nlinks : 1) * sizeof *n->wire_lat);
+    for (int32_t i = 0; i < nlinks; i++) {
+        const cs_netlink_t *l = cs_netdesc_link(n->d, i);
+        int c = cs_topo_add_link(m->topo, n->new_of[l->u], n->new_of[l->v]);
+        CS_ASSERT(c == 2 * i);
+        if ((rc = cs_spec_tick_ratio("bw", 1.0 / (l->bw * l->mult), tick, &n->ser_num[c],
+                                     &n->ser_den[c], err)) ||
+            (rc = cs_spec_ticks("lat", l->lat, tick, 9e18, &n->wire_lat[c], err))) {
+            cs_error_prefix(err, "%s: link %d", cs_netdesc_source(n->d), (int)i);
+            return rc;
+        }
+        n->ser_num[c + 1] = n->ser_num[c];
+        n->ser_den[c + 1] = n->ser_den[c];
+        n->wire_lat[c + 1] = n->wire_lat[c];
+    }
+    if (cs_netdesc_route_name(n->d)) {
+        n->max_path = nodes + 1;
+        n->path = cs_malloc((size_t)n->max_path * sizeof *n->path);
+        cs_topo_set_route(m->topo, net_route, n);
+    }
+    net_groups(m, n);
+    net_levels(n);
+    m->ndims = cs_netdesc_dims(n->d, m->dims);
+    m->rank_nodes = cs_netdesc_hosts(n->d);
+
+    m->tick_seconds = tick;
+    m->net.unit_bytes = packet;
+    m->net.buf_units = (int)buf;
+    m->net.send_ports = m->net.recv_ports = (int)ports;
+    m->net.chan_ser_num = n->ser_num;
+    m->net.chan_ser_den = n->ser_den;
+    m->net.chan_wire_lat = n->wire_lat;
+    m->net.ser_num = nlinks ? n->ser_num[0] : 1;
+    m->net.ser_den = nlinks ? n->ser_den[0] : 1;
+    if ((rc = cs_spec_ticks("alpha", alpha, tick, 9e18, &m->net.send_overhead, err)) ||
+        (rc = cs_spec_ticks("hop", hop, tick, 9e18, &m->net.router_lat, err)) ||
+        (rc = cs_spec_tick_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
+        return rc;
+
+    /* the normalised spec: the keys as given, then the machine's own
+     * settings that were left at their defaults */
+    char text[1024], v[32];
+    const struct { const char *key; const char *value; } own[] = {
+        {"bw", cs_units_spec_bandwidth(bw, (char[32]){0}, 32)},
+        {"lat", cs_units_spec_seconds(lat, (char[32]){0}, 32)},
+        {"alpha", cs_units_spec_seconds(alpha, (char[32]){0}, 32)},
+        {"hop", cs_units_spec_seconds(hop, (char[32]){0}, 32)},
+        {"tick", cs_units_spec_seconds(tick, (char[32]){0}, 32)},
+        {"reduce", cs_units_spec_seconds(reduce, (char[32]){0}, 32)},
+    };
+    snprintf(text, sizeof text, "%s", spec->text);
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (!cs_spec_get(spec, own[i].key))
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s=%s",
+                     strchr(text, ':') ? "," : ":", own[i].key, own[i].value);
+    snprintf(v, sizeof v, "%lld", (long long)ports);
+    if (!cs_spec_get(spec, "ports"))
+        snprintf(text + strlen(text), sizeof text - strlen(text), ",ports=%s", v);
+    m->spec = cs_strdup(text);
+    return CS_OK;
+}
+
+/* `collsim topo` and the run summary: what the network is made of. */
+static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
+{
+    const net_t *n = m->impl;
+    int32_t hosts = cs_netdesc_hosts(n->d), nodes = cs_netdesc_nodes(n->d);
+    double bis = cs_netdesc_bisection(n->d);
+    char b[32];
+    (void)net;
+    fprintf(f, "network   %s: %d hosts, %d switches, %d links; routing %s\n",
+            cs_netdesc_source(n->d), (int)hosts, (int)(nodes - hosts),
+            (int)cs_netdesc_nlinks(n->d),
+            cs_netdesc_route_name(n->d) ? cs_netdesc_route_name(n->d)
+                                        : "shortest paths (lowest channel id first)");
+    if (bis > 0)
+        fprintf(f, "bisection %s (the generator's value)\n", cs_units_spec_bandwidth(bis, b, sizeof b));
+}
+
+static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t len)
+{
+    const net_t *n = m->impl;
+    const char *l = cs_netdesc_label(n->d, n->old_of[node]);
+    if (!l)
+        return NULL;
+    snprintf(buf, len, "%s", l);
+    return buf;
+}
+
+const cs_machine_type_t cs_machine_net = {
+    .name = "net",
+    .summary = "your own network: hosts and switches from a file (edge list, GraphML, SimGrid "
+               "XML) or a generator (fat-tree, dragonfly, torus, HyperX, ...)",
+    .usage = "net:gen=fattree|dragonfly|torus|mesh|hyperx|twotier|star[,GENERATOR KEYS] or "
+             "net:file=PATH[,format=auto|edgelist|graphml|simgrid]; [,routing=R][,bw=100Gbps]"
+             "[,lat=0][,alpha=1us][,hop=0][,ports=1][,packet=4KiB][,buf=8][,tick=1ps]"
+             "[,reduce=0]",
+    .keys = keys,
+    .example = "net:gen=fattree,k=4,n=2",
+    .create = create,
+    .destroy = net_destroy,
+    .report = report,
+    .node_label = node_label,
+    .layout = layout,
+};

@@ -1,0 +1,221 @@
+/*
+ * test_netmachine.c - the generic network machine (issue 18) against closed
+ * forms, in packet and fluid mode: messages over links of their own
+ * bandwidth and latency, a full-bisection fat-tree (a shift permutation
+ * under d-mod-k routing meets no contention: every message takes
+ * alpha + n/B), 2:1 oversubscription (the cross-core half takes 2n/B), an
+ * incast of k hosts (k n/B at the receiver's one port), K-port NICs, and a
+ * dragonfly's group-to-group shift (minimal routing puts it on one global
+ * link, k-way; Valiant spreads it).  Expected values come from the
+ * formulas, never from a run.  Also the spec's errors.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/exec.h"
+#include "machines/machine.h"
+
+#define NMAX 64
+
+/* Runs messages src[i] -> dst[i] of n bytes at time 0 on `spec`; end[i] is
+ * the time (ticks) recv i completed; returns the run's finish. */
+static cs_tick_t run_msgs(const char *spec, int nf, const int *src, const int *dst, int64_t n,
+                          cs_net_mode_t mode, cs_tick_t *end)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_exec_result_t res;
+    cs_exec_opts_t o;
+    cs_exec_env_t env;
+    int32_t r[NMAX];
+    cr_assert_leq(nf, NMAX);
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
+    cs_program_t *p = cs_program_new(cs_machine_nodes(m));
+    for (int i = 0; i < nf; i++) {
+        cs_program_send(p, src[i], dst[i], n, i);
+        r[i] = cs_program_recv(p, dst[i], src[i], n, i);
+    }
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK, "%s", err.msg);
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    o.record_op_times = 1;
+    o.mode = mode;
+    cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s: %s", spec, err.msg);
+    for (int i = 0; end && i < nf; i++)
+        end[i] = res.ops[r[i]].end;
+    cs_tick_t fin = res.finish;
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return fin;
+}
+
+static const cs_net_mode_t modes[] = {CS_NET_PACKET, CS_NET_FLUID};
+
+/* 1 GB/s is 1000 ticks of 1 ps per byte; alpha 1 us is 10^6 ticks. */
+#define ALPHA 1000000
+#define PER_BYTE 1000
+#define N 65536
+
+/* A line of three hosts with links of 1 GB/s and 2 GB/s and latencies
+ * 100 ns and 300 ns, from an edge list: a message 0 -> 2 is limited by
+ * the slower link and pays both latencies (fluid: alpha + n/min(B) +
+ * sum(lat); packet: cut-through, the first packet's serialisation on the
+ * second link is hidden behind the first's). */
+Test(net, heterogeneous_links_in_an_edge_list)
+{
+    const char *path = "net-line.txt";
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("# three hosts in a line\nh0 h1 1GB/s 100ns\nh1 h2 2GB/s 300ns\n", f);
+    fclose(f);
+    char spec[256];
+    snprintf(spec, sizeof spec, "net:file=%s,alpha=1us", path);
+    int src[] = {0}, dst[] = {2};
+    for (int i = 0; i < 2; i++) {
+        cs_tick_t end[1];
+        run_msgs(spec, 1, src, dst, N, modes[i], end);
+        cs_tick_t lat = 400000, want = ALPHA + (cs_tick_t)N * PER_BYTE + lat;
+        if (modes[i] == CS_NET_FLUID)
+            cr_expect_eq(end[0], want, "fluid: %lld, formula %lld", (long long)end[0],
+                         (long long)want);
+        else /* packet mode: at least the fluid time, at most one packet more */
+            cr_expect(end[0] >= want && end[0] <= want + 4096 * 500,
+                      "packet: %lld, formula %lld", (long long)end[0], (long long)want);
+    }
+    remove(path);
+}
+
+/* k = 4, n = 2 fat-tree of 16 hosts at 1 GB/s: the shift i -> i + 4 (every
+ * host sends to the same position under the next leaf) meets no
+ * contention under d-mod-k up/down routing: all take alpha + n/B. */
+Test(net, fat_tree_full_bisection_shift)
+{
+    int src[16], dst[16];
+    for (int i = 0; i < 16; i++) {
+        src[i] = i;
+        dst[i] = (i + 4) % 16;
+    }
+    for (int mi = 0; mi < 2; mi++) {
+        cs_tick_t end[16];
+        run_msgs("net:gen=fattree,k=4,n=2,bw=1GB/s,alpha=1us", 16, src, dst, N, modes[mi], end);
+        for (int i = 0; i < 16; i++)
+            cr_expect_eq(end[i], ALPHA + (cs_tick_t)N * PER_BYTE, "%s: message %d ends at %lld",
+                         cs_net_mode_name(modes[mi]), i, (long long)end[i]);
+    }
+}
+
+/* 2:1 oversubscription (levels=2, down=4+4, up=2+1... see docs): the four
+ * hosts of leaf 0 all send to leaf 1; two up links carry four flows, two
+ * each, so every message takes alpha + 2n/B in fluid mode. */
+Test(net, fat_tree_two_to_one)
+{
+    int src[4] = {0, 1, 2, 3}, dst[4] = {4, 5, 6, 7};
+    cs_tick_t end[4];
+    run_msgs("net:gen=fattree,levels=2,down=4+4,up=2+1,bw=1GB/s,alpha=1us", 4, src, dst, N,
+             CS_NET_FLUID, end);
+    for (int i = 0; i < 4; i++)
+        cr_expect_eq(end[i], ALPHA + 2 * (cs_tick_t)N * PER_BYTE, "message %d ends at %lld", i,
+                     (long long)end[i]);
+}
+
+/* Incast: k hosts send to host 0, which receives one message at a time:
+ * the last ends at alpha + k n/B (both modes). */
+Test(net, incast_of_k_hosts)
+{
+    for (int k = 2; k <= 8; k *= 2) {
+        int src[8], dst[8];
+        for (int i = 0; i < k; i++) {
+            src[i] = i + 1;
+            dst[i] = 0;
+        }
+        for (int mi = 0; mi < 2; mi++) {
+            cs_tick_t fin = run_msgs("net:gen=fattree,k=4,n=2,bw=1GB/s,alpha=1us", k, src, dst, N,
+                                     modes[mi], NULL);
+            cr_expect_eq(fin, ALPHA + (cs_tick_t)k * N * PER_BYTE, "k=%d %s: %lld", k,
+                         cs_net_mode_name(modes[mi]), (long long)fin);
+        }
+    }
+}
+
+/* ports=2: a host receives two messages at once (fat-tree links are not the
+ * bottleneck for two senders under different leaves... the host's own link
+ * is: both share it, so the pair takes 2n/B either way; with ports=1 they
+ * come one after the other, also 2n/B in all, but the first ends at n/B). */
+Test(net, two_port_nic)
+{
+    int src[2] = {4, 8}, dst[2] = {0, 0};
+    cs_tick_t end1[2], end2[2];
+    run_msgs("net:gen=fattree,k=4,n=2,bw=1GB/s,alpha=1us", 2, src, dst, N, CS_NET_FLUID, end1);
+    run_msgs("net:gen=fattree,k=4,n=2,bw=1GB/s,alpha=1us,ports=2", 2, src, dst, N, CS_NET_FLUID,
+             end2);
+    cs_tick_t one = ALPHA + (cs_tick_t)N * PER_BYTE, two = ALPHA + 2 * (cs_tick_t)N * PER_BYTE;
+    cr_expect_eq(end1[0] < end1[1] ? end1[0] : end1[1], one);
+    cr_expect_eq(end1[0] > end1[1] ? end1[0] : end1[1], two);
+    cr_expect_eq(end2[0], two, "2 ports share the host link: %lld", (long long)end2[0]);
+    cr_expect_eq(end2[1], two);
+}
+
+/* Dragonfly a=4, p=2, h=2, g=9: the 8 hosts of group 0 send to the 8 of
+ * group 1.  Minimal routing takes the one global link 0-1 for all eight
+ * (fluid: 8-way, alpha + 8n/B); Valiant sends each through an
+ * intermediate group chosen per pair, so the slowest takes less. */
+Test(net, dragonfly_minimal_one_global_link_valiant_spreads)
+{
+    int src[8], dst[8];
+    for (int i = 0; i < 8; i++) {
+        src[i] = i;
+        dst[i] = 8 + i;
+    }
+    cs_tick_t fmin = run_msgs("net:gen=dragonfly,a=4,p=2,h=2,g=9,bw=1GB/s,alpha=1us", 8, src,
+                              dst, N, CS_NET_FLUID, NULL);
+    cs_tick_t fval = run_msgs("net:gen=dragonfly,a=4,p=2,h=2,g=9,bw=1GB/s,alpha=1us,"
+                              "routing=valiant", 8, src, dst, N, CS_NET_FLUID, NULL);
+    cr_expect_eq(fmin, ALPHA + 8 * (cs_tick_t)N * PER_BYTE, "minimal: %lld", (long long)fmin);
+    cr_expect_lt(fval, fmin, "valiant %lld vs minimal %lld", (long long)fval, (long long)fmin);
+}
+
+Test(net, spec_errors_name_the_key)
+{
+    static const struct { const char *spec, *want; } cases[] = {
+        {"net:gen=fattree,k=4,n=2,bw=0GB/s", "bw"},
+        {"net:gen=fattree,k=4,n=2,bw=-1GB/s", "bw"},
+        {"net:gen=nosuch", "gen=nosuch"},
+        {"net:gen=fattree,file=x.txt", "exclude"},
+        {"net:gen=fattree,k=4,n=2,a=3", "'a'"},
+        {"net:gen=fattree,routing=nosuch", "routing=nosuch"},
+        {"net:file=/nonexistent/net.txt", "/nonexistent/net.txt"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_machine_t *m = NULL;
+        cs_error_t err;
+        cr_expect_neq(cs_machine_new(cases[i].spec, &m, &err), CS_OK, "%s", cases[i].spec);
+        cr_expect(strstr(err.msg, cases[i].want), "%s: \"%s\" lacks \"%s\"", cases[i].spec,
+                  err.msg, cases[i].want);
+        cs_machine_free(m);
+    }
+}
+
+/* A file whose hosts cannot all reach each other, a self-loop, fewer hosts
+ * than ranks: errors with the file and line or the two hosts. */
+Test(net, file_errors)
+{
+    const char *path = "net-bad.txt";
+    cs_machine_t *m = NULL;
+    cs_error_t err;
+    FILE *f = fopen(path, "w");
+    fputs("a b\nc d\n", f);
+    fclose(f);
+    char spec[128];
+    snprintf(spec, sizeof spec, "net:file=%s", path);
+    cr_expect_neq(cs_machine_new(spec, &m, &err), CS_OK);
+    cr_expect(strstr(err.msg, "cannot reach"), "%s", err.msg);
+    f = fopen(path, "w");
+    fputs("a b\nb b\n", f);
+    fclose(f);
+    cr_expect_neq(cs_machine_new(spec, &m, &err), CS_OK);
+    cr_expect(strstr(err.msg, ":2:"), "%s", err.msg);
+    remove(path);
+}
