@@ -844,11 +844,18 @@ static void multidim_step(cs_coll_builder_t *b, const int *dims, int d, int algo
         else if (algo == 0)
             cs_coll_ring_allgather(b, grp, s, off, len, TAG_AG);
         else
-            for (int q = 0; q < s; q++) { /* direct: all at once, then wait */
+            for (int q = 0; q < s; q++) {
+                /* direct: member q sends to q+1, q+2, ... one after the
+                 * other, so that every step is a permutation of the line
+                 * (as the butterfly's direct groups); its recvs are posted
+                 * at once (they write its own piece, the sends read others) */
+                int32_t prev = -1;
                 for (int t = 1; t < s; t++) {
                     int to = (q + t) % s, from = (q - t + s) % s;
-                    cs_coll_send_nz(b, grp[q], grp[to], off[rs ? to : q], len[rs ? to : q],
-                                    TAG_DATA);
+                    int32_t op = cs_coll_send_nz(b, grp[q], grp[to], off[rs ? to : q],
+                                                 len[rs ? to : q], TAG_DATA);
+                    cs_coll_dep(b, op, prev, CS_DEP_AFTER);
+                    prev = op >= 0 ? op : prev;
                     if (rs)
                         cs_coll_recv_reduce_nz(b, grp[q], grp[from], off[q], len[q], TAG_DATA);
                     else

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine/exec.h"
+#include "api/request.h"
 #include "machines/machine.h"
 
 #define NMAX 64
@@ -121,8 +122,9 @@ Test(net, fat_tree_two_to_one)
                      (long long)end[i]);
 }
 
-/* Incast: k hosts send to host 0, which receives one message at a time:
- * the last ends at alpha + k n/B (both modes). */
+/* Incast: k hosts send to host 0, which receives one message at a time
+ * (the endpoint rule), each paying alpha once it has the ports: the last
+ * ends at k (alpha + n/B), both modes. */
 Test(net, incast_of_k_hosts)
 {
     for (int k = 2; k <= 8; k *= 2) {
@@ -134,16 +136,16 @@ Test(net, incast_of_k_hosts)
         for (int mi = 0; mi < 2; mi++) {
             cs_tick_t fin = run_msgs("net:gen=fattree,k=4,n=2,bw=1GB/s,alpha=1us", k, src, dst, N,
                                      modes[mi], NULL);
-            cr_expect_eq(fin, ALPHA + (cs_tick_t)k * N * PER_BYTE, "k=%d %s: %lld", k,
+            cr_expect_eq(fin, k * (ALPHA + (cs_tick_t)N * PER_BYTE), "k=%d %s: %lld", k,
                          cs_net_mode_name(modes[mi]), (long long)fin);
         }
     }
 }
 
-/* ports=2: a host receives two messages at once (fat-tree links are not the
- * bottleneck for two senders under different leaves... the host's own link
- * is: both share it, so the pair takes 2n/B either way; with ports=1 they
- * come one after the other, also 2n/B in all, but the first ends at n/B). */
+/* ports=2: host 0 receives two messages at once, from hosts under other
+ * leaves; they share its one link, so both end at alpha + 2n/B (fluid).
+ * With ports=1 they come one after the other: alpha + n/B, then
+ * 2 (alpha + n/B). */
 Test(net, two_port_nic)
 {
     int src[2] = {4, 8}, dst[2] = {0, 0};
@@ -153,7 +155,7 @@ Test(net, two_port_nic)
              end2);
     cs_tick_t one = ALPHA + (cs_tick_t)N * PER_BYTE, two = ALPHA + 2 * (cs_tick_t)N * PER_BYTE;
     cr_expect_eq(end1[0] < end1[1] ? end1[0] : end1[1], one);
-    cr_expect_eq(end1[0] > end1[1] ? end1[0] : end1[1], two);
+    cr_expect_eq(end1[0] > end1[1] ? end1[0] : end1[1], 2 * one);
     cr_expect_eq(end2[0], two, "2 ports share the host link: %lld", (long long)end2[0]);
     cr_expect_eq(end2[1], two);
 }
@@ -218,4 +220,58 @@ Test(net, file_errors)
     cr_expect_neq(cs_machine_new(spec, &m, &err), CS_OK);
     cr_expect(strstr(err.msg, ":2:"), "%s", err.msg);
     remove(path);
+}
+
+/* allreduce/multidim on the machines it is for, against the step count:
+ * per dimension of size s a ring reduce-scatter (or direct exchange, as
+ * permutations) of s-1 steps, the all-gather back likewise, each step
+ * alpha + (the piece) / (the dimension's bandwidth).  Also --validate. */
+static cs_tick_t run_coll(const char *spec, const char *opt, int64_t n, cs_net_mode_t mode,
+                          int validate)
+{
+    cs_request_t r;
+    cs_request_run_t run;
+    cs_exec_opts_t o;
+    cs_error_t err;
+    cs_request_init(&r);
+    cs_request_run_init(&run);
+    char bytes[32];
+    snprintf(bytes, sizeof bytes, "%lld", (long long)n);
+    cr_assert_eq(cs_request_set(&r, "machine", spec, &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "coll", "allreduce", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "algo", "multidim", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "bytes", bytes, &err), CS_OK);
+    if (opt)
+        cr_assert_eq(cs_request_set(&r, "opt", opt, &err), CS_OK);
+    if (validate)
+        cr_assert_eq(cs_request_set(&r, "validate", "", &err), CS_OK);
+    r.mode = mode;
+    cr_assert_eq(cs_request_prepare(&r, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_request_build(&r, &run, &err), CS_OK, "%s", err.msg);
+    cs_request_exec_opts(&r, &run, &o);
+    cr_assert_eq(cs_request_run(&run, &o, &err), CS_OK, "%s: %s", spec, err.msg);
+    cs_tick_t fin = run.result.finish;
+    cs_request_run_destroy(&run);
+    return fin;
+}
+
+Test(net, multidim_allreduce_closed_forms)
+{
+    /* one ring of 4 at 1 GB/s: 6 steps of alpha + n/4 bytes */
+    cs_tick_t step1 = ALPHA + (cs_tick_t)(N / 4) * PER_BYTE;
+    /* a ring of 4 at 2 GB/s inside, pairs through a switch at 1 GB/s: 3 + 1
+     * + 1 + 3 steps; the pair exchanges n/8 at 1 GB/s over two links */
+    cs_tick_t two = 8 * (cs_tick_t)ALPHA + 6 * (cs_tick_t)(N / 4) * (PER_BYTE / 2) +
+                    2 * (cs_tick_t)(N / 8) * PER_BYTE;
+    for (int mi = 0; mi < 2; mi++) {
+        cr_expect_eq(run_coll("net:gen=multidim,dims=ring:4:1GB/s,alpha=1us", NULL, N, modes[mi],
+                              1), 6 * step1);
+        cr_expect_eq(run_coll("net:gen=multidim,dims=full:4:1GB/s,alpha=1us", "inner=direct", N,
+                              modes[mi], 1), 6 * step1);
+        cr_expect_eq(run_coll("net:gen=multidim,dims=ring:4:2GB/s+switch:2:1GB/s,alpha=1us", NULL,
+                              N, modes[mi], 1), two);
+        /* and validation across kinds and per-dimension algorithms */
+        run_coll("net:gen=multidim,dims=ring:3+full:3+switch:2", "inner=direct+ring", 1000,
+                 modes[mi], 1);
+    }
 }
