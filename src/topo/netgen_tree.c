@@ -396,6 +396,13 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
             if ((rc = cs_netdesc_add_link(d, (int32_t)(t.first_leaf + l),
                                           (int32_t)(t.first_spine + s), bw, lat, 1, 0, err)))
                 return rc;
+    /* Bisection: with an even number of nodes, splitting them in halves
+     * cuts the NIC or leaf-spine links of half the hosts, hosts / 2 * bw
+     * (full bisection), and any other balanced split cuts at least as much
+     * (a node split in two cuts fast links besides).  With an odd number it
+     * depends on nvbw: left unknown, for the machine to compute. */
+    if (nodes % 2 == 0)
+        cs_netdesc_set_bisection(d, (double)(hosts / 2) * bw);
     if (which == 0) {
         twotier_t *ctx = cs_malloc(sizeof *ctx);
         *ctx = t;

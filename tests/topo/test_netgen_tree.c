@@ -394,6 +394,8 @@ Test(netgen_tree, twotier_counts_and_routes)
     cr_assert_eq(cs_netdesc_route(d, 0, 17, 0, p, 8), 5);
     cr_assert_float_eq(cs_netdesc_link(d, cs_netdesc_find_link(d, 0, 32))->bw, 100 * GB, 1);
     cr_assert_eq(p[2], 34 + 17 % 16); /* d-mod-k: spine dst mod 16 */
+    /* nodes {0,1} | {2,3}: leaf 32's 16 spine links, 16 * 100 GB/s */
+    cr_assert_float_eq(cs_netdesc_bisection(d), 16 * 100 * GB, 1);
     check_all_routes(d, 0);
     cs_netdesc_free(d);
 
@@ -403,6 +405,8 @@ Test(netgen_tree, twotier_counts_and_routes)
     cr_assert_eq(cs_netdesc_nlinks(d), 2 * 28 + 16);
     cr_assert_float_eq(cs_netdesc_link(d, cs_netdesc_find_link(d, 0, 1))->bw, 900 * GB, 1);
     cr_assert_float_eq(cs_netdesc_link(d, cs_netdesc_find_link(d, 0, 1))->lat, 100e-9, 1e-15);
+    /* node 0 | node 1: the 8 NIC links of the side without the leaf */
+    cr_assert_float_eq(cs_netdesc_bisection(d), 8 * 100 * GB, 1);
     check_all_routes(d, 0);
     cs_netdesc_free(d);
 
@@ -411,6 +415,7 @@ Test(netgen_tree, twotier_counts_and_routes)
     cr_assert_eq(cs_netdesc_nodes(d), 24 + 3 + 8);
     cr_assert_eq(cs_netdesc_nlinks(d), 3 * 28 + 24 + 24);
     cr_assert_eq(cs_netdesc_group(d, 25), 1); /* a leaf of one node has its group */
+    cr_assert_float_eq(cs_netdesc_bisection(d), 0, 0); /* 3 nodes: unknown */
     check_all_routes(d, 0);
     cs_netdesc_free(d);
 }
