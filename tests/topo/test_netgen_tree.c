@@ -250,6 +250,44 @@ Test(netgen_tree, al_fares_k4_in_general_form)
     cs_netdesc_free(d);
 }
 
+Test(netgen_tree, al_fares_k32_size)
+{
+    /* k=32: k^3/4 = 8192 hosts, k^2/2 = 512 edge and 512 aggregation,
+     * k^2/4 = 256 core switches; links 8192 + 512*16 + 512*16 */
+    cs_netdesc_t *d = make(&cs_netgen_fattree_type, "levels=3,down=16+16+32,up=1+16+16", NULL);
+    int32_t p[8];
+    cr_assert_eq(cs_netdesc_hosts(d), 8192);
+    cr_assert_eq(cs_netdesc_nodes(d), 8192 + 512 + 512 + 256);
+    cr_assert_eq(cs_netdesc_nlinks(d), 8192 + 2 * 512 * 16);
+    cr_assert_float_eq(cs_netdesc_bisection(d), 4096 * 100 * GB, 1);
+    /* hosts 0 and 8191 are in pods 0 and 31: up to a core switch */
+    cr_assert_eq(cs_netdesc_route(d, 0, 8191, 0, p, 8), 7);
+    cr_assert_eq(cs_netdesc_level(d, p[3]), 3);
+    cr_assert_eq(cs_netdesc_route(d, 0, 255, 0, p, 8), 5); /* one pod of 256 hosts */
+    cr_assert_eq(cs_netdesc_route(d, 0, 15, 0, p, 8), 3);  /* one edge switch of 16 */
+    cs_netdesc_free(d);
+}
+
+Test(netgen_tree, groups_with_several_leaves_a_host)
+{
+    /* up[0] = 2: each pair of hosts hangs from 2 leaf switches (ids
+     * 12..23, copies of one subtree consecutive), which share its group;
+     * level-2 switches span 3 groups: none */
+    cs_netdesc_t *d = make(&cs_netgen_fattree_type, "levels=3,down=2+3+2,up=2+1+3", NULL);
+    cr_assert_eq(cs_netdesc_hosts(d), 12);
+    for (int32_t h = 0; h < 12; h++) {
+        cr_assert_eq(cs_netdesc_group(d, h), h / 2);
+        cr_assert_eq(degree(d, h), 2);
+        cr_assert_geq(cs_netdesc_find_link(d, h, 12 + 2 * (h / 2)), 0);
+        cr_assert_geq(cs_netdesc_find_link(d, h, 13 + 2 * (h / 2)), 0);
+    }
+    for (int32_t leaf = 12; leaf < 24; leaf++)
+        cr_assert_eq(cs_netdesc_group(d, leaf), (leaf - 12) / 2);
+    for (int32_t sw = 24; sw < cs_netdesc_nodes(d); sw++)
+        cr_assert_eq(cs_netdesc_group(d, sw), -1);
+    cs_netdesc_free(d);
+}
+
 /* ---- fat-tree: routes -------------------------------------------------------- */
 
 Test(netgen_tree, routes_are_minimal_up_down)
@@ -474,6 +512,10 @@ Test(netgen_tree, errors_name_the_key)
     expect_error(&cs_netgen_twotier_type, "", "ecmp", CS_ERR_USAGE, "routing=ecmp");
     expect_error(&cs_netgen_star_type, "hosts=0", NULL, CS_ERR_RANGE, "'hosts'");
     expect_error(&cs_netgen_star_type, "backlat=1us", NULL, CS_ERR_USAGE, "backlat");
+    expect_error(&cs_netgen_star_type, "hosts=4", "ecmp", CS_ERR_USAGE,
+                 "routing=ecmp: unknown routing for star; valid: shortest");
+    expect_error(&cs_netgen_star_type, "backbone=1GB/s", "shortest", CS_ERR_USAGE,
+                 "valid: backbone");
 }
 
 Test(netgen_tree, direct_calls_check_their_arguments)
