@@ -83,6 +83,12 @@ static int check_size(const char *key, int64_t v, cs_error_t *err)
     return CS_OK;
 }
 
+/* The routes below are between two distinct hosts (switches do not send). */
+static int host_pair(int32_t src, int32_t dst, int64_t hosts)
+{
+    return src >= 0 && dst >= 0 && src < hosts && dst < hosts && src != dst;
+}
+
 /* A size key of a spec, default dflt. */
 static int spec_size(cs_spec_t *spec, const char *key, int dflt, int *out, cs_error_t *err)
 {
@@ -167,16 +173,16 @@ static int64_t ft_port(const fattree_t *t, int l, uint64_t key)
     return (int64_t)((key / (uint64_t)t->Y[l]) % (uint64_t)t->up[l]);
 }
 
-/* Up to the lowest common ancestor, then down (hosts only: switches do not
- * send).  The way down is forced: from the ancestor (x, y) the node of
- * level l toward host dst is (dst / D[l], y mod Y[l]). */
+/* Up to the lowest common ancestor, then down.  The way down is forced:
+ * from the ancestor (x, y), the node of level l toward host dst is
+ * (dst / D[l], y mod Y[l]). */
 static int ft_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
                     int max)
 {
     const fattree_t *t = ctx;
     int64_t hosts = t->count[0], x = src, y = 0;
     int lca = 0, n = 0;
-    if (src < 0 || dst < 0 || src >= hosts || dst >= hosts || src == dst)
+    if (!host_pair(src, dst, hosts))
         return -1;
     while (src / t->D[lca] != dst / t->D[lca])
         lca++;
@@ -324,7 +330,7 @@ static int tt_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, in
     int64_t ls = src / t->per_leaf, ld = dst / t->per_leaf;
     int n = 0;
     (void)salt;
-    if (src < 0 || dst < 0 || src >= t->hosts || dst >= t->hosts || src == dst)
+    if (!host_pair(src, dst, t->hosts))
         return -1;
     if (max < (src / t->gpus == dst / t->gpus ? 2 : ls == ld ? 3 : 5))
         return -1;
@@ -447,7 +453,7 @@ static int star_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, 
 {
     int32_t hosts = *(const int32_t *)ctx;
     (void)salt;
-    if (src < 0 || dst < 0 || src >= hosts || dst >= hosts || src == dst || max < 5)
+    if (!host_pair(src, dst, hosts) || max < 5)
         return -1;
     path[0] = src;
     path[1] = hosts;
