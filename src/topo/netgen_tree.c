@@ -519,4 +519,5 @@ static int star_build(cs_spec_t *spec, double bw, double lat, const char *routin
 static const char *const star_keys[] = {"hosts", "backbone", "backlat", NULL};
 const cs_netgen_type_t cs_netgen_star_type = {
     "star", "hosts on one switch (SimGrid's FLAT cluster), optionally behind a backbone",
-    "hosts=16[,backbone=BW,backlat=0]; routing=shortest (backbone: routing=backbone)", star_keys, star_build};
+    "hosts=16[,backbone=BW,backlat=0]; routing=shortest (backbone: routing=backbone)",
+    star_keys, star_build};

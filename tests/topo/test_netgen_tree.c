@@ -292,7 +292,8 @@ Test(netgen_tree, groups_with_several_leaves_a_host)
 
 Test(netgen_tree, routes_are_minimal_up_down)
 {
-    const char *shapes[] = {"k=2,n=2", "k=2,n=3", "k=4,n=2", "k=3,n=3", "levels=3,down=2+3+2,up=2+1+3"};
+    const char *shapes[] = {"k=2,n=2", "k=2,n=3", "k=4,n=2", "k=3,n=3",
+                            "levels=3,down=2+3+2,up=2+1+3"};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         cs_netdesc_t *d = make(&cs_netgen_fattree_type, shapes[i], NULL);
         check_all_routes(d, 0);
