@@ -111,6 +111,8 @@ Test(torus, counts_8x8x8)
     cr_assert_eq(cs_netdesc_nodes(d), 512);
     cr_assert_eq(cs_netdesc_hosts(d), 512); /* every node a host that forwards */
     cr_assert_eq(cs_netdesc_nlinks(d), 512 * 3);
+    /* the cut across a dimension: 64 rings, each crossed twice */
+    cr_assert_float_eq(cs_netdesc_bisection(d), 128 * 1e9, 1);
     cr_assert_str_eq(cs_netdesc_route_name(d), "dimension order (dor)");
     cs_netdesc_free(d);
 }
@@ -121,6 +123,7 @@ Test(mesh, counts_4x4)
     cs_netdesc_t *d = torus(2, dims, 0, NULL);
     cr_assert_eq(cs_netdesc_nodes(d), 16);
     cr_assert_eq(cs_netdesc_nlinks(d), 2 * 4 * 3); /* 4 rows and 4 columns of 3 */
+    cr_assert_float_eq(cs_netdesc_bisection(d), 4 * 1e9, 1); /* 4 rows cut once */
     cs_netdesc_free(d);
 }
 
@@ -134,6 +137,7 @@ Test(torus, size_two_has_one_link_size_one_none)
         cr_assert_eq(cs_netdesc_link(d, i)->mult, 1, "link %d doubled", (int)i);
     cr_assert_geq(cs_netdesc_find_link(d, 0, 3), 0); /* (0,0)-(1,0) */
     cr_assert_geq(cs_netdesc_find_link(d, 0, 2), 0); /* (0,0)-(0,2): the wrap */
+    cr_assert_eq(cs_netdesc_bisection(d), 0); /* longest dimension odd: unknown */
     cs_netdesc_free(d);
     d = torus(2, line, 1, NULL);
     cr_assert_eq(cs_netdesc_nlinks(d), 4);
@@ -232,6 +236,13 @@ Test(torus, spec_and_routing_names)
     cr_assert_eq(cs_netdesc_nodes(d), 24);
     /* dimension of 2: 12 single links; of 3: 8 rings of 3; of 4: 6 rings of 4 */
     cr_assert_eq(cs_netdesc_nlinks(d), 12 + 24 + 24);
+    cr_assert_float_eq(cs_netdesc_bisection(d), 6 * 2 * 1e9, 1);
+    cs_netdesc_free(d);
+    d = build_ok(&cs_netgen_torus_type, "torus:dims=2x3", NULL);
+    cr_assert_float_eq(cs_netdesc_bisection(d), 0, 1e-9); /* longest odd: unknown */
+    cs_netdesc_free(d);
+    d = build_ok(&cs_netgen_torus_type, "torus:dims=2x1", NULL);
+    cr_assert_float_eq(cs_netdesc_bisection(d), 1e9, 1); /* a ring of 2: one link */
     cs_netdesc_free(d);
     d = build_ok(&cs_netgen_mesh_type, "mesh", "shortest"); /* default 4x4 */
     cr_assert_eq(cs_netdesc_nlinks(d), 24);
