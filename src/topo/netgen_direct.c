@@ -44,6 +44,17 @@
 
 /* ---- shared checks ------------------------------------------------------- */
 
+/* Node ids are computed from the structure (hosts first), so a generator
+ * fills an empty description. */
+static int check_empty(const cs_netdesc_t *d, const char *gen, cs_error_t *err)
+{
+    if (cs_netdesc_nodes(d) != 0)
+        return cs_error_set(err, CS_ERR_USAGE, "gen=%s: the description already has %d nodes; "
+                            "a generator builds a whole network", gen,
+                            (int)cs_netdesc_nodes(d));
+    return CS_OK;
+}
+
 static int check_links(int64_t links, const char *what, cs_error_t *err)
 {
     if (links > MAX_LINKS)
@@ -216,7 +227,8 @@ int cs_netgen_torus(cs_netdesc_t *d, int ndims, const int *dims, int wrap, doubl
     lattice_t l;
     int64_t links = 0;
     int rindex, rc;
-    if ((rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
+    if ((rc = check_empty(d, gen, err)) != CS_OK ||
+        (rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
         (rc = check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
         (rc = cs_netgen_routing(gen, routing, valid, &rindex, err)) != CS_OK)
         return rc;
@@ -287,7 +299,8 @@ int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, dou
     int64_t per_switch = 0, links;
     int32_t nhosts;
     int rindex, rc;
-    if ((rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
+    if ((rc = check_empty(d, "hyperx", err)) != CS_OK ||
+        (rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
         (rc = check_count("hosts", hosts, err)) != CS_OK ||
         (rc = check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
         (rc = cs_netgen_routing("hyperx", routing, valid, &rindex, err)) != CS_OK)
@@ -435,7 +448,8 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
                             "and a Valiant path by queue occupancy, state the net: machine does "
                             "not give a route function, so it is not built; valid: minimal, "
                             "valiant, shortest");
-    if ((rc = dfly_check(df, &palmtree, err)) != CS_OK ||
+    if ((rc = check_empty(d, "dragonfly", err)) != CS_OK ||
+        (rc = dfly_check(df, &palmtree, err)) != CS_OK ||
         (rc = cs_netgen_routing("dragonfly", routing, valid, &rindex, err)) != CS_OK)
         return rc;
     f = (dfly_ctx_t){df->a, df->p, df->h, df->g, palmtree, rindex == 1,

@@ -551,5 +551,10 @@ Test(errors, direct_calls_check_their_arguments)
     cr_assert_eq(cs_netgen_dragonfly(d, &df, NULL, &err), CS_ERR_RANGE);
     cr_assert(strstr(err.msg, "gbw"), "%s", err.msg);
     cr_assert_eq(cs_netdesc_nodes(d), 0, "nothing built on an error");
+    /* a second generator into the same description: refused */
+    cr_assert_eq(cs_netgen_torus(d, 2, dims, 1, 1e9, 1e-6, NULL, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_netgen_hyperx(d, 2, dims, 1, 1e9, 1e-6, NULL, &err), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "gen=hyperx"), "%s", err.msg);
+    cr_assert_eq(cs_netdesc_nodes(d), 16);
     cs_netdesc_free(d);
 }
