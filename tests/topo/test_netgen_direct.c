@@ -490,8 +490,34 @@ static void keys_all_read(const cs_netgen_type_t *t, const char *text)
     cs_netdesc_free(d);
 }
 
+/* No key outside the list is read: a spec setting every key of the four
+ * generators and the machine's own marks only the listed ones used. */
+static void only_listed_read(const cs_netgen_type_t *t)
+{
+    static const char *const all = "x:dims=2x2,hosts=1,a=2,p=1,h=1,g=3,arrangement=palmtree,"
+                                   "gbw=1GB/s,glat=1us,bw=1GB/s,lat=1us,routing=dor,k=2,n=2";
+    cs_spec_t spec;
+    cs_error_t err = {0};
+    cs_netdesc_t *d = cs_netdesc_new(t->name);
+    cr_assert_eq(cs_spec_parse(all, &spec, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(t->build(&spec, 1e9, 1e-6, NULL, d, &err), CS_OK, "%s", err.msg);
+    for (int i = 0; i < spec.nkv; i++) {
+        int listed = 0;
+        for (int k = 0; t->keys[k]; k++)
+            listed |= !strcmp(t->keys[k], spec.kv[i].key);
+        cr_assert_eq(spec.kv[i].used, listed, "%s: key %s read %d, listed %d", t->name,
+                     spec.kv[i].key, spec.kv[i].used, listed);
+    }
+    cs_spec_destroy(&spec);
+    cs_netdesc_free(d);
+}
+
 Test(registry, keys_listed_are_read)
 {
+    only_listed_read(&cs_netgen_torus_type);
+    only_listed_read(&cs_netgen_mesh_type);
+    only_listed_read(&cs_netgen_hyperx_type);
+    only_listed_read(&cs_netgen_dragonfly_type);
     keys_all_read(&cs_netgen_torus_type, "torus:dims=3x3");
     keys_all_read(&cs_netgen_mesh_type, "mesh:dims=3x3");
     keys_all_read(&cs_netgen_hyperx_type, "hyperx:dims=3x3,hosts=2");
