@@ -109,10 +109,9 @@ static void bench_permutation(int n, uint64_t seed, int32_t *perm)
     }
 }
 
-static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_t **out,
-                            cs_error_t *err)
+/* A random permutation of `bytes`-byte messages over every rank node. */
+static int bench_perm(const cs_machine_t *m, int64_t bytes, cs_program_t **out, cs_error_t *err)
 {
-    (void)path;
     int nodes = cs_machine_nodes(m);
     int32_t *perm = cs_malloc((size_t)nodes * sizeof *perm);
     int32_t *inv = cs_malloc((size_t)nodes * sizeof *inv);
@@ -122,12 +121,27 @@ static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_
 
     cs_program_t *p = cs_program_new(nodes);
     for (int r = 0; r < nodes; r++) {
-        cs_program_send(p, r, perm[r], BENCH_PERM_BYTES, 0);
-        cs_program_recv(p, r, inv[r], BENCH_PERM_BYTES, 0);
+        cs_program_send(p, r, perm[r], bytes, 0);
+        cs_program_recv(p, r, inv[r], bytes, 0);
     }
     free(perm);
     free(inv);
     return bench_finish(p, "bench:permutation", out, err);
+}
+
+static int bench_build_perm(const cs_machine_t *m, const char *path, cs_program_t **out,
+                            cs_error_t *err)
+{
+    (void)path;
+    return bench_perm(m, BENCH_PERM_BYTES, out, err);
+}
+
+/* Issue 18's scale: permutations of 1 MiB messages on users' networks. */
+static int bench_build_perm_1m(const cs_machine_t *m, const char *path, cs_program_t **out,
+                               cs_error_t *err)
+{
+    (void)path;
+    return bench_perm(m, INT64_C(1) << 20, out, err);
 }
 
 /* The workload's collective of the suite (bench_workload_t.coll), prepared
@@ -240,6 +254,26 @@ static const bench_workload_t bench_workloads[] = {
      .bytes = "1MiB", .windowed = 1},
     {"groq-gateway", "three-hop all-reduce of 320 B on 10,440 Groq TSPs (ISCA'22 5.6)",
      "groq:racks=145", .coll = "allreduce", .algo = "gateway", .bytes = "320", .own_engine = 1},
+    /* Users' own networks at scale (issue 18): the three-level fat-tree of
+     * 32-port switches (8,192 hosts) and a dragonfly of 4,224 hosts, and
+     * a ring all-reduce on 1,024 hosts of each */
+    {"ft8k-rab", "Rabenseifner all-reduce of 64 MiB on a fat-tree of 8,192 hosts (k = 32)",
+     "net:gen=fattree,levels=3,down=16+16+32,up=1+16+16", .coll = "allreduce",
+     .algo = "rabenseifner", .bytes = "64MiB"},
+    {"ft8k-perm", "random permutation of 1 MiB messages on a fat-tree of 8,192 hosts (k = 32)",
+     "net:gen=fattree,levels=3,down=16+16+32,up=1+16+16", .build = bench_build_perm_1m},
+    {"df4k-rab", "Rabenseifner all-reduce of 64 MiB on a dragonfly of 4,224 hosts (minimal)",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33", .coll = "allreduce", .algo = "rabenseifner",
+     .bytes = "64MiB"},
+    {"df4k-perm", "random permutation of 1 MiB on a dragonfly of 4,224 hosts (minimal)",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33", .build = bench_build_perm_1m},
+    {"df4k-perm-val", "the same with Valiant routing",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33,routing=valiant", .build = bench_build_perm_1m},
+    {"ft1k-ring", "ring all-reduce of 1 MiB on a fat-tree of 1,024 hosts (k = 32, n = 2)",
+     "net:gen=fattree,k=32,n=2", .coll = "allreduce", .algo = "ring", .bytes = "1MiB"},
+    {"df1k-ring", "ring all-reduce of 1 MiB on a dragonfly of 1,024 hosts",
+     "net:gen=dragonfly,a=8,p=4,h=4,g=32", .coll = "allreduce", .algo = "ring",
+     .bytes = "1MiB"},
     {"goal-diss-256k", "LogGOPSim's dissemination barrier, P = 262,144, from a GOAL file",
      "loggp:p=262144,L=3000,o=1500,g=1000,G=6", .build = bench_build_goal, .own_engine = 1,
      .file = "dissemination-262144.goal", .make_file = "tools/gen-goal dissemination 262144"},

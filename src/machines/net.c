@@ -49,7 +49,8 @@ typedef struct net {
     int32_t *new_of;     /* description node -> machine node */
     int64_t *ser_num, *ser_den;
     cs_tick_t *wire_lat;
-    int32_t *path;       /* route scratch */
+    int32_t *path;       /* route scratch: nodes and each hop's vc class */
+    uint8_t *vc;
     int max_path;
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
 } net_t;
@@ -66,6 +67,7 @@ static void net_destroy(void *impl)
     free(n->ser_den);
     free(n->wire_lat);
     free(n->path);
+    free(n->vc);
     free(n->level);
     free(n);
 }
@@ -77,8 +79,9 @@ static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *
 {
     net_t *n = ctx;
     uint64_t salt = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ULL;
+    memset(n->vc, 0, (size_t)n->max_path);
     int len = cs_netdesc_route(n->d, n->old_of[src], n->old_of[dst], salt ^ salt >> 29, n->path,
-                               n->max_path);
+                               n->vc, n->max_path);
     (void)t;
     if (len < 2 || len - 1 > max)
         return -1;
@@ -87,7 +90,7 @@ static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *
         if (l < 0)
             return -1; /* not a path of links: a generator bug, reported as no route */
         hops[i].chan = 2 * l + (cs_netdesc_link(n->d, l)->u == n->path[i] ? 0 : 1);
-        hops[i].vc = 0;
+        hops[i].vc = n->vc[i];
     }
     return len - 1;
 }
@@ -248,6 +251,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if (cs_netdesc_route_name(n->d)) {
         n->max_path = nodes + 1;
         n->path = cs_malloc((size_t)n->max_path * sizeof *n->path);
+        n->vc = cs_malloc((size_t)n->max_path);
         cs_topo_set_route(m->topo, net_route, n);
     }
     net_groups(m, n);

@@ -242,9 +242,9 @@ double cs_netdesc_bisection(const cs_netdesc_t *d) { return d->bisection; }
 const char *cs_netdesc_route_name(const cs_netdesc_t *d) { return d->route ? d->route_name : NULL; }
 
 int cs_netdesc_route(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
-                     int32_t *path, int max)
+                     int32_t *path, uint8_t *vc, int max)
 {
-    return d->route ? d->route(d->route_ctx, src, dst, salt, path, max) : -1;
+    return d->route ? d->route(d->route_ctx, src, dst, salt, path, vc, max) : -1;
 }
 
 /* ---- checks --------------------------------------------------------------- */

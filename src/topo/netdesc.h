@@ -39,9 +39,13 @@ typedef struct cs_netdesc cs_netdesc_t; /* opaque */
  * and returns their number, or -1 when there is none or it is longer.
  * `salt` chooses among equal options (ECMP's path, Valiant's intermediate
  * group): the machine passes a hash of the message's (src, dst), so that a
- * message's packets take one path and runs are deterministic. */
+ * message's packets take one path and runs are deterministic.  vc[i] gets
+ * the virtual-channel class (0 or 1) of the hop path[i] -> path[i+1]: the
+ * caller zeroes it, a route that needs classes to be deadlock-free with
+ * finite buffers (a dateline on a ring, after a dragonfly's global hop)
+ * sets them. */
 typedef int (*cs_netdesc_route_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
-                                   int32_t *path, int max);
+                                   int32_t *path, uint8_t *vc, int max);
 
 /* `source` names the description in messages ("fat.graphml",
  * "gen=fattree"); copied. */
@@ -92,7 +96,7 @@ double cs_netdesc_bisection(const cs_netdesc_t *d);
 const char *cs_netdesc_route_name(const cs_netdesc_t *d);
 /* The generator's route (see cs_netdesc_route_fn); -1 without one. */
 int cs_netdesc_route(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
-                     int32_t *path, int max);
+                     int32_t *path, uint8_t *vc, int max);
 
 /* Checks what a runnable network needs: at least one host, and every host
  * reaching every other (CS_ERR_PARSE naming two hosts that cannot). */

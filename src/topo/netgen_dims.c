@@ -44,7 +44,7 @@ static int32_t line_switch(const dims_t *g, int d, int64_t x)
 }
 
 static int route_dims(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                      int max)
+                      uint8_t *vc, int max)
 {
     const dims_t *g = ctx;
     int64_t x = src;
@@ -70,13 +70,16 @@ static int route_dims(const void *ctx, int32_t src, int32_t dst, uint64_t salt, 
             x += (int64_t)(t - c) * g->stride[d];
             path[len++] = (int32_t)x;
         } else { /* ring: the shorter way, increasing at a tie */
-            int fwd = (t - c + s) % s, step = fwd <= s - fwd ? 1 : -1;
+            int fwd = (t - c + s) % s, step = fwd <= s - fwd ? 1 : -1, cls = 0;
             for (; c != t; c = (c + step + s) % s) {
                 if (len + 1 > max)
                     return -1;
                 int nc = (c + step + s) % s;
                 x += (int64_t)(nc - c) * g->stride[d];
+                vc[len - 1] = (uint8_t)cls;
                 path[len++] = (int32_t)x;
+                if (s > 2 && ((step > 0 && nc == 0) || (step < 0 && nc == s - 1)))
+                    cls = 1; /* past the ring's wrap link: a dateline */
             }
         }
     }

@@ -135,15 +135,20 @@ static int32_t lattice_move(const lattice_t *l, int32_t id, int i, int c)
  * without asking whether it is where they already are. */
 typedef struct walk {
     int32_t *path;
+    uint8_t *vc;
     int max, n;
+    uint8_t cls; /* the virtual-channel class of the next hop */
 } walk_t;
 
 static void walk_to(walk_t *w, int32_t node)
 {
     if (w->n > 0 && w->n <= w->max && w->path[w->n - 1] == node)
         return;
-    if (w->n < w->max)
+    if (w->n < w->max) {
         w->path[w->n] = node;
+        if (w->n > 0)
+            w->vc[w->n - 1] = w->cls;
+    }
     w->n++;
 }
 
@@ -167,11 +172,11 @@ typedef struct torus_ctx {
 
 /* Dimension order: dimension 0 first; on a ring the shorter way round, at
  * exactly half way the increasing direction; on a mesh the only way. */
-static int torus_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                       int max)
+static int torus_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
+                       int32_t *path, uint8_t *vc, int max)
 {
     const torus_ctx_t *t = ctx;
-    walk_t w = {path, max, 0};
+    walk_t w = {path, vc, max, 0, 0};
     int32_t cur = src;
     (void)salt;
     if (src < 0 || dst < 0 || src >= t->l.size || dst >= t->l.size)
@@ -190,10 +195,14 @@ static int torus_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
             step = -1;
             hops = n - fwd;
         }
+        w.cls = 0; /* each dimension's rings have their own dateline */
         for (int k = 0; k < hops; k++) {
+            int wrapped = t->wrap && ((step > 0 && c == n - 1) || (step < 0 && c == 0));
             c = (c + step + n) % n;
             cur = lattice_move(&t->l, cur, i, c);
             walk_to(&w, cur);
+            if (wrapped) /* hops after the wrap link take class 1: no ring of full buffers */
+                w.cls = 1;
         }
     }
     return walk_end(&w);
@@ -271,10 +280,10 @@ typedef struct hyperx_ctx {
  * order whose coordinate differs one hop straight to the switch with the
  * destination's coordinate, then down to the destination. */
 static int hyperx_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
-                        int32_t *path, int max)
+                       int32_t *path, uint8_t *vc, int max)
 {
     const hyperx_ctx_t *x = ctx;
-    walk_t w = {path, max, 0};
+    walk_t w = {path, vc, max, 0, 0};
     int32_t n = x->hosts + x->l.size, cur, goal;
     (void)salt;
     if (src < 0 || dst < 0 || src >= n || dst >= n)
@@ -363,10 +372,15 @@ static int32_t dfly_router(const dfly_ctx_t *f, int G, int r)
 
 /* From router `from` of group G (already walked) across the global link
  * to group H: G's gateway router, then H's end of the link. */
+/* Hops after the first global one take class 1, so that minimal routes
+ * (local, global, local) cannot wait on each other in a cycle; Valiant's
+ * second global hop stays in class 1 (two classes do not make it
+ * deadlock-free: docs/networks.md). */
 static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
 {
     walk_to(w, dfly_router(f, G, dfly_gateway(f, G, H)));
     walk_to(w, dfly_router(f, H, dfly_gateway(f, H, G)));
+    w->cls = 1;
 }
 
 /* Minimal: local hop to the gateway, the global link, local hop to the
@@ -375,11 +389,11 @@ static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
  * joined by a local hop), then on to the destination; inside one group,
  * or with fewer than three groups, Valiant is minimal (there is no third
  * group to spread over). */
-static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                      int max)
+static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
+                       int32_t *path, uint8_t *vc, int max)
 {
     const dfly_ctx_t *f = ctx;
-    walk_t w = {path, max, 0};
+    walk_t w = {path, vc, max, 0, 0};
     int32_t n = f->hosts + (int32_t)f->g * f->a;
     int32_t rs, rd;
     int gs, gd;

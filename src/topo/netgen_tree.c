@@ -177,8 +177,9 @@ static int64_t ft_port(const fattree_t *t, int l, uint64_t key)
  * from the ancestor (x, y), the node of level l toward host dst is
  * (dst / D[l], y mod Y[l]). */
 static int ft_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                    int max)
+                    uint8_t *vc, int max)
 {
+    (void)vc; /* trees need one class: up/down routes never cycle */
     const fattree_t *t = ctx;
     int64_t hosts = t->count[0], x = src, y = 0;
     int lca = 0, n = 0;
@@ -324,8 +325,9 @@ typedef struct twotier {
  * one spine, and the hosts of one leaf are reached through different
  * spines), then down. */
 static int tt_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                    int max)
+                    uint8_t *vc, int max)
 {
+    (void)vc; /* trees need one class: up/down routes never cycle */
     const twotier_t *t = ctx;
     int64_t ls = src / t->per_leaf, ld = dst / t->per_leaf;
     int n = 0;
@@ -449,8 +451,9 @@ const cs_netgen_type_t cs_netgen_twotier_type = {
  * bandwidth.  The link's latency is half of backlat, so that a message
  * pays backlat once, as in SimGrid. */
 static int star_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
-                      int max)
+                    uint8_t *vc, int max)
 {
+    (void)vc; /* trees need one class: up/down routes never cycle */
     int32_t hosts = *(const int32_t *)ctx;
     (void)salt;
     if (!host_pair(src, dst, hosts) || max < 5)

@@ -20,6 +20,9 @@
 #include "topo/netgen.h"
 #include "topo/netgen_internal.h" /* the registry tables, without netgen.c's others */
 
+/* each hop's virtual-channel class (netdesc.h), written by the routes */
+static uint8_t vcs[1 << 12];
+
 #define MAXP 64
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -73,7 +76,7 @@ static const char *route_fault(const cs_netdesc_t *d, const int32_t *path, int n
 static int route_checked(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
                          int32_t *path)
 {
-    int n = cs_netdesc_route(d, src, dst, salt, path, MAXP);
+    int n = cs_netdesc_route(d, src, dst, salt, path, vcs, MAXP);
     const char *why = route_fault(d, path, n, src, dst);
     cr_assert_null(why, "route %d -> %d (salt %llu): %s", (int)src, (int)dst,
                    (unsigned long long)salt, why);
@@ -165,7 +168,7 @@ Test(torus, dor_paths_by_hand)
     n = route_checked(d, 256, 0, 0, path);
     assert_path(path, n, back, 5);
     /* too short a buffer: -1 */
-    cr_assert_eq(cs_netdesc_route(d, 0, 233, 0, path, 7), -1);
+    cr_assert_eq(cs_netdesc_route(d, 0, 233, 0, path, vcs, 7), -1);
     cs_netdesc_free(d);
 }
 
@@ -582,5 +585,47 @@ Test(errors, direct_calls_check_their_arguments)
     cr_assert_eq(cs_netgen_hyperx(d, 2, dims, 1, 1e9, 1e-6, NULL, &err), CS_ERR_USAGE);
     cr_assert(strstr(err.msg, "gen=hyperx"), "%s", err.msg);
     cr_assert_eq(cs_netdesc_nodes(d), 16);
+    cs_netdesc_free(d);
+}
+
+/* Virtual-channel classes: on a ring the hops after the wrap link take
+ * class 1 (a dateline per dimension, reset in the next one); on a
+ * dragonfly the hops after the global one. */
+Test(netgen_direct, vc_classes)
+{
+    cs_error_t err;
+    int32_t path[16];
+    cs_netdesc_t *d = cs_netdesc_new("t");
+    int dims[2] = {4, 4};
+    cr_assert_eq(cs_netgen_torus(d, 2, dims, 1, 1e9, 0, NULL, &err), CS_OK, "%s", err.msg);
+    /* (0,3) -> (2,1): dimension 0 from 0 to 2 (two hops up, a tie: no wrap),
+     * then dimension 1 from 3 to 1 the shorter way: 3 -> 0 (wrap), 0 -> 1 */
+    memset(vcs, 0, sizeof vcs);
+    int n = cs_netdesc_route(d, 3, 9, 0, path, vcs, 16);
+    cr_assert_eq(n, 5);
+    cr_expect_eq(path[1], 7);
+    cr_expect_eq(path[2], 11);
+    cr_expect_eq(path[3], 8);
+    cr_expect_eq(vcs[0], 0);
+    cr_expect_eq(vcs[1], 0);
+    cr_expect_eq(vcs[2], 0, "the wrap hop itself is class 0");
+    cr_expect_eq(vcs[3], 1, "after the wrap: class 1");
+    cs_netdesc_free(d);
+    /* dragonfly a=4,p=2,h=2,g=9: host 0 to host 8 (group 1): host, router,
+     * gateway?, global, router, host -- every hop after the global is 1 */
+    d = cs_netdesc_new("t");
+    cs_netgen_dragonfly_t df = {4, 2, 2, 9, NULL, 1e9, 0, 1e9, 0};
+    cr_assert_eq(cs_netgen_dragonfly(d, &df, NULL, &err), CS_OK, "%s", err.msg);
+    memset(vcs, 0, sizeof vcs);
+    n = cs_netdesc_route(d, 0, 8, 0, path, vcs, 16);
+    cr_assert_geq(n, 4);
+    int seen_global = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        int gu = path[i] < 72 ? path[i] / 8 : (path[i] - 72) / 4;
+        int gv = path[i + 1] < 72 ? path[i + 1] / 8 : (path[i + 1] - 72) / 4;
+        cr_expect_eq(vcs[i], seen_global, "hop %d", i);
+        seen_global |= path[i] >= 72 && path[i + 1] >= 72 && gu != gv;
+    }
+    cr_expect(seen_global);
     cs_netdesc_free(d);
 }

@@ -17,6 +17,9 @@
 
 #include "topo/netgen_internal.h"
 
+/* each hop's virtual-channel class (netdesc.h), written by the routes */
+static uint8_t vcs[1 << 12];
+
 #define GB 1e9
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -135,7 +138,7 @@ static void check_all_routes(const cs_netdesc_t *d, uint64_t salt)
         for (int32_t t = 0; t < h; t++) {
             if (s == t)
                 continue;
-            int n = cs_netdesc_route(d, s, t, salt, path, 64);
+            int n = cs_netdesc_route(d, s, t, salt, path, vcs, 64);
             const char *why = bad_path(d, s, t, path, n, dist[t]);
             cr_assert_null(why, "%s: route %d -> %d (salt %llu, %d nodes): %s",
                            cs_netdesc_source(d), s, t, (unsigned long long)salt, n, why);
@@ -261,10 +264,10 @@ Test(netgen_tree, al_fares_k32_size)
     cr_assert_eq(cs_netdesc_nlinks(d), 8192 + 2 * 512 * 16);
     cr_assert_float_eq(cs_netdesc_bisection(d), 4096 * 100 * GB, 1);
     /* hosts 0 and 8191 are in pods 0 and 31: up to a core switch */
-    cr_assert_eq(cs_netdesc_route(d, 0, 8191, 0, p, 8), 7);
+    cr_assert_eq(cs_netdesc_route(d, 0, 8191, 0, p, vcs, 8), 7);
     cr_assert_eq(cs_netdesc_level(d, p[3]), 3);
-    cr_assert_eq(cs_netdesc_route(d, 0, 255, 0, p, 8), 5); /* one pod of 256 hosts */
-    cr_assert_eq(cs_netdesc_route(d, 0, 15, 0, p, 8), 3);  /* one edge switch of 16 */
+    cr_assert_eq(cs_netdesc_route(d, 0, 255, 0, p, vcs, 8), 5); /* one pod of 256 hosts */
+    cr_assert_eq(cs_netdesc_route(d, 0, 15, 0, p, vcs, 8), 3);  /* one edge switch of 16 */
     cs_netdesc_free(d);
 }
 
@@ -310,15 +313,15 @@ Test(netgen_tree, route_lengths_by_hand)
     /* k=2,n=2: hosts 0,1 under leaf 4; 2,3 under leaf 5; tops 6,7 */
     cs_netdesc_t *d = make(&cs_netgen_fattree_type, "k=2,n=2", NULL);
     int32_t p[8];
-    cr_assert_eq(cs_netdesc_route(d, 0, 1, 0, p, 8), 3);
+    cr_assert_eq(cs_netdesc_route(d, 0, 1, 0, p, vcs, 8), 3);
     cr_assert_eq(p[1], 4);
-    cr_assert_eq(cs_netdesc_route(d, 0, 3, 0, p, 8), 5);
+    cr_assert_eq(cs_netdesc_route(d, 0, 3, 0, p, vcs, 8), 5);
     cr_assert_eq(p[1], 4);
     cr_assert_eq(p[3], 5);
     /* too little room, a switch, the same host: no route */
-    cr_assert_eq(cs_netdesc_route(d, 0, 3, 0, p, 4), -1);
-    cr_assert_eq(cs_netdesc_route(d, 4, 3, 0, p, 8), -1);
-    cr_assert_eq(cs_netdesc_route(d, 2, 2, 0, p, 8), -1);
+    cr_assert_eq(cs_netdesc_route(d, 0, 3, 0, p, vcs, 4), -1);
+    cr_assert_eq(cs_netdesc_route(d, 4, 3, 0, p, vcs, 8), -1);
+    cr_assert_eq(cs_netdesc_route(d, 2, 2, 0, p, vcs, 8), -1);
     cs_netdesc_free(d);
 }
 
@@ -347,7 +350,7 @@ Test(netgen_tree, dmodk_converges_on_one_top_switch)
             if (src / 4 == dst / 4)
                 continue;
             for (uint64_t salt = 0; salt < 3; salt++) {
-                cr_assert_eq(cs_netdesc_route(d, src, dst, salt, p, 8), 5);
+                cr_assert_eq(cs_netdesc_route(d, src, dst, salt, p, vcs, 8), 5);
                 cr_assert_eq(p[2], 20 + dst % 4, "%d -> %d via %d", src, dst, p[2]);
             }
         }
@@ -361,7 +364,7 @@ Test(netgen_tree, dmodk_converges_on_one_top_switch)
         for (int32_t src = 0; src < 8; src++) {
             if (src / 4 == dst / 4)
                 continue;
-            cr_assert_eq(cs_netdesc_route(d, src, dst, 0, p, 8), 7);
+            cr_assert_eq(cs_netdesc_route(d, src, dst, 0, p, vcs, 8), 7);
             if (top < 0) {
                 top = p[3];
                 mid = p[4];
@@ -382,7 +385,7 @@ Test(netgen_tree, ecmp_spreads_over_top_switches)
     int seen[4] = {0};
     cr_assert_str_eq(cs_netdesc_route_name(d), "ECMP (up ports from the message hash)");
     for (uint64_t salt = 0; salt < 16; salt++) {
-        cr_assert_eq(cs_netdesc_route(d, 0, 15, salt, p, 8), 5);
+        cr_assert_eq(cs_netdesc_route(d, 0, 15, salt, p, vcs, 8), 5);
         cr_assert(p[2] >= 20 && p[2] < 24);
         seen[p[2] - 20]++;
     }
@@ -405,7 +408,7 @@ Test(netgen_tree, groups_levels_and_routing_names)
         cr_assert_eq(cs_netdesc_group(d, top), -1);
     cr_assert_null(cs_netdesc_route_name(d)); /* shortest: the machine routes */
     int32_t p[8];
-    cr_assert_eq(cs_netdesc_route(d, 0, 15, 0, p, 8), -1);
+    cr_assert_eq(cs_netdesc_route(d, 0, 15, 0, p, vcs, 8), -1);
     cs_netdesc_free(d);
 }
 
@@ -426,11 +429,11 @@ Test(netgen_tree, twotier_counts_and_routes)
         cr_assert_geq(cs_netdesc_find_link(d, h, 32 + h / 16), 0);
     }
     /* the fast link inside a node, NIC links through the leaf */
-    cr_assert_eq(cs_netdesc_route(d, 8, 13, 0, p, 8), 2);
+    cr_assert_eq(cs_netdesc_route(d, 8, 13, 0, p, vcs, 8), 2);
     cr_assert_float_eq(cs_netdesc_link(d, cs_netdesc_find_link(d, 8, 13))->bw, 300 * GB, 1);
-    cr_assert_eq(cs_netdesc_route(d, 0, 9, 0, p, 8), 3);
+    cr_assert_eq(cs_netdesc_route(d, 0, 9, 0, p, vcs, 8), 3);
     cr_assert_eq(p[1], 32);
-    cr_assert_eq(cs_netdesc_route(d, 0, 17, 0, p, 8), 5);
+    cr_assert_eq(cs_netdesc_route(d, 0, 17, 0, p, vcs, 8), 5);
     cr_assert_float_eq(cs_netdesc_link(d, cs_netdesc_find_link(d, 0, 32))->bw, 100 * GB, 1);
     cr_assert_eq(p[2], 34 + 17 % 16); /* d-mod-k: spine dst mod 16 */
     /* nodes {0,1} | {2,3}: leaf 32's 16 spine links, 16 * 100 GB/s */
@@ -477,7 +480,7 @@ Test(netgen_tree, star_with_and_without_backbone)
     d = make(&cs_netgen_star_type, "hosts=4,backbone=10GB/s,backlat=2us", NULL);
     cr_assert_eq(cs_netdesc_nodes(d), 6);
     cr_assert_eq(cs_netdesc_nlinks(d), 5);
-    cr_assert_eq(cs_netdesc_route(d, 1, 2, 0, p, 8), 5);
+    cr_assert_eq(cs_netdesc_route(d, 1, 2, 0, p, vcs, 8), 5);
     int32_t want[] = {1, 4, 5, 4, 2};
     cr_assert_arr_eq(p, want, sizeof want);
     const cs_netlink_t *bb = cs_netdesc_link(d, cs_netdesc_find_link(d, 4, 5));
