@@ -70,7 +70,7 @@ typedef struct msg {
 typedef struct chan_state {
     _Alignas(64) uint64_t wq_head; /* packet: waiting (msg, hop) */
     uint64_t wq_tail;
-    int32_t occ[2];            /* packet: downstream buffer use per vc */
+    int32_t occ[CS_TOPO_VCS];  /* packet: downstream buffer use per vc */
     uint8_t busy, stalled;
     int32_t k_now;             /* messages currently wanting the channel */
     cs_tick_t wire;

@@ -243,7 +243,7 @@ static int packet_explain(const void *impl, cs_error_t *err)
             continue;
         int w = snprintf(buf + used, len - used, "%schannel %d->%d has units waiting (buffer %d/%d)",
                          shown ? ", " : "", cs_topo_channel_src(n->topo, c),
-                         cs_topo_channel_dst(n->topo, c), ch->occ[0] + ch->occ[1],
+                         cs_topo_channel_dst(n->topo, c), ch->occ[0] + ch->occ[1] + ch->occ[2],
                          n->p.buf_units);
         if (w < 0 || (size_t)w >= len - used)
             break;

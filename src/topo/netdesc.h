@@ -40,7 +40,7 @@ typedef struct cs_netdesc cs_netdesc_t; /* opaque */
  * `salt` chooses among equal options (ECMP's path, Valiant's intermediate
  * group): the machine passes a hash of the message's (src, dst), so that a
  * message's packets take one path and runs are deterministic.  vc[i] gets
- * the virtual-channel class (0 or 1) of the hop path[i] -> path[i+1]: the
+ * the virtual-channel class (below CS_TOPO_VCS) of the hop path[i] -> path[i+1]: the
  * caller zeroes it, a route that needs classes to be deadlock-free with
  * finite buffers (a dateline on a ring, after a dragonfly's global hop)
  * sets them. */

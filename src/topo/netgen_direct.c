@@ -372,15 +372,16 @@ static int32_t dfly_router(const dfly_ctx_t *f, int G, int r)
 
 /* From router `from` of group G (already walked) across the global link
  * to group H: G's gateway router, then H's end of the link. */
-/* Hops after the first global one take class 1, so that minimal routes
- * (local, global, local) cannot wait on each other in a cycle; Valiant's
- * second global hop stays in class 1 (two classes do not make it
- * deadlock-free: docs/networks.md). */
+/* A hop's class is the number of global hops before it: minimal routes
+ * (local, global, local) use classes 0 and 1, Valiant's (local, global,
+ * local, global, local) 0, 1 and 2, and no class then holds a cycle of
+ * waits, so finite buffers cannot deadlock (the dragonfly's usual
+ * virtual-channel scheme, Kim et al. 2008). */
 static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
 {
     walk_to(w, dfly_router(f, G, dfly_gateway(f, G, H)));
     walk_to(w, dfly_router(f, H, dfly_gateway(f, H, G)));
-    w->cls = 1;
+    w->cls++;
 }
 
 /* Minimal: local hop to the gateway, the global link, local hop to the

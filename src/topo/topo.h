@@ -35,9 +35,14 @@
 
 typedef struct cs_topo cs_topo_t; /* opaque */
 
+/* Virtual-channel classes: a network engine keeps buffers per (channel,
+ * class). */
+#define CS_TOPO_VCS 3
+
 typedef struct cs_hop {
     int32_t chan; /* channel id */
-    uint8_t vc;   /* virtual-channel class: 0, or 1 after a dateline */
+    uint8_t vc;   /* virtual-channel class below CS_TOPO_VCS: 0, or 1 after a
+                     dateline; a dragonfly's Valiant routes use 2 */
 } cs_hop_t;
 
 typedef enum cs_topo_kind {
