@@ -256,34 +256,48 @@ int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
 
 /* ---- XML ------------------------------------------------------------------- */
 
+/* libxml2's first error (the last is often a consequence: "premature end
+ * of data" after an unclosed tag); reached through the context's _private,
+ * which libxml2 leaves to its user. */
+typedef struct xml_first {
+    int line, set;
+    char msg[512];
+} xml_first_t;
+
+static void xml_first_error(void *user, xmlErrorPtr e)
+{
+    xml_first_t *first = ((xmlParserCtxtPtr)user)->_private;
+    if (first->set || !e || e->level < XML_ERR_ERROR)
+        return;
+    first->set = 1;
+    first->line = e->line;
+    snprintf(first->msg, sizeof first->msg, "%s", e->message ? e->message : "malformed XML");
+    first->msg[strcspn(first->msg, "\n")] = '\0';
+}
+
 int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err)
 {
-    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
-    int rc = CS_OK;
+    xml_first_t first = {0, 0, "not well-formed XML"};
+    xmlParserCtxtPtr ctx;
+    FILE *f = fopen(path, "r");
     *out = NULL;
-    if (!ctx)
+    if (!f) /* before libxml2, which would print its own warning */
+        return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
+    fclose(f);
+    if (!(ctx = xmlNewParserCtxt()))
         return cs_error_set(err, CS_ERR_NOMEM, "%s: cannot create an XML parser", path);
+    ctx->_private = &first;
+    ctx->sax->serror = xml_first_error;
     /* NONET: a platform file must not make collsim fetch anything (DTDs
-     * included); no NOENT: entities stay unexpanded (no billion laughs). */
+     * included); no NOENT: entities stay unexpanded (no billion laughs) */
     *out = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
                            XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS);
-    if (!*out) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            rc = cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
-        } else {
-            char msg[512] = "not well-formed XML";
-            fclose(f);
-            if (e && e->message) {
-                snprintf(msg, sizeof msg, "%s", e->message);
-                msg[strcspn(msg, "\n")] = '\0';
-            }
-            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, e ? e->line : 0, msg);
-        }
-    }
     xmlFreeParserCtxt(ctx);
-    return rc;
+    if (*out && !first.set)
+        return CS_OK;
+    xmlFreeDoc(*out);
+    *out = NULL;
+    return cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, first.line, first.msg);
 }
 
 /* ---- edge list --------------------------------------------------------------- */
