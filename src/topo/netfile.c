@@ -20,7 +20,9 @@
 /* ---- staging -------------------------------------------------------------- */
 
 typedef struct stage_node {
-    char *name;
+    char *name;  /* the file's key for it */
+    char *label; /* what the description calls it: NULL: the name */
+    int anonymous; /* no label at all */
     int64_t rank; /* -1: none */
     int32_t rank_line, group, line;
     int level;
@@ -48,8 +50,10 @@ void cs_netfile_stage_free(cs_netfile_stage_t *st)
 {
     if (!st)
         return;
-    for (int32_t i = 0; i < st->nnodes; i++)
+    for (int32_t i = 0; i < st->nnodes; i++) {
         free(st->nodes[i].name);
+        free(st->nodes[i].label);
+    }
     free(st->nodes);
     free(st->links);
     free(st->hash);
@@ -117,10 +121,18 @@ int cs_netfile_stage_node(cs_netfile_stage_t *st, const char *name, int32_t line
     if (2 * ((int64_t)st->nnodes + 1) >= st->hash_cap)
         name_grow(st);
     st->nodes = cs_grow(st->nodes, st->nnodes, &st->cap_nodes, 64, sizeof *st->nodes);
-    st->nodes[st->nnodes] = (stage_node_t){cs_strdup(name), -1, 0, -1, line, -1, CS_NETNODE_HOST};
+    st->nodes[st->nnodes] = (stage_node_t){.name = cs_strdup(name), .rank = -1, .group = -1,
+                                           .line = line, .level = -1, .kind = CS_NETNODE_HOST};
     st->hash[name_slot(st, name)] = st->nnodes;
     *id = st->nnodes++;
     return CS_OK;
+}
+
+void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *label)
+{
+    free(st->nodes[id].label);
+    st->nodes[id].label = label ? cs_strdup(label) : NULL;
+    st->nodes[id].anonymous = !label;
 }
 
 void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind)
@@ -218,7 +230,8 @@ int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_
         d = cs_netdesc_new(st->path);
         for (int32_t k = 0; k < st->nnodes; k++) {
             const stage_node_t *n = &st->nodes[order[k]];
-            id[order[k]] = cs_netdesc_add_node(d, n->kind, n->name, n->group);
+            const char *label = n->anonymous ? NULL : n->label ? n->label : n->name;
+            id[order[k]] = cs_netdesc_add_node(d, n->kind, label, n->group);
             cs_netdesc_set_level(d, id[order[k]], n->level);
         }
         for (int32_t i = 0; i < st->nlinks && rc == CS_OK; i++) {
@@ -499,42 +512,43 @@ static int gml_int(const char *path, const char *elem, const char *name, const c
     return CS_OK;
 }
 
+/* Nodes keyed by their GraphML id (unique in a file); the label, when the
+ * file has that attribute, names the node in messages and drawings (empty:
+ * none, as collsim writes a node without label). */
 static int gml_nodes(cs_netfile_stage_t *st, const gml_attrs_t *a, cs_error_t *err)
 {
     const char *path = cs_netfile_stage_path(st);
     int use_label = gml_has(&a->names, "label");
-    char elem[300], b1[64], b2[64];
     for (igraph_integer_t i = 0; i < igraph_vcount(a->g); i++) {
-        const char *id = gml_value(a, 1, "id", i, b1, sizeof b1);
-        const char *label = use_label ? gml_value(a, 1, "label", i, b2, sizeof b2) : id;
-        const char *kind = gml_value(a, 1, "kind", i, b1, sizeof b1);
-        char name[64];
+        char idb[64], kb[64], b[64], elem[300];
+        const char *id = gml_value(a, 1, "id", i, idb, sizeof idb);
+        const char *kind = gml_value(a, 1, "kind", i, kb, sizeof kb);
         int64_t rank = -1, group = -1, level = -1;
         int32_t n;
         int rc;
-        snprintf(elem, sizeof elem, "node %s", *gml_value(a, 1, "id", i, b1, sizeof b1)
-                 ? gml_value(a, 1, "id", i, b1, sizeof b1) : "(no id)");
-        /* the stage names nodes; a node without label is named by position */
-        if (!*label) {
-            snprintf(name, sizeof name, "#%lld", (long long)i);
-            label = name;
+        if (!*id) { /* igraph keeps GraphML's ids; a node without is named by position */
+            snprintf(idb, sizeof idb, "#%lld", (long long)i);
+            id = idb;
         }
-        if (cs_netfile_stage_find(st, label) >= 0)
-            return cs_error_set(err, CS_ERR_PARSE, "%s: %s: label \"%s\" is used twice", path,
-                                elem, label);
-        if ((rc = cs_netfile_stage_node(st, label, 0, &n, err)))
+        snprintf(elem, sizeof elem, "node %s", id);
+        if (cs_netfile_stage_find(st, id) >= 0)
+            return cs_error_set(err, CS_ERR_PARSE, "%s: %s: the id is used twice", path, elem);
+        if ((rc = cs_netfile_stage_node(st, id, 0, &n, err)))
             return rc;
-        kind = gml_value(a, 1, "kind", i, b1, sizeof b1);
+        if (use_label) {
+            const char *label = gml_value(a, 1, "label", i, b, sizeof b);
+            cs_netfile_stage_set_label(st, n, *label ? label : NULL);
+        }
         if (*kind && strcmp(kind, "host") && strcmp(kind, "switch"))
             return cs_error_set(err, CS_ERR_PARSE, "%s: %s: kind \"%s\" is neither host nor "
                                 "switch", path, elem, kind);
         cs_netfile_stage_set_kind(st, n, !strcmp(kind, "switch") ? CS_NETNODE_SWITCH
                                                                   : CS_NETNODE_HOST);
-        if ((rc = gml_int(path, elem, "rank", gml_value(a, 1, "rank", i, b1, sizeof b1), -1,
+        if ((rc = gml_int(path, elem, "rank", gml_value(a, 1, "rank", i, b, sizeof b), -1,
                           CS_NETGEN_MAX_NODES, &rank, err)) ||
-            (rc = gml_int(path, elem, "group", gml_value(a, 1, "group", i, b1, sizeof b1), -1,
+            (rc = gml_int(path, elem, "group", gml_value(a, 1, "group", i, b, sizeof b), -1,
                           INT32_MAX, &group, err)) ||
-            (rc = gml_int(path, elem, "level", gml_value(a, 1, "level", i, b1, sizeof b1), -1,
+            (rc = gml_int(path, elem, "level", gml_value(a, 1, "level", i, b, sizeof b), -1,
                           INT16_MAX, &level, err)))
             return rc;
         if (rank >= 0 && !strcmp(kind, "switch"))
@@ -671,10 +685,10 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
         {"latency", "edge", "double", NULL}, {"multiplicity", "edge", "int", NULL},
     };
     int32_t rank = 0;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<!-- %s, written by collsim: bandwidth in bytes/s per direction of one of "
-               "the multiplicity links, latency in s -->\n"
-               "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n", "network");
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<!-- written by collsim: bandwidth in bytes/s, each direction, of one of the "
+          "multiplicity parallel links; latency in s; group and level -1: none -->\n"
+          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n", f);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         fprintf(f, "  <key id=\"%s\" for=\"%s\" attr.name=\"%s\" attr.type=\"%s\"/>\n",
                 keys[k][0], keys[k][1], keys[k][0], keys[k][2]);

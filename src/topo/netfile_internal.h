@@ -35,7 +35,9 @@ int32_t cs_netfile_stage_find(const cs_netfile_stage_t *st, const char *name);
  * CS_NETGEN_MAX_NODES nodes. */
 int cs_netfile_stage_node(cs_netfile_stage_t *st, const char *name, int32_t line, int32_t *id,
                           cs_error_t *err);
-/* Setters of a staged node's properties (rank -1: none). */
+/* Setters of a staged node's properties (rank -1: none; label NULL: the
+ * node has none; by default its label is its name). */
+void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *label);
 void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind);
 cs_netnode_kind_t cs_netfile_stage_kind(const cs_netfile_stage_t *st, int32_t id);
 void cs_netfile_stage_set_rank(cs_netfile_stage_t *st, int32_t id, int64_t rank, int32_t line);
