@@ -4,7 +4,7 @@
  * the nodes and links it finds, by name and with the line that gave them,
  * before they become a cs_netdesc_t in the order the file asks for (hosts
  * permuted by rank when ranks are given), and the XML opening both XML
- * readers use.
+ * readers use (all in netfile_stage.c).
  *
  * Staging first, because a file may name a node before declaring it (an
  * edge list's "switch s1" after s1's links) and ranks reorder the hosts only
