@@ -11,6 +11,7 @@
  * "not built" and those tests skip.
  */
 #include <criterion/criterion.h>
+#include <igraph.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,58 @@ Test(netfile, graphml_errors)
     FAILS("notgraphml.graphml", "<?xml version=\"1.0\"?>\n<svg/>\n", CS_ERR_PARSE, "@: ");
 }
 
+Test(netfile, graphml_ranks_reorder_hosts)
+{
+    /* node order x(switch) p q r; ranks p=2 q=0 r=1: host slots 1..3 become
+     * q, r, p; label "" means none */
+    const char *path = tmpfile_with("ranks.graphml", GML_HEAD
+        "<key id=\"k\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
+        "<key id=\"r\" for=\"node\" attr.name=\"rank\" attr.type=\"int\"/>\n"
+        "<key id=\"l\" for=\"node\" attr.name=\"label\" attr.type=\"string\"/>\n"
+        "<key id=\"lv\" for=\"node\" attr.name=\"level\" attr.type=\"int\"/>\n"
+        "<key id=\"la\" for=\"edge\" attr.name=\"latency\" attr.type=\"string\"/>\n"
+        GML_GRAPH "<node id=\"x\"><data key=\"k\">switch</data><data key=\"lv\">1</data>"
+        "<data key=\"l\">top &amp; middle</data></node>\n"
+        "<node id=\"p\"><data key=\"r\">2</data><data key=\"l\">P</data></node>\n"
+        "<node id=\"q\"><data key=\"r\">0</data><data key=\"l\"></data></node>\n"
+        "<node id=\"r\"><data key=\"r\">1</data><data key=\"l\">R</data></node>\n"
+        "<edge source=\"x\" target=\"p\"><data key=\"la\">250ns</data></edge>\n"
+        "<edge source=\"x\" target=\"q\"/><edge source=\"x\" target=\"r\"/>\n"
+        "</graph></graphml>\n");
+    cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nodes(d), 4);
+    cr_assert_str_eq(cs_netdesc_label(d, 0), "top & middle");
+    cr_assert_eq(cs_netdesc_level(d, 0), 1);
+    cr_assert_null(cs_netdesc_label(d, 1)); /* q, rank 0, empty label */
+    cr_assert_str_eq(cs_netdesc_label(d, 2), "R");
+    cr_assert_str_eq(cs_netdesc_label(d, 3), "P");
+    /* x-p is nodes 0-3, latency from the text, bandwidth the default */
+    assert_link(d, "top & middle", "P", DFLT_BW, 250e-9, 1);
+    assert_link(d, "top & middle", "R", DFLT_BW, DFLT_LAT, 1);
+    cs_netdesc_free(d);
+}
+
+/* igraph's attribute table and error handler are process-wide: a read
+ * installs its own and puts back the caller's, after a failure too */
+Test(netfile, graphml_restores_igraph_state)
+{
+    static const char *const files[] = {"star.graphml", NULL};
+    const char *bad = tmpfile_with("bad.graphml", "<?xml version=\"1.0\"?>\n<svg/>\n");
+    cs_netdesc_t *d = NULL;
+    cs_error_t err = {0};
+    igraph_attribute_table_t *before = igraph_set_attribute_table(NULL);
+    igraph_error_handler_t *eh = igraph_set_error_handler(igraph_error_handler_printignore);
+    cr_assert_eq(cs_netfile_read(data(files[0]), CS_NETFILE_AUTO, 1, 0, &d, &err), CS_OK);
+    cs_netdesc_free(d);
+    cr_assert_eq(igraph_set_attribute_table(NULL), NULL);
+    cr_assert_eq(igraph_set_error_handler(igraph_error_handler_printignore),
+                 igraph_error_handler_printignore);
+    cr_assert_eq(cs_netfile_read(bad, CS_NETFILE_AUTO, 1, 0, &d, &err), CS_ERR_PARSE);
+    cr_assert_not_null(strstr(err.msg, "not a GraphML graph igraph can read"), "%s", err.msg);
+    cr_assert_eq(igraph_set_attribute_table(before), NULL);
+    cr_assert_eq(igraph_set_error_handler(eh), igraph_error_handler_printignore);
+}
+
 /* ---- the GraphML writer --------------------------------------------------------- */
 
 static void assert_same(const cs_netdesc_t *a, const cs_netdesc_t *b)
@@ -378,6 +431,27 @@ Test(netfile, simgrid_zone_with_routes)
 #define SG_LINK(id) "<link id=\"" id "\" bandwidth=\"1GBps\" latency=\"1us\" " \
                     "sharing_policy=\"SPLITDUPLEX\"/>\n"
 #define SG_END "</zone>\n</platform>\n"
+
+Test(netfile, simgrid_units_and_parallel_links)
+{
+    /* SimGrid's units: 2GiBps (bytes, powers of two), a bare number (bytes/s)
+     * and 8Gbps (bits); two links of one kind between a and b are one link
+     * of multiplicity 2; routes given both ways walk the same links */
+    const char *path = tmpfile_with("units.xml", SG_HEAD SG_ZONE SG_HOSTS
+        "<link id=\"p\" bandwidth=\"2GiBps\" latency=\"0\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+        "<link id=\"q\" bandwidth=\"2147483648\" sharing_policy=\"FULLDUPLEX\"/>\n"
+        "<link id=\"s\" bandwidth=\"8Gbps\" latency=\"1ms\" sharing_policy=\"FATPIPE\"/>\n"
+        "<route src=\"a\" dst=\"b\"><link_ctn id=\"p\"/></route>\n"
+        "<route src=\"b\" dst=\"a\" symmetrical=\"NO\"><link_ctn id=\"q\"/></route>\n"
+        "<route src=\"c\" dst=\"b\"><link_ctn id=\"s\"/></route>\n"
+        "<route src=\"b\" dst=\"c\" symmetrical=\"NO\"><link_ctn id=\"s\"/></route>\n" SG_END);
+    cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nodes(d), 3);
+    cr_assert_eq(cs_netdesc_nlinks(d), 2);
+    assert_link(d, "a", "b", 2147483648.0, 0, 2);
+    assert_link(d, "b", "c", 1e9, 1e-3, 1);
+    cs_netdesc_free(d);
+}
 
 Test(netfile, simgrid_errors)
 {
