@@ -223,6 +223,14 @@ static int sg_same_hosts(const sg_t *s, xmlNodePtr n, int64_t radical, int64_t t
                    (long long)radical, topology, (long long)topo);
 }
 
+/* A generator's own error (it names its keys) placed in the file. */
+static int sg_generated(const sg_t *s, xmlNodePtr n, int rc)
+{
+    if (rc)
+        cs_error_prefix(s->err, "%s:%d: <cluster>", s->path, line_of(n));
+    return rc;
+}
+
 static int64_t product(const int *v, int n)
 {
     int64_t p = 1;
@@ -242,7 +250,7 @@ static int sg_torus(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts,
     if (!cs_netgen_torus)
         return cs_error_set(s->err, CS_ERR_INTERNAL, "%s:%d: the TORUS generator is not built "
                             "into this collsim", s->path, line_of(n));
-    return cs_netgen_torus(d, nd, dims, 1, bw, lat, NULL, s->err);
+    return sg_generated(s, n, cs_netgen_torus(d, nd, dims, 1, bw, lat, NULL, s->err));
 }
 
 /* "levels;down;up;parallel", e.g. "2;4,4;1,2;1,2". */
@@ -277,7 +285,8 @@ static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t host
     if (!cs_netgen_fattree)
         return cs_error_set(s->err, CS_ERR_INTERNAL, "%s:%d: the FAT_TREE generator is not "
                             "built into this collsim", s->path, line_of(n));
-    return cs_netgen_fattree(d, lv[0], v[0], v[1], v[2], bw, lat, NULL, s->err);
+    return sg_generated(s, n, cs_netgen_fattree(d, lv[0], v[0], v[1], v[2], bw, lat, NULL,
+                                                s->err));
 }
 
 static int sg_flat(const sg_t *s, xmlNodePtr n, int64_t hosts, double bw, double lat,
@@ -301,7 +310,7 @@ static int sg_flat(const sg_t *s, xmlNodePtr n, int64_t hosts, double bw, double
     if (!cs_netgen_star)
         return cs_error_set(s->err, CS_ERR_INTERNAL, "%s:%d: the FLAT cluster generator is not "
                             "built into this collsim", s->path, line_of(n));
-    return cs_netgen_star(d, (int)hosts, bw, lat, bbw, blat, s->err);
+    return sg_generated(s, n, cs_netgen_star(d, (int)hosts, bw, lat, bbw, blat, s->err));
 }
 
 static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
