@@ -8,6 +8,7 @@
 #include "topo/netfile_internal.h"
 
 #include <libxml/parser.h>
+#include <libxml/xmlversion.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,7 +276,11 @@ typedef struct xml_first {
     char msg[512];
 } xml_first_t;
 
+#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
+static void xml_first_error(void *user, const xmlError *e)
+#else
 static void xml_first_error(void *user, xmlErrorPtr e)
+#endif
 {
     xml_first_t *first = ((xmlParserCtxtPtr)user)->_private;
     if (first->set || !e || e->level < XML_ERR_ERROR)
