@@ -54,6 +54,23 @@ void cs_netfile_stage_link(cs_netfile_stage_t *st, int32_t u, int32_t v, double 
  * cs_netdesc_check.  *out is NULL on error. */
 int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_t *err);
 
+/* After a successful build: the description's node id of staged node i. */
+int32_t cs_netfile_stage_built_id(const cs_netfile_stage_t *st, int32_t i);
+
+/* Source routes (netfile_routes.c): node paths by (src, dst), used as a
+ * description's routing. */
+typedef struct cs_netfile_routes cs_netfile_routes_t;
+cs_netfile_routes_t *cs_netfile_routes_new(void);
+void cs_netfile_routes_free(void *routes); /* accepts NULL; a route ctx's free */
+/* Adds the path of n >= 2 node ids (src first); `symmetrical`: its reverse
+ * serves dst -> src unless that has a route of its own.  -1 when src -> dst
+ * has one already (or n < 2). */
+int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n,
+                          int symmetrical);
+/* A cs_netdesc_route_fn over a cs_netfile_routes_t. */
+int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_t salt,
+                           int32_t *path, int max);
+
 /* "PATH:LINE: " or "PATH: " (line 0) into buf, for messages. */
 const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t len);
 

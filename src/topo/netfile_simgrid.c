@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/units.h"
 #include "topo/netgen.h"
@@ -366,13 +367,34 @@ typedef struct sg_link {
 /* Points: the zone's hosts and routers (0..nelem-1, as staged), then two
  * ends per link.  up[] is a union-find forest; named[root] is the element
  * a set of points is, or -1 while it is an anonymous junction. */
+/* A route's walk: its points (src's, then each link's far end), kept to
+ * become a source route once the points are nodes. */
+typedef struct sg_walk {
+    int64_t first;
+    int32_t n, line;
+    int symmetrical;
+} sg_walk_t;
+
 typedef struct sg_zone {
     cs_netfile_stage_t *st;    /* hosts and routers, in file order */
     cs_netfile_stage_t *names; /* link ids -> index (a stage used as a name table) */
     sg_link_t *links;
     int32_t nlinks, cap_links, nelem;
     int32_t *up, *named;
+    sg_walk_t *walks; /* routing="Full" only */
+    int32_t nwalks, cap_walks;
+    int32_t *pts;
+    int64_t npts, cap_pts;
 } sg_zone_t;
+
+static void walk_point(sg_zone_t *z, int32_t p)
+{
+    if (z->npts == z->cap_pts) {
+        z->cap_pts = z->cap_pts ? 2 * z->cap_pts : 256;
+        z->pts = cs_realloc(z->pts, (size_t)z->cap_pts * sizeof *z->pts);
+    }
+    z->pts[z->npts++] = p;
+}
 
 static int32_t pt_find(sg_zone_t *z, int32_t x)
 {
@@ -466,6 +488,9 @@ static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
         return rc;
     if (sym && strcmp(sym, "YES") && strcmp(sym, "NO") && strcmp(sym, "yes") && strcmp(sym, "no"))
         return sg_fail(s, r, "<route symmetrical=\"%s\">; valid: YES, NO", sym);
+    z->walks = cs_grow(z->walks, z->nwalks, &z->cap_walks, 64, sizeof *z->walks);
+    z->walks[z->nwalks++] = (sg_walk_t){z->npts, 0, line_of(r), !sym || !strcasecmp(sym, "YES")};
+    walk_point(z, cur);
     for (xmlNodePtr c = r->children; c; c = c->next) {
         const char *id, *dir;
         int32_t k, a, b, in;
@@ -497,9 +522,11 @@ static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
                            sg_attr(r, "src"), sg_attr(r, "dst"), id);
         pt_union(z, in, cur);
         cur = in == a ? b : a;
+        walk_point(z, cur);
         z->links[k].used = 1;
         nl++;
     }
+    z->walks[z->nwalks - 1].n = nl + 1;
     if (nl == 0)
         return sg_fail(s, r, "<route src=\"%s\" dst=\"%s\"> lists no link", sg_attr(r, "src"),
                        sg_attr(r, "dst"));
@@ -538,7 +565,37 @@ static int sg_zone_build(const sg_t *s, sg_zone_t *z, cs_netdesc_t **out)
     return cs_netfile_stage_build(z->st, out, s->err);
 }
 
-static int sg_zone(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out)
+/* routing="Full": the routes are the paths (SimGrid's FullZone), so they
+ * become the description's routing. */
+static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
+{
+    cs_netfile_routes_t *routes = cs_netfile_routes_new();
+    int32_t *path = NULL, cap = 0;
+    for (int32_t w = 0; w < z->nwalks; w++) {
+        const sg_walk_t *wk = &z->walks[w];
+        while (cap < wk->n) {
+            cap = cap ? 2 * cap : 64;
+            path = cs_realloc(path, (size_t)cap * sizeof *path);
+        }
+        for (int32_t k = 0; k < wk->n; k++)
+            path[k] = cs_netfile_stage_built_id(z->st,
+                                                z->named[pt_find(z, z->pts[wk->first + k])]);
+        if (cs_netfile_routes_add(routes, path, wk->n, wk->symmetrical)) {
+            int rc = cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: a second <route> from %s to %s",
+                                  s->path, (int)wk->line, cs_netdesc_label(d, path[0]),
+                                  cs_netdesc_label(d, path[wk->n - 1]));
+            free(path);
+            cs_netfile_routes_free(routes);
+            return rc;
+        }
+    }
+    free(path);
+    cs_netdesc_set_route(d, "the file's routes (SimGrid Full zone)", cs_netfile_routes_path,
+                         routes, cs_netfile_routes_free);
+    return CS_OK;
+}
+
+static int sg_zone(const sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out)
 {
     sg_zone_t z = {0};
     int rc = CS_OK;
@@ -571,6 +628,12 @@ static int sg_zone(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out)
             rc = sg_route(s, &z, c);
     if (!rc)
         rc = sg_zone_build(s, &z, out);
+    if (!rc && full && (rc = sg_zone_routes(s, &z, *out))) {
+        cs_netdesc_free(*out);
+        *out = NULL;
+    }
+    free(z.walks);
+    free(z.pts);
     free(z.up);
     free(z.named);
     free(z.links);
@@ -605,7 +668,7 @@ static int sg_zone_or_cluster(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out
         return sg_cluster(s, cluster, out);
     for (int i = 0; explicit_routings[i]; i++)
         if (!strcmp(routing, explicit_routings[i]))
-            return sg_zone(s, zone, out);
+            return sg_zone(s, zone, i == 0, out);
     return sg_fail(s, zone, "<zone routing=\"%s\"> is not read by collsim; valid: Full, Floyd, "
                    "Dijkstra, DijkstraCache (explicit routes)", routing);
 }

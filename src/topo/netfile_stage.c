@@ -36,6 +36,7 @@ struct cs_netfile_stage {
     int32_t nlinks, cap_links;
     int32_t *hash; /* open addressing over names: node index or -1 */
     int64_t hash_cap;
+    int32_t *built; /* after a build: staged node -> description id */
 };
 
 cs_netfile_stage_t *cs_netfile_stage_new(const char *path)
@@ -56,6 +57,7 @@ void cs_netfile_stage_free(cs_netfile_stage_t *st)
     free(st->nodes);
     free(st->links);
     free(st->hash);
+    free(st->built);
     free(st->path);
     free(st);
 }
@@ -241,13 +243,16 @@ int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_
             rc = cs_netdesc_check(d, err);
     }
     free(order);
-    free(id);
+    free(st->built);
+    st->built = id;
     if (rc != CS_OK)
         cs_netdesc_free(d);
     else
         *out = d;
     return rc;
 }
+
+int32_t cs_netfile_stage_built_id(const cs_netfile_stage_t *st, int32_t i) { return st->built[i]; }
 
 int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
 {

@@ -420,7 +420,18 @@ Test(netfile, simgrid_zone_with_routes)
     assert_link(d, "r", "h2", 125e6, 50e-6, 1);
     assert_link(d, "r", "~j1", 10e9 / 8, 10e-6, 1);
     assert_link(d, "~j1", "h3", 125e6, 50e-6, 1);
-    cr_assert_eq(link_of(d, "r", "~j1")->line, 16); /* bb's <link> */
+    cr_assert_eq(link_of(d, "r", "~j1")->line, 17); /* bb's <link> */
+    /* Full: the routes are the paths, each also backwards; the pair h1 -> r
+     * has one, r -> ~j1 none (node ids h1 0, h2 1, h3 2, r 3, ~j1 4) */
+    int32_t path[8];
+    static const int32_t h1h2[] = {0, 3, 1}, h3h1[] = {2, 4, 3, 0};
+    cr_assert_not_null(cs_netdesc_route_name(d));
+    cr_assert_eq(cs_netdesc_route(d, 0, 1, 0, path, 8), 3);
+    cr_assert_arr_eq(path, h1h2, sizeof h1h2);
+    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, 8), 4);
+    cr_assert_arr_eq(path, h3h1, sizeof h3h1);
+    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, 3), -1); /* longer than max */
+    cr_assert_eq(cs_netdesc_route(d, 3, 4, 0, path, 8), -1);
     cs_netdesc_free(d);
 }
 
@@ -451,6 +462,15 @@ Test(netfile, simgrid_units_and_parallel_links)
     assert_link(d, "a", "b", 2147483648.0, 0, 2);
     assert_link(d, "b", "c", 1e9, 1e-3, 1);
     cs_netdesc_free(d);
+    /* Floyd: the routes give the graph only, the machine routes by shortest
+     * paths */
+    path = tmpfile_with("floyd.xml", SG_HEAD "<zone id=\"z\" routing=\"Floyd\">\n" SG_HOSTS
+        SG_LINK("p") SG_LINK("q") "<route src=\"a\" dst=\"b\"><link_ctn id=\"p\"/></route>\n"
+        "<route src=\"b\" dst=\"c\"><link_ctn id=\"q\"/></route>\n" SG_END);
+    d = read_ok(path, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nlinks(d), 2);
+    cr_assert_null(cs_netdesc_route_name(d));
+    cs_netdesc_free(d);
 }
 
 Test(netfile, simgrid_errors)
@@ -479,6 +499,11 @@ Test(netfile, simgrid_errors)
           "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n"
           "<route src=\"a\" dst=\"c\"><link_ctn id=\"l\"/></route>\n" SG_END, CS_ERR_PARSE,
           "@:7: <route src=\"a\" dst=\"c\">: its links lead to b, not to c");
+    FAILS("again.xml", SG_HEAD SG_ZONE SG_HOSTS SG_LINK("l") SG_LINK("m") SG_LINK("n")
+          "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n"
+          "<route src=\"b\" dst=\"c\"><link_ctn id=\"n\"/></route>\n"
+          "<route src=\"a\" dst=\"b\"><link_ctn id=\"m\"/></route>\n" SG_END, CS_ERR_PARSE,
+          "@:10: a second <route> from a to b");
     FAILS("empty.xml", SG_HEAD SG_ZONE SG_HOSTS "<route src=\"a\" dst=\"b\"></route>\n" SG_END,
           CS_ERR_PARSE, "@:5: <route src=\"a\" dst=\"b\"> lists no link");
     FAILS("unrouted.xml", SG_HEAD SG_ZONE SG_HOSTS SG_LINK("l")
