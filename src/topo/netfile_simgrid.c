@@ -14,7 +14,10 @@
  *     each route walks from src through its links to dst, consecutive links
  *     meeting at a common point; points are merged with union-find, a point
  *     no host or router claims becomes an anonymous switch ("~j1", ...).
- *     Only the links some route uses become links.
+ *     Only the links some route uses become links.  With routing="Full"
+ *     the routes are also the paths messages take (SimGrid's FullZone):
+ *     they become the description's routing (netfile_routes.c); Floyd and
+ *     Dijkstra zones route by shortest paths, as the machine does.
  *
  * sharing_policy: SimGrid's SHARED link is one resource for both
  * directions, which collsim's full-duplex channels cannot express, so it
