@@ -139,17 +139,16 @@ static int in_list(const char *s, const char *const *list)
     return 0;
 }
 
-/* Refuses an attribute other than `valid` (graph attributes: none). */
+/* Refuses an attribute other than `valid` (NULL: none is read), naming
+ * it; `reads` lists the valid ones for the message. */
 static int gml_check_names(const char *path, const igraph_strvector_t *names, const char *what,
-                           const char *const *valid, cs_error_t *err)
+                           const char *const *valid, const char *reads, cs_error_t *err)
 {
     for (igraph_integer_t i = 0; i < igraph_strvector_size(names); i++) {
         const char *n = igraph_strvector_get(names, i);
         if (!valid || !in_list(n, valid))
             return cs_error_set(err, CS_ERR_PARSE, "%s: unknown %s attribute \"%s\" (collsim "
-                                "reads: %s)", path, what, n,
-                                valid == gml_node_attrs ? "kind, rank, group, level, label"
-                                : valid ? "bandwidth, latency, multiplicity" : "none");
+                                "reads: %s)", path, what, n, reads);
     }
     return CS_OK;
 }
@@ -162,15 +161,16 @@ static int gml_has(const igraph_strvector_t *names, const char *name)
     return 0;
 }
 
-/* One attribute value as text ("" when absent), whatever its GraphML type:
- * numbers are printed back exactly (%.17g), booleans refused by the caller's
- * parse. */
+/* The node or edge attributes of a graph read with igraph's C attributes. */
 typedef struct gml_attrs {
     const igraph_t *g;
     igraph_strvector_t names;
     igraph_vector_int_t types;
 } gml_attrs_t;
 
+/* One attribute value as text ("" when absent), whatever its GraphML type:
+ * numbers are printed back exactly (%.17g), booleans as true/false (which
+ * no number parser takes). */
 static const char *gml_value(const gml_attrs_t *a, int vertex, const char *name,
                              igraph_integer_t i, char *buf, size_t len)
 {
@@ -311,9 +311,11 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, doubl
     if (igraph_vcount(g) > CS_NETGEN_MAX_NODES)
         rc = cs_error_set(err, CS_ERR_RANGE, "%s: %lld nodes, more than %d", path,
                           (long long)igraph_vcount(g), CS_NETGEN_MAX_NODES);
-    else if (!(rc = gml_check_names(path, &gnames, "graph", NULL, err)) &&
-             !(rc = gml_check_names(path, &va.names, "node", gml_node_attrs, err)) &&
-             !(rc = gml_check_names(path, &enames, "edge", gml_edge_attrs, err)) &&
+    else if (!(rc = gml_check_names(path, &gnames, "graph", NULL, "none", err)) &&
+             !(rc = gml_check_names(path, &va.names, "node", gml_node_attrs,
+                                    "kind, rank, group, level, label", err)) &&
+             !(rc = gml_check_names(path, &enames, "edge", gml_edge_attrs,
+                                    "bandwidth, latency, multiplicity", err)) &&
              !(rc = gml_nodes(st, &va, err)))
         rc = gml_edges(st, &ea, bw, lat, err);
     igraph_strvector_destroy(&gnames);
