@@ -15,6 +15,7 @@ CS_PACKAGES=(
     libigraph-dev
     libcriterion-dev
     libcairo2-dev
+    libxml2-dev
 )
 
 cs_log() {

@@ -1,0 +1,92 @@
+/*
+ * netfile_internal.h - what the readers of network files share, and only
+ * they (private to src/topo/netfile*.c): a staging area where a reader puts
+ * the nodes and links it finds, by name and with the line that gave them,
+ * before they become a cs_netdesc_t in the order the file asks for (hosts
+ * permuted by rank when ranks are given), and the XML opening both XML
+ * readers use (all in netfile_stage.c).
+ *
+ * Staging first, because a file may name a node before declaring it (an
+ * edge list's "switch s1" after s1's links) and ranks reorder the hosts only
+ * once all are known.
+ */
+#ifndef CS_NETFILE_INTERNAL_H
+#define CS_NETFILE_INTERNAL_H
+
+#include <libxml/tree.h>
+#include <stdint.h>
+
+#include "topo/netfile.h"
+
+typedef struct cs_netfile_stage cs_netfile_stage_t; /* opaque */
+
+/* `path` names the file in messages; copied. */
+cs_netfile_stage_t *cs_netfile_stage_new(const char *path);
+void cs_netfile_stage_free(cs_netfile_stage_t *st); /* accepts NULL */
+const char *cs_netfile_stage_path(const cs_netfile_stage_t *st);
+
+/* The number of staged nodes, and a node's name. */
+int32_t cs_netfile_stage_count(const cs_netfile_stage_t *st);
+const char *cs_netfile_stage_name(const cs_netfile_stage_t *st, int32_t id);
+/* The node called `name`, or -1. */
+int32_t cs_netfile_stage_find(const cs_netfile_stage_t *st, const char *name);
+/* The node called `name`, added as a host (no rank, group or level) when it
+ * is new; `line` (0: none) is where it first appeared.  CS_ERR_RANGE past
+ * CS_NETGEN_MAX_NODES nodes. */
+int cs_netfile_stage_node(cs_netfile_stage_t *st, const char *name, int32_t line, int32_t *id,
+                          cs_error_t *err);
+/* Setters of a staged node's properties (rank -1: none; label NULL: the
+ * node has none; by default its label is its name). */
+void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *label);
+void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind);
+cs_netnode_kind_t cs_netfile_stage_kind(const cs_netfile_stage_t *st, int32_t id);
+void cs_netfile_stage_set_rank(cs_netfile_stage_t *st, int32_t id, int64_t rank, int32_t line);
+int64_t cs_netfile_stage_rank(const cs_netfile_stage_t *st, int32_t id);
+int32_t cs_netfile_stage_rank_line(const cs_netfile_stage_t *st, int32_t id);
+void cs_netfile_stage_set_hints(cs_netfile_stage_t *st, int32_t id, int32_t group, int level);
+/* A link between staged nodes (checked when built, by cs_netdesc_add_link). */
+void cs_netfile_stage_link(cs_netfile_stage_t *st, int32_t u, int32_t v, double bw, double lat,
+                           int32_t mult, int32_t line);
+
+/* Builds the description: nodes in staging order, except that with ranks
+ * the host slots are filled in rank order (ranks must then be given to
+ * every host, 0..H-1, each once); then the links; then
+ * cs_netdesc_check.  *out is NULL on error. */
+int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_t *err);
+
+/* After a successful build: the description's node id of staged node i. */
+int32_t cs_netfile_stage_built_id(const cs_netfile_stage_t *st, int32_t i);
+
+/* Source routes (netfile_routes.c): node paths by (src, dst), used as a
+ * description's routing. */
+typedef struct cs_netfile_routes cs_netfile_routes_t;
+cs_netfile_routes_t *cs_netfile_routes_new(void);
+void cs_netfile_routes_free(void *routes); /* accepts NULL; a route ctx's free */
+/* Adds the path of n >= 2 node ids (src first); `symmetrical`: its reverse
+ * serves dst -> src unless that has a route of its own.  -1 when src -> dst
+ * has one already (or n < 2). */
+int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n,
+                          int symmetrical);
+/* A cs_netdesc_route_fn over a cs_netfile_routes_t. */
+int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_t salt,
+                           int32_t *path, int max);
+
+/* "PATH:LINE: " or "PATH: " (line 0) into buf, for messages. */
+const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t len);
+
+/* Turns the message of a callee (a unit parser's "a bandwidth must be
+ * positive, got ...") into the file's: "PREFIX: message", CS_ERR_PARSE
+ * (a bad value in a file is malformed input, whatever the callee's code). */
+int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parses `path` with libxml2 (no network access, no entity expansion, its
+ * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
+ * "PATH:LINE: libxml2's message" when it is not well-formed XML. */
+int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err);
+
+/* SimGrid platform XML (netfile_simgrid.c). */
+int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
+                            cs_netdesc_t **out, cs_error_t *err);
+
+#endif

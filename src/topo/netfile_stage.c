@@ -1,0 +1,322 @@
+/*
+ * netfile_stage.c - what the network file readers share (netfile_internal.h):
+ * the staging area where they put nodes by name and links with their lines
+ * before the description is built in the order the file asks for (hosts
+ * in rank order when ranks are given), messages' "FILE:LINE: " prefixes,
+ * and the XML opening of the GraphML and SimGrid readers (libxml2).
+ */
+#include "topo/netfile_internal.h"
+
+#include <libxml/parser.h>
+#include <libxml/xmlversion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/netgen.h"
+
+/* ---- staging -------------------------------------------------------------- */
+
+typedef struct stage_node {
+    char *name;  /* the file's key for it */
+    char *label; /* what the description calls it: NULL: the name */
+    int anonymous; /* no label at all */
+    int64_t rank; /* -1: none */
+    int32_t rank_line, group, line;
+    int level;
+    cs_netnode_kind_t kind;
+} stage_node_t;
+
+struct cs_netfile_stage {
+    char *path;
+    stage_node_t *nodes;
+    int32_t nnodes, cap_nodes;
+    cs_netlink_t *links;
+    int32_t nlinks, cap_links;
+    int32_t *hash; /* open addressing over names: node index or -1 */
+    int64_t hash_cap;
+    int32_t *built; /* after a build: staged node -> description id */
+};
+
+cs_netfile_stage_t *cs_netfile_stage_new(const char *path)
+{
+    cs_netfile_stage_t *st = cs_calloc(1, sizeof *st);
+    st->path = cs_strdup(path);
+    return st;
+}
+
+void cs_netfile_stage_free(cs_netfile_stage_t *st)
+{
+    if (!st)
+        return;
+    for (int32_t i = 0; i < st->nnodes; i++) {
+        free(st->nodes[i].name);
+        free(st->nodes[i].label);
+    }
+    free(st->nodes);
+    free(st->links);
+    free(st->hash);
+    free(st->built);
+    free(st->path);
+    free(st);
+}
+
+const char *cs_netfile_stage_path(const cs_netfile_stage_t *st) { return st->path; }
+int32_t cs_netfile_stage_count(const cs_netfile_stage_t *st) { return st->nnodes; }
+const char *cs_netfile_stage_name(const cs_netfile_stage_t *st, int32_t id)
+{
+    return st->nodes[id].name;
+}
+
+const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t len)
+{
+    if (line > 0)
+        snprintf(buf, len, "%s:%d: ", path, (int)line);
+    else
+        snprintf(buf, len, "%s: ", path);
+    return buf;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int64_t name_slot(const cs_netfile_stage_t *st, const char *name)
+{
+    int64_t mask = st->hash_cap - 1, s = (int64_t)(name_hash(name) & (uint64_t)mask);
+    while (st->hash[s] >= 0 && strcmp(st->nodes[st->hash[s]].name, name))
+        s = (s + 1) & mask;
+    return s;
+}
+
+static void name_grow(cs_netfile_stage_t *st)
+{
+    int64_t cap = st->hash_cap ? 2 * st->hash_cap : 256;
+    free(st->hash);
+    st->hash = cs_malloc((size_t)cap * sizeof *st->hash);
+    memset(st->hash, 0xff, (size_t)cap * sizeof *st->hash);
+    st->hash_cap = cap;
+    for (int32_t i = 0; i < st->nnodes; i++)
+        st->hash[name_slot(st, st->nodes[i].name)] = i;
+}
+
+int32_t cs_netfile_stage_find(const cs_netfile_stage_t *st, const char *name)
+{
+    return st->hash_cap ? st->hash[name_slot(st, name)] : -1;
+}
+
+int cs_netfile_stage_node(cs_netfile_stage_t *st, const char *name, int32_t line, int32_t *id,
+                          cs_error_t *err)
+{
+    char w[512];
+    if ((*id = cs_netfile_stage_find(st, name)) >= 0)
+        return CS_OK;
+    if (st->nnodes >= CS_NETGEN_MAX_NODES)
+        return cs_error_set(err, CS_ERR_RANGE, "%smore than %d nodes (the limit of a network)",
+                            cs_netfile_where(st->path, line, w, sizeof w), CS_NETGEN_MAX_NODES);
+    if (2 * ((int64_t)st->nnodes + 1) >= st->hash_cap)
+        name_grow(st);
+    st->nodes = cs_grow(st->nodes, st->nnodes, &st->cap_nodes, 64, sizeof *st->nodes);
+    st->nodes[st->nnodes] = (stage_node_t){.name = cs_strdup(name), .rank = -1, .group = -1,
+                                           .line = line, .level = -1, .kind = CS_NETNODE_HOST};
+    st->hash[name_slot(st, name)] = st->nnodes;
+    *id = st->nnodes++;
+    return CS_OK;
+}
+
+void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *label)
+{
+    free(st->nodes[id].label);
+    st->nodes[id].label = label ? cs_strdup(label) : NULL;
+    st->nodes[id].anonymous = !label;
+}
+
+void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind)
+{
+    st->nodes[id].kind = kind;
+}
+cs_netnode_kind_t cs_netfile_stage_kind(const cs_netfile_stage_t *st, int32_t id)
+{
+    return st->nodes[id].kind;
+}
+void cs_netfile_stage_set_rank(cs_netfile_stage_t *st, int32_t id, int64_t rank, int32_t line)
+{
+    st->nodes[id].rank = rank;
+    st->nodes[id].rank_line = line;
+}
+int64_t cs_netfile_stage_rank(const cs_netfile_stage_t *st, int32_t id)
+{
+    return st->nodes[id].rank;
+}
+int32_t cs_netfile_stage_rank_line(const cs_netfile_stage_t *st, int32_t id)
+{
+    return st->nodes[id].rank_line;
+}
+void cs_netfile_stage_set_hints(cs_netfile_stage_t *st, int32_t id, int32_t group, int level)
+{
+    st->nodes[id].group = group;
+    st->nodes[id].level = level;
+}
+
+void cs_netfile_stage_link(cs_netfile_stage_t *st, int32_t u, int32_t v, double bw, double lat,
+                           int32_t mult, int32_t line)
+{
+    st->links = cs_grow(st->links, st->nlinks, &st->cap_links, 64, sizeof *st->links);
+    st->links[st->nlinks++] = (cs_netlink_t){u, v, bw, lat, mult, line};
+}
+
+/* order[k] = the staged node that becomes node k: staging order, with the
+ * host slots refilled in rank order when ranks are given. */
+static int stage_order(const cs_netfile_stage_t *st, int32_t *order, cs_error_t *err)
+{
+    int32_t hosts = 0, ranked = 0, unranked = -1, *by_rank;
+    char w[512];
+    for (int32_t i = 0; i < st->nnodes; i++) {
+        order[i] = i;
+        if (st->nodes[i].kind != CS_NETNODE_HOST)
+            continue;
+        hosts++;
+        if (st->nodes[i].rank >= 0)
+            ranked++;
+        else if (unranked < 0)
+            unranked = i;
+    }
+    if (ranked == 0)
+        return CS_OK;
+    if (unranked >= 0)
+        return cs_error_set(err, CS_ERR_PARSE, "%shost %s has no rank (when one host has a "
+                            "rank, every host needs one)",
+                            cs_netfile_where(st->path, st->nodes[unranked].line, w, sizeof w),
+                            st->nodes[unranked].name);
+    by_rank = cs_malloc((size_t)hosts * sizeof *by_rank);
+    for (int32_t r = 0; r < hosts; r++)
+        by_rank[r] = -1;
+    for (int32_t i = 0; i < st->nnodes; i++) {
+        const stage_node_t *n = &st->nodes[i];
+        if (n->kind != CS_NETNODE_HOST)
+            continue;
+        if (n->rank >= hosts || by_rank[n->rank] >= 0) {
+            int rc = n->rank >= hosts
+                ? cs_error_set(err, CS_ERR_PARSE, "%shost %s: rank %lld, but ranks are 0..%d "
+                               "(one per host)", cs_netfile_where(st->path, n->rank_line, w,
+                               sizeof w), n->name, (long long)n->rank, (int)hosts - 1)
+                : cs_error_set(err, CS_ERR_PARSE, "%shost %s: rank %lld is already host %s's",
+                               cs_netfile_where(st->path, n->rank_line, w, sizeof w), n->name,
+                               (long long)n->rank, st->nodes[by_rank[n->rank]].name);
+            free(by_rank);
+            return rc;
+        }
+        by_rank[n->rank] = i;
+    }
+    for (int32_t i = 0, k = 0; i < st->nnodes; i++)
+        if (st->nodes[i].kind == CS_NETNODE_HOST)
+            order[i] = by_rank[k++];
+    free(by_rank);
+    return CS_OK;
+}
+
+int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_t *err)
+{
+    int32_t *order = cs_malloc(((size_t)st->nnodes + 1) * sizeof *order);
+    int32_t *id = cs_malloc(((size_t)st->nnodes + 1) * sizeof *id);
+    cs_netdesc_t *d = NULL;
+    int rc = stage_order(st, order, err);
+    *out = NULL;
+    if (rc == CS_OK) {
+        d = cs_netdesc_new(st->path);
+        for (int32_t k = 0; k < st->nnodes; k++) {
+            const stage_node_t *n = &st->nodes[order[k]];
+            const char *label = n->anonymous ? NULL : n->label ? n->label : n->name;
+            id[order[k]] = cs_netdesc_add_node(d, n->kind, label, n->group);
+            cs_netdesc_set_level(d, id[order[k]], n->level);
+        }
+        for (int32_t i = 0; i < st->nlinks && rc == CS_OK; i++) {
+            const cs_netlink_t *l = &st->links[i];
+            rc = cs_netdesc_add_link(d, id[l->u], id[l->v], l->bw, l->lat, l->mult, l->line, err);
+        }
+        if (rc == CS_OK)
+            rc = cs_netdesc_check(d, err);
+    }
+    free(order);
+    free(st->built);
+    st->built = id;
+    if (rc != CS_OK)
+        cs_netdesc_free(d);
+    else
+        *out = d;
+    return rc;
+}
+
+int32_t cs_netfile_stage_built_id(const cs_netfile_stage_t *st, int32_t i) { return st->built[i]; }
+
+int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
+{
+    char pre[CS_ERROR_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    /* "where: " + a units message that has no ": " of its own yet */
+    size_t n = strlen(pre);
+    if (n >= 2 && !strcmp(pre + n - 2, ": "))
+        pre[n - 2] = '\0';
+    cs_error_prefix(err, "%s", pre);
+    if (err)
+        err->code = CS_ERR_PARSE;
+    return CS_ERR_PARSE;
+}
+
+/* ---- XML ------------------------------------------------------------------- */
+
+/* libxml2's first error (the last is often a consequence: "premature end
+ * of data" after an unclosed tag); reached through the context's _private,
+ * which libxml2 leaves to its user. */
+typedef struct xml_first {
+    int line, set;
+    char msg[512];
+} xml_first_t;
+
+#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
+static void xml_first_error(void *user, const xmlError *e)
+#else
+static void xml_first_error(void *user, xmlErrorPtr e)
+#endif
+{
+    xml_first_t *first = ((xmlParserCtxtPtr)user)->_private;
+    if (first->set || !e || e->level < XML_ERR_ERROR)
+        return;
+    first->set = 1;
+    first->line = e->line;
+    snprintf(first->msg, sizeof first->msg, "%s", e->message ? e->message : "malformed XML");
+    first->msg[strcspn(first->msg, "\n")] = '\0';
+}
+
+int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err)
+{
+    xml_first_t first = {0, 0, "not well-formed XML"};
+    xmlParserCtxtPtr ctx;
+    FILE *f = fopen(path, "r");
+    *out = NULL;
+    if (!f) /* before libxml2, which would print its own warning */
+        return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
+    fclose(f);
+    if (!(ctx = xmlNewParserCtxt()))
+        return cs_error_set(err, CS_ERR_NOMEM, "%s: cannot create an XML parser", path);
+    ctx->_private = &first;
+    ctx->sax->serror = xml_first_error;
+    /* NONET: a platform file must not make collsim fetch anything (DTDs
+     * included); no NOENT: entities stay unexpanded (no billion laughs) */
+    *out = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+                           XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS);
+    xmlFreeParserCtxt(ctx);
+    if (*out && !first.set)
+        return CS_OK;
+    xmlFreeDoc(*out);
+    *out = NULL;
+    return cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, first.line, first.msg);
+}
