@@ -69,7 +69,7 @@ int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n
                           int symmetrical);
 /* A cs_netdesc_route_fn over a cs_netfile_routes_t. */
 int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_t salt,
-                           int32_t *path, int max);
+                           int32_t *path, uint8_t *vc, int max);
 
 /* "PATH:LINE: " or "PATH: " (line 0) into buf, for messages. */
 const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t len);

@@ -93,8 +93,9 @@ int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n
 }
 
 int cs_netfile_routes_path(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
-                           int32_t *path, int max)
+                           int32_t *path, uint8_t *vc, int max)
 {
+    (void)vc; /* a file's routes come without classes */
     const cs_netfile_routes_t *r = ctx;
     int32_t i = find(r, src, dst);
     int reverse = 0;

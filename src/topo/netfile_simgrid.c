@@ -297,9 +297,6 @@ static int sg_flat(const sg_t *s, xmlNodePtr n, int64_t hosts, double bw, double
             (bbl && (rc = sg_latency(s, n, "bb_lat", bbl, &blat))))
             return rc;
     }
-    if (!cs_netgen_star)
-        return cs_error_set(s->err, CS_ERR_INTERNAL, "%s:%d: the FLAT cluster generator is not "
-                            "built into this collsim", s->path, line_of(n));
     return sg_generated(s, n, cs_netgen_star(d, (int)hosts, bw, lat, bbw, blat, s->err));
 }
 

@@ -20,6 +20,9 @@
 
 #include "topo/netfile.h"
 
+/* each hop's virtual-channel class (netdesc.h), written by the routes */
+static uint8_t vcs[1 << 12];
+
 #define DFLT_BW 1e9
 #define DFLT_LAT 2e-6
 
@@ -426,12 +429,12 @@ Test(netfile, simgrid_zone_with_routes)
     int32_t path[8];
     static const int32_t h1h2[] = {0, 3, 1}, h3h1[] = {2, 4, 3, 0};
     cr_assert_not_null(cs_netdesc_route_name(d));
-    cr_assert_eq(cs_netdesc_route(d, 0, 1, 0, path, 8), 3);
+    cr_assert_eq(cs_netdesc_route(d, 0, 1, 0, path, vcs, 8), 3);
     cr_assert_arr_eq(path, h1h2, sizeof h1h2);
-    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, 8), 4);
+    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, vcs, 8), 4);
     cr_assert_arr_eq(path, h3h1, sizeof h3h1);
-    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, 3), -1); /* longer than max */
-    cr_assert_eq(cs_netdesc_route(d, 3, 4, 0, path, 8), -1);
+    cr_assert_eq(cs_netdesc_route(d, 2, 0, 0, path, vcs, 3), -1); /* longer than max */
+    cr_assert_eq(cs_netdesc_route(d, 3, 4, 0, path, vcs, 8), -1);
     cs_netdesc_free(d);
 }
 
