@@ -15,6 +15,8 @@
 
 #include "app/app.h"
 #include "machines/machine.h"
+#include "topo/netdesc.h"
+#include "topo/netfile.h"
 #include "topo/topo.h"
 
 /* All-pairs BFS on 20,000 nodes of degree 4 is ~1e9 edge visits at most: a
@@ -95,6 +97,30 @@ static int topo_write(const cs_topo_t *t, const char *path, topo_writer_fn fn, c
     return rc;
 }
 
+/* GraphML that `net:file=` reads back to the same network: hosts, switches,
+ * each link's bandwidth and latency (topo/netfile.h); a machine with its
+ * own engine gets the structure only. */
+static int topo_write_graphml(const cs_machine_t *m, const char *path, cs_error_t *err)
+{
+    cs_netdesc_t *d;
+    if (m->type->net_new)
+        return topo_write(m->topo, path, cs_topo_write_graphml, err);
+    int rc = cs_machine_netdesc(m, &d, err);
+    if (rc)
+        return rc;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cs_netdesc_free(d);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
+                            strerror(errno));
+    }
+    rc = cs_netfile_write_graphml(d, f, err);
+    if (fclose(f) != 0 && rc == CS_OK)
+        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
+    cs_netdesc_free(d);
+    return rc;
+}
+
 /* The bandwidth across the split of the rank nodes into their two halves
  * by id (a machine's own engine times its links itself: none). */
 static int topo_print_bisection(const cs_machine_t *m, cs_error_t *err)
@@ -151,7 +177,7 @@ int cs_app_cmd_topo(int argc, char **argv)
         cs_machine_report(m, NULL, stdout);
     }
     if (rc == CS_OK && a.graphml) {
-        rc = topo_write(m->topo, a.graphml, cs_topo_write_graphml, &err);
+        rc = topo_write_graphml(m, a.graphml, &err);
         if (rc == CS_OK)
             printf("%-13s %s\n", "graphml", a.graphml);
     }

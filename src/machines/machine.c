@@ -6,6 +6,8 @@
  */
 #include "machines/machine.h"
 
+#include "topo/netdesc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +119,50 @@ void cs_machine_free(cs_machine_t *m)
     free(m->node_group);
     free(m->spec);
     free(m);
+}
+
+int cs_machine_netdesc(const cs_machine_t *m, cs_netdesc_t **out, cs_error_t *err)
+{
+    int nodes = cs_topo_nodes(m->topo), hosts = cs_machine_nodes(m);
+    int links = cs_topo_channels(m->topo) / 2, rc = CS_OK;
+    char label[64];
+    *out = NULL;
+    if (m->type->net_new)
+        return cs_error_set(err, CS_ERR_USAGE, "machine '%s' runs its own network engine: its "
+                            "links have no bandwidth of the channel engine to write", m->type->name);
+    cs_netdesc_t *d = cs_netdesc_new(m->spec);
+    for (int v = 0; v < nodes; v++) {
+        const char *l = m->type->node_label ? m->type->node_label(m, v, label, sizeof label)
+                                            : NULL;
+        cs_netdesc_add_node(d, v < hosts ? CS_NETNODE_HOST : CS_NETNODE_SWITCH, l,
+                            m->node_group ? m->node_group[v] : -1);
+    }
+    for (int l = 0; l < links && rc == CS_OK; l++) {
+        cs_tick_t lat = m->net.chan_wire_lat ? m->net.chan_wire_lat[2 * l] : m->net.wire_lat;
+        rc = cs_netdesc_add_link(d, cs_topo_channel_src(m->topo, 2 * l),
+                                 cs_topo_channel_dst(m->topo, 2 * l),
+                                 cs_machine_channel_bandwidth(m, 2 * l),
+                                 (double)lat * m->tick_seconds, 1, 0, err);
+    }
+    if (rc) {
+        cs_netdesc_free(d);
+        return rc;
+    }
+    /* a standard shape routes by its own rule: say which */
+    static const char *const shapes[] = {"line", "ring", "mesh", "torus", "complete",
+                                         "hypercube", "cylinder"};
+    cs_topo_kind_t k = cs_topo_kind(m->topo);
+    int rows, cols;
+    if (k == CS_TOPO_MESH || k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER) {
+        char s[64];
+        cs_topo_grid(m->topo, &rows, &cols);
+        snprintf(s, sizeof s, "%s:%dx%d", shapes[k], rows, cols);
+        cs_netdesc_set_shape(d, s);
+    } else if (k != CS_TOPO_CUSTOM) {
+        cs_netdesc_set_shape(d, shapes[k]);
+    }
+    *out = d;
+    return CS_OK;
 }
 
 double cs_machine_channel_bandwidth(const cs_machine_t *m, int c)

@@ -202,6 +202,14 @@ void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env);
  * channels are not timed by m->net. */
 double cs_machine_channel_bandwidth(const cs_machine_t *m, int c);
 
+/* The machine's network by its parts (topo/netdesc.h), for writing it out
+ * (`collsim topo --graphml`): rank nodes as hosts, the others as
+ * switches, every link with its channel's bandwidth and latency, node
+ * labels and groups.  CS_ERR_USAGE for a machine with its own engine,
+ * whose links m->net does not time. */
+struct cs_netdesc;
+int cs_machine_netdesc(const cs_machine_t *m, struct cs_netdesc **out, cs_error_t *err);
+
 /* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
 

@@ -53,6 +53,8 @@ typedef struct net {
     uint8_t *vc;
     int max_path;
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
+    cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
+    cs_hop_t *shape_hops;
 } net_t;
 
 static void net_destroy(void *impl)
@@ -69,7 +71,15 @@ static void net_destroy(void *impl)
     free(n->path);
     free(n->vc);
     free(n->level);
+    cs_topo_free(n->shape);
+    free(n->shape_hops);
     free(n);
+}
+
+/* Link l's channel from node u (machine numbering) to its other end. */
+static int32_t link_chan(const net_t *n, int32_t l, int32_t u)
+{
+    return 2 * l + (n->new_of[cs_netdesc_link(n->d, l)->u] == u ? 0 : 1);
 }
 
 /* The generator's route, as channels of the machine's topology: link i of
@@ -89,10 +99,72 @@ static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *
         int32_t l = cs_netdesc_find_link(n->d, n->path[i], n->path[i + 1]);
         if (l < 0)
             return -1; /* not a path of links: a generator bug, reported as no route */
-        hops[i].chan = 2 * l + (cs_netdesc_link(n->d, l)->u == n->path[i] ? 0 : 1);
+        hops[i].chan = link_chan(n, l, n->new_of[n->path[i]]);
         hops[i].vc = n->vc[i];
     }
     return len - 1;
+}
+
+/* A standard shape's routes (cs_netdesc_shape): the shape's own topology
+ * routes, and each hop becomes the link between the same two nodes here,
+ * with the shape's virtual-channel class. */
+static int net_route_shape(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops,
+                           int max)
+{
+    net_t *n = ctx;
+    int len = cs_topo_route(n->shape, src, dst, n->shape_hops);
+    (void)t;
+    if (len < 0 || len > max)
+        return -1;
+    for (int i = 0; i < len; i++) {
+        int u = cs_topo_channel_src(n->shape, n->shape_hops[i].chan);
+        int v = cs_topo_channel_dst(n->shape, n->shape_hops[i].chan);
+        hops[i].chan = link_chan(n, cs_netdesc_find_link(n->d, n->old_of[u], n->old_of[v]), u);
+        hops[i].vc = n->shape_hops[i].vc;
+    }
+    return len;
+}
+
+/* Builds the shape's topology and checks that the network is that shape:
+ * as many nodes, all hosts, every link of the shape present. */
+static int net_shape(net_t *n, cs_error_t *err)
+{
+    static const char *const names[] = {"line", "ring", "mesh", "torus", "complete",
+                                        "hypercube", "cylinder", NULL};
+    const char *s = cs_netdesc_shape(n->d);
+    int32_t nodes = cs_netdesc_nodes(n->d);
+    int k, rows = 0, cols = 0, rc;
+    size_t len = strcspn(s, ":");
+    for (k = 0; names[k] && (strlen(names[k]) != len || strncmp(s, names[k], len)); k++)
+        ;
+    if (!names[k] || (k == 2 || k == 3 || k == 6) != (s[len] == ':') ||
+        (s[len] == ':' && (sscanf(s + len + 1, "%dx%d", &rows, &cols) != 2 || rows < 1 ||
+                           cols < 1 || (int64_t)rows * cols != nodes)))
+        return cs_error_set(err, CS_ERR_PARSE, "%s: routing \"%s\": not a standard shape of %d "
+                            "nodes (line, ring, complete, hypercube, mesh:RxC, torus:RxC, "
+                            "cylinder:RxC)", cs_netdesc_source(n->d), s, (int)nodes);
+    if (cs_netdesc_hosts(n->d) != nodes)
+        return cs_error_set(err, CS_ERR_PARSE, "%s: routing \"%s\": a standard shape has hosts "
+                            "only", cs_netdesc_source(n->d), s);
+    switch (k) {
+    case 0: rc = cs_topo_new_line(nodes, &n->shape, err); break;
+    case 1: rc = cs_topo_new_ring(nodes, &n->shape, err); break;
+    case 2: rc = cs_topo_new_mesh(rows, cols, &n->shape, err); break;
+    case 3: rc = cs_topo_new_torus(rows, cols, &n->shape, err); break;
+    case 4: rc = cs_topo_new_complete(nodes, &n->shape, err); break;
+    case 5: rc = cs_topo_new_hypercube(nodes, &n->shape, err); break;
+    default: rc = cs_topo_new_cylinder(rows, cols, &n->shape, err); break;
+    }
+    if (rc)
+        return rc;
+    for (int c = 0; c < cs_topo_channels(n->shape); c += 2) {
+        int u = cs_topo_channel_src(n->shape, c), v = cs_topo_channel_dst(n->shape, c);
+        if (cs_netdesc_find_link(n->d, n->old_of[u], n->old_of[v]) < 0)
+            return cs_error_set(err, CS_ERR_PARSE, "%s: routing \"%s\": the network lacks the "
+                                "shape's link %d-%d", cs_netdesc_source(n->d), s, u, v);
+    }
+    n->shape_hops = cs_malloc((size_t)cs_topo_max_route_len(n->shape) * sizeof *n->shape_hops);
+    return CS_OK;
 }
 
 /* The description: a file or a generator's, with its routing. */
@@ -248,7 +320,19 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         n->ser_den[c + 1] = n->ser_den[c];
         n->wire_lat[c + 1] = n->wire_lat[c];
     }
-    if (cs_netdesc_route_name(n->d)) {
+    if (cs_netdesc_shape(n->d)) {
+        if ((rc = net_shape(n, err)))
+            return rc;
+        cs_topo_set_route(m->topo, net_route_shape, n);
+        /* and the shape's best ring as the hint, as the shape's machine gives */
+        m->ring_order = cs_malloc((size_t)nodes * sizeof *m->ring_order);
+        if (!cs_topo_ring_hint(n->shape, m->ring_order)) {
+            free(m->ring_order);
+            m->ring_order = NULL;
+        }
+        if (cs_topo_grid(n->shape, &m->grid_rows, &m->grid_cols))
+            cs_topo_set_grid(m->topo, m->grid_rows, m->grid_cols);
+    } else if (cs_netdesc_route_name(n->d)) {
         n->max_path = nodes + 1;
         n->path = cs_malloc((size_t)n->max_path * sizeof *n->path);
         n->vc = cs_malloc((size_t)n->max_path);
@@ -307,8 +391,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
     fprintf(f, "network   %s: %d hosts, %d switches, %d links; routing %s\n",
             cs_netdesc_source(n->d), (int)hosts, (int)(nodes - hosts),
             (int)cs_netdesc_nlinks(n->d),
-            cs_netdesc_route_name(n->d) ? cs_netdesc_route_name(n->d)
-                                        : "shortest paths (lowest channel id first)");
+            cs_netdesc_shape(n->d)        ? cs_netdesc_shape(n->d)
+            : cs_netdesc_route_name(n->d) ? cs_netdesc_route_name(n->d)
+                                          : "shortest paths (lowest channel id first)");
     if (bis > 0)
         fprintf(f, "bisection %s (the generator's value)\n", cs_units_spec_bandwidth(bis, b, sizeof b));
 }

@@ -34,6 +34,7 @@ struct cs_netdesc {
     void (*route_free)(void *);
     double bisection;
     int ndims, dims[CS_NETDESC_MAX_DIMS];
+    char *shape;
 };
 
 cs_netdesc_t *cs_netdesc_new(const char *source)
@@ -55,6 +56,7 @@ void cs_netdesc_free(cs_netdesc_t *d)
     free(d->route_name);
     if (d->route_free)
         d->route_free(d->route_ctx);
+    free(d->shape);
     free(d->source);
     free(d);
 }
@@ -211,6 +213,14 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
 }
 
 void cs_netdesc_set_bisection(cs_netdesc_t *d, double bytes_per_s) { d->bisection = bytes_per_s; }
+
+void cs_netdesc_set_shape(cs_netdesc_t *d, const char *shape)
+{
+    free(d->shape);
+    d->shape = shape ? cs_strdup(shape) : NULL;
+}
+
+const char *cs_netdesc_shape(const cs_netdesc_t *d) { return d->shape; }
 
 void cs_netdesc_set_dims(cs_netdesc_t *d, int n, const int *sizes)
 {

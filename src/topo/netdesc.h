@@ -77,6 +77,14 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
 #define CS_NETDESC_MAX_DIMS 8
 void cs_netdesc_set_dims(cs_netdesc_t *d, int n, const int *sizes);
 int cs_netdesc_dims(const cs_netdesc_t *d, int *sizes); /* returns n */
+/* The routing rule of one of collsim's standard shapes ("ring", "line",
+ * "complete", "hypercube", "mesh:4x4", "torus:4x4", "cylinder:4x4"; see
+ * topo.h): the network *is* that shape, node for node, and routes as it
+ * does.  What `collsim topo --graphml` writes for a machine on a standard
+ * topology, so that reading it back gives the same routes.  Copied; NULL
+ * clears. */
+void cs_netdesc_set_shape(cs_netdesc_t *d, const char *shape);
+const char *cs_netdesc_shape(const cs_netdesc_t *d); /* NULL: none */
 /* The bisection bandwidth (bytes/s) when a generator knows it (0: unknown). */
 void cs_netdesc_set_bisection(cs_netdesc_t *d, double bytes_per_s);
 

@@ -141,6 +141,10 @@ static int in_list(const char *s, const char *const *list)
 
 /* Refuses an attribute other than `valid` (NULL: none is read), naming
  * it; `reads` lists the valid ones for the message. */
+/* The graph attribute collsim writes: the routing of a standard shape
+ * (cs_netdesc_set_shape). */
+static const char *const gml_graph_attrs[] = {"routing", NULL};
+
 static int gml_check_names(const char *path, const igraph_strvector_t *names, const char *what,
                            const char *const *valid, const char *reads, cs_error_t *err)
 {
@@ -311,7 +315,7 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, doubl
     if (igraph_vcount(g) > CS_NETGEN_MAX_NODES)
         rc = cs_error_set(err, CS_ERR_RANGE, "%s: %lld nodes, more than %d", path,
                           (long long)igraph_vcount(g), CS_NETGEN_MAX_NODES);
-    else if (!(rc = gml_check_names(path, &gnames, "graph", NULL, "none", err)) &&
+    else if (!(rc = gml_check_names(path, &gnames, "graph", gml_graph_attrs, "routing", err)) &&
              !(rc = gml_check_names(path, &va.names, "node", gml_node_attrs,
                                     "kind, rank, group, level, label", err)) &&
              !(rc = gml_check_names(path, &enames, "edge", gml_edge_attrs,
@@ -353,10 +357,16 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
                           "%s: not a GraphML graph igraph can read: %s", path, igraph_strerror(e));
     } else {
         cs_netfile_stage_t *st = cs_netfile_stage_new(path);
+        char *shape = NULL;
         rc = gml_stage(st, &g, bw, lat, err);
+        if (rc == CS_OK && igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "routing"))
+            shape = cs_strdup(GAS(&g, "routing"));
         igraph_destroy(&g); /* with the table that made its attributes */
         if (rc == CS_OK)
             rc = cs_netfile_stage_build(st, out, err);
+        if (rc == CS_OK && shape)
+            cs_netdesc_set_shape(*out, shape);
+        free(shape);
         cs_netfile_stage_free(st);
     }
     igraph_set_warning_handler(old_warn);
@@ -396,7 +406,15 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         fprintf(f, "  <key id=\"%s\" for=\"%s\" attr.name=\"%s\" attr.type=\"%s\"/>\n",
                 keys[k][0], keys[k][1], keys[k][0], keys[k][2]);
+    if (cs_netdesc_shape(d))
+        fputs("  <key id=\"routing\" for=\"graph\" attr.name=\"routing\" "
+              "attr.type=\"string\"/>\n", f);
     fputs("  <graph id=\"G\" edgedefault=\"undirected\">\n", f);
+    if (cs_netdesc_shape(d)) {
+        fputs("    <data key=\"routing\">", f);
+        xml_escaped(f, cs_netdesc_shape(d));
+        fputs("</data>\n", f);
+    }
     for (int32_t i = 0; i < cs_netdesc_nodes(d); i++) {
         int host = cs_netdesc_kind(d, i) == CS_NETNODE_HOST;
         fprintf(f, "    <node id=\"n%d\"><data key=\"kind\">%s</data>", (int)i,

@@ -17,6 +17,8 @@
 #include "engine/exec.h"
 #include "api/request.h"
 #include "machines/machine.h"
+#include "topo/netdesc.h"
+#include "topo/netfile.h"
 
 #define NMAX 64
 
@@ -274,4 +276,79 @@ Test(net, multidim_allreduce_closed_forms)
         run_coll("net:gen=multidim,dims=ring:3+full:3+switch:2", "inner=direct+ring", 1000,
                  modes[mi], 1);
     }
+}
+
+/* GraphML round trip: every alpha-beta shape written as `collsim topo
+ * --graphml` writes it (cs_machine_netdesc, cs_netfile_write_graphml) and
+ * read back by net:file= runs the same: finish, events and messages of
+ * several algorithms in both modes (the shape's routes and ring hint come
+ * back with it). */
+static void run_algo(const char *spec, const char *coll, const char *algo, cs_net_mode_t mode,
+                     cs_exec_result_t *res)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_coll_kind_t kind;
+    const cs_coll_algo_t *a;
+    cs_machine_hints_t h;
+    cs_program_t *p;
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
+    cr_assert_eq(cs_coll_parse(coll, &kind, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(kind, algo, &a, &err), CS_OK);
+    int P = cs_machine_nodes(m);
+    cs_machine_hints_init(&h, m, P, NULL);
+    cs_coll_args_t args = {kind, P, 65536, 0, m->net.unit_bytes, &h.coll, NULL, 1};
+    cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK, "%s", err.msg);
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    o.mode = mode;
+    cr_assert_eq(cs_exec_run(&env, p, &o, res, &err), CS_OK, "%s", err.msg);
+    cs_program_free(p);
+    cs_machine_hints_destroy(&h);
+    cs_machine_free(m);
+}
+
+Test(net, graphml_round_trip_of_every_alphabeta_shape)
+{
+    static const char *const shapes[] = {
+        "topo=ring,p=16", "topo=line,p=16", "topo=mesh,rows=4,cols=4",
+        "topo=torus,rows=4,cols=8", "topo=complete,p=16", "topo=hypercube,p=16",
+        "topo=mesh,rows=3,cols=5"};
+    static const char *const algos[][2] = {{"allreduce", "ring"}, {"allreduce", "rdb"},
+                                           {"broadcast", "binomial"}, {"alltoall", "pairwise"},
+                                           {"allgather", "ring"}};
+    const char *path = "net-roundtrip.graphml";
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        char ab[128], net[160];
+        cs_machine_t *m;
+        cs_netdesc_t *d;
+        cs_error_t err;
+        snprintf(ab, sizeof ab, "alphabeta:%s,alpha=1us,beta=1ns", shapes[s]);
+        cr_assert_eq(cs_machine_new(ab, &m, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(cs_machine_netdesc(m, &d, &err), CS_OK, "%s", err.msg);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        cr_assert_eq(cs_netfile_write_graphml(d, f, &err), CS_OK, "%s", err.msg);
+        fclose(f);
+        cs_netdesc_free(d);
+        cs_machine_free(m);
+        snprintf(net, sizeof net, "net:file=%s,alpha=1us", path);
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+            for (int mi = 0; mi < 2; mi++) {
+                cs_exec_result_t x, y;
+                run_algo(ab, algos[a][0], algos[a][1], modes[mi], &x);
+                run_algo(net, algos[a][0], algos[a][1], modes[mi], &y);
+                cr_expect(x.finish == y.finish && x.events == y.events &&
+                              x.messages == y.messages,
+                          "%s %s/%s %s: finish %lld/%lld events %llu/%llu", shapes[s],
+                          algos[a][0], algos[a][1], cs_net_mode_name(modes[mi]),
+                          (long long)x.finish, (long long)y.finish,
+                          (unsigned long long)x.events, (unsigned long long)y.events);
+                cs_exec_result_destroy(&x);
+                cs_exec_result_destroy(&y);
+            }
+    }
+    remove(path);
 }
