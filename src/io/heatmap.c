@@ -716,9 +716,15 @@ static void graph_finish(cs_heatmap_t *h)
 
 /* A tree drawn by level (a fat-tree): each level a row, hosts (level 0) at
  * the bottom, a row's nodes in id order spread over the width, which keeps
- * a switch above the hosts it serves when ids follow the tree. */
-static void build_tree(cs_heatmap_t *h, const int32_t *level)
+ * a switch above the hosts it serves when ids follow the tree.  A row of
+ * more than TREE_ROW nodes is drawn as TREE_ROW places, consecutive nodes
+ * sharing one: their links overlap and the busiest is drawn on top (the
+ * tiles' rule), so a fat-tree of thousands of hosts stays readable.
+ * Returns the largest number of nodes a place stands for. */
+#define TREE_ROW 64
+static int build_tree(cs_heatmap_t *h, const int32_t *level)
 {
+    int most = 1;
     int P = h->nnodes, top = 0;
     int32_t *count, *seen;
     for (int i = 0; i < P; i++)
@@ -730,13 +736,17 @@ static void build_tree(cs_heatmap_t *h, const int32_t *level)
     h->nx = cs_malloc((size_t)P * sizeof *h->nx);
     h->ny = cs_malloc((size_t)P * sizeof *h->ny);
     for (int i = 0; i < P; i++) {
-        int l = level[i];
-        h->nx[i] = count[l] > 1 ? -1 + 2.0 * (seen[l]++ + 0.5) / count[l] : 0;
+        int l = level[i], places = count[l] > TREE_ROW ? TREE_ROW : count[l];
+        int place = (int)((int64_t)seen[l]++ * places / count[l]);
+        h->nx[i] = places > 1 ? -1 + 2.0 * (place + 0.5) / places : 0;
         h->ny[i] = top ? 1 - 2.0 * l / top : 0;
+        if ((count[l] + places - 1) / places > most)
+            most = (count[l] + places - 1) / places;
     }
     free(count);
     free(seen);
     graph_finish(h);
+    return most;
 }
 
 /* ---- dragonfly ------------------------------------------------------------------------- */
@@ -898,15 +908,22 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
         h->kind = L_DRAGONFLY;
         build_dragonfly(h);
         break;
-    case CS_LAYOUT_TREE:
+    case CS_LAYOUT_TREE: {
         h->kind = L_TREE;
-        build_tree(h, lay.level);
+        int most = build_tree(h, lay.level);
         build_strokes(h, chord_channel);
-        snprintf(h->note, sizeof h->note,
-                 "%s: %d nodes drawn by level (hosts at the bottom) \xc2\xb7 each link "
-                 "direction is its own lane, traffic keeps right", cs_topo_name(h->t),
-                 h->nnodes);
+        if (most > 1)
+            snprintf(h->note, sizeof h->note,
+                     "%s: %d nodes drawn by level (hosts at the bottom), at most %d places a "
+                     "row: up to %d nodes share one, and their links show the busiest",
+                     cs_topo_name(h->t), h->nnodes, TREE_ROW, most);
+        else
+            snprintf(h->note, sizeof h->note,
+                     "%s: %d nodes drawn by level (hosts at the bottom) \xc2\xb7 each link "
+                     "direction is its own lane, traffic keeps right", cs_topo_name(h->t),
+                     h->nnodes);
         break;
+    }
     }
     if (rc) {
         cs_heatmap_free(h);
