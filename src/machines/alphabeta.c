@@ -36,26 +36,18 @@ static const char *const topos[] = {"line", "ring", "mesh", "torus", "complete",
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
     int topo_i, rc;
-    int64_t p, rows, cols, buf, packet;
-    double alpha, beta, hop, tick, reduce;
+    int64_t p, rows, cols;
+    double beta;
+    cs_machine_ab_t ab;
     char text[512];
 
     if ((rc = cs_spec_get_choice(spec, "topo", topos, 1, &topo_i, err)) ||
         (rc = cs_spec_get_int(spec, "p", 8, 1, CS_TOPO_MAX_NODES, &p, err)) ||
         (rc = cs_spec_get_int(spec, "rows", 0, 0, CS_TOPO_MAX_NODES, &rows, err)) ||
         (rc = cs_spec_get_int(spec, "cols", 0, 0, CS_TOPO_MAX_NODES, &cols, err)) ||
-        (rc = cs_spec_get_seconds(spec, "alpha", 1e-6, &alpha, err)) ||
         (rc = cs_spec_get_seconds(spec, "beta", 1e-9, &beta, err)) ||
-        (rc = cs_spec_get_seconds(spec, "hop", 0, &hop, err)) ||
-        (rc = cs_spec_get_seconds(spec, "tick", 1e-12, &tick, err)) ||
-        (rc = cs_spec_get_seconds(spec, "reduce", 0, &reduce, err)) ||
-        (rc = cs_spec_get_bytes(spec, "packet", 4096, &packet, err)) ||
-        (rc = cs_spec_get_int(spec, "buf", 8, 0, 1 << 20, &buf, err)))
+        (rc = cs_machine_ab_read(spec, &ab, err)))
         return rc;
-    if (tick <= 0)
-        return cs_error_set(err, CS_ERR_RANGE, "key 'tick': must be > 0");
-    if (packet < 1)
-        return cs_error_set(err, CS_ERR_RANGE, "key 'packet': must be at least 1 byte");
 
     switch (topo_i) {
     case 0: rc = cs_topo_new_line((int)p, &m->topo, err); break;
@@ -95,16 +87,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         m->ring_order = NULL;
     }
 
-    m->tick_seconds = tick;
-    m->net.unit_bytes = packet;
-    m->net.buf_units = (int)buf;
-    m->net.send_ports = 1;
-    m->net.recv_ports = 1;
-    m->net.wire_lat = 0;
-    if ((rc = cs_spec_ticks("alpha", alpha, tick, 9e18, &m->net.send_overhead, err)) ||
-        (rc = cs_spec_ticks("hop", hop, tick, 9e18, &m->net.router_lat, err)) ||
-        (rc = cs_spec_tick_ratio("beta", beta, tick, &m->net.ser_num, &m->net.ser_den, err)) ||
-        (rc = cs_spec_tick_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
+    if ((rc = cs_machine_ab_apply(&ab, m, err)) ||
+        (rc = cs_spec_tick_ratio("beta", beta, ab.tick, &m->net.ser_num, &m->net.ser_den, err)))
         return rc;
 
     if (topo_i == 2 || topo_i == 3)
@@ -116,9 +100,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         char a[32], b[32], h[32], t[32], r[32];
         snprintf(text + strlen(text), sizeof text - strlen(text),
                  ",alpha=%s,beta=%s,hop=%s,packet=%lld,buf=%lld,tick=%s,reduce=%s",
-                 cs_units_spec_seconds(alpha, a, sizeof a), cs_units_spec_seconds(beta, b, sizeof b),
-                 cs_units_spec_seconds(hop, h, sizeof h), (long long)packet, (long long)buf,
-                 cs_units_spec_seconds(tick, t, sizeof t), cs_units_spec_seconds(reduce, r, sizeof r));
+                 cs_units_spec_seconds(ab.alpha, a, sizeof a),
+                 cs_units_spec_seconds(beta, b, sizeof b), cs_units_spec_seconds(ab.hop, h, sizeof h),
+                 (long long)ab.packet, (long long)ab.buf, cs_units_spec_seconds(ab.tick, t, sizeof t),
+                 cs_units_spec_seconds(ab.reduce, r, sizeof r));
     }
     m->spec = cs_strdup(text);
     return CS_OK;

@@ -165,6 +165,38 @@ int cs_machine_netdesc(const cs_machine_t *m, cs_netdesc_t **out, cs_error_t *er
     return CS_OK;
 }
 
+int cs_machine_ab_read(cs_spec_t *spec, cs_machine_ab_t *ab, cs_error_t *err)
+{
+    int rc;
+    if ((rc = cs_spec_get_seconds(spec, "alpha", 1e-6, &ab->alpha, err)) ||
+        (rc = cs_spec_get_seconds(spec, "hop", 0, &ab->hop, err)) ||
+        (rc = cs_spec_get_seconds(spec, "tick", 1e-12, &ab->tick, err)) ||
+        (rc = cs_spec_get_seconds(spec, "reduce", 0, &ab->reduce, err)) ||
+        (rc = cs_spec_get_bytes(spec, "packet", 4096, &ab->packet, err)) ||
+        (rc = cs_spec_get_int(spec, "buf", 8, 0, 1 << 20, &ab->buf, err)))
+        return rc;
+    if (ab->tick <= 0)
+        return cs_error_set(err, CS_ERR_RANGE, "key 'tick': must be > 0");
+    if (ab->packet < 1)
+        return cs_error_set(err, CS_ERR_RANGE, "key 'packet': must be at least 1 byte");
+    return CS_OK;
+}
+
+int cs_machine_ab_apply(const cs_machine_ab_t *ab, cs_machine_t *m, cs_error_t *err)
+{
+    int rc;
+    m->tick_seconds = ab->tick;
+    m->net.unit_bytes = ab->packet;
+    m->net.buf_units = (int)ab->buf;
+    m->net.send_ports = 1;
+    m->net.recv_ports = 1;
+    m->net.wire_lat = 0;
+    if ((rc = cs_spec_ticks("alpha", ab->alpha, ab->tick, 9e18, &m->net.send_overhead, err)) ||
+        (rc = cs_spec_ticks("hop", ab->hop, ab->tick, 9e18, &m->net.router_lat, err)))
+        return rc;
+    return cs_spec_tick_ratio("reduce", ab->reduce, ab->tick, &m->reduce_num, &m->reduce_den, err);
+}
+
 double cs_machine_channel_bandwidth(const cs_machine_t *m, int c)
 {
     int64_t num = m->net.chan_ser_num ? m->net.chan_ser_num[c] : m->net.ser_num;

@@ -210,6 +210,20 @@ double cs_machine_channel_bandwidth(const cs_machine_t *m, int c);
 struct cs_netdesc;
 int cs_machine_netdesc(const cs_machine_t *m, struct cs_netdesc **out, cs_error_t *err);
 
+/* What the alpha-beta machine and the net: machine share: a host's send
+ * overhead (alpha), the latency per node crossed (hop), the clock (tick),
+ * the reduction time per byte, the packet and the buffers per channel. */
+typedef struct cs_machine_ab {
+    double alpha, hop, tick, reduce; /* seconds */
+    int64_t packet, buf;
+} cs_machine_ab_t;
+/* Reads them (defaults 1us, 0, 1ps, 0, 4 KiB, 8) and checks them; errors
+ * name the key. */
+int cs_machine_ab_read(cs_spec_t *spec, cs_machine_ab_t *ab, cs_error_t *err);
+/* Sets them into m (clock, packet, buffers, send overhead, router latency,
+ * reduction rate) with one send and one receive port per node. */
+int cs_machine_ab_apply(const cs_machine_ab_t *ab, cs_machine_t *m, cs_error_t *err);
+
 /* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
 

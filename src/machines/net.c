@@ -278,25 +278,18 @@ static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
 
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 {
-    double bw, lat, alpha, hop, tick, reduce;
-    int64_t ports, packet, buf;
+    double bw, lat, tick;
+    int64_t ports;
+    cs_machine_ab_t ab;
     int rc;
     net_t *n = cs_calloc(1, sizeof *n);
     m->impl = n;
     if ((rc = cs_spec_get_bandwidth(spec, "bw", 100e9 / 8, &bw, err)) ||
         (rc = cs_spec_get_seconds(spec, "lat", 0, &lat, err)) ||
-        (rc = cs_spec_get_seconds(spec, "alpha", 1e-6, &alpha, err)) ||
-        (rc = cs_spec_get_seconds(spec, "hop", 0, &hop, err)) ||
-        (rc = cs_spec_get_seconds(spec, "tick", 1e-12, &tick, err)) ||
-        (rc = cs_spec_get_seconds(spec, "reduce", 0, &reduce, err)) ||
         (rc = cs_spec_get_int(spec, "ports", 1, 1, 1 << 16, &ports, err)) ||
-        (rc = cs_spec_get_bytes(spec, "packet", 4096, &packet, err)) ||
-        (rc = cs_spec_get_int(spec, "buf", 8, 0, 1 << 20, &buf, err)))
+        (rc = cs_machine_ab_read(spec, &ab, err)))
         return rc;
-    if (tick <= 0)
-        return cs_error_set(err, CS_ERR_RANGE, "key 'tick': must be > 0");
-    if (packet < 1)
-        return cs_error_set(err, CS_ERR_RANGE, "key 'packet': must be at least 1 byte");
+    tick = ab.tick;
     if ((rc = net_describe(spec, bw, lat, &n->d, err)) || (rc = cs_netdesc_check(n->d, err)))
         return rc;
 
@@ -343,19 +336,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->ndims = cs_netdesc_dims(n->d, m->dims);
     m->rank_nodes = cs_netdesc_hosts(n->d);
 
-    m->tick_seconds = tick;
-    m->net.unit_bytes = packet;
-    m->net.buf_units = (int)buf;
+    if ((rc = cs_machine_ab_apply(&ab, m, err)))
+        return rc;
     m->net.send_ports = m->net.recv_ports = (int)ports;
     m->net.chan_ser_num = n->ser_num;
     m->net.chan_ser_den = n->ser_den;
     m->net.chan_wire_lat = n->wire_lat;
     m->net.ser_num = nlinks ? n->ser_num[0] : 1;
     m->net.ser_den = nlinks ? n->ser_den[0] : 1;
-    if ((rc = cs_spec_ticks("alpha", alpha, tick, 9e18, &m->net.send_overhead, err)) ||
-        (rc = cs_spec_ticks("hop", hop, tick, 9e18, &m->net.router_lat, err)) ||
-        (rc = cs_spec_tick_ratio("reduce", reduce, tick, &m->reduce_num, &m->reduce_den, err)))
-        return rc;
 
     /* the normalised spec: the keys as given, then the machine's own
      * settings that were left at their defaults */
@@ -363,10 +351,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     const struct { const char *key; const char *value; } own[] = {
         {"bw", cs_units_spec_bandwidth(bw, (char[32]){0}, 32)},
         {"lat", cs_units_spec_seconds(lat, (char[32]){0}, 32)},
-        {"alpha", cs_units_spec_seconds(alpha, (char[32]){0}, 32)},
-        {"hop", cs_units_spec_seconds(hop, (char[32]){0}, 32)},
-        {"tick", cs_units_spec_seconds(tick, (char[32]){0}, 32)},
-        {"reduce", cs_units_spec_seconds(reduce, (char[32]){0}, 32)},
+        {"alpha", cs_units_spec_seconds(ab.alpha, (char[32]){0}, 32)},
+        {"hop", cs_units_spec_seconds(ab.hop, (char[32]){0}, 32)},
+        {"tick", cs_units_spec_seconds(ab.tick, (char[32]){0}, 32)},
+        {"reduce", cs_units_spec_seconds(ab.reduce, (char[32]){0}, 32)},
     };
     snprintf(text, sizeof text, "%s", spec->text);
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
