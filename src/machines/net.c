@@ -268,12 +268,24 @@ static void net_levels(net_t *n)
         n->level[i] = cs_netdesc_level(n->d, n->old_of[i]);
 }
 
+/* Trees by level; a two-dimensional lattice of hosts (a torus or mesh) as
+ * a grid, its wrap links where it has them; anything else as a graph. */
 static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
 {
     const net_t *n = m->impl;
     memset(out, 0, sizeof *out);
     out->kind = n->level ? CS_LAYOUT_TREE : CS_LAYOUT_GRAPH;
     out->level = n->level;
+    if (!n->level && m->ndims == 2 && cs_netdesc_hosts(n->d) == cs_netdesc_nodes(n->d)) {
+        out->kind = CS_LAYOUT_GRID;
+        out->rows = m->dims[1];
+        out->cols = m->dims[0];
+        out->wrap_x = out->cols > 2 &&
+                      cs_netdesc_find_link(n->d, n->old_of[0], n->old_of[out->cols - 1]) >= 0;
+        out->wrap_y = out->rows > 2 &&
+                      cs_netdesc_find_link(n->d, n->old_of[0],
+                                           n->old_of[(out->rows - 1) * out->cols]) >= 0;
+    }
 }
 
 static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)

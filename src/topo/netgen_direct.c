@@ -259,6 +259,11 @@ int cs_netgen_torus(cs_netdesc_t *d, int ndims, const int *dims, int wrap, doubl
                 return rc;
         }
     set_lattice_bisection(d, &l, wrap, bw);
+    /* the dimensions hint counts the innermost first: the last here */
+    int inner_first[CS_NETGEN_MAX_DIMS];
+    for (int i = 0; i < ndims; i++)
+        inner_first[i] = dims[ndims - 1 - i];
+    cs_netdesc_set_dims(d, ndims, inner_first);
     if (rindex == 0) {
         torus_ctx_t *ctx = cs_malloc(sizeof *ctx);
         ctx->l = l;
