@@ -838,7 +838,8 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
     if (hint == CS_LAYOUT_GRID &&
         (lay.rows < 1 || lay.cols < 1 || (int64_t)lay.rows * lay.cols != h->nnodes))
         hint = CS_LAYOUT_GRAPH;
-    if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m))
+    if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m) &&
+        !(lay.groups_all && m->node_group && m->ngroups > 1))
         hint = CS_LAYOUT_GRAPH;
     for (int i = 0; hint == CS_LAYOUT_TREE && i < h->nnodes; i++)
         if (!lay.level || lay.level[i] < 0)

@@ -49,6 +49,8 @@ typedef struct cs_machine_layout {
                            dimension-0 neighbours side by side) */
     const int32_t *level; /* TREE: every node's level, 0 the bottom row
                            (borrowed from the machine) */
+    int groups_all;     /* DRAGONFLY: node_group gives every node a real group,
+                           the nodes that run no rank (switches) too */
 } cs_machine_layout_t;
 
 /* ---- closed-form models (--predict) ------------------------------------- */

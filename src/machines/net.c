@@ -53,6 +53,7 @@ typedef struct net {
     uint8_t *vc;
     int max_path;
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
+    int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
     cs_hop_t *shape_hops;
 } net_t;
@@ -218,7 +219,7 @@ static void net_number(net_t *n)
 /* The host groups as the machine's hierarchy hint (dense ids in order of
  * first use); switches take their description group or, without one,
  * group 0 (hints read the groups of rank nodes only). */
-static void net_groups(cs_machine_t *m, const net_t *n)
+static void net_groups(cs_machine_t *m, net_t *n)
 {
     int32_t nodes = cs_netdesc_nodes(n->d), hosts = cs_netdesc_hosts(n->d), max = -1;
     int32_t *renum;
@@ -227,12 +228,14 @@ static void net_groups(cs_machine_t *m, const net_t *n)
     if (max < 0)
         return;
     renum = cs_malloc((size_t)(max + 1) * sizeof *renum);
+    n->grouped = 1;
     for (int32_t g = 0; g <= max; g++)
         renum[g] = -1;
     m->node_group = cs_calloc((size_t)nodes, sizeof *m->node_group);
     for (int32_t i = 0; i < nodes; i++) {
         int32_t g = cs_netdesc_group(n->d, n->old_of[i]);
         if (g < 0) {
+            n->grouped = 0;
             if (i < hosts) { /* a host outside every group: no hierarchy */
                 free(m->node_group);
                 m->node_group = NULL;
@@ -268,15 +271,23 @@ static void net_levels(net_t *n)
         n->level[i] = cs_netdesc_level(n->d, n->old_of[i]);
 }
 
-/* Trees by level; a two-dimensional lattice of hosts (a torus or mesh) as
- * a grid, its wrap links where it has them; anything else as a graph. */
+/* Trees by level; networks whose every node has a group (a dragonfly's
+ * routers and hosts) as the group matrix; a two-dimensional lattice of
+ * hosts (a torus or mesh) as a grid, its wrap links where it has them;
+ * anything else as a graph. */
 static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
 {
     const net_t *n = m->impl;
     memset(out, 0, sizeof *out);
     out->kind = n->level ? CS_LAYOUT_TREE : CS_LAYOUT_GRAPH;
     out->level = n->level;
-    if (!n->level && m->ndims == 2 && cs_netdesc_hosts(n->d) == cs_netdesc_nodes(n->d)) {
+    if (!n->level && n->grouped && m->ngroups > 1 &&
+        cs_netdesc_hosts(n->d) < cs_netdesc_nodes(n->d)) {
+        /* a dragonfly: the group matrix and one group's links */
+        out->kind = CS_LAYOUT_DRAGONFLY;
+        out->groups_all = 1;
+    } else if (!n->level && m->ndims == 2 &&
+               cs_netdesc_hosts(n->d) == cs_netdesc_nodes(n->d)) {
         out->kind = CS_LAYOUT_GRID;
         out->rows = m->dims[1];
         out->cols = m->dims[0];
