@@ -331,6 +331,50 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, doubl
     return rc;
 }
 
+/* A <data> whose key no <key> declares: igraph drops it without a word,
+ * so a misspelt attribute would silently take its default.  Returns its
+ * line, or 0 when every <data> is declared. */
+static int gml_undeclared(xmlNodePtr root, char *name, size_t len)
+{
+    xmlNodePtr stack[64];
+    int top = 0, line = 0;
+    char declared[4096] = " ";
+    /* the declared key ids, space-separated (files declare a handful) */
+    for (xmlNodePtr k = root ? root->children : NULL; k; k = k->next)
+        if (k->type == XML_ELEMENT_NODE && !xmlStrcmp(k->name, (const xmlChar *)"key")) {
+            xmlChar *id = xmlGetProp(k, (const xmlChar *)"id");
+            if (id && strlen(declared) + strlen((const char *)id) + 2 < sizeof declared) {
+                strcat(declared, (const char *)id);
+                strcat(declared, " ");
+            }
+            xmlFree(id);
+        }
+    if (root)
+        stack[top++] = root;
+    while (top > 0 && !line) {
+        xmlNodePtr n = stack[--top];
+        for (xmlNodePtr c = n->children; c && !line; c = c->next) {
+            if (c->type != XML_ELEMENT_NODE)
+                continue;
+            if (!xmlStrcmp(c->name, (const xmlChar *)"data")) {
+                xmlChar *key = xmlGetProp(c, (const xmlChar *)"key");
+                char probe[300];
+                snprintf(probe, sizeof probe, " %s ", key ? (const char *)key : "");
+                if (!strstr(declared, probe)) {
+                    snprintf(name, len, "%s", key ? (const char *)key : "");
+                    line = (int)xmlGetLineNo(c);
+                    if (line < 1)
+                        line = 1;
+                }
+                xmlFree(key);
+            } else if (top < 64) {
+                stack[top++] = c;
+            }
+        }
+    }
+    return line;
+}
+
 static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **out,
                         cs_error_t *err)
 {
@@ -342,7 +386,13 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
      * only through its process-wide error handler */
     if ((rc = cs_netfile_xml_read(path, &doc, err)))
         return rc;
+    char key[128];
+    int line = gml_undeclared(xmlDocGetRootElement(doc), key, sizeof key);
     xmlFreeDoc(doc);
+    if (line)
+        return cs_error_set(err, CS_ERR_PARSE, "%s:%d: <data key=\"%s\"> names no declared "
+                            "<key> (collsim reads kind, rank, group, level, label, bandwidth, "
+                            "latency, multiplicity, routing)", path, line, key);
     if (!(f = fopen(path, "r")))
         return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
     /* igraph's attribute table and handlers are process-global (see

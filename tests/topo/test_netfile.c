@@ -617,3 +617,31 @@ Test(netfile, simgrid_fattree_cluster)
     cr_assert(links_alike(d, 125e6, 50e-6));
     cs_netdesc_free(d);
 }
+
+/* A <data> whose key is not declared: igraph would drop it silently, so a
+ * misspelt attribute would take its default; the reader names it and its
+ * line.  A collsim-written graph attribute (routing) is read back. */
+Test(netfile, graphml_undeclared_data_and_routing)
+{
+    cs_netdesc_t *d = NULL;
+    cs_error_t err = {0};
+    const char *bad = tmpfile_with("undeclared.graphml",
+        "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+        "  <key id=\"kind\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
+        "  <graph edgedefault=\"undirected\">\n"
+        "    <node id=\"a\"><data key=\"kind\">host</data></node>\n"
+        "    <node id=\"b\"><data key=\"bandwith\">1e9</data></node>\n"
+        "    <edge source=\"a\" target=\"b\"/>\n  </graph>\n</graphml>\n");
+    cr_assert_eq(cs_netfile_read(bad, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err), CS_ERR_PARSE);
+    cr_expect(strstr(err.msg, ":6:") && strstr(err.msg, "bandwith"), "%s", err.msg);
+    const char *ok = tmpfile_with("ring.graphml",
+        "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+        "  <key id=\"routing\" for=\"graph\" attr.name=\"routing\" attr.type=\"string\"/>\n"
+        "  <graph edgedefault=\"undirected\"><data key=\"routing\">ring</data>\n"
+        "    <node id=\"a\"/><node id=\"b\"/><node id=\"c\"/>\n"
+        "    <edge source=\"a\" target=\"b\"/><edge source=\"b\" target=\"c\"/>"
+        "<edge source=\"c\" target=\"a\"/>\n  </graph>\n</graphml>\n");
+    d = read_ok(ok, CS_NETFILE_AUTO);
+    cr_expect_str_eq(cs_netdesc_shape(d), "ring");
+    cs_netdesc_free(d);
+}
