@@ -184,10 +184,17 @@ static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **o
         const char *f = cs_spec_get(spec, "format");
         if (f && (rc = cs_netfile_parse_format(f, &fmt, err)))
             return rc;
-        if (routing && strcmp(routing, "shortest"))
+        if (routing && strcmp(routing, "shortest") && strcmp(routing, "ecmp"))
             return cs_error_set(err, CS_ERR_USAGE, "routing=%s: a network read from a file "
-                                "is routed by shortest paths (routing=shortest)", routing);
-        return cs_netfile_read(file, fmt, bw, lat, out, err);
+                                "is routed by shortest paths (routing=shortest, the default) "
+                                "or ECMP over them (routing=ecmp)", routing);
+        if ((rc = cs_netfile_read(file, fmt, bw, lat, out, err)))
+            return rc;
+        if (routing && !strcmp(routing, "ecmp") && (rc = cs_netdesc_route_ecmp(*out, err))) {
+            cs_netdesc_free(*out);
+            *out = NULL;
+        }
+        return rc;
     }
     const cs_netgen_type_t *g;
     char name[128];

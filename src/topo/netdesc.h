@@ -106,6 +106,11 @@ const char *cs_netdesc_route_name(const cs_netdesc_t *d);
 int cs_netdesc_route(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
                      int32_t *path, uint8_t *vc, int max);
 
+/* Attaches equal-cost multipath routing over shortest paths to any
+ * network (topo/netecmp.c): a flow (the salt) hashed to one of the
+ * shortest paths, hop by hop.  CS_ERR_USAGE when d has routes already. */
+int cs_netdesc_route_ecmp(cs_netdesc_t *d, cs_error_t *err);
+
 /* Checks what a runnable network needs: at least one host, and every host
  * reaching every other (CS_ERR_PARSE naming two hosts that cannot). */
 int cs_netdesc_check(const cs_netdesc_t *d, cs_error_t *err);

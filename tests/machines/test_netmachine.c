@@ -352,3 +352,42 @@ Test(net, graphml_round_trip_of_every_alphabeta_shape)
     }
     remove(path);
 }
+
+/* ECMP on a network read from a file: two leaf switches of 8 hosts joined
+ * through 8 middle switches, every link 1 GB/s.  Shortest paths (lowest
+ * channel id first) send all 8 left-to-right flows through one middle
+ * switch: 8-way, alpha + 8n/B in fluid mode; ECMP hashes the flows over
+ * the 8 equal paths, so the slowest shares its links with fewer. */
+Test(net, ecmp_spreads_flows_of_a_file_network)
+{
+    const char *path = "net-ecmp.txt";
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("switch L\nswitch R\n", f);
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "switch M%d\n", i);
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "a%d L 1GB/s\n", i);
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "b%d R 1GB/s\n", i);
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "L M%d 1GB/s\nM%d R 1GB/s\n", i, i);
+    fclose(f);
+    int src[8], dst[8];
+    for (int i = 0; i < 8; i++) {
+        src[i] = i;
+        dst[i] = 8 + i;
+    }
+    char s1[128], s2[128];
+    snprintf(s1, sizeof s1, "net:file=%s,alpha=1us", path);
+    snprintf(s2, sizeof s2, "net:file=%s,alpha=1us,routing=ecmp", path);
+    cs_tick_t fs = run_msgs(s1, 8, src, dst, N, CS_NET_FLUID, NULL);
+    cs_tick_t fe = run_msgs(s2, 8, src, dst, N, CS_NET_FLUID, NULL);
+    cr_expect_eq(fs, ALPHA + 8 * (cs_tick_t)N * PER_BYTE, "shortest: %lld", (long long)fs);
+    cr_expect_leq(fe, ALPHA + 4 * (cs_tick_t)N * PER_BYTE, "ecmp %lld vs shortest %lld",
+                  (long long)fe, (long long)fs);
+    /* deterministic: the same run twice */
+    cr_expect_eq(run_msgs(s2, 8, src, dst, N, CS_NET_PACKET, NULL),
+                 run_msgs(s2, 8, src, dst, N, CS_NET_PACKET, NULL));
+    remove(path);
+}
