@@ -40,43 +40,11 @@
  * but HyperX and dragonflies grow quadratically with a dimension or a
  * group, so their link count gets its own limit (a 4M-node 8-D torus
  * still fits). */
-#define MAX_LINKS (8 * (int64_t)CS_NETGEN_MAX_NODES)
 
 /* ---- shared checks ------------------------------------------------------- */
 
 /* Node ids are computed from the structure (hosts first), so a generator
  * fills an empty description. */
-static int check_empty(const cs_netdesc_t *d, const char *gen, cs_error_t *err)
-{
-    if (cs_netdesc_nodes(d) != 0)
-        return cs_error_set(err, CS_ERR_USAGE, "gen=%s: the description already has %d nodes; "
-                            "a generator builds a whole network", gen,
-                            (int)cs_netdesc_nodes(d));
-    return CS_OK;
-}
-
-static int check_links(int64_t links, const char *what, cs_error_t *err)
-{
-    if (links > MAX_LINKS)
-        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld links, more than %lld", what,
-                            (long long)links, (long long)MAX_LINKS);
-    return CS_OK;
-}
-
-/* A link class's bandwidth and latency, before anything is built, so that
- * a bad value names its key rather than the first link. */
-static int check_timing(const char *bwkey, double bw, const char *latkey, double lat,
-                        cs_error_t *err)
-{
-    if (!(bw > 0) || !isfinite(bw))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the bandwidth must be positive, got %g "
-                            "bytes/s", bwkey, bw);
-    if (!(lat >= 0) || !isfinite(lat))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the latency must be >= 0, got %g s",
-                            latkey, lat);
-    return CS_OK;
-}
-
 static int check_count(const char *key, int v, cs_error_t *err)
 {
     if (v < 1 || v > CS_NETGEN_MAX_NODES)
@@ -236,14 +204,14 @@ int cs_netgen_torus(cs_netdesc_t *d, int ndims, const int *dims, int wrap, doubl
     lattice_t l;
     int64_t links = 0;
     int rindex, rc;
-    if ((rc = check_empty(d, gen, err)) != CS_OK ||
+    if ((rc = cs_netgen_check_empty(d, gen, err)) != CS_OK ||
         (rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
-        (rc = check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
+        (rc = cs_netgen_check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
         (rc = cs_netgen_routing(gen, routing, valid, &rindex, err)) != CS_OK)
         return rc;
     for (int i = 0; i < ndims; i++)
         links += l.size / dims[i] * line_links(dims[i], wrap);
-    if ((rc = check_links(links, "dims", err)) != CS_OK)
+    if ((rc = cs_netgen_check_links(links, "dims", err)) != CS_OK)
         return rc;
 
     for (int32_t v = 0; v < l.size; v++)
@@ -313,10 +281,10 @@ int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, dou
     int64_t per_switch = 0, links;
     int32_t nhosts;
     int rindex, rc;
-    if ((rc = check_empty(d, "hyperx", err)) != CS_OK ||
+    if ((rc = cs_netgen_check_empty(d, "hyperx", err)) != CS_OK ||
         (rc = lattice_init(&l, ndims, dims, err)) != CS_OK ||
         (rc = check_count("hosts", hosts, err)) != CS_OK ||
-        (rc = check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
+        (rc = cs_netgen_check_timing("bw", bw, "lat", lat, err)) != CS_OK ||
         (rc = cs_netgen_routing("hyperx", routing, valid, &rindex, err)) != CS_OK)
         return rc;
     if ((int64_t)l.size * (hosts + 1) > CS_NETGEN_MAX_NODES)
@@ -326,7 +294,7 @@ int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, dou
     for (int i = 0; i < ndims; i++)
         per_switch += dims[i] - 1;
     links = (int64_t)l.size * hosts + (int64_t)l.size * per_switch / 2;
-    if ((rc = check_links(links, "dims", err)) != CS_OK)
+    if ((rc = cs_netgen_check_links(links, "dims", err)) != CS_OK)
         return rc;
 
     nhosts = l.size * hosts;
@@ -451,10 +419,10 @@ static int dfly_check(const cs_netgen_dragonfly_t *df, int *palmtree, cs_error_t
                             df->a, df->p, CS_NETGEN_MAX_NODES);
     links = routers * df->p + (int64_t)df->g * df->a * (df->a - 1) / 2 +
             (int64_t)df->g * (df->g - 1) / 2;
-    if ((rc = check_links(links, "a, g", err)) != CS_OK ||
-        (rc = check_timing("bw", df->bw, "lat", df->lat, err)) != CS_OK)
+    if ((rc = cs_netgen_check_links(links, "a, g", err)) != CS_OK ||
+        (rc = cs_netgen_check_timing("bw", df->bw, "lat", df->lat, err)) != CS_OK)
         return rc;
-    return check_timing("gbw", df->gbw, "glat", df->glat, err);
+    return cs_netgen_check_timing("gbw", df->gbw, "glat", df->glat, err);
 }
 
 int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const char *routing,
@@ -468,7 +436,7 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
                             "and a Valiant path by queue occupancy, state the net: machine does "
                             "not give a route function, so it is not built; valid: minimal, "
                             "valiant, shortest");
-    if ((rc = check_empty(d, "dragonfly", err)) != CS_OK ||
+    if ((rc = cs_netgen_check_empty(d, "dragonfly", err)) != CS_OK ||
         (rc = dfly_check(df, &palmtree, err)) != CS_OK ||
         (rc = cs_netgen_routing("dragonfly", routing, valid, &rindex, err)) != CS_OK)
         return rc;

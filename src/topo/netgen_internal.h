@@ -17,6 +17,19 @@ extern const cs_netgen_type_t cs_netgen_multidim_type;
 extern const cs_netgen_type_t cs_netgen_torus_type, cs_netgen_mesh_type, cs_netgen_hyperx_type,
     cs_netgen_dragonfly_type;
 
+/* Links a generator may build: some shapes (HyperX, dragonflies) grow
+ * links quadratically, so they are bounded on their own. */
+#define CS_NETGEN_MAX_LINKS ((int64_t)8 * CS_NETGEN_MAX_NODES)
+
+/* CS_ERR_USAGE unless d is empty: a generator builds a whole network. */
+int cs_netgen_check_empty(const cs_netdesc_t *d, const char *gen, cs_error_t *err);
+/* A class of links' bandwidth (> 0) and latency (>= 0), checked before
+ * anything is built, so that an error names the key, not the first link. */
+int cs_netgen_check_timing(const char *bwkey, double bw, const char *latkey, double lat,
+                           cs_error_t *err);
+/* CS_ERR_RANGE naming `what` beyond CS_NETGEN_MAX_LINKS links. */
+int cs_netgen_check_links(int64_t links, const char *what, cs_error_t *err);
+
 /* A list of positive integers under `key`: "8+8+8" or "8x8x8" (1 to max
  * items, each in 1..CS_NETGEN_MAX_NODES).  Absent key: *n = 0.  Errors name
  * the key. */

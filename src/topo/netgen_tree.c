@@ -33,45 +33,18 @@
 #define FT_MAX_LEVELS 16
 /* Links a generator may add: each is 32 bytes plus its hash slots, so this
  * bounds a generated network near 1 GiB, like the node limit does. */
-#define MAX_LINKS ((int64_t)4 * CS_NETGEN_MAX_NODES)
 
 /* ---- checks every generator shares --------------------------------------- */
 
 /* Generators number hosts from 0 (netgen.h), so they build into an empty
  * description. */
-static int check_empty(const cs_netdesc_t *d, const char *gen, cs_error_t *err)
-{
-    if (cs_netdesc_nodes(d) != 0)
-        return cs_error_set(err, CS_ERR_USAGE, "gen=%s: the network description already has "
-                            "%d nodes; a generator builds into an empty one", gen,
-                            (int)cs_netdesc_nodes(d));
-    return CS_OK;
-}
-
-/* One class of links' bandwidth and latency, checked before anything is
- * added so that an error names the key rather than the first link. */
-static int check_class(const char *bwkey, double bw, const char *latkey, double lat,
-                       cs_error_t *err)
-{
-    if (!(bw > 0) || !isfinite(bw))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the bandwidth must be positive, got %g "
-                            "bytes/s", bwkey, bw);
-    if (!(lat >= 0) || !isfinite(lat))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the latency must be >= 0, got %g s", latkey,
-                            lat);
-    return CS_OK;
-}
-
 /* Node and link totals against the limits, before allocating. */
 static int check_totals(int64_t nodes, int64_t links, const char *key, cs_error_t *err)
 {
     if (nodes > CS_NETGEN_MAX_NODES)
         return cs_error_set(err, CS_ERR_RANGE, "%s: %lld nodes, more than %d", key,
                             (long long)nodes, CS_NETGEN_MAX_NODES);
-    if (links > MAX_LINKS)
-        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld links, more than %lld", key,
-                            (long long)links, (long long)MAX_LINKS);
-    return CS_OK;
+    return cs_netgen_check_links(links, key, err);
 }
 
 /* A size argument in 1..CS_NETGEN_MAX_NODES. */
@@ -155,7 +128,7 @@ static int ft_shape(fattree_t *t, int levels, const int *down, const int *up, co
             return check_totals(nodes, links, "levels, down, up", err);
         if (l < levels)
             links += t->count[l] * up[l];
-        if (links > MAX_LINKS)
+        if (links > CS_NETGEN_MAX_LINKS)
             return check_totals(nodes, links, "levels, down, up", err);
     }
     return CS_OK;
@@ -219,9 +192,9 @@ int cs_netgen_fattree(cs_netdesc_t *d, int levels, const int *down, const int *u
     fattree_t shape, *t;
     int which, rc;
     double bisection = INFINITY;
-    if ((rc = check_empty(d, "fattree", err)) ||
+    if ((rc = cs_netgen_check_empty(d, "fattree", err)) ||
         (rc = cs_netgen_routing("fattree", routing, valid, &which, err)) ||
-        (rc = check_class("bw", bw, "lat", lat, err)) ||
+        (rc = cs_netgen_check_timing("bw", bw, "lat", lat, err)) ||
         (rc = ft_shape(&shape, levels, down, up, par, err)))
         return rc;
     for (int l = 0; l <= levels; l++)
@@ -354,12 +327,12 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
     static const char *const valid[] = {"updown", "shortest", NULL};
     twotier_t t;
     int which, rc;
-    if ((rc = check_empty(d, "twotier", err)) ||
+    if ((rc = cs_netgen_check_empty(d, "twotier", err)) ||
         (rc = cs_netgen_routing("twotier", routing, valid, &which, err)) ||
         (rc = check_size("nodes", nodes, err)) || (rc = check_size("gpus", gpus, err)) ||
         (rc = check_size("radix", radix, err)) ||
-        (rc = check_class("nvbw", nvbw, "nvlat", nvlat, err)) ||
-        (rc = check_class("bw", bw, "lat", lat, err)))
+        (rc = cs_netgen_check_timing("nvbw", nvbw, "nvlat", nvlat, err)) ||
+        (rc = cs_netgen_check_timing("bw", bw, "lat", lat, err)))
         return rc;
     /* A leaf takes whole nodes, so that the fast link is always the
      * shortest way between two accelerators of a node and the up/down
@@ -471,10 +444,10 @@ int cs_netgen_star(cs_netdesc_t *d, int hosts, double bw, double lat, double bac
 {
     int rc;
     int32_t sw;
-    if ((rc = check_empty(d, "star", err)) || (rc = check_size("hosts", hosts, err)) ||
+    if ((rc = cs_netgen_check_empty(d, "star", err)) || (rc = check_size("hosts", hosts, err)) ||
         (rc = check_totals((int64_t)hosts + 2, hosts + 1, "hosts", err)) ||
-        (rc = check_class("bw", bw, "lat", lat, err)) ||
-        (backbone_bw != 0 && (rc = check_class("backbone", backbone_bw, "backlat",
+        (rc = cs_netgen_check_timing("bw", bw, "lat", lat, err)) ||
+        (backbone_bw != 0 && (rc = cs_netgen_check_timing("backbone", backbone_bw, "backlat",
                                                backbone_lat, err))))
         return rc;
     for (int32_t h = 0; h < hosts; h++)

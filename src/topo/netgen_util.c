@@ -3,6 +3,7 @@
  */
 #include "topo/netgen_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +72,33 @@ int cs_netgen_routing(const char *gen, const char *routing, const char *const *v
     }
     return cs_error_set(err, CS_ERR_USAGE, "routing=%s: unknown routing for %s; valid: %s",
                         routing, gen, list);
+}
+
+int cs_netgen_check_empty(const cs_netdesc_t *d, const char *gen, cs_error_t *err)
+{
+    if (cs_netdesc_nodes(d) != 0)
+        return cs_error_set(err, CS_ERR_USAGE, "gen=%s: the network description already has "
+                            "%d nodes; a generator builds a whole network into an empty one",
+                            gen, (int)cs_netdesc_nodes(d));
+    return CS_OK;
+}
+
+int cs_netgen_check_timing(const char *bwkey, double bw, const char *latkey, double lat,
+                           cs_error_t *err)
+{
+    if (!(bw > 0) || !isfinite(bw))
+        return cs_error_set(err, CS_ERR_RANGE, "%s: the bandwidth must be positive, got %g "
+                            "bytes/s", bwkey, bw);
+    if (!(lat >= 0) || !isfinite(lat))
+        return cs_error_set(err, CS_ERR_RANGE, "%s: the latency must be >= 0, got %g s",
+                            latkey, lat);
+    return CS_OK;
+}
+
+int cs_netgen_check_links(int64_t links, const char *what, cs_error_t *err)
+{
+    if (links > CS_NETGEN_MAX_LINKS)
+        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld links, more than %lld", what,
+                            (long long)links, (long long)CS_NETGEN_MAX_LINKS);
+    return CS_OK;
 }
