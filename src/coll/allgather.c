@@ -278,6 +278,20 @@ static int build_allgather_cns_two_way(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- registry ------------------------------------------------------------------ */
 
+/* Per dimension (ASTRA-sim's hierarchical collectives; issue 18): the first
+ * dimension first, each rank's blocks growing as a consecutive range
+ * (coll_internal.c, cs_coll_dims_step). */
+static int allgather_multidim(cs_coll_builder_t *b, cs_error_t *err)
+{
+    cs_coll_dims_t g;
+    int rc;
+    if ((rc = cs_coll_dims_get(cs_coll_args(b), &g, err)))
+        return rc;
+    for (int d = 0; d < g.n; d++)
+        cs_coll_dims_step(b, &g, d, 0, 1);
+    return CS_OK;
+}
+
 static const char *const keys_hybrid[] = {"x", "y", NULL};
 static const char *const keys_ring[] = {"stream", NULL};
 static const char *const keys_two_way[] = {"stream", "offset", NULL};
@@ -322,7 +336,17 @@ static const cs_coll_algo_t allgather_cns_two_way = {
     "offset=DURATION (default 160ns = 4ov on the CNS-1); stream=1|0 (default 1)", keys_two_way,
     build_allgather_cns_two_way};
 
+static const char *const keys_multidim[] = {"dims", "inner", NULL};
+static const cs_coll_algo_t ag_multidim = {
+    CS_COLL_ALLGATHER, "multidim",
+    "per dimension of the machine, the first first: each dimension's lines all-gather the "
+    "blocks their ranks hold",
+    "ASTRA-sim's hierarchical collectives (issue 18)",
+    "dims=AxB... (default: the machine's dimensions hint, else one); inner=ring|direct, or one "
+    "per dimension joined by + (default ring)",
+    keys_multidim, allgather_multidim};
+
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_allgather[] = {
     &ag_ring, &ag_rdb, &ag_bruck, &ag_gather_bcast, &allgather_hybrid, &allgather_cns_ring,
-    &allgather_cns_two_way, NULL};
+    &allgather_cns_two_way, &ag_multidim, NULL};

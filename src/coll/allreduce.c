@@ -739,145 +739,19 @@ static int build_allreduce_hierarchical(cs_coll_builder_t *b, cs_error_t *err)
  * registry
  * ======================================================================== */
 
-/* ---- per dimension (ASTRA-sim's hierarchical collectives; issue 18) ---------
- * The ranks form a lattice d0 x d1 x ... (dimension 0 innermost: a node's
- * fast ring, then a switch between nodes), each dimension its own network.
- * Reduce-scatter along dimension 0 over its lines (the ranks that differ
- * only in that coordinate), then along dimension 1 on the shard the first
- * left, and so on; then all-gather back from the last dimension to the
- * first.  Each dimension's traffic stays on its own links and the slow
- * dimensions carry only 1/(d0 d1 ...) of the vector.  Per dimension the
- * algorithm is a ring or direct (every member sends each other its piece
- * at once; its ports serialise them). */
-
-static const char *const dim_algos[] = {"ring", "direct", NULL};
-
-/* The lattice: --opt dims=AxB, else the machine's hint; per-dimension
- * algorithms from --opt inner=ring|direct, or one per dimension joined by
- * '+'. */
-static int multidim_shape(const cs_coll_args_t *a, int *nd, int *dims, int *algo,
-                          cs_error_t *err)
-{
-    const char *v = a->opts ? cs_spec_get(a->opts, "dims") : NULL;
-    const char *in = a->opts ? cs_spec_get(a->opts, "inner") : NULL;
-    int64_t prod = 1;
-    *nd = 0;
-    if (v) {
-        for (const char *p = v; *p;) {
-            char *end;
-            long x = strtol(p, &end, 10);
-            if (end == p || x < 1 || x > a->P || *nd == CS_COLL_MAX_DIMS ||
-                (*end && *end != 'x' && *end != '+'))
-                return cs_error_set(err, CS_ERR_USAGE, "option dims=%s: expected sizes joined "
-                                    "by x (e.g. 8x16), at most %d, each 1..P", v,
-                                    CS_COLL_MAX_DIMS);
-            dims[(*nd)++] = (int)x;
-            p = *end ? end + 1 : end;
-        }
-    } else if (a->hints && a->hints->ndims > 0) {
-        *nd = a->hints->ndims < CS_COLL_MAX_DIMS ? a->hints->ndims : CS_COLL_MAX_DIMS;
-        memcpy(dims, a->hints->dims, (size_t)*nd * sizeof *dims);
-    } else {
-        dims[(*nd)++] = a->P; /* one dimension: a ring allreduce */
-    }
-    for (int d = 0; d < *nd; d++)
-        prod *= dims[d];
-    if (prod != a->P)
-        return cs_error_set(err, CS_ERR_RANGE, "the dimensions multiply to %lld ranks, not P = "
-                            "%d (option dims=AxB or a machine whose hint covers the ranks)",
-                            (long long)prod, a->P);
-    for (int d = 0; d < *nd; d++)
-        algo[d] = 0;
-    for (int d = 0; in && *in; d++) {
-        size_t len = strcspn(in, "+");
-        int k = -1;
-        for (int i = 0; dim_algos[i]; i++)
-            if (strlen(dim_algos[i]) == len && !strncmp(in, dim_algos[i], len))
-                k = i;
-        if (k < 0 || d >= *nd)
-            return cs_error_set(err, CS_ERR_USAGE, "option inner=%s: one of ring, direct per "
-                                "dimension, joined by + (%d dimensions)",
-                                cs_spec_get(a->opts, "inner"), *nd);
-        for (int e = d; e < *nd; e++) /* the last given goes for the rest */
-            algo[e] = k;
-        in += len + (in[len] == '+');
-    }
-    return CS_OK;
-}
-
-/* The range rank r holds before dimension d's reduce-scatter: [0, n)
- * split along the dimensions before d by r's coordinates. */
-static void multidim_range(int64_t n, const int *dims, int d, int r, int64_t *off, int64_t *len)
-{
-    *off = 0;
-    *len = n;
-    for (int e = 0; e < d; e++) {
-        int64_t o, l;
-        cs_coll_split(*len, dims[e], r % dims[e], &o, &l);
-        *off += o;
-        *len = l;
-        r /= dims[e];
-    }
-}
-
-/* One dimension's reduce-scatter (rs = 1) or all-gather over every line. */
-static void multidim_step(cs_coll_builder_t *b, const int *dims, int d, int algo, int rs)
-{
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int s = dims[d], stride = 1;
-    for (int e = 0; e < d; e++)
-        stride *= dims[e];
-    int32_t *grp = cs_malloc((size_t)s * sizeof *grp);
-    int64_t *off = cs_malloc((size_t)s * sizeof *off), *len = cs_malloc((size_t)s * sizeof *len);
-    for (int base = 0; base < a->P; base++) {
-        if (base / stride % s) /* one visit per line: its coordinate-0 member */
-            continue;
-        int64_t o, l;
-        multidim_range(a->bytes, dims, d, base, &o, &l);
-        for (int q = 0; q < s; q++) {
-            grp[q] = base + q * stride;
-            cs_coll_split(l, s, q, &off[q], &len[q]);
-            off[q] += o;
-        }
-        if (algo == 0 && rs)
-            cs_coll_ring_reduce_scatter(b, grp, s, off, len, TAG_RS);
-        else if (algo == 0)
-            cs_coll_ring_allgather(b, grp, s, off, len, TAG_AG);
-        else
-            for (int q = 0; q < s; q++) {
-                /* direct: member q sends to q+1, q+2, ... one after the
-                 * other, so that every step is a permutation of the line
-                 * (as the butterfly's direct groups); its recvs are posted
-                 * at once (they write its own piece, the sends read others) */
-                int32_t prev = -1;
-                for (int t = 1; t < s; t++) {
-                    int to = (q + t) % s, from = (q - t + s) % s;
-                    int32_t op = cs_coll_send_nz(b, grp[q], grp[to], off[rs ? to : q],
-                                                 len[rs ? to : q], TAG_DATA);
-                    cs_coll_dep(b, op, prev, CS_DEP_AFTER);
-                    prev = op >= 0 ? op : prev;
-                    if (rs)
-                        cs_coll_recv_reduce_nz(b, grp[q], grp[from], off[q], len[q], TAG_DATA);
-                    else
-                        cs_coll_recv_nz(b, grp[q], grp[from], off[from], len[from], TAG_DATA);
-                }
-                cs_coll_wait(b, grp[q]);
-            }
-    }
-    free(grp);
-    free(off);
-    free(len);
-}
-
+/* Per dimension (coll_internal.c, cs_coll_dims_*): reduce-scatter along
+ * dimension 0, then 1, ... on the shard the previous left, then all-gather
+ * back from the last dimension to the first. */
 static int allreduce_multidim(cs_coll_builder_t *b, cs_error_t *err)
 {
-    int nd, dims[CS_COLL_MAX_DIMS], algo[CS_COLL_MAX_DIMS], rc;
-    if ((rc = multidim_shape(cs_coll_args(b), &nd, dims, algo, err)))
+    cs_coll_dims_t g;
+    int rc;
+    if ((rc = cs_coll_dims_get(cs_coll_args(b), &g, err)))
         return rc;
-    for (int d = 0; d < nd; d++)
-        multidim_step(b, dims, d, algo[d], 1);
-    for (int d = nd - 1; d >= 0; d--)
-        multidim_step(b, dims, d, algo[d], 0);
+    for (int d = 0; d < g.n; d++)
+        cs_coll_dims_step(b, &g, d, 1, 0);
+    for (int d = g.n - 1; d >= 0; d--)
+        cs_coll_dims_step(b, &g, d, 0, 0);
     return CS_OK;
 }
 

@@ -657,3 +657,135 @@ void cs_coll_hybrid_allgather(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, 
         cs_coll_group_bcast(b, base, cs_coll_hybrid_start(P, y, g + 1) - base, 0, all, tag + 64);
     }
 }
+
+/* ---- per dimension (ASTRA-sim's hierarchical collectives; issue 18) ---------
+ * The ranks form a lattice d0 x d1 x ... (dimension 0 innermost: a node's
+ * fast ring, then a switch between nodes), each dimension its own network;
+ * a *line* of dimension d is the ranks that differ only in coordinate d.
+ * A step reduce-scatters or all-gathers one range over every line of one
+ * dimension, the range split into the line's s pieces (member q ends with
+ * or starts from piece q), as a ring or directly (every member sends each
+ * other member its piece, one after the other, so that each step is a
+ * permutation of the line). */
+
+static const char *const dim_algos[] = {"ring", "direct", NULL};
+
+int cs_coll_dims_get(const cs_coll_args_t *a, cs_coll_dims_t *g, cs_error_t *err)
+{
+    const char *v = a->opts ? cs_spec_get(a->opts, "dims") : NULL;
+    const char *in = a->opts ? cs_spec_get(a->opts, "inner") : NULL;
+    int64_t prod = 1;
+    memset(g, 0, sizeof *g);
+    if (v) {
+        for (const char *p = v; *p;) {
+            char *end;
+            long x = strtol(p, &end, 10);
+            if (end == p || x < 1 || x > a->P || g->n == CS_COLL_MAX_DIMS ||
+                (*end && *end != 'x' && *end != '+'))
+                return cs_error_set(err, CS_ERR_USAGE, "option dims=%s: expected sizes joined "
+                                    "by x (e.g. 8x16), at most %d, each 1..P", v,
+                                    CS_COLL_MAX_DIMS);
+            g->size[g->n++] = (int)x;
+            p = *end ? end + 1 : end;
+        }
+    } else if (a->hints && a->hints->ndims > 0) {
+        g->n = a->hints->ndims < CS_COLL_MAX_DIMS ? a->hints->ndims : CS_COLL_MAX_DIMS;
+        memcpy(g->size, a->hints->dims, (size_t)g->n * sizeof *g->size);
+    } else {
+        g->size[g->n++] = a->P; /* one dimension */
+    }
+    for (int d = 0; d < g->n; d++)
+        prod *= g->size[d];
+    if (prod != a->P)
+        return cs_error_set(err, CS_ERR_RANGE, "the dimensions multiply to %lld ranks, not P = "
+                            "%d (option dims=AxB or a machine whose hint covers the ranks)",
+                            (long long)prod, a->P);
+    for (int d = 0; in && *in; d++) {
+        size_t len = strcspn(in, "+");
+        int k = -1;
+        for (int i = 0; dim_algos[i]; i++)
+            if (strlen(dim_algos[i]) == len && !strncmp(in, dim_algos[i], len))
+                k = i;
+        if (k < 0 || d >= g->n)
+            return cs_error_set(err, CS_ERR_USAGE, "option inner=%s: one of ring, direct per "
+                                "dimension, joined by + (%d dimensions)",
+                                cs_spec_get(a->opts, "inner"), g->n);
+        for (int e = d; e < g->n; e++) /* the last given goes for the rest */
+            g->algo[e] = k;
+        in += len + (in[len] == '+');
+    }
+    return CS_OK;
+}
+
+/* The range a line of dimension d shares, from its coordinate-0 member r.
+ * blocks = 0 (allreduce): [0, n) split along the dimensions before d by
+ * r's coordinates.  blocks = 1 (the P blocks of m bytes of reduce-scatter
+ * and all-gather, block r ending on rank r): the blocks of every rank with
+ * r's coordinates above d, which are consecutive. */
+static void dims_range(const cs_coll_args_t *a, const cs_coll_dims_t *g, int d, int r,
+                       int blocks, int64_t *off, int64_t *len)
+{
+    if (blocks) {
+        int64_t span = 1;
+        for (int e = 0; e <= d; e++)
+            span *= g->size[e];
+        *off = (r - r % span) * a->bytes;
+        *len = span * a->bytes;
+        return;
+    }
+    *off = 0;
+    *len = a->bytes;
+    for (int e = 0; e < d; e++) {
+        int64_t o, l;
+        cs_coll_split(*len, g->size[e], r % g->size[e], &o, &l);
+        *off += o;
+        *len = l;
+        r /= g->size[e];
+    }
+}
+
+void cs_coll_dims_step(cs_coll_builder_t *b, const cs_coll_dims_t *g, int d, int rs, int blocks)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int s = g->size[d], stride = 1;
+    for (int e = 0; e < d; e++)
+        stride *= g->size[e];
+    int32_t *grp = cs_malloc((size_t)s * sizeof *grp);
+    int64_t *off = cs_malloc((size_t)s * sizeof *off), *len = cs_malloc((size_t)s * sizeof *len);
+    for (int base = 0; base < a->P; base++) {
+        if (base / stride % s) /* one visit per line: its coordinate-0 member */
+            continue;
+        int64_t o, l;
+        dims_range(a, g, d, base, blocks, &o, &l);
+        for (int q = 0; q < s; q++) {
+            grp[q] = base + q * stride;
+            cs_coll_split(l, s, q, &off[q], &len[q]);
+            off[q] += o;
+        }
+        if (g->algo[d] == 0 && rs)
+            cs_coll_ring_reduce_scatter(b, grp, s, off, len, TAG_RS);
+        else if (g->algo[d] == 0)
+            cs_coll_ring_allgather(b, grp, s, off, len, TAG_AG);
+        else
+            for (int q = 0; q < s; q++) {
+                /* sends one after the other; recvs posted at once (they
+                 * write the member's own piece, the sends read others) */
+                int32_t prev = -1;
+                for (int t = 1; t < s; t++) {
+                    int to = (q + t) % s, from = (q - t + s) % s;
+                    int32_t op = cs_coll_send_nz(b, grp[q], grp[to], off[rs ? to : q],
+                                                 len[rs ? to : q], TAG_DATA);
+                    cs_coll_dep(b, op, prev, CS_DEP_AFTER);
+                    prev = op >= 0 ? op : prev;
+                    if (rs)
+                        cs_coll_recv_reduce_nz(b, grp[q], grp[from], off[q], len[q], TAG_DATA);
+                    else
+                        cs_coll_recv_nz(b, grp[q], grp[from], off[from], len[from], TAG_DATA);
+                }
+                cs_coll_wait(b, grp[q]);
+            }
+    }
+    free(grp);
+    free(off);
+    free(len);
+}

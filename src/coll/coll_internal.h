@@ -271,6 +271,26 @@ void cs_coll_fold_out(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off
  * [poff[v], poff[v+1]): ends with piece v reduced on virtual rank v. */
 void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_t *poff, int tag);
 
+/* ---- per dimension (ASTRA-sim's hierarchical collectives; issue 18) ------------ */
+
+/* The rank lattice: sizes (dimension 0 innermost) from --opt dims=AxB, else
+ * the machine's dimensions hint, else one dimension of P; each dimension's
+ * algorithm (0 ring, 1 direct) from --opt inner=ring|direct or one per
+ * dimension joined by '+'.  Errors name the option. */
+typedef struct cs_coll_dims {
+    int n;
+    int size[CS_COLL_MAX_DIMS];
+    int algo[CS_COLL_MAX_DIMS];
+} cs_coll_dims_t;
+int cs_coll_dims_get(const cs_coll_args_t *a, cs_coll_dims_t *g, cs_error_t *err);
+/* A reduce-scatter (rs = 1) or all-gather over every line of dimension d
+ * (the ranks differing only in coordinate d).  blocks = 0: the allreduce's
+ * vector, as the steps before d split it; blocks = 1: the P blocks of
+ * --bytes each, block r ending on rank r (reduce-scatter from the last
+ * dimension down, all-gather from the first up keep each rank's blocks
+ * consecutive). */
+void cs_coll_dims_step(cs_coll_builder_t *b, const cs_coll_dims_t *g, int d, int rs, int blocks);
+
 /* ---- the Cell papers' building blocks -------------------------------------- */
 
 /* 0-byte tokens among ranks[0..cnt): recursive doubling for a power of two

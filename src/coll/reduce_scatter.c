@@ -73,6 +73,20 @@ static int reduce_scatter_pairwise(cs_coll_builder_t *b, cs_error_t *err)
     return CS_OK;
 }
 
+/* Per dimension (ASTRA-sim's hierarchical collectives; issue 18): the last
+ * dimension first, so that each rank's blocks stay consecutive and rank r
+ * ends with block r (coll_internal.c, cs_coll_dims_step). */
+static int reduce_scatter_multidim(cs_coll_builder_t *b, cs_error_t *err)
+{
+    cs_coll_dims_t g;
+    int rc;
+    if ((rc = cs_coll_dims_get(cs_coll_args(b), &g, err)))
+        return rc;
+    for (int d = g.n - 1; d >= 0; d--)
+        cs_coll_dims_step(b, &g, d, 1, 1);
+    return CS_OK;
+}
+
 /* ---- registry ------------------------------------------------------------------ */
 
 static const cs_coll_algo_t rs_ring = {
@@ -88,6 +102,16 @@ static const cs_coll_algo_t rs_pairwise = {
     "direct: in step k send block r+k to rank r+k, add rank r-k's copy of block r",
     "generic (MPI)", "", NULL, reduce_scatter_pairwise};
 
+static const char *const keys_multidim[] = {"dims", "inner", NULL};
+static const cs_coll_algo_t rs_multidim = {
+    CS_COLL_REDUCE_SCATTER, "multidim",
+    "per dimension of the machine, the last first: each dimension's lines reduce-scatter the "
+    "blocks their ranks share",
+    "ASTRA-sim's hierarchical collectives (issue 18)",
+    "dims=AxB... (default: the machine's dimensions hint, else one); inner=ring|direct, or one "
+    "per dimension joined by + (default ring)",
+    keys_multidim, reduce_scatter_multidim};
+
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_reduce_scatter[] = {&rs_ring, &rs_halving, &rs_pairwise,
-                                                              NULL};
+                                                              &rs_multidim, NULL};

@@ -228,8 +228,8 @@ Test(net, file_errors)
  * per dimension of size s a ring reduce-scatter (or direct exchange, as
  * permutations) of s-1 steps, the all-gather back likewise, each step
  * alpha + (the piece) / (the dimension's bandwidth).  Also --validate. */
-static cs_tick_t run_coll(const char *spec, const char *opt, int64_t n, cs_net_mode_t mode,
-                          int validate)
+static cs_tick_t run_coll_algo(const char *spec, const char *coll, const char *opt, int64_t n,
+                               cs_net_mode_t mode, int validate)
 {
     cs_request_t r;
     cs_request_run_t run;
@@ -240,7 +240,7 @@ static cs_tick_t run_coll(const char *spec, const char *opt, int64_t n, cs_net_m
     char bytes[32];
     snprintf(bytes, sizeof bytes, "%lld", (long long)n);
     cr_assert_eq(cs_request_set(&r, "machine", spec, &err), CS_OK);
-    cr_assert_eq(cs_request_set(&r, "coll", "allreduce", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "coll", coll, &err), CS_OK);
     cr_assert_eq(cs_request_set(&r, "algo", "multidim", &err), CS_OK);
     cr_assert_eq(cs_request_set(&r, "bytes", bytes, &err), CS_OK);
     if (opt)
@@ -255,6 +255,12 @@ static cs_tick_t run_coll(const char *spec, const char *opt, int64_t n, cs_net_m
     cs_tick_t fin = run.result.finish;
     cs_request_run_destroy(&run);
     return fin;
+}
+
+static cs_tick_t run_coll(const char *spec, const char *opt, int64_t n, cs_net_mode_t mode,
+                          int validate)
+{
+    return run_coll_algo(spec, "allreduce", opt, n, mode, validate);
 }
 
 Test(net, multidim_allreduce_closed_forms)
@@ -390,4 +396,24 @@ Test(net, ecmp_spreads_flows_of_a_file_network)
     cr_expect_eq(run_msgs(s2, 8, src, dst, N, CS_NET_PACKET, NULL),
                  run_msgs(s2, 8, src, dst, N, CS_NET_PACKET, NULL));
     remove(path);
+}
+
+/* reduce-scatter/multidim (the last dimension first) and allgather/multidim
+ * (the first first) of m-byte blocks on a ring of 4 at 2 GB/s and pairs
+ * through a switch at 1 GB/s: the ring's 3 steps of alpha + m at 2 GB/s
+ * and the pair's one step of alpha + 4m at 1 GB/s (over two links), in
+ * either order.  Also --validate. */
+Test(net, multidim_reduce_scatter_allgather_closed_forms)
+{
+    const char *spec = "net:gen=multidim,dims=ring:4:2GB/s+switch:2:1GB/s,alpha=1us";
+    int64_t m = 16384;
+    cs_tick_t want = 3 * (ALPHA + (cs_tick_t)m * (PER_BYTE / 2)) + ALPHA + 4 * m * PER_BYTE;
+    for (int mi = 0; mi < 2; mi++) {
+        cr_expect_eq(run_coll_algo(spec, "reduce-scatter", NULL, m, modes[mi], 1), want);
+        cr_expect_eq(run_coll_algo(spec, "allgather", NULL, m, modes[mi], 1), want);
+        run_coll_algo("net:gen=multidim,dims=ring:3+full:3+switch:2", "reduce-scatter",
+                      "inner=direct+ring", 1000, modes[mi], 1);
+        run_coll_algo("net:gen=multidim,dims=ring:3+full:3+switch:2", "allgather",
+                      "inner=ring+direct", 1000, modes[mi], 1);
+    }
 }
