@@ -478,14 +478,19 @@ int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_
     return cs_exec_run(&env, p, opts, res, err);
 }
 
+int cs_request_exec_gen(const cs_machine_t *m, cs_progen_t *g, const cs_exec_opts_t *opts,
+                        cs_exec_result_t *res, cs_error_t *err)
+{
+    cs_exec_env_t env;
+    cs_machine_exec_env(m, &env);
+    return cs_exec_run_gen(&env, g, opts, res, err);
+}
+
 int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t *err)
 {
     int rc;
-    if (run->gen) {
-        cs_exec_env_t env;
-        cs_machine_exec_env(run->machine, &env);
-        return cs_exec_run_gen(&env, run->gen, opts, &run->result, err);
-    }
+    if (run->gen)
+        return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
     rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
     if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err)))
         cs_error_prefix(err, "validation failed");

@@ -163,6 +163,9 @@ int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model
 /* Runs p on machine m (cs_exec_run in the machine's environment): the one
  * call that executes a program, for the front ends that make programs of
  * their own (a trace replay, a sweep's sizes, the benchmark's workloads). */
+/* The same for a generator's program built while it runs (cs_exec_run_gen). */
+int cs_request_exec_gen(const cs_machine_t *m, cs_progen_t *g, const cs_exec_opts_t *opts,
+                        cs_exec_result_t *res, cs_error_t *err);
 int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_opts_t *opts,
                     cs_exec_result_t *res, cs_error_t *err);
 

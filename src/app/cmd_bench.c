@@ -433,10 +433,8 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
         rc = w->windowed ? cs_coll_generate(c.algo, &c.args, 0, &gen, &err)
                          : cs_request_coll_build(&c, &p, &err);
     if (rc == CS_OK && gen) {
-        cs_exec_env_t env;
-        cs_machine_exec_env(m, &env);
         p = gen->prog;
-        rc = cs_exec_run_gen(&env, gen, &opts, &res, &err);
+        rc = cs_request_exec_gen(m, gen, &opts, &res, &err);
     } else if (rc == CS_OK) {
         build_s = bench_seconds_since(&t0);
         rc = cs_request_exec(m, p, &opts, &res, &err);

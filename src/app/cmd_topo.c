@@ -83,15 +83,18 @@ static void topo_print_hops(const char *label, double v, int whole, int too_larg
         printf("%-13s %.4f\n", label, v);
 }
 
+/* Writes `path` with one of the writers below: a topology's (GraphML or
+ * DOT of the structure) or a network description's (GraphML with timing). */
 typedef int (*topo_writer_fn)(const cs_topo_t *t, FILE *f, cs_error_t *err);
 
-static int topo_write(const cs_topo_t *t, const char *path, topo_writer_fn fn, cs_error_t *err)
+static int topo_write(const cs_topo_t *t, const cs_netdesc_t *d, const char *path,
+                      topo_writer_fn fn, cs_error_t *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
                             strerror(errno));
-    int rc = fn(t, f, err);
+    int rc = d ? cs_netfile_write_graphml(d, f, err) : fn(t, f, err);
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
     return rc;
@@ -104,19 +107,10 @@ static int topo_write_graphml(const cs_machine_t *m, const char *path, cs_error_
 {
     cs_netdesc_t *d;
     if (m->type->net_new)
-        return topo_write(m->topo, path, cs_topo_write_graphml, err);
+        return topo_write(m->topo, NULL, path, cs_topo_write_graphml, err);
     int rc = cs_machine_netdesc(m, &d, err);
-    if (rc)
-        return rc;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cs_netdesc_free(d);
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    }
-    rc = cs_netfile_write_graphml(d, f, err);
-    if (fclose(f) != 0 && rc == CS_OK)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
+    if (rc == CS_OK)
+        rc = topo_write(NULL, d, path, NULL, err);
     cs_netdesc_free(d);
     return rc;
 }
@@ -182,7 +176,7 @@ int cs_app_cmd_topo(int argc, char **argv)
             printf("%-13s %s\n", "graphml", a.graphml);
     }
     if (rc == CS_OK && a.dot) {
-        rc = topo_write(m->topo, a.dot, cs_topo_write_dot, &err);
+        rc = topo_write(m->topo, NULL, a.dot, cs_topo_write_dot, &err);
         if (rc == CS_OK)
             printf("%-13s %s\n", "dot", a.dot);
     }

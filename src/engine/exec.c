@@ -188,7 +188,7 @@ static int dep_next(const exec_t *x, dep_iter_t *it, cs_dep_t *d)
         *d = it->v[it->i++];
         return 1;
     }
-    if (!x->gen || it->e == NONE)
+    if (it->e == NONE) /* a windowed run's chain (the tables set v) */
         return 0;
     *d = E(x, it->e)->dep;
     it->e = E(x, it->e)->next;

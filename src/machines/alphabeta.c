@@ -49,11 +49,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         (rc = cs_machine_ab_read(spec, &ab, err)))
         return rc;
 
+    /* topos[] lists the shapes in cs_topo_kind_t order */
     switch (topo_i) {
-    case 0: rc = cs_topo_new_line((int)p, &m->topo, err); break;
-    case 1: rc = cs_topo_new_ring((int)p, &m->topo, err); break;
-    case 2:
-    case 3:
+    case CS_TOPO_MESH:
+    case CS_TOPO_TORUS:
         if (!rows && !cols) {
             int64_t s = (int64_t)llround(sqrt((double)p));
             if (s * s != p)
@@ -69,15 +68,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
             return cs_error_set(err, CS_ERR_RANGE, "rows*cols = %lld exceeds %d nodes",
                                 (long long)(rows * cols), CS_TOPO_MAX_NODES);
         p = rows * cols;
-        rc = topo_i == 2 ? cs_topo_new_mesh((int)rows, (int)cols, &m->topo, err)
-                         : cs_topo_new_torus((int)rows, (int)cols, &m->topo, err);
         m->grid_rows = (int)rows;
         m->grid_cols = (int)cols;
         break;
-    case 4: rc = cs_topo_new_complete((int)p, &m->topo, err); break;
-    default: rc = cs_topo_new_hypercube((int)p, &m->topo, err); break;
+    default:
+        break;
     }
-    if (rc)
+    if ((rc = cs_topo_new_shape((cs_topo_kind_t)topo_i, (int)p, (int)rows, (int)cols, &m->topo,
+                                err)))
         return rc;
 
     /* the topology's best ring as the machine's ring hint */

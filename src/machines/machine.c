@@ -149,17 +149,15 @@ int cs_machine_netdesc(const cs_machine_t *m, cs_netdesc_t **out, cs_error_t *er
         return rc;
     }
     /* a standard shape routes by its own rule: say which */
-    static const char *const shapes[] = {"line", "ring", "mesh", "torus", "complete",
-                                         "hypercube", "cylinder"};
     cs_topo_kind_t k = cs_topo_kind(m->topo);
     int rows, cols;
     if (k == CS_TOPO_MESH || k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER) {
         char s[64];
         cs_topo_grid(m->topo, &rows, &cols);
-        snprintf(s, sizeof s, "%s:%dx%d", shapes[k], rows, cols);
+        snprintf(s, sizeof s, "%s:%dx%d", cs_topo_kind_name(k), rows, cols);
         cs_netdesc_set_shape(d, s);
     } else if (k != CS_TOPO_CUSTOM) {
-        cs_netdesc_set_shape(d, shapes[k]);
+        cs_netdesc_set_shape(d, cs_topo_kind_name(k));
     }
     *out = d;
     return CS_OK;

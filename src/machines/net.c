@@ -130,32 +130,22 @@ static int net_route_shape(const cs_topo_t *t, void *ctx, int src, int dst, cs_h
  * as many nodes, all hosts, every link of the shape present. */
 static int net_shape(net_t *n, cs_error_t *err)
 {
-    static const char *const names[] = {"line", "ring", "mesh", "torus", "complete",
-                                        "hypercube", "cylinder", NULL};
     const char *s = cs_netdesc_shape(n->d);
     int32_t nodes = cs_netdesc_nodes(n->d);
-    int k, rows = 0, cols = 0, rc;
+    int rows = 0, cols = 0, rc;
     size_t len = strcspn(s, ":");
-    for (k = 0; names[k] && (strlen(names[k]) != len || strncmp(s, names[k], len)); k++)
-        ;
-    if (!names[k] || (k == 2 || k == 3 || k == 6) != (s[len] == ':') ||
-        (s[len] == ':' && (sscanf(s + len + 1, "%dx%d", &rows, &cols) != 2 || rows < 1 ||
-                           cols < 1 || (int64_t)rows * cols != nodes)))
+    int k = cs_topo_kind_parse(s, len);
+    int grid = k == CS_TOPO_MESH || k == CS_TOPO_TORUS || k == CS_TOPO_CYLINDER;
+    if (k < 0 || grid != (s[len] == ':') ||
+        (grid && (sscanf(s + len + 1, "%dx%d", &rows, &cols) != 2 || rows < 1 || cols < 1 ||
+                  (int64_t)rows * cols != nodes)))
         return cs_error_set(err, CS_ERR_PARSE, "%s: routing \"%s\": not a standard shape of %d "
                             "nodes (line, ring, complete, hypercube, mesh:RxC, torus:RxC, "
                             "cylinder:RxC)", cs_netdesc_source(n->d), s, (int)nodes);
     if (cs_netdesc_hosts(n->d) != nodes)
         return cs_error_set(err, CS_ERR_PARSE, "%s: routing \"%s\": a standard shape has hosts "
                             "only", cs_netdesc_source(n->d), s);
-    switch (k) {
-    case 0: rc = cs_topo_new_line(nodes, &n->shape, err); break;
-    case 1: rc = cs_topo_new_ring(nodes, &n->shape, err); break;
-    case 2: rc = cs_topo_new_mesh(rows, cols, &n->shape, err); break;
-    case 3: rc = cs_topo_new_torus(rows, cols, &n->shape, err); break;
-    case 4: rc = cs_topo_new_complete(nodes, &n->shape, err); break;
-    case 5: rc = cs_topo_new_hypercube(nodes, &n->shape, err); break;
-    default: rc = cs_topo_new_cylinder(rows, cols, &n->shape, err); break;
-    }
+    rc = cs_topo_new_shape((cs_topo_kind_t)k, nodes, rows, cols, &n->shape, err);
     if (rc)
         return rc;
     for (int c = 0; c < cs_topo_channels(n->shape); c += 2) {

@@ -440,6 +440,37 @@ cs_topo_kind_t cs_topo_kind(const cs_topo_t *t)
 {
     return t->kind;
 }
+static const char *const kind_names[] = {"line",     "ring",      "mesh",     "torus",
+                                          "complete", "hypercube", "cylinder", "custom"};
+
+const char *cs_topo_kind_name(cs_topo_kind_t k)
+{
+    return k >= 0 && k <= CS_TOPO_CUSTOM ? kind_names[k] : "custom";
+}
+
+int cs_topo_kind_parse(const char *name, size_t len)
+{
+    for (int k = 0; k < CS_TOPO_CUSTOM; k++)
+        if (strlen(kind_names[k]) == len && !strncmp(name, kind_names[k], len))
+            return k;
+    return -1;
+}
+
+int cs_topo_new_shape(cs_topo_kind_t k, int p, int rows, int cols, cs_topo_t **out,
+                      cs_error_t *err)
+{
+    switch (k) {
+    case CS_TOPO_LINE: return cs_topo_new_line(p, out, err);
+    case CS_TOPO_RING: return cs_topo_new_ring(p, out, err);
+    case CS_TOPO_MESH: return cs_topo_new_mesh(rows, cols, out, err);
+    case CS_TOPO_TORUS: return cs_topo_new_torus(rows, cols, out, err);
+    case CS_TOPO_COMPLETE: return cs_topo_new_complete(p, out, err);
+    case CS_TOPO_HYPERCUBE: return cs_topo_new_hypercube(p, out, err);
+    case CS_TOPO_CYLINDER: return cs_topo_new_cylinder(rows, cols, out, err);
+    default: return cs_error_set(err, CS_ERR_INTERNAL, "a custom topology is no standard shape");
+    }
+}
+
 const char *cs_topo_name(const cs_topo_t *t)
 {
     return t->name;

@@ -68,6 +68,16 @@ int cs_topo_new_cylinder(int rows, int cols, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_complete(int p, cs_topo_t **out, cs_error_t *err);
 int cs_topo_new_hypercube(int p, cs_topo_t **out, cs_error_t *err);
 
+/* The standard shapes by kind (not CS_TOPO_CUSTOM): p nodes for line, ring,
+ * complete and hypercube, rows x cols for mesh, torus and cylinder; and
+ * their names ("line", "ring", "mesh", "torus", "complete", "hypercube",
+ * "cylinder"), for specs and files that name a shape. */
+int cs_topo_new_shape(cs_topo_kind_t k, int p, int rows, int cols, cs_topo_t **out,
+                      cs_error_t *err);
+const char *cs_topo_kind_name(cs_topo_kind_t k); /* "custom" for CUSTOM */
+/* The kind named by the len bytes at name; -1 for none (or "custom"). */
+int cs_topo_kind_parse(const char *name, size_t len);
+
 /* A custom topology: add links, then set a route function (if none is set,
  * cs_topo_route uses shortest paths by BFS with the lowest-channel-id tie
  * rule, precomputed lazily per destination).  `name` is copied. */
