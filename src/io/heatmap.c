@@ -44,9 +44,17 @@
 #define KK_MAX_NODES 1000 /* graph layout: Kamada-Kawai up to this size */
 #define FOLD_MIN 33       /* lines of more nodes are folded into a snake */
 
-enum { L_GRID, L_TILES, L_RING, L_CIRCLE, L_RINGS, L_DRAGONFLY, L_GRAPH, L_TREE };
+/* 3-D lattices: the gap between neighbouring slices (display units: nodes
+ * one unit apart), wide enough for the wrap stubs and z marks of both and,
+ * between rows of slices, the slice's label */
+#define SLICE_GAP_X 1
+#define SLICE_GAP_Y 2
+#define SLICE_PAD 0.7     /* a slice's panel reaches this far beyond its nodes */
+#define SLICE_LABEL 1.0   /* room above a panel for "z=0" */
+
+enum { L_GRID, L_TILES, L_RING, L_CIRCLE, L_RINGS, L_DRAGONFLY, L_GRAPH, L_TREE, L_SLICES };
 static const char *const layout_names[] = {"grid", "tiles", "ring", "circle", "rings",
-                                           "dragonfly", "graph", "tree"};
+                                           "dragonfly", "graph", "tree", "slices"};
 
 typedef struct hm_stroke {
     int32_t chan;
@@ -73,6 +81,8 @@ struct cs_heatmap {
     /* grids: logical rows x cols, drawn as drows x dcols */
     int rows, cols, fold, wrap_x, wrap_y, bands, dcols, drows, gap;
     int tile, trows, tcols;
+    /* 3-D lattices: depth slices of rows x cols, drawn srows x scols */
+    int depth, wrap_z, srows, scols;
     /* rings: per node its ring, index and the ring's size and direction */
     int32_t *ring_of, *ring_idx;
     int nrings;
@@ -238,6 +248,17 @@ static void add_arc(cs_heatmap_t *h, int chan, double cx, double cy, double r, d
     s->v[4] = a1;
 }
 
+/* The strokes of every channel, in channel order, by `one`. */
+static void build_strokes(cs_heatmap_t *h, void (*one)(cs_heatmap_t *h, int c))
+{
+    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
+    for (int c = 0; c < h->nchans; c++) {
+        h->first[c] = h->nst;
+        one(h, c);
+    }
+    h->first[h->nchans] = h->nst;
+}
+
 /* ---- grids ------------------------------------------------------------------------ */
 
 /* A grid is drawn in display coordinates (x = column, y = row, 1 unit
@@ -252,12 +273,27 @@ static void add_arc(cs_heatmap_t *h, int chan, double cx, double cy, double r, d
  *           neighbours stay adjacent. */
 static void grid_logical(const cs_heatmap_t *h, int node, int *r, int *c)
 {
-    *r = node / h->cols;
-    *c = node % h->cols;
+    int k = h->depth > 1 ? node % (h->rows * h->cols) : node; /* within its slice */
+    *r = k / h->cols;
+    *c = k % h->cols;
+}
+
+/* A 3-D lattice's node: slice z = node / (rows * cols) is the z-th of the
+ * slices' grid (scols of them a row), the node at its row and column. */
+static void slice_pos(const cs_heatmap_t *h, int node, int *r, int *c)
+{
+    int z = node / (h->rows * h->cols), lr, lc;
+    grid_logical(h, node, &lr, &lc);
+    *c = (z % h->scols) * (h->cols + SLICE_GAP_X) + lc;
+    *r = (z / h->scols) * (h->rows + SLICE_GAP_Y) + lr;
 }
 
 static void grid_pos(const cs_heatmap_t *h, int node, int *r, int *c)
 {
+    if (h->depth > 1) {
+        slice_pos(h, node, r, c);
+        return;
+    }
     if (h->fold) {
         *r = node / h->dcols;
         int i = node % h->dcols;
@@ -330,6 +366,16 @@ static void grid_fit(cs_heatmap_t *h)
     map_fit(h, -mx, -my, h->dcols - 1 + mx, h->drows - 1 + my);
 }
 
+/* Tiles over the display grid: square blocks of nodes about two figure
+ * units wide, one pixel each. */
+static void tiles_init(cs_heatmap_t *h)
+{
+    h->kind = L_TILES;
+    h->tile = (int)ceil(2.0 / h->s);
+    h->trows = (h->drows + h->tile - 1) / h->tile;
+    h->tcols = (h->dcols + h->tile - 1) / h->tile;
+}
+
 static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
 {
     const char *shape = cs_topo_name(h->t);
@@ -378,10 +424,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
             h->gap = 0;
             grid_fit(h);
         }
-        h->kind = L_TILES;
-        h->tile = (int)ceil(2.0 / h->s);
-        h->trows = (h->drows + h->tile - 1) / h->tile;
-        h->tcols = (h->dcols + h->tile - 1) / h->tile;
+        tiles_init(h);
         snprintf(h->note, sizeof h->note,
                  "%s %d x %d%s in tiles of %d x %d nodes: each tile shows the busiest link "
                  "leaving one of its nodes",
@@ -392,12 +435,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
     h->lane = 0.15;
     h->node_r = 0.3;
     h->label_nodes = 1;
-    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
-    for (int c = 0; c < h->nchans; c++) {
-        h->first[c] = h->nst;
-        grid_channel(h, c);
-    }
-    h->first[h->nchans] = h->nst;
+    build_strokes(h, grid_channel);
     if (h->fold)
         snprintf(h->note, sizeof h->note,
                  "%s of %d nodes folded into a snake (row by row, turning at the ends) \xc2\xb7 "
@@ -410,6 +448,100 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
                  h->bands > 1 || h->wrap_x
                      ? " \xc2\xb7 links cut at an edge continue at the opposite one"
                      : "");
+}
+
+/* ---- 3-D lattices: slices side by side --------------------------------------------- */
+
+/* Each channel of a 3-D lattice is exactly one lane, so that every
+ * channel's load shows once:
+ *   x and y links  lanes between neighbours inside a slice, as on a grid;
+ *   x and y wraps  one stub out of the source node's side, at the slice's
+ *                  edge (the way the link leaves);
+ *   z links        a short diagonal mark beside the source node, up-right
+ *                  for z + 1 and down-left for z - 1 (the way the slices
+ *                  run on the page).  Marks sit in the corners that the
+ *                  x and y lanes leave free, one per corner and node, so
+ *                  they never cross a lane; arcs between slices would
+ *                  cross whole slices and hide each other. */
+static void slice_channel(cs_heatmap_t *h, int c)
+{
+    int u = cs_topo_channel_src(h->t, c), v = cs_topo_channel_dst(h->t, c);
+    int S = h->rows * h->cols, zu = u / S, zv = v / S;
+    int r0, c0, r1, c1, lr0, lc0, lr1, lc1;
+    double off = 0.75 * h->lane, gap = 0.2, edge = 0.62;
+    grid_pos(h, u, &r0, &c0);
+    grid_pos(h, v, &r1, &c1);
+    grid_logical(h, u, &lr0, &lc0);
+    grid_logical(h, v, &lr1, &lc1);
+    if (zu == zv && abs(lr1 - lr0) + abs(lc1 - lc0) == 1) {
+        add_line(h, c, c0, r0, c1, r1, off, 0.2);
+    } else if (zu == zv && lr0 == lr1 &&
+               (lc1 == (lc0 + 1) % h->cols || lc0 == (lc1 + 1) % h->cols)) {
+        int dx = lc1 == (lc0 + 1) % h->cols ? 1 : -1;
+        add_line(h, c, c0 + dx * gap, r0, c0 + dx * edge, r0, off, 0);
+    } else if (zu == zv && lc0 == lc1 &&
+               (lr1 == (lr0 + 1) % h->rows || lr0 == (lr1 + 1) % h->rows)) {
+        int dy = lr1 == (lr0 + 1) % h->rows ? 1 : -1;
+        add_line(h, c, c0, r0 + dy * gap, c0, r0 + dy * edge, off, 0);
+    } else if (lr0 == lr1 && lc0 == lc1) {
+        /* z: +1 next slice (or the wrap from the last to the first) */
+        int dz = zv - zu, up = dz == 1 || (h->depth > 2 && dz == 1 - h->depth);
+        double k = up ? 1 : -1, a = 0.25, b = 0.47;
+        add_line(h, c, c0 + k * a, r0 - k * a, c0 + k * b, r0 - k * b, 0, 0);
+    } else {
+        add_line(h, c, c0, r0, c1, r1, off, 0.15); /* any other link: a chord */
+    }
+}
+
+/* The slices in srows x scols: the arrangement that makes the nodes
+ * largest (a row of slices more only if clearly better), then the fit with
+ * room for stubs, marks and labels; tiles when even that is too small. */
+static void build_slices(cs_heatmap_t *h, const cs_machine_layout_t *lay)
+{
+    const char *shape = cs_topo_name(h->t);
+    int rows = lay->rows, cols = lay->cols, Z = lay->depth;
+    double m = SLICE_PAD + 0.1, best = 0;
+    h->rows = rows;
+    h->cols = cols;
+    h->depth = Z;
+    h->wrap_x = lay->wrap_x;
+    h->wrap_y = lay->wrap_y;
+    h->wrap_z = lay->wrap_z;
+    h->bands = 1;
+    for (int nr = 1; nr <= Z; nr++) {
+        int nc = (Z + nr - 1) / nr;
+        if (nr > 1 && (nr - 1) * nc >= Z)
+            continue; /* the same slices a row with fewer rows */
+        double w = nc * cols + (nc - 1) * SLICE_GAP_X - 1 + 2 * m;
+        double hh = nr * rows + (nr - 1) * SLICE_GAP_Y - 1 + 2 * m + SLICE_LABEL;
+        double cell = fmin((MAP_X1 - MAP_X0) / w, (MAP_Y1 - MAP_Y0) / hh);
+        if (cell > best * 1.05) {
+            best = cell;
+            h->srows = nr;
+            h->scols = nc;
+        }
+    }
+    h->dcols = h->scols * cols + (h->scols - 1) * SLICE_GAP_X;
+    h->drows = h->srows * rows + (h->srows - 1) * SLICE_GAP_Y;
+    map_fit(h, -m, -m - SLICE_LABEL, h->dcols - 1 + m, h->drows - 1 + m);
+    if (h->s < MIN_CELL) {
+        tiles_init(h);
+        snprintf(h->note, sizeof h->note,
+                 "%s %dx%dx%d: %d z-slices, x across, y down, in tiles of %d x %d nodes: "
+                 "each tile shows the busiest link leaving one of its nodes",
+                 shape, Z, rows, cols, Z, h->tile, h->tile);
+        return;
+    }
+    h->kind = L_SLICES;
+    h->lane = 0.15;
+    h->node_r = 0.3;
+    h->label_nodes = 1;
+    build_strokes(h, slice_channel);
+    snprintf(h->note, sizeof h->note,
+             "%s %dx%dx%d: %d z-slices, x across, y down \xc2\xb7 lanes keep right "
+             "\xc2\xb7 z links: a mark by the node, up-right to z+1, down-left to z-1%s",
+             shape, Z, rows, cols, Z,
+             h->wrap_x || h->wrap_y ? " \xc2\xb7 stubs at an edge wrap round" : "");
 }
 
 /* ---- circles ------------------------------------------------------------------------ */
@@ -466,16 +598,6 @@ static void ring_channel(cs_heatmap_t *h, int c)
     }
     add_line(h, c, h->nx[u], h->ny[u], h->nx[v], h->ny[v], 0.8 * h->lane,
              h->node_r > 0 ? 1.6 * h->node_r : 0.02);
-}
-
-static void build_strokes(cs_heatmap_t *h, void (*one)(cs_heatmap_t *h, int c))
-{
-    h->first = cs_malloc(((size_t)h->nchans + 1) * sizeof *h->first);
-    for (int c = 0; c < h->nchans; c++) {
-        h->first[c] = h->nst;
-        one(h, c);
-    }
-    h->first[h->nchans] = h->nst;
 }
 
 static void chord_channel(cs_heatmap_t *h, int c)
@@ -836,7 +958,8 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
     cs_machine_layout(m, &lay);
     cs_layout_kind_t hint = lay.kind;
     if (hint == CS_LAYOUT_GRID &&
-        (lay.rows < 1 || lay.cols < 1 || (int64_t)lay.rows * lay.cols != h->nnodes))
+        (lay.rows < 1 || lay.cols < 1 ||
+         (int64_t)lay.rows * lay.cols * (lay.depth > 1 ? lay.depth : 1) != h->nnodes))
         hint = CS_LAYOUT_GRAPH;
     if (hint == CS_LAYOUT_DRAGONFLY && !groups_cover(m) &&
         !(lay.groups_all && m->node_group && m->ngroups > 1))
@@ -847,7 +970,10 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
 
     switch (hint) {
     case CS_LAYOUT_GRID:
-        build_grid(h, &lay);
+        if (lay.depth > 1)
+            build_slices(h, &lay);
+        else
+            build_grid(h, &lay);
         break;
     case CS_LAYOUT_RING: {
         h->kind = L_RING;
@@ -1080,7 +1206,7 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
         double x, y;
         int hollow = rank_nodes > 0 && i >= rank_nodes;
         const char *s = h->label_nodes ? node_text(h, i, buf, sizeof buf) : NULL;
-        if (h->kind == L_GRID) {
+        if (h->kind == L_GRID || h->kind == L_SLICES) {
             int rr, cc;
             grid_pos(h, i, &rr, &cc);
             x = fx(h, cc);
@@ -1142,6 +1268,26 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         cs_fig_font(cr, 11, 0);
         cs_fig_text(cr, x + dx * k, y + dy * k, s, 0.5 - 0.5 * dx, 0.5 - 0.5 * dy);
+    }
+}
+
+/* Each slice's panel and its label. */
+static void draw_slices(cairo_t *cr, const cs_heatmap_t *h)
+{
+    double size = fmin(14, fmax(11, 0.45 * h->s));
+    cs_fig_font(cr, size, 0);
+    for (int z = 0; z < h->depth; z++) {
+        int r, c;
+        char text[32];
+        slice_pos(h, z * h->rows * h->cols, &r, &c);
+        double x0 = fx(h, c - SLICE_PAD), y0 = fy(h, r - SLICE_PAD);
+        cairo_set_source_rgb(cr, 0.95, 0.95, 0.95);
+        cairo_rectangle(cr, x0, y0, h->s * (h->cols - 1 + 2 * SLICE_PAD),
+                        h->s * (h->rows - 1 + 2 * SLICE_PAD));
+        cairo_fill(cr);
+        snprintf(text, sizeof text, "z=%d", z);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        cs_fig_text(cr, fx(h, c + (h->cols - 1) / 2.0), y0 - 4, text, 0.5, 1);
     }
 }
 
@@ -1422,6 +1568,11 @@ static void heatmap_draw(cairo_t *cr, void *ctx)
         break;
     case L_DRAGONFLY:
         draw_matrix(cr, h);
+        draw_strokes(cr, h);
+        draw_nodes(cr, h);
+        break;
+    case L_SLICES:
+        draw_slices(cr, h);
         draw_strokes(cr, h);
         draw_nodes(cr, h);
         break;

@@ -45,6 +45,11 @@ typedef struct cs_machine_layout {
     int rows, cols;     /* GRID: the node grid (rows * cols = nodes) */
     int line;           /* GRID: a 1-D shape (rows = 1), folded as a snake when long */
     int wrap_x, wrap_y; /* GRID: wrap links along a row / along a column */
+    int depth;          /* GRID: > 1 for a 3-D lattice of depth x-y slices of
+                           rows x cols each (rows * cols * depth = nodes,
+                           node = (z * rows + row) * cols + col), drawn as
+                           slices side by side; 0 or 1: a plain grid */
+    int wrap_z;         /* GRID with depth: links from the last slice to the first */
     int gray;           /* CIRCLE: nodes in Gray-code order (a hypercube's
                            dimension-0 neighbours side by side) */
     const int32_t *level; /* TREE: every node's level, 0 the bottom row

@@ -270,8 +270,9 @@ static void net_levels(net_t *n)
 
 /* Trees by level; networks whose every node has a group (a dragonfly's
  * routers and hosts) as the group matrix; a two-dimensional lattice of
- * hosts (a torus or mesh) as a grid, its wrap links where it has them;
- * anything else as a graph. */
+ * hosts (a torus or mesh) as a grid, a three-dimensional one as its
+ * z-slices side by side, their wrap links where they have them; anything
+ * else (four dimensions and more too) as a graph. */
 static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
 {
     const net_t *n = m->impl;
@@ -283,7 +284,7 @@ static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
         /* a dragonfly: the group matrix and one group's links */
         out->kind = CS_LAYOUT_DRAGONFLY;
         out->groups_all = 1;
-    } else if (!n->level && m->ndims == 2 &&
+    } else if (!n->level && (m->ndims == 2 || m->ndims == 3) &&
                cs_netdesc_hosts(n->d) == cs_netdesc_nodes(n->d)) {
         out->kind = CS_LAYOUT_GRID;
         out->rows = m->dims[1];
@@ -293,6 +294,13 @@ static void layout(const cs_machine_t *m, cs_machine_layout_t *out)
         out->wrap_y = out->rows > 2 &&
                       cs_netdesc_find_link(n->d, n->old_of[0],
                                            n->old_of[(out->rows - 1) * out->cols]) >= 0;
+        if (m->ndims == 3) {
+            int slice = out->rows * out->cols;
+            out->depth = m->dims[2];
+            out->wrap_z = out->depth > 2 &&
+                          cs_netdesc_find_link(n->d, n->old_of[0],
+                                               n->old_of[(out->depth - 1) * slice]) >= 0;
+        }
     }
 }
 
