@@ -385,6 +385,98 @@ Test(heatmap, machine_layout_hint)
     custom_free(tm);
 }
 
+/* ---- 3-D lattices as slices ------------------------------------------------------- */
+
+/* Lanes drawn in the idle grey in the SVG of m with every channel idle:
+ * each stroke of an idle channel is one path with that stroke colour
+ * (arrowheads are fills, the colour bar's idle swatch too). */
+static int idle_lanes(const char *spec, const char *want_layout)
+{
+    cs_machine_t *m = NULL;
+    cs_heatmap_t *h = NULL;
+    cs_heatmap_data_t d;
+    cs_error_t err = {0};
+    char name[160];
+    size_t len;
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
+    cr_assert_eq(cs_heatmap_new(m, &h, &err), CS_OK, "%s: %s", spec, err.msg);
+    cr_expect_str_eq(cs_heatmap_layout_name(h), want_layout, "%s", spec);
+    cs_heatmap_data_init(&d, cs_topo_channels(m->topo), CS_HEATMAP_UTIL, 0, 1000);
+    snprintf(name, sizeof name, "idle-%d.svg", cs_topo_channels(m->topo));
+    char *svg = path_in_tmp(name);
+    cr_assert_eq(cs_heatmap_write(h, &d, spec, NULL, 0, svg, &err), CS_OK, "%s", err.msg);
+    char *doc = read_all(svg, &len);
+    int n = 0;
+    for (const char *p = doc; (p = strstr(p, "stroke:rgb(84%,84%,84%)")) != NULL; p++)
+        n++;
+    /* and every channel is drawn somewhere */
+    for (int c = 0; c < cs_topo_channels(m->topo); c++) {
+        double x, y;
+        cr_expect_eq(cs_heatmap_chan_point(h, c, &x, &y), 1, "%s: channel %d not drawn", spec, c);
+    }
+    free(doc);
+    free(svg);
+    cs_heatmap_data_destroy(&d);
+    cs_heatmap_free(h);
+    cs_machine_free(m);
+    return n;
+}
+
+/* Every channel of a 3-D torus or mesh is exactly one lane.  Counts by
+ * hand (dims lists z, y, x): a torus of sides > 2 has 3 links per node,
+ * 2 directions each; a mesh N/n * (n - 1) links per dimension of size n; a
+ * torus side of 2 one link per line. */
+Test(heatmap, torus3d_every_channel_once)
+{
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=4x4x4", "slices"), 3 * 64 * 2);
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=8x8x8", "slices"), 3 * 512 * 2);
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=3x4x5", "slices"), 3 * 60 * 2);
+    /* mesh 3x4x5: x 12 lines of 4 links, y 15 of 3, z 20 of 2 */
+    cr_expect_eq(idle_lanes("net:gen=mesh,dims=3x4x5", "slices"), 2 * (48 + 45 + 40));
+    /* 2x3x4: x 6 rings of 4, y 8 rings of 3, z 12 single links */
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=2x3x4", "slices"), 2 * (24 + 24 + 12));
+    /* the count can tell: a 2-D torus draws each wrap channel as two stubs,
+     * 4 x 4: 32 links = 64 channels, 16 of them wraps */
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=4x4", "grid"), 64 + 16);
+    /* four dimensions: a graph */
+    cr_expect_eq(idle_lanes("net:gen=torus,dims=3x3x3x3", "graph"), 4 * 81 * 2);
+}
+
+/* Where things are on 4x4x4 (2 x 2 slices of 4 x 4): a z mark up-right of
+ * its node for z + 1, down-left for z - 1 (the wrap to the last slice);
+ * slice 1 right of slice 0, slice 2 below it. */
+Test(heatmap, torus3d_slices_placement)
+{
+    cs_machine_t *m = NULL;
+    cs_heatmap_t *h = NULL;
+    cs_error_t err = {0};
+    cr_assert_eq(cs_machine_new("net:gen=torus,dims=4x4x4", &m, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_heatmap_new(m, &h, &err), CS_OK, "%s", err.msg);
+    const cs_topo_t *t = m->topo;
+    double x01, y01, xup, yup, xdn, ydn, x1, y1, x2, y2;
+    cr_assert(cs_heatmap_chan_point(h, cs_topo_find_channel(t, 0, 1), &x01, &y01));
+    cr_assert(cs_heatmap_chan_point(h, cs_topo_find_channel(t, 0, 16), &xup, &yup));
+    cr_assert(cs_heatmap_chan_point(h, cs_topo_find_channel(t, 0, 48), &xdn, &ydn));
+    cr_assert(cs_heatmap_chan_point(h, cs_topo_find_channel(t, 16, 17), &x1, &y1));
+    cr_assert(cs_heatmap_chan_point(h, cs_topo_find_channel(t, 32, 33), &x2, &y2));
+    cr_expect_lt(yup, y01, "z+1 mark above the x lane");
+    cr_expect_gt(xup, xdn, "z+1 mark right of the z-1 mark");
+    cr_expect_gt(ydn, yup, "z-1 mark below the z+1 mark");
+    cr_expect(fabs(y1 - y01) < 1e-9 && x1 > x01 + 100, "slice 1 right of slice 0");
+    cr_expect(fabs(x2 - x01) < 1e-9 && y2 > y01 + 100, "slice 2 below slice 0");
+    cs_heatmap_free(h);
+    cs_machine_free(m);
+    /* the hot lane shows in its colour: an x lane, an x wrap stub, z marks */
+    render_spec("net:gen=torus,dims=4x4x4", 0, "slices", "torus444-x");
+    m = NULL;
+    cr_assert_eq(cs_machine_new("net:gen=torus,dims=4x4x4", &m, &err), CS_OK, "%s", err.msg);
+    render_layout(m, cs_topo_find_channel(m->topo, 3, 0), "slices", "torus444-wrap");
+    render_layout(m, cs_topo_find_channel(m->topo, 5, 21), "slices", "torus444-zup");
+    render_layout(m, cs_topo_find_channel(m->topo, 5, 53), "slices", "torus444-zwrap");
+    cs_machine_free(m);
+    render_spec("net:gen=mesh,dims=8x8x8", -1, "slices", "mesh888");
+}
+
 /* ---- real runs ------------------------------------------------------------------------ */
 
 static const char *two_messages =
