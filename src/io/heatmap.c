@@ -10,6 +10,10 @@
  * surface: hot lanes over cool ones, idle ones beneath in grey, the colour
  * bar, the title, and a footer saying how to read the layout.
  *
+ * 3-D lattices (a TPU-class torus) are drawn as the papers draw them: the
+ * z-slices side by side, each an x-y grid, the z links as marks beside
+ * their nodes (slice_channel says why), every channel exactly one lane.
+ *
  * Lanes keep right: a channel is drawn offset to the right of the straight
  * line (or arc) from its source to its destination, so the two directions
  * of a link lie side by side.  On screen (y down) the right of a unit
@@ -485,7 +489,7 @@ static void slice_channel(cs_heatmap_t *h, int c)
         add_line(h, c, c0, r0 + dy * gap, c0, r0 + dy * edge, off, 0);
     } else if (lr0 == lr1 && lc0 == lc1) {
         /* z: +1 next slice (or the wrap from the last to the first) */
-        int dz = zv - zu, up = dz == 1 || (h->depth > 2 && dz == 1 - h->depth);
+        int dz = zv - zu, up = dz == 1 || (h->wrap_z && dz == 1 - h->depth);
         double k = up ? 1 : -1, a = 0.25, b = 0.47;
         add_line(h, c, c0 + k * a, r0 - k * a, c0 + k * b, r0 - k * b, 0, 0);
     } else {
