@@ -37,8 +37,10 @@ static inline uint32_t hash_time(cs_tick_t t, uint32_t mask)
 static void table_init(cs_tbq_t *q, uint32_t size)
 {
     q->table = cs_malloc(size * sizeof *q->table);
+    /* times too: cs_tbq_home compares an empty slot's time before its
+     * bucket (harmless, the bucket is NIL) and valgrind would say so */
     for (uint32_t i = 0; i < size; i++)
-        q->table[i].bucket = NIL;
+        q->table[i] = (cs_tbq_hentry_t){.time = 0, .bucket = NIL};
     q->table_mask = size - 1;
     q->table_used = 0;
 }
