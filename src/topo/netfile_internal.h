@@ -85,6 +85,19 @@ int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
  * "PATH:LINE: libxml2's message" when it is not well-formed XML. */
 int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err);
 
+/* SimGrid's DRAGONFLY cluster (netfile_sgdragonfly.c): "G,g;C,c;R,r;N"
+ * (groups and blue links between two groups, chassis per group and black
+ * links, routers per chassis and green links, hosts per router). */
+typedef struct cs_netfile_sgdf {
+    int32_t groups, blue, chassis, black, routers, green, nodes;
+} cs_netfile_sgdf_t;
+/* Builds it into the empty nd: hosts first (labels[h], G*C*R*N of them,
+ * copied), then the routers ("ID_router_G_C_R"), the links and SimGrid's
+ * minimal routing.  Needs groups <= routers (the caller checks).
+ * CS_ERR_RANGE beyond the node or link limits. */
+int cs_netfile_sg_dragonfly(cs_netdesc_t *nd, const cs_netfile_sgdf_t *p, double bw, double lat,
+                            const char *id, const char *const *labels, cs_error_t *err);
+
 /* SimGrid platform XML (netfile_simgrid.c). */
 int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
                             cs_netdesc_t **out, cs_error_t *err);

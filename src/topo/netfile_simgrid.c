@@ -7,8 +7,9 @@
  *   - one <cluster> (directly under <platform> or alone in a <zone>), mapped
  *     onto the generators of topo/netgen.h: FLAT -> cs_netgen_star, TORUS ->
  *     cs_netgen_torus (wrap), FAT_TREE -> cs_netgen_fattree (SimGrid's
- *     "levels;down;up;parallel" is that generator's general form);
- *     DRAGONFLY is refused for now;
+ *     "levels;down;up;parallel" is that generator's general form),
+ *     DRAGONFLY -> SimGrid's own construction and routing
+ *     (netfile_sgdragonfly.c);
  *   - one <zone> of <host>s, <router>s, <link>s and <route>s: SimGrid routes
  *     list links, not the places between them, so the graph is inferred:
  *     each route walks from src through its links to dst, consecutive links
@@ -179,8 +180,11 @@ static int sg_int_list(const sg_t *s, xmlNodePtr n, const char *text, int max, i
 }
 
 /* SimGrid's radical "0-99" or "0-3,8,10-11": the number of hosts, counted
- * without allocating. */
-static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count)
+ * without allocating; with `vals` (room for the count, checked by a first
+ * call without), the numbers too, in order (SimGrid's host i is
+ * prefix + vals[i] + suffix). */
+static int sg_radical_values(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count,
+                             int64_t *vals)
 {
     char buf[256];
     *count = 0;
@@ -200,6 +204,11 @@ static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *co
         if (b < a)
             return sg_fail(s, n, "<cluster radical>: range %lld-%lld in \"%s\" is empty",
                            (long long)a, (long long)b, text);
+        if (b - a + 1 > CS_NETGEN_MAX_NODES || *count + (b - a + 1) > CS_NETGEN_MAX_NODES)
+            return cs_error_set(s->err, CS_ERR_RANGE, "%s:%d: <cluster radical>: more than %d "
+                                "hosts", s->path, line_of(n), CS_NETGEN_MAX_NODES);
+        for (int64_t v = a; vals && v <= b; v++)
+            vals[*count + v - a] = v;
         *count += b - a + 1;
         if (*count > CS_NETGEN_MAX_NODES)
             return cs_error_set(s->err, CS_ERR_RANGE, "%s:%d: <cluster radical>: more than %d "
@@ -208,6 +217,11 @@ static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *co
     if (*count == 0)
         return sg_fail(s, n, "<cluster radical>: no host in \"%s\"", text);
     return CS_OK;
+}
+
+static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count)
+{
+    return sg_radical_values(s, n, text, count, NULL);
 }
 
 static int sg_same_hosts(const sg_t *s, xmlNodePtr n, int64_t radical, int64_t topo,
@@ -279,6 +293,64 @@ static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t host
                                                 s->err));
 }
 
+/* "G,g;C,c;R,r;N" (netfile_sgdragonfly.c), hosts named as SimGrid does. */
+static int sg_dragonfly(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts, double bw,
+                        double lat, cs_netdesc_t *d)
+{
+    static const char *const what[4] = {"groups", "chassis", "routers", "nodes"};
+    char buf[256], *part[4], *save = NULL, **labels;
+    int v[4][2], cnt, k = 0, rc;
+    const char *pol = sg_attr(n, "sharing_policy"), *rad = sg_attr(n, "radical");
+    const char *prefix = sg_attr(n, "prefix"), *suffix = sg_attr(n, "suffix"), *id = sg_attr(n, "id");
+    int64_t *vals, count;
+    if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
+        return sg_fail(s, n, "<cluster topology=DRAGONFLY sharing_policy=%s>: SimGrid 3.32 then "
+                       "makes every link of the dragonfly SHARED, which collsim cannot model; "
+                       "use SPLITDUPLEX", pol);
+    if (strlen(par) >= sizeof buf)
+        return sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
+    memcpy(buf, par, strlen(par) + 1);
+    for (char *t = strtok_r(buf, ";", &save); t && k < 4; t = strtok_r(NULL, ";", &save))
+        part[k++] = t;
+    if (k != 4 || strtok_r(NULL, ";", &save))
+        return sg_fail(s, n, "<cluster topo_parameters>: DRAGONFLY needs \"groups,links;"
+                       "chassis,links;routers,links;nodes\" (e.g. \"3,4;4,3;5,1;2\"), got \"%s\"",
+                       par);
+    for (int i = 0; i < 4; i++) {
+        if ((rc = sg_int_list(s, n, part[i], 2, v[i], &cnt)))
+            return rc;
+        if (cnt != (i < 3 ? 2 : 1))
+            return sg_fail(s, n, "<cluster topo_parameters>: DRAGONFLY's %s part \"%s\" needs "
+                           "%s", what[i], part[i], i < 3 ? "a count and a number of links" :
+                           "one count");
+    }
+    cs_netfile_sgdf_t p = {v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1], v[3][0]};
+    if (p.groups > p.routers)
+        return sg_fail(s, n, "<cluster topology=DRAGONFLY>: %d groups need at least as many "
+                       "routers per chassis (SimGrid 3.32 joins group t through router t of "
+                       "chassis 0), got %d", (int)p.groups, (int)p.routers);
+    int64_t topo = product((int[]){p.groups, p.chassis, p.routers, p.nodes}, 4);
+    if ((rc = sg_same_hosts(s, n, hosts, topo, "DRAGONFLY")))
+        return rc;
+    vals = cs_malloc((size_t)hosts * sizeof *vals);
+    labels = cs_calloc((size_t)hosts, sizeof *labels);
+    rc = sg_radical_values(s, n, rad, &count, vals);
+    for (int64_t h = 0; h < hosts && !rc; h++) {
+        size_t len = strlen(prefix ? prefix : "") + strlen(suffix ? suffix : "") + 24;
+        labels[h] = cs_malloc(len);
+        snprintf(labels[h], len, "%s%lld%s", prefix ? prefix : "", (long long)vals[h],
+                 suffix ? suffix : "");
+    }
+    if (!rc)
+        rc = sg_generated(s, n, cs_netfile_sg_dragonfly(d, &p, bw, lat, id ? id : "dragonfly",
+                                                        (const char *const *)labels, s->err));
+    for (int64_t h = 0; h < hosts; h++)
+        free(labels[h]);
+    free(labels);
+    free(vals);
+    return rc;
+}
+
 static int sg_flat(const sg_t *s, xmlNodePtr n, int64_t hosts, double bw, double lat,
                    cs_netdesc_t *d)
 {
@@ -329,10 +401,11 @@ static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
              : topo[0] == 'T' ? sg_torus(s, n, par, hosts, bw, lat, *out)
                               : sg_fattree(s, n, par, hosts, bw, lat, *out);
     else if (!strcmp(topo, "DRAGONFLY"))
-        rc = sg_fail(s, n, "<cluster topology=DRAGONFLY> is not mapped yet (use collsim's "
-                     "dragonfly generator, gen=dragonfly)");
+        rc = !par ? sg_fail(s, n, "<cluster topology=%s> needs topo_parameters", topo)
+                  : sg_dragonfly(s, n, par, hosts, bw, lat, *out);
     else
-        rc = sg_fail(s, n, "<cluster>: topology=\"%s\"; valid: FLAT, TORUS, FAT_TREE", topo);
+        rc = sg_fail(s, n, "<cluster>: topology=\"%s\"; valid: FLAT, TORUS, FAT_TREE, DRAGONFLY",
+                     topo);
     if (!rc)
         rc = cs_netdesc_check(*out, s->err);
     if (rc) {
