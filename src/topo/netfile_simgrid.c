@@ -432,6 +432,7 @@ typedef struct sg_walk {
     int64_t first;
     int32_t n, line;
     int symmetrical;
+    int inter; /* a zoneRoute's (gw_src to gw_dst), not a <route>'s */
 } sg_walk_t;
 
 typedef struct sg_zone {
@@ -444,6 +445,18 @@ typedef struct sg_zone {
     int32_t nwalks, cap_walks;
     int32_t *pts;
     int64_t npts, cap_pts;
+    /* platforms of several zones (sg_zones): the tree, zone names (a stage
+     * as name table, index = zone id), each zone's element, the zone being
+     * read, the routes and zoneRoutes kept for the second pass, and a
+     * cluster's host links' ends: (element, link, end) to join */
+    cs_netfile_sgtree_t *tree; /* nodes: staged ids (the built ones too) */
+    cs_netfile_stage_t *znames;
+    xmlNodePtr *zxml;
+    int32_t cap_zxml, cur;
+    xmlNodePtr *later;
+    int32_t *later_zone, nlater, cap_later, cap_later_zone;
+    int32_t *pre;
+    int32_t npre, cap_pre;
 } sg_zone_t;
 
 static void walk_point(sg_zone_t *z, int32_t p)
@@ -486,19 +499,43 @@ static const char *pt_name(sg_zone_t *z, int32_t p)
     return e >= 0 ? cs_netfile_stage_name(z->st, e) : "a place no host or router is";
 }
 
+/* A host or router called `id`, declared by element c (in zone z->cur). */
+static int sg_add_element(const sg_t *s, sg_zone_t *z, xmlNodePtr c, const char *id, int host,
+                          int32_t *e)
+{
+    int rc;
+    if (cs_netfile_stage_find(z->st, id) >= 0)
+        return sg_fail(s, c, "<%s id=\"%s\">: the id is already used", (const char *)c->name,
+                       id);
+    if ((rc = cs_netfile_stage_node(z->st, id, line_of(c), e, s->err)))
+        return rc;
+    cs_netfile_stage_set_kind(z->st, *e, host ? CS_NETNODE_HOST : CS_NETNODE_SWITCH);
+    if (z->tree) {
+        cs_netfile_sgtree_place(z->tree, *e, z->cur);
+        cs_netfile_stage_set_hints(z->st, *e, z->cur, host ? 0 : 1);
+    }
+    return CS_OK;
+}
+
 static int sg_element(const sg_t *s, sg_zone_t *z, xmlNodePtr c)
 {
     int host = is_elem(c, "host"), rc = sg_check(s, c, host ? "id speed core" : "id", 0);
     const char *id = sg_need(s, c, "id", &rc);
     int32_t e;
-    if (rc)
+    return rc ? rc : sg_add_element(s, z, c, id, host, &e);
+}
+
+/* A link called `id` (declared by element c); *k gets its index. */
+static int sg_add_link(const sg_t *s, sg_zone_t *z, xmlNodePtr c, const char *id, sg_link_t l,
+                       int32_t *k)
+{
+    int rc;
+    if (cs_netfile_stage_find(z->names, id) >= 0)
+        return sg_fail(s, c, "<link id=\"%s\">: the id is already used", id);
+    if ((rc = cs_netfile_stage_node(z->names, id, line_of(c), k, s->err)))
         return rc;
-    if (cs_netfile_stage_find(z->st, id) >= 0)
-        return sg_fail(s, c, "<%s id=\"%s\">: the id is already used", (const char *)c->name,
-                       id);
-    if ((rc = cs_netfile_stage_node(z->st, id, line_of(c), &e, s->err)))
-        return rc;
-    cs_netfile_stage_set_kind(z->st, e, host ? CS_NETNODE_HOST : CS_NETNODE_SWITCH);
+    z->links = cs_grow(z->links, z->nlinks, &z->cap_links, 64, sizeof *z->links);
+    z->links[z->nlinks++] = l;
     return CS_OK;
 }
 
@@ -513,13 +550,7 @@ static int sg_link_decl(const sg_t *s, sg_zone_t *z, xmlNodePtr c)
         (lat && (rc = sg_latency(s, c, "latency", lat, &l.lat))) ||
         (rc = sg_sharing(s, c, "sharing_policy", "SHARED")))
         return rc;
-    if (cs_netfile_stage_find(z->names, id) >= 0)
-        return sg_fail(s, c, "<link id=\"%s\">: the id is already used", id);
-    if ((rc = cs_netfile_stage_node(z->names, id, line_of(c), &k, s->err)))
-        return rc;
-    z->links = cs_grow(z->links, z->nlinks, &z->cap_links, 64, sizeof *z->links);
-    z->links[z->nlinks++] = l;
-    return CS_OK;
+    return sg_add_link(s, z, c, id, l, &k);
 }
 
 /* The point of element `name` (a <route>'s src or dst). */
@@ -530,25 +561,29 @@ static int sg_endpoint(const sg_t *s, sg_zone_t *z, xmlNodePtr r, const char *ke
     if (rc)
         return rc;
     if ((*p = cs_netfile_stage_find(z->st, name)) < 0)
-        return sg_fail(s, r, "<route %s=\"%s\">: no <host> or <router> has that id", key, name);
+        return sg_fail(s, r, "<%s %s=\"%s\">: no <host> or <router> has that id",
+                       (const char *)r->name, key, name);
     return CS_OK;
 }
 
 /* One route: from src, each link continues at the point the walk is at
  * (one of its ends already there, else a free end joins it); the last
- * link's far end is dst. */
-static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
+ * link's far end is dst.  A zoneRoute (inter) walks from gw_src to gw_dst
+ * (its attributes are checked by the caller). */
+static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r, int inter)
 {
     int32_t cur, dst;
-    int rc = sg_check(s, r, "src dst symmetrical", 1), nl = 0;
+    const char *ks = inter ? "gw_src" : "src", *kd = inter ? "gw_dst" : "dst";
+    const char *el = (const char *)r->name;
+    int rc = inter ? CS_OK : sg_check(s, r, "src dst symmetrical", 1), nl = 0;
     const char *sym = sg_attr(r, "symmetrical");
-    if (rc || (rc = sg_endpoint(s, z, r, "src", &cur)) ||
-        (rc = sg_endpoint(s, z, r, "dst", &dst)))
+    if (rc || (rc = sg_endpoint(s, z, r, ks, &cur)) || (rc = sg_endpoint(s, z, r, kd, &dst)))
         return rc;
     if (sym && strcmp(sym, "YES") && strcmp(sym, "NO") && strcmp(sym, "yes") && strcmp(sym, "no"))
-        return sg_fail(s, r, "<route symmetrical=\"%s\">; valid: YES, NO", sym);
+        return sg_fail(s, r, "<%s symmetrical=\"%s\">; valid: YES, NO", el, sym);
     z->walks = cs_grow(z->walks, z->nwalks, &z->cap_walks, 64, sizeof *z->walks);
-    z->walks[z->nwalks++] = (sg_walk_t){z->npts, 0, line_of(r), !sym || !strcasecmp(sym, "YES")};
+    z->walks[z->nwalks++] =
+        (sg_walk_t){z->npts, 0, line_of(r), !sym || !strcasecmp(sym, "YES"), inter};
     walk_point(z, cur);
     for (xmlNodePtr c = r->children; c; c = c->next) {
         const char *id, *dir;
@@ -556,8 +591,8 @@ static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
         if (c->type != XML_ELEMENT_NODE)
             continue;
         if (!is_elem(c, "link_ctn"))
-            return sg_fail(s, c, "<%s> inside <route>; only <link_ctn> is read",
-                           (const char *)c->name);
+            return sg_fail(s, c, "<%s> inside <%s>; only <link_ctn> is read",
+                           (const char *)c->name, el);
         if ((rc = sg_check(s, c, "id direction", 0)) || !(id = sg_need(s, c, "id", &rc)))
             return rc;
         /* a SPLITDUPLEX link's UP and DOWN halves are collsim's link's two
@@ -576,9 +611,9 @@ static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
         else if (pt_union(z, b, cur))
             in = b;
         else
-            return sg_fail(s, c, "<route src=\"%s\" dst=\"%s\">: link %s does not continue the "
+            return sg_fail(s, c, "<%s %s=\"%s\" %s=\"%s\">: link %s does not continue the "
                            "path (its ends are already placed elsewhere by earlier routes)",
-                           sg_attr(r, "src"), sg_attr(r, "dst"), id);
+                           el, ks, sg_attr(r, ks), kd, sg_attr(r, kd), id);
         pt_union(z, in, cur);
         cur = in == a ? b : a;
         walk_point(z, cur);
@@ -587,12 +622,12 @@ static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
     }
     z->walks[z->nwalks - 1].n = nl + 1;
     if (nl == 0)
-        return sg_fail(s, r, "<route src=\"%s\" dst=\"%s\"> lists no link", sg_attr(r, "src"),
-                       sg_attr(r, "dst"));
+        return sg_fail(s, r, "<%s %s=\"%s\" %s=\"%s\"> lists no link", el, ks, sg_attr(r, ks),
+                       kd, sg_attr(r, kd));
     if (!pt_union(z, cur, dst))
-        return sg_fail(s, r, "<route src=\"%s\" dst=\"%s\">: its links lead to %s, not to %s "
-                       "(given the routes before it)", sg_attr(r, "src"), sg_attr(r, "dst"),
-                       pt_name(z, cur), sg_attr(r, "dst"));
+        return sg_fail(s, r, "<%s %s=\"%s\" %s=\"%s\">: its links lead to %s, not to %s "
+                       "(given the routes before it)", el, ks, sg_attr(r, ks), kd,
+                       sg_attr(r, kd), pt_name(z, cur), sg_attr(r, kd));
     return CS_OK;
 }
 
@@ -624,14 +659,17 @@ static int sg_zone_build(const sg_t *s, sg_zone_t *z, cs_netdesc_t **out)
     return cs_netfile_stage_build(z->st, out, s->err);
 }
 
-/* routing="Full": the routes are the paths (SimGrid's FullZone), so they
- * become the description's routing. */
-static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
+/* The walks of <route>s (inter 0) or of zoneRoutes (inter 1) as a table of
+ * node paths; NULL on error (two for one pair). */
+static cs_netfile_routes_t *sg_walk_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d,
+                                           int inter)
 {
     cs_netfile_routes_t *routes = cs_netfile_routes_new();
     int32_t *path = NULL, cap = 0;
     for (int32_t w = 0; w < z->nwalks; w++) {
         const sg_walk_t *wk = &z->walks[w];
+        if (wk->inter != inter)
+            continue;
         while (cap < wk->n) {
             cap = cap ? 2 * cap : 64;
             path = cs_realloc(path, (size_t)cap * sizeof *path);
@@ -640,18 +678,58 @@ static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
             path[k] = cs_netfile_stage_built_id(z->st,
                                                 z->named[pt_find(z, z->pts[wk->first + k])]);
         if (cs_netfile_routes_add(routes, path, wk->n, wk->symmetrical)) {
-            int rc = cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: a second <route> from %s to %s",
-                                  s->path, (int)wk->line, cs_netdesc_label(d, path[0]),
-                                  cs_netdesc_label(d, path[wk->n - 1]));
+            cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: a second <%s> from %s to %s", s->path,
+                         (int)wk->line, inter ? "zoneRoute" : "route",
+                         cs_netdesc_label(d, path[0]), cs_netdesc_label(d, path[wk->n - 1]));
             free(path);
             cs_netfile_routes_free(routes);
-            return rc;
+            return NULL;
         }
     }
     free(path);
+    return routes;
+}
+
+/* routing="Full": the routes are the paths (SimGrid's FullZone), so they
+ * become the description's routing. */
+static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
+{
+    cs_netfile_routes_t *routes = sg_walk_routes(s, z, d, 0);
+    if (!routes)
+        return CS_ERR_PARSE;
     cs_netdesc_set_route(d, "the file's routes (SimGrid Full zone)", cs_netfile_routes_path,
                          routes, cs_netfile_routes_free);
     return CS_OK;
+}
+
+/* Once every element and link is known: each is its own set of points. */
+static void sg_points_init(sg_zone_t *z)
+{
+    z->nelem = cs_netfile_stage_count(z->st);
+    int32_t npts = z->nelem + 2 * z->nlinks;
+    z->up = cs_malloc(((size_t)npts + 1) * sizeof *z->up);
+    z->named = cs_malloc(((size_t)npts + 1) * sizeof *z->named);
+    for (int32_t p = 0; p < npts; p++) {
+        z->up[p] = p;
+        z->named[p] = p < z->nelem ? p : -1;
+    }
+}
+
+static void sg_zone_free(sg_zone_t *z)
+{
+    free(z->walks);
+    free(z->pts);
+    free(z->up);
+    free(z->named);
+    free(z->links);
+    free(z->zxml);
+    free(z->later);
+    free(z->later_zone);
+    free(z->pre);
+    cs_netfile_sgtree_free(z->tree);
+    cs_netfile_stage_free(z->st);
+    cs_netfile_stage_free(z->names);
+    cs_netfile_stage_free(z->znames);
 }
 
 static int sg_zone(const sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out)
@@ -672,32 +750,277 @@ static int sg_zone(const sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out)
             rc = sg_fail(s, c, "<%s> inside a <zone> is not read by collsim (it reads <host>, "
                          "<router>, <link>, <route>, or one <cluster>)", (const char *)c->name);
     }
-    if (!rc) {
-        z.nelem = cs_netfile_stage_count(z.st);
-        int32_t npts = z.nelem + 2 * z.nlinks;
-        z.up = cs_malloc(((size_t)npts + 1) * sizeof *z.up);
-        z.named = cs_malloc(((size_t)npts + 1) * sizeof *z.named);
-        for (int32_t p = 0; p < npts; p++) {
-            z.up[p] = p;
-            z.named[p] = p < z.nelem ? p : -1;
-        }
-    }
+    if (!rc)
+        sg_points_init(&z);
     for (xmlNodePtr c = zone->children; c && !rc; c = c->next)
         if (is_elem(c, "route"))
-            rc = sg_route(s, &z, c);
+            rc = sg_route(s, &z, c, 0);
     if (!rc)
         rc = sg_zone_build(s, &z, out);
     if (!rc && full && (rc = sg_zone_routes(s, &z, *out))) {
         cs_netdesc_free(*out);
         *out = NULL;
     }
-    free(z.walks);
-    free(z.pts);
-    free(z.up);
-    free(z.named);
-    free(z.links);
-    cs_netfile_stage_free(z.st);
-    cs_netfile_stage_free(z.names);
+    sg_zone_free(&z);
+    return rc;
+}
+
+/* ---- platforms of several zones ----------------------------------------------------- */
+
+static int is_zone(xmlNodePtr c) { return is_elem(c, "zone") || is_elem(c, "AS"); }
+static int is_zroute(xmlNodePtr c) { return is_elem(c, "zoneRoute") || is_elem(c, "ASroute"); }
+
+/* A zone called `id` (zones and clusters share one namespace), declared by
+ * element c. */
+static int mz_new_zone(const sg_t *s, sg_zone_t *z, xmlNodePtr c, const char *id, int32_t parent,
+                       cs_sgzone_kind_t kind, int32_t *zid)
+{
+    int32_t k;
+    int rc;
+    if (cs_netfile_stage_find(z->znames, id) >= 0)
+        return sg_fail(s, c, "<%s id=\"%s\">: a zone or cluster has that id already",
+                       (const char *)c->name, id);
+    if ((rc = cs_netfile_stage_node(z->znames, id, line_of(c), &k, s->err)))
+        return rc;
+    *zid = cs_netfile_sgtree_add_zone(z->tree, parent, kind, -1);
+    z->zxml = cs_grow(z->zxml, *zid, &z->cap_zxml, 16, sizeof *z->zxml);
+    z->zxml[*zid] = c;
+    return CS_OK;
+}
+
+/* Keeps a <route> or <zoneRoute> of zone z->cur for the second pass, once
+ * every element and link of the platform is known. */
+static void mz_later(sg_zone_t *z, xmlNodePtr c)
+{
+    z->later = cs_grow(z->later, z->nlater, &z->cap_later, 16, sizeof *z->later);
+    z->later_zone =
+        cs_grow(z->later_zone, z->nlater, &z->cap_later_zone, 16, sizeof *z->later_zone);
+    z->later[z->nlater] = c;
+    z->later_zone[z->nlater++] = z->cur;
+}
+
+static char *mz_name(const char *a, const char *b, const char *c)
+{
+    size_t len = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *t = cs_malloc(len);
+    snprintf(t, len, "%s%s%s", a, b, c);
+    return t;
+}
+
+/* A FLAT <cluster> among zones: SimGrid's StarZone (sg_platf.cpp): hosts
+ * prefix+N+suffix, each with its link ID_link_N (bw, lat, SPLITDUPLEX) to
+ * the cluster's router, router_id or prefix+ID_router+suffix, through
+ * which its routes to other zones go. */
+static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
+{
+    int rc = sg_check(s, c, "id prefix suffix radical speed core bw lat sharing_policy topology "
+                      "router_id", 0);
+    const char *id = sg_need(s, c, "id", &rc), *rad = sg_need(s, c, "radical", &rc),
+               *b = sg_need(s, c, "bw", &rc), *l = sg_need(s, c, "lat", &rc);
+    const char *topo = sg_attr(c, "topology"), *pol = sg_attr(c, "sharing_policy");
+    const char *pre = sg_attr(c, "prefix"), *suf = sg_attr(c, "suffix"), *rid = sg_attr(c, "router_id");
+    sg_link_t lk = {0, 0, line_of(c), 1};
+    int64_t count, *vals;
+    int32_t zid, e0 = cs_netfile_stage_count(z->st), k0 = z->nlinks, e, k;
+    char num[24], *name;
+    if (rc)
+        return rc;
+    pre = pre ? pre : "";
+    suf = suf ? suf : "";
+    if (topo && strcmp(topo, "FLAT"))
+        return sg_fail(s, c, "<cluster topology=%s> among zones: SimGrid routes from such a "
+                       "cluster's hosts to its router through no link; collsim reads FLAT "
+                       "clusters there", topo);
+    if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
+        return sg_fail(s, c, "<cluster sharing_policy=%s> among zones: SimGrid then makes its "
+                       "host links SHARED, which collsim cannot model; use SPLITDUPLEX", pol);
+    if ((rc = sg_radical(s, c, rad, &count)) || (rc = sg_bandwidth(s, c, "bw", b, &lk.bw)) ||
+        (rc = sg_latency(s, c, "lat", l, &lk.lat)) ||
+        (rc = mz_new_zone(s, z, c, id, parent, CS_SGZONE_STAR, &zid)))
+        return rc;
+    z->cur = zid;
+    vals = cs_malloc((size_t)count * sizeof *vals);
+    rc = sg_radical_values(s, c, rad, &count, vals);
+    for (int64_t i = 0; i < count && !rc; i++) {
+        snprintf(num, sizeof num, "%lld", (long long)vals[i]);
+        name = mz_name(pre, num, suf);
+        rc = sg_add_element(s, z, c, name, 1, &e);
+        free(name);
+        snprintf(num, sizeof num, "_link_%lld", (long long)vals[i]);
+        name = mz_name(id, num, "");
+        if (!rc)
+            rc = sg_add_link(s, z, c, name, lk, &k);
+        free(name);
+    }
+    free(vals);
+    name = rid && *rid ? mz_name(rid, "", "") : mz_name(pre, id, "_router");
+    if (!rc && !(rid && *rid)) {
+        free(name);
+        char *t = mz_name(id, "_router", suf);
+        name = mz_name(pre, t, "");
+        free(t);
+    }
+    if (!rc)
+        rc = sg_add_element(s, z, c, name, 0, &e);
+    free(name);
+    if (rc)
+        return rc;
+    cs_netfile_sgtree_set_router(z->tree, zid, e);
+    for (int32_t i = 0; i < 6 * (int32_t)count; i++) { /* host end 0, router end 1 */
+        int32_t h = i / 6, j = i % 6;
+        z->pre = cs_grow(z->pre, z->npre, &z->cap_pre, 64, sizeof *z->pre);
+        z->pre[z->npre++] = j == 0 ? e0 + h : j == 3 ? e : j == 1 || j == 4 ? k0 + h : j == 5;
+    }
+    return CS_OK;
+}
+
+/* A <zone> (or old <AS>) of a platform of several zones, routing="Full":
+ * sub-zones and clusters joined by zoneRoutes, or hosts and routers joined
+ * by routes. */
+static int mz_zone(const sg_t *s, sg_zone_t *z, xmlNodePtr zone, int32_t parent)
+{
+    int rc = sg_check(s, zone, "id routing", 1), subs = 0;
+    const char *id = sg_need(s, zone, "id", &rc), *routing = sg_need(s, zone, "routing", &rc);
+    int32_t me;
+    if (rc)
+        return rc;
+    if (strcmp(routing, "Full"))
+        return sg_fail(s, zone, "<%s id=\"%s\" routing=\"%s\"> in a platform of several zones: "
+                       "collsim reads routing=\"Full\" there", (const char *)zone->name, id,
+                       routing);
+    for (xmlNodePtr c = zone->children; c; c = c->next)
+        subs += is_zone(c) || is_elem(c, "cluster");
+    if ((rc = mz_new_zone(s, z, zone, id, parent, subs ? CS_SGZONE_ZONES : CS_SGZONE_LEAF, &me)))
+        return rc;
+    for (xmlNodePtr c = zone->children; c && !rc; c = c->next) {
+        z->cur = me;
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (is_zone(c))
+            rc = mz_zone(s, z, c, me);
+        else if (is_elem(c, "cluster"))
+            rc = mz_cluster(s, z, c, me);
+        else if (is_elem(c, "link"))
+            rc = sg_link_decl(s, z, c);
+        else if (!subs && (is_elem(c, "host") || is_elem(c, "router")))
+            rc = sg_element(s, z, c);
+        else if ((!subs && is_elem(c, "route")) || (subs && is_zroute(c)))
+            mz_later(z, c);
+        else
+            rc = sg_fail(s, c, "<%s> inside a <zone> of %s is not read by collsim (it reads %s)",
+                         (const char *)c->name, subs ? "zones" : "hosts",
+                         subs ? "<zone>, <cluster>, <link>, <zoneRoute>"
+                              : "<host>, <router>, <link>, <route>");
+    }
+    return rc;
+}
+
+/* The sub-zone `key` of zone z->cur names, in *out. */
+static int mz_child(const sg_t *s, sg_zone_t *z, xmlNodePtr r, const char *key, int32_t *out)
+{
+    int rc = CS_OK;
+    const char *name = sg_need(s, r, key, &rc);
+    if (rc)
+        return rc;
+    *out = cs_netfile_stage_find(z->znames, name);
+    if (*out < 0 || cs_netfile_sgtree_parent(z->tree, *out) != z->cur)
+        return sg_fail(s, r, "<%s %s=\"%s\">: zone %s has no sub-zone or cluster of that id",
+                       (const char *)r->name, key, name,
+                       cs_netfile_stage_name(z->znames, z->cur));
+    return CS_OK;
+}
+
+/* A gateway must lie in the zone its side names. */
+static int mz_gateway(const sg_t *s, sg_zone_t *z, xmlNodePtr r, const char *key, int32_t zone,
+                      int32_t *gw)
+{
+    const char *name = sg_attr(r, key);
+    *gw = cs_netfile_stage_find(z->st, name);
+    if (!cs_netfile_sgtree_within(z->tree, *gw, zone))
+        return sg_fail(s, r, "<%s %s=\"%s\">: %s is not inside zone %s", (const char *)r->name,
+                       key, name, name, cs_netfile_stage_name(z->znames, zone));
+    return CS_OK;
+}
+
+/* <zoneRoute src= dst= gw_src= gw_dst=> (or <ASroute>) of zone z->cur. */
+static int mz_zroute(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
+{
+    int rc = sg_check(s, r, "src dst gw_src gw_dst symmetrical", 1);
+    int32_t a, b, gs, gd;
+    const char *sym = sg_attr(r, "symmetrical");
+    if (rc || (rc = mz_child(s, z, r, "src", &a)) || (rc = mz_child(s, z, r, "dst", &b)))
+        return rc;
+    if (a == b)
+        return sg_fail(s, r, "<%s>: src and dst are the same zone %s", (const char *)r->name,
+                       sg_attr(r, "src"));
+    if ((rc = sg_route(s, z, r, 1)) || (rc = mz_gateway(s, z, r, "gw_src", a, &gs)) ||
+        (rc = mz_gateway(s, z, r, "gw_dst", b, &gd)))
+        return rc;
+    if (cs_netfile_sgtree_add_zroute(z->tree, z->cur, a, b, gs, gd,
+                                     !sym || !strcasecmp(sym, "YES")))
+        return sg_fail(s, r, "a second <%s> from %s to %s", (const char *)r->name,
+                       sg_attr(r, "src"), sg_attr(r, "dst"));
+    return CS_OK;
+}
+
+/* routing="Full" needs a zoneRoute for every two sub-zones of a zone (or a
+ * symmetrical one back), as SimGrid fails on the first message otherwise. */
+static int mz_complete(const sg_t *s, sg_zone_t *z)
+{
+    int32_t n = cs_netfile_stage_count(z->znames);
+    for (int32_t p = 0; p < n; p++)
+        for (int32_t a = 0; a < n; a++)
+            for (int32_t b = 0; b < n && cs_netfile_sgtree_parent(z->tree, a) == p; b++)
+                if (a != b && cs_netfile_sgtree_parent(z->tree, b) == p &&
+                    !cs_netfile_sgtree_has_zroute(z->tree, p, a, b))
+                    return sg_fail(s, z->zxml[p], "<zone id=\"%s\">: no <zoneRoute> from %s to "
+                                   "%s (routing=Full needs one for every two of its zones, or a "
+                                   "symmetrical one back)", cs_netfile_stage_name(z->znames, p),
+                                   cs_netfile_stage_name(z->znames, a),
+                                   cs_netfile_stage_name(z->znames, b));
+    return CS_OK;
+}
+
+/* A platform whose <zone> holds zones or clusters: one graph of every
+ * zone's hosts, routers and links, routed through the zone tree
+ * (netfile_sgzone.c). */
+static int sg_zones(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out)
+{
+    sg_zone_t z = {0};
+    cs_netfile_routes_t *leaf = NULL, *inter = NULL;
+    int rc;
+    z.st = cs_netfile_stage_new(s->path);
+    z.names = cs_netfile_stage_new(s->path);
+    z.znames = cs_netfile_stage_new(s->path);
+    z.tree = cs_netfile_sgtree_new();
+    rc = mz_zone(s, &z, zone, -1);
+    if (!rc) {
+        sg_points_init(&z);
+        for (int32_t i = 0; i < z.npre; i += 3)
+            pt_union(&z, z.pre[i], z.nelem + 2 * z.pre[i + 1] + z.pre[i + 2]);
+    }
+    for (int32_t i = 0; i < z.nlater && !rc; i++) {
+        z.cur = z.later_zone[i];
+        rc = is_zroute(z.later[i]) ? mz_zroute(s, &z, z.later[i]) : sg_route(s, &z, z.later[i], 0);
+    }
+    if (!rc && !(rc = mz_complete(s, &z)))
+        rc = sg_zone_build(s, &z, out);
+    for (int32_t i = 0; !rc && i < cs_netfile_stage_count(z.st); i++)
+        CS_ASSERT(cs_netfile_stage_built_id(z.st, i) == i); /* no ranks: staging order */
+    if (!rc && (!(leaf = sg_walk_routes(s, &z, *out, 0)) ||
+                !(inter = sg_walk_routes(s, &z, *out, 1))))
+        rc = CS_ERR_PARSE;
+    if (!rc) {
+        cs_netfile_sgtree_set_routes(z.tree, leaf, inter);
+        cs_netdesc_set_route(*out, "the file's zones and routes (SimGrid Full zones)",
+                             cs_netfile_sgtree_path, z.tree, cs_netfile_sgtree_free);
+        z.tree = NULL;
+    } else {
+        cs_netfile_routes_free(leaf);
+        cs_netdesc_free(*out);
+        *out = NULL;
+    }
+    sg_zone_free(&z);
     return rc;
 }
 
@@ -720,9 +1043,9 @@ static int sg_zone_or_cluster(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out
         else if (c->type == XML_ELEMENT_NODE)
             others++;
     }
-    if (cluster && others)
-        return sg_fail(s, cluster, "a <zone> with a <cluster> and other elements: collsim reads "
-                       "one cluster alone, or hosts, routers, links and routes");
+    for (xmlNodePtr c = zone->children; c; c = c->next)
+        if (is_zone(c) || (cluster && others))
+            return sg_zones(s, zone, out);
     if (cluster)
         return sg_cluster(s, cluster, out);
     for (int i = 0; explicit_routings[i]; i++)
