@@ -813,11 +813,16 @@ static char *mz_name(const char *a, const char *b, const char *c)
  * which its routes to other zones go. */
 static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
 {
+    const char *topo = sg_attr(c, "topology");
+    if (topo && strcmp(topo, "FLAT"))
+        return sg_fail(s, c, "<cluster topology=%s> among zones: SimGrid routes from such a "
+                       "cluster's hosts to its router through no link; collsim reads FLAT "
+                       "clusters there", topo);
     int rc = sg_check(s, c, "id prefix suffix radical speed core bw lat sharing_policy topology "
                       "router_id", 0);
     const char *id = sg_need(s, c, "id", &rc), *rad = sg_need(s, c, "radical", &rc),
                *b = sg_need(s, c, "bw", &rc), *l = sg_need(s, c, "lat", &rc);
-    const char *topo = sg_attr(c, "topology"), *pol = sg_attr(c, "sharing_policy");
+    const char *pol = sg_attr(c, "sharing_policy");
     const char *pre = sg_attr(c, "prefix"), *suf = sg_attr(c, "suffix"), *rid = sg_attr(c, "router_id");
     sg_link_t lk = {0, 0, line_of(c), 1};
     int64_t count, *vals;
@@ -827,10 +832,6 @@ static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
         return rc;
     pre = pre ? pre : "";
     suf = suf ? suf : "";
-    if (topo && strcmp(topo, "FLAT"))
-        return sg_fail(s, c, "<cluster topology=%s> among zones: SimGrid routes from such a "
-                       "cluster's hosts to its router through no link; collsim reads FLAT "
-                       "clusters there", topo);
     if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
         return sg_fail(s, c, "<cluster sharing_policy=%s> among zones: SimGrid then makes its "
                        "host links SHARED, which collsim cannot model; use SPLITDUPLEX", pol);
@@ -853,9 +854,9 @@ static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
         free(name);
     }
     free(vals);
-    name = rid && *rid ? mz_name(rid, "", "") : mz_name(pre, id, "_router");
-    if (!rc && !(rid && *rid)) {
-        free(name);
+    if (rid && *rid)
+        name = mz_name(rid, "", "");
+    else {
         char *t = mz_name(id, "_router", suf);
         name = mz_name(pre, t, "");
         free(t);
