@@ -18,7 +18,12 @@
  *     Only the links some route uses become links.  With routing="Full"
  *     the routes are also the paths messages take (SimGrid's FullZone):
  *     they become the description's routing (netfile_routes.c); Floyd and
- *     Dijkstra zones route by shortest paths, as the machine does.
+ *     Dijkstra zones route by shortest paths, as the machine does;
+ *   - a <zone> of <zone>s and FLAT <cluster>s joined by <zoneRoute>s,
+ *     nested: one graph of all their hosts, routers and links, inferred as
+ *     for one zone (zoneRoutes walk from gw_src to gw_dst), read in two
+ *     passes (declarations, then routes, once every link is known), routed
+ *     through the zone tree as SimGrid does (netfile_sgzone.c).
  *
  * sharing_policy: SimGrid's SHARED link is one resource for both
  * directions, which collsim's full-duplex channels cannot express, so it

@@ -4,7 +4,8 @@
  * kinds, links, bandwidths and latencies were counted by hand from the
  * files (the counts are in each file's comment); every error the readers
  * promise, with its file:line text; the GraphML writer's output read back
- * equal.
+ * equal; SimGrid DRAGONFLY clusters (counts and routes from SimGrid's
+ * formulas) and platforms of several zones (routes by node label).
  *
  * The SimGrid cluster tests (FLAT, TORUS, FAT_TREE) need the generators of
  * netgen_tree.c and netgen_direct.c: until they are merged the reader says
