@@ -15,6 +15,7 @@
 
 #include <libxml/tree.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "topo/netfile.h"
 
@@ -135,6 +136,45 @@ typedef struct cs_netfile_sgdf {
  * CS_ERR_RANGE beyond the node or link limits. */
 int cs_netfile_sg_dragonfly(cs_netdesc_t *nd, const cs_netfile_sgdf_t *p, double bw, double lat,
                             const char *id, const char *const *labels, cs_error_t *err);
+
+/* What the SimGrid readers share (netfile_simgrid.c defines them): the
+ * file's path for messages and the error. */
+typedef struct cs_netfile_sg {
+    const char *path;
+    cs_error_t *err;
+} cs_netfile_sg_t;
+static inline int cs_netfile_sg_line(xmlNodePtr n) { return (int)xmlGetLineNo(n); }
+static inline int cs_netfile_sg_is(xmlNodePtr n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+/* "PATH:LINE: " + message, CS_ERR_PARSE. */
+int cs_netfile_sg_fail(const cs_netfile_sg_t *s, xmlNodePtr n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An attribute's text, or NULL (valid while the document is). */
+const char *cs_netfile_sg_attr(xmlNodePtr n, const char *name);
+/* Refuses attributes outside `valid` (space-separated) and, unless
+ * children_ok, child elements. */
+int cs_netfile_sg_check(const cs_netfile_sg_t *s, xmlNodePtr n, const char *valid,
+                        int children_ok);
+/* The attribute, or NULL and *rc set (when still CS_OK) to "needs ...". */
+const char *cs_netfile_sg_need(const cs_netfile_sg_t *s, xmlNodePtr n, const char *name, int *rc);
+/* SimGrid's units; errors name the element and key. */
+int cs_netfile_sg_bandwidth(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                            const char *text, double *out);
+int cs_netfile_sg_latency(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                          const char *text, double *out);
+/* SPLITDUPLEX, FULLDUPLEX and FATPIPE pass; SHARED (also as `dflt`, the
+ * value when the attribute is absent) is refused. */
+int cs_netfile_sg_sharing(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                          const char *dflt);
+/* A radical's host count, and with vals (room for the count) its numbers. */
+int cs_netfile_sg_radical(const cs_netfile_sg_t *s, xmlNodePtr n, const char *text,
+                          int64_t *count, int64_t *vals);
+/* netfile_sgroutes.c: a <zone> of hosts, routers, links and routes (full:
+ * its routes are the paths), and a <zone> of zones and clusters. */
+int cs_netfile_sg_zone(const cs_netfile_sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out);
+int cs_netfile_sg_zones(const cs_netfile_sg_t *s, xmlNodePtr zone, cs_netdesc_t **out);
 
 /* SimGrid platform XML (netfile_simgrid.c). */
 int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,

@@ -41,7 +41,10 @@ struct cs_netfile_sgtree {
     cs_netfile_routes_t *leaf, *inter;
 };
 
-cs_netfile_sgtree_t *cs_netfile_sgtree_new(void) { return cs_calloc(1, sizeof(cs_netfile_sgtree_t)); }
+cs_netfile_sgtree_t *cs_netfile_sgtree_new(void)
+{
+    return cs_calloc(1, sizeof(cs_netfile_sgtree_t));
+}
 
 void cs_netfile_sgtree_free(void *p)
 {

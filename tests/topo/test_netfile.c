@@ -518,7 +518,8 @@ Test(netfile, simgrid_errors)
     FAILS("nested.xml", SG_HEAD SG_ZONE "<zone id=\"y\" routing=\"Floyd\"/>\n" SG_END,
           CS_ERR_PARSE, "@:4: <zone id=\"y\" routing=\"Floyd\"> in a platform of several "
           "zones: collsim reads routing=\"Full\" there");
-    FAILS("two.xml", SG_HEAD SG_ZONE SG_END "<platform/>", CS_ERR_PARSE, "@:6: Extra content at the end of the document");
+    FAILS("two.xml", SG_HEAD SG_ZONE SG_END "<platform/>", CS_ERR_PARSE,
+          "@:6: Extra content at the end of the document");
     FAILS("version.xml", "<?xml version=\"1.0\"?>\n<platform version=\"3\">\n</platform>\n",
           CS_ERR_PARSE, "@:2: <platform version=\"3\">: collsim reads version 4");
     FAILS("root.xml", "<?xml version=\"1.0\"?>\n<graphml/>\n", CS_ERR_PARSE,
