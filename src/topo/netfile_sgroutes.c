@@ -441,11 +441,9 @@ static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
             "cluster's hosts to its router through no link; collsim reads FLAT "
             "clusters there",
             topo);
-    int rc =
-        cs_netfile_sg_check(s, c,
-                            "id prefix suffix radical speed core bw lat sharing_policy topology "
-                            "router_id",
-                            0);
+    /* loopback_*: unused, a rank's message to itself crosses no link */
+    int rc = cs_netfile_sg_check(s, c, "id prefix suffix radical speed core bw lat "
+                                 "sharing_policy topology router_id loopback_bw loopback_lat", 0);
     const char *id = cs_netfile_sg_need(s, c, "id", &rc),
                *rad = cs_netfile_sg_need(s, c, "radical", &rc),
                *b = cs_netfile_sg_need(s, c, "bw", &rc), *l = cs_netfile_sg_need(s, c, "lat", &rc);
