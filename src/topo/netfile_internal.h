@@ -15,6 +15,7 @@
 
 #include <libxml/tree.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "topo/netfile.h"
 
@@ -67,6 +68,8 @@ void cs_netfile_routes_free(void *routes); /* accepts NULL; a route ctx's free *
  * has one already (or n < 2). */
 int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n,
                           int symmetrical);
+/* Whether src -> dst has a route (its own or a symmetrical reverse). */
+int cs_netfile_routes_has(const cs_netfile_routes_t *r, int32_t src, int32_t dst);
 /* A cs_netdesc_route_fn over a cs_netfile_routes_t. */
 int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_t salt,
                            int32_t *path, uint8_t *vc, int max);
@@ -84,6 +87,94 @@ int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
  * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
  * "PATH:LINE: libxml2's message" when it is not well-formed XML. */
 int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err);
+
+/* The zone tree of a SimGrid platform of several zones and its routing
+ * (netfile_sgzone.c).  Zone 0 is the root; nodes are the description's. */
+typedef enum cs_sgzone_kind {
+    CS_SGZONE_LEAF,  /* hosts and routers joined by the file's routes (leaf table) */
+    CS_SGZONE_STAR,  /* a FLAT cluster: every route crosses its router */
+    CS_SGZONE_ZONES, /* sub-zones joined by zoneRoutes */
+} cs_sgzone_kind_t;
+typedef struct cs_netfile_sgtree cs_netfile_sgtree_t;
+cs_netfile_sgtree_t *cs_netfile_sgtree_new(void);
+void cs_netfile_sgtree_free(void *t); /* accepts NULL; frees the routes */
+/* Returns the new zone's id (parent -1: the root, added first). */
+int32_t cs_netfile_sgtree_add_zone(cs_netfile_sgtree_t *t, int32_t parent, cs_sgzone_kind_t kind,
+                                   int32_t router);
+void cs_netfile_sgtree_set_router(cs_netfile_sgtree_t *t, int32_t zone, int32_t router);
+cs_sgzone_kind_t cs_netfile_sgtree_kind(const cs_netfile_sgtree_t *t, int32_t zone);
+int32_t cs_netfile_sgtree_parent(const cs_netfile_sgtree_t *t, int32_t zone);
+/* Puts a node in a zone (nodes not placed are in none: routes avoid
+ * starting or ending there). */
+void cs_netfile_sgtree_place(cs_netfile_sgtree_t *t, int32_t node, int32_t zone);
+int32_t cs_netfile_sgtree_zone_of(const cs_netfile_sgtree_t *t, int32_t node);
+/* Whether node lies in zone or below it. */
+int cs_netfile_sgtree_within(const cs_netfile_sgtree_t *t, int32_t node, int32_t zone);
+/* A zoneRoute of `zone` between its children src and dst through the
+ * gateway nodes; -1 when that pair has one already. */
+int cs_netfile_sgtree_add_zroute(cs_netfile_sgtree_t *t, int32_t zone, int32_t src, int32_t dst,
+                                 int32_t gw_src, int32_t gw_dst, int symmetrical);
+/* Whether children a -> b of zone have a zoneRoute (or a symmetrical b -> a). */
+int cs_netfile_sgtree_has_zroute(const cs_netfile_sgtree_t *t, int32_t zone, int32_t a, int32_t b);
+/* The node paths of the leaf zones' routes and of the zoneRoutes (gw_src to
+ * gw_dst); taken over. */
+void cs_netfile_sgtree_set_routes(cs_netfile_sgtree_t *t, cs_netfile_routes_t *leaf,
+                                  cs_netfile_routes_t *inter);
+/* A cs_netdesc_route_fn over the tree. */
+int cs_netfile_sgtree_path(const void *t, int32_t src, int32_t dst, uint64_t salt,
+                           int32_t *path, uint8_t *vc, int max);
+
+/* SimGrid's DRAGONFLY cluster (netfile_sgdragonfly.c): "G,g;C,c;R,r;N"
+ * (groups and blue links between two groups, chassis per group and black
+ * links, routers per chassis and green links, hosts per router). */
+typedef struct cs_netfile_sgdf {
+    int32_t groups, blue, chassis, black, routers, green, nodes;
+} cs_netfile_sgdf_t;
+/* Builds it into the empty nd: hosts first (labels[h], G*C*R*N of them,
+ * copied), then the routers ("ID_router_G_C_R"), the links and SimGrid's
+ * minimal routing.  Needs groups <= routers (the caller checks).
+ * CS_ERR_RANGE beyond the node or link limits. */
+int cs_netfile_sg_dragonfly(cs_netdesc_t *nd, const cs_netfile_sgdf_t *p, double bw, double lat,
+                            const char *id, const char *const *labels, cs_error_t *err);
+
+/* What the SimGrid readers share (netfile_simgrid.c defines them): the
+ * file's path for messages and the error. */
+typedef struct cs_netfile_sg {
+    const char *path;
+    cs_error_t *err;
+} cs_netfile_sg_t;
+static inline int cs_netfile_sg_line(xmlNodePtr n) { return (int)xmlGetLineNo(n); }
+static inline int cs_netfile_sg_is(xmlNodePtr n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+/* "PATH:LINE: " + message, CS_ERR_PARSE. */
+int cs_netfile_sg_fail(const cs_netfile_sg_t *s, xmlNodePtr n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An attribute's text, or NULL (valid while the document is). */
+const char *cs_netfile_sg_attr(xmlNodePtr n, const char *name);
+/* Refuses attributes outside `valid` (space-separated) and, unless
+ * children_ok, child elements. */
+int cs_netfile_sg_check(const cs_netfile_sg_t *s, xmlNodePtr n, const char *valid,
+                        int children_ok);
+/* The attribute, or NULL and *rc set (when still CS_OK) to "needs ...". */
+const char *cs_netfile_sg_need(const cs_netfile_sg_t *s, xmlNodePtr n, const char *name, int *rc);
+/* SimGrid's units; errors name the element and key. */
+int cs_netfile_sg_bandwidth(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                            const char *text, double *out);
+int cs_netfile_sg_latency(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                          const char *text, double *out);
+/* SPLITDUPLEX, FULLDUPLEX and FATPIPE pass; SHARED (also as `dflt`, the
+ * value when the attribute is absent) is refused. */
+int cs_netfile_sg_sharing(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
+                          const char *dflt);
+/* A radical's host count, and with vals (room for the count) its numbers. */
+int cs_netfile_sg_radical(const cs_netfile_sg_t *s, xmlNodePtr n, const char *text,
+                          int64_t *count, int64_t *vals);
+/* netfile_sgroutes.c: a <zone> of hosts, routers, links and routes (full:
+ * its routes are the paths), and a <zone> of zones and clusters. */
+int cs_netfile_sg_zone(const cs_netfile_sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out);
+int cs_netfile_sg_zones(const cs_netfile_sg_t *s, xmlNodePtr zone, cs_netdesc_t **out);
 
 /* SimGrid platform XML (netfile_simgrid.c). */
 int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,

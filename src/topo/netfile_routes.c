@@ -113,3 +113,9 @@ int cs_netfile_routes_path(const void *ctx, int32_t src, int32_t dst, uint64_t s
         path[k] = r->nodes[rt->first + (reverse ? rt->n - 1 - k : k)];
     return rt->n;
 }
+
+int cs_netfile_routes_has(const cs_netfile_routes_t *r, int32_t src, int32_t dst)
+{
+    int32_t i = find(r, dst, src);
+    return find(r, src, dst) >= 0 || (i >= 0 && r->routes[i].symmetrical);
+}

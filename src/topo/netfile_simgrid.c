@@ -3,21 +3,20 @@
  * SimGrid's src/surf/xml/simgrid.dtd and https://simgrid.org/doc/latest/
  * platform.html) read with libxml2 into a cs_netdesc_t.
  *
- * Two shapes are read (docs/networks.md lists every attribute):
+ * What is read (docs/networks.md lists every attribute):
  *   - one <cluster> (directly under <platform> or alone in a <zone>), mapped
  *     onto the generators of topo/netgen.h: FLAT -> cs_netgen_star, TORUS ->
  *     cs_netgen_torus (wrap), FAT_TREE -> cs_netgen_fattree (SimGrid's
- *     "levels;down;up;parallel" is that generator's general form);
- *     DRAGONFLY is refused for now;
- *   - one <zone> of <host>s, <router>s, <link>s and <route>s: SimGrid routes
- *     list links, not the places between them, so the graph is inferred:
- *     each route walks from src through its links to dst, consecutive links
- *     meeting at a common point; points are merged with union-find, a point
- *     no host or router claims becomes an anonymous switch ("~j1", ...).
- *     Only the links some route uses become links.  With routing="Full"
- *     the routes are also the paths messages take (SimGrid's FullZone):
- *     they become the description's routing (netfile_routes.c); Floyd and
- *     Dijkstra zones route by shortest paths, as the machine does.
+ *     "levels;down;up;parallel" is that generator's general form),
+ *     DRAGONFLY -> SimGrid's own construction and routing
+ *     (netfile_sgdragonfly.c);
+ *   - one <zone> of <host>s, <router>s, <link>s and <route>s, or a <zone>
+ *     of <zone>s and FLAT <cluster>s joined by <zoneRoute>s: the graph is
+ *     inferred from the routes (netfile_sgroutes.c), routed by the file's
+ *     routes (Full), by shortest paths (Floyd, Dijkstra) or through the
+ *     zone tree (netfile_sgzone.c).
+ * This file holds the XML helpers both share (netfile_internal.h), the
+ * clusters and the platform.
  *
  * sharing_policy: SimGrid's SHARED link is one resource for both
  * directions, which collsim's full-duplex channels cannot express, so it
@@ -41,33 +40,21 @@
 #include "core/units.h"
 #include "topo/netgen.h"
 
-typedef struct sg {
-    const char *path;
-    cs_error_t *err;
-} sg_t;
-
-static int line_of(xmlNodePtr n) { return (int)xmlGetLineNo(n); }
-
-static int is_elem(xmlNodePtr n, const char *name)
-{
-    return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
-}
+typedef cs_netfile_sg_t sg_t;
 
 /* "PATH:LINE: " + message, CS_ERR_PARSE. */
-static int sg_fail(const sg_t *s, xmlNodePtr n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int sg_fail(const sg_t *s, xmlNodePtr n, const char *fmt, ...)
+int cs_netfile_sg_fail(const sg_t *s, xmlNodePtr n, const char *fmt, ...)
 {
     char msg[CS_ERROR_MSG_MAX - 128];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: %s", s->path, line_of(n), msg);
+    return cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: %s", s->path, cs_netfile_sg_line(n), msg);
 }
 
 /* An attribute's text, or NULL (valid while the document is). */
-static const char *sg_attr(xmlNodePtr n, const char *name)
+const char *cs_netfile_sg_attr(xmlNodePtr n, const char *name)
 {
     for (xmlAttrPtr a = n->properties; a; a = a->next)
         if (!strcmp((const char *)a->name, name))
@@ -79,7 +66,7 @@ static const char *sg_attr(xmlNodePtr n, const char *name)
 /* Refuses attributes outside `valid` (space-separated) and child elements
  * (none of the elements read here has children but <zone>, <route> and
  * <platform>, which check theirs). */
-static int sg_check(const sg_t *s, xmlNodePtr n, const char *valid, int children_ok)
+int cs_netfile_sg_check(const sg_t *s, xmlNodePtr n, const char *valid, int children_ok)
 {
     for (xmlAttrPtr a = n->properties; a; a = a->next) {
         const char *name = (const char *)a->name, *p = valid;
@@ -90,27 +77,28 @@ static int sg_check(const sg_t *s, xmlNodePtr n, const char *valid, int children
             p += k;
         }
         if (!ok)
-            return sg_fail(s, n, "<%s>: attribute %s is not read by collsim (it reads: %s)",
-                           (const char *)n->name, name, valid);
+            return cs_netfile_sg_fail(s, n,
+                                      "<%s>: attribute %s is not read by collsim (it reads: %s)",
+                                      (const char *)n->name, name, valid);
     }
     for (xmlNodePtr c = n->children; !children_ok && c; c = c->next)
         if (c->type == XML_ELEMENT_NODE)
-            return sg_fail(s, c, "<%s> inside <%s> is not read by collsim",
+            return cs_netfile_sg_fail(s, c, "<%s> inside <%s> is not read by collsim",
                            (const char *)c->name, (const char *)n->name);
     return CS_OK;
 }
 
-static const char *sg_need(const sg_t *s, xmlNodePtr n, const char *name, int *rc)
+const char *cs_netfile_sg_need(const sg_t *s, xmlNodePtr n, const char *name, int *rc)
 {
-    const char *v = sg_attr(n, name);
+    const char *v = cs_netfile_sg_attr(n, name);
     if (!v && !*rc)
-        *rc = sg_fail(s, n, "<%s> needs attribute %s", (const char *)n->name, name);
+        *rc = cs_netfile_sg_fail(s, n, "<%s> needs attribute %s", (const char *)n->name, name);
     return v;
 }
 
 /* SimGrid's bandwidths: units as collsim's, plus "KiBps"-style powers of
  * two in bytes; a bare number is bytes/s (SimGrid warns, accepts). */
-static int sg_bandwidth(const sg_t *s, xmlNodePtr n, const char *key, const char *text,
+int cs_netfile_sg_bandwidth(const sg_t *s, xmlNodePtr n, const char *key, const char *text,
                         double *out)
 {
     char buf[64];
@@ -120,35 +108,37 @@ static int sg_bandwidth(const sg_t *s, xmlNodePtr n, const char *key, const char
         text = buf;
     }
     if (cs_units_parse_bandwidth(text, 1.0, out, s->err))
-        return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, line_of(n),
+        return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, cs_netfile_sg_line(n),
                                   (const char *)n->name, key);
     return CS_OK;
 }
 
-static int sg_latency(const sg_t *s, xmlNodePtr n, const char *key, const char *text,
+int cs_netfile_sg_latency(const sg_t *s, xmlNodePtr n, const char *key, const char *text,
                       double *out)
 {
     if (cs_units_parse_seconds(text, 1.0, out, s->err))
-        return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, line_of(n),
+        return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, cs_netfile_sg_line(n),
                                   (const char *)n->name, key);
     return CS_OK;
 }
 
 /* SPLITDUPLEX, FULLDUPLEX and FATPIPE map onto a full-duplex link (head
  * comment); SHARED, the default of `dflt`, cannot. */
-static int sg_sharing(const sg_t *s, xmlNodePtr n, const char *key, const char *dflt)
+int cs_netfile_sg_sharing(const sg_t *s, xmlNodePtr n, const char *key, const char *dflt)
 {
-    const char *v = sg_attr(n, key);
+    const char *v = cs_netfile_sg_attr(n, key);
     if (!v)
         v = dflt;
     if (!strcmp(v, "SPLITDUPLEX") || !strcmp(v, "FULLDUPLEX") || !strcmp(v, "FATPIPE"))
         return CS_OK;
     if (!strcmp(v, "SHARED"))
-        return sg_fail(s, n, "<%s>: %s=SHARED%s (one bandwidth for both directions) cannot be "
-                       "modelled by collsim's full-duplex links; use SPLITDUPLEX or FATPIPE",
-                       (const char *)n->name, key, sg_attr(n, key) ? "" : ", SimGrid's default,");
-    return sg_fail(s, n, "<%s>: %s=\"%s\"; valid: SPLITDUPLEX, FATPIPE", (const char *)n->name,
-                   key, v);
+        return cs_netfile_sg_fail(
+            s, n,
+            "<%s>: %s=SHARED%s (one bandwidth for both directions) cannot be "
+            "modelled by collsim's full-duplex links; use SPLITDUPLEX or FATPIPE",
+            (const char *)n->name, key, cs_netfile_sg_attr(n, key) ? "" : ", SimGrid's default,");
+    return cs_netfile_sg_fail(s, n, "<%s>: %s=\"%s\"; valid: SPLITDUPLEX, FATPIPE",
+                              (const char *)n->name, key, v);
 }
 
 /* ---- clusters ---------------------------------------------------------------- */
@@ -160,32 +150,37 @@ static int sg_int_list(const sg_t *s, xmlNodePtr n, const char *text, int max, i
     char buf[256];
     int k = 0;
     if (strlen(text) >= sizeof buf)
-        return sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", text);
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", text);
     memcpy(buf, text, strlen(text) + 1);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int64_t x;
         if (k == max)
-            return sg_fail(s, n, "<cluster topo_parameters>: more than %d numbers in \"%s\"",
-                           max, text);
+            return cs_netfile_sg_fail(
+                s, n, "<cluster topo_parameters>: more than %d numbers in \"%s\"", max, text);
         if (cs_units_parse_int(t, &x, NULL) || x < 1 || x > CS_NETGEN_MAX_NODES)
-            return sg_fail(s, n, "<cluster topo_parameters>: \"%s\" in \"%s\" is not a count "
-                           "in 1..%d", t, text, CS_NETGEN_MAX_NODES);
+            return cs_netfile_sg_fail(s, n,
+                                      "<cluster topo_parameters>: \"%s\" in \"%s\" is not a count "
+                                      "in 1..%d",
+                                      t, text, CS_NETGEN_MAX_NODES);
         v[k++] = (int)x;
     }
     if (k == 0)
-        return sg_fail(s, n, "<cluster topo_parameters>: empty list in \"%s\"", text);
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: empty list in \"%s\"", text);
     *cnt = k;
     return CS_OK;
 }
 
 /* SimGrid's radical "0-99" or "0-3,8,10-11": the number of hosts, counted
- * without allocating. */
-static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count)
+ * without allocating; with `vals` (room for the count, checked by a first
+ * call without), the numbers too, in order (SimGrid's host i is
+ * prefix + vals[i] + suffix). */
+int cs_netfile_sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count,
+                             int64_t *vals)
 {
     char buf[256];
     *count = 0;
     if (strlen(text) >= sizeof buf)
-        return sg_fail(s, n, "<cluster radical>: \"%s\" is too long", text);
+        return cs_netfile_sg_fail(s, n, "<cluster radical>: \"%s\" is too long", text);
     memcpy(buf, text, strlen(text) + 1);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *dash = strchr(t, '-');
@@ -193,21 +188,33 @@ static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *co
         if (dash)
             *dash = '\0';
         if (cs_units_parse_int(t, &a, NULL) || (dash && cs_units_parse_int(dash + 1, &b, NULL)))
-            return sg_fail(s, n, "<cluster radical>: \"%s\" is not a list of numbers and "
-                           "ranges like 0-15,32-47", text);
+            return cs_netfile_sg_fail(s, n,
+                                      "<cluster radical>: \"%s\" is not a list of numbers and "
+                                      "ranges like 0-15,32-47",
+                                      text);
         if (!dash)
             b = a;
         if (b < a)
-            return sg_fail(s, n, "<cluster radical>: range %lld-%lld in \"%s\" is empty",
+            return cs_netfile_sg_fail(s, n, "<cluster radical>: range %lld-%lld in \"%s\" is empty",
                            (long long)a, (long long)b, text);
+        if (b - a + 1 > CS_NETGEN_MAX_NODES || *count + (b - a + 1) > CS_NETGEN_MAX_NODES)
+            return cs_error_set(s->err, CS_ERR_RANGE, "%s:%d: <cluster radical>: more than %d "
+                                "hosts", s->path, cs_netfile_sg_line(n), CS_NETGEN_MAX_NODES);
+        for (int64_t v = a; vals && v <= b; v++)
+            vals[*count + v - a] = v;
         *count += b - a + 1;
         if (*count > CS_NETGEN_MAX_NODES)
             return cs_error_set(s->err, CS_ERR_RANGE, "%s:%d: <cluster radical>: more than %d "
-                                "hosts", s->path, line_of(n), CS_NETGEN_MAX_NODES);
+                                "hosts", s->path, cs_netfile_sg_line(n), CS_NETGEN_MAX_NODES);
     }
     if (*count == 0)
-        return sg_fail(s, n, "<cluster radical>: no host in \"%s\"", text);
+        return cs_netfile_sg_fail(s, n, "<cluster radical>: no host in \"%s\"", text);
     return CS_OK;
+}
+
+static int sg_radical(const sg_t *s, xmlNodePtr n, const char *text, int64_t *count)
+{
+    return cs_netfile_sg_radical(s, n, text, count, NULL);
 }
 
 static int sg_same_hosts(const sg_t *s, xmlNodePtr n, int64_t radical, int64_t topo,
@@ -215,7 +222,7 @@ static int sg_same_hosts(const sg_t *s, xmlNodePtr n, int64_t radical, int64_t t
 {
     if (radical == topo)
         return CS_OK;
-    return sg_fail(s, n, "<cluster>: radical gives %lld hosts, topology %s has %lld",
+    return cs_netfile_sg_fail(s, n, "<cluster>: radical gives %lld hosts, topology %s has %lld",
                    (long long)radical, topology, (long long)topo);
 }
 
@@ -223,7 +230,7 @@ static int sg_same_hosts(const sg_t *s, xmlNodePtr n, int64_t radical, int64_t t
 static int sg_generated(const sg_t *s, xmlNodePtr n, int rc)
 {
     if (rc)
-        cs_error_prefix(s->err, "%s:%d: <cluster>", s->path, line_of(n));
+        cs_error_prefix(s->err, "%s:%d: <cluster>", s->path, cs_netfile_sg_line(n));
     return rc;
 }
 
@@ -254,24 +261,28 @@ static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t host
     char buf[256], *part[4], *save = NULL;
     int k = 0;
     if (strlen(par) >= sizeof buf)
-        return sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
     memcpy(buf, par, strlen(par) + 1);
     for (char *t = strtok_r(buf, ";", &save); t && k < 4; t = strtok_r(NULL, ";", &save))
         part[k++] = t;
     if (k != 4 || strtok_r(NULL, ";", &save))
-        return sg_fail(s, n, "<cluster topo_parameters>: FAT_TREE needs \"levels;down;up;"
-                       "parallel\" (e.g. \"2;4,4;1,2;1,2\"), got \"%s\"", par);
+        return cs_netfile_sg_fail(s, n,
+                                  "<cluster topo_parameters>: FAT_TREE needs \"levels;down;up;"
+                                  "parallel\" (e.g. \"2;4,4;1,2;1,2\"), got \"%s\"",
+                                  par);
     if ((rc = sg_int_list(s, n, part[0], 1, lv, &nl)))
         return rc;
     if (lv[0] > CS_NETGEN_MAX_DIMS)
-        return sg_fail(s, n, "<cluster topo_parameters>: %d levels, at most %d", lv[0],
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: %d levels, at most %d", lv[0],
                        CS_NETGEN_MAX_DIMS);
     for (int i = 0; i < 3; i++) {
         if ((rc = sg_int_list(s, n, part[i + 1], CS_NETGEN_MAX_DIMS, v[i], &cnt[i])))
             return rc;
         if (cnt[i] != lv[0])
-            return sg_fail(s, n, "<cluster topo_parameters>: \"%s\" has %d numbers, one per "
-                           "level (%d) expected", part[i + 1], cnt[i], lv[0]);
+            return cs_netfile_sg_fail(s, n,
+                                      "<cluster topo_parameters>: \"%s\" has %d numbers, one per "
+                                      "level (%d) expected",
+                                      part[i + 1], cnt[i], lv[0]);
     }
     if ((rc = sg_same_hosts(s, n, hosts, product(v[0], lv[0]), "FAT_TREE")))
         return rc;
@@ -279,22 +290,93 @@ static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t host
                                                 s->err));
 }
 
+/* "G,g;C,c;R,r;N" (netfile_sgdragonfly.c), hosts named as SimGrid does. */
+static int sg_dragonfly(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts, double bw,
+                        double lat, cs_netdesc_t *d)
+{
+    static const char *const what[4] = {"groups", "chassis", "routers", "nodes"};
+    char buf[256], *part[4], *save = NULL, **labels;
+    int v[4][2], cnt, k = 0, rc;
+    const char *pol = cs_netfile_sg_attr(n, "sharing_policy"),
+               *rad = cs_netfile_sg_attr(n, "radical");
+    const char *prefix = cs_netfile_sg_attr(n, "prefix"), *suffix = cs_netfile_sg_attr(n, "suffix"),
+               *id = cs_netfile_sg_attr(n, "id");
+    int64_t *vals, count;
+    if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
+        return cs_netfile_sg_fail(
+            s, n,
+            "<cluster topology=DRAGONFLY sharing_policy=%s>: SimGrid 3.32 then "
+            "makes every link of the dragonfly SHARED, which collsim cannot model; "
+            "use SPLITDUPLEX",
+            pol);
+    if (strlen(par) >= sizeof buf)
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
+    memcpy(buf, par, strlen(par) + 1);
+    for (char *t = strtok_r(buf, ";", &save); t && k < 4; t = strtok_r(NULL, ";", &save))
+        part[k++] = t;
+    if (k != 4 || strtok_r(NULL, ";", &save))
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: DRAGONFLY needs \"groups,links;"
+                       "chassis,links;routers,links;nodes\" (e.g. \"3,4;4,3;5,1;2\"), got \"%s\"",
+                       par);
+    for (int i = 0; i < 4; i++) {
+        if ((rc = sg_int_list(s, n, part[i], 2, v[i], &cnt)))
+            return rc;
+        if (cnt != (i < 3 ? 2 : 1))
+            return cs_netfile_sg_fail(s, n,
+                                      "<cluster topo_parameters>: DRAGONFLY's %s part \"%s\" needs "
+                                      "%s",
+                                      what[i], part[i],
+                                      i < 3 ? "a count and a number of links" : "one count");
+    }
+    cs_netfile_sgdf_t p = {v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1], v[3][0]};
+    if (p.groups > p.routers)
+        return cs_netfile_sg_fail(
+            s, n,
+            "<cluster topology=DRAGONFLY>: %d groups need at least as many "
+            "routers per chassis (SimGrid 3.32 joins group t through router t of "
+            "chassis 0), got %d",
+            (int)p.groups, (int)p.routers);
+    int64_t topo = product((int[]){p.groups, p.chassis, p.routers, p.nodes}, 4);
+    if ((rc = sg_same_hosts(s, n, hosts, topo, "DRAGONFLY")))
+        return rc;
+    vals = cs_malloc((size_t)hosts * sizeof *vals);
+    labels = cs_calloc((size_t)hosts, sizeof *labels);
+    rc = cs_netfile_sg_radical(s, n, rad, &count, vals);
+    for (int64_t h = 0; h < hosts && !rc; h++) {
+        size_t len = strlen(prefix ? prefix : "") + strlen(suffix ? suffix : "") + 24;
+        labels[h] = cs_malloc(len);
+        snprintf(labels[h], len, "%s%lld%s", prefix ? prefix : "", (long long)vals[h],
+                 suffix ? suffix : "");
+    }
+    if (!rc)
+        rc = sg_generated(s, n, cs_netfile_sg_dragonfly(d, &p, bw, lat, id ? id : "dragonfly",
+                                                        (const char *const *)labels, s->err));
+    for (int64_t h = 0; h < hosts; h++)
+        free(labels[h]);
+    free(labels);
+    free(vals);
+    return rc;
+}
+
 static int sg_flat(const sg_t *s, xmlNodePtr n, int64_t hosts, double bw, double lat,
                    cs_netdesc_t *d)
 {
-    const char *bb = sg_attr(n, "bb_bw"), *bbl = sg_attr(n, "bb_lat"), *pol;
+    const char *bb = cs_netfile_sg_attr(n, "bb_bw"), *bbl = cs_netfile_sg_attr(n, "bb_lat"), *pol;
     double bbw = 0, blat = 0;
     int rc;
     if (bb && *bb) {
         /* SimGrid's backbone is crossed by every message of the cluster and,
          * SHARED (its default), shared by all of them: cs_netgen_star's
          * backbone is that.  A FATPIPE backbone limits each flow only. */
-        if ((pol = sg_attr(n, "bb_sharing_policy")) && strcmp(pol, "SHARED"))
-            return sg_fail(s, n, "<cluster>: bb_sharing_policy=%s is not mapped (collsim's "
-                           "cluster backbone is SimGrid's SHARED one); drop bb_bw when the "
-                           "backbone does not limit", pol);
-        if ((rc = sg_bandwidth(s, n, "bb_bw", bb, &bbw)) ||
-            (bbl && (rc = sg_latency(s, n, "bb_lat", bbl, &blat))))
+        if ((pol = cs_netfile_sg_attr(n, "bb_sharing_policy")) && strcmp(pol, "SHARED"))
+            return cs_netfile_sg_fail(
+                s, n,
+                "<cluster>: bb_sharing_policy=%s is not mapped (collsim's "
+                "cluster backbone is SimGrid's SHARED one); drop bb_bw when the "
+                "backbone does not limit",
+                pol);
+        if ((rc = cs_netfile_sg_bandwidth(s, n, "bb_bw", bb, &bbw)) ||
+            (bbl && (rc = cs_netfile_sg_latency(s, n, "bb_lat", bbl, &blat))))
             return rc;
     }
     return sg_generated(s, n, cs_netgen_star(d, (int)hosts, bw, lat, bbw, blat, s->err));
@@ -305,326 +387,46 @@ static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
     const char *topo, *par, *lim;
     int64_t hosts;
     double bw, lat;
-    int rc = sg_check(s, n, "id prefix suffix radical speed core bw lat sharing_policy topology "
-                      "topo_parameters bb_bw bb_lat bb_sharing_policy router_id limiter_link "
-                      "loopback_bw loopback_lat", 0);
-    const char *rad = sg_need(s, n, "radical", &rc), *b = sg_need(s, n, "bw", &rc),
-               *l = sg_need(s, n, "lat", &rc);
-    if (rc || (rc = sg_radical(s, n, rad, &hosts)) || (rc = sg_bandwidth(s, n, "bw", b, &bw)) ||
-        (rc = sg_latency(s, n, "lat", l, &lat)) ||
-        (rc = sg_sharing(s, n, "sharing_policy", "SPLITDUPLEX")))
+    int rc =
+        cs_netfile_sg_check(s, n,
+                            "id prefix suffix radical speed core bw lat sharing_policy topology "
+                            "topo_parameters bb_bw bb_lat bb_sharing_policy router_id limiter_link "
+                            "loopback_bw loopback_lat",
+                            0);
+    const char *rad = cs_netfile_sg_need(s, n, "radical", &rc),
+               *b = cs_netfile_sg_need(s, n, "bw", &rc), *l = cs_netfile_sg_need(s, n, "lat", &rc);
+    if (rc || (rc = sg_radical(s, n, rad, &hosts)) ||
+        (rc = cs_netfile_sg_bandwidth(s, n, "bw", b, &bw)) ||
+        (rc = cs_netfile_sg_latency(s, n, "lat", l, &lat)) ||
+        (rc = cs_netfile_sg_sharing(s, n, "sharing_policy", "SPLITDUPLEX")))
         return rc;
     /* SimGrid's limiter link caps a host's total traffic, both directions
      * together: a SHARED link again */
-    if ((lim = sg_attr(n, "limiter_link")) && *lim)
-        return sg_fail(s, n, "<cluster>: limiter_link (one bandwidth for a host's sends and "
-                       "receives together) is not modelled by collsim");
-    topo = sg_attr(n, "topology");
-    par = sg_attr(n, "topo_parameters");
+    if ((lim = cs_netfile_sg_attr(n, "limiter_link")) && *lim)
+        return cs_netfile_sg_fail(s, n,
+                                  "<cluster>: limiter_link (one bandwidth for a host's sends and "
+                                  "receives together) is not modelled by collsim");
+    topo = cs_netfile_sg_attr(n, "topology");
+    par = cs_netfile_sg_attr(n, "topo_parameters");
     *out = cs_netdesc_new(s->path);
     if (!topo || !strcmp(topo, "FLAT"))
         rc = sg_flat(s, n, hosts, bw, lat, *out);
     else if (!strcmp(topo, "TORUS") || !strcmp(topo, "FAT_TREE"))
-        rc = !par ? sg_fail(s, n, "<cluster topology=%s> needs topo_parameters", topo)
+        rc = !par ? cs_netfile_sg_fail(s, n, "<cluster topology=%s> needs topo_parameters", topo)
              : topo[0] == 'T' ? sg_torus(s, n, par, hosts, bw, lat, *out)
                               : sg_fattree(s, n, par, hosts, bw, lat, *out);
     else if (!strcmp(topo, "DRAGONFLY"))
-        rc = sg_fail(s, n, "<cluster topology=DRAGONFLY> is not mapped yet (use collsim's "
-                     "dragonfly generator, gen=dragonfly)");
+        rc = !par ? cs_netfile_sg_fail(s, n, "<cluster topology=%s> needs topo_parameters", topo)
+                  : sg_dragonfly(s, n, par, hosts, bw, lat, *out);
     else
-        rc = sg_fail(s, n, "<cluster>: topology=\"%s\"; valid: FLAT, TORUS, FAT_TREE", topo);
+        rc = cs_netfile_sg_fail(
+            s, n, "<cluster>: topology=\"%s\"; valid: FLAT, TORUS, FAT_TREE, DRAGONFLY", topo);
     if (!rc)
         rc = cs_netdesc_check(*out, s->err);
     if (rc) {
         cs_netdesc_free(*out);
         *out = NULL;
     }
-    return rc;
-}
-
-/* ---- zones of hosts, routers, links and routes --------------------------------- */
-
-typedef struct sg_link {
-    double bw, lat;
-    int32_t line;
-    int used;
-} sg_link_t;
-
-/* Points: the zone's hosts and routers (0..nelem-1, as staged), then two
- * ends per link.  up[] is a union-find forest; named[root] is the element
- * a set of points is, or -1 while it is an anonymous junction. */
-/* A route's walk: its points (src's, then each link's far end), kept to
- * become a source route once the points are nodes. */
-typedef struct sg_walk {
-    int64_t first;
-    int32_t n, line;
-    int symmetrical;
-} sg_walk_t;
-
-typedef struct sg_zone {
-    cs_netfile_stage_t *st;    /* hosts and routers, in file order */
-    cs_netfile_stage_t *names; /* link ids -> index (a stage used as a name table) */
-    sg_link_t *links;
-    int32_t nlinks, cap_links, nelem;
-    int32_t *up, *named;
-    sg_walk_t *walks; /* routing="Full" only */
-    int32_t nwalks, cap_walks;
-    int32_t *pts;
-    int64_t npts, cap_pts;
-} sg_zone_t;
-
-static void walk_point(sg_zone_t *z, int32_t p)
-{
-    if (z->npts == z->cap_pts) {
-        z->cap_pts = z->cap_pts ? 2 * z->cap_pts : 256;
-        z->pts = cs_realloc(z->pts, (size_t)z->cap_pts * sizeof *z->pts);
-    }
-    z->pts[z->npts++] = p;
-}
-
-static int32_t pt_find(sg_zone_t *z, int32_t x)
-{
-    while (z->up[x] != x) {
-        z->up[x] = z->up[z->up[x]];
-        x = z->up[x];
-    }
-    return x;
-}
-
-/* Merges the sets of a and b unless they are two different elements. */
-static int pt_union(sg_zone_t *z, int32_t a, int32_t b)
-{
-    a = pt_find(z, a);
-    b = pt_find(z, b);
-    if (a == b)
-        return 1;
-    if (z->named[a] >= 0 && z->named[b] >= 0)
-        return 0;
-    z->up[b] = a;
-    if (z->named[a] < 0)
-        z->named[a] = z->named[b];
-    return 1;
-}
-
-/* What the walk's point p is, for messages. */
-static const char *pt_name(sg_zone_t *z, int32_t p)
-{
-    int32_t e = z->named[pt_find(z, p)];
-    return e >= 0 ? cs_netfile_stage_name(z->st, e) : "a place no host or router is";
-}
-
-static int sg_element(const sg_t *s, sg_zone_t *z, xmlNodePtr c)
-{
-    int host = is_elem(c, "host"), rc = sg_check(s, c, host ? "id speed core" : "id", 0);
-    const char *id = sg_need(s, c, "id", &rc);
-    int32_t e;
-    if (rc)
-        return rc;
-    if (cs_netfile_stage_find(z->st, id) >= 0)
-        return sg_fail(s, c, "<%s id=\"%s\">: the id is already used", (const char *)c->name,
-                       id);
-    if ((rc = cs_netfile_stage_node(z->st, id, line_of(c), &e, s->err)))
-        return rc;
-    cs_netfile_stage_set_kind(z->st, e, host ? CS_NETNODE_HOST : CS_NETNODE_SWITCH);
-    return CS_OK;
-}
-
-static int sg_link_decl(const sg_t *s, sg_zone_t *z, xmlNodePtr c)
-{
-    int rc = sg_check(s, c, "id bandwidth latency sharing_policy", 0);
-    const char *id = sg_need(s, c, "id", &rc), *bw = sg_need(s, c, "bandwidth", &rc);
-    const char *lat = sg_attr(c, "latency");
-    sg_link_t l = {0, 0, line_of(c), 0};
-    int32_t k;
-    if (rc || (rc = sg_bandwidth(s, c, "bandwidth", bw, &l.bw)) ||
-        (lat && (rc = sg_latency(s, c, "latency", lat, &l.lat))) ||
-        (rc = sg_sharing(s, c, "sharing_policy", "SHARED")))
-        return rc;
-    if (cs_netfile_stage_find(z->names, id) >= 0)
-        return sg_fail(s, c, "<link id=\"%s\">: the id is already used", id);
-    if ((rc = cs_netfile_stage_node(z->names, id, line_of(c), &k, s->err)))
-        return rc;
-    z->links = cs_grow(z->links, z->nlinks, &z->cap_links, 64, sizeof *z->links);
-    z->links[z->nlinks++] = l;
-    return CS_OK;
-}
-
-/* The point of element `name` (a <route>'s src or dst). */
-static int sg_endpoint(const sg_t *s, sg_zone_t *z, xmlNodePtr r, const char *key, int32_t *p)
-{
-    int rc = CS_OK;
-    const char *name = sg_need(s, r, key, &rc);
-    if (rc)
-        return rc;
-    if ((*p = cs_netfile_stage_find(z->st, name)) < 0)
-        return sg_fail(s, r, "<route %s=\"%s\">: no <host> or <router> has that id", key, name);
-    return CS_OK;
-}
-
-/* One route: from src, each link continues at the point the walk is at
- * (one of its ends already there, else a free end joins it); the last
- * link's far end is dst. */
-static int sg_route(const sg_t *s, sg_zone_t *z, xmlNodePtr r)
-{
-    int32_t cur, dst;
-    int rc = sg_check(s, r, "src dst symmetrical", 1), nl = 0;
-    const char *sym = sg_attr(r, "symmetrical");
-    if (rc || (rc = sg_endpoint(s, z, r, "src", &cur)) ||
-        (rc = sg_endpoint(s, z, r, "dst", &dst)))
-        return rc;
-    if (sym && strcmp(sym, "YES") && strcmp(sym, "NO") && strcmp(sym, "yes") && strcmp(sym, "no"))
-        return sg_fail(s, r, "<route symmetrical=\"%s\">; valid: YES, NO", sym);
-    z->walks = cs_grow(z->walks, z->nwalks, &z->cap_walks, 64, sizeof *z->walks);
-    z->walks[z->nwalks++] = (sg_walk_t){z->npts, 0, line_of(r), !sym || !strcasecmp(sym, "YES")};
-    walk_point(z, cur);
-    for (xmlNodePtr c = r->children; c; c = c->next) {
-        const char *id, *dir;
-        int32_t k, a, b, in;
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if (!is_elem(c, "link_ctn"))
-            return sg_fail(s, c, "<%s> inside <route>; only <link_ctn> is read",
-                           (const char *)c->name);
-        if ((rc = sg_check(s, c, "id direction", 0)) || !(id = sg_need(s, c, "id", &rc)))
-            return rc;
-        /* a SPLITDUPLEX link's UP and DOWN halves are collsim's link's two
-         * directions: the walk chooses, the attribute is only checked */
-        if ((dir = sg_attr(c, "direction")) && strcmp(dir, "UP") && strcmp(dir, "DOWN") &&
-            strcmp(dir, "NONE"))
-            return sg_fail(s, c, "<link_ctn direction=\"%s\">; valid: UP, DOWN, NONE", dir);
-        if ((k = cs_netfile_stage_find(z->names, id)) < 0)
-            return sg_fail(s, c, "<link_ctn id=\"%s\">: no <link> has that id", id);
-        a = z->nelem + 2 * k;
-        b = a + 1;
-        if (pt_find(z, a) == pt_find(z, cur) || pt_find(z, b) == pt_find(z, cur))
-            in = pt_find(z, a) == pt_find(z, cur) ? a : b;
-        else if (pt_union(z, a, cur))
-            in = a;
-        else if (pt_union(z, b, cur))
-            in = b;
-        else
-            return sg_fail(s, c, "<route src=\"%s\" dst=\"%s\">: link %s does not continue the "
-                           "path (its ends are already placed elsewhere by earlier routes)",
-                           sg_attr(r, "src"), sg_attr(r, "dst"), id);
-        pt_union(z, in, cur);
-        cur = in == a ? b : a;
-        walk_point(z, cur);
-        z->links[k].used = 1;
-        nl++;
-    }
-    z->walks[z->nwalks - 1].n = nl + 1;
-    if (nl == 0)
-        return sg_fail(s, r, "<route src=\"%s\" dst=\"%s\"> lists no link", sg_attr(r, "src"),
-                       sg_attr(r, "dst"));
-    if (!pt_union(z, cur, dst))
-        return sg_fail(s, r, "<route src=\"%s\" dst=\"%s\">: its links lead to %s, not to %s "
-                       "(given the routes before it)", sg_attr(r, "src"), sg_attr(r, "dst"),
-                       pt_name(z, cur), sg_attr(r, "dst"));
-    return CS_OK;
-}
-
-/* Junctions become switches; used links become links. */
-static int sg_zone_build(const sg_t *s, sg_zone_t *z, cs_netdesc_t **out)
-{
-    int32_t npts = z->nelem + 2 * z->nlinks, junctions = 0;
-    int rc;
-    for (int32_t p = 0; p < npts; p++) {
-        int32_t root = pt_find(z, p), id;
-        char name[32];
-        if (z->named[root] >= 0 || p < z->nelem || !z->links[(p - z->nelem) / 2].used)
-            continue;
-        do /* an element may be called ~j1 too */
-            snprintf(name, sizeof name, "~j%d", (int)++junctions);
-        while (cs_netfile_stage_find(z->st, name) >= 0);
-        if ((rc = cs_netfile_stage_node(z->st, name, 0, &id, s->err)))
-            return rc;
-        cs_netfile_stage_set_kind(z->st, id, CS_NETNODE_SWITCH);
-        z->named[root] = id;
-    }
-    for (int32_t k = 0; k < z->nlinks; k++) {
-        const sg_link_t *l = &z->links[k];
-        if (l->used)
-            cs_netfile_stage_link(z->st, z->named[pt_find(z, z->nelem + 2 * k)],
-                                  z->named[pt_find(z, z->nelem + 2 * k + 1)], l->bw, l->lat, 1,
-                                  l->line);
-    }
-    return cs_netfile_stage_build(z->st, out, s->err);
-}
-
-/* routing="Full": the routes are the paths (SimGrid's FullZone), so they
- * become the description's routing. */
-static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
-{
-    cs_netfile_routes_t *routes = cs_netfile_routes_new();
-    int32_t *path = NULL, cap = 0;
-    for (int32_t w = 0; w < z->nwalks; w++) {
-        const sg_walk_t *wk = &z->walks[w];
-        while (cap < wk->n) {
-            cap = cap ? 2 * cap : 64;
-            path = cs_realloc(path, (size_t)cap * sizeof *path);
-        }
-        for (int32_t k = 0; k < wk->n; k++)
-            path[k] = cs_netfile_stage_built_id(z->st,
-                                                z->named[pt_find(z, z->pts[wk->first + k])]);
-        if (cs_netfile_routes_add(routes, path, wk->n, wk->symmetrical)) {
-            int rc = cs_error_set(s->err, CS_ERR_PARSE, "%s:%d: a second <route> from %s to %s",
-                                  s->path, (int)wk->line, cs_netdesc_label(d, path[0]),
-                                  cs_netdesc_label(d, path[wk->n - 1]));
-            free(path);
-            cs_netfile_routes_free(routes);
-            return rc;
-        }
-    }
-    free(path);
-    cs_netdesc_set_route(d, "the file's routes (SimGrid Full zone)", cs_netfile_routes_path,
-                         routes, cs_netfile_routes_free);
-    return CS_OK;
-}
-
-static int sg_zone(const sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out)
-{
-    sg_zone_t z = {0};
-    int rc = CS_OK;
-    z.st = cs_netfile_stage_new(s->path);
-    z.names = cs_netfile_stage_new(s->path);
-    /* first the places and links, then the routes (the DTD's order too) */
-    for (xmlNodePtr c = zone->children; c && !rc; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE || is_elem(c, "route"))
-            continue;
-        if (is_elem(c, "host") || is_elem(c, "router"))
-            rc = sg_element(s, &z, c);
-        else if (is_elem(c, "link"))
-            rc = sg_link_decl(s, &z, c);
-        else
-            rc = sg_fail(s, c, "<%s> inside a <zone> is not read by collsim (it reads <host>, "
-                         "<router>, <link>, <route>, or one <cluster>)", (const char *)c->name);
-    }
-    if (!rc) {
-        z.nelem = cs_netfile_stage_count(z.st);
-        int32_t npts = z.nelem + 2 * z.nlinks;
-        z.up = cs_malloc(((size_t)npts + 1) * sizeof *z.up);
-        z.named = cs_malloc(((size_t)npts + 1) * sizeof *z.named);
-        for (int32_t p = 0; p < npts; p++) {
-            z.up[p] = p;
-            z.named[p] = p < z.nelem ? p : -1;
-        }
-    }
-    for (xmlNodePtr c = zone->children; c && !rc; c = c->next)
-        if (is_elem(c, "route"))
-            rc = sg_route(s, &z, c);
-    if (!rc)
-        rc = sg_zone_build(s, &z, out);
-    if (!rc && full && (rc = sg_zone_routes(s, &z, *out))) {
-        cs_netdesc_free(*out);
-        *out = NULL;
-    }
-    free(z.walks);
-    free(z.pts);
-    free(z.up);
-    free(z.named);
-    free(z.links);
-    cs_netfile_stage_free(z.st);
-    cs_netfile_stage_free(z.names);
     return rc;
 }
 
@@ -637,26 +439,28 @@ static const char *const explicit_routings[] = {"Full", "Floyd", "Dijkstra", "Di
 static int sg_zone_or_cluster(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out)
 {
     xmlNodePtr cluster = NULL;
-    int rc = sg_check(s, zone, "id routing", 1), others = 0;
-    const char *routing = sg_need(s, zone, "routing", &rc);
+    int rc = cs_netfile_sg_check(s, zone, "id routing", 1), others = 0;
+    const char *routing = cs_netfile_sg_need(s, zone, "routing", &rc);
     if (rc)
         return rc;
     for (xmlNodePtr c = zone->children; c; c = c->next) {
-        if (is_elem(c, "cluster") && !cluster)
+        if (cs_netfile_sg_is(c, "cluster") && !cluster)
             cluster = c;
         else if (c->type == XML_ELEMENT_NODE)
             others++;
     }
-    if (cluster && others)
-        return sg_fail(s, cluster, "a <zone> with a <cluster> and other elements: collsim reads "
-                       "one cluster alone, or hosts, routers, links and routes");
+    for (xmlNodePtr c = zone->children; c; c = c->next)
+        if (cs_netfile_sg_is(c, "zone") || cs_netfile_sg_is(c, "AS") || (cluster && others))
+            return cs_netfile_sg_zones(s, zone, out);
     if (cluster)
         return sg_cluster(s, cluster, out);
     for (int i = 0; explicit_routings[i]; i++)
         if (!strcmp(routing, explicit_routings[i]))
-            return sg_zone(s, zone, i == 0, out);
-    return sg_fail(s, zone, "<zone routing=\"%s\"> is not read by collsim; valid: Full, Floyd, "
-                   "Dijkstra, DijkstraCache (explicit routes)", routing);
+            return cs_netfile_sg_zone(s, zone, i == 0, out);
+    return cs_netfile_sg_fail(s, zone,
+                              "<zone routing=\"%s\"> is not read by collsim; valid: Full, Floyd, "
+                              "Dijkstra, DijkstraCache (explicit routes)",
+                              routing);
 }
 
 int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
@@ -673,30 +477,36 @@ int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
     if ((rc = cs_netfile_xml_read(path, &doc, err)))
         return rc;
     root = xmlDocGetRootElement(doc);
-    if (!root || !is_elem(root, "platform"))
+    if (!root || !cs_netfile_sg_is(root, "platform"))
         rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: not a SimGrid platform (the root element "
-                          "is not <platform>)", path, root ? line_of(root) : 1);
-    else if (!(rc = sg_check(&s, root, "version", 1)) &&
-             (!(version = sg_attr(root, "version")) || strncmp(version, "4", 1)))
-        rc = sg_fail(&s, root, "<platform version=\"%s\">: collsim reads version 4 and 4.1 "
-                     "(SimGrid's simgrid_update_xml converts older files)",
-                     version ? version : "");
+                          "is not <platform>)", path, root ? cs_netfile_sg_line(root) : 1);
+    else if (!(rc = cs_netfile_sg_check(&s, root, "version", 1)) &&
+             (!(version = cs_netfile_sg_attr(root, "version")) || strncmp(version, "4", 1)))
+        rc = cs_netfile_sg_fail(&s, root,
+                                "<platform version=\"%s\">: collsim reads version 4 and 4.1 "
+                                "(SimGrid's simgrid_update_xml converts older files)",
+                                version ? version : "");
     for (xmlNodePtr c = root ? root->children : NULL; c && !rc; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE || is_elem(c, "config"))
+        if (c->type != XML_ELEMENT_NODE || cs_netfile_sg_is(c, "config"))
             continue; /* <config>: SimGrid's model options; collsim's own apply */
-        if (!is_elem(c, "zone") && !is_elem(c, "AS") && !is_elem(c, "cluster"))
-            rc = sg_fail(&s, c, "<%s> is not read by collsim (it reads one <zone> or one "
-                         "<cluster>)", (const char *)c->name);
+        if (!cs_netfile_sg_is(c, "zone") && !cs_netfile_sg_is(c, "AS") &&
+            !cs_netfile_sg_is(c, "cluster"))
+            rc = cs_netfile_sg_fail(&s, c,
+                                    "<%s> is not read by collsim (it reads one <zone> or one "
+                                    "<cluster>)",
+                                    (const char *)c->name);
         else if (net)
-            rc = sg_fail(&s, c, "a second <%s>: collsim reads one zone or cluster per file "
-                         "(the first is on line %d)", (const char *)c->name, line_of(net));
+            rc = cs_netfile_sg_fail(&s, c,
+                                    "a second <%s>: collsim reads one zone or cluster per file "
+                                    "(the first is on line %d)",
+                                    (const char *)c->name, cs_netfile_sg_line(net));
         else
             net = c;
     }
     if (!rc && !net)
-        rc = sg_fail(&s, root, "<platform> has no <zone> or <cluster>");
+        rc = cs_netfile_sg_fail(&s, root, "<platform> has no <zone> or <cluster>");
     if (!rc)
-        rc = is_elem(net, "cluster") ? sg_cluster(&s, net, out)
+        rc = cs_netfile_sg_is(net, "cluster") ? sg_cluster(&s, net, out)
                                      : sg_zone_or_cluster(&s, net, out);
     xmlFreeDoc(doc);
     return rc;

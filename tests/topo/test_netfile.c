@@ -4,7 +4,8 @@
  * kinds, links, bandwidths and latencies were counted by hand from the
  * files (the counts are in each file's comment); every error the readers
  * promise, with its file:line text; the GraphML writer's output read back
- * equal.
+ * equal; SimGrid DRAGONFLY clusters (counts and routes from SimGrid's
+ * formulas) and platforms of several zones (routes by node label).
  *
  * The SimGrid cluster tests (FLAT, TORUS, FAT_TREE) need the generators of
  * netgen_tree.c and netgen_direct.c: until they are merged the reader says
@@ -514,9 +515,11 @@ Test(netfile, simgrid_errors)
           "host c cannot reach host a");
     FAILS("routing.xml", SG_HEAD "<zone id=\"z\" routing=\"Vivaldi\">\n" SG_HOSTS SG_END,
           CS_ERR_PARSE, "@:3: <zone routing=\"Vivaldi\"> is not read");
-    FAILS("nested.xml", SG_HEAD SG_ZONE "<zone id=\"y\" routing=\"Full\"/>\n" SG_END,
-          CS_ERR_PARSE, "@:4: <zone> inside a <zone> is not read");
-    FAILS("two.xml", SG_HEAD SG_ZONE SG_END "<platform/>", CS_ERR_PARSE, "@:6: Extra content at the end of the document");
+    FAILS("nested.xml", SG_HEAD SG_ZONE "<zone id=\"y\" routing=\"Floyd\"/>\n" SG_END,
+          CS_ERR_PARSE, "@:4: <zone id=\"y\" routing=\"Floyd\"> in a platform of several "
+          "zones: collsim reads routing=\"Full\" there");
+    FAILS("two.xml", SG_HEAD SG_ZONE SG_END "<platform/>", CS_ERR_PARSE,
+          "@:6: Extra content at the end of the document");
     FAILS("version.xml", "<?xml version=\"1.0\"?>\n<platform version=\"3\">\n</platform>\n",
           CS_ERR_PARSE, "@:2: <platform version=\"3\">: collsim reads version 4");
     FAILS("root.xml", "<?xml version=\"1.0\"?>\n<graphml/>\n", CS_ERR_PARSE,
@@ -525,7 +528,7 @@ Test(netfile, simgrid_errors)
     FAILS("dragonfly.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-71\" "
           "speed=\"1Gf\" bw=\"1Gbps\" lat=\"1us\" topology=\"DRAGONFLY\"\n"
           "topo_parameters=\"3,4;4,3;5,1;2\"/>\n</platform>\n", CS_ERR_PARSE,
-          "@:4: <cluster topology=DRAGONFLY> is not mapped yet");
+          "@:4: <cluster>: radical gives 72 hosts, topology DRAGONFLY has 120");
     FAILS("torus-count.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" "
           "radical=\"0-9\" speed=\"1Gf\" bw=\"1Gbps\" lat=\"1us\" topology=\"TORUS\" "
           "topo_parameters=\"4,4,4\"/>\n</platform>\n", CS_ERR_PARSE,
@@ -644,4 +647,161 @@ Test(netfile, graphml_undeclared_data_and_routing)
     d = read_ok(ok, CS_NETFILE_AUTO);
     cr_expect_str_eq(cs_netdesc_shape(d), "ring");
     cs_netdesc_free(d);
+}
+
+/* ---- SimGrid DRAGONFLY clusters and platforms of several zones ------------------------ */
+
+/* The route's nodes by label, "a b c". */
+static const char *route_labels(const cs_netdesc_t *d, const char *a, const char *b, int *hops)
+{
+    static char text[512];
+    int32_t path[32];
+    int n = cs_netdesc_route(d, node_named(d, a), node_named(d, b), 0, path, vcs, 32);
+    cr_assert_gt(n, 1, "no route %s -> %s", a, b);
+    text[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? " " : "",
+                 cs_netdesc_label(d, path[i]));
+    *hops = n - 1;
+    return text;
+}
+
+Test(netfile, simgrid_dragonfly_counts)
+{
+    /* "3,4;4,3;5,1;2": G=3 groups (blue links: 4 per pair), C=4 chassis per
+     * group (black: 3), R=5 routers per chassis (green: 1), N=2 hosts per
+     * router.  SimGrid's docs and DragonflyZone: hosts G*C*R*N = 120,
+     * routers G*C*R = 60; links: one per host (120), green between every
+     * two routers of a chassis G*C*R(R-1)/2 = 120, black between the same
+     * position of every two chassis of a group G*R*C(C-1)/2 = 90, blue one
+     * per pair of groups G(G-1)/2 = 3: 333 links; multiplicities
+     * 120 + 120 + 90*3 + 3*4 = 522. */
+    cs_netdesc_t *d = read_ok(data("simgrid/df3x4x5.xml"), CS_NETFILE_AUTO);
+    int32_t mult = 0;
+    cr_assert_eq(cs_netdesc_hosts(d), 120);
+    cr_assert_eq(cs_netdesc_nodes(d), 180);
+    cr_assert_eq(cs_netdesc_nlinks(d), 333);
+    for (int32_t i = 0; i < cs_netdesc_nlinks(d); i++)
+        mult += cs_netdesc_link(d, i)->mult;
+    cr_assert_eq(mult, 522);
+    /* SimGrid's host names prefix+radical+suffix, in rank order; group
+     * hints are the dragonfly groups (40 hosts each) */
+    cr_assert_str_eq(cs_netdesc_label(d, 7), "h7");
+    cr_assert_eq(cs_netdesc_group(d, 39), 0);
+    cr_assert_eq(cs_netdesc_group(d, 119), 2);
+    /* the blue link of groups 0 and 2 joins router 2 of group 0 with
+     * router 0 of group 2 (chassis 0), 4 links of 12.5 GB/s */
+    assert_link(d, "df_router_0_0_2", "df_router_2_0_0", 12.5e9, 1e-6, 4);
+    assert_link(d, "df_router_1_0_0", "df_router_1_3_0", 12.5e9, 1e-6, 3); /* black */
+    assert_link(d, "h3", "df_router_0_0_1", 12.5e9, 1e-6, 1);              /* host 3: router 1 */
+    cs_netdesc_free(d);
+}
+
+Test(netfile, simgrid_dragonfly_routes)
+{
+    cs_netdesc_t *d = read_ok(data("simgrid/df3x4x5.xml"), CS_NETFILE_AUTO);
+    int hops;
+    /* host h = router h/2 = (group, chassis, position) = (h/40, h/10%4, h/2%5) */
+    cr_assert_str_eq(route_labels(d, "h0", "h1", &hops), "h0 df_router_0_0_0 h1");
+    cr_assert_str_eq(route_labels(d, "h0", "h2", &hops), /* green */
+                     "h0 df_router_0_0_0 df_router_0_0_1 h2");
+    cr_assert_str_eq(route_labels(d, "h0", "h10", &hops), /* black */
+                     "h0 df_router_0_0_0 df_router_0_1_0 h10");
+    /* to group 1: green to position 1, blue to router 0 of group 1 */
+    cr_assert_str_eq(route_labels(d, "h0", "h40", &hops),
+                     "h0 df_router_0_0_0 df_router_0_0_1 df_router_1_0_0 h40");
+    static const uint8_t vc40[] = {0, 0, 0, 1};
+    cr_assert_arr_eq(vcs, vc40, sizeof vc40);
+    /* the longest: (0,3,4) -> (2,3,4): green to position 2, black to
+     * chassis 0, blue, green to position 4, black to chassis 3 */
+    cr_assert_str_eq(route_labels(d, "h38", "h118", &hops),
+                     "h38 df_router_0_3_4 df_router_0_3_2 df_router_0_0_2 df_router_2_0_0 "
+                     "df_router_2_0_4 df_router_2_3_4 h118");
+    cr_assert_eq(hops, 7);
+    static const uint8_t vc118[] = {0, 0, 0, 0, 1, 1, 1};
+    cr_assert_arr_eq(vcs, vc118, sizeof vc118);
+    cs_netdesc_free(d);
+}
+
+Test(netfile, simgrid_zones)
+{
+    /* mz3z.xml: zone A (h0-h3, router rA, Full routes), FLAT cluster B
+     * (h4-h11, router rB), zone C of clusters C1 (h12-h15, rC1) and C2
+     * (h16-h19, rC2) joined by c1c2; ab joins rA-rB, bc rB-rC1, and A's
+     * zoneRoute to C crosses both */
+    cs_netdesc_t *d = read_ok(data("simgrid/mz3z.xml"), CS_NETFILE_AUTO);
+    int hops;
+    cr_assert_eq(cs_netdesc_hosts(d), 20);
+    cr_assert_eq(cs_netdesc_nodes(d), 24);
+    cr_assert_eq(cs_netdesc_nlinks(d), 4 + 8 + 4 + 4 + 3);
+    assert_link(d, "rA", "rB", 10e9, 5e-6, 1);
+    cr_assert_eq(link_of(d, "rA", "rB")->line, 33); /* <link id="ab"> */
+    assert_link(d, "rC1", "rC2", 20e9, 2e-6, 1);
+    assert_link(d, "h5", "rB", 12.5e9, 1e-6, 1); /* B's B_link_5 */
+    cr_assert_str_eq(route_labels(d, "h0", "h1", &hops), "h0 rA h1");
+    cr_assert_str_eq(route_labels(d, "h4", "h11", &hops), "h4 rB h11");
+    cr_assert_str_eq(route_labels(d, "h0", "h5", &hops), "h0 rA rB h5");
+    /* A -> C: ab, bc to C's gateway rC1, then inside C: C1 is there */
+    cr_assert_str_eq(route_labels(d, "h0", "h12", &hops), "h0 rA rB rC1 h12");
+    /* ... C2 behind C1's zoneRoute */
+    cr_assert_str_eq(route_labels(d, "h1", "h19", &hops), "h1 rA rB rC1 rC2 h19");
+    /* the symmetrical reverse, from the inner zone out */
+    cr_assert_str_eq(route_labels(d, "h19", "h5", &hops), "h19 rC2 rC1 rB h5");
+    cs_netdesc_free(d);
+}
+
+#define MZ_HEAD SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"                                 \
+    "<cluster id=\"c1\" prefix=\"h\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1GBps\" " \
+    "lat=\"1us\"/>\n"                                                                       \
+    "<cluster id=\"c2\" prefix=\"h\" suffix=\"\" radical=\"2-3\" speed=\"1Gf\" bw=\"1GBps\" " \
+    "lat=\"1us\"/>\n" SG_LINK("bb")
+
+Test(netfile, simgrid_zone_errors)
+{
+    /* the default router of c1 is prefix + id + "_router" + suffix: hc1_router */
+    FAILS("gw.xml", MZ_HEAD "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" "
+          "gw_dst=\"r2\"><link_ctn id=\"bb\"/></zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:7: <zoneRoute gw_dst=\"r2\">: no <host> or <router> has that id");
+    FAILS("gwzone.xml", MZ_HEAD "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" "
+          "gw_dst=\"h1\"><link_ctn id=\"bb\"/></zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:7: <zoneRoute gw_dst=\"h1\">: h1 is not inside zone c2");
+    FAILS("nozone.xml", MZ_HEAD "<zoneRoute src=\"c1\" dst=\"c3\" gw_src=\"hc1_router\" "
+          "gw_dst=\"hc2_router\"><link_ctn id=\"bb\"/></zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:7: <zoneRoute dst=\"c3\">: zone w has no sub-zone or cluster of that id");
+    FAILS("missing.xml", MZ_HEAD SG_END, CS_ERR_PARSE,
+          "@:3: <zone id=\"w\">: no <zoneRoute> from c1 to c2");
+    /* one way only, symmetrical="NO": c2 -> c1 has no route */
+    FAILS("oneway.xml", MZ_HEAD "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" "
+          "gw_dst=\"hc2_router\" symmetrical=\"NO\"><link_ctn id=\"bb\"/></zoneRoute>\n" SG_END,
+          CS_ERR_PARSE, "@:3: <zone id=\"w\">: no <zoneRoute> from c2 to c1");
+    FAILS("twice.xml", MZ_HEAD "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" "
+          "gw_dst=\"hc2_router\"><link_ctn id=\"bb\"/></zoneRoute>\n"
+          "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" gw_dst=\"hc2_router\">"
+          "<link_ctn id=\"bb\"/></zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:8: a second <zoneRoute> from c1 to c2");
+    FAILS("torus-in.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+          "<zone id=\"z\" routing=\"Full\"/>\n"
+          "<cluster id=\"c1\" prefix=\"h\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" "
+          "bw=\"1GBps\" lat=\"1us\" topology=\"TORUS\" topo_parameters=\"4\"/>\n" SG_END,
+          CS_ERR_PARSE, "@:5: <cluster topology=TORUS> among zones");
+    FAILS("host-beside.xml", MZ_HEAD "<host id=\"x\" speed=\"1Gf\"/>\n" SG_END, CS_ERR_PARSE,
+          "@:7: <host> inside a <zone> of zones is not read by collsim");
+    FAILS("samezone.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+          "<zone id=\"w\" routing=\"Full\"/>\n" SG_END, CS_ERR_PARSE,
+          "@:4: <zone id=\"w\">: a zone or cluster has that id already");
+    /* DRAGONFLY */
+    FAILS("df-gr.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" "
+          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" "
+          "topo_parameters=\"4,1;2,1;2,1;1\"/>\n</platform>\n", CS_ERR_PARSE,
+          "@:3: <cluster topology=DRAGONFLY>: 4 groups need at least as many routers per "
+          "chassis");
+    FAILS("df-fat.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
+          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" "
+          "topo_parameters=\"2,1;1,1;2,1;1\" sharing_policy=\"FATPIPE\"/>\n</platform>\n",
+          CS_ERR_PARSE, "@:3: <cluster topology=DRAGONFLY sharing_policy=FATPIPE>");
+    FAILS("df-par.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
+          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" "
+          "topo_parameters=\"2;1,1;2,1;1\"/>\n</platform>\n", CS_ERR_PARSE,
+          "@:3: <cluster topo_parameters>: DRAGONFLY's groups part \"2\" needs a count and a "
+          "number of links");
 }
