@@ -253,6 +253,26 @@ static int packet_explain(const void *impl, cs_error_t *err)
     return cs_net_chan_explain(n, buf, err);
 }
 
+/* The load an adaptive route reads (UGAL-L's queue, Kim et al. 2008): the
+ * units waiting at the channel's source node for it (the ready units of its
+ * wait queue) plus the units it sent that still hold a buffer slot at its
+ * destination node (occ, all classes), plus the one on the wire.  Walks
+ * the wait queue, whose entries hold buffer slots upstream (at most the
+ * node's input buffers beyond the source host), so that the hot path keeps
+ * no counter for it: non-adaptive runs pay nothing. */
+static int64_t packet_load(const void *ctx, int chan)
+{
+    const cs_net_chan_t *n = ctx;
+    const chan_state_t *c = &n->ch[chan];
+    int64_t q = (int64_t)c->occ[0] + c->occ[1] + c->occ[2] + c->busy;
+    for (uint64_t key = c->wq_head; key != NIL64;) {
+        const hop_state_t *hs = &n->msgs[key_msg(key)].hs[key_hop(key)];
+        q += hs->ready;
+        key = hs->next;
+    }
+    return q;
+}
+
 static const cs_net_ops_t packet_ops = {
     .name = "packet",
     .mode = CS_NET_PACKET,
@@ -268,4 +288,5 @@ const cs_net_chan_mode_t cs_net_packet_mode = {
     .ops = &packet_ops,
     .begin = on_begin,
     .handlers = {[H_HEAD] = on_head, [H_FREE] = on_free, [H_DELIVER] = on_deliver},
+    .load = packet_load,
 };
