@@ -79,6 +79,9 @@ typedef struct chan_state {
     int64_t ser_num, ser_den;
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
+    /* packet, adaptive topologies only: units of the messages routed over
+     * the channel that it has not sent yet (the load UGAL reads) */
+    int64_t backlog;
 } chan_state_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in

@@ -96,6 +96,8 @@ static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan,
     cs_tick_t ser = unit_ser(n, c, size);
     hs->ready--;
     hs->sent++;
+    if (n->adaptive) /* the backlog is kept for adaptive routes only */
+        c->backlog--;
     /* the served message rejoins the queue only when the channel frees, so
      * that messages arriving meanwhile go first: true round-robin */
     hs->queued = 2;
@@ -161,6 +163,9 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     CS_ASSERT(m->bytes / n->p.unit_bytes < UINT32_MAX);
     m->npk = (uint32_t)(m->bytes ? (m->bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
     cs_net_i_k_change(n, m, +1);
+    if (n->adaptive)
+        for (int32_t h = 0; h < m->nhops; h++)
+            n->ch[m->hs[h].chan].backlog += m->npk;
     m->released = gate_units(n, m);
     if (m->released)
         make_ready(n, id, 0, m->released, cs_sim_now(n->sim));
@@ -253,24 +258,16 @@ static int packet_explain(const void *impl, cs_error_t *err)
     return cs_net_chan_explain(n, buf, err);
 }
 
-/* The load an adaptive route reads (UGAL-L's queue, Kim et al. 2008): the
- * units waiting at the channel's source node for it (the ready units of its
- * wait queue) plus the units it sent that still hold a buffer slot at its
- * destination node (occ, all classes), plus the one on the wire.  Walks
- * the wait queue, whose entries hold buffer slots upstream (at most the
- * node's input buffers beyond the source host), so that the hot path keeps
- * no counter for it: non-adaptive runs pay nothing. */
+/* The load an adaptive route reads, UGAL-L's queue (Kim et al. 2008) in
+ * units: the units of messages already routed over the channel that it has
+ * not sent yet (its backlog: a message is routed whole when it starts, so
+ * what it will send counts from then, not only the units that have reached
+ * the channel's node) plus the units it sent that still hold a buffer slot
+ * at its destination node (occ, all classes). */
 static int64_t packet_load(const void *ctx, int chan)
 {
-    const cs_net_chan_t *n = ctx;
-    const chan_state_t *c = &n->ch[chan];
-    int64_t q = (int64_t)c->occ[0] + c->occ[1] + c->occ[2] + c->busy;
-    for (uint64_t key = c->wq_head; key != NIL64;) {
-        const hop_state_t *hs = &n->msgs[key_msg(key)].hs[key_hop(key)];
-        q += hs->ready;
-        key = hs->next;
-    }
-    return q;
+    const chan_state_t *c = &((const cs_net_chan_t *)ctx)->ch[chan];
+    return c->backlog + c->occ[0] + c->occ[1] + c->occ[2];
 }
 
 static const cs_net_ops_t packet_ops = {
