@@ -151,7 +151,6 @@ static int net_route_ugal(const cs_topo_t *t, void *ctx, int src, int dst,
     if (hn < 2 || (hn == hm && !memcmp(hops, n->alt, (size_t)hm * sizeof *hops)))
         return hm; /* inside one group Valiant is minimal */
     int64_t qm = load->fn(load->ctx, hops[1].chan), qn = load->fn(load->ctx, n->alt[1].chan);
-    if (getenv("UGAL_DEBUG")) fprintf(stderr, "ugal %d->%d msg %llu qm %lld hm %d qn %lld hn %d\n", src, dst, (unsigned long long)load->msg, (long long)qm, hm, (long long)qn, hn);
     if (qm * hm <= qn * hn + n->ugal_threshold)
         return hm;
     memcpy(hops, n->alt, (size_t)hn * sizeof *hops);
