@@ -485,8 +485,8 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
                                           df->glat, 1, 0, err)))
                 return rc;
     if (df->ugal_threshold && rindex != 3)
-        return cs_error_set(err, CS_ERR_USAGE, "ugal_threshold=%lld: a threshold of "
-                            "routing=ugal; this dragonfly is routed %s",
+        return cs_error_set(err, CS_ERR_USAGE, "ugal_threshold=%lld: applies to routing=ugal "
+                            "only (this dragonfly's routing is %s)",
                             (long long)df->ugal_threshold, valid[rindex]);
     if (rindex != 2) {
         dfly_ctx_t *ctx = cs_malloc(sizeof *ctx);
