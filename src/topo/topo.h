@@ -23,6 +23,11 @@
  * dimension) with vc = 1, so that a network engine that keeps one buffer per
  * (channel, vc) cannot deadlock on a ring or torus.
  *
+ * A custom topology may instead route adaptively (cs_topo_set_route_adaptive):
+ * its route then reads a load view that an engine passes per message
+ * (UGAL on a dragonfly, machines/net.c); without one it sees an idle
+ * network.
+ *
  * Node ids are 0..nodes-1; mesh, torus and cylinder nodes are row-major
  * (node = row * cols + col).
  */
