@@ -80,8 +80,8 @@ typedef struct chan_state {
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
     /* packet, adaptive topologies only: units of the messages routed over
-     * the channel that it has not sent yet (the load UGAL reads) */
-    int64_t backlog;
+     * the channel (less the units it sent, its stats, the load UGAL reads) */
+    int64_t routed_units;
 } chan_state_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in

@@ -96,8 +96,6 @@ static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan,
     cs_tick_t ser = unit_ser(n, c, size);
     hs->ready--;
     hs->sent++;
-    if (n->adaptive) /* the backlog is kept for adaptive routes only */
-        c->backlog--;
     /* the served message rejoins the queue only when the channel frees, so
      * that messages arriving meanwhile go first: true round-robin */
     hs->queued = 2;
@@ -163,9 +161,9 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     CS_ASSERT(m->bytes / n->p.unit_bytes < UINT32_MAX);
     m->npk = (uint32_t)(m->bytes ? (m->bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
     cs_net_i_k_change(n, m, +1);
-    if (n->adaptive)
+    if (n->adaptive) /* the load an adaptive route reads (packet_load) */
         for (int32_t h = 0; h < m->nhops; h++)
-            n->ch[m->hs[h].chan].backlog += m->npk;
+            n->ch[m->hs[h].chan].routed_units += m->npk;
     m->released = gate_units(n, m);
     if (m->released)
         make_ready(n, id, 0, m->released, cs_sim_now(n->sim));
@@ -263,11 +261,15 @@ static int packet_explain(const void *impl, cs_error_t *err)
  * not sent yet (its backlog: a message is routed whole when it starts, so
  * what it will send counts from then, not only the units that have reached
  * the channel's node) plus the units it sent that still hold a buffer slot
- * at its destination node (occ, all classes). */
+ * at its destination node (occ, all classes).  The backlog is the units
+ * routed over it less those it sent (its statistics count them), so that
+ * the per-unit path keeps no counter for it: non-adaptive runs pay
+ * nothing. */
 static int64_t packet_load(const void *ctx, int chan)
 {
-    const chan_state_t *c = &((const cs_net_chan_t *)ctx)->ch[chan];
-    return c->backlog + c->occ[0] + c->occ[1] + c->occ[2];
+    const cs_net_chan_t *n = ctx;
+    const chan_state_t *c = &n->ch[chan];
+    return c->routed_units - n->stats[chan].units + c->occ[0] + c->occ[1] + c->occ[2];
 }
 
 static const cs_net_ops_t packet_ops = {
