@@ -144,6 +144,28 @@ static int bench_build_perm_1m(const cs_machine_t *m, const char *path, cs_progr
     return bench_perm(m, INT64_C(1) << 20, out, err);
 }
 
+/* The adversarial group shift, minimal routing's worst case on a dragonfly
+ * (Kim et al. 2008): rank r sends 1 MiB to rank (r + s) mod n, s the
+ * number of ranks in the machine's first node group, so that every host of
+ * group i sends to the same host of group i + 1. */
+static int bench_build_shift_1m(const cs_machine_t *m, const char *path, cs_program_t **out,
+                                cs_error_t *err)
+{
+    int nodes = cs_machine_nodes(m), s = 0;
+    const int64_t bytes = INT64_C(1) << 20;
+    (void)path;
+    if (!m->node_group)
+        return cs_error_set(err, CS_ERR_USAGE, "bench:group-shift: the machine has no groups");
+    while (s < nodes && m->node_group[s] == m->node_group[0])
+        s++;
+    cs_program_t *p = cs_program_new(nodes);
+    for (int r = 0; r < nodes; r++) {
+        cs_program_send(p, r, (r + s) % nodes, bytes, 0);
+        cs_program_recv(p, r, (r - s % nodes + nodes) % nodes, bytes, 0);
+    }
+    return bench_finish(p, "bench:group-shift", out, err);
+}
+
 /* The workload's collective of the suite (bench_workload_t.coll), prepared
  * into c (destroy it after the run: a window's generator reads it). */
 static int bench_prepare_coll(const cs_machine_t *m, const bench_workload_t *w,
@@ -269,6 +291,14 @@ static const bench_workload_t bench_workloads[] = {
      "net:gen=dragonfly,a=16,p=8,h=8,g=33", .build = bench_build_perm_1m},
     {"df4k-perm-val", "the same with Valiant routing",
      "net:gen=dragonfly,a=16,p=8,h=8,g=33,routing=valiant", .build = bench_build_perm_1m},
+    {"df4k-perm-ugal", "the same with UGAL-L routing",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33,routing=ugal", .build = bench_build_perm_1m},
+    {"df4k-shift", "group shift of 1 MiB on the dragonfly of 4,224 hosts (minimal's worst "
+     "case)", "net:gen=dragonfly,a=16,p=8,h=8,g=33", .build = bench_build_shift_1m},
+    {"df4k-shift-val", "the same with Valiant routing",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33,routing=valiant", .build = bench_build_shift_1m},
+    {"df4k-shift-ugal", "the same with UGAL-L routing",
+     "net:gen=dragonfly,a=16,p=8,h=8,g=33,routing=ugal", .build = bench_build_shift_1m},
     {"ft1k-ring", "ring all-reduce of 1 MiB on a fat-tree of 1,024 hosts (k = 32, n = 2)",
      "net:gen=fattree,k=32,n=2", .coll = "allreduce", .algo = "ring", .bytes = "1MiB"},
     {"df1k-ring", "ring all-reduce of 1 MiB on a dragonfly of 1,024 hosts",

@@ -90,6 +90,8 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
     n->free_head = NIL32;
     n->max_route = cs_topo_max_route_len(topo);
     n->route_buf = cs_malloc(((size_t)n->max_route + 1) * sizeof *n->route_buf);
+    n->adaptive = cs_topo_is_adaptive(topo);
+    n->load = mode->load;
     n->h_begin = cs_sim_register(sim, mode->begin, n);
     n->h_complete = cs_sim_register(sim, on_complete, n);
     for (int i = 0; i < CS_NET_CHAN_HANDLERS; i++)
@@ -267,6 +269,21 @@ static uint32_t msg_alloc(cs_net_chan_t *n)
     return id;
 }
 
+/* Routes message m (load: NULL, or the engine's view for an adaptive
+ * topology) into its hop states. */
+static inline void route_msg(cs_net_chan_t *n, msg_t *m, const cs_topo_load_t *load)
+{
+    int h = cs_topo_route_load(n->topo, m->src, m->dst, load, n->route_buf);
+    CS_ASSERT(h >= 0 && h < 0xffff);
+    m->nhops = h;
+    m->hs = cs_calloc((size_t)(h ? h : 1), sizeof *m->hs);
+    for (int i = 0; i < h; i++) {
+        m->hs[i].chan = n->route_buf[i].chan;
+        m->hs[i].vc = n->route_buf[i].vc;
+        m->hs[i].next = NIL64;
+    }
+}
+
 uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dsts, int64_t bytes,
                           int64_t gate_bytes, int watch, const uint64_t *users)
 {
@@ -274,7 +291,6 @@ uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dsts, int64_
     int dst = dsts[0];
     uint32_t id;
     msg_t *m;
-    int h;
     CS_ASSERT(ndst == 1); /* no multicast: the executor lowers it to unicasts */
     id = msg_alloc(n);
     m = &n->msgs[id];
@@ -286,15 +302,10 @@ uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dsts, int64_
     m->user = users[0];
     m->watch = (uint8_t)watch;
     m->post_seq = n->post_seq++;
-    h = cs_topo_route(n->topo, src, dst, n->route_buf);
-    CS_ASSERT(h >= 0 && h < 0xffff);
-    m->nhops = h;
-    m->hs = cs_calloc((size_t)(h ? h : 1), sizeof *m->hs);
-    for (int i = 0; i < h; i++) {
-        m->hs[i].chan = n->route_buf[i].chan;
-        m->hs[i].vc = n->route_buf[i].vc;
-        m->hs[i].next = NIL64;
-    }
+    /* an adaptive topology's messages are routed when they start moving
+     * (cs_net_chan_begin), under the load of that moment */
+    if (!n->adaptive || src == dst)
+        route_msg(n, m, NULL);
     n->active++;
     if (src == dst) {
         /* a message to oneself is a local copy: it uses no port and pays
@@ -330,9 +341,21 @@ int cs_net_chan_raise_gate(cs_net_chan_t *n, uint32_t id, int64_t gate_bytes)
     return 1;
 }
 
+/* An adaptive topology's message, routed as it starts under the mode's
+ * load; its number is its posting order: deterministic, and the same
+ * whatever ran on the topology before.  Out of line, so that the begin of
+ * a non-adaptive run pays one test. */
+static void __attribute__((noinline)) route_adaptive(cs_net_chan_t *n, msg_t *m)
+{
+    cs_topo_load_t load = {n->load, n, m->post_seq};
+    route_msg(n, m, n->load ? &load : NULL);
+}
+
 int cs_net_chan_begin(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
+    if (n->adaptive && !m->hs)
+        route_adaptive(n, m);
     m->state = MSG_ACTIVE;
     if (m->nhops == 0) {
         /* to itself: nothing crosses the network; the gate still paces it */

@@ -985,10 +985,19 @@ static const cs_net_ops_t fluid_ops = {
     .free = fluid_free,
 };
 
+/* The load an adaptive route reads: fluid mode has no queues, so the
+ * number of flows crossing the channel (k_now; each gets a share of it),
+ * the fluid analogue of UGAL's queue occupancy. */
+static int64_t fluid_load(const void *ctx, int chan)
+{
+    return ((const cs_net_chan_t *)ctx)->ch[chan].k_now;
+}
+
 const cs_net_chan_mode_t cs_net_fluid_mode = {
     .ops = &fluid_ops,
     .begin = on_begin,
     .handlers = {[H_STEP] = on_step, [H_RECOMPUTE] = on_recompute, [H_PROGRESS] = on_progress},
+    .load = fluid_load,
 };
 
 int cs_net_fluid_set_solver(cs_net_t *net, cs_net_fluid_solver_t solver)

@@ -79,6 +79,9 @@ typedef struct chan_state {
     int64_t ser_num, ser_den;
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
+    /* packet, adaptive topologies only: units of the messages routed over
+     * the channel (less the units it sent, its stats, the load UGAL reads) */
+    int64_t routed_units;
 } chan_state_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in
@@ -111,6 +114,10 @@ typedef struct cs_net_chan {
     uint64_t post_seq;
     cs_hop_t *route_buf;
     int max_route;
+    /* an adaptive topology (cs_topo_is_adaptive): messages are routed when
+     * their overhead is over (cs_net_chan_begin) under the mode's load */
+    int adaptive;
+    int64_t (*load)(const void *ctx, int chan);
     int same_ser;              /* every channel has the same ser_num/ser_den */
     /* handlers: h_begin and h_mode[] are the mode's (cs_net_chan_mode_t),
      * h_mode[] indexed by the mode's own enum */
@@ -149,6 +156,9 @@ typedef struct cs_net_chan_mode {
     /* the mode's other handlers (ctx: the state), registered in this order
      * after the core's; their ids are h_mode[i] */
     cs_sim_handler_fn handlers[CS_NET_CHAN_HANDLERS];
+    /* the load of channel `chan` (ctx: the state) that an adaptive route
+     * reads (cs_topo_load_t): the mode's own measure of its queue */
+    int64_t (*load)(const void *ctx, int chan);
 } cs_net_chan_mode_t;
 
 /* Validates the parameters, creates the state and wraps it (*out) with

@@ -161,6 +161,9 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     CS_ASSERT(m->bytes / n->p.unit_bytes < UINT32_MAX);
     m->npk = (uint32_t)(m->bytes ? (m->bytes + n->p.unit_bytes - 1) / n->p.unit_bytes : 1);
     cs_net_i_k_change(n, m, +1);
+    if (n->adaptive) /* the load an adaptive route reads (packet_load) */
+        for (int32_t h = 0; h < m->nhops; h++)
+            n->ch[m->hs[h].chan].routed_units += m->npk;
     m->released = gate_units(n, m);
     if (m->released)
         make_ready(n, id, 0, m->released, cs_sim_now(n->sim));
@@ -253,6 +256,22 @@ static int packet_explain(const void *impl, cs_error_t *err)
     return cs_net_chan_explain(n, buf, err);
 }
 
+/* The load an adaptive route reads, UGAL-L's queue (Kim et al. 2008) in
+ * units: the units of messages already routed over the channel that it has
+ * not sent yet (its backlog: a message is routed whole when it starts, so
+ * what it will send counts from then, not only the units that have reached
+ * the channel's node) plus the units it sent that still hold a buffer slot
+ * at its destination node (occ, all classes).  The backlog is the units
+ * routed over it less those it sent (its statistics count them), so that
+ * the per-unit path keeps no counter for it: non-adaptive runs pay
+ * nothing. */
+static int64_t packet_load(const void *ctx, int chan)
+{
+    const cs_net_chan_t *n = ctx;
+    const chan_state_t *c = &n->ch[chan];
+    return c->routed_units - n->stats[chan].units + c->occ[0] + c->occ[1] + c->occ[2];
+}
+
 static const cs_net_ops_t packet_ops = {
     .name = "packet",
     .mode = CS_NET_PACKET,
@@ -268,4 +287,5 @@ const cs_net_chan_mode_t cs_net_packet_mode = {
     .ops = &packet_ops,
     .begin = on_begin,
     .handlers = {[H_HEAD] = on_head, [H_FREE] = on_free, [H_DELIVER] = on_deliver},
+    .load = packet_load,
 };

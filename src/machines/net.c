@@ -20,8 +20,9 @@
  *
  * Ranks run on hosts only: hosts are the machine's nodes 0..H-1 (in the
  * description's host order), switches come after.  Routing is the
- * generator's (cs_netdesc_route) or shortest paths (BFS, lowest channel id
- * first: the custom topology's default).
+ * generator's (cs_netdesc_route), UGAL's choice between its two candidates
+ * by the engine's load (an adaptive route, net_route_ugal) or shortest
+ * paths (BFS, lowest channel id first: the custom topology's default).
  */
 #include "machines/machine.h"
 
@@ -41,7 +42,8 @@ static const char *const keys[] = {
     "alpha", "hop", "ports", "packet", "buf", "tick", "reduce",
     /* generators' own keys (each reads its own; netgen.h) */
     "k", "n", "levels", "down", "up", "par", "nodes", "gpus", "nvbw", "nvlat", "radix", "hosts",
-    "backbone", "backlat", "dims", "a", "p", "h", "g", "arrangement", "gbw", "glat", NULL};
+    "backbone", "backlat", "dims", "a", "p", "h", "g", "arrangement", "gbw", "glat",
+    "ugal_threshold", NULL};
 
 typedef struct net {
     cs_netdesc_t *d;
@@ -52,6 +54,8 @@ typedef struct net {
     int32_t *path;       /* route scratch: nodes and each hop's vc class */
     uint8_t *vc;
     int max_path;
+    cs_hop_t *alt;       /* UGAL: the non-minimal candidate's hops, or NULL */
+    int64_t ugal_threshold;
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
     int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
@@ -71,6 +75,7 @@ static void net_destroy(void *impl)
     free(n->wire_lat);
     free(n->path);
     free(n->vc);
+    free(n->alt);
     free(n->level);
     cs_topo_free(n->shape);
     free(n->shape_hops);
@@ -83,17 +88,17 @@ static int32_t link_chan(const net_t *n, int32_t l, int32_t u)
     return 2 * l + (n->new_of[cs_netdesc_link(n->d, l)->u] == u ? 0 : 1);
 }
 
-/* The generator's route, as channels of the machine's topology: link i of
- * the description is channels 2i (u -> v) and 2i + 1.  The salt is a hash
- * of (src, dst), so that a message's packets share a path. */
-static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops, int max)
+typedef int (*desc_route_fn)(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
+                             int32_t *path, uint8_t *vc, int max);
+
+/* A route of the description (`route`: cs_netdesc_route or UGAL's other
+ * candidate) as channels of the machine's topology: link i of the
+ * description is channels 2i (u -> v) and 2i + 1. */
+static int net_path(net_t *n, desc_route_fn route, int src, int dst, uint64_t salt,
+                    cs_hop_t *hops, int max)
 {
-    net_t *n = ctx;
-    uint64_t salt = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ULL;
     memset(n->vc, 0, (size_t)n->max_path);
-    int len = cs_netdesc_route(n->d, n->old_of[src], n->old_of[dst], salt ^ salt >> 29, n->path,
-                               n->vc, n->max_path);
-    (void)t;
+    int len = route(n->d, n->old_of[src], n->old_of[dst], salt, n->path, n->vc, n->max_path);
     if (len < 2 || len - 1 > max)
         return -1;
     for (int i = 0; i + 1 < len; i++) {
@@ -104,6 +109,52 @@ static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *
         hops[i].vc = n->vc[i];
     }
     return len - 1;
+}
+
+/* The salt is a hash of (src, dst), so that a message's packets share a
+ * path and a pair always takes the same one. */
+static uint64_t pair_salt(int src, int dst)
+{
+    uint64_t salt = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ULL;
+    return salt ^ salt >> 29;
+}
+
+/* The generator's route. */
+static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops, int max)
+{
+    (void)t;
+    return net_path(ctx, cs_netdesc_route, src, dst, pair_salt(src, dst), hops, max);
+}
+
+/* UGAL-L (Kim, Dally, Scott & Abts, ISCA 2008, section 4.2): at the source
+ * router compare the load q of the first channel each candidate takes
+ * from there (hop 1; hop 0 is the host's injection link, which both
+ * share) times the candidate's hop count H, and take the minimal path when
+ *     q_min * H_min <= q_nm * H_nm + threshold.
+ * H counts every channel of the route, host links included (both
+ * candidates have the same two).  The Valiant candidate's intermediate
+ * group comes from a salt that mixes in the message's number (load->msg),
+ * so that a pair's messages spread over the groups, deterministically.
+ * Without a load view (a route asked for outside a run) every queue is
+ * empty and the minimal path wins. */
+static int net_route_ugal(const cs_topo_t *t, void *ctx, int src, int dst,
+                          const cs_topo_load_t *load, cs_hop_t *hops, int max)
+{
+    net_t *n = ctx;
+    uint64_t salt = pair_salt(src, dst), mix;
+    int hm = net_path(n, cs_netdesc_route, src, dst, salt, hops, max), hn;
+    (void)t;
+    if (hm < 2 || !load)
+        return hm;
+    mix = (salt ^ (load->msg + 1) * 0xbf58476d1ce4e5b9ULL) * 0x94d049bb133111ebULL;
+    hn = net_path(n, cs_netdesc_route_nonmin, src, dst, mix ^ mix >> 31, n->alt, max);
+    if (hn < 2 || (hn == hm && !memcmp(hops, n->alt, (size_t)hm * sizeof *hops)))
+        return hm; /* inside one group Valiant is minimal */
+    int64_t qm = load->fn(load->ctx, hops[1].chan), qn = load->fn(load->ctx, n->alt[1].chan);
+    if (qm * hm <= qn * hn + n->ugal_threshold)
+        return hm;
+    memcpy(hops, n->alt, (size_t)hn * sizeof *hops);
+    return hn;
 }
 
 /* A standard shape's routes (cs_netdesc_shape): the shape's own topology
@@ -357,7 +408,12 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         n->max_path = nodes + 1;
         n->path = cs_malloc((size_t)n->max_path * sizeof *n->path);
         n->vc = cs_malloc((size_t)n->max_path);
-        cs_topo_set_route(m->topo, net_route, n);
+        if (cs_netdesc_ugal(n->d, &n->ugal_threshold)) {
+            n->alt = cs_malloc((size_t)n->max_path * sizeof *n->alt);
+            cs_topo_set_route_adaptive(m->topo, net_route_ugal, n);
+        } else {
+            cs_topo_set_route(m->topo, net_route, n);
+        }
     }
     net_groups(m, n);
     net_levels(n);

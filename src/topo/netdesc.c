@@ -30,6 +30,8 @@ struct cs_netdesc {
     int64_t hash_cap;       /* power of two, > 2 * nlinks */
     char *route_name;
     cs_netdesc_route_fn route;
+    cs_netdesc_route_fn route_nonmin; /* UGAL's other candidate, or NULL */
+    int64_t ugal_threshold;
     void *route_ctx;
     void (*route_free)(void *);
     double bisection;
@@ -208,8 +210,33 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
     free(d->route_name);
     d->route_name = name ? cs_strdup(name) : NULL;
     d->route = fn;
+    d->route_nonmin = NULL;
     d->route_ctx = ctx;
     d->route_free = free_ctx;
+}
+
+void cs_netdesc_set_route_ugal(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn min_fn,
+                               cs_netdesc_route_fn nonmin_fn, int64_t threshold, void *ctx,
+                               void (*free_ctx)(void *))
+{
+    cs_netdesc_set_route(d, name, min_fn, ctx, free_ctx);
+    d->route_nonmin = nonmin_fn;
+    d->ugal_threshold = threshold;
+}
+
+int cs_netdesc_ugal(const cs_netdesc_t *d, int64_t *threshold)
+{
+    if (d->route && d->route_nonmin && threshold)
+        *threshold = d->ugal_threshold;
+    return d->route && d->route_nonmin;
+}
+
+int cs_netdesc_route_nonmin(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
+                            int32_t *path, uint8_t *vc, int max)
+{
+    return d->route && d->route_nonmin
+               ? d->route_nonmin(d->route_ctx, src, dst, salt, path, vc, max)
+               : -1;
 }
 
 void cs_netdesc_set_bisection(cs_netdesc_t *d, double bytes_per_s) { d->bisection = bytes_per_s; }

@@ -71,6 +71,22 @@ void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level);
  * (d-mod-k)"), copied; ctx is freed with free_ctx (may be NULL) when d is. */
 void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn fn, void *ctx,
                           void (*free_ctx)(void *));
+/* Attaches UGAL routing (Kim, Dally, Scott & Abts, ISCA 2008): two
+ * candidate routes sharing ctx, the minimal one (also what
+ * cs_netdesc_route gives) and a non-minimal one (Valiant's), that the
+ * machine chooses between per message by the load at the source's router
+ * (machines/net.c, UGAL-L): minimal when q_min * H_min <= q_nm * H_nm +
+ * threshold (in packets, or flows in fluid mode). */
+void cs_netdesc_set_route_ugal(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn min_fn,
+                               cs_netdesc_route_fn nonmin_fn, int64_t threshold, void *ctx,
+                               void (*free_ctx)(void *));
+/* 1 when UGAL routing is attached (and *threshold, if not NULL, set to its
+ * threshold); 0 otherwise. */
+int cs_netdesc_ugal(const cs_netdesc_t *d, int64_t *threshold);
+/* UGAL's non-minimal candidate (see cs_netdesc_route for the arguments);
+ * -1 without UGAL routing. */
+int cs_netdesc_route_nonmin(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,
+                            int32_t *path, uint8_t *vc, int max);
 /* The hosts form a lattice of n dimensions (sizes[0] the innermost, host
  * id = c0 + s0 * (c1 + s1 * ...)): a hint for per-dimension collectives;
  * n = 0 (the default) for none.  At most CS_NETDESC_MAX_DIMS. */

@@ -68,13 +68,15 @@ int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, dou
  * "palmtree".  g <= a*h + 1.  Routing: "minimal" (default: local hop to
  * the router with the global link to the destination group, global hop,
  * local hop), "valiant" (minimal to an intermediate group chosen by the
- * salt, then minimal), "shortest".  UGAL needs queue state and is not
- * built (an error saying so). */
+ * salt, then minimal), "ugal" (the two as candidates, chosen per message
+ * by the machine from the load at the source router, UGAL-L; ugal_threshold
+ * in packets biases it to minimal; cs_netdesc_set_route_ugal), "shortest". */
 typedef struct cs_netgen_dragonfly {
     int a, p, h, g;
     const char *arrangement; /* NULL: consecutive */
     double bw, lat;          /* local and host links */
     double gbw, glat;        /* global links */
+    int64_t ugal_threshold;  /* routing=ugal only (0 otherwise) */
 } cs_netgen_dragonfly_t;
 int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const char *routing,
                         cs_error_t *err);

@@ -10,8 +10,10 @@
  *     dimension-order routing, one hop per dimension that differs;
  *   - dragonflies (Kim, Dally, Scott, Abts, ISCA'08): g groups of a
  *     routers, fully connected inside a group, p hosts and h global links
- *     per router; minimal routing (local, global, local) and Valiant's
- *     (minimal to an intermediate group, then minimal).
+ *     per router; minimal routing (local, global, local), Valiant's
+ *     (minimal to an intermediate group, then minimal) and UGAL's two
+ *     candidates (minimal and Valiant, chosen per message by load in
+ *     machines/net.c; Kim et al. 2008, section 4.2).
  *
  * Global-link arrangements.  Group G numbers its a*h global ports
  * j = r*h + k (router r of the group, its k-th global link, k < h).  Only
@@ -363,10 +365,9 @@ static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
  * joined by a local hop), then on to the destination; inside one group,
  * or with fewer than three groups, Valiant is minimal (there is no third
  * group to spread over). */
-static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
-                       int32_t *path, uint8_t *vc, int max)
+static int dfly_walk(const dfly_ctx_t *f, int valiant, int32_t src, int32_t dst, uint64_t salt,
+                     int32_t *path, uint8_t *vc, int max)
 {
-    const dfly_ctx_t *f = ctx;
     walk_t w = {path, vc, max, 0, 0};
     int32_t n = f->hosts + (int32_t)f->g * f->a;
     int32_t rs, rd;
@@ -379,7 +380,7 @@ static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
     gd = (rd - f->hosts) / f->a;
     walk_to(&w, src);
     walk_to(&w, rs);
-    if (gs != gd && f->valiant && f->g >= 3) {
+    if (gs != gd && valiant && f->g >= 3) {
         int lo = gs < gd ? gs : gd, hi = gs < gd ? gd : gs;
         int gi = (int)(salt % (uint64_t)(f->g - 2));
         gi += gi >= lo;
@@ -392,6 +393,27 @@ static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
     walk_to(&w, rd);
     walk_to(&w, dst);
     return walk_end(&w);
+}
+
+/* routing=minimal or valiant, by the context's flag */
+static int dfly_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
+                      int32_t *path, uint8_t *vc, int max)
+{
+    const dfly_ctx_t *f = ctx;
+    return dfly_walk(f, f->valiant, src, dst, salt, path, vc, max);
+}
+
+/* routing=ugal: its two candidates (cs_netdesc_set_route_ugal) */
+static int dfly_route_min(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
+                          int32_t *path, uint8_t *vc, int max)
+{
+    return dfly_walk(ctx, 0, src, dst, salt, path, vc, max);
+}
+
+static int dfly_route_valiant(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
+                              int32_t *path, uint8_t *vc, int max)
+{
+    return dfly_walk(ctx, 1, src, dst, salt, path, vc, max);
 }
 
 static int dfly_check(const cs_netgen_dragonfly_t *df, int *palmtree, cs_error_t *err)
@@ -428,14 +450,9 @@ static int dfly_check(const cs_netgen_dragonfly_t *df, int *palmtree, cs_error_t
 int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const char *routing,
                         cs_error_t *err)
 {
-    static const char *const valid[] = {"minimal", "valiant", "shortest", NULL};
+    static const char *const valid[] = {"minimal", "valiant", "shortest", "ugal", NULL};
     dfly_ctx_t f;
     int rindex = 0, palmtree = 0, rc;
-    if (routing && !strcmp(routing, "ugal"))
-        return cs_error_set(err, CS_ERR_USAGE, "routing=ugal: UGAL chooses between the minimal "
-                            "and a Valiant path by queue occupancy, state the net: machine does "
-                            "not give a route function, so it is not built; valid: minimal, "
-                            "valiant, shortest");
     if ((rc = cs_netgen_check_empty(d, "dragonfly", err)) != CS_OK ||
         (rc = dfly_check(df, &palmtree, err)) != CS_OK ||
         (rc = cs_netgen_routing("dragonfly", routing, valid, &rindex, err)) != CS_OK)
@@ -467,10 +484,19 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
                                           dfly_router(&f, H, dfly_gateway(&f, H, G)), df->gbw,
                                           df->glat, 1, 0, err)))
                 return rc;
-    if (rindex < 2) {
+    if (df->ugal_threshold && rindex != 3)
+        return cs_error_set(err, CS_ERR_USAGE, "ugal_threshold=%lld: applies to routing=ugal "
+                            "only (this dragonfly's routing is %s)",
+                            (long long)df->ugal_threshold, valid[rindex]);
+    if (rindex != 2) {
         dfly_ctx_t *ctx = cs_malloc(sizeof *ctx);
         *ctx = f;
-        cs_netdesc_set_route(d, rindex ? "valiant" : "minimal", dfly_route, ctx, free_ctx);
+        if (rindex == 3)
+            cs_netdesc_set_route_ugal(d, "UGAL-L (minimal or Valiant by queue x hops at the "
+                                      "source router)", dfly_route_min, dfly_route_valiant,
+                                      df->ugal_threshold, ctx, free_ctx);
+        else
+            cs_netdesc_set_route(d, rindex ? "valiant" : "minimal", dfly_route, ctx, free_ctx);
     }
     return CS_OK;
 }
@@ -544,7 +570,9 @@ static int build_dragonfly(cs_spec_t *spec, double bw, double lat, const char *r
     if ((rc = spec_count(spec, "g", g > CS_NETGEN_MAX_NODES ? CS_NETGEN_MAX_NODES : (int)g,
                          &df.g, err)) != CS_OK ||
         (rc = cs_netgen_spec_bw(spec, "gbw", bw, &df.gbw, err)) != CS_OK ||
-        (rc = cs_spec_get_seconds(spec, "glat", lat, &df.glat, err)) != CS_OK)
+        (rc = cs_spec_get_seconds(spec, "glat", lat, &df.glat, err)) != CS_OK ||
+        (rc = cs_spec_get_int(spec, "ugal_threshold", 0, 0, INT32_MAX, &df.ugal_threshold,
+                              err)) != CS_OK)
         return rc;
     df.arrangement = cs_spec_get(spec, "arrangement");
     return cs_netgen_dragonfly(d, &df, routing, err);
@@ -553,7 +581,7 @@ static int build_dragonfly(cs_spec_t *spec, double bw, double lat, const char *r
 static const char *const lattice_keys[] = {"dims", NULL};
 static const char *const hyperx_keys[] = {"dims", "hosts", NULL};
 static const char *const dragonfly_keys[] = {"a", "p", "h", "g", "arrangement", "gbw", "glat",
-                                             NULL};
+                                             "ugal_threshold", NULL};
 
 const cs_netgen_type_t cs_netgen_torus_type = {
     "torus", "n-dimensional torus, every node a host that forwards (TPU-like)",
@@ -569,6 +597,6 @@ const cs_netgen_type_t cs_netgen_hyperx_type = {
 
 const cs_netgen_type_t cs_netgen_dragonfly_type = {
     "dragonfly", "dragonfly: groups of fully connected routers joined by global links",
-    "a=4,p=2,h=2,g=a*h+1,arrangement=consecutive|palmtree,gbw=bw,glat=lat; "
-    "routing=minimal|valiant|shortest",
+    "a=4,p=2,h=2,g=a*h+1,arrangement=consecutive|palmtree,gbw=bw,glat=lat,"
+    "ugal_threshold=0; routing=minimal|valiant|ugal|shortest",
     dragonfly_keys, build_dragonfly};

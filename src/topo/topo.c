@@ -66,6 +66,7 @@ struct cs_topo {
      * bfs_next[d][u] is the channel u takes toward d, or -1 if d is
      * unreachable from u.  bfs_next itself and each row are lazy. */
     cs_topo_route_fn route_fn;
+    cs_topo_route_adaptive_fn route_adaptive; /* set instead of route_fn */
     void *route_ctx;
     int32_t **bfs_next;
 };
@@ -410,8 +411,19 @@ void cs_topo_set_route(cs_topo_t *t, cs_topo_route_fn fn, void *ctx)
 {
     CS_ASSERT(t && t->kind == CS_TOPO_CUSTOM);
     t->route_fn = fn;
+    t->route_adaptive = NULL;
     t->route_ctx = ctx;
 }
+
+void cs_topo_set_route_adaptive(cs_topo_t *t, cs_topo_route_adaptive_fn fn, void *ctx)
+{
+    CS_ASSERT(t && t->kind == CS_TOPO_CUSTOM);
+    t->route_fn = NULL;
+    t->route_adaptive = fn;
+    t->route_ctx = ctx;
+}
+
+int cs_topo_is_adaptive(const cs_topo_t *t) { return t->route_adaptive != NULL; }
 
 void cs_topo_set_grid(cs_topo_t *t, int rows, int cols)
 {
@@ -706,10 +718,12 @@ static int route_bfs(const cs_topo_t *ct, int src, int dst, cs_hop_t *hops)
 
 /* A caller's route function, with its answer checked: a broken route would
  * silently corrupt every result computed on it. */
-static int route_user(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
+static int route_user(const cs_topo_t *t, int src, int dst, const cs_topo_load_t *load,
+                      cs_hop_t *hops)
 {
     int max = cs_topo_max_route_len(t);
-    int h = t->route_fn(t, t->route_ctx, src, dst, hops, max);
+    int h = t->route_adaptive ? t->route_adaptive(t, t->route_ctx, src, dst, load, hops, max)
+                              : t->route_fn(t, t->route_ctx, src, dst, hops, max);
     CS_ASSERT(h >= -1 && h <= max && h != 0);
     int u = src;
     for (int i = 0; i < h; i++) {
@@ -722,6 +736,12 @@ static int route_user(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
 }
 
 int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
+{
+    return cs_topo_route_load(t, src, dst, NULL, hops);
+}
+
+int cs_topo_route_load(const cs_topo_t *t, int src, int dst, const cs_topo_load_t *load,
+                       cs_hop_t *hops)
 {
     CS_ASSERT(src >= 0 && src < t->nodes && dst >= 0 && dst < t->nodes);
     if (src == dst)
@@ -739,7 +759,8 @@ int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops)
     case CS_TOPO_HYPERCUBE: return route_cube(t, src, dst, hops);
     case CS_TOPO_CUSTOM:
         t = fresh(t);
-        return t->route_fn ? route_user(t, src, dst, hops) : route_bfs(t, src, dst, hops);
+        return t->route_fn || t->route_adaptive ? route_user(t, src, dst, load, hops)
+                                                : route_bfs(t, src, dst, hops);
     }
     CS_ASSERT(!"unknown topology kind");
     return -1;

@@ -23,6 +23,11 @@
  * dimension) with vc = 1, so that a network engine that keeps one buffer per
  * (channel, vc) cannot deadlock on a ring or torus.
  *
+ * A custom topology may instead route adaptively (cs_topo_set_route_adaptive):
+ * its route then reads a load view that an engine passes per message
+ * (UGAL on a dragonfly, machines/net.c); without one it sees an idle
+ * network.
+ *
  * Node ids are 0..nodes-1; mesh, torus and cylinder nodes are row-major
  * (node = row * cols + col).
  */
@@ -56,6 +61,24 @@ typedef enum cs_topo_kind {
 typedef int (*cs_topo_route_fn)(const cs_topo_t *t, void *ctx, int src, int dst,
                                 cs_hop_t *hops, int max);
 
+/* A load view an adaptive route may read (issue 18, UGAL): fn(ctx, chan)
+ * is the channel's current load in the engine's unit (docs/networks.md:
+ * packets queued for it plus its downstream buffer use in packet mode,
+ * flows crossing it in fluid mode); `msg` is a number per message (the
+ * engine's posting order) that a route may hash to spread its choices
+ * deterministically.  Passed in for one route, never stored in the
+ * topology, so that one topology may serve several runs. */
+typedef struct cs_topo_load {
+    int64_t (*fn)(const void *ctx, int chan);
+    const void *ctx;
+    uint64_t msg;
+} cs_topo_load_t;
+
+/* An adaptive route function: as cs_topo_route_fn, with the load view
+ * (NULL: no load known, every channel idle). */
+typedef int (*cs_topo_route_adaptive_fn)(const cs_topo_t *t, void *ctx, int src, int dst,
+                                         const cs_topo_load_t *load, cs_hop_t *hops, int max);
+
 /* Builders of the standard shapes.  Errors (CS_ERR_RANGE) for sizes the shape
  * cannot have: p < 1, hypercube p not a power of two, rows*cols overflow,
  * more than CS_TOPO_MAX_NODES nodes. */
@@ -86,6 +109,13 @@ cs_topo_t *cs_topo_new_custom(int nodes, const char *name);
  * (v->u is that id + 1).  u == v is an internal error (asserted). */
 int cs_topo_add_link(cs_topo_t *t, int u, int v);
 void cs_topo_set_route(cs_topo_t *t, cs_topo_route_fn fn, void *ctx);
+/* Sets an adaptive route function instead (replaces one set by
+ * cs_topo_set_route and vice versa): routes then depend on the load an
+ * engine passes to cs_topo_route_load. */
+void cs_topo_set_route_adaptive(cs_topo_t *t, cs_topo_route_adaptive_fn fn, void *ctx);
+/* 1 when routes depend on load (an adaptive route function is set): an
+ * engine then routes a message when it starts, with cs_topo_route_load. */
+int cs_topo_is_adaptive(const cs_topo_t *t);
 /* Sets the grid dimensions hint (for layouts and 2D algorithms). */
 void cs_topo_set_grid(cs_topo_t *t, int rows, int cols);
 
@@ -111,6 +141,10 @@ int cs_topo_max_route_len(const cs_topo_t *t);
 /* The route from src to dst; returns the hop count (0 when src == dst) or -1
  * (no route).  hops must hold cs_topo_max_route_len entries. */
 int cs_topo_route(const cs_topo_t *t, int src, int dst, cs_hop_t *hops);
+/* The same under a load view (NULL: as cs_topo_route, every channel idle);
+ * only an adaptive topology reads it. */
+int cs_topo_route_load(const cs_topo_t *t, int src, int dst, const cs_topo_load_t *load,
+                       cs_hop_t *hops);
 
 /* A ring order hint (order.c): writes a cyclic order of all nodes in which
  * consecutive nodes are neighbours wherever the shape allows (Gray code on a

@@ -453,6 +453,44 @@ Test(dragonfly, valiant_all_pairs)
     cs_netdesc_free(d);
 }
 
+/* routing=ugal attaches two candidates: cs_netdesc_route gives minimal
+ * routing's path and cs_netdesc_route_nonmin Valiant's, node for node and
+ * class for class, for the same salt; the threshold is the key's. */
+Test(dragonfly, ugal_candidates_are_minimal_and_valiant)
+{
+    int32_t pu[MAXP], pm[MAXP];
+    uint8_t vu[MAXP], vm[MAXP];
+    int64_t thr = -1;
+    cs_netdesc_t *du = build_ok(&cs_netgen_dragonfly_type,
+                                "dragonfly:a=4,p=2,h=2,g=9,ugal_threshold=5", "ugal");
+    cs_netdesc_t *dm = dfly("consecutive", "minimal"), *dv = dfly("consecutive", "valiant");
+    cr_assert(cs_netdesc_ugal(du, &thr));
+    cr_assert_eq(thr, 5);
+    cr_assert(!cs_netdesc_ugal(dv, NULL));
+    cr_assert_eq(cs_netdesc_route_nonmin(dv, 0, 9, 1, pu, vu, MAXP), -1);
+    cr_assert(strstr(cs_netdesc_route_name(du), "UGAL"));
+    for (int32_t s = 0; s < HOSTS; s += 5)
+        for (int32_t t = 0; t < HOSTS; t++) {
+            if (s == t)
+                continue;
+            for (int k = 0; k < 2; k++) {
+                uint64_t salt = (uint64_t)(s * 131 + t * 7);
+                const cs_netdesc_t *ref = k ? dv : dm;
+                memset(vu, 0, sizeof vu);
+                memset(vm, 0, sizeof vm);
+                int nu = k ? cs_netdesc_route_nonmin(du, s, t, salt, pu, vu, MAXP)
+                           : cs_netdesc_route(du, s, t, salt, pu, vu, MAXP);
+                int nm = cs_netdesc_route(ref, s, t, salt, pm, vm, MAXP);
+                cr_assert_eq(nu, nm, "%d -> %d (%d)", s, t, k);
+                cr_assert_arr_eq(pu, pm, (size_t)nu * sizeof *pu);
+                cr_assert_arr_eq(vu, vm, (size_t)nu);
+            }
+        }
+    cs_netdesc_free(du);
+    cs_netdesc_free(dm);
+    cs_netdesc_free(dv);
+}
+
 Test(dragonfly, global_link_timing_keys)
 {
     cs_netdesc_t *d = build_ok(&cs_netgen_dragonfly_type,
@@ -476,14 +514,14 @@ Test(dragonfly, global_link_timing_keys)
 
 /* Every key a table lists is read by its build (a spec of all of them
  * leaves none unused). */
-static void keys_all_read(const cs_netgen_type_t *t, const char *text)
+static void keys_all_read(const cs_netgen_type_t *t, const char *text, const char *routing)
 {
     cs_spec_t spec;
     cs_error_t err = {0};
     cs_netdesc_t *d = cs_netdesc_new(t->name);
     int nkeys = 0;
     cr_assert_eq(cs_spec_parse(text, &spec, &err), CS_OK, "%s", err.msg);
-    cr_assert_eq(t->build(&spec, 1e9, 1e-6, NULL, d, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(t->build(&spec, 1e9, 1e-6, routing, d, &err), CS_OK, "%s", err.msg);
     for (int i = 0; t->keys[i]; i++)
         nkeys++;
     cr_assert_eq(spec.nkv, nkeys, "%s: the spec should set each listed key", text);
@@ -521,11 +559,12 @@ Test(registry, keys_listed_are_read)
     only_listed_read(&cs_netgen_mesh_type);
     only_listed_read(&cs_netgen_hyperx_type);
     only_listed_read(&cs_netgen_dragonfly_type);
-    keys_all_read(&cs_netgen_torus_type, "torus:dims=3x3");
-    keys_all_read(&cs_netgen_mesh_type, "mesh:dims=3x3");
-    keys_all_read(&cs_netgen_hyperx_type, "hyperx:dims=3x3,hosts=2");
+    keys_all_read(&cs_netgen_torus_type, "torus:dims=3x3", NULL);
+    keys_all_read(&cs_netgen_mesh_type, "mesh:dims=3x3", NULL);
+    keys_all_read(&cs_netgen_hyperx_type, "hyperx:dims=3x3,hosts=2", NULL);
     keys_all_read(&cs_netgen_dragonfly_type,
-                  "dragonfly:a=2,p=1,h=1,g=3,arrangement=palmtree,gbw=1GB/s,glat=1us");
+                  "dragonfly:a=2,p=1,h=1,g=3,arrangement=palmtree,gbw=1GB/s,glat=1us,"
+                  "ugal_threshold=2", "ugal");
     cr_assert_str_eq(cs_netgen_torus_type.name, "torus");
     cr_assert_str_eq(cs_netgen_mesh_type.name, "mesh");
     cr_assert_str_eq(cs_netgen_hyperx_type.name, "hyperx");
@@ -549,7 +588,8 @@ Test(errors, name_the_key)
 {
     expect_error(&cs_netgen_dragonfly_type, "dragonfly:a=4,h=2,g=10", NULL, CS_ERR_RANGE,
                  "g=10");
-    expect_error(&cs_netgen_dragonfly_type, "dragonfly", "ugal", CS_ERR_USAGE, "queue");
+    expect_error(&cs_netgen_dragonfly_type, "dragonfly:ugal_threshold=4", "valiant",
+                 CS_ERR_USAGE, "ugal_threshold=4");
     expect_error(&cs_netgen_dragonfly_type, "dragonfly", "dor", CS_ERR_USAGE, "routing=dor");
     expect_error(&cs_netgen_dragonfly_type, "dragonfly:arrangement=zigzag", NULL, CS_ERR_USAGE,
                  "arrangement=zigzag");
@@ -573,7 +613,7 @@ Test(errors, direct_calls_check_their_arguments)
     cs_error_t err = {0};
     cs_netdesc_t *d = cs_netdesc_new("gen=torus");
     int dims[] = {4, 4};
-    cs_netgen_dragonfly_t df = {4, 2, 2, 9, NULL, 1e9, 1e-6, 0, 1e-6};
+    cs_netgen_dragonfly_t df = {4, 2, 2, 9, NULL, 1e9, 1e-6, 0, 1e-6, 0};
     cr_assert_eq(cs_netgen_torus(d, 2, dims, 1, -1, 1e-6, NULL, &err), CS_ERR_RANGE);
     cr_assert(strstr(err.msg, "bw"), "%s", err.msg);
     cr_assert_eq(cs_netgen_torus(d, 0, dims, 1, 1e9, 1e-6, NULL, &err), CS_ERR_RANGE);
@@ -614,7 +654,7 @@ Test(netgen_direct, vc_classes)
     /* dragonfly a=4,p=2,h=2,g=9: host 0 to host 8 (group 1): host, router,
      * gateway?, global, router, host -- every hop after the global is 1 */
     d = cs_netdesc_new("t");
-    cs_netgen_dragonfly_t df = {4, 2, 2, 9, NULL, 1e9, 0, 1e9, 0};
+    cs_netgen_dragonfly_t df = {4, 2, 2, 9, NULL, 1e9, 0, 1e9, 0, 0};
     cr_assert_eq(cs_netgen_dragonfly(d, &df, NULL, &err), CS_OK, "%s", err.msg);
     memset(vcs, 0, sizeof vcs);
     n = cs_netdesc_route(d, 0, 8, 0, path, vcs, 16);
