@@ -56,6 +56,7 @@ typedef struct net {
     int max_path;
     cs_hop_t *alt;       /* UGAL: the non-minimal candidate's hops, or NULL */
     int64_t ugal_threshold;
+    int ugal_view;       /* CS_NETDESC_UGAL_LOCAL or _GLOBAL */
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
     int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
@@ -126,10 +127,26 @@ static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *
     return net_path(ctx, cs_netdesc_route, src, dst, pair_salt(src, dst), hops, max);
 }
 
-/* UGAL-L (Kim, Dally, Scott & Abts, ISCA 2008, section 4.2): at the source
- * router compare the load q of the first channel each candidate takes
- * from there (hop 1; hop 0 is the host's injection link, which both
- * share) times the candidate's hop count H, and take the minimal path when
+/* The load UGAL weighs for a candidate: UGAL-L's is that of the first
+ * channel the candidate takes from the source's router (hop 1; hop 0 is
+ * the host's injection link, which both candidates share); UGAL-G's, the
+ * idealised global view (Kim et al.'s UGAL-G sees every global channel's
+ * queue), that of the busiest channel after the injection link. */
+static int64_t ugal_load(const net_t *n, const cs_topo_load_t *load, const cs_hop_t *hops,
+                         int h)
+{
+    int64_t q = load->fn(load->ctx, hops[1].chan);
+    if (n->ugal_view == CS_NETDESC_UGAL_GLOBAL)
+        for (int i = 2; i < h; i++) {
+            int64_t qi = load->fn(load->ctx, hops[i].chan);
+            q = qi > q ? qi : q;
+        }
+    return q;
+}
+
+/* UGAL (Kim, Dally, Scott & Abts, ISCA 2008, section 4.2): compare each
+ * candidate's load q (ugal_load: UGAL-L at the source router, or UGAL-G)
+ * times its hop count H, and take the minimal path when
  *     q_min * H_min <= q_nm * H_nm + threshold.
  * H counts every channel of the route, host links included (both
  * candidates have the same two).  The Valiant candidate's intermediate
@@ -150,7 +167,7 @@ static int net_route_ugal(const cs_topo_t *t, void *ctx, int src, int dst,
     hn = net_path(n, cs_netdesc_route_nonmin, src, dst, mix ^ mix >> 31, n->alt, max);
     if (hn < 2 || (hn == hm && !memcmp(hops, n->alt, (size_t)hm * sizeof *hops)))
         return hm; /* inside one group Valiant is minimal */
-    int64_t qm = load->fn(load->ctx, hops[1].chan), qn = load->fn(load->ctx, n->alt[1].chan);
+    int64_t qm = ugal_load(n, load, hops, hm), qn = ugal_load(n, load, n->alt, hn);
     if (qm * hm <= qn * hn + n->ugal_threshold)
         return hm;
     memcpy(hops, n->alt, (size_t)hn * sizeof *hops);
@@ -408,7 +425,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         n->max_path = nodes + 1;
         n->path = cs_malloc((size_t)n->max_path * sizeof *n->path);
         n->vc = cs_malloc((size_t)n->max_path);
-        if (cs_netdesc_ugal(n->d, &n->ugal_threshold)) {
+        if ((n->ugal_view = cs_netdesc_ugal(n->d, &n->ugal_threshold))) {
             n->alt = cs_malloc((size_t)n->max_path * sizeof *n->alt);
             cs_topo_set_route_adaptive(m->topo, net_route_ugal, n);
         } else {

@@ -32,6 +32,7 @@ struct cs_netdesc {
     cs_netdesc_route_fn route;
     cs_netdesc_route_fn route_nonmin; /* UGAL's other candidate, or NULL */
     int64_t ugal_threshold;
+    int ugal_view;              /* CS_NETDESC_UGAL_*, 0 without UGAL */
     void *route_ctx;
     void (*route_free)(void *);
     double bisection;
@@ -216,11 +217,12 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
 }
 
 void cs_netdesc_set_route_ugal(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn min_fn,
-                               cs_netdesc_route_fn nonmin_fn, int64_t threshold, void *ctx,
-                               void (*free_ctx)(void *))
+                               cs_netdesc_route_fn nonmin_fn, int view, int64_t threshold,
+                               void *ctx, void (*free_ctx)(void *))
 {
     cs_netdesc_set_route(d, name, min_fn, ctx, free_ctx);
     d->route_nonmin = nonmin_fn;
+    d->ugal_view = view;
     d->ugal_threshold = threshold;
 }
 
@@ -228,7 +230,7 @@ int cs_netdesc_ugal(const cs_netdesc_t *d, int64_t *threshold)
 {
     if (d->route && d->route_nonmin && threshold)
         *threshold = d->ugal_threshold;
-    return d->route && d->route_nonmin;
+    return d->route && d->route_nonmin ? d->ugal_view : 0;
 }
 
 int cs_netdesc_route_nonmin(const cs_netdesc_t *d, int32_t src, int32_t dst, uint64_t salt,

@@ -74,14 +74,18 @@ void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn
 /* Attaches UGAL routing (Kim, Dally, Scott & Abts, ISCA 2008): two
  * candidate routes sharing ctx, the minimal one (also what
  * cs_netdesc_route gives) and a non-minimal one (Valiant's), that the
- * machine chooses between per message by the load at the source's router
- * (machines/net.c, UGAL-L): minimal when q_min * H_min <= q_nm * H_nm +
- * threshold (in packets, or flows in fluid mode). */
+ * machine chooses between per message by the load (machines/net.c):
+ * minimal when q_min * H_min <= q_nm * H_nm + threshold (in packets, or
+ * flows in fluid mode), q the load of the first channel out of the
+ * source's router (UGAL-L, CS_NETDESC_UGAL_LOCAL) or of the most loaded
+ * channel of the candidate's path (UGAL-G, CS_NETDESC_UGAL_GLOBAL). */
+#define CS_NETDESC_UGAL_LOCAL 1
+#define CS_NETDESC_UGAL_GLOBAL 2
 void cs_netdesc_set_route_ugal(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn min_fn,
-                               cs_netdesc_route_fn nonmin_fn, int64_t threshold, void *ctx,
-                               void (*free_ctx)(void *));
-/* 1 when UGAL routing is attached (and *threshold, if not NULL, set to its
- * threshold); 0 otherwise. */
+                               cs_netdesc_route_fn nonmin_fn, int view, int64_t threshold,
+                               void *ctx, void (*free_ctx)(void *));
+/* The view UGAL routing was attached with (CS_NETDESC_UGAL_LOCAL or
+ * _GLOBAL; *threshold, if not NULL, set to its threshold); 0 without. */
 int cs_netdesc_ugal(const cs_netdesc_t *d, int64_t *threshold);
 /* UGAL's non-minimal candidate (see cs_netdesc_route for the arguments);
  * -1 without UGAL routing. */

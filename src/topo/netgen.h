@@ -70,13 +70,15 @@ int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, dou
  * local hop), "valiant" (minimal to an intermediate group chosen by the
  * salt, then minimal), "ugal" (the two as candidates, chosen per message
  * by the machine from the load at the source router, UGAL-L; ugal_threshold
- * in packets biases it to minimal; cs_netdesc_set_route_ugal), "shortest". */
+ * in packets biases it to minimal; cs_netdesc_set_route_ugal), "ugal-g"
+ * (the same by the busiest channel of each candidate's path, UGAL-G),
+ * "shortest". */
 typedef struct cs_netgen_dragonfly {
     int a, p, h, g;
     const char *arrangement; /* NULL: consecutive */
     double bw, lat;          /* local and host links */
     double gbw, glat;        /* global links */
-    int64_t ugal_threshold;  /* routing=ugal only (0 otherwise) */
+    int64_t ugal_threshold;  /* routing=ugal and ugal-g only (0 otherwise) */
 } cs_netgen_dragonfly_t;
 int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const char *routing,
                         cs_error_t *err);

@@ -450,7 +450,8 @@ static int dfly_check(const cs_netgen_dragonfly_t *df, int *palmtree, cs_error_t
 int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const char *routing,
                         cs_error_t *err)
 {
-    static const char *const valid[] = {"minimal", "valiant", "shortest", "ugal", NULL};
+    static const char *const valid[] = {"minimal", "valiant", "shortest", "ugal", "ugal-g",
+                                        NULL};
     dfly_ctx_t f;
     int rindex = 0, palmtree = 0, rc;
     if ((rc = cs_netgen_check_empty(d, "dragonfly", err)) != CS_OK ||
@@ -484,9 +485,9 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
                                           dfly_router(&f, H, dfly_gateway(&f, H, G)), df->gbw,
                                           df->glat, 1, 0, err)))
                 return rc;
-    if (df->ugal_threshold && rindex != 3)
+    if (df->ugal_threshold && rindex < 3)
         return cs_error_set(err, CS_ERR_USAGE, "ugal_threshold=%lld: applies to routing=ugal "
-                            "only (this dragonfly's routing is %s)",
+                            "and ugal-g only (this dragonfly's routing is %s)",
                             (long long)df->ugal_threshold, valid[rindex]);
     if (rindex != 2) {
         dfly_ctx_t *ctx = cs_malloc(sizeof *ctx);
@@ -494,7 +495,12 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
         if (rindex == 3)
             cs_netdesc_set_route_ugal(d, "UGAL-L (minimal or Valiant by queue x hops at the "
                                       "source router)", dfly_route_min, dfly_route_valiant,
-                                      df->ugal_threshold, ctx, free_ctx);
+                                      CS_NETDESC_UGAL_LOCAL, df->ugal_threshold, ctx, free_ctx);
+        else if (rindex == 4)
+            cs_netdesc_set_route_ugal(d, "UGAL-G (minimal or Valiant by the busiest queue on "
+                                      "the path x hops)", dfly_route_min, dfly_route_valiant,
+                                      CS_NETDESC_UGAL_GLOBAL, df->ugal_threshold, ctx,
+                                      free_ctx);
         else
             cs_netdesc_set_route(d, rindex ? "valiant" : "minimal", dfly_route, ctx, free_ctx);
     }
@@ -598,5 +604,5 @@ const cs_netgen_type_t cs_netgen_hyperx_type = {
 const cs_netgen_type_t cs_netgen_dragonfly_type = {
     "dragonfly", "dragonfly: groups of fully connected routers joined by global links",
     "a=4,p=2,h=2,g=a*h+1,arrangement=consecutive|palmtree,gbw=bw,glat=lat,"
-    "ugal_threshold=0; routing=minimal|valiant|ugal|shortest",
+    "ugal_threshold=0; routing=minimal|valiant|ugal|ugal-g|shortest",
     dragonfly_keys, build_dragonfly};
