@@ -18,6 +18,7 @@
 #include "topo/netfile_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct zone {
     int32_t parent; /* -1: the root */
@@ -154,6 +155,44 @@ void cs_netfile_sgtree_set_routes(cs_netfile_sgtree_t *t, cs_netfile_routes_t *l
 {
     t->leaf = leaf;
     t->inter = inter;
+}
+
+int32_t cs_netfile_sgtree_missing(const cs_netfile_sgtree_t *t, const uint8_t *is_host,
+                                  int32_t n, int32_t *a, int32_t *b)
+{
+    /* members grouped by leaf zone (a counting sort): O(nodes + zones)
+     * here, then members^2 look-ups per leaf zone */
+    uint8_t *need = cs_calloc((size_t)n + 1, 1);
+    int32_t *start = cs_calloc((size_t)t->nzones + 1, sizeof *start);
+    int32_t *members = cs_malloc(((size_t)n + 1) * sizeof *members), bad = -1;
+    for (int32_t i = 0; i < t->nzr; i++)
+        for (int k = 0; k < 2; k++) {
+            int32_t g = k ? t->zr[i].gw_dst : t->zr[i].gw_src;
+            if (g >= 0 && g < n)
+                need[g] = 1;
+        }
+    for (int32_t v = 0; v < n; v++) {
+        int32_t z = cs_netfile_sgtree_zone_of(t, v);
+        need[v] = (need[v] || is_host[v]) && z >= 0 && t->zones[z].kind == CS_SGZONE_LEAF;
+        if (need[v])
+            start[z + 1]++;
+    }
+    for (int32_t z = 0; z < t->nzones; z++)
+        start[z + 1] += start[z];
+    int32_t *fill = cs_malloc(((size_t)t->nzones + 1) * sizeof *fill);
+    memcpy(fill, start, ((size_t)t->nzones + 1) * sizeof *fill);
+    for (int32_t v = 0; v < n; v++)
+        if (need[v])
+            members[fill[cs_netfile_sgtree_zone_of(t, v)]++] = v;
+    free(fill);
+    for (int32_t z = 0; z < t->nzones && bad < 0; z++)
+        if (!cs_netfile_routes_complete(t->leaf, members + start[z], start[z + 1] - start[z], a,
+                                        b))
+            bad = z;
+    free(need);
+    free(start);
+    free(members);
+    return bad;
 }
 
 typedef struct walk {
