@@ -126,8 +126,9 @@ int cs_netfile_sgtree_has_zroute(const cs_netfile_sgtree_t *t, int32_t zone, int
 void cs_netfile_sgtree_set_routes(cs_netfile_sgtree_t *t, cs_netfile_routes_t *leaf,
                                   cs_netfile_routes_t *inter);
 /* The first leaf zone (in id order) where two nodes a host-to-host route
- * can need -- its hosts (is_host[node], n nodes) and the zoneRoutes'
- * gateways inside it -- have no leaf route (or a symmetrical reverse):
+ * can need -- two of its hosts (is_host[node], n nodes), a host and a
+ * zoneRoute's gateway inside it, or two gateways of zoneRoutes at different
+ * levels -- have no leaf route (or a symmetrical reverse):
  * its id, the pair in *a, *b; -1 when none lacks one.  Star zones are
  * complete by construction and zones of zones are checked by the reader
  * (their zoneRoutes), so this is the only hole left.  After set_routes. */

@@ -847,3 +847,28 @@ Test(netfile, simgrid_route_holes)
     cr_assert_str_eq(route_labels(d, "c", "h1", &hops), "c rA hc1_router h1");
     cs_netdesc_free(d);
 }
+
+Test(netfile, simgrid_gateways_of_one_level_need_no_route)
+{
+    /* zone A's routers r1 (to cluster c1) and r2 (to c2): no route joins
+     * them, and none is needed, as c1 -> c2 takes w's own zoneRoute */
+    const char *path = tmpfile_with("gw2.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+        "<zone id=\"A\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>"
+        "<router id=\"r1\"/><router id=\"r2\"/>\n" SG_LINK("l1") SG_LINK("l2")
+        HOLE_ROUTE("a", "r1", HOLE_CTN("l1")) HOLE_ROUTE("a", "r2", HOLE_CTN("l2")) "</zone>\n"
+        "<cluster id=\"c1\" prefix=\"h\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" "
+        "bw=\"1GBps\" lat=\"1us\"/>\n<cluster id=\"c2\" prefix=\"h\" suffix=\"\" "
+        "radical=\"2-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n"
+        SG_LINK("b1") SG_LINK("b2") SG_LINK("b12")
+        "<zoneRoute src=\"A\" dst=\"c1\" gw_src=\"r1\" gw_dst=\"hc1_router\">"
+        HOLE_CTN("b1") "</zoneRoute>\n"
+        "<zoneRoute src=\"A\" dst=\"c2\" gw_src=\"r2\" gw_dst=\"hc2_router\">"
+        HOLE_CTN("b2") "</zoneRoute>\n"
+        "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" gw_dst=\"hc2_router\">"
+        HOLE_CTN("b12") "</zoneRoute>\n" SG_END);
+    cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
+    int hops;
+    cr_assert_str_eq(route_labels(d, "h3", "a", &hops), "h3 hc2_router r2 a");
+    cr_assert_str_eq(route_labels(d, "h0", "h3", &hops), "h0 hc1_router hc2_router h3");
+    cs_netdesc_free(d);
+}
