@@ -872,3 +872,24 @@ Test(netfile, simgrid_gateways_of_one_level_need_no_route)
     cr_assert_str_eq(route_labels(d, "h0", "h3", &hops), "h0 hc1_router hc2_router h3");
     cs_netdesc_free(d);
 }
+
+Test(netfile, simgrid_gateways_of_two_levels_need_a_route)
+{
+    /* cluster X reaches zone Y through g1 (w's zoneRoute), and Y's Y1
+     * reaches cluster c2 through g2 (Y's zoneRoute): X -> c2 crosses Y1 from
+     * g1 to g2, a route the file lacks; <zone id="Y1"> is line 6 */
+    FAILS("gw-levels.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+          "<cluster id=\"X\" prefix=\"x\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" "
+          "bw=\"1GBps\" lat=\"1us\"/>\n"
+          "<zone id=\"Y\" routing=\"Full\">\n"
+          "<zone id=\"Y1\" routing=\"Full\">\n<host id=\"y\" speed=\"1Gf\"/>"
+          "<router id=\"g1\"/><router id=\"g2\"/>\n" SG_LINK("l1") SG_LINK("l2")
+          HOLE_ROUTE("y", "g1", HOLE_CTN("l1")) HOLE_ROUTE("y", "g2", HOLE_CTN("l2"))
+          "</zone>\n<cluster id=\"c2\" prefix=\"h\" suffix=\"\" radical=\"2-3\" "
+          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n" SG_LINK("b2")
+          "<zoneRoute src=\"Y1\" dst=\"c2\" gw_src=\"g2\" gw_dst=\"hc2_router\">"
+          HOLE_CTN("b2") "</zoneRoute>\n</zone>\n" SG_LINK("bx")
+          "<zoneRoute src=\"X\" dst=\"Y\" gw_src=\"xX_router\" gw_dst=\"g1\">"
+          HOLE_CTN("bx") "</zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:6: <zone id=\"Y1\">: no route from g1 to g2");
+}
