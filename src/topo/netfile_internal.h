@@ -70,6 +70,11 @@ int cs_netfile_routes_add(cs_netfile_routes_t *r, const int32_t *path, int32_t n
                           int symmetrical);
 /* Whether src -> dst has a route (its own or a symmetrical reverse). */
 int cs_netfile_routes_has(const cs_netfile_routes_t *r, int32_t src, int32_t dst);
+/* Whether every ordered pair of the n distinct nodes members[] has a route
+ * (its own or a symmetrical reverse): 1, or 0 with the first pair lacking
+ * one in *a, *b (n^2 look-ups: a Full zone's routes, one per pair). */
+int cs_netfile_routes_complete(const cs_netfile_routes_t *r, const int32_t *members, int32_t n,
+                               int32_t *a, int32_t *b);
 /* A cs_netdesc_route_fn over a cs_netfile_routes_t. */
 int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_t salt,
                            int32_t *path, uint8_t *vc, int max);
@@ -120,6 +125,15 @@ int cs_netfile_sgtree_has_zroute(const cs_netfile_sgtree_t *t, int32_t zone, int
  * gw_dst); taken over. */
 void cs_netfile_sgtree_set_routes(cs_netfile_sgtree_t *t, cs_netfile_routes_t *leaf,
                                   cs_netfile_routes_t *inter);
+/* The first leaf zone (in id order) where two nodes a host-to-host route
+ * can need -- two of its hosts (is_host[node], n nodes), a host and a
+ * zoneRoute's gateway inside it, or two gateways of zoneRoutes at different
+ * levels -- have no leaf route (or a symmetrical reverse):
+ * its id, the pair in *a, *b; -1 when none lacks one.  Star zones are
+ * complete by construction and zones of zones are checked by the reader
+ * (their zoneRoutes), so this is the only hole left.  After set_routes. */
+int32_t cs_netfile_sgtree_missing(const cs_netfile_sgtree_t *t, const uint8_t *is_host,
+                                  int32_t n, int32_t *a, int32_t *b);
 /* A cs_netdesc_route_fn over the tree. */
 int cs_netfile_sgtree_path(const void *t, int32_t src, int32_t dst, uint64_t salt,
                            int32_t *path, uint8_t *vc, int max);

@@ -119,3 +119,16 @@ int cs_netfile_routes_has(const cs_netfile_routes_t *r, int32_t src, int32_t dst
     int32_t i = find(r, dst, src);
     return find(r, src, dst) >= 0 || (i >= 0 && r->routes[i].symmetrical);
 }
+
+int cs_netfile_routes_complete(const cs_netfile_routes_t *r, const int32_t *members, int32_t n,
+                               int32_t *a, int32_t *b)
+{
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n; j++)
+            if (i != j && !cs_netfile_routes_has(r, members[i], members[j])) {
+                *a = members[i];
+                *b = members[j];
+                return 0;
+            }
+    return 1;
+}

@@ -43,6 +43,7 @@ typedef struct sg_walk {
 
 typedef struct cs_netfile_sg_zone {
     cs_netfile_stage_t *st;    /* hosts and routers, in file order */
+    xmlNodePtr zone;           /* cs_netfile_sg_zone's <zone>, for messages */
     cs_netfile_stage_t *names; /* link ids -> index (a stage used as a name table) */
     sg_link_t *links;
     int32_t nlinks, cap_links, nelem;
@@ -302,13 +303,36 @@ static cs_netfile_routes_t *sg_walk_routes(const sg_t *s, sg_zone_t *z, cs_netde
     return routes;
 }
 
+/* Message for a Full zone (its element x) without a route from a to b. */
+static int sg_hole(const sg_t *s, xmlNodePtr x, const char *zone, const char *a, const char *b)
+{
+    return cs_netfile_sg_fail(s, x,
+                              "<zone id=\"%s\">: no route from %s to %s: no <route> between them "
+                              "(routing=Full needs one for every two of its hosts and gateways, "
+                              "or a symmetrical one back)",
+                              zone, a, b);
+}
+
 /* routing="Full": the routes are the paths (SimGrid's FullZone), so they
  * become the description's routing. */
 static int sg_zone_routes(const sg_t *s, sg_zone_t *z, cs_netdesc_t *d)
 {
     cs_netfile_routes_t *routes = sg_walk_routes(s, z, d, 0);
+    int32_t n = cs_netdesc_nodes(d), nh = 0, a, b, *hosts;
     if (!routes)
         return CS_ERR_PARSE;
+    hosts = cs_malloc(((size_t)n + 1) * sizeof *hosts);
+    for (int32_t v = 0; v < n; v++)
+        if (cs_netdesc_kind(d, v) == CS_NETNODE_HOST)
+            hosts[nh++] = v;
+    int whole = cs_netfile_routes_complete(routes, hosts, nh, &a, &b);
+    free(hosts);
+    if (!whole) {
+        cs_netfile_routes_free(routes);
+        const char *id = cs_netfile_sg_attr(z->zone, "id");
+        return sg_hole(s, z->zone, id ? id : "", cs_netdesc_label(d, a),
+                       cs_netdesc_label(d, b));
+    }
     cs_netdesc_set_route(d, "the file's routes (SimGrid Full zone)", cs_netfile_routes_path,
                          routes, cs_netfile_routes_free);
     return CS_OK;
@@ -348,6 +372,7 @@ int cs_netfile_sg_zone(const sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **
 {
     sg_zone_t z = {0};
     int rc = CS_OK;
+    z.zone = zone;
     z.st = cs_netfile_stage_new(s->path);
     z.names = cs_netfile_stage_new(s->path);
     /* first the places and links, then the routes (the DTD's order too) */
@@ -617,6 +642,23 @@ static int mz_complete(const sg_t *s, sg_zone_t *z)
     return CS_OK;
 }
 
+/* Every leaf zone's hosts and gateways joined by its routes (after
+ * mz_complete: zoneRoutes between every two sub-zones), so that every two
+ * hosts of the platform have a route. */
+static int mz_holes(const sg_t *s, sg_zone_t *z)
+{
+    int32_t n = cs_netfile_stage_count(z->st), a, b, zone;
+    uint8_t *is_host = cs_malloc((size_t)n + 1);
+    for (int32_t v = 0; v < n; v++)
+        is_host[v] = cs_netfile_stage_kind(z->st, v) == CS_NETNODE_HOST;
+    zone = cs_netfile_sgtree_missing(z->tree, is_host, n, &a, &b);
+    free(is_host);
+    if (zone < 0)
+        return CS_OK;
+    return sg_hole(s, z->zxml[zone], cs_netfile_stage_name(z->znames, zone),
+                   cs_netfile_stage_name(z->st, a), cs_netfile_stage_name(z->st, b));
+}
+
 /* A platform whose <zone> holds zones or clusters: one graph of every
  * zone's hosts, routers and links, routed through the zone tree
  * (netfile_sgzone.c). */
@@ -647,12 +689,17 @@ int cs_netfile_sg_zones(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out)
                 !(inter = sg_walk_routes(s, &z, *out, 1))))
         rc = CS_ERR_PARSE;
     if (!rc) {
-        cs_netfile_sgtree_set_routes(z.tree, leaf, inter);
+        cs_netfile_sgtree_set_routes(z.tree, leaf, inter); /* the tree frees them */
+        leaf = inter = NULL;
+        rc = mz_holes(s, &z);
+    }
+    if (!rc) {
         cs_netdesc_set_route(*out, "the file's zones and routes (SimGrid Full zones)",
                              cs_netfile_sgtree_path, z.tree, cs_netfile_sgtree_free);
         z.tree = NULL;
     } else {
         cs_netfile_routes_free(leaf);
+        cs_netfile_routes_free(inter);
         cs_netdesc_free(*out);
         *out = NULL;
     }

@@ -17,7 +17,9 @@
  */
 #include "topo/netfile_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct zone {
     int32_t parent; /* -1: the root */
@@ -154,6 +156,76 @@ void cs_netfile_sgtree_set_routes(cs_netfile_sgtree_t *t, cs_netfile_routes_t *l
 {
     t->leaf = leaf;
     t->inter = inter;
+}
+
+/* Whether a host-to-host route can need leaf route u -> v (u, v in one leaf
+ * zone, both ways alike): when one is a host (an end), or when both are
+ * gateways and one serves a zoneRoute of a zone above the other's (a
+ * route entering the leaf's ancestors at the upper one's level leaves for
+ * a lower zone through the other).  Two gateways only of one level are
+ * never joined: routes do not pass through a sibling zone. */
+static int pair_needed(const uint8_t *is_host, const int32_t *dmin, const int32_t *dmax,
+                       int32_t u, int32_t v)
+{
+    return is_host[u] || is_host[v] || dmin[u] < dmax[v] || dmin[v] < dmax[u];
+}
+
+int32_t cs_netfile_sgtree_missing(const cs_netfile_sgtree_t *t, const uint8_t *is_host,
+                                  int32_t n, int32_t *a, int32_t *b)
+{
+    /* members grouped by leaf zone (a counting sort): O(nodes + zones +
+     * zoneRoutes) here, then members^2 look-ups per leaf zone */
+    int32_t *depth = cs_calloc((size_t)t->nzones + 1, sizeof *depth);
+    int32_t *dmin = cs_malloc(((size_t)n + 1) * sizeof *dmin);
+    int32_t *dmax = cs_malloc(((size_t)n + 1) * sizeof *dmax);
+    int32_t *start = cs_calloc((size_t)t->nzones + 1, sizeof *start);
+    int32_t *members = cs_malloc(((size_t)n + 1) * sizeof *members), bad = -1;
+    for (int32_t z = 1; z < t->nzones; z++) /* a parent comes before its children */
+        depth[z] = depth[t->zones[z].parent] + 1;
+    for (int32_t v = 0; v < n; v++) {
+        dmin[v] = INT32_MAX;
+        dmax[v] = -1;
+    }
+    for (int32_t i = 0; i < t->nzr; i++)
+        for (int k = 0; k < 2; k++) {
+            int32_t g = k ? t->zr[i].gw_dst : t->zr[i].gw_src, d = depth[t->zr[i].zone];
+            if (g >= 0 && g < n) {
+                dmin[g] = d < dmin[g] ? d : dmin[g];
+                dmax[g] = d > dmax[g] ? d : dmax[g];
+            }
+        }
+    for (int32_t v = 0; v < n; v++) {
+        int32_t z = cs_netfile_sgtree_zone_of(t, v);
+        if ((is_host[v] || dmax[v] >= 0) && z >= 0 && t->zones[z].kind == CS_SGZONE_LEAF)
+            start[z + 1]++;
+        else
+            dmax[v] = -2; /* not a member */
+    }
+    for (int32_t z = 0; z < t->nzones; z++)
+        start[z + 1] += start[z];
+    int32_t *fill = cs_malloc(((size_t)t->nzones + 1) * sizeof *fill);
+    memcpy(fill, start, ((size_t)t->nzones + 1) * sizeof *fill);
+    for (int32_t v = 0; v < n; v++)
+        if (dmax[v] != -2)
+            members[fill[cs_netfile_sgtree_zone_of(t, v)]++] = v;
+    free(fill);
+    for (int32_t z = 0; z < t->nzones && bad < 0; z++)
+        for (int32_t i = start[z]; i < start[z + 1] && bad < 0; i++)
+            for (int32_t j = start[z]; j < start[z + 1] && bad < 0; j++) {
+                int32_t u = members[i], v = members[j];
+                if (u != v && pair_needed(is_host, dmin, dmax, u, v) &&
+                    !cs_netfile_routes_has(t->leaf, u, v)) {
+                    *a = u;
+                    *b = v;
+                    bad = z;
+                }
+            }
+    free(depth);
+    free(dmin);
+    free(dmax);
+    free(start);
+    free(members);
+    return bad;
 }
 
 typedef struct walk {

@@ -1068,3 +1068,27 @@ Test(cli, cerebras_wafer_preset_and_errors)
     ASSERT_HAS(o.err, "buf");
     cli_out_free(&o);
 }
+
+/* Issue 18: tests/data/net/simgrid/mz3z.xml without zone A's route h1 -> h3
+ * used to abort in the channel engine mid-run; the reader refuses it, naming
+ * the two hosts and zone A's line (5), and the run exits 2. */
+Test(cli, net_file_with_missing_route_refused)
+{
+    const char *root = getenv("COLLSIM_SOURCE_ROOT");
+    cr_assert_not_null(root);
+    char src[PATH_MAX];
+    snprintf(src, sizeof src, "%s/tests/data/net/simgrid/mz3z.xml", root);
+    char *text = cli_read(src, NULL), *hole = strstr(text, "<route src=\"h1\" dst=\"h3\">");
+    cr_assert_not_null(hole);
+    char *eol = strchr(hole, '\n');
+    memmove(hole, eol + 1, strlen(eol + 1) + 1); /* the whole line: later lines keep theirs */
+    char *path = cli_write("mzbad.xml", text), machine[PATH_MAX + 32];
+    snprintf(machine, sizeof machine, "net:file=%s", path);
+    cli_out_t o = RUN("run", "--machine", machine, "--coll", "alltoall", "--bytes", "1K");
+    cr_expect_eq(o.status, 2);
+    ASSERT_HAS(o.err, "mzbad.xml:5: <zone id=\"A\">: no route from h1 to h3");
+    cr_expect_null(strstr(o.err, "invariant"));
+    cli_out_free(&o);
+    free(path);
+    free(text);
+}

@@ -459,7 +459,9 @@ Test(netfile, simgrid_units_and_parallel_links)
         "<route src=\"a\" dst=\"b\"><link_ctn id=\"p\"/></route>\n"
         "<route src=\"b\" dst=\"a\" symmetrical=\"NO\"><link_ctn id=\"q\"/></route>\n"
         "<route src=\"c\" dst=\"b\"><link_ctn id=\"s\"/></route>\n"
-        "<route src=\"b\" dst=\"c\" symmetrical=\"NO\"><link_ctn id=\"s\"/></route>\n" SG_END);
+        "<route src=\"b\" dst=\"c\" symmetrical=\"NO\"><link_ctn id=\"s\"/></route>\n"
+        /* Full: every two hosts need a route (issue 18) */
+        "<route src=\"a\" dst=\"c\"><link_ctn id=\"p\"/><link_ctn id=\"s\"/></route>\n" SG_END);
     cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
     cr_assert_eq(cs_netdesc_nodes(d), 3);
     cr_assert_eq(cs_netdesc_nlinks(d), 2);
@@ -804,4 +806,90 @@ Test(netfile, simgrid_zone_errors)
           "topo_parameters=\"2;1,1;2,1;1\"/>\n</platform>\n", CS_ERR_PARSE,
           "@:3: <cluster topo_parameters>: DRAGONFLY's groups part \"2\" needs a count and a "
           "number of links");
+}
+
+/* Issue 18: a Full zone must route every two hosts (and gateways) it
+ * holds.  Zone A: a, b, c and gateway rA, links la, lb, lc to rA (lines
+ * 4-9); routes from line 10; cluster c1 and the zoneRoute A -> c1 after. */
+#define HOLE_HEAD SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"                  \
+    "<zone id=\"A\" routing=\"Full\">\n" SG_HOSTS "<router id=\"rA\"/>\n"       \
+    SG_LINK("la") SG_LINK("lb") SG_LINK("lc")
+#define HOLE_ROUTE(s, d, links) "<route src=\"" s "\" dst=\"" d "\">" links "</route>\n"
+#define HOLE_CTN(id) "<link_ctn id=\"" id "\"/>"
+#define HOLE_TAIL "</zone>\n"                                                   \
+    "<cluster id=\"c1\" prefix=\"h\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" "   \
+    "bw=\"1GBps\" lat=\"1us\"/>\n" SG_LINK("bb")                                  \
+    "<zoneRoute src=\"A\" dst=\"c1\" gw_src=\"rA\" gw_dst=\"hc1_router\">"         \
+    "<link_ctn id=\"bb\"/></zoneRoute>\n" SG_END
+#define HOLE_AB HOLE_ROUTE("a", "b", HOLE_CTN("la") HOLE_CTN("lb"))
+#define HOLE_AC HOLE_ROUTE("a", "c", HOLE_CTN("la") HOLE_CTN("lc"))
+#define HOLE_BC HOLE_ROUTE("b", "c", HOLE_CTN("lb") HOLE_CTN("lc"))
+#define HOLE_GW HOLE_ROUTE("a", "rA", HOLE_CTN("la")) HOLE_ROUTE("b", "rA", HOLE_CTN("lb"))
+#define HOLE_CR HOLE_ROUTE("c", "rA", HOLE_CTN("lc"))
+
+Test(netfile, simgrid_route_holes)
+{
+    /* b -> c: neither it nor c -> b given; <zone id="A"> is line 4 */
+    FAILS("hole-hosts.xml", HOLE_HEAD HOLE_AB HOLE_AC HOLE_GW HOLE_CR HOLE_TAIL, CS_ERR_PARSE,
+          "@:4: <zone id=\"A\">: no route from b to c");
+    /* c -> rA: c's messages to cluster c1 leave through the gateway rA */
+    FAILS("hole-gw.xml", HOLE_HEAD HOLE_AB HOLE_AC HOLE_BC HOLE_GW HOLE_TAIL, CS_ERR_PARSE,
+          "@:4: <zone id=\"A\">: no route from c to rA");
+    /* one Full zone alone (line 3): a -> b one way only, b -> a missing */
+    FAILS("hole-single.xml", SG_HEAD SG_ZONE SG_HOSTS SG_LINK("la") SG_LINK("lb")
+          SG_LINK("lc") "<route src=\"a\" dst=\"b\" symmetrical=\"NO\">" HOLE_CTN("la")
+          HOLE_CTN("lb") "</route>\n" HOLE_AC HOLE_BC "</zone>\n</platform>\n", CS_ERR_PARSE,
+          "@:3: <zone id=\"z\">: no route from b to a");
+    /* complete: accepted, and c reaches cluster c1 through rA */
+    cs_netdesc_t *d = read_ok(tmpfile_with("hole-none.xml", HOLE_HEAD HOLE_AB HOLE_AC HOLE_BC
+                                           HOLE_GW HOLE_CR HOLE_TAIL), CS_NETFILE_AUTO);
+    int hops;
+    cr_assert_str_eq(route_labels(d, "c", "h1", &hops), "c rA hc1_router h1");
+    cs_netdesc_free(d);
+}
+
+Test(netfile, simgrid_gateways_of_one_level_need_no_route)
+{
+    /* zone A's routers r1 (to cluster c1) and r2 (to c2): no route joins
+     * them, and none is needed, as c1 -> c2 takes w's own zoneRoute */
+    const char *path = tmpfile_with("gw2.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+        "<zone id=\"A\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>"
+        "<router id=\"r1\"/><router id=\"r2\"/>\n" SG_LINK("l1") SG_LINK("l2")
+        HOLE_ROUTE("a", "r1", HOLE_CTN("l1")) HOLE_ROUTE("a", "r2", HOLE_CTN("l2")) "</zone>\n"
+        "<cluster id=\"c1\" prefix=\"h\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" "
+        "bw=\"1GBps\" lat=\"1us\"/>\n<cluster id=\"c2\" prefix=\"h\" suffix=\"\" "
+        "radical=\"2-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n"
+        SG_LINK("b1") SG_LINK("b2") SG_LINK("b12")
+        "<zoneRoute src=\"A\" dst=\"c1\" gw_src=\"r1\" gw_dst=\"hc1_router\">"
+        HOLE_CTN("b1") "</zoneRoute>\n"
+        "<zoneRoute src=\"A\" dst=\"c2\" gw_src=\"r2\" gw_dst=\"hc2_router\">"
+        HOLE_CTN("b2") "</zoneRoute>\n"
+        "<zoneRoute src=\"c1\" dst=\"c2\" gw_src=\"hc1_router\" gw_dst=\"hc2_router\">"
+        HOLE_CTN("b12") "</zoneRoute>\n" SG_END);
+    cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
+    int hops;
+    cr_assert_str_eq(route_labels(d, "h3", "a", &hops), "h3 hc2_router r2 a");
+    cr_assert_str_eq(route_labels(d, "h0", "h3", &hops), "h0 hc1_router hc2_router h3");
+    cs_netdesc_free(d);
+}
+
+Test(netfile, simgrid_gateways_of_two_levels_need_a_route)
+{
+    /* cluster X reaches zone Y through g1 (w's zoneRoute), and Y's Y1
+     * reaches cluster c2 through g2 (Y's zoneRoute): X -> c2 crosses Y1 from
+     * g1 to g2, a route the file lacks; <zone id="Y1"> is line 6 */
+    FAILS("gw-levels.xml", SG_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+          "<cluster id=\"X\" prefix=\"x\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" "
+          "bw=\"1GBps\" lat=\"1us\"/>\n"
+          "<zone id=\"Y\" routing=\"Full\">\n"
+          "<zone id=\"Y1\" routing=\"Full\">\n<host id=\"y\" speed=\"1Gf\"/>"
+          "<router id=\"g1\"/><router id=\"g2\"/>\n" SG_LINK("l1") SG_LINK("l2")
+          HOLE_ROUTE("y", "g1", HOLE_CTN("l1")) HOLE_ROUTE("y", "g2", HOLE_CTN("l2"))
+          "</zone>\n<cluster id=\"c2\" prefix=\"h\" suffix=\"\" radical=\"2-3\" "
+          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n" SG_LINK("b2")
+          "<zoneRoute src=\"Y1\" dst=\"c2\" gw_src=\"g2\" gw_dst=\"hc2_router\">"
+          HOLE_CTN("b2") "</zoneRoute>\n</zone>\n" SG_LINK("bx")
+          "<zoneRoute src=\"X\" dst=\"Y\" gw_src=\"xX_router\" gw_dst=\"g1\">"
+          HOLE_CTN("bx") "</zoneRoute>\n" SG_END, CS_ERR_PARSE,
+          "@:6: <zone id=\"Y1\">: no route from g1 to g2");
 }
