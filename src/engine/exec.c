@@ -202,6 +202,7 @@ void cs_exec_opts_default(cs_exec_opts_t *o)
     o->mode = CS_NET_PACKET;
     o->queue = CS_QUEUE_DEFAULT;
     o->max_buckets = 256;
+    o->max_work = CS_EXEC_WORK_LIMIT;
 }
 
 static void fail(exec_t *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1030,6 +1031,37 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
     return CS_OK;
 }
 
+/* The work estimate (issue 19): a packet engine spends events on every
+ * unit of every message, so a huge message in packet mode runs for hours;
+ * the sum of units is a cheap lower bound of its events, refused above
+ * o->max_work before anything runs. */
+static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
+                      const cs_exec_opts_t *o, cs_error_t *err)
+{
+    int64_t unit = (env->net_new ? env->net->own_per_unit : o->mode == CS_NET_PACKET)
+                       ? env->net->unit_bytes : 0;
+    int64_t total = 0;
+    int32_t nops = cs_program_nops(prog);
+    if (unit <= 0 || o->max_work <= 0)
+        return CS_OK;
+    for (int32_t i = 0; i < nops && total <= o->max_work; i++) {
+        const cs_op_t *op = cs_program_op(prog, i);
+        int64_t n = (op->bytes + unit - 1) / unit, w; /* bytes <= CS_BYTES_MAX: no wrap */
+        if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
+            continue;
+        if (op->kind == CS_OP_MCAST)
+            n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
+        total = __builtin_add_overflow(total, n > 0 ? n : 1, &w) ? INT64_MAX : w;
+    }
+    if (total <= o->max_work)
+        return CS_OK;
+    return cs_error_set(err, CS_ERR_RANGE,
+                        "the run would move more than %lld packets of %lld bytes one by one, "
+                        "the work limit (docs/limits.md); %s--force to run it anyway",
+                        (long long)o->max_work, (long long)unit,
+                        env->net_new ? "use fewer bytes, or " : "use --mode fluid, or ");
+}
+
 /* ---- a windowed run -------------------------------------------------- */
 
 /* The generator broke its contract (core/progen.h): the run would differ
@@ -1201,6 +1233,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         if ((rc = check_op(env, prog, i, npred, x.max_units, err)))
             return rc;
     }
+    if (!gen && (rc = check_work(env, prog, o, err)))
+        return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     x.env = env;
     x.prog = prog;
