@@ -49,6 +49,10 @@ enum { OP_WAIT, OP_READY, OP_STARTED, OP_DONE };
  * destinations of one mcast (checked before the run). */
 #define COUNT_BITS 28
 #define COUNT_MAX ((1 << COUNT_BITS) - 1)
+/* A machine's own engine counts a message's units of unit_bytes (its
+ * natural segment: a Cell DMA command, a Groq vector) in int32: an
+ * exclusive bound on bytes / unit_bytes (docs/limits.md) */
+#define CS_EXEC_OWN_MAX_UNITS ((int64_t)INT32_MAX)
 
 /* The per-op state; each field serves one phase of the op's life, which is
  * what keeps it at 12 bytes. */
@@ -1023,6 +1027,11 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
     }
     if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
         cs_program_describe(prog, i, d, sizeof d);
+        if (env->net_new)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "rank %d: %s has 2^31 or more units of %lld bytes, more than "
+                                "this machine's engine counts (docs/limits.md); use fewer bytes",
+                                op->rank, d, (long long)env->net->unit_bytes);
         return cs_error_set(err, CS_ERR_RANGE,
                             "rank %d: %s has more than 2^32 units of %lld bytes; use a "
                             "larger packet or fluid mode",
@@ -1038,8 +1047,8 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
 static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
                       const cs_exec_opts_t *o, cs_error_t *err)
 {
-    int64_t unit = (env->net_new ? env->net->own_per_unit : o->mode == CS_NET_PACKET)
-                       ? env->net->unit_bytes : 0;
+    int64_t unit = env->net_new ? env->net->own_work_unit
+                                : o->mode == CS_NET_PACKET ? env->net->unit_bytes : 0;
     int64_t total = 0;
     int32_t nops = cs_program_nops(prog);
     if (unit <= 0 || o->max_work <= 0)
@@ -1226,7 +1235,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
      * the channel engine's mode may count a message's units in 32 bits
      * (packet mode does); an op's dependencies and an mcast's destinations
      * are counted in COUNT_BITS */
-    x.max_units = env->net_new ? INT64_MAX : cs_net_mode_max_units(o->mode);
+    x.max_units = env->net_new ? CS_EXEC_OWN_MAX_UNITS : cs_net_mode_max_units(o->mode);
     for (int32_t i = 0; !gen && i < nops; i++) {
         int npred;
         cs_program_preds(prog, i, &npred);
