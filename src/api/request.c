@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/request.h"
+#include "core/checked.h"
 #include "core/units.h"
 #include "io/goal.h"
 
@@ -376,9 +377,21 @@ int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model
     return cs_machine_predict(m, &req, out, err);
 }
 
+/* Issue 19: a collective's size is bounded like an op's (core/checked.h),
+ * before an algorithm multiplies it. */
+static int request_check_bytes(const cs_request_coll_t *c, cs_error_t *err)
+{
+    if (c->args.bytes > CS_BYTES_MAX)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "--bytes %lld exceeds the maximum of %lld bytes (2^48, 256 TiB; "
+                            "docs/limits.md)", (long long)c->args.bytes, (long long)CS_BYTES_MAX);
+    return CS_OK;
+}
+
 int cs_request_coll_build(const cs_request_coll_t *c, cs_program_t **out, cs_error_t *err)
 {
-    return cs_coll_build(c->algo, &c->args, out, err);
+    int rc = request_check_bytes(c, err);
+    return rc ? rc : cs_coll_build(c->algo, &c->args, out, err);
 }
 
 /* ---- a whole run ------------------------------------------------------------------- */
@@ -446,7 +459,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         if (r->validate)
             return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
                                 "other: validation follows the data of the whole program");
-        if ((rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
+        if ((rc = request_check_bytes(c, err)) ||
+            (rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
             cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
             return rc;
         }
