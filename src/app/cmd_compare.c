@@ -211,6 +211,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
         cs_request_exec_opts(&req, &run, &opts);
+        if (m->type->net_new)
+            opts.mode = CS_NET_PACKET; /* --mode is the channel engines' (see --help) */
         cs_app_progress_attach(progress, m->tick_seconds, &opts);
         rc = cs_request_run(&run, &opts, err);
     }
