@@ -82,6 +82,7 @@ static void compare_help(void)
            "                         as for 'collsim run', the same on every machine\n"
            "      --validate         check every run's final data placement\n"
            "  -M, --mode MODE        packet (default) or fluid (channel engines)\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "\n"
            "Output:\n"
            "      --csv FILE         CSV rows ('-': standard output instead of the table)\n"
@@ -116,6 +117,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"opt", required_argument, NULL, CS_APP_OPT_OPT},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
         {"plot", required_argument, NULL, OPT_PLOT},
@@ -209,6 +211,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
         cs_request_exec_opts(&req, &run, &opts);
+        if (m->type->net_new)
+            opts.mode = CS_NET_PACKET; /* --mode is the channel engines' (see --help) */
         cs_app_progress_attach(progress, m->tick_seconds, &opts);
         rc = cs_request_run(&run, &opts, err);
     }

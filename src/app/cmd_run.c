@@ -103,6 +103,7 @@ static void run_help(void)
            "\n"
            "Output and engine:\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "  -j, --json FILE        write the JSON result to FILE ('-' = stdout)\n"
            "                         instead of printing the summary\n"
            "      --no-timing        write wall_seconds and events_per_second as 0,\n"
@@ -142,6 +143,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"timeline", required_argument, NULL, OPT_TIMELINE},
         {"timeline-limit", required_argument, NULL, OPT_TIMELINE_LIMIT},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"queue", required_argument, NULL, 'q'},

@@ -79,6 +79,7 @@ static void sweep_help(void)
            "                         an algorithm option (repeatable); with ALGO: only for\n"
            "                         that algorithm, otherwise for every one\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "      --keep-going       a point that fails is reported and left out; the\n"
            "                         exit status is still that of the first failure\n"
            "      --predict          also the machine's closed-form model of every point:\n"
@@ -324,6 +325,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"order", required_argument, NULL, CS_APP_OPT_ORDER},
         {"opt", required_argument, NULL, OPT_OPT},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -441,6 +443,8 @@ static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_request_
     cs_exec_opts_default(&opts);
     opts.mode = a->req.mode;
     opts.rank_to_node = c->rank_to_node;
+    if (a->req.force)
+        opts.max_work = 0;
     rc = cs_request_exec(m, p, &opts, res, err);
     cs_program_free(p);
     return rc;

@@ -164,6 +164,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->reduce_num = add_cycles;
     m->reduce_den = 16;
     m->net.unit_bytes = 16384; /* one DMA command */
+    m->net.own_work_unit = 128; /* the EIB's events are per 128-byte packet: work estimate */
     m->rank_nodes = (int)(8 * chips);
     m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
     for (int i = 0; i < 8 * chips; i++)
