@@ -8,8 +8,13 @@
 int cs_error_vset(cs_error_t *err, int code, const char *fmt, va_list ap)
 {
     if (err) {
+        /* Format into a temporary first: callers may pass err->msg (or a
+         * pointer into it) as an argument, and vsnprintf with overlapping
+         * source and destination is undefined behaviour (issue 19, D1). */
+        char tmp[CS_ERROR_MSG_MAX];
+        vsnprintf(tmp, sizeof tmp, fmt, ap);
         err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        memcpy(err->msg, tmp, sizeof err->msg);
     }
     return code;
 }
@@ -29,10 +34,13 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
     va_list ap;
     if (!err)
         return;
+    /* both parts are copied out before err->msg is written: the prefix's
+     * arguments may point into err->msg */
     va_start(ap, fmt);
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
+    old[sizeof old - 1] = '\0';
     /* truncation of an over-long message is acceptable: keep the head */
     size_t h = strlen(head);
     if (h > sizeof err->msg - 3)
