@@ -78,6 +78,9 @@ int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
 /* The folder of option `opt`, made unless it exists: CS_ERR_IO naming the
  * option and the path when it cannot be made or is not a folder. */
 int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
+/* Whether the folder of option `opt` could be made (or written into, when it
+ * exists), creating nothing: CS_ERR_IO naming the option and the path. */
+int cs_app_check_folder(const char *opt, const char *path, cs_error_t *err);
 
 /* An output of option `opt`: standard output for "-", else a whole-or-absent
  * file (core/outfile.h).  cs_app_out_close commits when rc is CS_OK and no

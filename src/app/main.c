@@ -216,6 +216,14 @@ int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
     return CS_OK;
 }
 
+int cs_app_check_folder(const char *opt, const char *path, cs_error_t *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cs_error_set(err, CS_ERR_IO, "%s %s: not a folder", opt, path);
+    return cs_outfile_check_writable(opt, path, err);
+}
+
 int cs_app_text_width(const char *s)
 {
     int w = 0;
