@@ -49,6 +49,8 @@ void cs_topo_igraph_errors_as_codes(void)
 static int igraph_fail(cs_error_t *err, igraph_error_t e, const char *what)
 {
     int code = e == IGRAPH_ENOMEM ? CS_ERR_OOM : e == IGRAPH_EFILE ? CS_ERR_IO : CS_ERR_INTERNAL;
+    if (e == IGRAPH_ENOMEM)
+        return cs_error_set(err, code, "out of memory (igraph %s)", what);
     return cs_error_set(err, code, "igraph %s failed: %s", what, igraph_strerror(e));
 }
 
