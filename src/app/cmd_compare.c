@@ -36,6 +36,7 @@ typedef struct compare_args {
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
     const char *csv, *markdown, *plot, *heatmaps, *title;
+    const char *heatmaps_tmp; /* where the heatmaps are written until the end */
     cs_heatmap_metric_t metric;
 } compare_args_t;
 
@@ -238,10 +239,11 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && a->heatmaps) {
         cs_heatmap_t *h = NULL;
         cs_heatmap_data_t d;
-        char title[320], sub[320];
+        char title[320], sub[320], path[sizeof row->heatmap + 64];
         memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type->name);
+        snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
         cs_app_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)
@@ -249,7 +251,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                                           res->finish, 1, &d, err);
         if (rc == CS_OK) {
             cs_app_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
-            rc = cs_heatmap_write(h, &d, title, sub, 0, row->heatmap, err);
+            rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
         }
         if (rc)
             cs_error_prefix(err, "--heatmaps");
@@ -372,27 +374,6 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
     }
 }
 
-/* Opens FILE or standard output ("-"). */
-static FILE *open_out(const char *opt, const char *path, cs_error_t *err)
-{
-    if (!strcmp(path, "-"))
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cs_error_set(err, CS_ERR_IO, "%s %s: cannot open for writing: %s", opt, path,
-                     strerror(errno));
-    return f;
-}
-
-static int close_out(const char *opt, const char *path, FILE *f, cs_error_t *err)
-{
-    if (f == stdout)
-        return CS_OK;
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr)
-        return cs_error_set(err, CS_ERR_IO, "%s %s: error while writing", opt, path);
-    return CS_OK;
-}
 
 static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
                       const char *algo, cs_error_t *err)
@@ -460,8 +441,9 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_coll_find(kind, a.req.algo, &al, &err)) == CS_OK)
         algo = al->name;
-    if (rc == CS_OK && a.heatmaps)
-        rc = cs_app_make_folder("--heatmaps", a.heatmaps, &err);
+    cs_outdir_t *hdir = NULL;
+    if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
+        a.heatmaps_tmp = cs_outdir_path(hdir);
     if (rc) {
         free(a.spec_buf);
         return cs_app_report(&err);
@@ -470,6 +452,10 @@ int cs_app_cmd_compare(int argc, char **argv)
     cs_app_progress_init(&progress, "compare");
     for (int i = 0; i < a.nspecs; i++) {
         rows[i].spec = a.specs[i];
+        rows[i].rc = CS_ERR_CANCELLED;
+        snprintf(rows[i].err, sizeof rows[i].err, "not run: interrupted");
+        if (cs_app_interrupted())
+            continue;
         snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
                  a.specs[i]);
         cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
@@ -492,26 +478,27 @@ int cs_app_cmd_compare(int argc, char **argv)
         if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
     }
-    if (a.csv) {
-        FILE *f = open_out("--csv", a.csv, &err);
-        if (!f)
-            rc = err.code;
-        else {
-            print_csv(f, &a, rows, a.nspecs, algo);
-            rc = close_out("--csv", a.csv, f, &err);
+    /* interrupted: no output at all (whole or absent) */
+    if ((rc = cs_app_check_interrupt(&err)) == CS_OK && a.csv) {
+        cs_app_out_t out;
+        if ((rc = cs_app_out_open("--csv", a.csv, &out, &err)) == CS_OK) {
+            print_csv(out.f, &a, rows, a.nspecs, algo);
+            rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.markdown) {
-        FILE *f = open_out("--markdown", a.markdown, &err);
-        if (!f)
-            rc = err.code;
-        else {
-            print_markdown(f, rows, a.nspecs);
-            rc = close_out("--markdown", a.markdown, f, &err);
+        cs_app_out_t out;
+        if ((rc = cs_app_out_open("--markdown", a.markdown, &out, &err)) == CS_OK) {
+            print_markdown(out.f, rows, a.nspecs);
+            rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.plot)
         rc = write_plot(&a, rows, a.nspecs, algo, &err);
+    if (rc == CS_OK)
+        rc = cs_outdir_commit(hdir, &err);
+    else
+        cs_outdir_abort(hdir);
     if (rc == CS_OK && a.heatmaps && !to_stdout) {
         printf("heatmaps:\n");
         for (int i = 0; i < a.nspecs; i++)

@@ -371,6 +371,7 @@ static int load_trace(replay_run_t *run, cs_error_t *err)
     o.unit = run->m->net.unit_bytes;
     o.prepare = ti_prepare;
     o.prepare_ctx = run;
+    o.max_ranks = cs_machine_nodes(run->m);
     for (int k = 0; k < CS_COLL_NKINDS; k++) {
         o.algo[k] = a->algo[k];
         if (a->algo_text[k]) {

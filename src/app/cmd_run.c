@@ -292,13 +292,10 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
         return rc;
     if (a->timeline && (rc = cs_app_check_writable("--timeline", a->timeline, err)))
         return rc;
-    if (a->frames) {
-        if ((rc = cs_app_make_folder("--frames", a->frames, err)))
-            return rc;
-        if (access(a->frames, W_OK) != 0)
-            return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot write in it: %s",
-                                a->frames, strerror(errno));
-    }
+    /* the folder is made after the run, whole (core/outfile.h): here only
+     * whether it can be */
+    if (a->frames && (rc = cs_app_check_folder("--frames", a->frames, err)))
+        return rc;
     if (fg->has_window || a->frames || a->timeline) {
         /* frames get buckets of their own step, so that each frame is a
          * whole number of buckets while the run fits */
@@ -362,6 +359,9 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
     }
     int n = (int)((end + step - 1) / step);
     double vmax = 0;
+    cs_outdir_t *dir = NULL;
+    if ((rc = cs_outdir_open("--frames", a->frames, &dir, err)))
+        return rc;
     /* one scale for every frame, so that colours compare across frames */
     for (int pass = 0; pass < 2 && rc == CS_OK; pass++)
         for (int i = 0; i < n && rc == CS_OK; i++) {
@@ -374,14 +374,20 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                     vmax = mx;
             } else if (rc == CS_OK) {
                 char path[4096 + 32], sub[320], note[64];
-                snprintf(path, sizeof path, "%s/frame-%04d.png", a->frames, i + 1);
+                snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
                 cs_app_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
                 rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
             }
             cs_heatmap_data_destroy(&d);
+            if (rc == CS_OK)
+                rc = cs_app_check_interrupt(err);
         }
-    if (rc)
+    if (rc == CS_OK)
+        rc = cs_outdir_commit(dir, err);
+    else
+        cs_outdir_abort(dir);
+    if (rc && rc != CS_ERR_CANCELLED && !strstr(err->msg, "--frames"))
         cs_error_prefix(err, "--frames");
     else if (say) {
         char st[32];

@@ -1201,7 +1201,14 @@ static int make_closed(exec_t *x, int32_t op)
 static void on_poll(void *ctx, cs_tick_t now, uint64_t events)
 {
     exec_t *x = ctx;
-    x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
+    if (x->opts->cancel && *x->opts->cancel) {
+        fail(x, CS_ERR_CANCELLED, "interrupted at t=%lld ticks, %llu events, %d of %d ops done",
+             (long long)now, (unsigned long long)events, (int)x->done_ops,
+             (int)cs_program_nops(x->prog));
+        return;
+    }
+    if (x->opts->poll)
+        x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
 }
 
 /* The run of a whole program (prog) or of a generator's (gen). */
@@ -1291,7 +1298,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     res->net = x.net;
     if (o->bucket_width > 0)
         cs_net_enable_buckets(x.net, o->bucket_width, o->max_buckets > 1 ? o->max_buckets : 256);
-    if (o->poll)
+    if (o->poll || o->cancel)
         cs_sim_set_poll(x.sim, (uint64_t)1 << 16, on_poll, &x);
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
     x.h_wake = cs_sim_register(x.sim, on_wake, &x);

@@ -19,6 +19,7 @@
 #ifndef CS_EXEC_H
 #define CS_EXEC_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "core/error.h"
 #include "engine/net.h"
@@ -81,6 +82,11 @@ typedef struct cs_exec_opts {
      * cs_exec_opts_default sets CS_EXEC_WORK_LIMIT (a front end's --force
      * sets 0). */
     int64_t max_work;
+    /* Cancellation: when *cancel becomes non-zero (a signal handler may set
+     * it) the run stops at the next batch of 2^16 events with
+     * CS_ERR_CANCELLED and a message saying how far it got ("interrupted at
+     * t=T ticks, N events, M of K ops done").  NULL: never. */
+    const volatile sig_atomic_t *cancel;
 } cs_exec_opts_t;
 
 void cs_exec_opts_default(cs_exec_opts_t *o);

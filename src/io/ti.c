@@ -1040,6 +1040,17 @@ static void reader_free(ti_reader_t *r)
     free(r->files);
 }
 
+/* The rank count against the machine (opts.max_ranks), before setup_ranks
+ * allocates per rank. */
+static int check_ranks(const ti_reader_t *r, int P)
+{
+    if (r->o->max_ranks > 0 && P > r->o->max_ranks)
+        return cs_error_set(r->err, CS_ERR_RANGE, "%s: the trace has %d ranks but the machine "
+                            "has only %d nodes; choose a machine with at least %d nodes",
+                            r->file, P, r->o->max_ranks, P);
+    return CS_OK;
+}
+
 static int setup_ranks(ti_reader_t *r, int P)
 {
     r->P = P;
@@ -1136,6 +1147,8 @@ static int read_combined(cs_lines_t *src, const char *name, const cs_ti_opts_t *
         return cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                             o->flops_per_second);
     rc = count_ranks(&r, src, &P);
+    if (!rc)
+        rc = check_ranks(&r, P);
     if (!rc && cs_lines_rewind(src) != CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
     if (!rc) {
@@ -1253,6 +1266,8 @@ static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti
         r->files[n++] = join_path(index, r->tok[0]);
         r->P = n; /* for reader_free */
     }
+    if (!rc)
+        rc = check_ranks(r, n);
     if (rc)
         return rc;
     r->P = 0;
