@@ -338,14 +338,16 @@ Test(errors, every_key_of_every_machine)
     free(t);
 }
 
-/* The command line reports a bad spec exactly as spec_in_process does: one
- * bad value of every key of every type, through `collsim topo`. */
+/* The command line reports a bad spec exactly as spec_in_process does,
+ * through `collsim topo`: the first two keys of every type (the command
+ * line only adds "collsim: "; which key is wrong is the machine's code,
+ * walked in process above). */
 Test(errors, cli_matches_in_process)
 {
     int ntypes = 0;
     const cs_machine_type_t *const *types = cs_machine_types(&ntypes);
     for (int i = 0; i < ntypes; i++) {
-        for (int k = 0; types[i]->keys[k]; k++) {
+        for (int k = 0; k < 2 && types[i]->keys[k]; k++) {
             char spec[2048];
             spec_with(types[i], types[i]->keys[k], k % 2 ? "-3" : "abc", spec, sizeof spec);
             cli_out_t a = spec_in_process(spec), b = RUN("topo", "--machine", spec);
