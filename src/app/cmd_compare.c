@@ -464,7 +464,10 @@ int cs_app_cmd_compare(int argc, char **argv)
         if (rows[i].rc) {
             snprintf(rows[i].err, sizeof rows[i].err, "%s", e.msg);
             cs_app_progress_done(&progress);
-            cs_error_prefix(&e, "%s", a.specs[i]);
+            /* name the machine, unless its error quotes the spec already
+             * ("spec \"x\": ...": the spec twice helps no one) */
+            if (!strstr(e.msg, a.specs[i]))
+                cs_error_prefix(&e, "%s", a.specs[i]);
             cs_app_report(&e);
             if (first_rc == CS_OK)
                 first_rc = rows[i].rc;
