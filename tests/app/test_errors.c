@@ -21,9 +21,7 @@
  * zero, huge value and an unknown key; every value-taking option of every
  * command with the value missing and malformed (a test checks that every
  * option `CMD --help` lists is in the table); every trace in
- * traces/malformed/.  Defects owned by another part of issue 19 are in
- * known_defects below, labelled with their owner; the lead removes them
- * after the merge.
+ * traces/malformed/.
  */
 #include <criterion/criterion.h>
 
@@ -39,24 +37,6 @@
 
 TestSuite(errors, .init = cli_setup, .fini = cli_teardown, .timeout = 300);
 
-/* ---- known defects, fixed by others (remove after the merge) ------------ */
-
-/* A case whose label contains one of these strings may break the contract
- * today; it is run (it must still not crash) and reported, not failed.
- * known, fixed by outputs19: D1, the message formatted into its own buffer
- * (src/machines/cerebras.c: "key 'clock': key 'clock': ust be positive"). */
-static const char *const known_defects[] = {
-    "cerebras key clock=", /* D1, outputs19 */
-    NULL,
-};
-
-static int is_known_defect(const char *label)
-{
-    for (int i = 0; known_defects[i]; i++)
-        if (strstr(label, known_defects[i]))
-            return 1;
-    return 0;
-}
 
 /* ---- the contract -------------------------------------------------------- */
 
@@ -132,7 +112,7 @@ static const char *contract_check(const cli_out_t *o, int want_status, const cha
 /* Counts of a table walk: failures are listed together at the end, so that
  * one run shows every broken case, not the first. */
 typedef struct tally {
-    int cases, failed, known;
+    int cases, failed;
     char report[16384];
     size_t used;
 } tally_t;
@@ -144,12 +124,6 @@ static void tally_add(tally_t *t, const char *label, const cli_out_t *o, const c
         return;
     const char *err = o->err;
     int n = (int)strcspn(err, "\n");
-    if (is_known_defect(label) && o->status < 128) {
-        t->known++;
-        /* stderr, not cr_log_warn: a warning fails Criterion's run */
-        fprintf(stderr, "known defect (outputs19): %s: %s: %.*s\n", label, why, n, err);
-        return;
-    }
     t->failed++;
     if (t->used < sizeof t->report - 1)
         t->used += (size_t)snprintf(t->report + t->used, sizeof t->report - t->used,
@@ -453,7 +427,7 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--validate", "--windowed", NULL}, 2, "--windowed"},
     {{RUNC, "--program", "x.goal", NULL}, 2, "--program"},
     {{RUNC, "--predict", "--nosuch", NULL}, 2, "--nosuch"},
-    {{RUNC, "--no-timing", "extra", NULL}, 2, "'extra'"},
+    {{RUNC, "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
     /* sweep */
     {{"sweep", NULL}, 2, "--machine"},
     {{SWEEP, "--machine", NULL}, 2, "'--machine'"},
@@ -483,7 +457,7 @@ static const opt_case_t opt_cases[] = {
     {{SWEEP, "--ylabel", NULL}, 2, "'--ylabel'"},
     {{SWEEP, "--unit", NULL}, 2, "'--unit'"},
     {{SWEEP, "--unit", "nope", NULL}, 2, "--unit"},
-    {{SWEEP, "--keep-going", "--predict", "extra", NULL}, 2, "'extra'"},
+    {{SWEEP, "--keep-going", "--predict", "--force", "extra", NULL}, 2, "'extra'"},
     /* compare */
     {{"compare", NULL}, 2, "--coll"},
     {{CMP, "--coll", NULL}, 2, "'--coll'"},
@@ -513,7 +487,7 @@ static const opt_case_t opt_cases[] = {
     {{CMP, "--heatmaps", NULL}, 2, "'--heatmaps'"},
     {{CMP, "--metric", NULL}, 2, "'--metric'"},
     {{CMP, "--metric", "zz", NULL}, 2, "--metric"},
-    {{CMP, "--log", "--linear", "--validate", "--no-timing", "extra", NULL}, 2, "'extra'"},
+    {{CMP, "--log", "--linear", "--validate", "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
     /* replay */
     {{"replay", NULL}, 2, "TRACE"},
     {{"replay", "nofile", "--machine", "loggp:p=4", NULL}, 2, "nofile"},
@@ -535,7 +509,7 @@ static const opt_case_t opt_cases[] = {
     {{REPLAY, "--queue", "zz", NULL}, 2, "--queue"},
     {{REPLAY, "--json", NULL}, 2, "'--json'"},
     {{REPLAY, "--json", "/nonexistent/j", NULL}, 2, "/nonexistent/j"},
-    {{REPLAY, "--no-timing", "extra", NULL}, 2, "'extra'"},
+    {{REPLAY, "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
     /* export */
     {{"export", NULL}, 2, "--coll"},
     {{EXPORT, "--coll", NULL}, 2, "'--coll'"},

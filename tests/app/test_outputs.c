@@ -166,7 +166,8 @@ Test(outputs, sigint_during_run_reports_progress, .timeout = 120)
     /* the JSON is opened after the run: wait on nothing, the run is long */
     int st = run_and_signal((const char *const[]){"run", "--machine", "alphabeta:topo=ring,p=64",
                                                   "--coll", "allreduce", "--algo", "ring",
-                                                  "--bytes", "64GiB", "--json", "r.json", NULL},
+                                                  "--bytes", "64GiB", "--force", "--json", "r.json",
+                                                  NULL},
                             "never", SIGINT);
     char *err_path = cli_path("sig.err"), *err = cli_read(err_path, NULL);
     cr_assert_eq(st, 130, "status %d; stderr:\n%s", st, err);
@@ -182,7 +183,7 @@ Test(outputs, sigint_during_compare_and_replay, .timeout = 120)
     int st = run_and_signal(
         (const char *const[]){"compare", "--machines",
                               "alphabeta:topo=ring,p=64;loggp:p=64", "--coll", "allreduce",
-                              "--algo", "ring", "--bytes", "64GiB", "--csv", "c.csv",
+                              "--algo", "ring", "--bytes", "64GiB", "--force", "--csv", "c.csv",
                               "--heatmaps", "h", NULL},
         "never", SIGINT);
     cr_assert_eq(st, 130);
@@ -195,8 +196,8 @@ Test(outputs, sigint_during_compare_and_replay, .timeout = 120)
         fprintf(f, "%d allreduce 68719476736 0\n", i);
     fclose(f);
     st = run_and_signal((const char *const[]){"replay", "big.ti", "--machine",
-                                              "alphabeta:topo=ring,p=64", "--json", "r.json",
-                                              NULL},
+                                              "alphabeta:topo=ring,p=64", "--force", "--json",
+                                              "r.json", NULL},
                         "never", SIGTERM);
     cr_assert_eq(st, 143);
     cr_assert_eq(user_entries(), 1, "r.json or a temporary was left");
