@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/request.h"
+#include "core/checked.h"
 #include "core/units.h"
 #include "io/goal.h"
 
@@ -71,6 +72,8 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
         r->order = value;
     else if (!strcmp(key, "validate"))
         r->validate = 1;
+    else if (!strcmp(key, "force"))
+        r->force = 1;
     else if (!strcmp(key, "windowed"))
         r->windowed = 1;
     else if (!strcmp(key, "bytes")) {
@@ -106,7 +109,7 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
         r->queue = q;
     } else {
         return cs_error_set(err, CS_ERR_USAGE, "unknown request field '%s'; valid: machine, "
-                            "program, coll, algo, order, bytes, root, ranks, opt, validate, "
+                            "program, coll, algo, order, bytes, root, ranks, opt, validate, force, "
                             "windowed, mode, queue", key);
     }
     return CS_OK;
@@ -374,9 +377,21 @@ int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model
     return cs_machine_predict(m, &req, out, err);
 }
 
+/* Issue 19: a collective's size is bounded like an op's (core/checked.h),
+ * before an algorithm multiplies it. */
+static int request_check_bytes(const cs_request_coll_t *c, cs_error_t *err)
+{
+    if (c->args.bytes > CS_BYTES_MAX)
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "--bytes %lld exceeds the maximum of %lld bytes (2^48, 256 TiB; "
+                            "docs/limits.md)", (long long)c->args.bytes, (long long)CS_BYTES_MAX);
+    return CS_OK;
+}
+
 int cs_request_coll_build(const cs_request_coll_t *c, cs_program_t **out, cs_error_t *err)
 {
-    return cs_coll_build(c->algo, &c->args, out, err);
+    int rc = request_check_bytes(c, err);
+    return rc ? rc : cs_coll_build(c->algo, &c->args, out, err);
 }
 
 /* ---- a whole run ------------------------------------------------------------------- */
@@ -444,7 +459,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         if (r->validate)
             return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
                                 "other: validation follows the data of the whole program");
-        if ((rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
+        if ((rc = request_check_bytes(c, err)) ||
+            (rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
             cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
             return rc;
         }
@@ -468,12 +484,30 @@ void cs_request_exec_opts(const cs_request_t *r, const cs_request_run_t *run,
     opts->queue = r->queue;
     opts->rank_to_node = run->coll.rank_to_node;
     opts->observer = run->check ? cs_coll_check_observer(run->check) : NULL;
+    if (r->force)
+        opts->max_work = 0;
+}
+
+/* D8 of issue 19: fluid mode is the channel engine's; a machine with its
+ * own engine has no fluid mode, and running its engine instead while the
+ * summary says fluid would be a wrong answer. */
+static int request_check_mode(const cs_machine_t *m, const cs_exec_opts_t *opts,
+                              cs_error_t *err)
+{
+    if (opts->mode == CS_NET_FLUID && m->type->net_new)
+        return cs_error_set(err, CS_ERR_USAGE,
+                            "--mode fluid: machine '%s' runs its own engine, which has no "
+                            "fluid mode; drop --mode fluid", m->type->name);
+    return CS_OK;
 }
 
 int cs_request_exec(const cs_machine_t *m, const cs_program_t *p, const cs_exec_opts_t *opts,
                     cs_exec_result_t *res, cs_error_t *err)
 {
     cs_exec_env_t env;
+    int rc = request_check_mode(m, opts, err);
+    if (rc)
+        return rc;
     cs_machine_exec_env(m, &env);
     return cs_exec_run(&env, p, opts, res, err);
 }
@@ -482,6 +516,9 @@ int cs_request_exec_gen(const cs_machine_t *m, cs_progen_t *g, const cs_exec_opt
                         cs_exec_result_t *res, cs_error_t *err)
 {
     cs_exec_env_t env;
+    int rc = request_check_mode(m, opts, err);
+    if (rc)
+        return rc;
     cs_machine_exec_env(m, &env);
     return cs_exec_run_gen(&env, g, opts, res, err);
 }

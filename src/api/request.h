@@ -46,6 +46,7 @@ typedef struct cs_request {
     int nopts;
     int validate;
     int windowed;                 /* build the collective while it runs (core/progen.h) */
+    int force;                    /* no work limit (cs_exec_opts_t.max_work = 0) */
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
 } cs_request_t;
@@ -59,7 +60,7 @@ void cs_request_init(cs_request_t *r);
  *   bytes  (a size, cs_units_parse_bytes)   root (an integer)
  *   ranks  (an integer >= 1)                opt  (KEY=VALUE, no comma)
  *   validate (value ignored)                mode (packet, fluid)
- *   windowed (value ignored)
+ *   windowed (value ignored)           force (value ignored: no work limit)
  *   queue  (an event queue kind)
  * CS_ERR_USAGE with a message naming the option for a value that is none,
  * or for an unknown key; r is unchanged then. */

@@ -12,6 +12,7 @@
 #ifndef CS_APP_H
 #define CS_APP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "api/request.h"
 #include "coll/coll.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "core/queue.h"
 #include "machines/machine.h"
 
@@ -49,7 +51,8 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
  * parsed in one place whatever the command. */
 enum {
     CS_APP_OPT_COLL = 0x1000, CS_APP_OPT_ALGO, CS_APP_OPT_BYTES, CS_APP_OPT_ROOT,
-    CS_APP_OPT_RANKS, CS_APP_OPT_ORDER, CS_APP_OPT_OPT, CS_APP_OPT_VALIDATE, CS_APP_OPT_WINDOWED
+    CS_APP_OPT_RANKS, CS_APP_OPT_ORDER, CS_APP_OPT_OPT, CS_APP_OPT_VALIDATE, CS_APP_OPT_WINDOWED,
+    CS_APP_OPT_FORCE
 };
 /* The default branch of a command's getopt_long switch: sets the request
  * field of option c (what getopt_long returned) from optarg
@@ -76,6 +79,33 @@ int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err);
 /* The folder of option `opt`, made unless it exists: CS_ERR_IO naming the
  * option and the path when it cannot be made or is not a folder. */
 int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err);
+/* Whether the folder of option `opt` could be made (or written into, when it
+ * exists), creating nothing: CS_ERR_IO naming the option and the path. */
+int cs_app_check_folder(const char *opt, const char *path, cs_error_t *err);
+
+/* An output of option `opt`: standard output for "-", else a whole-or-absent
+ * file (core/outfile.h).  cs_app_out_close commits when rc is CS_OK and no
+ * signal came (cs_app_interrupted), else removes the temporary; it returns
+ * rc, or the write error, or CS_ERR_CANCELLED. */
+typedef struct cs_app_out {
+    FILE *f;         /* where to write */
+    cs_outfile_t *o; /* NULL for standard output */
+} cs_app_out_t;
+int cs_app_out_open(const char *opt, const char *path, cs_app_out_t *out, cs_error_t *err);
+int cs_app_out_close(cs_app_out_t *out, int rc, cs_error_t *err);
+
+/* ---- signals (main.c) ---------------------------------------------------- */
+
+/* SIGINT and SIGTERM set a flag (to the signal's number) and nothing else:
+ * runs stop at their next batch of events (cs_exec_opts_t.cancel), outputs
+ * are not committed, and main exits with 128 + the number (130, 143).  A
+ * second signal of the same kind ends the process at once. */
+const volatile sig_atomic_t *cs_app_cancel_flag(void);
+/* The signal received (SIGINT, SIGTERM) or 0. */
+int cs_app_interrupted(void);
+/* CS_ERR_CANCELLED with "interrupted" in err when a signal came, else CS_OK:
+ * for the points between runs (a sweep's next size). */
+int cs_app_check_interrupt(cs_error_t *err);
 
 /* Splits buf in place at each ';' (a --machines list: specs hold commas)
  * into items[], trimming the characters of `blanks` at both ends of each

@@ -36,6 +36,7 @@ typedef struct compare_args {
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
     const char *csv, *markdown, *plot, *heatmaps, *title;
+    const char *heatmaps_tmp; /* where the heatmaps are written until the end */
     cs_heatmap_metric_t metric;
 } compare_args_t;
 
@@ -82,6 +83,7 @@ static void compare_help(void)
            "                         as for 'collsim run', the same on every machine\n"
            "      --validate         check every run's final data placement\n"
            "  -M, --mode MODE        packet (default) or fluid (channel engines)\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "\n"
            "Output:\n"
            "      --csv FILE         CSV rows ('-': standard output instead of the table)\n"
@@ -116,6 +118,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"opt", required_argument, NULL, CS_APP_OPT_OPT},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
         {"plot", required_argument, NULL, OPT_PLOT},
@@ -209,6 +212,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK) {
         cs_exec_opts_t opts;
         cs_request_exec_opts(&req, &run, &opts);
+        if (m->type->net_new)
+            opts.mode = CS_NET_PACKET; /* --mode is the channel engines' (see --help) */
         cs_app_progress_attach(progress, m->tick_seconds, &opts);
         rc = cs_request_run(&run, &opts, err);
     }
@@ -234,10 +239,11 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && a->heatmaps) {
         cs_heatmap_t *h = NULL;
         cs_heatmap_data_t d;
-        char title[320], sub[320];
+        char title[320], sub[320], path[sizeof row->heatmap + 64];
         memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type->name);
+        snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
         cs_app_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)
@@ -245,7 +251,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                                           res->finish, 1, &d, err);
         if (rc == CS_OK) {
             cs_app_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
-            rc = cs_heatmap_write(h, &d, title, sub, 0, row->heatmap, err);
+            rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
         }
         if (rc)
             cs_error_prefix(err, "--heatmaps");
@@ -368,27 +374,6 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
     }
 }
 
-/* Opens FILE or standard output ("-"). */
-static FILE *open_out(const char *opt, const char *path, cs_error_t *err)
-{
-    if (!strcmp(path, "-"))
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cs_error_set(err, CS_ERR_IO, "%s %s: cannot open for writing: %s", opt, path,
-                     strerror(errno));
-    return f;
-}
-
-static int close_out(const char *opt, const char *path, FILE *f, cs_error_t *err)
-{
-    if (f == stdout)
-        return CS_OK;
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr)
-        return cs_error_set(err, CS_ERR_IO, "%s %s: error while writing", opt, path);
-    return CS_OK;
-}
 
 static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
                       const char *algo, cs_error_t *err)
@@ -456,8 +441,9 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_coll_find(kind, a.req.algo, &al, &err)) == CS_OK)
         algo = al->name;
-    if (rc == CS_OK && a.heatmaps)
-        rc = cs_app_make_folder("--heatmaps", a.heatmaps, &err);
+    cs_outdir_t *hdir = NULL;
+    if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
+        a.heatmaps_tmp = cs_outdir_path(hdir);
     if (rc) {
         free(a.spec_buf);
         return cs_app_report(&err);
@@ -466,6 +452,10 @@ int cs_app_cmd_compare(int argc, char **argv)
     cs_app_progress_init(&progress, "compare");
     for (int i = 0; i < a.nspecs; i++) {
         rows[i].spec = a.specs[i];
+        rows[i].rc = CS_ERR_CANCELLED;
+        snprintf(rows[i].err, sizeof rows[i].err, "not run: interrupted");
+        if (cs_app_interrupted())
+            continue;
         snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
                  a.specs[i]);
         cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
@@ -474,7 +464,10 @@ int cs_app_cmd_compare(int argc, char **argv)
         if (rows[i].rc) {
             snprintf(rows[i].err, sizeof rows[i].err, "%s", e.msg);
             cs_app_progress_done(&progress);
-            cs_error_prefix(&e, "%s", a.specs[i]);
+            /* name the machine, unless its error quotes the spec already
+             * ("spec \"x\": ...": the spec twice helps no one) */
+            if (!strstr(e.msg, a.specs[i]))
+                cs_error_prefix(&e, "%s", a.specs[i]);
             cs_app_report(&e);
             if (first_rc == CS_OK)
                 first_rc = rows[i].rc;
@@ -488,26 +481,27 @@ int cs_app_cmd_compare(int argc, char **argv)
         if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
     }
-    if (a.csv) {
-        FILE *f = open_out("--csv", a.csv, &err);
-        if (!f)
-            rc = err.code;
-        else {
-            print_csv(f, &a, rows, a.nspecs, algo);
-            rc = close_out("--csv", a.csv, f, &err);
+    /* interrupted: no output at all (whole or absent) */
+    if ((rc = cs_app_check_interrupt(&err)) == CS_OK && a.csv) {
+        cs_app_out_t out;
+        if ((rc = cs_app_out_open("--csv", a.csv, &out, &err)) == CS_OK) {
+            print_csv(out.f, &a, rows, a.nspecs, algo);
+            rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.markdown) {
-        FILE *f = open_out("--markdown", a.markdown, &err);
-        if (!f)
-            rc = err.code;
-        else {
-            print_markdown(f, rows, a.nspecs);
-            rc = close_out("--markdown", a.markdown, f, &err);
+        cs_app_out_t out;
+        if ((rc = cs_app_out_open("--markdown", a.markdown, &out, &err)) == CS_OK) {
+            print_markdown(out.f, rows, a.nspecs);
+            rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.plot)
         rc = write_plot(&a, rows, a.nspecs, algo, &err);
+    if (rc == CS_OK)
+        rc = cs_outdir_commit(hdir, &err);
+    else
+        cs_outdir_abort(hdir);
     if (rc == CS_OK && a.heatmaps && !to_stdout) {
         printf("heatmaps:\n");
         for (int i = 0; i < a.nspecs; i++)

@@ -121,11 +121,11 @@ int cs_app_cmd_export(int argc, char **argv)
     if (rc == CS_OK)
         rc = cs_request_build(&req, &run, &err);
     if (rc == CS_OK) {
-        FILE *f = a.out ? fopen(a.out, "w") : stdout;
-        if (!f) {
-            rc = cs_error_set(&err, CS_ERR_IO, "%s: cannot open for writing: %s", a.out,
-                              strerror(errno));
-        } else {
+        cs_app_out_t out;
+        FILE *f = NULL;
+        rc = cs_app_out_open(NULL, a.out ? a.out : "-", &out, &err);
+        if (rc == CS_OK) {
+            f = out.f;
             char size[32];
             cs_units_format_bytes(coll->args.bytes, size, sizeof size);
             fprintf(f, "// collsim export: %s/%s, %d ranks, %s", cs_coll_name(coll->algo->kind),
@@ -137,11 +137,9 @@ int cs_app_cmd_export(int argc, char **argv)
             fprintf(f, "\n// built for %s\n",
                     a.req.machine ? m->spec : "no machine (no hints, 4 KiB segments)");
             rc = cs_goal_write(run.program, f, &err);
-            if (a.out && fclose(f) != 0 && rc == CS_OK)
-                rc = cs_error_set(&err, CS_ERR_IO, "%s: error while writing: %s", a.out,
-                                  strerror(errno));
             if (rc != CS_OK && a.out)
                 cs_error_prefix(&err, "%s", a.out);
+            rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc != CS_OK)

@@ -84,6 +84,7 @@ static void replay_help(void)
            "      --flops RATE         TI compute speed in flop/s (default 1G: 1 flop = 1 ns);\n"
            "                           suffixes k, M, G, T\n"
            "  -M, --mode MODE          network fidelity: packet (default) or fluid\n"
+           "      --force              run a packet-mode run above the work limit (docs/limits.md)\n"
            "  -j, --json FILE          write the JSON result to FILE ('-' = stdout)\n"
            "      --no-timing          no wall-clock fields (identical output every run)\n"
            "  -q, --queue KIND         event queue: %s (default %s)\n"
@@ -161,6 +162,7 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         {"algo-for", required_argument, NULL, OPT_ALGO_FOR},
         {"flops", required_argument, NULL, OPT_FLOPS},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"queue", required_argument, NULL, 'q'},
@@ -369,6 +371,7 @@ static int load_trace(replay_run_t *run, cs_error_t *err)
     o.unit = run->m->net.unit_bytes;
     o.prepare = ti_prepare;
     o.prepare_ctx = run;
+    o.max_ranks = cs_machine_nodes(run->m);
     for (int k = 0; k < CS_COLL_NKINDS; k++) {
         o.algo[k] = a->algo[k];
         if (a->algo_text[k]) {
@@ -416,6 +419,8 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     opts.mode = a->req.mode;
     opts.queue = a->req.queue;
     opts.rank_to_node = run->place.rank_to_node;
+    if (a->req.force)
+        opts.max_work = 0;
     cs_app_progress_init(&progress, a->trace);
     cs_app_progress_attach(&progress, run->m->tick_seconds, &opts);
     rc = cs_request_exec(run->m, run->p, &opts, &run->res, err);

@@ -103,6 +103,7 @@ static void run_help(void)
            "\n"
            "Output and engine:\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "  -j, --json FILE        write the JSON result to FILE ('-' = stdout)\n"
            "                         instead of printing the summary\n"
            "      --no-timing        write wall_seconds and events_per_second as 0,\n"
@@ -142,6 +143,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"timeline", required_argument, NULL, OPT_TIMELINE},
         {"timeline-limit", required_argument, NULL, OPT_TIMELINE_LIMIT},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"queue", required_argument, NULL, 'q'},
@@ -290,13 +292,10 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
         return rc;
     if (a->timeline && (rc = cs_app_check_writable("--timeline", a->timeline, err)))
         return rc;
-    if (a->frames) {
-        if ((rc = cs_app_make_folder("--frames", a->frames, err)))
-            return rc;
-        if (access(a->frames, W_OK) != 0)
-            return cs_error_set(err, CS_ERR_IO, "--frames %s: cannot write in it: %s",
-                                a->frames, strerror(errno));
-    }
+    /* the folder is made after the run, whole (core/outfile.h): here only
+     * whether it can be */
+    if (a->frames && (rc = cs_app_check_folder("--frames", a->frames, err)))
+        return rc;
     if (fg->has_window || a->frames || a->timeline) {
         /* frames get buckets of their own step, so that each frame is a
          * whole number of buckets while the run fits */
@@ -360,6 +359,9 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
     }
     int n = (int)((end + step - 1) / step);
     double vmax = 0;
+    cs_outdir_t *dir = NULL;
+    if ((rc = cs_outdir_open("--frames", a->frames, &dir, err)))
+        return rc;
     /* one scale for every frame, so that colours compare across frames */
     for (int pass = 0; pass < 2 && rc == CS_OK; pass++)
         for (int i = 0; i < n && rc == CS_OK; i++) {
@@ -372,14 +374,20 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                     vmax = mx;
             } else if (rc == CS_OK) {
                 char path[4096 + 32], sub[320], note[64];
-                snprintf(path, sizeof path, "%s/frame-%04d.png", a->frames, i + 1);
+                snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
                 cs_app_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
                 rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
             }
             cs_heatmap_data_destroy(&d);
+            if (rc == CS_OK)
+                rc = cs_app_check_interrupt(err);
         }
-    if (rc)
+    if (rc == CS_OK)
+        rc = cs_outdir_commit(dir, err);
+    else
+        cs_outdir_abort(dir);
+    if (rc && rc != CS_ERR_CANCELLED && !strstr(err->msg, "--frames"))
         cs_error_prefix(err, "--frames");
     else if (say) {
         char st[32];

@@ -79,6 +79,7 @@ static void sweep_help(void)
            "                         an algorithm option (repeatable); with ALGO: only for\n"
            "                         that algorithm, otherwise for every one\n"
            "  -M, --mode MODE        network fidelity: packet (default) or fluid\n"
+           "      --force            run a packet-mode run above the work limit (docs/limits.md)\n"
            "      --keep-going       a point that fails is reported and left out; the\n"
            "                         exit status is still that of the first failure\n"
            "      --predict          also the machine's closed-form model of every point:\n"
@@ -324,6 +325,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"order", required_argument, NULL, CS_APP_OPT_ORDER},
         {"opt", required_argument, NULL, OPT_OPT},
         {"mode", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -441,6 +443,9 @@ static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_request_
     cs_exec_opts_default(&opts);
     opts.mode = a->req.mode;
     opts.rank_to_node = c->rank_to_node;
+    if (a->req.force)
+        opts.max_work = 0;
+    opts.cancel = cs_app_cancel_flag();
     rc = cs_request_exec(m, p, &opts, res, err);
     cs_program_free(p);
     return rc;
@@ -520,6 +525,22 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const 
     return rc;
 }
 
+/* One CSV row of a point that ran. */
+static void sweep_csv_row(FILE *f, const sweep_args_t *a, const cs_machine_t *m, int k, int P,
+                          int64_t bytes, const cs_exec_result_t *res, const double *model,
+                          const cs_model_t *mo)
+{
+    cs_report_csv_field(f, m->spec); /* specs hold commas */
+    fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a->kind), a->algos[k]->name,
+            (long long)bytes, P, (long long)res->finish, (double)res->finish * m->tick_seconds,
+            (unsigned long long)res->events);
+    if (model && !isnan(*model))
+        fprintf(f, ",%.15g,%.9g", *model, mo->form[0].seconds);
+    else if (model)
+        fputs(",,", f);
+    fputc('\n', f);
+}
+
 int cs_app_cmd_sweep(int argc, char **argv)
 {
     sweep_args_t a;
@@ -527,6 +548,12 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_machine_t *m = NULL;
     cs_request_coll_t *colls = NULL;
     FILE *csv = NULL;
+    cs_app_out_t out = {0};
+    /* the rows done, kept to print on stderr if a signal stops the sweep
+     * (the CSV file itself is then not written: whole or absent) */
+    char *done_rows = NULL;
+    size_t done_len = 0;
+    FILE *done_f = NULL;
     double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
     double *model = NULL; /* the same for --predict's model; NaN: none */
     int rc, first_rc = CS_OK, total, nr, ncombo;
@@ -555,11 +582,11 @@ int cs_app_cmd_sweep(int argc, char **argv)
     if (rc == CS_OK && a.plot)
         rc = cs_app_check_writable("--plot", a.plot, &err);
     if (rc == CS_OK && a.csv) {
-        csv = strcmp(a.csv, "-") ? fopen(a.csv, "w") : stdout;
-        if (!csv)
-            rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: cannot open for writing: %s", a.csv,
-                              strerror(errno));
-        else
+        if ((rc = cs_app_out_open("--csv", a.csv, &out, &err)) == CS_OK) {
+            csv = out.f;
+            done_f = open_memstream(&done_rows, &done_len);
+        }
+        if (csv)
             fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events%s\n",
                     a.predict ? ",model_ticks,model_seconds" : "");
     }
@@ -567,6 +594,8 @@ int cs_app_cmd_sweep(int argc, char **argv)
     for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
         int k = kj / nr;
         for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
+            if ((rc = cs_app_check_interrupt(&err)))
+                break;
             cs_exec_result_t res;
             int64_t bytes = a.sizes[i];
             char detail[96], size[32];
@@ -583,20 +612,25 @@ int cs_app_cmd_sweep(int argc, char **argv)
             ticks[at] = rc ? NAN : (double)res.finish;
             if (model) /* c->args.bytes is this point's: sweep_point set it */
                 model[at] = cs_request_model(m, &colls[kj], &mo, &none) ? NAN : mo.form[0].ticks;
+            int csv_rc = CS_OK;
             if (rc == CS_OK && csv) {
-                cs_report_csv_field(csv, m->spec); /* specs hold commas */
-                fprintf(csv, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a.kind),
-                        a.algos[k]->name, (long long)bytes, colls[kj].args.P,
-                        (long long)res.finish, (double)res.finish * m->tick_seconds,
-                        (unsigned long long)res.events);
-                if (model && !isnan(model[at]))
-                    fprintf(csv, ",%.15g,%.9g", model[at], mo.form[0].seconds);
-                else if (model)
-                    fputs(",,", csv);
-                fputc('\n', csv);
-                fflush(csv);
+                sweep_csv_row(csv, &a, m, k, colls[kj].args.P, bytes, &res,
+                              model ? &model[at] : NULL, &mo);
+                if (done_f)
+                    sweep_csv_row(done_f, &a, m, k, colls[kj].args.P, bytes, &res,
+                                  model ? &model[at] : NULL, &mo);
+                /* a full disk is found at the first row, not after the run */
+                if (out.o)
+                    csv_rc = cs_outfile_check(out.o, &err);
+                else if (fflush(csv) != 0 || ferror(csv))
+                    csv_rc = cs_error_set(&err, CS_ERR_IO,
+                                          "--csv -: error writing to standard output");
             }
             cs_exec_result_destroy(&res);
+            if (csv_rc != CS_OK) { /* not the point's fault: no --keep-going */
+                rc = csv_rc;
+                break;
+            }
             if (rc != CS_OK) {
                 cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
                                 size);
@@ -613,9 +647,15 @@ int cs_app_cmd_sweep(int argc, char **argv)
         }
     }
     cs_app_progress_done(&progress);
-    if (csv && csv != stdout && fclose(csv) != 0 && rc == CS_OK)
-        rc = cs_error_set(&err, CS_ERR_IO, "--csv %s: error while writing: %s", a.csv,
-                          strerror(errno));
+    if (csv)
+        rc = cs_app_out_close(&out, rc, &err);
+    if (done_f) {
+        fclose(done_f);
+        if (rc == CS_ERR_CANCELLED && strcmp(a.csv, "-") != 0 && done_len > 0)
+            fprintf(stderr, "collsim: sweep interrupted: --csv %s not written; the rows done:\n%s",
+                    a.csv, done_rows);
+        free(done_rows);
+    }
     if (rc == CS_OK && a.plot)
         rc = sweep_write_plot(&a, nr, Ps, ticks, model, &err);
     if (rc != CS_OK)

@@ -90,14 +90,13 @@ typedef int (*topo_writer_fn)(const cs_topo_t *t, FILE *f, cs_error_t *err);
 static int topo_write(const cs_topo_t *t, const cs_netdesc_t *d, const char *path,
                       topo_writer_fn fn, cs_error_t *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    int rc = d ? cs_netfile_write_graphml(d, f, err) : fn(t, f, err);
-    if (fclose(f) != 0 && rc == CS_OK)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
-    return rc;
+    cs_app_out_t out;
+    int rc = cs_app_out_open(NULL, path, &out, err);
+    if (rc == CS_OK)
+        rc = d ? cs_netfile_write_graphml(d, out.f, err) : fn(t, out.f, err);
+    if (rc != CS_OK && rc != CS_ERR_OOM && !strstr(err->msg, path))
+        cs_error_prefix(err, "%s", path);
+    return cs_app_out_close(&out, rc, err);
 }
 
 /* GraphML that `net:file=` reads back to the same network: hosts, switches,

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,7 @@ void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
         {CS_APP_OPT_COLL, "coll"}, {CS_APP_OPT_ALGO, "algo"}, {CS_APP_OPT_BYTES, "bytes"},
         {CS_APP_OPT_ROOT, "root"}, {CS_APP_OPT_RANKS, "ranks"}, {CS_APP_OPT_ORDER, "order"},
         {CS_APP_OPT_OPT, "opt"}, {CS_APP_OPT_VALIDATE, "validate"},
-        {CS_APP_OPT_WINDOWED, "windowed"},
+        {CS_APP_OPT_WINDOWED, "windowed"}, {CS_APP_OPT_FORCE, "force"},
     };
     cs_error_t err;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
@@ -123,22 +124,85 @@ static void app_getopt_reset(void)
 
 int cs_app_check_writable(const char *opt, const char *path, cs_error_t *err)
 {
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (access(path, F_OK) == 0) {
-        if (access(path, W_OK) != 0)
-            return cs_error_set(err, CS_ERR_IO, "%s %s: cannot write: %s", opt, path,
-                                strerror(errno));
+    return cs_outfile_check_writable(opt, path, err);
+}
+
+int cs_app_out_open(const char *opt, const char *path, cs_app_out_t *out, cs_error_t *err)
+{
+    out->o = NULL;
+    out->f = stdout;
+    if (strcmp(path, "-") == 0)
         return CS_OK;
+    int rc = cs_outfile_open(opt, path, &out->o, err);
+    out->f = rc ? NULL : cs_outfile_stream(out->o);
+    return rc;
+}
+
+int cs_app_out_close(cs_app_out_t *out, int rc, cs_error_t *err)
+{
+    if (rc == CS_OK)
+        rc = cs_app_check_interrupt(err);
+    if (!out->o) {
+        /* standard output: main checks the final flush; a failed write so
+         * far is reported here */
+        if (out->f && rc == CS_OK && (fflush(out->f) != 0 || ferror(out->f)))
+            rc = cs_error_set(err, CS_ERR_IO, "error writing to standard output");
+    } else if (rc == CS_OK) {
+        rc = cs_outfile_commit(out->o, err);
+    } else {
+        cs_outfile_abort(out->o);
     }
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    if (access(dir, W_OK) != 0)
-        return cs_error_set(err, CS_ERR_IO, "%s %s: cannot create it in %s: %s", opt, path, dir,
-                            strerror(errno));
-    return CS_OK;
+    out->o = NULL;
+    out->f = NULL;
+    return rc;
+}
+
+/* The only mutable process-wide state of collsim: a signal handler can
+ * reach nothing else (C11 7.14.1.1: a handler may only write a volatile
+ * sig_atomic_t). */
+static volatile sig_atomic_t app_signal;
+
+static void app_on_signal(int sig)
+{
+    if (app_signal == sig) {
+        /* the second Ctrl-C: the user insists, end now */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    app_signal = sig;
+}
+
+static void app_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = app_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* cs_malloc failed: the documented message and status 71, never an abort
+ * (no core file).  _exit: stdio's exit handlers might allocate. */
+static void app_out_of_memory(size_t bytes, const char *where)
+{
+    if (strncmp(where, "../", 3) == 0) /* __FILE__ as meson passes it */
+        where += 3;
+    fprintf(stderr, "collsim: out of memory (%zu bytes for %s)\n", bytes, where);
+    _exit(cs_status_exit_code(CS_ERR_OOM));
+}
+
+const volatile sig_atomic_t *cs_app_cancel_flag(void) { return &app_signal; }
+int cs_app_interrupted(void) { return app_signal; }
+
+int cs_app_check_interrupt(cs_error_t *err)
+{
+    if (!app_signal)
+        return CS_OK;
+    return cs_error_set(err, CS_ERR_CANCELLED, "interrupted by %s",
+                        app_signal == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
 int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
@@ -150,6 +214,14 @@ int cs_app_make_folder(const char *opt, const char *path, cs_error_t *err)
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return cs_error_set(err, CS_ERR_IO, "%s %s: not a folder", opt, path);
     return CS_OK;
+}
+
+int cs_app_check_folder(const char *opt, const char *path, cs_error_t *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cs_error_set(err, CS_ERR_IO, "%s %s: not a folder", opt, path);
+    return cs_outfile_check_writable(opt, path, err);
 }
 
 int cs_app_text_width(const char *s)
@@ -207,17 +279,11 @@ int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
                       const cs_program_t *p, const cs_exec_result_t *r, int validated,
                       int predict, const cs_request_coll_t *c, cs_error_t *err)
 {
-    if (strcmp(path, "-") == 0)
-        return cs_report_json(stdout, with_timing, m, p, r, validated, predict, c, err);
-
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    int rc = cs_report_json(f, with_timing, m, p, r, validated, predict, c, err);
-    if (fclose(f) != 0 && rc == CS_OK)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
-    return rc;
+    cs_app_out_t out;
+    int rc = cs_app_out_open("--json", path, &out, err);
+    if (rc == CS_OK)
+        rc = cs_report_json(out.f, with_timing, m, p, r, validated, predict, c, err);
+    return cs_app_out_close(&out, rc, err);
 }
 
 static void app_help(void)
@@ -237,7 +303,8 @@ static void app_help(void)
            "\n"
            "Run 'collsim COMMAND --help' for the options of a command.\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
-           "5 model error, 70 internal error.\n");
+           "5 model error, 70 internal error, 71 out of memory, 130/143 interrupted\n"
+           "by SIGINT/SIGTERM.\n");
 }
 
 int main(int argc, char **argv)
@@ -251,6 +318,8 @@ int main(int argc, char **argv)
 
     /* '+' stops at the first non-option: everything after the command
      * belongs to the command. */
+    cs_set_oom_handler(app_out_of_memory);
+    cs_topo_igraph_errors_as_codes();
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -271,6 +340,7 @@ int main(int argc, char **argv)
             int sub_argc = argc - optind;
             char **sub_argv = argv + optind;
             app_getopt_reset();
+            app_install_signals();
             int status = app_cmds[i].fn(sub_argc, sub_argv);
             /* Output already buffered must not be lost silently (a full
              * disk behind `collsim run > file`). */
@@ -279,6 +349,10 @@ int main(int argc, char **argv)
                 if (status == CS_OK)
                     status = CS_ERR_IO;
             }
+            /* 128 + the signal, the shell's convention, whatever the
+             * command made of it (it may have finished its last run) */
+            if (app_signal)
+                return 128 + app_signal;
             return cs_status_exit_code(status);
         }
     }

@@ -87,4 +87,5 @@ void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_o
     p->tick_seconds = tick_seconds;
     opts->poll = p->on ? progress_poll : NULL;
     opts->poll_ctx = p;
+    opts->cancel = cs_app_cancel_flag();
 }

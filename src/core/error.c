@@ -8,8 +8,13 @@
 int cs_error_vset(cs_error_t *err, int code, const char *fmt, va_list ap)
 {
     if (err) {
+        /* Format into a temporary first: callers may pass err->msg (or a
+         * pointer into it) as an argument, and vsnprintf with overlapping
+         * source and destination is undefined behaviour (issue 19, D1). */
+        char tmp[CS_ERROR_MSG_MAX];
+        vsnprintf(tmp, sizeof tmp, fmt, ap);
         err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        memcpy(err->msg, tmp, sizeof err->msg);
     }
     return code;
 }
@@ -29,10 +34,13 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
     va_list ap;
     if (!err)
         return;
+    /* both parts are copied out before err->msg is written: the prefix's
+     * arguments may point into err->msg */
     va_start(ap, fmt);
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
+    old[sizeof old - 1] = '\0';
     /* truncation of an over-long message is acceptable: keep the head */
     size_t h = strlen(head);
     if (h > sizeof err->msg - 3)
@@ -58,6 +66,8 @@ const char *cs_status_name(int code)
     case CS_ERR_DEADLOCK: return "deadlock";
     case CS_ERR_RUNTIME: return "model error";
     case CS_ERR_VALIDATE: return "validation failed";
+    case CS_ERR_CANCELLED: return "interrupted";
+    case CS_ERR_OOM: return "out of memory";
     default: return "internal error";
     }
 }
@@ -71,6 +81,8 @@ int cs_status_exit_code(int code)
     case CS_ERR_DEADLOCK: return 3;
     case CS_ERR_VALIDATE: return 4;
     case CS_ERR_RUNTIME: return 5;
+    case CS_ERR_CANCELLED: return 130;
+    case CS_ERR_OOM: return 71; /* sysexits.h EX_OSERR */
     default: return 70;
     }
 }
@@ -81,16 +93,47 @@ void cs_assert_fail(const char *expr, const char *file, int line)
     abort();
 }
 
-static void *check(void *p, size_t n)
+static void oom_default(size_t bytes, const char *where)
+{
+    fprintf(stderr, "collsim: out of memory (%zu bytes for %s)\n", bytes, where);
+    abort();
+}
+
+/* Set once at start-up by the front end (error.h), read only afterwards. */
+static cs_oom_handler_t oom_handler = oom_default;
+
+void cs_set_oom_handler(cs_oom_handler_t h) { oom_handler = h ? h : oom_default; }
+
+static void *check(void *p, size_t n, const char *where)
 {
     if (!p && n) {
-        fprintf(stderr, "collsim: out of memory allocating %zu bytes\n", n);
-        abort();
+        oom_handler(n, where);
+        abort(); /* a handler that returned */
     }
     return p;
 }
 
-void *cs_malloc(size_t n) { return check(malloc(n ? n : 1), n); }
-void *cs_calloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1), n * size); }
-void *cs_realloc(void *p, size_t n) { return check(realloc(p, n ? n : 1), n); }
-char *cs_strdup(const char *s) { return check(strdup(s), strlen(s) + 1); }
+void *cs_malloc_at(size_t n, const char *where) { return check(malloc(n ? n : 1), n, where); }
+void *cs_calloc_at(size_t n, size_t size, const char *where)
+{
+    /* n * size may wrap: report the true request, saturated */
+    size_t bytes = size && n > SIZE_MAX / size ? SIZE_MAX : n * size;
+    return check(calloc(n ? n : 1, size ? size : 1), bytes, where);
+}
+void *cs_realloc_at(void *p, size_t n, const char *where)
+{
+    return check(realloc(p, n ? n : 1), n, where);
+}
+char *cs_strdup_at(const char *s, const char *where)
+{
+    return check(strdup(s), strlen(s) + 1, where);
+}
+
+#undef cs_malloc
+#undef cs_calloc
+#undef cs_realloc
+#undef cs_strdup
+void *cs_malloc(size_t n) { return cs_malloc_at(n, "?"); }
+void *cs_calloc(size_t n, size_t size) { return cs_calloc_at(n, size, "?"); }
+void *cs_realloc(void *p, size_t n) { return cs_realloc_at(p, n, "?"); }
+char *cs_strdup(const char *s) { return cs_strdup_at(s, "?"); }

@@ -23,7 +23,9 @@ typedef enum cs_status {
     CS_ERR_DEADLOCK = 6, /* the program can never finish */
     CS_ERR_RUNTIME = 7,  /* the model detected an illegal situation while running */
     CS_ERR_VALIDATE = 8, /* --validate found a wrong final data placement */
-    CS_ERR_INTERNAL = 9  /* an invariant of collsim itself was broken */
+    CS_ERR_INTERNAL = 9, /* an invariant of collsim itself was broken */
+    CS_ERR_CANCELLED = 10, /* stopped on request (SIGINT/SIGTERM at the command line) */
+    CS_ERR_OOM = 11       /* an allocation failed (the system is out of memory) */
 } cs_status_t;
 
 #define CS_ERROR_MSG_MAX 1024
@@ -46,8 +48,10 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
 /* Short name of a status code ("parse error", "deadlock", ...). */
 const char *cs_status_name(int code);
 
-/* Process exit status for a code: 0 ok, 2 usage/parse/range/io, 3 deadlock,
- * 4 validation failure, 5 runtime model error, 70 internal. */
+/* Process exit status for a code: 0 ok, 2 usage/parse/range/io/limit, 3
+ * deadlock, 4 validation failure, 5 runtime model error, 70 internal, 71 out
+ * of memory (an allocation failed), 130
+ * cancelled (the command line uses 128 + the signal's number instead). */
 int cs_status_exit_code(int code);
 
 /* Invariant checks that stay on in release builds (a simulator that silently
@@ -68,6 +72,28 @@ void *cs_malloc(size_t n);
 void *cs_calloc(size_t n, size_t size);
 void *cs_realloc(void *p, size_t n);
 char *cs_strdup(const char *s);
+/* The same, naming the allocation's place ("src/engine/exec.c:1200") for
+ * the out-of-memory message; the macros below make every call do so. */
+void *cs_malloc_at(size_t n, const char *where);
+void *cs_calloc_at(size_t n, size_t size, const char *where);
+void *cs_realloc_at(void *p, size_t n, const char *where);
+char *cs_strdup_at(const char *s, const char *where);
+#define CS_STR2(x) #x
+#define CS_STR(x) CS_STR2(x)
+#define CS_HERE __FILE__ ":" CS_STR(__LINE__)
+#define cs_malloc(n) cs_malloc_at((n), CS_HERE)
+#define cs_calloc(n, size) cs_calloc_at((n), (size), CS_HERE)
+#define cs_realloc(p, n) cs_realloc_at((p), (n), CS_HERE)
+#define cs_strdup(s) cs_strdup_at((s), CS_HERE)
+
+/* What a failed allocation does.  The library's default prints
+ * "collsim: out of memory (N bytes for WHERE)" on stderr and aborts (no
+ * model state can be trusted after it); a front end installs its own,
+ * which must not return (the command line prints the same message and
+ * exits with status 71, cs_status_exit_code(CS_ERR_OOM)).  One setting for
+ * the process, made once at start-up before any allocation. */
+typedef void (*cs_oom_handler_t)(size_t bytes, const char *where);
+void cs_set_oom_handler(cs_oom_handler_t h);
 /* Room for element n of a growing array of `size`-byte elements that holds
  * *cap: when n == *cap the capacity doubles (starting at `first`) and the
  * array moves; returns the array.  The engines and the checker each grew

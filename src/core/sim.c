@@ -9,6 +9,7 @@
 #include "core/sim.h"
 
 #include <stdlib.h>
+#include "core/checked.h"
 #include "core/error.h"
 
 typedef struct handler {
@@ -21,6 +22,8 @@ struct cs_sim {
     cs_tick_t now;
     uint64_t events;
     int stop;
+    int overflow;       /* an event was asked for after CS_TICK_LIMIT */
+    cs_tick_t over_at;  /* the clock when it was */
     uint32_t nhandlers;
     handler_t handlers[CS_SIM_MAX_HANDLERS];
     uint64_t poll_every;
@@ -53,6 +56,15 @@ uint32_t cs_sim_register(cs_sim_t *s, cs_sim_handler_fn fn, void *ctx)
 void cs_sim_at(cs_sim_t *s, cs_tick_t t, uint32_t h, uint32_t a, uint64_t b)
 {
     CS_ASSERT(t >= s->now);
+    if (t > CS_TICK_LIMIT) {
+        /* beyond the clock's maximum (a checked product saturated, or a
+         * sum passed it): stop rather than report a wrong time */
+        if (!s->overflow)
+            s->over_at = s->now;
+        s->overflow = 1;
+        s->stop = 1;
+        return;
+    }
     cs_queue_push(s->q, t, h, a, b);
 }
 
@@ -60,7 +72,7 @@ uint64_t cs_sim_run(cs_sim_t *s)
 {
     cs_event_t ev;
     uint64_t n = 0, next = s->poll ? s->poll_every : UINT64_MAX;
-    s->stop = 0;
+    s->stop = s->overflow;
     while (!s->stop && cs_queue_pop(s->q, &ev)) {
         s->now = ev.time;
         s->handlers[ev.kind].fn(s->handlers[ev.kind].ctx, &ev);
@@ -84,5 +96,11 @@ void cs_sim_set_poll(cs_sim_t *s, uint64_t every, void (*fn)(void *ctx, cs_tick_
 
 void cs_sim_stop(cs_sim_t *s) { s->stop = 1; }
 cs_tick_t cs_sim_now(const cs_sim_t *s) { return s->now; }
+int cs_sim_overflow(const cs_sim_t *s, cs_tick_t *at)
+{
+    if (s->overflow && at)
+        *at = s->over_at;
+    return s->overflow;
+}
 uint64_t cs_sim_events(const cs_sim_t *s) { return s->events; }
 size_t cs_sim_queue_peak(const cs_sim_t *s) { return cs_queue_peak(s->q); }

@@ -23,7 +23,11 @@ void cs_sim_free(cs_sim_t *s); /* accepts NULL; does not free handler contexts *
 /* Registers a handler; returns its id (used as cs_event_t.kind). */
 uint32_t cs_sim_register(cs_sim_t *s, cs_sim_handler_fn fn, void *ctx);
 
-/* Schedules an event for handler `h` at absolute time t >= now. */
+/* Schedules an event for handler `h` at absolute time t >= now.  A time
+ * after CS_TICK_LIMIT (core/checked.h: the clock's maximum; a saturated
+ * CS_TICK_OVER included) schedules nothing: it stops the run and marks the
+ * simulation as overflowed (cs_sim_overflow), and cs_sim_run returns at
+ * once from then on. */
 void cs_sim_at(cs_sim_t *s, cs_tick_t t, uint32_t h, uint32_t a, uint64_t b);
 
 /* Runs until the queue is empty or cs_sim_stop is called; returns the number
@@ -38,6 +42,9 @@ void cs_sim_set_poll(cs_sim_t *s, uint64_t every, void (*fn)(void *ctx, cs_tick_
                      void *ctx);
 
 cs_tick_t cs_sim_now(const cs_sim_t *s);
+/* Nonzero when an event was asked for after the clock's maximum; *at (if
+ * not NULL) gets the clock at the first such request. */
+int cs_sim_overflow(const cs_sim_t *s, cs_tick_t *at);
 uint64_t cs_sim_events(const cs_sim_t *s);   /* total dispatched */
 size_t cs_sim_queue_peak(const cs_sim_t *s);
 

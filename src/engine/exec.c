@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/checked.h"
 #include "core/chunks.h"
 #include "core/pool.h"
 #include "core/progen.h"
@@ -48,6 +49,10 @@ enum { OP_WAIT, OP_READY, OP_STARTED, OP_DONE };
  * destinations of one mcast (checked before the run). */
 #define COUNT_BITS 28
 #define COUNT_MAX ((1 << COUNT_BITS) - 1)
+/* A machine's own engine counts a message's units of unit_bytes (its
+ * natural segment: a Cell DMA command, a Groq vector) in int32: an
+ * exclusive bound on bytes / unit_bytes (docs/limits.md) */
+#define CS_EXEC_OWN_MAX_UNITS ((int64_t)INT32_MAX)
 
 /* The per-op state; each field serves one phase of the op's life, which is
  * what keeps it at 12 bytes. */
@@ -201,6 +206,7 @@ void cs_exec_opts_default(cs_exec_opts_t *o)
     o->mode = CS_NET_PACKET;
     o->queue = CS_QUEUE_DEFAULT;
     o->max_buckets = 256;
+    o->max_work = CS_EXEC_WORK_LIMIT;
 }
 
 static void fail(exec_t *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -469,17 +475,18 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
 
 /* ---- calc on the rank's CPU ------------------------------------------ */
 
+/* Both saturate to CS_TICK_OVER (core/checked.h): the kernel then stops
+ * the run and report_overflow names the op. */
 static cs_tick_t calc_fixed_ticks(exec_t *x, const cs_op_t *o)
 {
     if (x->calc_scale == 1.0)
-        return o->ticks;
-    return (cs_tick_t)llround((double)o->ticks * x->calc_scale);
+        return cs_tick_add(o->ticks, 0);
+    return cs_tick_from_double((double)o->ticks * x->calc_scale);
 }
 
 static cs_tick_t reduce_ticks(exec_t *x, int64_t bytes)
 {
-    __int128 v = (__int128)bytes * x->env->reduce_num;
-    return (cs_tick_t)((v + x->env->reduce_den - 1) / x->env->reduce_den);
+    return cs_tick_muldiv_ceil(bytes, x->env->reduce_num, x->env->reduce_den);
 }
 
 static void calc_begin(exec_t *x, int32_t op)
@@ -499,7 +506,7 @@ static void calc_begin(exec_t *x, int32_t op)
     }
     cs_sim_at(x->sim,
               cs_net_cpu(x->net, x->node[o->rank], now,
-                         calc_fixed_ticks(x, o) + reduce_ticks(x, o->bytes)),
+                         cs_tick_add(calc_fixed_ticks(x, o), reduce_ticks(x, o->bytes))),
               x->h_calc, (uint32_t)op, 0);
 }
 
@@ -518,7 +525,7 @@ static void calc_continue(exec_t *x, int32_t op)
     chunk = ramp_at(s->gate, s->gate_rate, s->gate_ref, now, o->bytes) - s->progress;
     if (chunk < want && s->gate_rate > 0) {
         /* the gate is rising: come back when a whole unit is there */
-        s->busy_until = now + (want - chunk + s->gate_rate - 1) / s->gate_rate;
+        s->busy_until = cs_tick_add(now, (want - chunk + s->gate_rate - 1) / s->gate_rate);
         cs_sim_at(x->sim, s->busy_until, x->h_wake, (uint32_t)op, 0);
         return;
     }
@@ -526,8 +533,8 @@ static void calc_continue(exec_t *x, int32_t op)
         return;
     if (chunk > want)
         chunk = want;
-    s->busy_until = cs_sim_now(x->sim) + reduce_ticks(x, s->progress + chunk) -
-                    reduce_ticks(x, s->progress);
+    s->busy_until = cs_tick_add(cs_sim_now(x->sim), reduce_ticks(x, s->progress + chunk) -
+                                                    reduce_ticks(x, s->progress));
     cs_sim_at(x->sim, s->busy_until, x->h_calc, (uint32_t)op, (uint64_t)chunk);
 }
 
@@ -893,9 +900,10 @@ static void hook_released(void *ctx, uint64_t user, cs_tick_t now)
 
 /* ---- deadlock report ------------------------------------------------- */
 
-static int report_stuck(exec_t *x)
+/* One line per rank with unfinished ops into buf (at most 8 shown): its
+ * most telling unfinished op and why; returns the number of such ranks. */
+static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out)
 {
-    char buf[CS_ERROR_MSG_MAX - 64] = "";
     size_t used = 0;
     int shown = 0, nranks = cs_program_nranks(x->prog), stuck_ranks = 0;
     int32_t nops = cs_program_nops(x->prog);
@@ -929,13 +937,22 @@ static int report_stuck(exec_t *x)
                                                                  : "never completed";
         }
         snprintf(line, sizeof line, "%srank %d: %s %s", shown ? "; " : "", r, d, why);
-        if (used + strlen(line) < sizeof buf - 1) {
+        if (used + strlen(line) < size - 1) {
             memcpy(buf + used, line, strlen(line) + 1);
             used += strlen(line);
         }
         shown++;
     }
     free(first_op);
+    *shown_out = shown;
+    return stuck_ranks;
+}
+
+static int report_stuck(exec_t *x)
+{
+    char buf[CS_ERROR_MSG_MAX - 64] = "";
+    int shown, nops = cs_program_nops(x->prog);
+    int stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown);
     /* units left in the network: say where, after the ranks */
     char net[CS_ERROR_MSG_MAX] = "";
     if (cs_net_active(x->net) > 0) {
@@ -949,6 +966,22 @@ static int report_stuck(exec_t *x)
                         cs_program_source(x->prog) ? ": " : "", (long long)cs_sim_now(x->sim),
                         nops - x->done_ops, nops, stuck_ranks, buf,
                         shown < stuck_ranks ? "; ..." : "", net);
+}
+
+/* The clock would have passed its maximum: name the ranks still at work
+ * (never a saturated or wrapped time as a result). */
+static int report_overflow(exec_t *x, cs_tick_t at)
+{
+    char buf[CS_ERROR_MSG_MAX - 64] = "";
+    int shown, stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown);
+    return cs_error_set(x->err, CS_ERR_RANGE,
+                        "%s%sthe simulated time would pass the clock's maximum of %lld ticks "
+                        "(2^62, %.4g s at this machine's tick) after t=%lld on %d rank(s): "
+                        "%s%s",
+                        cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
+                        cs_program_source(x->prog) ? ": " : "", (long long)CS_TICK_LIMIT,
+                        (double)CS_TICK_LIMIT * x->env->tick_seconds, (long long)at,
+                        stuck_ranks, buf, shown < stuck_ranks ? "; ..." : "");
 }
 
 static int report_unreceived(exec_t *x)
@@ -979,6 +1012,13 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
 {
     const cs_op_t *op = cs_program_op(prog, i);
     char d[200];
+    if (op->bytes > CS_BYTES_MAX) {
+        cs_program_describe(prog, i, d, sizeof d);
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "rank %d: %s: %lld bytes exceed the maximum of %lld bytes (2^48, "
+                            "256 TiB) per op", op->rank, d, (long long)op->bytes,
+                            (long long)CS_BYTES_MAX);
+    }
     if (npred > COUNT_MAX || cs_program_npeers(prog, op) > COUNT_MAX) {
         cs_program_describe(prog, i, d, sizeof d);
         return cs_error_set(err, CS_ERR_RANGE,
@@ -987,12 +1027,48 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
     }
     if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
         cs_program_describe(prog, i, d, sizeof d);
+        if (env->net_new)
+            return cs_error_set(err, CS_ERR_RANGE,
+                                "rank %d: %s has 2^31 or more units of %lld bytes, more than "
+                                "this machine's engine counts (docs/limits.md); use fewer bytes",
+                                op->rank, d, (long long)env->net->unit_bytes);
         return cs_error_set(err, CS_ERR_RANGE,
                             "rank %d: %s has more than 2^32 units of %lld bytes; use a "
                             "larger packet or fluid mode",
                             op->rank, d, (long long)env->net->unit_bytes);
     }
     return CS_OK;
+}
+
+/* The work estimate (issue 19): a packet engine spends events on every
+ * unit of every message, so a huge message in packet mode runs for hours;
+ * the sum of units is a cheap lower bound of its events, refused above
+ * o->max_work before anything runs. */
+static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
+                      const cs_exec_opts_t *o, cs_error_t *err)
+{
+    int64_t unit = env->net_new ? env->net->own_work_unit
+                                : o->mode == CS_NET_PACKET ? env->net->unit_bytes : 0;
+    int64_t total = 0;
+    int32_t nops = cs_program_nops(prog);
+    if (unit <= 0 || o->max_work <= 0)
+        return CS_OK;
+    for (int32_t i = 0; i < nops && total <= o->max_work; i++) {
+        const cs_op_t *op = cs_program_op(prog, i);
+        int64_t n = (op->bytes + unit - 1) / unit, w; /* bytes <= CS_BYTES_MAX: no wrap */
+        if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
+            continue;
+        if (op->kind == CS_OP_MCAST)
+            n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
+        total = __builtin_add_overflow(total, n > 0 ? n : 1, &w) ? INT64_MAX : w;
+    }
+    if (total <= o->max_work)
+        return CS_OK;
+    return cs_error_set(err, CS_ERR_RANGE,
+                        "the run would move more than %lld packets of %lld bytes one by one, "
+                        "the work limit (docs/limits.md); %s--force to run it anyway",
+                        (long long)o->max_work, (long long)unit,
+                        env->net_new ? "use fewer bytes, or " : "use --mode fluid, or ");
 }
 
 /* ---- a windowed run -------------------------------------------------- */
@@ -1125,7 +1201,14 @@ static int make_closed(exec_t *x, int32_t op)
 static void on_poll(void *ctx, cs_tick_t now, uint64_t events)
 {
     exec_t *x = ctx;
-    x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
+    if (x->opts->cancel && *x->opts->cancel) {
+        fail(x, CS_ERR_CANCELLED, "interrupted at t=%lld ticks, %llu events, %d of %d ops done",
+             (long long)now, (unsigned long long)events, (int)x->done_ops,
+             (int)cs_program_nops(x->prog));
+        return;
+    }
+    if (x->opts->poll)
+        x->opts->poll(x->opts->poll_ctx, now, x->done_ops, cs_program_nops(x->prog), events);
 }
 
 /* The run of a whole program (prog) or of a generator's (gen). */
@@ -1137,6 +1220,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     int nranks = cs_program_nranks(prog), nodes = cs_topo_nodes(env->topo);
     int32_t nops = cs_program_nops(prog);
     int32_t *identity = NULL;
+    cs_tick_t over_at;
     struct timespec t0, t1;
     cs_net_hooks_t hooks;
 
@@ -1158,13 +1242,15 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
      * the channel engine's mode may count a message's units in 32 bits
      * (packet mode does); an op's dependencies and an mcast's destinations
      * are counted in COUNT_BITS */
-    x.max_units = env->net_new ? INT64_MAX : cs_net_mode_max_units(o->mode);
+    x.max_units = env->net_new ? CS_EXEC_OWN_MAX_UNITS : cs_net_mode_max_units(o->mode);
     for (int32_t i = 0; !gen && i < nops; i++) {
         int npred;
         cs_program_preds(prog, i, &npred);
         if ((rc = check_op(env, prog, i, npred, x.max_units, err)))
             return rc;
     }
+    if (!gen && (rc = check_work(env, prog, o, err)))
+        return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     x.env = env;
     x.prog = prog;
@@ -1212,7 +1298,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     res->net = x.net;
     if (o->bucket_width > 0)
         cs_net_enable_buckets(x.net, o->bucket_width, o->max_buckets > 1 ? o->max_buckets : 256);
-    if (o->poll)
+    if (o->poll || o->cancel)
         cs_sim_set_poll(x.sim, (uint64_t)1 << 16, on_poll, &x);
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
     x.h_wake = cs_sim_register(x.sim, on_wake, &x);
@@ -1257,11 +1343,12 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         cs_sim_run(x.sim);
     /* a rendezvous engine may hold transfers whose recv is posted only after
      * the send completes (an unsafe program under MPI): let it start them */
-    while (!x.err_code && x.done_ops < cs_program_nops(prog) && cs_net_idle(x.net) > 0)
+    while (!x.err_code && !cs_sim_overflow(x.sim, NULL) && x.done_ops < cs_program_nops(prog) &&
+           cs_net_idle(x.net) > 0)
         cs_sim_run(x.sim);
     /* nothing left to happen: a window that is not whole is a deadlock (or
      * a builder error) -- build the rest to report it as a whole run would */
-    if (gen && !gen->complete && !x.err_code) {
+    if (gen && !gen->complete && !x.err_code && !cs_sim_overflow(x.sim, NULL)) {
         if ((rc = cs_progen_advance(gen, CS_PROGEN_ALL, err)) == CS_OK)
             rc = absorb(&x);
         if (rc && !x.err_code)
@@ -1270,6 +1357,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     nops = cs_program_nops(prog);
 
     rc = x.err_code;
+    if (!rc && cs_sim_overflow(x.sim, &over_at))
+        rc = report_overflow(&x, over_at);
     if (!rc)
         rc = cs_net_error(x.net, err);
     if (!rc && x.done_ops < nops)

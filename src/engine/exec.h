@@ -19,6 +19,7 @@
 #ifndef CS_EXEC_H
 #define CS_EXEC_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "core/error.h"
 #include "engine/net.h"
@@ -39,6 +40,12 @@ typedef struct cs_exec_env {
                    cs_net_t **out, cs_error_t *err);
     const void *net_ctx;
 } cs_exec_env_t;
+
+/* The default work limit of a run (cs_exec_opts_t.max_work): packets
+ * summed over the program's messages (docs/limits.md).  2^26: a few tens
+ * of seconds of packet simulation; every bench row and golden run is far
+ * below it. */
+#define CS_EXEC_WORK_LIMIT (INT64_C(1) << 26)
 
 /* Observer of data movement, used by --validate (the coll layer implements
  * it; the executor knows nothing of collectives).  Called only for ops that
@@ -69,6 +76,17 @@ typedef struct cs_exec_opts {
      * far and the events dispatched.  NULL: none.  Must not touch the run. */
     void (*poll)(void *ctx, cs_tick_t now, int32_t done_ops, int32_t nops, uint64_t events);
     void *poll_ctx;
+    /* Refuse, before it starts, a whole (not windowed) run whose engine
+     * moves messages unit by unit when its units summed over all messages
+     * (an mcast counts each destination) exceed this; 0: no limit.
+     * cs_exec_opts_default sets CS_EXEC_WORK_LIMIT (a front end's --force
+     * sets 0). */
+    int64_t max_work;
+    /* Cancellation: when *cancel becomes non-zero (a signal handler may set
+     * it) the run stops at the next batch of 2^16 events with
+     * CS_ERR_CANCELLED and a message saying how far it got ("interrupted at
+     * t=T ticks, N events, M of K ops done").  NULL: never. */
+    const volatile sig_atomic_t *cancel;
 } cs_exec_opts_t;
 
 void cs_exec_opts_default(cs_exec_opts_t *o);

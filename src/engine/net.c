@@ -7,6 +7,8 @@
  */
 #include "engine/net_internal.h"
 
+#include "core/checked.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +87,7 @@ int64_t cs_net_idle(cs_net_t *n) { return n->ops->idle ? n->ops->idle(n->impl) :
 
 cs_tick_t cs_net_cpu(cs_net_t *n, int node, cs_tick_t now, cs_tick_t ticks)
 {
-    return n->ops->cpu ? n->ops->cpu(n->impl, node, now, ticks) : now + ticks;
+    return n->ops->cpu ? n->ops->cpu(n->impl, node, now, ticks) : cs_tick_add(now, ticks);
 }
 
 const cs_chan_stats_t *cs_net_chan_stats(const cs_net_t *n, int chan)

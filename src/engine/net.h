@@ -68,6 +68,12 @@ typedef struct cs_net_params {
     const int64_t *chan_ser_num;      /* optional per-channel overrides */
     const int64_t *chan_ser_den;
     const cs_tick_t *chan_wire_lat;
+    /* A machine's own engine (cs_net_ops_t) that spends events on every
+     * own_work_unit bytes of a message, packet by packet: the work estimate
+     * of a run counts its packets (engine/exec.h, max_work).  0: its events
+     * do not grow with the bytes.  The channel engine ignores it (its packet
+     * mode counts units of unit_bytes, its fluid mode none). */
+    int64_t own_work_unit;
 } cs_net_params_t;
 
 /* Fills the alpha-beta defaults: unit 4 KiB, 1 tick per byte, no latency,

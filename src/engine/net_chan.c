@@ -211,7 +211,7 @@ static void start_message(cs_net_chan_t *n, uint32_t id)
     m->state = MSG_OVERHEAD;
     if (n->hooks.started)
         n->hooks.started(n->hooks.ctx, m->user, cs_sim_now(n->sim));
-    cs_sim_at(n->sim, cs_sim_now(n->sim) + n->p.send_overhead, n->h_begin, id, 0);
+    cs_sim_at(n->sim, cs_tick_add(cs_sim_now(n->sim), n->p.send_overhead), n->h_begin, id, 0);
 }
 
 /* After ports were released at src (send) and dst (recv): start waiting
@@ -402,7 +402,7 @@ void cs_net_i_arrived(cs_net_chan_t *n, uint32_t id, int64_t bytes_total, cs_tic
         return;
     m->state = MSG_FINISHING;
     if (n->p.recv_overhead && !m->local)
-        cs_sim_at(n->sim, now + n->p.recv_overhead, n->h_complete, id, 0);
+        cs_sim_at(n->sim, cs_tick_add(now, n->p.recv_overhead), n->h_complete, id, 0);
     else
         finish(n, id);
 }

@@ -45,6 +45,8 @@
  */
 #include "engine/net_internal.h"
 
+#include "core/checked.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -225,8 +227,8 @@ static cs_tick_t path_latency(const cs_net_chan_t *n, const msg_t *m)
 {
     cs_tick_t lat = 0;
     for (int32_t h = 0; h < m->nhops; h++)
-        lat += n->ch[m->hs[h].chan].wire;
-    return lat + (m->nhops > 1 ? (cs_tick_t)(m->nhops - 1) * n->p.router_lat : 0);
+        lat = cs_tick_add(lat, n->ch[m->hs[h].chan].wire);
+    return cs_tick_add(lat, m->nhops > 1 ? cs_tick_mul(m->nhops - 1, n->p.router_lat) : 0);
 }
 
 static void mark_dirty(cs_net_chan_t *n)
@@ -289,8 +291,8 @@ static cs_tick_t ticks_to(const msg_t *m, double target)
     if (m->rate <= 0)
         return -1;
     dt = need / m->rate;
-    if (dt > 9e18)
-        return -1;
+    if (dt > (double)CS_TICK_LIMIT)
+        return CS_TICK_OVER; /* past the clock's maximum: the kernel stops the run */
     return (cs_tick_t)ceil(dt * (1 - 1e-12) - 1e-9);
 }
 
@@ -312,9 +314,9 @@ static void watch_gate(cs_net_chan_t *n, uint32_t id)
     if (m->gate >= m->bytes || m->rate <= 0)
         return;
     dt = ((double)m->gate - tol(m) - transferred(m)) / m->rate * (1 - 1e-9) - 2;
-    if (dt > 9e18)
+    if (dt > (double)CS_TICK_LIMIT)
         return;
-    at = cs_sim_now(n->sim) + (dt > 0 ? (cs_tick_t)dt : 0);
+    at = cs_tick_add(cs_sim_now(n->sim), dt > 0 ? (cs_tick_t)dt : 0);
     heap_push(&n->fl->watch, (heap_item_t){(double)at, (int32_t)id, (uint32_t)m->version});
 }
 
@@ -338,7 +340,7 @@ static void schedule_step(cs_net_chan_t *n, uint32_t id)
     }
     dt = ticks_to(m, target);
     if (dt >= 0)
-        cs_sim_at(n->sim, cs_sim_now(n->sim) + dt, n->h_mode[H_STEP], id, m->version);
+        cs_sim_at(n->sim, cs_tick_add(cs_sim_now(n->sim), dt), n->h_mode[H_STEP], id, m->version);
 }
 
 /* ---- the participating flows of each channel ------------------------------ */
@@ -915,7 +917,8 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
         cs_net_i_record(n, m->hs[h].chan, m->t_start, now - m->t_start, net_ser(c, m->bytes),
                         m->bytes, 1);
     }
-    cs_sim_at(n->sim, now + path_latency(n, m), n->h_mode[H_PROGRESS], id, (uint64_t)m->bytes);
+    cs_sim_at(n->sim, cs_tick_add(now, path_latency(n, m)), n->h_mode[H_PROGRESS], id,
+              (uint64_t)m->bytes);
     mark_dirty(n);
 }
 

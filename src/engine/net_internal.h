@@ -10,6 +10,7 @@
 #ifndef CS_NET_INTERNAL_H
 #define CS_NET_INTERNAL_H
 
+#include "core/checked.h"
 #include "engine/net.h"
 
 #define NIL32 UINT32_MAX
@@ -135,9 +136,8 @@ static inline uint32_t key_hop(uint64_t k) { return (uint32_t)(k & 0xffff); }
 
 static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
 {
-    /* ceil(bytes * num / den) without overflow for realistic sizes */
-    __int128 x = (__int128)bytes * c->ser_num;
-    return (cs_tick_t)((x + c->ser_den - 1) / c->ser_den);
+    /* ceil(bytes * num / den), saturated past the clock's maximum */
+    return cs_tick_muldiv_ceil(bytes, c->ser_num, c->ser_den);
 }
 
 /* ---- the shared core (net_chan.c), used by both modes ---------------- */

@@ -105,16 +105,17 @@ static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan,
     cs_net_i_record(n, chan, now, ser, ser, size, 1);
     /* the event carries the (message, hop) too, so that on_free can load
      * the message while it loads the channel instead of after */
-    cs_sim_at(n->sim, now + ser, n->h_mode[H_FREE], (uint32_t)chan, key);
+    cs_sim_at(n->sim, cs_tick_add(now, ser), n->h_mode[H_FREE], (uint32_t)chan, key);
     if ((int32_t)h + 1 == m->nhops) {
-        cs_sim_at(n->sim, now + c->wire + ser, n->h_mode[H_DELIVER], mid, 0);
+        cs_sim_at(n->sim, cs_tick_add(cs_tick_add(now, c->wire), ser), n->h_mode[H_DELIVER], mid,
+                  0);
     } else {
-        cs_tick_t t = now + c->wire + n->p.router_lat;
+        cs_tick_t t = cs_tick_add(cs_tick_add(now, c->wire), n->p.router_lat);
         /* a unit never finishes a hop before its own tail has arrived; with
          * one serialisation rate everywhere the tail is in by now + wire */
         if (!n->same_ser) {
             const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
-            cs_tick_t tail = now + c->wire + ser - unit_ser(n, nc, size);
+            cs_tick_t tail = cs_tick_add(cs_tick_add(now, c->wire), ser) - unit_ser(n, nc, size);
             if (tail > t)
                 t = tail;
         }

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/outfile.h"
+
 /* ---- text ------------------------------------------------------------------- */
 
 void cs_fig_font(cairo_t *cr, double size, int bold)
@@ -247,20 +249,10 @@ static void svg_canonical(fig_buf_t *b)
     *b = out;
 }
 
+/* Whole or absent (core/outfile.h): a temporary renamed at the end. */
 static int fig_save(const char *path, const fig_buf_t *b, cs_error_t *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                            strerror(errno));
-    size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-    int werr = n != b->len ? errno : 0;
-    if (fclose(f) != 0 && !werr)
-        werr = errno ? errno : EIO;
-    if (n != b->len || werr)
-        return cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path,
-                            strerror(werr ? werr : EIO));
-    return CS_OK;
+    return cs_outfile_save(NULL, path, b->data, b->len, err);
 }
 
 int cs_fig_write(const char *path, const char *kind, double w, double h,

@@ -18,6 +18,8 @@
 #include "io/ti.h"
 #include "io/lines.h"
 
+#include "core/checked.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -307,10 +309,15 @@ static int emit(ti_reader_t *r, int rank, int32_t op, int blocking)
     return CS_OK;
 }
 
-static int64_t flops_ns(const ti_reader_t *r, double flops)
+/* A compute's duration in ns, refused beyond the clock's maximum
+ * (core/checked.h) rather than silently cut to a smaller time. */
+static int compute_ns(ti_reader_t *r, const char *what, const char *text, double ns, int64_t *out)
 {
-    double ns = flops / r->o->flops_per_second * 1e9;
-    return ns >= 9e18 ? INT64_C(9000000000000000000) : (int64_t)llround(ns);
+    *out = cs_tick_from_double(ns);
+    if (*out == CS_TICK_OVER)
+        return fail(r, "%s '%s' lasts %.4g ns, beyond the maximum of %lld ns (2^62, the "
+                    "clock's maximum; docs/limits.md)", what, text, ns, (long long)CS_TICK_LIMIT);
+    return CS_OK;
 }
 
 /* ---- actions --------------------------------------------------------------- */
@@ -344,7 +351,10 @@ static int act_compute(ti_reader_t *r, int rank, char **arg, int n, int which)
     (void)n;
     if ((rc = get_real(r, which ? "duration" : "flops", arg[0], &x)))
         return rc;
-    int64_t ns = which ? (int64_t)llround(fmin(x * 1e9, 9e18)) : flops_ns(r, x);
+    int64_t ns;
+    if ((rc = compute_ns(r, which ? "duration" : "flops", arg[0],
+                         which ? x * 1e9 : x / r->o->flops_per_second * 1e9, &ns)))
+        return rc;
     return emit(r, rank, cs_program_calc(r->p, rank, ns, 0), 1);
 }
 
@@ -451,16 +461,22 @@ static int add_call(ti_reader_t *r, int rank, cs_coll_kind_t kind, int64_t bytes
     ti_rank_t *k = &r->ranks[rank];
     int32_t pred = k->last;
     uint8_t pred_kind = k->last_kind;
+    int64_t ns;
+    char text[32];
+    snprintf(text, sizeof text, "%.17g", flops);
+    int rc = compute_ns(r, "flops", text, flops / r->o->flops_per_second * 1e9, &ns);
+    if (rc)
+        return rc;
     if (k->nwaited) {
         /* several predecessors: one zero-time op gathers them */
         int32_t j = cs_program_calc(r->p, rank, 0, 0);
-        int rc = emit(r, rank, j, 1);
+        rc = emit(r, rank, j, 1);
         if (rc)
             return rc;
         pred = j;
         pred_kind = CS_DEP_AFTER;
     }
-    int32_t join = cs_program_calc(r->p, rank, flops_ns(r, flops), 0);
+    int32_t join = cs_program_calc(r->p, rank, ns, 0);
     if (join < 0)
         return emit(r, rank, join, 1);
     cs_program_set_origin(r->p, join, (int)(r->line > INT_MAX ? INT_MAX : r->line), NULL);
@@ -1024,6 +1040,17 @@ static void reader_free(ti_reader_t *r)
     free(r->files);
 }
 
+/* The rank count against the machine (opts.max_ranks), before setup_ranks
+ * allocates per rank. */
+static int check_ranks(const ti_reader_t *r, int P)
+{
+    if (r->o->max_ranks > 0 && P > r->o->max_ranks)
+        return cs_error_set(r->err, CS_ERR_RANGE, "%s: the trace has %d ranks but the machine "
+                            "has only %d nodes; choose a machine with at least %d nodes",
+                            r->file, P, r->o->max_ranks, P);
+    return CS_OK;
+}
+
 static int setup_ranks(ti_reader_t *r, int P)
 {
     r->P = P;
@@ -1120,6 +1147,8 @@ static int read_combined(cs_lines_t *src, const char *name, const cs_ti_opts_t *
         return cs_error_set(err, CS_ERR_RANGE, "flops per second must be > 0, got %g",
                             o->flops_per_second);
     rc = count_ranks(&r, src, &P);
+    if (!rc)
+        rc = check_ranks(&r, P);
     if (!rc && cs_lines_rewind(src) != CS_OK)
         rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
     if (!rc) {
@@ -1237,6 +1266,8 @@ static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti
         r->files[n++] = join_path(index, r->tok[0]);
         r->P = n; /* for reader_free */
     }
+    if (!rc)
+        rc = check_ranks(r, n);
     if (rc)
         return rc;
     r->P = 0;

@@ -64,6 +64,11 @@ typedef struct cs_ti_opts {
      * hints.  An error stops the reading and is returned. */
     int (*prepare)(void *ctx, int P, const cs_coll_hints_t **hints, cs_error_t *err);
     void *prepare_ctx;
+    /* > 0: the machine's node count.  A trace with more ranks is refused
+     * as soon as they are counted, before anything proportional to the
+     * rank count is allocated (issue 19, D2); 0: only the reader's own
+     * ceiling of 2^26 ranks. */
+    int max_ranks;
 } cs_ti_opts_t;
 
 /* What a trace held, for reports. */

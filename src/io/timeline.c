@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outfile.h"
 #include "core/units.h"
 #include "io/result_json.h"
 
@@ -197,13 +198,11 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
         tid += rk % stride == 0 ? (nlanes[rk] ? nlanes[rk] : 1) : 0;
     }
 
-    FILE *f = fopen(path, "w");
-    int rc = CS_OK;
-    if (!f) {
-        rc = cs_error_set(err, CS_ERR_IO, "%s: cannot open for writing: %s", path,
-                          strerror(errno));
+    cs_outfile_t *of = NULL;
+    int rc = cs_outfile_open(NULL, path, &of, err);
+    if (rc)
         goto out;
-    }
+    FILE *f = cs_outfile_stream(of);
     tl_t t = {f, m, p, r, m->tick_seconds * 1e6, 0, 1};
 
     fputs("{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"collsim\",\"machine\":", f);
@@ -338,9 +337,7 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     info->events = t.events;
     info->slices = n;
     info->rank_stride = stride;
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: error while writing: %s", path, strerror(errno));
+    rc = cs_outfile_commit(of, err);
 out:
     for (int rk = 0; rk < nranks; rk++)
         free(lane_end[rk]);

@@ -115,6 +115,18 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         (rc = cs_spec_get_seconds(spec, "signal_read", 21.875e-9, &signal_read, err)) ||
         (rc = cs_spec_get_int(spec, "add_cycles", 3, 0, 1 << 20, &add_cycles, err)))
         return rc;
+    /* Bounded before ticks() converts them (llround beyond int64 is
+     * unspecified, and the flight's subtraction overflowed): no latency of
+     * the Cell comes near a second. */
+    const struct {
+        const char *key;
+        double s;
+    } times[] = {{"issue", issue},     {"flight", flight},   {"hop", hop},
+                 {"bif_lat", bif_lat}, {"bif_gap", bif_gap}, {"signal_read", signal_read}};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        if (times[i].s > 1.0)
+            return cs_error_set(err, CS_ERR_RANGE, "key '%s': %g s is more than the 1 s a Cell "
+                                "latency may be", times[i].key, times[i].s);
     const char *bw = cs_spec_get(spec, "bif_bw");
     if (bw) {
         char *end;
@@ -164,6 +176,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->reduce_num = add_cycles;
     m->reduce_den = 16;
     m->net.unit_bytes = 16384; /* one DMA command */
+    m->net.own_work_unit = 128; /* the EIB's events are per 128-byte packet: work estimate */
     m->rank_nodes = (int)(8 * chips);
     m->node_group = cs_malloc((size_t)(8 * chips) * sizeof *m->node_group);
     for (int i = 0; i < 8 * chips; i++)

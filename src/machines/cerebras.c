@@ -81,8 +81,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
                             (long long)(rows * cols), CS_TOPO_MAX_NODES);
     clock = cs_spec_get(spec, "clock");
     hz = 1.1e9;
-    if (clock && (rc = cs_units_parse_hz(clock, &hz, err)))
-        return cs_error_set(err, rc, "key 'clock': %s", err ? err->msg : "bad frequency");
+    if (clock && (rc = cs_units_parse_hz(clock, &hz, err))) {
+        cs_error_prefix(err, "key 'clock'");
+        return rc;
+    }
     if (!(hz > 0))
         return cs_error_set(err, CS_ERR_RANGE, "key 'clock': must be > 0");
     if ((rc = cs_topo_new_mesh((int)rows, (int)cols, &m->topo, err)))

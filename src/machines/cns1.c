@@ -145,6 +145,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->reduce_num = 0; /* the paper times transfers only */
     m->reduce_den = 1;
     m->net.unit_bytes = 4 * vlr; /* one NI message's payload: the natural segment */
+    m->net.own_work_unit = 4 * vlr; /* the NI engine's events are per message: work estimate */
     m->grid_rows = (int)rings;
     m->grid_cols = (int)ring;
     m->ring_order = cs_malloc((size_t)(rings * ring) * sizeof *m->ring_order);

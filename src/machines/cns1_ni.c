@@ -138,6 +138,10 @@ static void on_kick(void *ctx, const cs_event_t *ev)
             b = i;
     cs_tick_t earliest = NEVER;
     int32_t prev = NIL;
+    /* every send buffer held: the one that frees first services the node
+     * again (a wake-up at NEVER - ovh would pass the clock's maximum) */
+    if (sb[b] == NEVER)
+        return;
     for (int32_t id = n->send_head; id != NIL; prev = id, id = c->m[id].next) {
         nmsg_t *m = &c->m[id];
         if (m->gate < chunk_end(m, m->started))

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outfile.h"
 #include "machines/groq_sched.h"
 #include "machines/machine.h"
 
@@ -817,11 +818,9 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
             return rc;
     }
     if ((v = cs_spec_get(spec, "dump"))) {
-        FILE *f = fopen(v, "w");
-        if (!f)
-            return cs_error_set(err, CS_ERR_IO, "key 'dump': %s: cannot open for writing: %s", v,
-                                strerror(errno));
-        fclose(f);
+        /* asked now, written after the run (whole or absent) */
+        if ((rc = cs_outfile_check_writable("key 'dump'", v, err)))
+            return rc;
         g->dump_path = cs_strdup(v);
     }
 

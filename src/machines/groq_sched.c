@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outfile.h"
+
 #define NONE (-1)
 
 typedef struct ival {
@@ -104,7 +106,14 @@ typedef struct sched {
     int64_t nm, cap_m;
     int64_t active;
     runbuf_t rin, rout;
-    FILE *dump;
+    FILE *dump; /* dump_file's stream, NULL: no dump */
+    /* the dump= file, whole or absent (core/outfile.h): renamed into place
+     * by gs_free only when gs_error found the run and every write fine
+     * (gs_error gets a const sched_t: the state lives behind a pointer) */
+    struct dump_file {
+        cs_outfile_t *o;
+        int ok;
+    } *dump_file;
     cs_groq_stats_t st;
     cs_error_t err;
     uint32_t h_arrive, h_done, h_local;
@@ -771,6 +780,11 @@ static int gs_explain(const void *impl, cs_error_t *err)
 static int gs_error(const void *impl, cs_error_t *err)
 {
     const sched_t *s = impl;
+    if (!s->err.code && s->dump_file) {
+        int rc = cs_outfile_check(s->dump_file->o, err);
+        s->dump_file->ok = rc == CS_OK;
+        return rc;
+    }
     if (!s->err.code)
         return CS_OK;
     if (err)
@@ -794,8 +808,15 @@ static void gs_free(void *impl)
     }
     for (int64_t i = 0; i < s->nm; i++)
         release(&s->m[i]);
-    if (s->dump)
-        fclose(s->dump);
+    if (s->dump_file) {
+        /* a rename that fails now cannot be reported: gs_error checked the
+         * writes and cs_groq_new that the folder is writable */
+        if (s->dump_file->ok)
+            cs_outfile_commit(s->dump_file->o, NULL);
+        else
+            cs_outfile_abort(s->dump_file->o);
+        free(s->dump_file);
+    }
     free(s->cal);
     free(s->stats);
     free(s->m);
@@ -834,10 +855,16 @@ int cs_groq_sched_new(const cs_groq_t *g, cs_sim_t *sim, const cs_net_hooks_t *h
     for (int64_t i = 0; i < g->nfixed; i++)
         cal_insert(s, &s->cal[g->fixed[i].chan], g->fixed[i].start,
                    g->fixed[i].start + g->slot);
-    if (g->dump_path && !(s->dump = fopen(g->dump_path, "w"))) {
-        gs_free(s);
-        return cs_error_set(err, CS_ERR_IO, "key 'dump': %s: cannot open for writing",
-                            g->dump_path);
+    if (g->dump_path) {
+        cs_outfile_t *o;
+        int rc = cs_outfile_open("key 'dump'", g->dump_path, &o, err);
+        if (rc) {
+            gs_free(s);
+            return rc;
+        }
+        s->dump_file = cs_calloc(1, sizeof *s->dump_file);
+        s->dump_file->o = o;
+        s->dump = cs_outfile_stream(o);
     }
     if (s->dump)
         fprintf(s->dump, "# collsim groq schedule: MESSAGE.VECTOR FROM->TO SLOT (slot number "

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/pool.h"
 #include "machines/machine.h"
 
@@ -117,13 +118,13 @@ typedef struct loggp_machine {
     int hosts;
 } loggp_machine_t;
 
-/* ceil(n * num / den) without overflow for any realistic n */
+/* ceil(n * num / den), saturated beyond the clock's maximum (the kernel
+ * then stops the run with an error: core/checked.h) */
 static cs_tick_t per_byte(int64_t n, int64_t num, int64_t den)
 {
     if (n <= 0 || num == 0)
         return 0;
-    __int128 v = ((__int128)n * num + den - 1) / den;
-    return v > (__int128)INT64_MAX / 4 ? INT64_MAX / 4 : (cs_tick_t)v;
+    return cs_tick_muldiv_ceil(n, num, den);
 }
 
 static int64_t extra_bytes(const lgmsg_t *m) { return m->bytes > 1 ? m->bytes - 1 : 0; }
@@ -164,9 +165,9 @@ static void start_send(loggp_net_t *n, int host, int32_t id)
     lgmsg_t *m = lg_msg(n, id);
     cs_tick_t now = now_of(n);
     int64_t s1 = extra_bytes(m);
-    cs_tick_t nic = n->p.g + per_byte(s1, n->p.G_num, n->p.G_den);
-    h->cpu = now + n->p.o + per_byte(s1, n->p.O_num, n->p.O_den);
-    h->gs = now + nic;
+    cs_tick_t nic = cs_tick_add(n->p.g, per_byte(s1, n->p.G_num, n->p.G_den));
+    h->cpu = cs_tick_add(cs_tick_add(now, n->p.o), per_byte(s1, n->p.O_num, n->p.O_den));
+    h->gs = cs_tick_add(now, nic);
     h->sent++;
     if (m->rndv)
         h->rndv++;
@@ -179,13 +180,13 @@ static void start_send(loggp_net_t *n, int host, int32_t id)
     cs_chan_stats_t *st = &n->stats[n->up[host]];
     st->bytes += m->bytes;
     st->units++;
-    st->busy += nic;
+    st->busy = cs_tick_add(st->busy, nic);
     if (st->peak_k < 1)
         st->peak_k = 1;
     cs_chanrec_busy(cs_net_recorder(n->net), n->up[host], now, nic, nic, m->bytes, 1);
     if (n->hooks.started)
         n->hooks.started(n->hooks.ctx, m->user, now);
-    cs_sim_at(n->sim, now + n->p.o + n->p.L, n->h_arrive, (uint32_t)id, 0);
+    cs_sim_at(n->sim, cs_tick_add(now, cs_tick_add(n->p.o, n->p.L)), n->h_arrive, (uint32_t)id, 0);
     maybe_release(n, id);
 }
 
@@ -197,16 +198,16 @@ static void process_msg(loggp_net_t *n, int host, int32_t id)
     int64_t s1 = extra_bytes(m);
     cs_tick_t bg = per_byte(s1, n->p.G_num, n->p.G_den);
     cs_tick_t bo = per_byte(s1, n->p.O_num, n->p.O_den);
-    cs_tick_t nic = n->p.g + bg;
-    h->cpu = now + n->p.o + max2(bo, bg);
-    h->gr = now + nic;
+    cs_tick_t nic = cs_tick_add(n->p.g, bg);
+    h->cpu = cs_tick_add(cs_tick_add(now, n->p.o), max2(bo, bg));
+    h->gr = cs_tick_add(now, nic);
     m->processed = 1;
     if (m->tm >= 0 && m->tm < now)
         m->tm = now; /* matched before it was processed: the match is now */
     cs_chan_stats_t *st = &n->stats[n->down[host]];
     st->bytes += m->bytes;
     st->units++;
-    st->busy += nic;
+    st->busy = cs_tick_add(st->busy, nic);
     if (st->peak_k < 1)
         st->peak_k = 1;
     cs_chanrec_busy(cs_net_recorder(n->net), n->down[host], now, nic, nic, m->bytes, 1);
@@ -495,7 +496,7 @@ static cs_tick_t lg_cpu(void *impl, int host, cs_tick_t now, cs_tick_t ticks)
     /* what was requested before the calc (a send posted at this tick) goes
      * first, as LogGOPSim starts sends before local operations */
     service(n, host);
-    h->cpu = max2(now, h->cpu) + ticks;
+    h->cpu = cs_tick_add(max2(now, h->cpu), ticks);
     return h->cpu;
 }
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "core/units.h"
@@ -103,7 +104,7 @@ static int read_edgelist(const char *path, double dflt_bw, double dflt_lat, cs_n
     int32_t line = 0;
     int rc = CS_OK;
     if (!f)
-        return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     st = cs_netfile_stage_new(path);
     while (rc == CS_OK && getline(&buf, &cap, f) >= 0) {
         int n = el_fields(buf, fld);
@@ -394,7 +395,7 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
                             "<key> (collsim reads kind, rank, group, level, label, bandwidth, "
                             "latency, multiplicity, routing)", path, line, key);
     if (!(f = fopen(path, "r")))
-        return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     /* igraph's attribute table and handlers are process-global (see
      * topo_igraph.c): installed for this read only, the caller's restored */
     igraph_attribute_table_t *old_table = igraph_set_attribute_table(&igraph_cattribute_table);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "topo/netgen.h"
@@ -303,7 +304,7 @@ int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err)
     FILE *f = fopen(path, "r");
     *out = NULL;
     if (!f) /* before libxml2, which would print its own warning */
-        return cs_error_set(err, CS_ERR_IO, "cannot open %s", path);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     fclose(f);
     if (!(ctx = xmlNewParserCtxt()))
         return cs_error_set(err, CS_ERR_NOMEM, "%s: cannot create an XML parser", path);

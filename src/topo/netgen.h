@@ -31,6 +31,10 @@
 
 #define CS_NETGEN_MAX_NODES (1 << 22)
 #define CS_NETGEN_MAX_DIMS 8
+/* The largest link latency a generator accepts, in seconds: far above any
+ * real network, and below what the net machine's tick (9e18 ticks of its
+ * 1 ps default) can hold. */
+#define CS_NETGEN_MAX_LAT 1e6
 
 /* Fat-tree in SimGrid's general form (its FAT_TREE cluster's
  * topo_parameters "levels;down;up;parallel"): `levels` switch levels;

@@ -87,11 +87,14 @@ int cs_netgen_check_timing(const char *bwkey, double bw, const char *latkey, dou
                            cs_error_t *err)
 {
     if (!(bw > 0) || !isfinite(bw))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the bandwidth must be positive, got %g "
+        return cs_error_set(err, CS_ERR_RANGE, "key '%s': the bandwidth must be positive, got %g "
                             "bytes/s", bwkey, bw);
-    if (!(lat >= 0) || !isfinite(lat))
-        return cs_error_set(err, CS_ERR_RANGE, "%s: the latency must be >= 0, got %g s",
-                            latkey, lat);
+    /* The ceiling here, not at the per-link tick conversion of the net
+     * machine, so that the message names the key the user typed (nvlat,
+     * backlat, glat) rather than the link's generic latency. */
+    if (!(lat >= 0) || !(lat <= CS_NETGEN_MAX_LAT))
+        return cs_error_set(err, CS_ERR_RANGE, "key '%s': the latency must be >= 0 and at most "
+                            "%g s, got %g s", latkey, CS_NETGEN_MAX_LAT, lat);
     return CS_OK;
 }
 

@@ -197,6 +197,11 @@ int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err);
 
 /* Writers: GraphML (via igraph) and Graphviz DOT. */
 int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err);
+/* Makes igraph return its errors (out of memory, a failed write) as codes,
+ * which the functions here turn into cs_error_t, instead of aborting as its
+ * default handler does.  igraph's handlers are process-wide: a front end
+ * calls this once at start-up (the command line does). */
+void cs_topo_igraph_errors_as_codes(void);
 int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err);
 
 #endif

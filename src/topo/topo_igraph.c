@@ -7,10 +7,13 @@
  * Everything works on the undirected link graph (one edge per link, the
  * edge of link l from cs_topo_channel_src/dst of channel 2l) and uses only
  * the public topology API.  igraph's attribute handler is process-global, so
- * this file installs none: the GraphML carries the structure only.  Nor does
- * it change igraph's error handler (also global; the application chooses
- * it): with igraph's default handler an igraph failure, which here can only
- * be running out of memory, aborts before the error codes below are seen.
+ * this file installs none: the GraphML carries the structure only.  igraph's
+ * error handler is global too and its default aborts (on running out of
+ * memory, or a write to a full disk in the GraphML writer): the application
+ * calls cs_topo_igraph_errors_as_codes once at start-up so that every
+ * failure comes back as the error code the functions below turn into a
+ * cs_error_t (igraph 0.10 manual, "Error handling": a handler that returns
+ * must free igraph's temporaries with IGRAPH_FINALLY_FREE).
  */
 #include "topo/topo.h"
 
@@ -18,10 +21,37 @@
 #include <inttypes.h>
 #include <math.h>
 
+/* igraph's error: free what igraph was building and return; the caller
+ * sees the code.  Silent: only the application prints. */
+static void igraph_error_quiet(const char *reason, const char *file, int line,
+                               igraph_error_t igraph_errno)
+{
+    (void)reason;
+    (void)file;
+    (void)line;
+    (void)igraph_errno;
+    IGRAPH_FINALLY_FREE();
+}
+
+static void igraph_warning_quiet(const char *reason, const char *file, int line)
+{
+    (void)reason;
+    (void)file;
+    (void)line;
+}
+
+void cs_topo_igraph_errors_as_codes(void)
+{
+    igraph_set_error_handler(igraph_error_quiet);
+    igraph_set_warning_handler(igraph_warning_quiet);
+}
+
 static int igraph_fail(cs_error_t *err, igraph_error_t e, const char *what)
 {
-    return cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_NOMEM : CS_ERR_INTERNAL,
-                        "igraph %s failed: %s", what, igraph_strerror(e));
+    int code = e == IGRAPH_ENOMEM ? CS_ERR_OOM : e == IGRAPH_EFILE ? CS_ERR_IO : CS_ERR_INTERNAL;
+    if (e == IGRAPH_ENOMEM)
+        return cs_error_set(err, code, "out of memory (igraph %s)", what);
+    return cs_error_set(err, code, "igraph %s failed: %s", what, igraph_strerror(e));
 }
 
 int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
@@ -30,16 +60,23 @@ int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
     igraph_vector_int_t edges;
     int links = cs_topo_channels(t) / 2;
     igraph_error_t e = igraph_vector_int_init(&edges, 2 * (igraph_integer_t)links);
-    if (e != IGRAPH_SUCCESS)
-        return igraph_fail(err, e, "vector allocation");
+    if (e != IGRAPH_SUCCESS) {
+        igraph_fail(err, e, "vector allocation");
+        cs_error_prefix(err, "%s (%d nodes, %d links)", cs_topo_name(t), cs_topo_nodes(t), links);
+        return err ? err->code : CS_ERR_OOM;
+    }
     for (int l = 0; l < links; l++) {
         VECTOR(edges)[2 * (igraph_integer_t)l] = cs_topo_channel_src(t, 2 * l);
         VECTOR(edges)[2 * (igraph_integer_t)l + 1] = cs_topo_channel_dst(t, 2 * l);
     }
-    e = igraph_create(g, &edges, cs_topo_nodes(t), IGRAPH_UNDIRECTED);
+    if (e == IGRAPH_SUCCESS)
+        e = igraph_create(g, &edges, cs_topo_nodes(t), IGRAPH_UNDIRECTED);
     igraph_vector_int_destroy(&edges);
-    if (e != IGRAPH_SUCCESS)
-        return igraph_fail(err, e, "graph construction");
+    if (e != IGRAPH_SUCCESS) {
+        igraph_fail(err, e, "graph construction");
+        cs_error_prefix(err, "%s (%d nodes, %d links)", cs_topo_name(t), cs_topo_nodes(t), links);
+        return err ? err->code : CS_ERR_OOM;
+    }
     return CS_OK;
 }
 
@@ -168,8 +205,8 @@ int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err)
     igraph_error_t e = igraph_write_graph_graphml(&g, f, 1);
     igraph_destroy(&g);
     if (e != IGRAPH_SUCCESS)
-        return cs_error_set(err, CS_ERR_IO, "writing GraphML of %s: %s", cs_topo_name(t),
-                            igraph_strerror(e));
+        return cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_OOM : CS_ERR_IO,
+                            "writing GraphML of %s: %s", cs_topo_name(t), igraph_strerror(e));
     if (ferror(f))
         return cs_error_set(err, CS_ERR_IO, "writing GraphML of %s: write error", cs_topo_name(t));
     return CS_OK;

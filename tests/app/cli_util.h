@@ -93,8 +93,9 @@ static char *cli_read(const char *path, size_t *len)
     return buf;
 }
 
-/* Writes `text` into the test's directory and returns the path. */
-static char *cli_write(const char *name, const char *text)
+/* Writes `text` into the test's directory and returns the path (inline: not
+ * every test file that includes this header uses it). */
+static inline char *cli_write(const char *name, const char *text)
 {
     char *path = cli_path(name);
     FILE *f = fopen(path, "w");
