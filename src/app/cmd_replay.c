@@ -527,3 +527,9 @@ int cs_app_cmd_replay(int argc, char **argv)
     free(a.machines_buf);
     return rc;
 }
+
+int cs_app_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *map,
+                           cs_error_t *err)
+{
+    return read_map_file(path, m, P, map, err);
+}

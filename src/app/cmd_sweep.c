@@ -631,3 +631,15 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_machine_free(m);
     return rc;
 }
+
+int cs_app_sweep_parse_sizes(const char *text, int64_t **sizes, int *n, cs_error_t *err)
+{
+    int64_t *v = cs_malloc(SWEEP_MAX_SIZES * sizeof *v);
+    int rc = sweep_parse_sizes(text, v, n, err);
+    if (rc) {
+        free(v);
+        v = NULL;
+    }
+    *sizes = v;
+    return rc;
+}
