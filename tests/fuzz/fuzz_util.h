@@ -53,9 +53,10 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
 }
 
 /* Whether every run of decimal digits in s is at most `max` and their
- * product at most `max_product`: the targets that build machines skip
- * larger ones, whose size (up to the documented 67108863 nodes) is a
- * legitimate request and not a parser's fault. */
+ * product at most `max_product`, skipping runs followed by a unit letter
+ * other than 'x' (100Gbps, 2us: not counts; 8x8 is): the targets that
+ * build machines skip larger ones, whose size (up to the documented
+ * 67108863 nodes) is a legitimate request and not a parser's fault. */
 static inline int fuzz_small_numbers(const char *s, long max, long max_product)
 {
     long product = 1;
@@ -65,10 +66,14 @@ static inline int fuzz_small_numbers(const char *s, long max, long max_product)
             continue;
         }
         long v = 0;
+        int big = 0;
         for (; *s >= '0' && *s <= '9'; s++)
-            if ((v = v * 10 + (*s - '0')) > max)
-                return 0;
-        if (v > 1 && (product *= v) > max_product)
+            if (!big && (v = v * 10 + (*s - '0')) > max)
+                big = 1;
+        int unit = (*s >= 'a' && *s <= 'z' && *s != 'x') || (*s >= 'A' && *s <= 'Z');
+        if (unit)
+            continue;
+        if (big || (v > 1 && (product *= v) > max_product))
             return 0;
     }
     return 1;
