@@ -5,7 +5,7 @@
  *
  * The file is a memfd opened once per process and rewritten per input; its
  * path /proc/self/fd/N opens as a regular file, so the readers take the
- * same memory-mapped path (io/lines.c) as for a file on disk, and nothing
+ * same memory-mapped path (core/lines.c) as for a file on disk, and nothing
  * is left in the file system.
  */
 #ifndef CS_FUZZ_UTIL_H
