@@ -162,9 +162,12 @@ static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
         if ((hi - lo) / add >= SWEEP_MAX_SIZES)
             return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:+%lld gives more than %d sizes",
                                 (long long)lo, (long long)hi, (long long)add, SWEEP_MAX_SIZES);
-        for (v = lo; v <= hi; v += add)
+        for (v = lo;; v += add) { /* v + add may pass INT64_MAX: stop before */
             if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
                 return rc;
+            if (v > hi - add)
+                break;
+        }
         return CS_OK;
     }
     if (lo < 1)
@@ -177,7 +180,9 @@ static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
                             (long long)lo, (long long)hi, factor, SWEEP_MAX_STEPS);
     for (int k = 0;; k++) {
         double x = (double)lo * pow(factor, k);
-        if (x > (double)hi + 0.5)
+        /* 2^63 and above: hi near INT64_MAX rounds up to it as a double,
+         * and llround cannot give it */
+        if (x > (double)hi + 0.5 || x >= 0x1p63)
             break;
         v = llround(x);
         if (v > hi)
