@@ -1,7 +1,7 @@
 /*
  * fuzz_order.c - libFuzzer target: --order files (one node id per line,
  * api/request.c), resolved as `collsim run --order FILE` does against a
- * 16-node LogGP machine.
+ * 16-node LogGP machine (a broadcast of 1 KiB).
  */
 #include "fuzz_util.h"
 #include "api/request.h"
@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&c, 0, sizeof c);
     if (cs_request_set(&r, "machine", "loggp:p=16", &err) ||
         cs_request_set(&r, "coll", "broadcast", &err) ||
+        cs_request_set(&r, "bytes", "1K", &err) ||
         cs_request_set(&r, "order", fuzz_file(data, size), &err)) {
         fprintf(stderr, "%s\n", err.msg);
         abort();
