@@ -175,7 +175,9 @@ static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
                             "byte or more (add 0 as a separate item)", item, dots + 2);
     /* LO*F^k from the start each time, so that no rounding accumulates;
      * sizes that round to the same byte count are kept once (below) */
-    if (log((double)hi / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
+    /* the loop below runs until LO*F^k passes HI + 0.5 (not HI: with
+     * 1..1:x1.00000000002 that is 2e10 steps) */
+    if (log(((double)hi + 0.5) / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
         return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:x%g takes more than %d steps",
                             (long long)lo, (long long)hi, factor, SWEEP_MAX_STEPS);
     for (int k = 0;; k++) {
