@@ -172,4 +172,12 @@ void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
  * ("2.5us"), converted to ticks of tick_seconds (rounded). */
 int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err);
 
+/* Two option parsers of the subcommands, public for tests/fuzz:
+ * sweep's --bytes list (N, LO..HI[:xF|:+S], comma-separated; *sizes is
+ * allocated, ascending and distinct, the caller frees it) and replay's
+ * --map file (`rank node` per line; map[0..P) gets each rank's node). */
+int cs_app_sweep_parse_sizes(const char *text, int64_t **sizes, int *n, cs_error_t *err);
+int cs_app_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *map,
+                           cs_error_t *err);
+
 #endif

@@ -21,6 +21,7 @@
 #include "app/app.h"
 #include "coll/coll.h"
 #include "engine/net.h"
+#include "core/lines.h"
 #include "core/program.h"
 #include "core/units.h"
 #include "io/goal.h"
@@ -227,9 +228,9 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
 static int read_map_file(const char *path, const cs_machine_t *m, int P, int32_t *map,
                          cs_error_t *err)
 {
-    int nodes = cs_machine_nodes(m), lineno = 0, rc = CS_OK;
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int nodes = cs_machine_nodes(m), lineno = 0, rc = CS_OK, got;
+    cs_lines_t *f;
+    if (cs_lines_open_file(path, &f) != CS_OK)
         return cs_error_set(err, CS_ERR_IO,
                             "--map '%s': not linear, ring, snake or random:SEED, and cannot open "
                             "it as a file: %s", path, strerror(errno));
@@ -237,7 +238,7 @@ static int read_map_file(const char *path, const cs_machine_t *m, int P, int32_t
     int *node_line = cs_calloc((size_t)nodes, sizeof *node_line);
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    while ((got = cs_lines_next_copy(f, &line, &cap)) > 0) {
         char *hash = strchr(line, '#'), *p = line, *e;
         long long rank, node;
         lineno++;
@@ -286,6 +287,8 @@ static int read_map_file(const char *path, const cs_machine_t *m, int P, int32_t
         rank_line[rank] = node_line[node] = lineno;
         map[rank] = (int32_t)node;
     }
+    if (!rc && got < 0)
+        rc = cs_lines_error(got, path, lineno, err);
     for (int r = 0; r < P && !rc; r++)
         if (!rank_line[r])
             rc = cs_error_set(err, CS_ERR_PARSE, "%s: rank %d is not mapped; expected one `rank "
@@ -293,7 +296,7 @@ static int read_map_file(const char *path, const cs_machine_t *m, int P, int32_t
     free(line);
     free(rank_line);
     free(node_line);
-    fclose(f);
+    cs_lines_free(f);
     return rc;
 }
 
@@ -531,4 +534,10 @@ int cs_app_cmd_replay(int argc, char **argv)
     }
     free(a.machines_buf);
     return rc;
+}
+
+int cs_app_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *map,
+                           cs_error_t *err)
+{
+    return read_map_file(path, m, P, map, err);
 }

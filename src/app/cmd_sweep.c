@@ -163,9 +163,12 @@ static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
         if ((hi - lo) / add >= SWEEP_MAX_SIZES)
             return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:+%lld gives more than %d sizes",
                                 (long long)lo, (long long)hi, (long long)add, SWEEP_MAX_SIZES);
-        for (v = lo; v <= hi; v += add)
+        for (v = lo;; v += add) { /* v + add may pass INT64_MAX: stop before */
             if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
                 return rc;
+            if (v > hi - add)
+                break;
+        }
         return CS_OK;
     }
     if (lo < 1)
@@ -173,12 +176,16 @@ static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
                             "byte or more (add 0 as a separate item)", item, dots + 2);
     /* LO*F^k from the start each time, so that no rounding accumulates;
      * sizes that round to the same byte count are kept once (below) */
-    if (log((double)hi / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
+    /* the loop below runs until LO*F^k passes HI + 0.5 (not HI: with
+     * 1..1:x1.00000000002 that is 2e10 steps) */
+    if (log(((double)hi + 0.5) / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
         return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:x%g takes more than %d steps",
                             (long long)lo, (long long)hi, factor, SWEEP_MAX_STEPS);
     for (int k = 0;; k++) {
         double x = (double)lo * pow(factor, k);
-        if (x > (double)hi + 0.5)
+        /* 2^63 and above: hi near INT64_MAX rounds up to it as a double,
+         * and llround cannot give it */
+        if (x > (double)hi + 0.5 || x >= 0x1p63)
             break;
         v = llround(x);
         if (v > hi)
@@ -669,5 +676,17 @@ int cs_app_cmd_sweep(int argc, char **argv)
     free(ticks);
     free(model);
     cs_machine_free(m);
+    return rc;
+}
+
+int cs_app_sweep_parse_sizes(const char *text, int64_t **sizes, int *n, cs_error_t *err)
+{
+    int64_t *v = cs_malloc(SWEEP_MAX_SIZES * sizeof *v);
+    int rc = sweep_parse_sizes(text, v, n, err);
+    if (rc) {
+        free(v);
+        v = NULL;
+    }
+    *sizes = v;
     return rc;
 }

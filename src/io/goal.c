@@ -3,7 +3,7 @@
  *
  * GOAL is the text form of LogGOPSim/Schedgen schedules
  * (reference/trace-formats.md).  The reader is a hand-written line-at-a-time
- * recursive-descent parser over lines handed out in place (io/lines.h: a
+ * recursive-descent parser over lines handed out in place (core/lines.h: a
  * mapped file, no copy or allocation per line): traces reach 10^7 ops, and
  * its only per-op state lives in the program it builds plus a label table
  * and a dependency list for the current rank block (labels are local to
@@ -33,7 +33,7 @@
  */
 #include "io/goal.h"
 #include "core/sorted.h"
-#include "io/lines.h"
+#include "core/lines.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1324,8 +1324,7 @@ static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_
             break;
     }
     if (!rc && got < 0)
-        rc = cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", r.name, r.line,
-                          strerror(errno));
+        rc = cs_lines_error(got, r.name, r.line, err);
     if (!rc)
         rc = check_eof(&r, empty, ended_nl ? r.line + 1 : r.line, ended_nl ? 1 : last_len + 1);
     if (!rc) {

@@ -11,7 +11,7 @@
  * token) that says what was found and what was expected.  I/O failures give
  * CS_ERR_IO.  On any error *out is set to NULL and nothing is leaked.
  *
- * A file is memory-mapped and read in place (io/lines.h), streams in
+ * A file is memory-mapped and read in place (core/lines.h), streams in
  * chunks; beyond that the reader keeps per-rank-block label tables, so
  * traces of 10^7 ops cost only the program they build.
  * The program returned is finalized, carries the source name, one origin

@@ -2,7 +2,7 @@
  * ti.c - reading SimGrid time-independent traces into programs (ti.h,
  * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
  *
- * Lines come from io/lines.h (a mapped file read in place) and are copied
+ * Lines come from core/lines.h (a mapped file read in place) and are copied
  * into one buffer to be split in place.  One pass over the text builds the
  * trace's own ops, rank by rank in trace
  * order, chained by dependencies (AFTER behind a blocking action,
@@ -16,7 +16,7 @@
  * preceded the call there, and the rank's join follows its last ones.
  */
 #include "io/ti.h"
-#include "io/lines.h"
+#include "core/lines.h"
 
 #include "core/checked.h"
 
@@ -168,8 +168,7 @@ static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more
     int got = cs_lines_next(src, &ln);
     *more = got > 0;
     if (got < 0)
-        return cs_error_set(r->err, CS_ERR_IO, "%s: read error after line %ld: %s", r->file,
-                            r->line, strerror(errno));
+        return cs_lines_error(got, r->file, r->line, r->err);
     if (got == 0)
         return CS_OK;
     r->line++;

@@ -28,7 +28,7 @@
  * algorithm (a size or rank count it cannot do) are prefixed with the line
  * of the collective call.  On any error *out is NULL and nothing leaks.
  *
- * A file is memory-mapped and read in place (io/lines.h), a stream in
+ * A file is memory-mapped and read in place (core/lines.h), a stream in
  * chunks.  A combined file is read twice (a first pass finds the number of
  * ranks), so it must be seekable (a regular file, not a pipe).  Beyond the program built, the
  * reader keeps per rank its outstanding requests and its collective calls

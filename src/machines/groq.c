@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lines.h"
 #include "core/outfile.h"
 #include "machines/groq_sched.h"
 #include "machines/machine.h"
@@ -452,16 +453,16 @@ static void fmt_slot(const cs_groq_t *g, int64_t start, char *buf, size_t len)
 
 int cs_groq_schedule_load(cs_groq_t *g, const char *path, cs_error_t *err)
 {
-    FILE *f = fopen(path, "r");
+    cs_lines_t *src;
     char *text = NULL;
     size_t cap = 0;
-    int line = 0, rc = CS_OK;
+    int line = 0, rc = CS_OK, got;
     int64_t n = 0, nalloc = 0;
     cs_groq_slot_t *v = NULL;
-    if (!f)
+    if (cs_lines_open_file(path, &src) != CS_OK)
         return cs_error_set(err, CS_ERR_IO, "key 'schedule': %s: cannot open: %s", path,
                             strerror(errno));
-    while (getline(&text, &cap, f) >= 0) {
+    while ((got = cs_lines_next_copy(src, &text, &cap)) > 0) {
         line++;
         char *hash = strchr(text, '#');
         if (hash)
@@ -476,8 +477,10 @@ int cs_groq_schedule_load(cs_groq_t *g, const char *path, cs_error_t *err)
             break;
         n++;
     }
+    if (!rc && got < 0)
+        rc = cs_lines_error(got, path, line, err);
     free(text);
-    fclose(f);
+    cs_lines_free(src);
     char s1[96], t1[48];
     /* two vectors on one link direction at once */
     if (!rc && n > 1) {

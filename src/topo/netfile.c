@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/lines.h"
 #include "core/units.h"
 #include "topo/netgen.h"
 
@@ -97,16 +98,16 @@ static int el_link(cs_netfile_stage_t *st, char **f, int n, int32_t line, double
 static int read_edgelist(const char *path, double dflt_bw, double dflt_lat, cs_netdesc_t **out,
                          cs_error_t *err)
 {
-    FILE *f = fopen(path, "r");
+    cs_lines_t *src;
     cs_netfile_stage_t *st;
     char *buf = NULL, *fld[EL_MAX_FIELDS];
     size_t cap = 0;
     int32_t line = 0;
-    int rc = CS_OK;
-    if (!f)
+    int rc = CS_OK, got = 0;
+    if (cs_lines_open_file(path, &src) != CS_OK)
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     st = cs_netfile_stage_new(path);
-    while (rc == CS_OK && getline(&buf, &cap, f) >= 0) {
+    while (rc == CS_OK && (got = cs_lines_next_copy(src, &buf, &cap)) > 0) {
         int n = el_fields(buf, fld);
         line++;
         if (n == 0)
@@ -116,10 +117,10 @@ static int read_edgelist(const char *path, double dflt_bw, double dflt_lat, cs_n
         else
             rc = el_link(st, fld, n, line, dflt_bw, dflt_lat, err);
     }
-    if (rc == CS_OK && ferror(f))
-        rc = cs_error_set(err, CS_ERR_IO, "%s: read error after line %d", path, (int)line);
+    if (rc == CS_OK && got < 0)
+        rc = cs_lines_error(got, path, line, err);
     free(buf);
-    fclose(f);
+    cs_lines_free(src);
     if (rc == CS_OK)
         rc = cs_netfile_stage_build(st, out, err);
     cs_netfile_stage_free(st);

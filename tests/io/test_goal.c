@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/lines.h"
 #include "io/goal.h"
 
 static const char EXAMPLE[] = "num_ranks 4\n"
@@ -906,18 +907,26 @@ static char *temp_file(const char *text, size_t n)
 
 Test(goal, file_stream_and_string_read_the_same_past_long_lines)
 {
-    /* A comment line longer than the stream buffer (1 MiB) and the mapped
-     * file's release step (16 MiB), then ops: the mapped file, a stream
-     * read in chunks and the string in place give one program. */
-    const size_t big = (17u << 20) + 5;
-    const char *head = "num_ranks 2\n//", *tail = "\nrank 0 {\nl1: send 8b to 1 tag 0\n"
-                                                   "l2: recv 8b from 1 tag 0\nl2 requires l1\n}\n"
-                                                   "rank 1 {\nrecv 8b from 0 tag 0\n"
-                                                   "send 8b to 0 tag 0\n}";
+    /* Comment lines as long as a line may be (CS_LINES_MAX: the stream
+     * buffer's first 1 MiB does not hold one with its '\n') and together
+     * past the mapped file's release step (16 MiB), then ops: the mapped
+     * file, a stream read in chunks and the string in place give one
+     * program. */
+    enum { K = 17 };
+    const size_t big = K * (CS_LINES_MAX + 1);
+    const char *head = "num_ranks 2\n", *tail = "rank 0 {\nl1: send 8b to 1 tag 0\n"
+                                                 "l2: recv 8b from 1 tag 0\nl2 requires l1\n}\n"
+                                                 "rank 1 {\nrecv 8b from 0 tag 0\n"
+                                                 "send 8b to 0 tag 0\n}";
     size_t nh = strlen(head), nt = strlen(tail), n = nh + big + nt;
     char *text = malloc(n + 1);
     memcpy(text, head, nh);
-    memset(text + nh, 'c', big);
+    for (int k = 0; k < K; k++) {
+        char *line = text + nh + k * (CS_LINES_MAX + 1);
+        memcpy(line, "//", 2);
+        memset(line + 2, 'c', CS_LINES_MAX - 2);
+        line[CS_LINES_MAX] = '\n';
+    }
     memcpy(text + nh + big, tail, nt + 1);
     char *path = temp_file(text, n);
     cs_program_t *a = read_ok(text), *b = NULL, *c = NULL;
@@ -928,13 +937,13 @@ Test(goal, file_stream_and_string_read_the_same_past_long_lines)
     cr_assert_eq(cs_goal_read_stream(f, "t.goal", &c, &e), CS_OK, "%s", e.msg);
     fclose(f);
     cr_assert_eq(cs_program_nops(a), 4);
-    check_op(a, 1, CS_OP_RECV, 0, 1, 8, 0, 5, "l2");
+    check_op(a, 1, CS_OP_RECV, 0, 1, 8, 0, 2 + K + 2, "l2");
     cr_assert_eq(npreds(a, 1), 1);
     assert_same_origins(a, b);
     assert_same_origins(a, c);
     /* the last line has no '\n': an error there names the column after it */
     text[n - 1] = 'x'; /* "...}" -> "...x" inside the block of rank 1 */
-    expect_error_bytes(text, n, "t.goal:11:1:", NULL);
+    expect_error_bytes(text, n, "t.goal:27:1:", NULL);
     unlink(path);
     free(path);
     free(text);

@@ -9,9 +9,12 @@
  * before the current line are dropped (MADV_DONTNEED: the mapping is
  * private and never written, so they come back from the page cache if a
  * second pass reads them).  Streams that cannot be mapped fall back to
- * chunked fread into one buffer.
+ * chunked fread into one buffer.  Lines are at most CS_LINES_MAX bytes
+ * (issue 19, D3: `--program /dev/zero` grew one endless line until the
+ * address space ran out); the search for a line's end stops there too, so a
+ * mapped file without newlines costs no more than one line's scan.
  */
-#include "io/lines.h"
+#include "core/lines.h"
 #include "core/error.h"
 
 #include <errno.h>
@@ -112,7 +115,10 @@ static int next_in_place(cs_lines_t *l, cs_line_t *line)
     if (l->pos >= l->size)
         return 0;
     const char *s = l->text + l->pos;
-    const char *nl = memchr(s, '\n', l->size - l->pos);
+    size_t left = l->size - l->pos;
+    const char *nl = memchr(s, '\n', left < CS_LINES_MAX + 1 ? left : CS_LINES_MAX + 1);
+    if (!nl && left > CS_LINES_MAX)
+        return CS_LINES_TOO_LONG;
     if (l->kind == SRC_MAP && l->pos - l->released >= RELEASE_STEP) {
         size_t page = (size_t)sysconf(_SC_PAGESIZE), upto = l->pos & ~(page - 1);
         if (upto > l->released) {
@@ -133,6 +139,8 @@ static int next_in_stream(cs_lines_t *l, cs_line_t *line)
     for (;;) {
         size_t from = l->scanned > l->pos ? l->scanned : l->pos;
         const char *nl = from < l->end ? memchr(l->buf + from, '\n', l->end - from) : NULL;
+        if ((nl ? (size_t)(nl - (l->buf + l->pos)) : l->end - l->pos) > CS_LINES_MAX)
+            return CS_LINES_TOO_LONG;
         if (nl || (l->eof && l->pos < l->end)) {
             line->s = l->buf + l->pos;
             line->nl = nl != NULL;
@@ -166,6 +174,31 @@ static int next_in_stream(cs_lines_t *l, cs_line_t *line)
 int cs_lines_next(cs_lines_t *l, cs_line_t *line)
 {
     return l->kind == SRC_STREAM ? next_in_stream(l, line) : next_in_place(l, line);
+}
+
+int cs_lines_next_copy(cs_lines_t *l, char **buf, size_t *cap)
+{
+    cs_line_t line;
+    int got = cs_lines_next(l, &line);
+    if (got <= 0)
+        return got;
+    if (!*buf || line.len >= *cap) {
+        *cap = line.len + 256;
+        free(*buf);
+        *buf = cs_malloc(*cap);
+    }
+    memcpy(*buf, line.s, line.len);
+    (*buf)[line.len] = '\0';
+    return 1;
+}
+
+int cs_lines_error(int got, const char *name, long line, cs_error_t *err)
+{
+    if (got == CS_LINES_TOO_LONG)
+        return cs_error_set(err, CS_ERR_PARSE, "%s:%ld: line longer than %zu bytes", name,
+                            line + 1, CS_LINES_MAX);
+    return cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", name, line,
+                        strerror(errno));
 }
 
 int cs_lines_rewind(cs_lines_t *l)

@@ -1,6 +1,8 @@
 /*
  * lines.h - the lines of a text file, string or stream, without copying or
- * allocating per line: what the trace readers (goal.c, ti.c) read from.
+ * allocating per line: what every line-oriented reader reads from (GOAL,
+ * TI traces, edge lists, Groq schedules, replay's map files).  In core so
+ * that the readers of every layer share it and its line limit.
  *
  * A regular file is memory-mapped and its lines are handed out in place;
  * the part already read is released from the process as reading moves on,
@@ -10,9 +12,12 @@
  * for a line longer than it.
  *
  * A line is handed out without its '\n' and is valid until the next call on
- * the same reader; it may hold any byte, NUL included.  No function prints
- * or exits; failures are codes with errno left as the system set it, so
- * that each reader words its own message (they name the file and line).
+ * the same reader; it may hold any byte, NUL included.  A line has at most
+ * CS_LINES_MAX bytes (without its '\n'): a longer one (say /dev/zero, one
+ * endless line) is an error found after reading at most that much more, so
+ * a stream's buffer stays under 2 * CS_LINES_MAX whatever the input.  No
+ * function prints or exits; failures are codes (errno as the system set
+ * it), which cs_lines_error words with the file and line.
  */
 #ifndef CS_LINES_H
 #define CS_LINES_H
@@ -20,7 +25,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/error.h"
+
 typedef struct cs_lines cs_lines_t;
+
+/* The longest line any reader accepts, in bytes (docs: goal.md, replay.md,
+ * networks.md, groq.md). */
+#define CS_LINES_MAX ((size_t)1 << 20)
+
+/* cs_lines_next's result for a line longer than CS_LINES_MAX. */
+#define CS_LINES_TOO_LONG (-2)
 
 /* One line: s[0 .. len) without the '\n'; nl = 1 if a '\n' ended it (0 for
  * a last line without one). */
@@ -42,8 +56,19 @@ cs_lines_t *cs_lines_open_stream(FILE *f);
 cs_lines_t *cs_lines_open_string(const char *text, size_t n);
 
 /* The next line into *line: 1, or 0 at the end of the text, or -1 (errno
- * set) when a stream reports a read error. */
+ * set) when a stream reports a read error, or CS_LINES_TOO_LONG. */
 int cs_lines_next(cs_lines_t *l, cs_line_t *line);
+
+/* The next line as a NUL-terminated string in *buf (grown as needed, the
+ * caller frees it; *cap its size), without its '\n', for readers that cut
+ * their lines up in place: results as cs_lines_next.  A NUL byte in the
+ * line ends the string early. */
+int cs_lines_next_copy(cs_lines_t *l, char **buf, size_t *cap);
+
+/* The error for a negative result `got` of cs_lines_next on the file
+ * `name` after `line` lines were read: CS_ERR_PARSE "NAME:LINE+1: line
+ * longer than N bytes" or CS_ERR_IO "NAME: read error after line LINE: ...". */
+int cs_lines_error(int got, const char *name, long line, cs_error_t *err);
 
 /* Back to where the reader started.  CS_ERR_IO (errno set) for a stream
  * that cannot seek (a pipe). */
