@@ -4,22 +4,19 @@
  * that the routes of the net machine are built too.  One source, three
  * targets: FUZZ_NETFILE_FORMAT is edgelist, graphml or simgrid.
  *
- * igraph's default error handler aborts; netfile.c installs its own around
- * the GraphML reader, and the targets install igraph's "ignore" handler
- * for the rest, as the command line should (issue 19, D4): an igraph error
- * then comes back as a code.
+ * igraph's default error handler aborts; the targets install collsim's
+ * (cs_topo_igraph_errors_as_codes), as the command line does (issue 19,
+ * D4): an igraph error then comes back as a code.
  */
 #include "fuzz_util.h"
 #include "machines/machine.h"
-
-#include <igraph.h>
+#include "topo/topo.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    igraph_set_error_handler(igraph_error_handler_ignore);
-    igraph_set_warning_handler(igraph_warning_handler_ignore);
+    cs_topo_igraph_errors_as_codes();
     return 0;
 }
 
