@@ -64,53 +64,33 @@ static coords_t coords_of(const df_t *d, int32_t node)
                       r % d->p.routers};
 }
 
-typedef struct walk {
-    int32_t *path;
-    uint8_t *vc;
-    int max, n;
-    uint8_t cls;
-} walk_t;
-
-/* Appends a node unless it is the last one (waypoints may coincide). */
-static void walk_to(walk_t *w, int32_t node)
-{
-    if (w->n > 0 && w->n <= w->max && w->path[w->n - 1] == node)
-        return;
-    if (w->n < w->max) {
-        w->path[w->n] = node;
-        if (w->n > 0)
-            w->vc[w->n - 1] = w->cls;
-    }
-    w->n++;
-}
-
 static int df_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, int32_t *path,
                     uint8_t *vc, int max)
 {
     const df_t *d = ctx;
     int32_t total = d->hosts + d->hosts / d->p.nodes;
-    walk_t w = {path, vc, max, 0, 0};
+    cs_netgen_walk_t w = {path, vc, max, 0, 0};
     coords_t cur, t;
     (void)salt; /* one minimal route per pair */
     if (src < 0 || dst < 0 || src >= total || dst >= total || src == dst)
         return -1;
     cur = coords_of(d, src);
     t = coords_of(d, dst);
-    walk_to(&w, src);
-    walk_to(&w, router_id(d, cur));
+    cs_netgen_walk_to(&w, src);
+    cs_netgen_walk_to(&w, router_id(d, cur));
     if (cur.g != t.g) {
         coords_t gw = {cur.g, 0, t.g}; /* router t of the group: chassis 0, position t */
-        walk_to(&w, router_id(d, (coords_t){cur.g, cur.c, t.g}));
-        walk_to(&w, router_id(d, gw));
-        walk_to(&w, router_id(d, (coords_t){t.g, 0, cur.g}));
+        cs_netgen_walk_to(&w, router_id(d, (coords_t){cur.g, cur.c, t.g}));
+        cs_netgen_walk_to(&w, router_id(d, gw));
+        cs_netgen_walk_to(&w, router_id(d, (coords_t){t.g, 0, cur.g}));
         /* the blue hop took class 0 when its far end was appended */
         w.cls = 1;
         cur = (coords_t){t.g, 0, cur.g};
     }
-    walk_to(&w, router_id(d, (coords_t){t.g, cur.c, t.b}));
-    walk_to(&w, router_id(d, t));
-    walk_to(&w, dst);
-    return w.n <= w.max ? w.n : -1;
+    cs_netgen_walk_to(&w, router_id(d, (coords_t){t.g, cur.c, t.b}));
+    cs_netgen_walk_to(&w, router_id(d, t));
+    cs_netgen_walk_to(&w, dst);
+    return cs_netgen_walk_end(&w);
 }
 
 int cs_netfile_sg_dragonfly(cs_netdesc_t *nd, const cs_netfile_sgdf_t *p, double bw, double lat,

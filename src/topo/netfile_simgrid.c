@@ -253,23 +253,32 @@ static int sg_torus(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts,
     return sg_generated(s, n, cs_netgen_torus(d, nd, dims, 1, bw, lat, NULL, s->err));
 }
 
-/* "levels;down;up;parallel", e.g. "2;4,4;1,2;1,2". */
-static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts, double bw,
-                      double lat, cs_netdesc_t *d)
+/* topo_parameters as its four ';'-separated parts, in buf (256 bytes);
+ * CS_ERR_PARSE naming the format `want` when there are not four. */
+static int sg_four_parts(const sg_t *s, xmlNodePtr n, const char *par, const char *want,
+                         char *buf, char *part[4])
 {
-    int lv[1] = {0}, nl, v[3][CS_NETGEN_MAX_DIMS], cnt[3], rc;
-    char buf[256], *part[4], *save = NULL;
+    char *save = NULL;
     int k = 0;
-    if (strlen(par) >= sizeof buf)
+    if (strlen(par) >= 256)
         return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
     memcpy(buf, par, strlen(par) + 1);
     for (char *t = strtok_r(buf, ";", &save); t && k < 4; t = strtok_r(NULL, ";", &save))
         part[k++] = t;
     if (k != 4 || strtok_r(NULL, ";", &save))
-        return cs_netfile_sg_fail(s, n,
-                                  "<cluster topo_parameters>: FAT_TREE needs \"levels;down;up;"
-                                  "parallel\" (e.g. \"2;4,4;1,2;1,2\"), got \"%s\"",
-                                  par);
+        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: %s, got \"%s\"", want, par);
+    return CS_OK;
+}
+
+/* "levels;down;up;parallel", e.g. "2;4,4;1,2;1,2". */
+static int sg_fattree(const sg_t *s, xmlNodePtr n, const char *par, int64_t hosts, double bw,
+                      double lat, cs_netdesc_t *d)
+{
+    int lv[1] = {0}, nl, v[3][CS_NETGEN_MAX_DIMS], cnt[3], rc;
+    char buf[256], *part[4];
+    if ((rc = sg_four_parts(s, n, par, "FAT_TREE needs \"levels;down;up;parallel\" (e.g. "
+                            "\"2;4,4;1,2;1,2\")", buf, part)))
+        return rc;
     if ((rc = sg_int_list(s, n, part[0], 1, lv, &nl)))
         return rc;
     if (lv[0] > CS_NETGEN_MAX_DIMS)
@@ -295,8 +304,8 @@ static int sg_dragonfly(const sg_t *s, xmlNodePtr n, const char *par, int64_t ho
                         double lat, cs_netdesc_t *d)
 {
     static const char *const what[4] = {"groups", "chassis", "routers", "nodes"};
-    char buf[256], *part[4], *save = NULL, **labels;
-    int v[4][2], cnt, k = 0, rc;
+    char buf[256], *part[4], **labels;
+    int v[4][2], cnt, rc;
     const char *pol = cs_netfile_sg_attr(n, "sharing_policy"),
                *rad = cs_netfile_sg_attr(n, "radical");
     const char *prefix = cs_netfile_sg_attr(n, "prefix"), *suffix = cs_netfile_sg_attr(n, "suffix"),
@@ -309,15 +318,9 @@ static int sg_dragonfly(const sg_t *s, xmlNodePtr n, const char *par, int64_t ho
             "makes every link of the dragonfly SHARED, which collsim cannot model; "
             "use SPLITDUPLEX",
             pol);
-    if (strlen(par) >= sizeof buf)
-        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: \"%s\" is too long", par);
-    memcpy(buf, par, strlen(par) + 1);
-    for (char *t = strtok_r(buf, ";", &save); t && k < 4; t = strtok_r(NULL, ";", &save))
-        part[k++] = t;
-    if (k != 4 || strtok_r(NULL, ";", &save))
-        return cs_netfile_sg_fail(s, n, "<cluster topo_parameters>: DRAGONFLY needs \"groups,links;"
-                       "chassis,links;routers,links;nodes\" (e.g. \"3,4;4,3;5,1;2\"), got \"%s\"",
-                       par);
+    if ((rc = sg_four_parts(s, n, par, "DRAGONFLY needs \"groups,links;chassis,links;"
+                            "routers,links;nodes\" (e.g. \"3,4;4,3;5,1;2\")", buf, part)))
+        return rc;
     for (int i = 0; i < 4; i++) {
         if ((rc = sg_int_list(s, n, part[i], 2, v[i], &cnt)))
             return rc;

@@ -100,29 +100,6 @@ static int32_t lattice_move(const lattice_t *l, int32_t id, int i, int c)
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* Writes a route node by node; a node equal to the last is dropped, so that
- * callers can name every waypoint (a host's router, the gateway router)
- * without asking whether it is where they already are. */
-typedef struct walk {
-    int32_t *path;
-    uint8_t *vc;
-    int max, n;
-    uint8_t cls; /* the virtual-channel class of the next hop */
-} walk_t;
-
-static void walk_to(walk_t *w, int32_t node)
-{
-    if (w->n > 0 && w->n <= w->max && w->path[w->n - 1] == node)
-        return;
-    if (w->n < w->max) {
-        w->path[w->n] = node;
-        if (w->n > 0)
-            w->vc[w->n - 1] = w->cls;
-    }
-    w->n++;
-}
-
-static int walk_end(const walk_t *w) { return w->n <= w->max ? w->n : -1; }
 
 /* The switch or router a node attaches to: hosts 0..hosts-1, `per` of them
  * on each switch, switches numbered after the hosts in the same order. */
@@ -146,12 +123,12 @@ static int torus_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
                        int32_t *path, uint8_t *vc, int max)
 {
     const torus_ctx_t *t = ctx;
-    walk_t w = {path, vc, max, 0, 0};
+    cs_netgen_walk_t w = {path, vc, max, 0, 0};
     int32_t cur = src;
     (void)salt;
     if (src < 0 || dst < 0 || src >= t->l.size || dst >= t->l.size)
         return -1;
-    walk_to(&w, cur);
+    cs_netgen_walk_to(&w, cur);
     for (int i = 0; i < t->l.ndims; i++) {
         int n = t->l.dims[i], c = lattice_coord(&t->l, cur, i), e = lattice_coord(&t->l, dst, i);
         int fwd = (e - c + n) % n, step, hops;
@@ -170,12 +147,12 @@ static int torus_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt,
             int wrapped = t->wrap && ((step > 0 && c == n - 1) || (step < 0 && c == 0));
             c = (c + step + n) % n;
             cur = lattice_move(&t->l, cur, i, c);
-            walk_to(&w, cur);
+            cs_netgen_walk_to(&w, cur);
             if (wrapped) /* hops after the wrap link take class 1: no ring of full buffers */
                 w.cls = 1;
         }
     }
-    return walk_end(&w);
+    return cs_netgen_walk_end(&w);
 }
 
 /* Links per line of dimension size n: a ring of n > 2 has n, a ring of 2
@@ -258,21 +235,21 @@ static int hyperx_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt
                        int32_t *path, uint8_t *vc, int max)
 {
     const hyperx_ctx_t *x = ctx;
-    walk_t w = {path, vc, max, 0, 0};
+    cs_netgen_walk_t w = {path, vc, max, 0, 0};
     int32_t n = x->hosts + x->l.size, cur, goal;
     (void)salt;
     if (src < 0 || dst < 0 || src >= n || dst >= n)
         return -1;
     cur = attach_of(src, x->hosts, x->per) - x->hosts;
     goal = attach_of(dst, x->hosts, x->per) - x->hosts;
-    walk_to(&w, src);
-    walk_to(&w, x->hosts + cur);
+    cs_netgen_walk_to(&w, src);
+    cs_netgen_walk_to(&w, x->hosts + cur);
     for (int i = 0; i < x->l.ndims; i++) {
         cur = lattice_move(&x->l, cur, i, lattice_coord(&x->l, goal, i));
-        walk_to(&w, x->hosts + cur);
+        cs_netgen_walk_to(&w, x->hosts + cur);
     }
-    walk_to(&w, dst);
-    return walk_end(&w);
+    cs_netgen_walk_to(&w, dst);
+    return cs_netgen_walk_end(&w);
 }
 
 int cs_netgen_hyperx(cs_netdesc_t *d, int ndims, const int *dims, int hosts, double bw,
@@ -352,10 +329,10 @@ static int32_t dfly_router(const dfly_ctx_t *f, int G, int r)
  * local, global, local) 0, 1 and 2, and no class then holds a cycle of
  * waits, so finite buffers cannot deadlock (the dragonfly's usual
  * virtual-channel scheme, Kim et al. 2008). */
-static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
+static void dfly_cross(const dfly_ctx_t *f, cs_netgen_walk_t *w, int G, int H)
 {
-    walk_to(w, dfly_router(f, G, dfly_gateway(f, G, H)));
-    walk_to(w, dfly_router(f, H, dfly_gateway(f, H, G)));
+    cs_netgen_walk_to(w, dfly_router(f, G, dfly_gateway(f, G, H)));
+    cs_netgen_walk_to(w, dfly_router(f, H, dfly_gateway(f, H, G)));
     w->cls++;
 }
 
@@ -368,7 +345,7 @@ static void dfly_cross(const dfly_ctx_t *f, walk_t *w, int G, int H)
 static int dfly_walk(const dfly_ctx_t *f, int valiant, int32_t src, int32_t dst, uint64_t salt,
                      int32_t *path, uint8_t *vc, int max)
 {
-    walk_t w = {path, vc, max, 0, 0};
+    cs_netgen_walk_t w = {path, vc, max, 0, 0};
     int32_t n = f->hosts + (int32_t)f->g * f->a;
     int32_t rs, rd;
     int gs, gd;
@@ -378,8 +355,8 @@ static int dfly_walk(const dfly_ctx_t *f, int valiant, int32_t src, int32_t dst,
     rd = attach_of(dst, f->hosts, f->p);
     gs = (rs - f->hosts) / f->a;
     gd = (rd - f->hosts) / f->a;
-    walk_to(&w, src);
-    walk_to(&w, rs);
+    cs_netgen_walk_to(&w, src);
+    cs_netgen_walk_to(&w, rs);
     if (gs != gd && valiant && f->g >= 3) {
         int lo = gs < gd ? gs : gd, hi = gs < gd ? gd : gs;
         int gi = (int)(salt % (uint64_t)(f->g - 2));
@@ -390,9 +367,9 @@ static int dfly_walk(const dfly_ctx_t *f, int valiant, int32_t src, int32_t dst,
     } else if (gs != gd) {
         dfly_cross(f, &w, gs, gd);
     }
-    walk_to(&w, rd);
-    walk_to(&w, dst);
-    return walk_end(&w);
+    cs_netgen_walk_to(&w, rd);
+    cs_netgen_walk_to(&w, dst);
+    return cs_netgen_walk_end(&w);
 }
 
 /* routing=minimal or valiant, by the context's flag */

@@ -41,6 +41,25 @@ int cs_netgen_spec_bw(cs_spec_t *spec, const char *key, double dflt, double *out
 /* The product of n sizes, or CS_ERR_RANGE naming `what` when it exceeds
  * CS_NETGEN_MAX_NODES. */
 int cs_netgen_product(const int *v, int n, const char *what, int64_t *out, cs_error_t *err);
+/* A route written node by node, for the generators' and the SimGrid
+ * dragonfly's route functions (cs_netdesc_route_fn): a node equal to the
+ * last is dropped, so that callers can name every waypoint (a host's
+ * router, the gateway router) without asking whether they are there
+ * already; each hop gets the class `cls` holds when its far end is added.
+ * Start with {path, vc, max, 0, 0}. */
+typedef struct cs_netgen_walk {
+    int32_t *path;
+    uint8_t *vc;
+    int max, n;
+    uint8_t cls; /* the virtual-channel class of the next hop */
+} cs_netgen_walk_t;
+void cs_netgen_walk_to(cs_netgen_walk_t *w, int32_t node);
+/* The route's length, or -1 when it did not fit in max. */
+static inline int cs_netgen_walk_end(const cs_netgen_walk_t *w)
+{
+    return w->n <= w->max ? w->n : -1;
+}
+
 /* CS_ERR_USAGE "ROUTING: unknown routing for GEN; valid: a, b" unless
  * routing is NULL or one of `valid` (NULL-terminated); *index gets its
  * position (0 for NULL: the first listed is the default). */

@@ -105,3 +105,15 @@ int cs_netgen_check_links(int64_t links, const char *what, cs_error_t *err)
                             (long long)links, (long long)CS_NETGEN_MAX_LINKS);
     return CS_OK;
 }
+
+void cs_netgen_walk_to(cs_netgen_walk_t *w, int32_t node)
+{
+    if (w->n > 0 && w->n <= w->max && w->path[w->n - 1] == node)
+        return;
+    if (w->n < w->max) {
+        w->path[w->n] = node;
+        if (w->n > 0)
+            w->vc[w->n - 1] = w->cls;
+    }
+    w->n++;
+}

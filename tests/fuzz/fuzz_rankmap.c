@@ -6,18 +6,15 @@
 #include "fuzz_util.h"
 #include "app/app.h"
 
-#define FUZZ_RANKS 12
 static cs_machine_t *fuzz_machine;
+
+#define FUZZ_RANKS 12
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    cs_error_t err = {0};
     (void)argc;
     (void)argv;
-    if (cs_machine_new("loggp:p=16", &fuzz_machine, &err) != CS_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        abort();
-    }
+    fuzz_machine = fuzz_loggp16();
     return 0;
 }
 

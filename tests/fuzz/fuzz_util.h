@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "machines/machine.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The path of a file holding data[0 .. size); the same path every call. */
@@ -77,6 +79,19 @@ static inline int fuzz_small_numbers(const char *s, long max, long max_product)
             return 0;
     }
     return 1;
+}
+
+/* The 16-node LogGP machine the targets that place ranks resolve against
+ * (order files, rank maps); aborts if it cannot be made. */
+static inline cs_machine_t *fuzz_loggp16(void)
+{
+    cs_machine_t *m = NULL;
+    cs_error_t err = {0};
+    if (cs_machine_new("loggp:p=16", &m, &err) != CS_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        abort();
+    }
+    return m;
 }
 
 #endif
