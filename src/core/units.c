@@ -767,22 +767,20 @@ int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choi
                         spec->text, key, list, v);
 }
 
-int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_error_t *err)
+static int spec_key_valid(const char *key, const char *const *valid)
+{
+    for (int j = 0; valid && valid[j]; j++)
+        if (!strcmp(valid[j], key))
+            return 1;
+    return 0;
+}
+
+int cs_spec_check_known(const cs_spec_t *spec, const char *const *valid, cs_error_t *err)
 {
     for (int i = 0; i < spec->nkv; i++) {
-        if (spec->kv[i].used)
-            continue;
         const char *key = spec->kv[i].key;
-        int known = 0;
-        for (int j = 0; valid && valid[j]; j++)
-            known |= !strcmp(valid[j], key);
-        /* A valid key that no look-up asked for does not apply to the
-         * other settings (say, rows= with a ring); saying "unknown" would
-         * send the user looking for a typo. */
-        if (known)
-            return cs_error_set(err, CS_ERR_USAGE,
-                                "key '%s' in spec \"%s\" is not used with the other settings",
-                                key, spec->text);
+        if (spec_key_valid(key, valid))
+            continue;
         if (!valid || !valid[0])
             return cs_error_set(err, CS_ERR_USAGE,
                                 "unknown key '%s' in spec \"%s\"; \"%s\" takes no keys", key,
@@ -793,6 +791,20 @@ int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_err
                             key, spec->text, list);
     }
     return CS_OK;
+}
+
+int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_error_t *err)
+{
+    int rc = cs_spec_check_known(spec, valid, err);
+    for (int i = 0; i < spec->nkv && !rc; i++)
+        /* A valid key that no look-up asked for does not apply to the
+         * other settings (say, rows= with a ring); saying "unknown" would
+         * send the user looking for a typo. */
+        if (!spec->kv[i].used)
+            return cs_error_set(err, CS_ERR_USAGE,
+                                "key '%s' in spec \"%s\" is not used with the other settings",
+                                spec->kv[i].key, spec->text);
+    return rc;
 }
 
 int cs_spec_ticks(const char *key, double s, double tick, double max_ticks, int64_t *out,

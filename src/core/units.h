@@ -74,8 +74,12 @@ int cs_spec_get_bandwidth(cs_spec_t *spec, const char *key, double dflt, double 
 int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choices, int dflt,
                        int *out, cs_error_t *err);
 
-/* After all look-ups: an unused key is an error that lists the valid keys
- * (`valid` is a NULL-terminated list). */
+/* Before any look-up: a key not in `valid` (a NULL-terminated list) is an
+ * error that lists the valid keys, so that a typo is reported before a
+ * machine spends time on the keys it knows. */
+int cs_spec_check_known(const cs_spec_t *spec, const char *const *valid, cs_error_t *err);
+/* After all look-ups: an unknown key (as above) or a valid key that no
+ * look-up used is an error. */
 int cs_spec_check_unused(const cs_spec_t *spec, const char *const *valid, cs_error_t *err);
 
 /* A duration of key `key` (seconds, >= 0) as whole ticks of `tick` seconds,

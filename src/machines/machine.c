@@ -94,7 +94,11 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
     m->type = type;
     m->reduce_den = 1;
     cs_net_params_default(&m->net);
-    rc = type->create(&spec, m, err);
+    /* unknown keys first: `net:typo=1,n=10` must not build a million hosts
+     * before it says so (found by tests/fuzz's spec target) */
+    rc = cs_spec_check_known(&spec, type->keys, err);
+    if (!rc)
+        rc = type->create(&spec, m, err);
     if (!rc)
         rc = cs_spec_check_unused(&spec, type->keys, err);
     cs_spec_destroy(&spec);

@@ -581,3 +581,23 @@ Test(spec, long_choice_list)
     cr_assert_eq(c, -1);
     cs_spec_destroy(&s);
 }
+
+/* Unknown keys are refused before any look-up (cs_spec_check_known), and
+ * cs_spec_check_unused still tells a typo from a valid key the settings do
+ * not use. */
+Test(spec, unknown_keys_before_look_ups)
+{
+    static const char *const valid[] = {"rows", "cols", "topo", NULL};
+    cs_spec_t s;
+    cs_error_t err = {0};
+    cr_assert_eq(cs_spec_parse("m:rows=2,colz=3", &s, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_spec_check_known(&s, valid, &err), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "unknown key 'colz'"), "%s", err.msg);
+    cs_spec_destroy(&s);
+    cr_assert_eq(cs_spec_parse("m:topo=ring,cols=3", &s, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_spec_check_known(&s, valid, &err), CS_OK, "%s", err.msg);
+    cr_assert_str_eq(cs_spec_get(&s, "topo"), "ring");
+    cr_assert_eq(cs_spec_check_unused(&s, valid, &err), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "key 'cols'") && strstr(err.msg, "not used"), "%s", err.msg);
+    cs_spec_destroy(&s);
+}

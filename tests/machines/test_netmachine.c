@@ -417,3 +417,14 @@ Test(net, multidim_reduce_scatter_allgather_closed_forms)
                       "inner=ring+direct", 1000, modes[mi], 1);
     }
 }
+
+/* A machine reports an unknown key before it reads the others: the fuzz
+ * target's `net:vh=3,n=10` built a 4^10-host fat-tree for 12 s before
+ * saying 'vh' is unknown; with a bad value for n the order shows. */
+Test(netmachine, unknown_keys_refused_first)
+{
+    cs_machine_t *m = NULL;
+    cs_error_t err = {0};
+    cr_assert_neq(cs_machine_new("net:vh=3,n=abc", &m, &err), CS_OK);
+    cr_assert(strstr(err.msg, "unknown key 'vh'"), "%s", err.msg);
+}
