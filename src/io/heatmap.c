@@ -263,6 +263,17 @@ static void build_strokes(cs_heatmap_t *h, void (*one)(cs_heatmap_t *h, int c))
     h->first[h->nchans] = h->nst;
 }
 
+/* A drawing of lanes, one per channel (grids and 3-D slices): the lane
+ * width, node size and labels they share, then every channel's strokes. */
+static void lanes_init(cs_heatmap_t *h, int kind, void (*one)(cs_heatmap_t *h, int c))
+{
+    h->kind = kind;
+    h->lane = 0.15;
+    h->node_r = 0.3;
+    h->label_nodes = 1;
+    build_strokes(h, one);
+}
+
 /* ---- grids ------------------------------------------------------------------------ */
 
 /* A grid is drawn in display coordinates (x = column, y = row, 1 unit
@@ -435,11 +446,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
                  shape, rows, cols, h->fold ? " (folded into a snake)" : "", h->tile, h->tile);
         return;
     }
-    h->kind = L_GRID;
-    h->lane = 0.15;
-    h->node_r = 0.3;
-    h->label_nodes = 1;
-    build_strokes(h, grid_channel);
+    lanes_init(h, L_GRID, grid_channel);
     if (h->fold)
         snprintf(h->note, sizeof h->note,
                  "%s of %d nodes folded into a snake (row by row, turning at the ends) \xc2\xb7 "
@@ -536,11 +543,7 @@ static void build_slices(cs_heatmap_t *h, const cs_machine_layout_t *lay)
                  shape, Z, rows, cols, Z, h->tile, h->tile);
         return;
     }
-    h->kind = L_SLICES;
-    h->lane = 0.15;
-    h->node_r = 0.3;
-    h->label_nodes = 1;
-    build_strokes(h, slice_channel);
+    lanes_init(h, L_SLICES, slice_channel);
     snprintf(h->note, sizeof h->note,
              "%s %dx%dx%d: %d z-slices, x across, y down \xc2\xb7 lanes keep right "
              "\xc2\xb7 z links: a mark by the node, up-right to z+1, down-left to z-1%s",
