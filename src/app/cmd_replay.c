@@ -477,7 +477,7 @@ static int replay_table(const replay_args_t *a)
         cs_machine_t *m;
         cs_error_t e;
         if (cs_machine_new(a->machines[i], &m, &e) == CS_OK) {
-            cs_app_machine_short(m, names[i], sizeof names[i]);
+            cs_figures_machine_short(m, names[i], sizeof names[i]);
             cs_machine_free(m);
         } else {
             snprintf(names[i], sizeof names[i], "%.90s", a->machines[i]);

@@ -269,8 +269,8 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
         snprintf(lo, sizeof lo, "%.*s", (int)(colon - a->window), a->window);
         snprintf(hi, sizeof hi, "%s", colon + 1);
         fg->has_window = 1;
-        if ((lo[0] && (rc = cs_app_parse_time(lo, m->tick_seconds, &fg->w0, err))) ||
-            (hi[0] && (rc = cs_app_parse_time(hi, m->tick_seconds, &fg->w1, err)))) {
+        if ((lo[0] && (rc = cs_figures_parse_time(lo, m->tick_seconds, &fg->w0, err))) ||
+            (hi[0] && (rc = cs_figures_parse_time(hi, m->tick_seconds, &fg->w1, err)))) {
             cs_error_prefix(err, "--window");
             return rc;
         }
@@ -280,7 +280,7 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
                                 (long long)fg->w1, (long long)fg->w0);
     }
     if (a->frame_step) {
-        if ((rc = cs_app_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
+        if ((rc = cs_figures_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
             cs_error_prefix(err, "--frame-step");
             return rc;
         }
@@ -324,7 +324,7 @@ static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const c
         w1 = r->finish;
     rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, w0, w1, whole, &d, err);
     if (rc == CS_OK) {
-        cs_app_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub, sizeof sub);
+        cs_figures_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub, sizeof sub);
         rc = cs_heatmap_write(h, &d, title, sub, 0, a->heatmap, err);
     }
     if (rc == CS_OK && say)
@@ -376,7 +376,7 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                 char path[4096 + 32], sub[320], note[64];
                 snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
-                cs_app_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
+                cs_figures_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
                 rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
             }
             cs_heatmap_data_destroy(&d);
@@ -407,7 +407,7 @@ static int run_write_figures(const run_args_t *a, const cs_machine_t *m, const c
 {
     char title[320];
     int rc = CS_OK;
-    cs_app_run_title(m, c, a->req.program, cs_program_nranks(p), title, sizeof title);
+    cs_figures_run_title(m, c, a->req.program, cs_program_nranks(p), title, sizeof title);
     if (a->heatmap || a->frames) {
         cs_heatmap_t *h = NULL;
         rc = cs_heatmap_new(m, &h, err);

@@ -1,18 +1,21 @@
 /*
- * figures.c - what `collsim run` and `collsim compare` share for figures
- * (app.h): short machine names for titles and table rows, the title of a
- * run, and the time syntax of --window and --frame-step.
+ * figures.c - what the front ends share for figures (figures.h): short
+ * machine names for titles and table rows, the title of a run, the
+ * subtitle of a heatmap and the time syntax of --window and --frame-step.
+ *
+ * Moved down from src/app (issue 20) so that the library draws the same
+ * figures as `collsim run` and `collsim compare`; the texts are unchanged.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/app.h"
+#include "api/figures.h"
 #include "core/units.h"
 #include "io/heatmap.h"
 
-void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len)
+void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
 {
     int rows = m->grid_rows, cols = m->grid_cols;
     const cs_topo_t *t = m->topo;
@@ -30,16 +33,11 @@ void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len)
                  name, cs_topo_nodes(t));
 }
 
-const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t len)
-{
-    return cs_machine_node_label(m, node, buf, len);
-}
-
-void cs_app_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
+void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
                       int ranks, char *buf, size_t len)
 {
     char mach[96], size[32];
-    cs_app_machine_short(m, mach, sizeof mach);
+    cs_figures_machine_short(m, mach, sizeof mach);
     if (!c) {
         snprintf(buf, len, "%s (%d ranks) on %s", program ? program : "program", ranks, mach);
         return;
@@ -52,7 +50,7 @@ void cs_app_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const c
              size, vector ? "" : a->kind == CS_COLL_BARRIER ? " token" : " per rank", a->P, mach);
 }
 
-int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err)
+int cs_figures_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err)
 {
     int64_t ticks;
     double s;
@@ -95,8 +93,8 @@ static void run_metric_text(cs_heatmap_metric_t mt, double v, char *buf, size_t 
         snprintf(buf, len, "%.0f", v);
 }
 
-/* The second line of a heatmap (app.h). */
-void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
+/* The second line of a heatmap (figures.h). */
+void cs_figures_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
                              const cs_heatmap_data_t *d, const char *window_note, char *buf,
                              size_t len)
 {
@@ -111,8 +109,8 @@ void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
         char v[32], a[32], b[32];
         run_metric_text(d->metric, d->val[best], v, sizeof v);
         snprintf(hot, sizeof hot, " \xc2\xb7 hottest %s\xe2\x86\x92%s: %s",
-                 cs_app_node_name(m, cs_topo_channel_src(m->topo, best), a, sizeof a),
-                 cs_app_node_name(m, cs_topo_channel_dst(m->topo, best), b, sizeof b), v);
+                 cs_machine_node_label(m, cs_topo_channel_src(m->topo, best), a, sizeof a),
+                 cs_machine_node_label(m, cs_topo_channel_dst(m->topo, best), b, sizeof b), v);
     }
     snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
              window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(net), hot);
