@@ -115,3 +115,75 @@ void cs_figures_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
     snprintf(buf, len, "%s, %s %s \xe2\x80\x93 %s \xc2\xb7 %s engine%s", metric_what[d->metric],
              window_note, d->t0 == 0 ? "0" : t0, t1, cs_net_engine_name(net), hot);
 }
+
+/* Time buckets (--window, --frames, --timeline) may take this much memory
+ * at most: buckets per channel = this / (channels x a bucket's size). */
+#define FIGURES_BUCKET_BYTES ((size_t)256 << 20)
+#define FIGURES_MAX_BUCKETS 2048
+
+int cs_figures_bucket_count(const cs_machine_t *m)
+{
+    size_t per = (size_t)cs_topo_channels(m->topo) * sizeof(cs_chan_stats_t) + 1;
+    size_t n = FIGURES_BUCKET_BYTES / per;
+    return n < 2 ? 2 : n > FIGURES_MAX_BUCKETS ? FIGURES_MAX_BUCKETS : (int)n;
+}
+
+int cs_figures_parse_window(const char *text, double tick_seconds, cs_figures_window_t *w,
+                            cs_error_t *err)
+{
+    const char *colon;
+    char lo[64], hi[64];
+    int rc;
+    memset(w, 0, sizeof *w);
+    w->w1 = -1;
+    w->text = text;
+    if (!text)
+        return CS_OK;
+    colon = strchr(text, ':');
+    if (!colon || strchr(colon + 1, ':'))
+        return cs_error_set(err, CS_ERR_USAGE, "--window '%s': expected T0:T1 (either may "
+                            "be left out, e.g. 2us: or :1000)", text);
+    snprintf(lo, sizeof lo, "%.*s", (int)(colon - text), text);
+    snprintf(hi, sizeof hi, "%s", colon + 1);
+    w->has = 1;
+    if ((lo[0] && (rc = cs_figures_parse_time(lo, tick_seconds, &w->w0, err))) ||
+        (hi[0] && (rc = cs_figures_parse_time(hi, tick_seconds, &w->w1, err)))) {
+        cs_error_prefix(err, "--window");
+        return rc;
+    }
+    if (w->w1 >= 0 && w->w1 <= w->w0)
+        return cs_error_set(err, CS_ERR_RANGE, "--window '%s': the end must come after "
+                            "the start (%lld <= %lld ticks)", text,
+                            (long long)w->w1, (long long)w->w0);
+    return CS_OK;
+}
+
+int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_result_t *r,
+                       int metric, const cs_figures_window_t *w, const char *title,
+                       const char *path, int *whole_out, cs_error_t *err)
+{
+    cs_heatmap_data_t d;
+    char sub[320];
+    int nchans = cs_topo_channels(m->topo), rc;
+    cs_tick_t w0 = w->has ? w->w0 : 0;
+    cs_tick_t w1 = w->has && w->w1 >= 0 ? w->w1 : r->finish;
+    int whole = !w->has || (w0 == 0 && w1 >= r->finish);
+    if (!whole && w0 >= r->finish)
+        return cs_error_set(err, CS_ERR_RANGE, "--window %s: the run ended at %lld ticks, "
+                            "before the window starts", w->text, (long long)r->finish);
+    if (whole)
+        w1 = r->finish;
+    rc = cs_heatmap_data_from_net(r->net, nchans, (cs_heatmap_metric_t)metric, w0, w1, whole, &d,
+                                  err);
+    if (rc == CS_OK) {
+        cs_figures_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub,
+                                    sizeof sub);
+        rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
+    }
+    cs_heatmap_data_destroy(&d);
+    if (rc)
+        cs_error_prefix(err, "--heatmap");
+    if (whole_out)
+        *whole_out = whole;
+    return rc;
+}

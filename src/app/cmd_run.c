@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/figures.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "engine/exec.h"
@@ -32,10 +33,6 @@
 #include "io/timeline.h"
 #include "machines/machine.h"
 
-/* Time buckets (--window, --frames, --timeline) may take this much memory
- * at most: buckets per channel = this / (channels x a bucket's size). */
-#define RUN_BUCKET_BYTES ((size_t)256 << 20)
-#define RUN_MAX_BUCKETS 2048
 #define RUN_MAX_FRAMES 1000
 #define RUN_DEFAULT_FRAMES 20
 
@@ -239,18 +236,9 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
 
 /* What the figure options mean once the machine's clock is known. */
 typedef struct run_figs {
-    int has_window;
-    cs_tick_t w0, w1;     /* w1 < 0: the end of the run */
-    cs_tick_t step;       /* --frame-step, 0: chosen after the run */
+    cs_figures_window_t win; /* --window */
+    cs_tick_t step;          /* --frame-step, 0: chosen after the run */
 } run_figs_t;
-
-/* Time buckets per channel within RUN_BUCKET_BYTES. */
-static int run_bucket_count(const cs_machine_t *m)
-{
-    size_t per = (size_t)cs_topo_channels(m->topo) * sizeof(cs_chan_stats_t) + 1;
-    size_t n = RUN_BUCKET_BYTES / per;
-    return n < 2 ? 2 : n > RUN_MAX_BUCKETS ? RUN_MAX_BUCKETS : (int)n;
-}
 
 /* Parses --window and --frame-step, checks the output paths and sets the
  * executor's options the figures need. */
@@ -259,26 +247,8 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
 {
     int rc;
     memset(fg, 0, sizeof *fg);
-    fg->w1 = -1;
-    if (a->window) {
-        const char *colon = strchr(a->window, ':');
-        char lo[64], hi[64];
-        if (!colon || strchr(colon + 1, ':'))
-            return cs_error_set(err, CS_ERR_USAGE, "--window '%s': expected T0:T1 (either may "
-                                "be left out, e.g. 2us: or :1000)", a->window);
-        snprintf(lo, sizeof lo, "%.*s", (int)(colon - a->window), a->window);
-        snprintf(hi, sizeof hi, "%s", colon + 1);
-        fg->has_window = 1;
-        if ((lo[0] && (rc = cs_figures_parse_time(lo, m->tick_seconds, &fg->w0, err))) ||
-            (hi[0] && (rc = cs_figures_parse_time(hi, m->tick_seconds, &fg->w1, err)))) {
-            cs_error_prefix(err, "--window");
-            return rc;
-        }
-        if (fg->w1 >= 0 && fg->w1 <= fg->w0)
-            return cs_error_set(err, CS_ERR_RANGE, "--window '%s': the end must come after "
-                                "the start (%lld <= %lld ticks)", a->window,
-                                (long long)fg->w1, (long long)fg->w0);
-    }
+    if ((rc = cs_figures_parse_window(a->window, m->tick_seconds, &fg->win, err)))
+        return rc;
     if (a->frame_step) {
         if ((rc = cs_figures_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
             cs_error_prefix(err, "--frame-step");
@@ -296,11 +266,11 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
      * whether it can be */
     if (a->frames && (rc = cs_app_check_folder("--frames", a->frames, err)))
         return rc;
-    if (fg->has_window || a->frames || a->timeline) {
+    if (fg->win.has || a->frames || a->timeline) {
         /* frames get buckets of their own step, so that each frame is a
          * whole number of buckets while the run fits */
         opts->bucket_width = fg->step ? fg->step : 1;
-        opts->max_buckets = run_bucket_count(m);
+        opts->max_buckets = cs_figures_bucket_count(m);
     }
     opts->record_messages = a->timeline != NULL;
     opts->record_op_times = a->timeline != NULL;
@@ -311,29 +281,12 @@ static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const c
                              cs_heatmap_t *h, const run_figs_t *fg, const char *title,
                              FILE *say, cs_error_t *err)
 {
-    cs_heatmap_data_t d;
-    char sub[320];
-    int nchans = cs_topo_channels(m->topo), rc;
-    cs_tick_t w0 = fg->has_window ? fg->w0 : 0;
-    cs_tick_t w1 = fg->has_window && fg->w1 >= 0 ? fg->w1 : r->finish;
-    int whole = !fg->has_window || (w0 == 0 && w1 >= r->finish);
-    if (!whole && w0 >= r->finish)
-        return cs_error_set(err, CS_ERR_RANGE, "--window %s: the run ended at %lld ticks, "
-                            "before the window starts", a->window, (long long)r->finish);
-    if (whole)
-        w1 = r->finish;
-    rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, w0, w1, whole, &d, err);
-    if (rc == CS_OK) {
-        cs_figures_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub, sizeof sub);
-        rc = cs_heatmap_write(h, &d, title, sub, 0, a->heatmap, err);
-    }
+    int whole = 1;
+    int rc = cs_figures_heatmap(h, m, r, a->metric, &fg->win, title, a->heatmap, &whole, err);
     if (rc == CS_OK && say)
         fprintf(say, "heatmap   %s (%s, %s layout%s)\n", a->heatmap,
                 cs_heatmap_metric_name(a->metric), cs_heatmap_layout_name(h),
                 whole ? "" : ", window");
-    cs_heatmap_data_destroy(&d);
-    if (rc)
-        cs_error_prefix(err, "--heatmap");
     return rc;
 }
 
