@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "api/figures.h"
+#include "api/replay.h"
 #include "api/report.h"
 #include "api/sizes.h"
 #include "api/request.h"
@@ -119,10 +120,6 @@ int cs_app_split_list(char *buf, const char *blanks, const char **items, int max
  * sources "§"): one column per code point, not per byte; 0 for NULL. */
 int cs_app_text_width(const char *s);
 
-/* perm[0..n) gets a shuffle of 0..n-1 (Fisher-Yates driven by splitmix64
- * from `seed`): the same permutation for a seed on every platform. */
-void cs_app_shuffle(int n, uint64_t seed, int32_t *perm);
-
 /* ---- results (main.c) ---------------------------------------------------- */
 
 /* The JSON result (api/report.h: cs_report_json, with the model of
@@ -152,10 +149,5 @@ void cs_app_progress_done(cs_app_progress_t *p);
 /* Lets a run of machine time tick_seconds draw on p: sets opts->poll
  * (only when the bar can show) and opts->poll_ctx. */
 void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_opts_t *opts);
-
-/* Replay's --map file (`rank node` per line; map[0..P) gets each rank's
- * node), public for tests/fuzz. */
-int cs_app_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *map,
-                           cs_error_t *err);
 
 #endif

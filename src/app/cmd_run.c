@@ -181,13 +181,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
     }
     cs_app_no_operands("run", argc, argv);
     const cs_request_t *r = &a->req;
-    if (!r->machine)
-        cs_app_usage_error("run", "missing --machine SPEC");
-    if (r->program && r->coll)
-        cs_app_usage_error("run", "--program and --coll exclude each other: run a GOAL "
-                                  "schedule or a collective algorithm");
-    if (!r->program && !r->coll)
-        cs_app_usage_error("run", "missing --program FILE or --coll NAME");
+    if (cs_request_check_kind(r, 1, &err) != CS_OK)
+        cs_app_usage_error("run", "%s", err.msg);
     if (a->heatmap && cs_heatmap_check_path(a->heatmap, &err) != CS_OK)
         cs_app_usage_error("run", "--heatmap: %s", err.msg);
     if (!a->heatmap && !a->frames && (a->has_metric || a->window))
@@ -200,16 +195,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                   "the whole run)");
     if (a->timeline_limit && !a->timeline)
         cs_app_usage_error("run", "--timeline-limit needs --timeline FILE");
-    if (r->windowed && (r->validate || a->timeline))
-        cs_app_usage_error("run", "--windowed and %s exclude each other: it reads every op of "
-                           "the whole program", r->validate ? "--validate" : "--timeline");
-    if (!r->coll) {
-        const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
-                         : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
-                         : r->validate ? "--validate" : r->windowed ? "--windowed" : NULL;
-        if (only)
-            cs_app_usage_error("run", "%s needs --coll (it describes a collective run)", only);
-    }
+    if (cs_request_check_keys(r, a->timeline != NULL, &err) != CS_OK)
+        cs_app_usage_error("run", "%s", err.msg);
 }
 
 /* The summary (docs/cli.md): the lines of api/report.h in their order, with
