@@ -34,6 +34,7 @@
 #include "api/sizes.h"
 #include "coll/coll.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "io/heatmap.h"
 #include "io/result_json.h"
 #include "io/timeline.h"
@@ -41,21 +42,22 @@
 #include "topo/topo.h"
 
 /* The statuses are the library's own numbers (collsim.h promises it). */
-_Static_assert(COLLSIM_OK == CS_OK && COLLSIM_ERR_USAGE == CS_ERR_USAGE &&
-               COLLSIM_ERR_PARSE == CS_ERR_PARSE && COLLSIM_ERR_IO == CS_ERR_IO &&
-               COLLSIM_ERR_NOMEM == CS_ERR_NOMEM && COLLSIM_ERR_RANGE == CS_ERR_RANGE &&
-               COLLSIM_ERR_DEADLOCK == CS_ERR_DEADLOCK &&
-               COLLSIM_ERR_RUNTIME == CS_ERR_RUNTIME &&
-               COLLSIM_ERR_VALIDATE == CS_ERR_VALIDATE &&
-               COLLSIM_ERR_INTERNAL == CS_ERR_INTERNAL &&
-               COLLSIM_ERR_CANCELLED == CS_ERR_CANCELLED && COLLSIM_ERR_OOM == CS_ERR_OOM,
+#define COLLSIM_SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(COLLSIM_SAME(COLLSIM_OK, CS_OK) && COLLSIM_SAME(COLLSIM_ERR_USAGE, CS_ERR_USAGE) &&
+               COLLSIM_SAME(COLLSIM_ERR_PARSE, CS_ERR_PARSE) &&
+               COLLSIM_SAME(COLLSIM_ERR_IO, CS_ERR_IO) &&
+               COLLSIM_SAME(COLLSIM_ERR_NOMEM, CS_ERR_NOMEM) &&
+               COLLSIM_SAME(COLLSIM_ERR_RANGE, CS_ERR_RANGE) &&
+               COLLSIM_SAME(COLLSIM_ERR_DEADLOCK, CS_ERR_DEADLOCK) &&
+               COLLSIM_SAME(COLLSIM_ERR_RUNTIME, CS_ERR_RUNTIME) &&
+               COLLSIM_SAME(COLLSIM_ERR_VALIDATE, CS_ERR_VALIDATE) &&
+               COLLSIM_SAME(COLLSIM_ERR_INTERNAL, CS_ERR_INTERNAL) &&
+               COLLSIM_SAME(COLLSIM_ERR_CANCELLED, CS_ERR_CANCELLED) &&
+               COLLSIM_SAME(COLLSIM_ERR_OOM, CS_ERR_OOM),
                "collsim_status and cs_status_t differ");
 _Static_assert(COLLSIM_MESSAGE_MAX == CS_ERROR_MSG_MAX, "message sizes differ");
 /* The cancel flag is handed to the executor as its sig_atomic_t flag. */
 _Static_assert(sizeof(sig_atomic_t) == sizeof(int), "sig_atomic_t is not an int");
-
-#define COLLSIM_STR2(x) #x
-#define COLLSIM_STR(x) COLLSIM_STR2(x)
 
 struct collsim_machine {
     cs_machine_t *m;
@@ -72,7 +74,11 @@ struct collsim_request {
 };
 
 struct collsim_result {
-    cs_request_run_t run;
+    cs_request_run_t run;      /* the machine (borrowed) and the executor's result */
+    cs_replay_run_t replay;    /* a trace's program and placement */
+    const cs_program_t *prog;  /* run.program or replay.p */
+    const cs_request_coll_t *coll; /* the collective, or NULL */
+    const int32_t *rank_to_node;   /* NULL: rank r on node r */
     collsim_machine *own;      /* the machine collsim_run opened, or NULL */
     const collsim_machine *machine;
     char *program;             /* the request's program path (figure titles) */
@@ -342,20 +348,20 @@ void collsim_result_free(collsim_result *res)
     if (!res)
         return;
     cs_request_run_destroy(&res->run);
+    cs_replay_run_destroy(&res->replay);
     collsim_machine_close(res->own);
     free(res->program);
     free(res->window_text);
     free(res);
 }
 
-/* The executor's options of request r for result res: the request's own,
- * the buckets and records the figures need, the cancel flag. */
+/* Adds to the executor's options of request r what the result needs: the
+ * buckets and records of the figures, the cancel flag. */
 static int collsim_exec_opts(const collsim_request *r, collsim_result *res, cs_exec_opts_t *opts,
                              cs_error_t *e)
 {
     const cs_machine_t *m = res->run.machine;
     int rc;
-    cs_request_exec_opts(&r->req, &res->run, opts);
     if (r->record_window) {
         res->window_text = cs_strdup(r->record_window);
         if ((rc = cs_figures_parse_window(res->window_text, m->tick_seconds, &res->win, e))) {
@@ -374,6 +380,29 @@ static int collsim_exec_opts(const collsim_request *r, collsim_result *res, cs_e
     return CS_OK;
 }
 
+/* A trace replayed on m (`collsim replay`). */
+static int collsim_do_replay(collsim_machine *m, const collsim_request *r, collsim_result *res,
+                             int *keep, cs_error_t *e)
+{
+    cs_exec_opts_t opts;
+    int rc;
+    res->run.machine = m->m;
+    res->run.machine_borrowed = 1;
+    if ((rc = cs_replay_check_request(&r->req, e)) ||
+        (rc = cs_request_check_keys(&r->req, 0, e)) ||
+        (rc = cs_replay_load(&r->replay, m->m, &res->replay, e)))
+        return rc;
+    res->prog = res->replay.p;
+    res->rank_to_node = res->replay.place.rank_to_node;
+    res->program = cs_strdup(r->replay.trace);
+    cs_replay_exec_opts(&r->req, &res->replay, &opts);
+    if ((rc = collsim_exec_opts(r, res, &opts, e)))
+        return rc;
+    rc = cs_request_exec(m->m, res->prog, &opts, &res->run.result, e);
+    *keep = rc == CS_OK || res->run.result.net != NULL;
+    return rc;
+}
+
 /* Checks which keys go together, prepares, builds and runs.  Returns the
  * status; *keep tells whether res holds a run that can be read. */
 static int collsim_do_run(collsim_machine *m, const collsim_request *r, collsim_result *res,
@@ -383,16 +412,21 @@ static int collsim_do_run(collsim_machine *m, const collsim_request *r, collsim_
     int rc;
     *keep = 0;
     if (r->replay.trace)
-        return cs_replay_request_check(&r->replay, &r->req, e);
+        return collsim_do_replay(m, r, res, keep, e);
     if ((rc = cs_replay_check_unused(&r->replay, e)) ||
         (rc = cs_request_check_kind(&r->req, 0, e)) ||
         (rc = cs_request_check_keys(&r->req, r->record_timeline, e)) ||
         (rc = cs_request_prepare_on(&r->req, m->m, &res->run, e)) ||
-        (rc = cs_request_build(&r->req, &res->run, e)) ||
-        (rc = collsim_exec_opts(r, res, &opts, e)))
+        (rc = cs_request_build(&r->req, &res->run, e)))
         return rc;
+    res->prog = res->run.program;
+    res->coll = res->run.is_coll ? &res->run.coll : NULL;
+    res->rank_to_node = res->run.coll.rank_to_node;
     if (r->req.program)
         res->program = cs_strdup(r->req.program);
+    cs_request_exec_opts(&r->req, &res->run, &opts);
+    if ((rc = collsim_exec_opts(r, res, &opts, e)))
+        return rc;
     rc = cs_request_run(&res->run, &opts, e);
     if (rc == CS_ERR_VALIDATE) {
         /* a wrong placement is a result (collsim_result_validated), not a
@@ -529,10 +563,8 @@ int collsim_result_channel_records(const collsim_result *res, collsim_channel *o
 
 static int collsim_json_to(FILE *f, const collsim_result *res, int flags, cs_error_t *e)
 {
-    const cs_request_run_t *run = &res->run;
-    return cs_report_json(f, !(flags & COLLSIM_NO_TIMING), run->machine, run->program,
-                          &run->result, res->validated > 0, 0, run->is_coll ? &run->coll : NULL,
-                          e);
+    return cs_report_json(f, !(flags & COLLSIM_NO_TIMING), res->run.machine, res->prog,
+                          &res->run.result, res->validated > 0, 0, res->coll, e);
 }
 
 int collsim_result_json(const collsim_result *res, int flags, char **out, size_t *len,
@@ -569,10 +601,8 @@ int collsim_result_write_json(const collsim_result *res, int flags, const char *
     int rc;
     if (!path)
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "--json: the path is NULL");
-    if ((rc = cs_outfile_open(path, &o, &e))) {
-        cs_error_prefix(&e, "--json");
+    if ((rc = cs_outfile_open("--json", path, &o, &e)))
         return collsim_fail(err, &e);
-    }
     rc = collsim_json_to(cs_outfile_stream(o), res, flags, &e);
     if (rc == CS_OK)
         rc = cs_outfile_commit(o, &e);
@@ -587,9 +617,8 @@ int collsim_result_write_json(const collsim_result *res, int flags, const char *
 /* The title of the result's figures (as `collsim run` gives them). */
 static void collsim_title(const collsim_result *res, char *buf, size_t len)
 {
-    const cs_request_run_t *run = &res->run;
-    cs_figures_run_title(run->machine, run->is_coll ? &run->coll : NULL, res->program,
-                         cs_program_nranks(run->program), buf, len);
+    cs_figures_run_title(res->run.machine, res->coll, res->program,
+                         cs_program_nranks(res->prog), buf, len);
 }
 
 int collsim_result_heatmap(const collsim_result *res, const char *path, const char *metric,
@@ -639,10 +668,8 @@ int collsim_result_timeline(const collsim_result *res, const char *path, collsim
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "--timeline needs the request's "
                                  "record=timeline (the run keeps every message only then)");
     collsim_title(res, title, sizeof title);
-    cs_timeline_opts_t to = {0, 0, run->is_coll ? run->coll.rank_to_node : run->replay_map,
-                             title};
-    if ((rc = cs_timeline_write(path, run->machine, run->program, &run->result, &to, NULL,
-                                &e))) {
+    cs_timeline_opts_t to = {0, 0, res->rank_to_node, title};
+    if ((rc = cs_timeline_write(path, run->machine, res->prog, &run->result, &to, NULL, &e))) {
         cs_error_prefix(&e, "--timeline");
         return collsim_fail(err, &e);
     }
