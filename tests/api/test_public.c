@@ -692,9 +692,9 @@ Test(public, two_threads_at_once)
 
 /* ---- reuse on every machine type ----------------------------------------------------- */
 
-/* The JSON of allreduce of 4 KiB on spec: on m when given, else on a
+/* The JSON of collective coll of `bytes` on spec: on m when given, else on a
  * machine of its own. */
-static char *allreduce_json(collsim_machine *m, const char *spec, const char *coll,
+static char *coll_json(collsim_machine *m, const char *spec, const char *coll,
                             const char *bytes)
 {
     const char *kv[] = {"machine", spec, "coll", coll, "bytes", bytes, NULL};
@@ -720,10 +720,10 @@ Test(public, run_on_every_machine_type)
         collsim_machine *m;
         collsim_error e;
         cr_assert_eq(collsim_machine_open(specs[i], &m, &e), COLLSIM_OK, "%s", e.message);
-        char *fresh = allreduce_json(NULL, specs[i], "allreduce", "4KiB");
-        collsim_free(allreduce_json(m, specs[i], "alltoall", "1KiB"));
-        collsim_free(allreduce_json(m, specs[i], "broadcast", "64KiB"));
-        char *again = allreduce_json(m, specs[i], "allreduce", "4KiB");
+        char *fresh = coll_json(NULL, specs[i], "allreduce", "4KiB");
+        collsim_free(coll_json(m, specs[i], "alltoall", "1KiB"));
+        collsim_free(coll_json(m, specs[i], "broadcast", "64KiB"));
+        char *again = coll_json(m, specs[i], "allreduce", "4KiB");
         cr_assert_str_eq(again, fresh, "%s", specs[i]);
         collsim_free(fresh);
         collsim_free(again);
