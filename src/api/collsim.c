@@ -61,14 +61,23 @@ _Static_assert(COLLSIM_MESSAGE_MAX == CS_ERROR_MSG_MAX, "message sizes differ");
 /* The cancel flag is handed to the executor as its sig_atomic_t flag. */
 _Static_assert(sizeof(sig_atomic_t) == sizeof(int), "sig_atomic_t is not an int");
 
+/* Every key, in the order of collsim.h (the message of an unknown key). */
+static const char *const collsim_keys[] = {
+    "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
+    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "mode", "queue",
+    "force", "record", NULL};
+#define COLLSIM_NKEYS ((int)(sizeof collsim_keys / sizeof collsim_keys[0]) - 1)
+
 struct collsim_machine {
     cs_machine_t *m;
 };
 
 struct collsim_request {
-    cs_request_t req;          /* its strings point into `owned` */
-    char **owned;              /* every value kept, freed with the request */
-    int nowned, capowned;
+    cs_request_t req;          /* its strings point into `value` and `repeated` */
+    char *value[COLLSIM_NKEYS];/* the copy of each key's current value */
+    char **repeated;           /* the copies of repeatable keys' values (opt,
+                                  algo-for: bounded by their own limits) */
+    int nrepeated, caprepeated;
     int record_timeline;       /* record=timeline */
     const char *record_window; /* record=window:T0:T1: "T0:T1" (owned), or NULL */
     cs_replay_t replay;        /* trace, format, map, algo-for, flops */
@@ -243,18 +252,13 @@ double collsim_machine_tick_seconds(const collsim_machine *m)
 
 /* ---- requests ---------------------------------------------------------------- */
 
-/* Every key, in the order of collsim.h (the message of an unknown key). */
-static const char *const collsim_keys[] = {
-    "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
-    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "mode", "queue",
-    "force", "record", NULL};
-
-static int collsim_is_key(const char *key)
+/* The index of key in collsim_keys, or -1. */
+static int collsim_key_index(const char *key)
 {
     for (int i = 0; collsim_keys[i]; i++)
         if (!strcmp(key, collsim_keys[i]))
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
 static int collsim_unknown_key(const char *key, collsim_error *err)
@@ -282,23 +286,44 @@ void collsim_request_free(collsim_request *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < r->nowned; i++)
-        free(r->owned[i]);
-    free(r->owned);
+    for (int i = 0; i < COLLSIM_NKEYS; i++)
+        free(r->value[i]);
+    for (int i = 0; i < r->nrepeated; i++)
+        free(r->repeated[i]);
+    free(r->repeated);
     free(r);
 }
 
-/* Keeps a copy of value for the request's lifetime. */
-static char *collsim_keep(collsim_request *r, const char *value)
+/* A copy of value for key k: kept for the request's lifetime when k is
+ * repeatable, else until the key's next value. */
+typedef struct collsim_copy {
+    char *text;
+    int key;
+} collsim_copy_t;
+
+static collsim_copy_t collsim_copy(const char *value, int key)
 {
-    r->owned = cs_grow(r->owned, r->nowned, &r->capowned, 8, sizeof *r->owned);
-    return r->owned[r->nowned++] = cs_strdup(value);
+    collsim_copy_t c = {cs_strdup(value), key};
+    return c;
 }
 
-/* Drops the copy made last (the value was refused). */
-static void collsim_unkeep(collsim_request *r)
+static int collsim_is_repeatable(int key)
 {
-    free(r->owned[--r->nowned]);
+    return !strcmp(collsim_keys[key], "opt") || !strcmp(collsim_keys[key], "algo-for");
+}
+
+/* The copy was taken: it replaces the key's previous value (which nothing
+ * points to any more) or joins the repeated ones. */
+static void collsim_commit(collsim_request *r, collsim_copy_t c)
+{
+    if (collsim_is_repeatable(c.key)) {
+        r->repeated = cs_grow(r->repeated, r->nrepeated, &r->caprepeated, 8,
+                              sizeof *r->repeated);
+        r->repeated[r->nrepeated++] = c.text;
+    } else {
+        free(r->value[c.key]);
+        r->value[c.key] = c.text;
+    }
 }
 
 static int collsim_is_flag(const char *key)
@@ -317,7 +342,9 @@ static int collsim_set_record(collsim_request *r, const char *value, collsim_err
         r->record_window = NULL;
     } else if (!strncmp(value, "window:", 7) && strchr(value + 7, ':') &&
                !strchr(strchr(value + 7, ':') + 1, ':')) {
-        r->record_window = collsim_keep(r, value + 7);
+        collsim_copy_t c = collsim_copy(value + 7, collsim_key_index("record"));
+        r->record_window = c.text;
+        collsim_commit(r, c);
     } else {
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "record: unknown value '%s'; valid: "
                                  "timeline, window:T0:T1 (either time may be left out), none",
@@ -331,8 +358,8 @@ static int request_set_in_c(collsim_request *r, const char *key, const char *val
                         collsim_error *err)
 {
     cs_error_t e;
-    int rc;
-    if (!key || !collsim_is_key(key))
+    int rc, k = key ? collsim_key_index(key) : -1;
+    if (k < 0)
         return collsim_unknown_key(key, err);
     if (collsim_is_flag(key)) {
         if (value && !strcmp(value, "0")) {
@@ -345,26 +372,26 @@ static int request_set_in_c(collsim_request *r, const char *key, const char *val
             collsim_ok(err);
             return COLLSIM_OK;
         }
-        value = "1";
+        value = "1"; /* a constant: flags keep no text */
+        if ((rc = cs_request_set(&r->req, key, value, &e)))
+            return collsim_fail(err, &e);
+        collsim_ok(err);
+        return COLLSIM_OK;
     }
     if (!value)
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "%s: needs a value", key);
     if (!strcmp(key, "record"))
         return collsim_set_record(r, value, err);
-    if (cs_replay_is_key(key)) {
-        char *copy = collsim_keep(r, value);
-        if ((rc = cs_replay_set(&r->replay, key, copy, &e))) {
-            collsim_unkeep(r);
-            return collsim_fail(err, &e);
-        }
-        collsim_ok(err);
-        return COLLSIM_OK;
-    }
-    char *copy = collsim_keep(r, value);
-    if ((rc = cs_request_set(&r->req, key, copy, &e))) {
-        collsim_unkeep(r);
+    collsim_copy_t c = collsim_copy(value, k);
+    if (cs_replay_is_key(key))
+        rc = cs_replay_set(&r->replay, key, c.text, &e);
+    else
+        rc = cs_request_set(&r->req, key, c.text, &e);
+    if (rc) {
+        free(c.text); /* refused: the request still points to the old value */
         return collsim_fail(err, &e);
     }
+    collsim_commit(r, c);
     collsim_ok(err);
     return COLLSIM_OK;
 }
