@@ -183,8 +183,8 @@ class Machine:
         """"cerebras mesh 8x8", "cell eib of 24 nodes": the `machine` column
         of `collsim compare --csv` (needs collsim_machine_name)."""
         f = getattr(_C, "collsim_machine_name", None)
-        if f is None:
-            raise Error(9, "collsim_machine_name: not in this libcollsim")
+        if f is None:  # an older library: the type and the size only
+            return "%s of %d nodes" % (self.type, self.nodes)
         return _text_of(lambda buf, n: f(self._h, buf, n))
 
     def node_name(self, node):
