@@ -115,6 +115,35 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
     return CS_OK;
 }
 
+int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *err)
+{
+    if (need_machine && !r->machine)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --machine SPEC");
+    if (r->program && r->coll)
+        return cs_error_set(err, CS_ERR_USAGE, "--program and --coll exclude each other: run a "
+                            "GOAL schedule or a collective algorithm");
+    if (!r->program && !r->coll)
+        return cs_error_set(err, CS_ERR_USAGE, "missing --program FILE or --coll NAME");
+    return CS_OK;
+}
+
+int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
+{
+    if (r->windowed && (r->validate || timeline))
+        return cs_error_set(err, CS_ERR_USAGE, "--windowed and %s exclude each other: it reads "
+                            "every op of the whole program",
+                            r->validate ? "--validate" : "--timeline");
+    if (!r->coll) {
+        const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
+                         : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
+                         : r->validate ? "--validate" : r->windowed ? "--windowed" : NULL;
+        if (only)
+            return cs_error_set(err, CS_ERR_USAGE, "%s needs --coll (it describes a collective "
+                                "run)", only);
+    }
+    return CS_OK;
+}
+
 /* The queue kinds are enumerated through cs_queue_kind_name (which names an
  * unknown kind "unknown"), so that a new implementation in core/queue shows
  * up in --queue, in help texts and in `collsim bench` without edits here. */
@@ -410,7 +439,8 @@ void cs_request_run_destroy(cs_request_run_t *run)
         cs_progen_free(run->gen); /* its program too */
     else
         cs_program_free(run->program);
-    cs_machine_free(run->machine);
+    if (!run->machine_borrowed)
+        cs_machine_free(run->machine);
     memset(run, 0, sizeof *run);
 }
 
@@ -424,6 +454,20 @@ int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t 
                             "collective (--program or --coll)");
     if ((rc = cs_machine_new(r->machine, &run->machine, err)))
         return rc;
+    run->is_coll = r->coll != NULL;
+    if (run->is_coll)
+        return cs_request_coll_prepare(r, run->machine, &run->coll, err);
+    return CS_OK;
+}
+
+int cs_request_prepare_on(const cs_request_t *r, cs_machine_t *m, cs_request_run_t *run,
+                          cs_error_t *err)
+{
+    if (!r->program == !r->coll)
+        return cs_error_set(err, CS_ERR_USAGE, "a request runs either a program or a "
+                            "collective (--program or --coll)");
+    run->machine = m;
+    run->machine_borrowed = 1;
     run->is_coll = r->coll != NULL;
     if (run->is_coll)
         return cs_request_coll_prepare(r, run->machine, &run->coll, err);

@@ -76,6 +76,15 @@ int cs_request_queue_kinds(void);
 void cs_request_queue_names(char *buf, size_t len, const char *sep);
 int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *err);
 
+/* Which fields go together, with the messages of `collsim run`:
+ * cs_request_check_kind wants a machine (unless need_machine is 0: a front
+ * end that has one open) and exactly one of program and collective;
+ * cs_request_check_keys refuses the collective's fields without a
+ * collective and windowed with validate or (timeline non-zero) a timeline.
+ * CS_ERR_USAGE. */
+int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *err);
+int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err);
+
 /* ---- a collective resolved against a machine ---------------------------- */
 
 /* A collective ready for cs_coll_build(c->algo, &c->args, ...): the
@@ -133,6 +142,7 @@ typedef struct cs_request_run {
     cs_coll_check_t *check;   /* owned; NULL without validate */
     cs_exec_result_t result;
     int validated;            /* the run was checked and passed */
+    int machine_borrowed;     /* machine is the caller's (cs_request_prepare_on) */
 } cs_request_run_t;
 
 void cs_request_run_init(cs_request_run_t *run);
@@ -141,6 +151,11 @@ void cs_request_run_destroy(cs_request_run_t *run);
 /* Makes the machine (run->machine stays set when a later step fails) and,
  * for a collective, resolves it (cs_request_coll_prepare). */
 int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err);
+/* The same on machine m, already open (r->machine is ignored): run borrows
+ * it, so m must outlive run.  Runs on one machine one after the other are
+ * independent (a machine keeps no state of a run). */
+int cs_request_prepare_on(const cs_request_t *r, cs_machine_t *m, cs_request_run_t *run,
+                          cs_error_t *err);
 /* Builds the collective's program (errors prefixed "COLL/ALGO: ") and the
  * validation checker, or reads the GOAL program and checks that it fits the
  * machine. */

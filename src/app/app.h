@@ -17,7 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "api/figures.h"
+#include "api/replay.h"
 #include "api/report.h"
+#include "api/sizes.h"
 #include "api/request.h"
 #include "coll/coll.h"
 #include "core/error.h"
@@ -117,10 +120,6 @@ int cs_app_split_list(char *buf, const char *blanks, const char **items, int max
  * sources "§"): one column per code point, not per byte; 0 for NULL. */
 int cs_app_text_width(const char *s);
 
-/* perm[0..n) gets a shuffle of 0..n-1 (Fisher-Yates driven by splitmix64
- * from `seed`): the same permutation for a seed on every platform. */
-void cs_app_shuffle(int n, uint64_t seed, int32_t *perm);
-
 /* ---- results (main.c) ---------------------------------------------------- */
 
 /* The JSON result (api/report.h: cs_report_json, with the model of
@@ -150,34 +149,5 @@ void cs_app_progress_done(cs_app_progress_t *p);
 /* Lets a run of machine time tick_seconds draw on p: sets opts->poll
  * (only when the bar can show) and opts->poll_ctx. */
 void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_opts_t *opts);
-
-/* ---- figures (figures.c) ------------------------------------------------ */
-
-/* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
-void cs_app_machine_short(const cs_machine_t *m, char *buf, size_t len);
-/* The machine's name for node n (its node_label, else the id), in buf. */
-const char *cs_app_node_name(const cs_machine_t *m, int node, char *buf, size_t len);
-/* The title of a run's figures: "allreduce/ring, 1 MiB, 64 ranks on
- * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
-void cs_app_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
-                      int ranks, char *buf, size_t len);
-/* The second line of a heatmap: the metric, the window ("whole run",
- * "window", "frame 3 of 20,") with its times, the engine and the hottest
- * channel with its value. */
-struct cs_heatmap_data;
-void cs_app_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
-                             const struct cs_heatmap_data *d, const char *window_note, char *buf,
-                             size_t len);
-/* A time: a whole number of ticks ("1000") or a duration with a unit
- * ("2.5us"), converted to ticks of tick_seconds (rounded). */
-int cs_app_parse_time(const char *text, double tick_seconds, cs_tick_t *out, cs_error_t *err);
-
-/* Two option parsers of the subcommands, public for tests/fuzz:
- * sweep's --bytes list (N, LO..HI[:xF|:+S], comma-separated; *sizes is
- * allocated, ascending and distinct, the caller frees it) and replay's
- * --map file (`rank node` per line; map[0..P) gets each rank's node). */
-int cs_app_sweep_parse_sizes(const char *text, int64_t **sizes, int *n, cs_error_t *err);
-int cs_app_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *map,
-                           cs_error_t *err);
 
 #endif

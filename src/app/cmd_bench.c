@@ -5,7 +5,7 @@
  *
  * Workloads are built in code with the cs_program_* API so that they need no
  * files and are identical on every machine; the permutation uses a fixed
- * PRNG (splitmix64, cs_app_shuffle) with a fixed seed for the same reason.
+ * PRNG (splitmix64, cs_shuffle) with a fixed seed for the same reason.
  *
  * Each run (workload x mode x queue) executes in a forked child, so that the
  * peak resident set size the child reports (getrusage ru_maxrss) belongs to
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/shuffle.h"
 #include "coll/coll.h"
 #include "engine/exec.h"
 #include "engine/net.h"
@@ -92,13 +93,13 @@ static int bench_build_ring(const cs_machine_t *m, const char *path, cs_program_
     return bench_finish(p, "bench:ring-shift", out, err);
 }
 
-/* A uniformly shuffled permutation (cs_app_shuffle: the same sequence on
+/* A uniformly shuffled permutation (cs_shuffle: the same sequence on
  * every platform, which is all a fixed benchmark needs) with its fixed
  * points removed by swapping each with its successor (neither position is
  * fixed afterwards), so that every rank really sends over the network. */
 static void bench_permutation(int n, uint64_t seed, int32_t *perm)
 {
-    cs_app_shuffle(n, seed, perm);
+    cs_shuffle(n, seed, perm);
     for (int i = 0; n > 1 && i < n; i++) {
         if (perm[i] == i) {
             int k = (i + 1) % n;

@@ -204,7 +204,7 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     const cs_machine_t *m = run.machine;
     const cs_exec_result_t *res = &run.result;
     if (m) {
-        cs_app_machine_short(m, row->name, sizeof row->name);
+        cs_figures_machine_short(m, row->name, sizeof row->name);
         snprintf(row->norm, sizeof row->norm, "%s", m->spec);
     }
     if (rc == CS_OK)
@@ -229,8 +229,8 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         if (c >= 0) {
             char u[32], v[32];
             snprintf(row->link, sizeof row->link, "%s\xe2\x86\x92%s",
-                     cs_app_node_name(m, cs_topo_channel_src(m->topo, c), u, sizeof u),
-                     cs_app_node_name(m, cs_topo_channel_dst(m->topo, c), v, sizeof v));
+                     cs_machine_node_label(m, cs_topo_channel_src(m->topo, c), u, sizeof u),
+                     cs_machine_node_label(m, cs_topo_channel_dst(m->topo, c), v, sizeof v));
             row->link_util = res->finish > 0 ? (double)cs_net_chan_stats(res->net, c)->busy /
                                                    (double)res->finish
                                              : 0;
@@ -244,13 +244,13 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type->name);
         snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
-        cs_app_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
+        cs_figures_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)
             rc = cs_heatmap_data_from_net(res->net, cs_topo_channels(m->topo), a->metric, 0,
                                           res->finish, 1, &d, err);
         if (rc == CS_OK) {
-            cs_app_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
+            cs_figures_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
             rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
         }
         if (rc)

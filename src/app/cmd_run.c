@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/figures.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "engine/exec.h"
@@ -32,10 +33,6 @@
 #include "io/timeline.h"
 #include "machines/machine.h"
 
-/* Time buckets (--window, --frames, --timeline) may take this much memory
- * at most: buckets per channel = this / (channels x a bucket's size). */
-#define RUN_BUCKET_BYTES ((size_t)256 << 20)
-#define RUN_MAX_BUCKETS 2048
 #define RUN_MAX_FRAMES 1000
 #define RUN_DEFAULT_FRAMES 20
 
@@ -184,13 +181,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
     }
     cs_app_no_operands("run", argc, argv);
     const cs_request_t *r = &a->req;
-    if (!r->machine)
-        cs_app_usage_error("run", "missing --machine SPEC");
-    if (r->program && r->coll)
-        cs_app_usage_error("run", "--program and --coll exclude each other: run a GOAL "
-                                  "schedule or a collective algorithm");
-    if (!r->program && !r->coll)
-        cs_app_usage_error("run", "missing --program FILE or --coll NAME");
+    if (cs_request_check_kind(r, 1, &err) != CS_OK)
+        cs_app_usage_error("run", "%s", err.msg);
     if (a->heatmap && cs_heatmap_check_path(a->heatmap, &err) != CS_OK)
         cs_app_usage_error("run", "--heatmap: %s", err.msg);
     if (!a->heatmap && !a->frames && (a->has_metric || a->window))
@@ -203,16 +195,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                   "the whole run)");
     if (a->timeline_limit && !a->timeline)
         cs_app_usage_error("run", "--timeline-limit needs --timeline FILE");
-    if (r->windowed && (r->validate || a->timeline))
-        cs_app_usage_error("run", "--windowed and %s exclude each other: it reads every op of "
-                           "the whole program", r->validate ? "--validate" : "--timeline");
-    if (!r->coll) {
-        const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
-                         : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
-                         : r->validate ? "--validate" : r->windowed ? "--windowed" : NULL;
-        if (only)
-            cs_app_usage_error("run", "%s needs --coll (it describes a collective run)", only);
-    }
+    if (cs_request_check_keys(r, a->timeline != NULL, &err) != CS_OK)
+        cs_app_usage_error("run", "%s", err.msg);
 }
 
 /* The summary (docs/cli.md): the lines of api/report.h in their order, with
@@ -239,18 +223,9 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
 
 /* What the figure options mean once the machine's clock is known. */
 typedef struct run_figs {
-    int has_window;
-    cs_tick_t w0, w1;     /* w1 < 0: the end of the run */
-    cs_tick_t step;       /* --frame-step, 0: chosen after the run */
+    cs_figures_window_t win; /* --window */
+    cs_tick_t step;          /* --frame-step, 0: chosen after the run */
 } run_figs_t;
-
-/* Time buckets per channel within RUN_BUCKET_BYTES. */
-static int run_bucket_count(const cs_machine_t *m)
-{
-    size_t per = (size_t)cs_topo_channels(m->topo) * sizeof(cs_chan_stats_t) + 1;
-    size_t n = RUN_BUCKET_BYTES / per;
-    return n < 2 ? 2 : n > RUN_MAX_BUCKETS ? RUN_MAX_BUCKETS : (int)n;
-}
 
 /* Parses --window and --frame-step, checks the output paths and sets the
  * executor's options the figures need. */
@@ -259,28 +234,10 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
 {
     int rc;
     memset(fg, 0, sizeof *fg);
-    fg->w1 = -1;
-    if (a->window) {
-        const char *colon = strchr(a->window, ':');
-        char lo[64], hi[64];
-        if (!colon || strchr(colon + 1, ':'))
-            return cs_error_set(err, CS_ERR_USAGE, "--window '%s': expected T0:T1 (either may "
-                                "be left out, e.g. 2us: or :1000)", a->window);
-        snprintf(lo, sizeof lo, "%.*s", (int)(colon - a->window), a->window);
-        snprintf(hi, sizeof hi, "%s", colon + 1);
-        fg->has_window = 1;
-        if ((lo[0] && (rc = cs_app_parse_time(lo, m->tick_seconds, &fg->w0, err))) ||
-            (hi[0] && (rc = cs_app_parse_time(hi, m->tick_seconds, &fg->w1, err)))) {
-            cs_error_prefix(err, "--window");
-            return rc;
-        }
-        if (fg->w1 >= 0 && fg->w1 <= fg->w0)
-            return cs_error_set(err, CS_ERR_RANGE, "--window '%s': the end must come after "
-                                "the start (%lld <= %lld ticks)", a->window,
-                                (long long)fg->w1, (long long)fg->w0);
-    }
+    if ((rc = cs_figures_parse_window(a->window, m->tick_seconds, &fg->win, err)))
+        return rc;
     if (a->frame_step) {
-        if ((rc = cs_app_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
+        if ((rc = cs_figures_parse_time(a->frame_step, m->tick_seconds, &fg->step, err))) {
             cs_error_prefix(err, "--frame-step");
             return rc;
         }
@@ -296,11 +253,11 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
      * whether it can be */
     if (a->frames && (rc = cs_app_check_folder("--frames", a->frames, err)))
         return rc;
-    if (fg->has_window || a->frames || a->timeline) {
+    if (fg->win.has || a->frames || a->timeline) {
         /* frames get buckets of their own step, so that each frame is a
          * whole number of buckets while the run fits */
         opts->bucket_width = fg->step ? fg->step : 1;
-        opts->max_buckets = run_bucket_count(m);
+        opts->max_buckets = cs_figures_bucket_count(m);
     }
     opts->record_messages = a->timeline != NULL;
     opts->record_op_times = a->timeline != NULL;
@@ -311,29 +268,12 @@ static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const c
                              cs_heatmap_t *h, const run_figs_t *fg, const char *title,
                              FILE *say, cs_error_t *err)
 {
-    cs_heatmap_data_t d;
-    char sub[320];
-    int nchans = cs_topo_channels(m->topo), rc;
-    cs_tick_t w0 = fg->has_window ? fg->w0 : 0;
-    cs_tick_t w1 = fg->has_window && fg->w1 >= 0 ? fg->w1 : r->finish;
-    int whole = !fg->has_window || (w0 == 0 && w1 >= r->finish);
-    if (!whole && w0 >= r->finish)
-        return cs_error_set(err, CS_ERR_RANGE, "--window %s: the run ended at %lld ticks, "
-                            "before the window starts", a->window, (long long)r->finish);
-    if (whole)
-        w1 = r->finish;
-    rc = cs_heatmap_data_from_net(r->net, nchans, a->metric, w0, w1, whole, &d, err);
-    if (rc == CS_OK) {
-        cs_app_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub, sizeof sub);
-        rc = cs_heatmap_write(h, &d, title, sub, 0, a->heatmap, err);
-    }
+    int whole = 1;
+    int rc = cs_figures_heatmap(h, m, r, a->metric, &fg->win, title, a->heatmap, &whole, err);
     if (rc == CS_OK && say)
         fprintf(say, "heatmap   %s (%s, %s layout%s)\n", a->heatmap,
                 cs_heatmap_metric_name(a->metric), cs_heatmap_layout_name(h),
                 whole ? "" : ", window");
-    cs_heatmap_data_destroy(&d);
-    if (rc)
-        cs_error_prefix(err, "--heatmap");
     return rc;
 }
 
@@ -376,7 +316,7 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                 char path[4096 + 32], sub[320], note[64];
                 snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
-                cs_app_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
+                cs_figures_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
                 rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
             }
             cs_heatmap_data_destroy(&d);
@@ -407,7 +347,7 @@ static int run_write_figures(const run_args_t *a, const cs_machine_t *m, const c
 {
     char title[320];
     int rc = CS_OK;
-    cs_app_run_title(m, c, a->req.program, cs_program_nranks(p), title, sizeof title);
+    cs_figures_run_title(m, c, a->req.program, cs_program_nranks(p), title, sizeof title);
     if (a->heatmap || a->frames) {
         cs_heatmap_t *h = NULL;
         rc = cs_heatmap_new(m, &h, err);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/sizes.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "engine/net.h"
@@ -29,11 +30,8 @@
 #include "machines/machine.h"
 
 #define SWEEP_MAX_ALGOS 64
-#define SWEEP_MAX_SIZES 1024
+#define SWEEP_MAX_SIZES CS_SIZES_MAX
 #define SWEEP_MAX_RANKS 64
-/* A geometric range is refused when it would take more steps than this
- * (x1.000001 from 1 byte): the steps are counted before they are made. */
-#define SWEEP_MAX_STEPS 100000
 
 /* Everything the command line says.  Fixed arrays rather than allocations,
  * so that option errors can exit at once without leaks. */
@@ -103,128 +101,6 @@ static void sweep_help(void)
            "A progress bar is shown on standard error when it is a terminal and the sweep\n"
            "takes more than a second.\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
-}
-
-/* ---- sizes ---------------------------------------------------------------- */
-
-static int sweep_cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int sweep_add_size(int64_t *sizes, int *n, int64_t v, const char *text, cs_error_t *err)
-{
-    if (*n == SWEEP_MAX_SIZES)
-        return cs_error_set(err, CS_ERR_RANGE, "'%s' gives more than %d sizes", text,
-                            SWEEP_MAX_SIZES);
-    sizes[(*n)++] = v;
-    return CS_OK;
-}
-
-/* One item of --bytes: N, or LO..HI with an optional :xF or :+S step.
- * `item` is a NUL-terminated copy that may be cut up. */
-static int sweep_parse_item(char *item, int64_t *sizes, int *n, cs_error_t *err)
-{
-    char *dots = strstr(item, ".."), *step, *end;
-    int64_t lo, hi, add = 0, v;
-    double factor = 2;
-    int rc;
-    if (!dots) {
-        if ((rc = cs_units_parse_bytes(item, &v, err)))
-            return rc;
-        return sweep_add_size(sizes, n, v, item, err);
-    }
-    *dots = '\0';
-    if ((step = strchr(dots + 2, ':')))
-        *step++ = '\0';
-    if ((rc = cs_units_parse_bytes(item, &lo, err)) ||
-        (rc = cs_units_parse_bytes(dots + 2, &hi, err)))
-        return rc;
-    if (lo > hi)
-        return cs_error_set(err, CS_ERR_USAGE, "range %s..%s is empty: %lld B is above %lld B",
-                            item, dots + 2, (long long)lo, (long long)hi);
-    if (step && step[0] == 'x') {
-        errno = 0;
-        factor = strtod(step + 1, &end);
-        if (end == step + 1 || *end || errno || !(factor > 1) || !isfinite(factor))
-            return cs_error_set(err, CS_ERR_USAGE, "step '%s': the factor must be a number "
-                                "above 1, as in x2 or x1.5", step);
-    } else if (step && step[0] == '+') {
-        if ((rc = cs_units_parse_bytes(step + 1, &add, err)))
-            return rc;
-        if (add < 1)
-            return cs_error_set(err, CS_ERR_USAGE, "step '%s': add at least 1 byte", step);
-    } else if (step) {
-        return cs_error_set(err, CS_ERR_USAGE, "step '%s': expected xF (multiply) or +S (add)",
-                            step);
-    }
-    if (add) {
-        if ((hi - lo) / add >= SWEEP_MAX_SIZES)
-            return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:+%lld gives more than %d sizes",
-                                (long long)lo, (long long)hi, (long long)add, SWEEP_MAX_SIZES);
-        for (v = lo;; v += add) { /* v + add may pass INT64_MAX: stop before */
-            if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
-                return rc;
-            if (v > hi - add)
-                break;
-        }
-        return CS_OK;
-    }
-    if (lo < 1)
-        return cs_error_set(err, CS_ERR_USAGE, "range %s..%s: a geometric range starts at 1 "
-                            "byte or more (add 0 as a separate item)", item, dots + 2);
-    /* LO*F^k from the start each time, so that no rounding accumulates;
-     * sizes that round to the same byte count are kept once (below) */
-    /* the loop below runs until LO*F^k passes HI + 0.5 (not HI: with
-     * 1..1:x1.00000000002 that is 2e10 steps) */
-    if (log(((double)hi + 0.5) / (double)lo) / log(factor) > SWEEP_MAX_STEPS)
-        return cs_error_set(err, CS_ERR_RANGE, "%lld..%lld:x%g takes more than %d steps",
-                            (long long)lo, (long long)hi, factor, SWEEP_MAX_STEPS);
-    for (int k = 0;; k++) {
-        double x = (double)lo * pow(factor, k);
-        /* 2^63 and above: hi near INT64_MAX rounds up to it as a double,
-         * and llround cannot give it */
-        if (x > (double)hi + 0.5 || x >= 0x1p63)
-            break;
-        v = llround(x);
-        if (v > hi)
-            break;
-        if (*n > 0 && sizes[*n - 1] == v)
-            continue;
-        if ((rc = sweep_add_size(sizes, n, v, "--bytes", err)))
-            return rc;
-    }
-    return CS_OK;
-}
-
-/* --bytes: comma-separated items, sorted and made distinct. */
-static int sweep_parse_sizes(const char *text, int64_t *sizes, int *n, cs_error_t *err)
-{
-    char buf[256];
-    const char *p = text;
-    int rc, k = 0;
-    *n = 0;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0)
-            return cs_error_set(err, CS_ERR_USAGE, "empty item in '%s'", text);
-        if (len >= sizeof buf)
-            return cs_error_set(err, CS_ERR_USAGE, "item too long in '%s'", text);
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        if ((rc = sweep_parse_item(buf, sizes, n, err)))
-            return rc;
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
-    qsort(sizes, (size_t)*n, sizeof *sizes, sweep_cmp_i64);
-    for (int i = 0; i < *n; i++)
-        if (k == 0 || sizes[i] != sizes[k - 1])
-            sizes[k++] = sizes[i];
-    *n = k;
-    return CS_OK;
 }
 
 /* ---- algorithms and options ------------------------------------------------ */
@@ -364,7 +240,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         case OPT_RANKS: {
             int64_t r[SWEEP_MAX_SIZES];
             int n = 0;
-            if (sweep_parse_sizes(optarg, r, &n, &err) != CS_OK)
+            if (cs_sizes_parse(optarg, r, &n, &err) != CS_OK)
                 cs_app_usage_error("sweep", "--ranks '%s': %s", optarg, err.msg);
             if (n == 0 || r[0] < 1)
                 cs_app_usage_error("sweep", "--ranks '%s': need at least 1 rank", optarg);
@@ -407,7 +283,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
     sweep_check_opts(a);
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("sweep", "--plot: %s", err.msg);
-    if (sweep_parse_sizes(a->bytes_text, a->sizes, &a->nsizes, &err) != CS_OK)
+    if (cs_sizes_parse(a->bytes_text, a->sizes, &a->nsizes, &err) != CS_OK)
         cs_app_usage_error("sweep", "--bytes '%s': %s", a->bytes_text, err.msg);
     if (a->nsizes == 0)
         cs_app_usage_error("sweep", "--bytes '%s': no sizes", a->bytes_text);
@@ -676,17 +552,5 @@ int cs_app_cmd_sweep(int argc, char **argv)
     free(ticks);
     free(model);
     cs_machine_free(m);
-    return rc;
-}
-
-int cs_app_sweep_parse_sizes(const char *text, int64_t **sizes, int *n, cs_error_t *err)
-{
-    int64_t *v = cs_malloc(SWEEP_MAX_SIZES * sizeof *v);
-    int rc = sweep_parse_sizes(text, v, n, err);
-    if (rc) {
-        free(v);
-        v = NULL;
-    }
-    *sizes = v;
     return rc;
 }

@@ -5,7 +5,7 @@
  * command answers `--help`.  Subcommands live in cmd_*.c; this file also
  * holds the small helpers they share (app.h: error reporting, getopt, request
  * fields as usage errors, output files and folders, the JSON file, text
- * width, the shuffle).
+ * width).
  * Only this folder exits the process.
  */
 #include <errno.h>
@@ -230,29 +230,6 @@ int cs_app_text_width(const char *s)
     for (; s && *s; s++)
         w += ((unsigned char)*s & 0xc0) != 0x80;
     return w;
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence
- * on every platform. */
-static uint64_t app_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-void cs_app_shuffle(int n, uint64_t seed, int32_t *perm)
-{
-    uint64_t state = seed;
-    for (int i = 0; i < n; i++)
-        perm[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)(app_splitmix64(&state) % (uint64_t)(i + 1));
-        int32_t tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
-    }
 }
 
 int cs_app_split_list(char *buf, const char *blanks, const char **items, int max)

@@ -1,10 +1,10 @@
 /*
  * fuzz_rankmap.c - libFuzzer target: replay's --map files (`rank node` per
- * line, app/cmd_replay.c) for 12 ranks on a 16-node LogGP machine.  A map
+ * line, api/replay.c) for 12 ranks on a 16-node LogGP machine.  A map
  * read must place every rank on a distinct node of the machine.
  */
 #include "fuzz_util.h"
-#include "app/app.h"
+#include "api/replay.h"
 
 static cs_machine_t *fuzz_machine;
 
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int32_t map[FUZZ_RANKS];
     int seen[16] = {0};
     cs_error_t err = {0};
-    if (cs_app_replay_read_map(fuzz_file(data, size), fuzz_machine, FUZZ_RANKS, map, &err))
+    if (cs_replay_read_map(fuzz_file(data, size), fuzz_machine, FUZZ_RANKS, map, &err))
         return 0;
     for (int r = 0; r < FUZZ_RANKS; r++)
         if (map[r] < 0 || map[r] >= 16 || seen[map[r]]++) {

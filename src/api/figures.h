@@ -1,0 +1,65 @@
+/*
+ * figures.h - the texts the front ends put on figures: short machine names
+ * (titles, table rows), the title of a run, the second line of a heatmap,
+ * and the time syntax of --window and --frame-step.  Nothing is printed:
+ * each function writes into the buffer it is given.
+ */
+#ifndef CS_FIGURES_H
+#define CS_FIGURES_H
+
+#include <stddef.h>
+
+#include "api/request.h"
+#include "core/error.h"
+#include "core/sim.h"
+#include "engine/exec.h"
+#include "engine/net.h"
+#include "machines/machine.h"
+
+/* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
+void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len);
+/* The title of a run's figures: "allreduce/ring, 1 MiB, 64 ranks on
+ * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
+void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
+                          int ranks, char *buf, size_t len);
+/* The second line of a heatmap: the metric, the window ("whole run",
+ * "window", "frame 3 of 20,") with its times, the engine and the hottest
+ * channel with its value. */
+struct cs_heatmap_data;
+void cs_figures_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
+                                 const struct cs_heatmap_data *d, const char *window_note,
+                                 char *buf, size_t len);
+/* A time: a whole number of ticks ("1000") or a duration with a unit
+ * ("2.5us"), converted to ticks of tick_seconds (rounded). */
+int cs_figures_parse_time(const char *text, double tick_seconds, cs_tick_t *out,
+                          cs_error_t *err);
+
+/* ---- windows and heatmaps of a run (`collsim run --window --heatmap`) ---- */
+
+/* A time window T0:T1 of a run (either side may be left out). */
+typedef struct cs_figures_window {
+    int has;              /* 0: the whole run */
+    cs_tick_t w0, w1;     /* w1 < 0: the end of the run */
+    const char *text;     /* as typed, for messages (borrowed) */
+} cs_figures_window_t;
+
+/* Parses "T0:T1" (times of cs_figures_parse_time) into w; errors name
+ * --window.  text NULL: the whole run. */
+int cs_figures_parse_window(const char *text, double tick_seconds, cs_figures_window_t *w,
+                            cs_error_t *err);
+/* Time buckets per channel of machine m that keep the channel records of a
+ * windowed run within a fixed memory budget (256 MiB, at most 2048). */
+int cs_figures_bucket_count(const cs_machine_t *m);
+
+/* Draws the heatmap of run r of machine m (layout h) with `metric` over
+ * window w (its buckets recorded: cs_exec_opts_t.bucket_width) to path, the
+ * subtitle saying which window; *whole (may be NULL) tells whether it was
+ * the whole run.  Errors as cs_heatmap_write prefixed "--heatmap: ", and
+ * CS_ERR_RANGE naming --window when the run ended before the window
+ * starts. */
+struct cs_heatmap;
+int cs_figures_heatmap(struct cs_heatmap *h, const cs_machine_t *m, const cs_exec_result_t *r,
+                       int metric, const cs_figures_window_t *w, const char *title,
+                       const char *path, int *whole, cs_error_t *err);
+
+#endif
