@@ -327,9 +327,8 @@ class Result:
         a = (_lib.CChannel * n)()
         n = _C.collsim_result_channel_records(self._h, a, n)
         if _np is not None:
-            rec = _np.ctypeslib.as_array(a)[:n] if n else None
-            return {c: (_np.array(rec[c]) if n else _np.zeros(0, dtype=_CHANNEL_DTYPES[c]))
-                    for c in CHANNEL_COLUMNS}
+            rec = _np.frombuffer(a, dtype=_CHANNEL_DTYPE, count=n)
+            return {c: rec[c].copy() for c in CHANNEL_COLUMNS}
         return {c: [getattr(a[i], c) for i in range(n)] for c in CHANNEL_COLUMNS}
 
     # -- outputs
@@ -383,7 +382,14 @@ class Result:
                                                            self.machine.spec)
 
 
-_CHANNEL_DTYPES = {c: ("float64" if c == "utilisation" else "int64") for c in CHANNEL_COLUMNS}
+# collsim_channel as a numpy record, laid out as the C struct (checked).
+_CHANNEL_DTYPE = None
+if _np is not None:
+    _CHANNEL_DTYPE = _np.dtype({
+        "names": list(CHANNEL_COLUMNS),
+        "formats": ["i4", "i4", "i8", "i8", "i8", "i8", "i4", "f8"],
+        "offsets": [getattr(_lib.CChannel, c).offset for c in CHANNEL_COLUMNS],
+        "itemsize": ctypes.sizeof(_lib.CChannel)})
 
 
 def _path(p):
