@@ -325,6 +325,30 @@ class Sweep(unittest.TestCase):
         self.assertEqual(list(df["ticks"]), [r["ticks"] for r in rows])
 
 
+class Example(unittest.TestCase):
+    def test_allreduce_sweep_draws_its_figure(self):
+        try:
+            import matplotlib  # noqa: F401
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib or pandas is not installed")
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig.png")
+            p = subprocess.run([sys.executable, os.path.join(root, "examples",
+                                                             "allreduce_sweep.py"), out],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self.assertEqual(p.returncode, 0, p.stderr.decode())
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            # its table: 7 sizes, 64 B .. 256 KiB by 4, and both machines
+            text = p.stdout.decode()
+            self.assertIn("alphabeta", text)
+            self.assertIn("cerebras", text)
+            self.assertEqual(len([ln for ln in text.splitlines()
+                                  if ln.split() and ln.split()[0].isdigit()]), 7)
+
+
 class WithoutNumpy(unittest.TestCase):
     def test_lists_without_numpy(self):
         # a fresh interpreter where `import numpy` fails
