@@ -82,8 +82,15 @@ typedef struct collsim_error {
 const char *collsim_status_name(int code);
 
 /* Frees what the library returned as a malloc'ed buffer (collsim_*_json,
- * collsim_list_*). */
+ * collsim_list_*, collsim_parse_sizes). */
 void collsim_free(void *p);
+
+/* Releases the process-wide caches of the libraries collsim draws figures
+ * with (fontconfig's, filled when a heatmap has text), so that a leak
+ * checker finds none at exit.  Optional: call it last, when no other
+ * thread uses collsim (the caches are shared; a later figure refills
+ * them). */
+void collsim_cleanup(void);
 
 /* ---- machines ---------------------------------------------------------------- */
 
@@ -135,6 +142,8 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  *   force      no work limit (docs/limits.md); value ignored
  *   record     "timeline": keep every message for collsim_result_timeline;
  *              "window:T0:T1": channel records of that window for heatmaps
+ *              (ticks or times with a unit; either may be left out);
+ *              "none" clears both
  *
  * A flag (validate, windowed, force) is set by any value but "0"; "0"
  * clears it.  COLLSIM_ERR_USAGE names the key for an unknown key or a bad
@@ -156,7 +165,8 @@ typedef struct collsim_result collsim_result;
  * *out is a result to free with collsim_result_free.  A deadlock or another
  * error of the run itself returns its status and still sets *out when what
  * happened until then can be read (finish time, per-rank times, channels);
- * otherwise *out is NULL. */
+ * otherwise *out is NULL.  A run whose validation fails is a success with
+ * collsim_result_validated -1. */
 int collsim_run(const collsim_request *r, collsim_result **out, collsim_error *err);
 /* The same on a machine already open (the request's `machine` is ignored):
  * many runs on one machine pay for building it once.  The machine must
@@ -224,9 +234,11 @@ int collsim_result_timeline(const collsim_result *res, const char *path, collsim
 /* ---- what there is ------------------------------------------------------------- */
 
 /* The machine types and the algorithms, as JSON (an array of objects: for
- * machines name, summary, keys with their defaults; for algorithms
- * collective, name, options, source, summary), in a buffer to release with
- * collsim_free. */
+ * machines name, summary, usage (the spec form with the keys' defaults),
+ * example (a full spec), keys (their names) and presets ({name, keys});
+ * for algorithms collective, name, default (the collective's default
+ * algorithm), options (their text), keys (their names), source, summary),
+ * in a buffer to release with collsim_free. */
 int collsim_list_machines(char **out, collsim_error *err);
 int collsim_list_algorithms(char **out, collsim_error *err);
 

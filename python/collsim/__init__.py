@@ -436,14 +436,14 @@ def _list(fn):
 
 
 def machines():
-    """The machine types: a list of dicts (name, summary, keys with their
-    defaults, ...), as the library's JSON list has them."""
+    """The machine types: a list of dicts (name, summary, usage, example,
+    keys, presets), as the library's JSON list has them."""
     return _list(_C.collsim_list_machines)
 
 
 def algorithms(coll=None):
-    """The algorithms (dicts: collective, name, options, source, summary);
-    coll= keeps one collective's."""
+    """The algorithms (dicts: collective, name, default, options, keys,
+    source, summary); coll= keeps one collective's."""
     a = _list(_C.collsim_list_algorithms)
     return [x for x in a if coll is None or x.get("collective") == coll]
 

@@ -148,7 +148,7 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
         listed = algorithms(coll)
         if not listed:
             raise Error(1, "compare: --coll: unknown collective \"%s\"" % coll)
-        algo = listed[0]["name"]
+        algo = next((a["name"] for a in listed if a.get("default")), listed[0]["name"])
     rows = _Rows()
     for spec in machines:
         try:

@@ -36,6 +36,7 @@
 #include "core/error.h"
 #include "core/outfile.h"
 #include "io/heatmap.h"
+#include "io/plot.h"
 #include "io/result_json.h"
 #include "io/timeline.h"
 #include "machines/machine.h"
@@ -161,6 +162,11 @@ const char *collsim_status_name(int code)
 void collsim_free(void *p)
 {
     free(p);
+}
+
+void collsim_cleanup(void)
+{
+    cs_plot_cleanup();
 }
 
 /* ---- machines ---------------------------------------------------------------- */

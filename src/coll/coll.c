@@ -11,6 +11,7 @@
 #include "coll/coll_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,15 +412,23 @@ static void collect(registry_t *r)
         }
 }
 
+/* The table is a pure function of constant data: a static copy filled
+ * once is not observable state.  Filled under pthread_once: two threads
+ * (the library, issue 20) asking at once must not both fill it, nor one
+ * read it half-filled. */
+static registry_t coll_registry;
+static pthread_once_t coll_registry_once = PTHREAD_ONCE_INIT;
+
+static void coll_registry_fill(void)
+{
+    collect(&coll_registry);
+}
+
 const cs_coll_algo_t *const *cs_coll_algos(int *count)
 {
-    /* the table is a pure function of constant data: a static copy filled
-     * once is not observable state */
-    static registry_t reg;
-    if (!reg.n)
-        collect(&reg);
-    *count = reg.n;
-    return reg.all;
+    pthread_once(&coll_registry_once, coll_registry_fill);
+    *count = coll_registry.n;
+    return coll_registry.all;
 }
 
 int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err)

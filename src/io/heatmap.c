@@ -632,8 +632,13 @@ static int build_rings(cs_heatmap_t *h)
     igraph_t g;
     igraph_vector_int_t br;
     cs_error_t e;
-    if (P < 3 || cs_topo_to_igraph(h->t, &g, &e))
+    if (P < 3)
         return 0;
+    cs_topo_igraph_lock(); /* igraph is not thread-safe (topo/topo.h) */
+    if (cs_topo_to_igraph(h->t, &g, &e)) {
+        cs_topo_igraph_unlock();
+        return 0;
+    }
     uint8_t *bridge = cs_calloc((size_t)L + 1, 1);
     if (igraph_vector_int_init(&br, 0) == IGRAPH_SUCCESS) {
         if (igraph_bridges(&g, &br) == IGRAPH_SUCCESS)
@@ -642,6 +647,7 @@ static int build_rings(cs_heatmap_t *h)
         igraph_vector_int_destroy(&br);
     }
     igraph_destroy(&g);
+    cs_topo_igraph_unlock();
     int32_t *uf = cs_malloc((size_t)P * sizeof *uf), *deg = cs_calloc((size_t)P, sizeof *deg);
     int32_t *nb = cs_malloc(2 * (size_t)P * sizeof *nb);
     int32_t *anchor_to = cs_malloc((size_t)P * sizeof *anchor_to);
@@ -781,11 +787,15 @@ static int build_graph(cs_heatmap_t *h, cs_error_t *err)
     if (hub < 0 && P >= 3 && P <= KK_MAX_NODES) {
         igraph_t g;
         igraph_matrix_t xy;
+        cs_topo_igraph_lock(); /* igraph is not thread-safe (topo/topo.h) */
         int rc = cs_topo_to_igraph(h->t, &g, err);
-        if (rc)
+        if (rc) {
+            cs_topo_igraph_unlock();
             return rc;
+        }
         if (igraph_matrix_init(&xy, P, 2) != IGRAPH_SUCCESS) {
             igraph_destroy(&g);
+            cs_topo_igraph_unlock();
             return cs_error_set(err, CS_ERR_NOMEM, "heatmap layout: out of memory");
         }
         /* seeded with the circle: deterministic, no random numbers */
@@ -811,6 +821,7 @@ static int build_graph(cs_heatmap_t *h, cs_error_t *err)
         }
         igraph_matrix_destroy(&xy);
         igraph_destroy(&g);
+        cs_topo_igraph_unlock();
         if (e != IGRAPH_SUCCESS)
             return cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_NOMEM : CS_ERR_INTERNAL,
                                 "heatmap layout: igraph Kamada-Kawai failed: %s",

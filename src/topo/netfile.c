@@ -16,6 +16,7 @@
 #include "core/lines.h"
 #include "core/units.h"
 #include "topo/netgen.h"
+#include "topo/topo.h"
 
 /* ---- edge list --------------------------------------------------------------- */
 
@@ -398,7 +399,10 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
     if (!(f = fopen(path, "r")))
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     /* igraph's attribute table and handlers are process-global (see
-     * topo_igraph.c): installed for this read only, the caller's restored */
+     * topo_igraph.c): installed for this read only, the caller's restored,
+     * all under the igraph lock (another thread's igraph calls must not see
+     * them) */
+    cs_topo_igraph_lock();
     igraph_attribute_table_t *old_table = igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_error_handler_t *old_err = igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_warning_handler_t *old_warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
@@ -424,6 +428,7 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
     igraph_set_warning_handler(old_warn);
     igraph_set_error_handler(old_err);
     igraph_set_attribute_table(old_table);
+    cs_topo_igraph_unlock();
     return rc;
 }
 

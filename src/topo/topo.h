@@ -192,7 +192,8 @@ int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, doubl
 
 /* Builds the undirected igraph graph of the links (one edge per link).
  * `graph` is an igraph_t* (void* here so that this header does not pull
- * igraph into every includer); the caller destroys it. */
+ * igraph into every includer); the caller destroys it, holding
+ * cs_topo_igraph_lock from before this call until after that. */
 int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err);
 
 /* Writers: GraphML (via igraph) and Graphviz DOT. */
@@ -202,6 +203,12 @@ int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err);
  * default handler does.  igraph's handlers are process-wide: a front end
  * calls this once at start-up (the command line does). */
 void cs_topo_igraph_errors_as_codes(void);
+/* igraph is not thread-safe in Debian's build (IGRAPH_THREAD_SAFE 0: a
+ * process-wide error stack, handlers and RNG): every igraph call of collsim
+ * runs between these, one thread at a time.  Recursive; the functions of
+ * this header that use igraph take it themselves (topo_igraph.c). */
+void cs_topo_igraph_lock(void);
+void cs_topo_igraph_unlock(void);
 int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err);
 
 #endif

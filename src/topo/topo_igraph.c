@@ -18,6 +18,7 @@
 #include "topo/topo.h"
 
 #include <igraph.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <math.h>
 
@@ -40,10 +41,35 @@ static void igraph_warning_quiet(const char *reason, const char *file, int line)
     (void)line;
 }
 
+static pthread_once_t igraph_lock_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t igraph_mutex;
+
+static void igraph_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&igraph_mutex, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void cs_topo_igraph_lock(void)
+{
+    pthread_once(&igraph_lock_once, igraph_lock_init);
+    CS_ASSERT(pthread_mutex_lock(&igraph_mutex) == 0);
+}
+
+void cs_topo_igraph_unlock(void)
+{
+    CS_ASSERT(pthread_mutex_unlock(&igraph_mutex) == 0);
+}
+
 void cs_topo_igraph_errors_as_codes(void)
 {
+    cs_topo_igraph_lock();
     igraph_set_error_handler(igraph_error_quiet);
     igraph_set_warning_handler(igraph_warning_quiet);
+    cs_topo_igraph_unlock();
 }
 
 static int igraph_fail(cs_error_t *err, igraph_error_t e, const char *what)
@@ -54,7 +80,7 @@ static int igraph_fail(cs_error_t *err, igraph_error_t e, const char *what)
     return cs_error_set(err, code, "igraph %s failed: %s", what, igraph_strerror(e));
 }
 
-int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
+static int topo_to_igraph_unlocked(const cs_topo_t *t, void *graph, cs_error_t *err)
 {
     igraph_t *g = graph;
     igraph_vector_int_t edges;
@@ -80,11 +106,11 @@ int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
     return CS_OK;
 }
 
-int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err)
+static int topo_eccentricity_unlocked(const cs_topo_t *t, int node, int *out, cs_error_t *err)
 {
     igraph_t g;
     igraph_vector_t ecc;
-    int rc = cs_topo_to_igraph(t, &g, err);
+    int rc = topo_to_igraph_unlocked(t, &g, err);
     if (rc)
         return rc;
     igraph_error_t e = igraph_vector_init(&ecc, 1);
@@ -98,7 +124,7 @@ int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err
     return e == IGRAPH_SUCCESS ? CS_OK : igraph_fail(err, e, "eccentricity");
 }
 
-int cs_topo_group_diameter(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
+static int topo_group_diameter_unlocked(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
                            cs_error_t *err)
 {
     igraph_t g;
@@ -171,7 +197,7 @@ static int fill_stats(const igraph_t *g, int n, int max_nodes_for_paths, cs_topo
     return CS_OK;
 }
 
-int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out,
+static int topo_stats_unlocked(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out,
                   cs_error_t *err)
 {
     int n = cs_topo_nodes(t);
@@ -186,7 +212,7 @@ int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *
         return CS_OK; /* igraph calls the null graph disconnected too */
 
     igraph_t g;
-    int rc = cs_topo_to_igraph(t, &g, err);
+    int rc = topo_to_igraph_unlocked(t, &g, err);
     if (rc)
         return rc;
     rc = fill_stats(&g, n, max_nodes_for_paths, out, err);
@@ -196,10 +222,10 @@ int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *
     return rc;
 }
 
-int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err)
+static int topo_write_graphml_unlocked(const cs_topo_t *t, FILE *f, cs_error_t *err)
 {
     igraph_t g;
-    int rc = cs_topo_to_igraph(t, &g, err);
+    int rc = topo_to_igraph_unlocked(t, &g, err);
     if (rc)
         return rc;
     igraph_error_t e = igraph_write_graph_graphml(&g, f, 1);
@@ -236,7 +262,7 @@ int cs_topo_write_dot(const cs_topo_t *t, FILE *f, cs_error_t *err)
     return CS_OK;
 }
 
-int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, double *out,
+static int topo_cut_unlocked(const cs_topo_t *t, const double *cap, const int8_t *side, double *out,
                 cs_error_t *err)
 {
     /* the links plus a source joined to side 0 and a sink joined to side
@@ -284,4 +310,57 @@ int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, doubl
         return igraph_fail(err, e, "maximum flow");
     *out = value;
     return CS_OK;
+}
+
+/* ---- the public functions, each under the igraph lock ------------------------ */
+
+int cs_topo_to_igraph(const cs_topo_t *t, void *graph, cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_to_igraph_unlocked(t, graph, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_eccentricity(const cs_topo_t *t, int node, int *out, cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_eccentricity_unlocked(t, node, out, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_group_diameter(const cs_topo_t *t, const int32_t *group, int ngroups, int *out,
+                           cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_group_diameter_unlocked(t, group, ngroups, out, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out,
+                  cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_stats_unlocked(t, max_nodes_for_paths, out, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_write_graphml(const cs_topo_t *t, FILE *f, cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_write_graphml_unlocked(t, f, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_cut(const cs_topo_t *t, const double *cap, const int8_t *side, double *out,
+                cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    int rc = topo_cut_unlocked(t, cap, side, out, err);
+    cs_topo_igraph_unlock();
+    return rc;
 }
