@@ -313,6 +313,14 @@ class Sweep(unittest.TestCase):
         rows = collsim.compare(specs, "broadcast", "flat", 4096, mode="fluid", timing=False)
         self.check_compare(rows, text)
 
+    def test_compare_defaults_are_the_clis(self):
+        # every type's example machine, the collective's default algorithm
+        text = cli("compare", "--coll", "barrier", "--bytes", "0", "--csv", "-",
+                   "--no-timing").stdout.decode()
+        rows = collsim.compare(coll="barrier", bytes=0, timing=False)
+        self.assertEqual(len(rows), 7)
+        self.check_compare(rows, text)
+
     def test_rows_make_a_dataframe(self):
         try:
             import pandas
