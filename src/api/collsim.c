@@ -19,6 +19,7 @@
  * Nothing is printed and nothing exits; errors come back as the command
  * line's messages.
  */
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,17 +93,37 @@ struct collsim_result {
 /* ---- entry points ---------------------------------------------------------- */
 
 static pthread_once_t collsim_once = PTHREAD_ONCE_INIT;
+/* The C locale, made once: written by collsim_init_once only. */
+static locale_t collsim_c_locale;
 
 /* igraph's default error handler aborts: make it return codes, once for the
  * process (its handlers are process-wide). */
 static void collsim_init_once(void)
 {
     cs_topo_igraph_errors_as_codes();
+    collsim_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
 static void collsim_init(void)
 {
     pthread_once(&collsim_once, collsim_init_once);
+}
+
+/* Every entry point that parses or writes numbers runs in the C locale, for
+ * this thread only (uselocale): collsim's texts ("1.5KiB", the JSON, figure
+ * labels) have a decimal point whatever setlocale the host program made.
+ * Returns the thread's locale to restore, or 0 when the C locale could not
+ * be made (then the host's, which is the C locale unless it set one). */
+static locale_t collsim_enter(void)
+{
+    collsim_init();
+    return collsim_c_locale ? uselocale(collsim_c_locale) : (locale_t)0;
+}
+
+static void collsim_leave(locale_t old)
+{
+    if (old)
+        uselocale(old);
 }
 
 /* Copies a cs_error_t into the caller's error (when given) and returns its
@@ -171,12 +192,11 @@ void collsim_cleanup(void)
 
 /* ---- machines ---------------------------------------------------------------- */
 
-int collsim_machine_open(const char *spec, collsim_machine **out, collsim_error *err)
+static int machine_open_in_c(const char *spec, collsim_machine **out, collsim_error *err)
 {
     cs_error_t e;
     cs_machine_t *m = NULL;
     int rc;
-    collsim_init();
     *out = NULL;
     if (!spec)
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "missing --machine SPEC");
@@ -224,9 +244,29 @@ double collsim_machine_tick_seconds(const collsim_machine *m)
 /* ---- requests ---------------------------------------------------------------- */
 
 /* Every key, in the order of collsim.h (the message of an unknown key). */
-#define COLLSIM_KEYS "machine, coll, algo, bytes, root, ranks, order, opt, validate, " \
-                     "windowed, program, trace, format, map, algo-for, flops, mode, queue, " \
-                     "force, record"
+static const char *const collsim_keys[] = {
+    "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
+    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "mode", "queue",
+    "force", "record", NULL};
+
+static int collsim_is_key(const char *key)
+{
+    for (int i = 0; collsim_keys[i]; i++)
+        if (!strcmp(key, collsim_keys[i]))
+            return 1;
+    return 0;
+}
+
+static int collsim_unknown_key(const char *key, collsim_error *err)
+{
+    char valid[512] = "";
+    for (int i = 0; collsim_keys[i]; i++) {
+        strcat(valid, i ? ", " : "");
+        strcat(valid, collsim_keys[i]);
+    }
+    return collsim_set_error(err, COLLSIM_ERR_USAGE, "unknown request key '%s'; valid: %s",
+                             key ? key : "(null)", valid);
+}
 
 collsim_request *collsim_request_new(void)
 {
@@ -287,14 +327,13 @@ static int collsim_set_record(collsim_request *r, const char *value, collsim_err
     return COLLSIM_OK;
 }
 
-int collsim_request_set(collsim_request *r, const char *key, const char *value,
+static int request_set_in_c(collsim_request *r, const char *key, const char *value,
                         collsim_error *err)
 {
     cs_error_t e;
     int rc;
-    if (!key)
-        return collsim_set_error(err, COLLSIM_ERR_USAGE, "request key is NULL; valid: %s",
-                                 COLLSIM_KEYS);
+    if (!key || !collsim_is_key(key))
+        return collsim_unknown_key(key, err);
     if (collsim_is_flag(key)) {
         if (value && !strcmp(value, "0")) {
             if (!strcmp(key, "validate"))
@@ -321,15 +360,6 @@ int collsim_request_set(collsim_request *r, const char *key, const char *value,
         collsim_ok(err);
         return COLLSIM_OK;
     }
-    if (!strstr(", " COLLSIM_KEYS ",", key) || strchr(key, ',') || strchr(key, ' ') || !*key)
-        goto unknown;
-    {
-        /* the key must be a whole item of the list */
-        char item[64];
-        snprintf(item, sizeof item, ", %s,", key);
-        if (!strstr(", " COLLSIM_KEYS ",", item))
-            goto unknown;
-    }
     char *copy = collsim_keep(r, value);
     if ((rc = cs_request_set(&r->req, key, copy, &e))) {
         collsim_unkeep(r);
@@ -337,9 +367,6 @@ int collsim_request_set(collsim_request *r, const char *key, const char *value,
     }
     collsim_ok(err);
     return COLLSIM_OK;
-unknown:
-    return collsim_set_error(err, COLLSIM_ERR_USAGE, "unknown request key '%s'; valid: %s", key,
-                             COLLSIM_KEYS);
 }
 
 void collsim_request_set_cancel(collsim_request *r, volatile int *flag)
@@ -447,13 +474,12 @@ static int collsim_do_run(collsim_machine *m, const collsim_request *r, collsim_
     return rc;
 }
 
-int collsim_run_on(collsim_machine *m, const collsim_request *r, collsim_result **out,
+static int run_on_in_c(collsim_machine *m, const collsim_request *r, collsim_result **out,
                    collsim_error *err)
 {
     cs_error_t e = {0};
     collsim_result *res;
     int keep, rc;
-    collsim_init();
     *out = NULL;
     if (!m || !r)
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "collsim_run_on: %s is NULL",
@@ -472,7 +498,7 @@ int collsim_run_on(collsim_machine *m, const collsim_request *r, collsim_result 
     return COLLSIM_OK;
 }
 
-int collsim_run(const collsim_request *r, collsim_result **out, collsim_error *err)
+static int run_in_c(const collsim_request *r, collsim_result **out, collsim_error *err)
 {
     collsim_machine *m = NULL;
     int rc;
@@ -573,7 +599,7 @@ static int collsim_json_to(FILE *f, const collsim_result *res, int flags, cs_err
                           &res->run.result, res->validated > 0, 0, res->coll, e);
 }
 
-int collsim_result_json(const collsim_result *res, int flags, char **out, size_t *len,
+static int result_json_in_c(const collsim_result *res, int flags, char **out, size_t *len,
                         collsim_error *err)
 {
     cs_error_t e;
@@ -599,7 +625,7 @@ int collsim_result_json(const collsim_result *res, int flags, char **out, size_t
     return COLLSIM_OK;
 }
 
-int collsim_result_write_json(const collsim_result *res, int flags, const char *path,
+static int result_write_json_in_c(const collsim_result *res, int flags, const char *path,
                               collsim_error *err)
 {
     cs_error_t e;
@@ -627,7 +653,7 @@ static void collsim_title(const collsim_result *res, char *buf, size_t len)
                          cs_program_nranks(res->prog), buf, len);
 }
 
-int collsim_result_heatmap(const collsim_result *res, const char *path, const char *metric,
+static int result_heatmap_in_c(const collsim_result *res, const char *path, const char *metric,
                            collsim_error *err)
 {
     cs_error_t e;
@@ -662,7 +688,7 @@ int collsim_result_heatmap(const collsim_result *res, const char *path, const ch
     return COLLSIM_OK;
 }
 
-int collsim_result_timeline(const collsim_result *res, const char *path, collsim_error *err)
+static int result_timeline_in_c(const collsim_result *res, const char *path, collsim_error *err)
 {
     cs_error_t e;
     char title[320];
@@ -698,7 +724,7 @@ static int collsim_stream_out(FILE *f, char **buf, char **out, collsim_error *er
     return COLLSIM_OK;
 }
 
-int collsim_list_machines(char **out, collsim_error *err)
+static int list_machines_in_c(char **out, collsim_error *err)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -739,7 +765,7 @@ int collsim_list_machines(char **out, collsim_error *err)
     return collsim_stream_out(f, &buf, out, err);
 }
 
-int collsim_list_algorithms(char **out, collsim_error *err)
+static int list_algorithms_in_c(char **out, collsim_error *err)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -774,7 +800,7 @@ int collsim_list_algorithms(char **out, collsim_error *err)
     return collsim_stream_out(f, &buf, out, err);
 }
 
-int collsim_parse_sizes(const char *text, int64_t **out, int *n, collsim_error *err)
+static int parse_sizes_in_c(const char *text, int64_t **out, int *n, collsim_error *err)
 {
     cs_error_t e;
     *out = NULL;
@@ -787,4 +813,99 @@ int collsim_parse_sizes(const char *text, int64_t **out, int *n, collsim_error *
     }
     collsim_ok(err);
     return COLLSIM_OK;
+}
+
+/* ---- the entry points that read or write numbers, in the C locale ---------------- */
+
+int collsim_machine_open(const char *spec, collsim_machine **out, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = machine_open_in_c(spec, out, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_request_set(collsim_request *r, const char *key, const char *value,
+                        collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = request_set_in_c(r, key, value, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_run_on(collsim_machine *m, const collsim_request *r, collsim_result **out,
+                   collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = run_on_in_c(m, r, out, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_run(const collsim_request *r, collsim_result **out, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = run_in_c(r, out, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_result_json(const collsim_result *res, int flags, char **out, size_t *len,
+                        collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = result_json_in_c(res, flags, out, len, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_result_write_json(const collsim_result *res, int flags, const char *path,
+                              collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = result_write_json_in_c(res, flags, path, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_result_heatmap(const collsim_result *res, const char *path, const char *metric,
+                           collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = result_heatmap_in_c(res, path, metric, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_result_timeline(const collsim_result *res, const char *path, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = result_timeline_in_c(res, path, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_list_machines(char **out, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = list_machines_in_c(out, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_list_algorithms(char **out, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = list_algorithms_in_c(out, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_parse_sizes(const char *text, int64_t **out, int *n, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = parse_sizes_in_c(text, out, n, err);
+    collsim_leave(old);
+    return rc;
 }

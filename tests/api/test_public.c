@@ -689,3 +689,44 @@ Test(public, two_threads_at_once)
     free(a2.json);
     free(b2.json);
 }
+
+/* ---- reuse on every machine type ----------------------------------------------------- */
+
+/* The JSON of collective coll of `bytes` on spec: on m when given, else on a
+ * machine of its own. */
+static char *coll_json(collsim_machine *m, const char *spec, const char *coll,
+                            const char *bytes)
+{
+    const char *kv[] = {"machine", spec, "coll", coll, "bytes", bytes, NULL};
+    collsim_request *r = request(kv);
+    collsim_result *res;
+    collsim_error e;
+    int rc = m ? collsim_run_on(m, r, &res, &e) : collsim_run(r, &res, &e);
+    cr_assert_eq(rc, COLLSIM_OK, "%s: %s", spec, e.message);
+    char *j = json_of(res);
+    collsim_result_free(res);
+    collsim_request_free(r);
+    return j;
+}
+
+/* A machine keeps no state of a run: after other collectives on it, a run
+ * gives the bytes of a fresh machine, on every type. */
+Test(public, run_on_every_machine_type)
+{
+    static const char *const specs[] = {"alphabeta:topo=ring,p=8", "cerebras:rows=4,cols=4",
+                                        "cns1:rings=1", "cell:chips=2", "groq:nodes=2",
+                                        "loggp:p=8", "net:gen=fattree,k=4"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        collsim_machine *m;
+        collsim_error e;
+        cr_assert_eq(collsim_machine_open(specs[i], &m, &e), COLLSIM_OK, "%s", e.message);
+        char *fresh = coll_json(NULL, specs[i], "allreduce", "4KiB");
+        collsim_free(coll_json(m, specs[i], "alltoall", "1KiB"));
+        collsim_free(coll_json(m, specs[i], "broadcast", "64KiB"));
+        char *again = coll_json(m, specs[i], "allreduce", "4KiB");
+        cr_assert_str_eq(again, fresh, "%s", specs[i]);
+        collsim_free(fresh);
+        collsim_free(again);
+        collsim_machine_close(m);
+    }
+}
