@@ -213,6 +213,31 @@ class Errors(unittest.TestCase):
                              "--algo", "nosuch", "--bytes", "8"],
                             machine="loggp:p=4", coll="allreduce", algo="nosuch", bytes=8)
 
+    def test_malformed_program_names_file_and_line(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        goal = os.path.join(root, "traces", "malformed", "unknown-op.goal")
+        e = self.check_like_cli(["run", "--machine", "alphabeta:topo=ring,p=2", "--program",
+                                 goal], machine="alphabeta:topo=ring,p=2", program=goal)
+        self.assertIn("unknown-op.goal:6:5", e.message)
+        self.assertIsNone(e.result)
+
+    def test_deadlock_keeps_the_partial_result(self):
+        # rank 0 waits for tag 1 and rank 1 for tag 2, which nobody sends:
+        # the first message (1 us + 64 ns on alphabeta) is all that happens
+        with tempfile.NamedTemporaryFile("w", suffix=".goal") as f:
+            f.write("num_ranks 2\n"
+                    "rank 0 {\na: send 64b to 1 tag 0\nb: recv 64b from 1 tag 1\n}\n"
+                    "rank 1 {\nc: recv 64b from 0 tag 0\nd: recv 64b from 0 tag 2\n}\n")
+            f.flush()
+            e = self.check_like_cli(["run", "--machine", "alphabeta:topo=ring,p=2",
+                                     "--program", f.name],
+                                    machine="alphabeta:topo=ring,p=2", program=f.name)
+        self.assertEqual((e.code, e.status), (6, "deadlock"))
+        self.assertIn("deadlock at t=1064000", e.message)
+        self.assertIsNotNone(e.result)
+        self.assertEqual(e.result.ranks, 2)
+        self.assertEqual(as_list(e.result.channels["bytes"])[:2], [64, 0])
+
     def test_unknown_request_key(self):
         with self.assertRaises(collsim.Error) as cm:
             collsim.run(machine="loggp:p=4", coll="barrier", colour="red")
