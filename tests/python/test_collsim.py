@@ -117,6 +117,18 @@ class EveryMachine(unittest.TestCase):
         self.assertEqual(collsim.run(machine=m, coll=coll, algo=algo, bytes=size,
                                      **extra).ticks, one.ticks)
 
+    def test_opt_as_dict_list_or_text(self):
+        want = cli("run", "--machine", "loggp:p=8", "--coll", "broadcast", "--algo", "kchain",
+                   "--bytes", "8KiB", "--opt", "k=3", "--opt", "seg=1KiB", "--json", "-",
+                   "--no-timing").stdout.decode()
+        for opt in ({"k": 3, "seg": "1KiB"}, ["k=3", "seg=1KiB"]):
+            r = collsim.run(machine="loggp:p=8", coll="broadcast", algo="kchain",
+                            bytes="8KiB", opt=opt)
+            self.assertEqual(r.json(timing=False), want)
+        one = collsim.run(machine="loggp:p=8", coll="broadcast", algo="kchain", bytes="8KiB",
+                          opt="k=3")
+        self.assertNotEqual(one.ticks, json.loads(want)["finish_ticks"])
+
     def test_not_validated_is_none(self):
         r = collsim.run(machine="alphabeta:topo=ring,p=4", coll="allreduce", bytes=64)
         self.assertIsNone(r.validated)
