@@ -20,7 +20,7 @@ numpy arrays; without it, lists.
 
 import ctypes
 import json as _json
-import time as _time
+import threading as _threading
 
 from . import _lib
 
@@ -102,18 +102,24 @@ class Request:
     format, map, algo_for, flops, mode, queue, force, record; an
     underscore stands for the option's dash).  Built once, it can be run
     many times (Machine.run(request)): the cheapest way to make many runs.
+    cancel() stops its run in progress (from another thread): the run
+    raises Error with code 10 (cancelled).
 
     opt is a dict {KEY: VALUE}, a list of "KEY=VALUE" texts, or one text;
     algo_for likewise ("COLL=ALGO").  True / False set and clear a flag
     (validate, windowed, force); None leaves a key out.  A bad key or value
     raises Error with the command line's message."""
 
-    __slots__ = ("_h", "__weakref__")
+    __slots__ = ("_h", "_flag", "__weakref__")
 
     def __init__(self, **keys):
         self._h = _C.collsim_request_new()
         if not self._h:
             raise MemoryError("collsim_request_new")
+        # the flag the run polls (collsim_request_set_cancel); it lives as
+        # long as the request, which is what the C side points to
+        self._flag = ctypes.c_int(0)
+        _C.collsim_request_set_cancel(self._h, ctypes.byref(self._flag))
         err = _lib.CError()
         for key, value in keys.items():
             if value is None:
@@ -122,6 +128,11 @@ class Request:
             for v in _values(key, value):
                 if _C.collsim_request_set(self._h, name, v.encode(), ctypes.byref(err)):
                     _raise(err)
+
+    def cancel(self):
+        """Stops the run of this request in progress (the run polls every
+        65,536 events); a run started later is not affected."""
+        self._flag.value = 1
 
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
@@ -194,20 +205,16 @@ class Machine:
             return str(node)
         return _text_of(lambda buf, n: f(self._h, int(node), buf, n))
 
-    def run(self, request=None, **keys):
+    def run(self, request=None, timeout=None, **keys):
         """Runs a Request (or the keys of one, as collsim.run takes them)
-        on this machine; returns a Result."""
+        on this machine; returns a Result.  timeout (seconds): cancel the
+        run after that long (Error code 10)."""
         if request is None:
             request = Request(**keys)
         elif keys:
             raise TypeError("Machine.run: a Request or keys, not both")
-        out = ctypes.c_void_p()
-        err = _lib.CError()
-        rc = _C.collsim_run_on(self._h, request._h, ctypes.byref(out), ctypes.byref(err))
-        res = Result(out.value, self) if out.value else None
-        if rc:
-            _raise(err, res)
-        return res
+        return _run(lambda out, err: _C.collsim_run_on(self._h, request._h, out, err),
+                    request, timeout, self)
 
     def close(self):
         """Closes the machine now (results still alive keep it open)."""
@@ -399,7 +406,8 @@ def _path(p):
 
 # ---- one run ------------------------------------------------------------------
 
-def run(machine=None, coll=None, algo=None, bytes=None, mode=None, validate=None, **keys):
+def run(machine=None, coll=None, algo=None, bytes=None, mode=None, validate=None,
+        timeout=None, **keys):
     """Runs one request and returns its Result: a collective of the suite
     (coll, algo, bytes; root, ranks, order, opt), a GOAL program (program=)
     or a trace to replay (trace=; format, map, algo_for, flops), in packet
@@ -408,18 +416,36 @@ def run(machine=None, coll=None, algo=None, bytes=None, mode=None, validate=None
 
     machine is a spec or a Machine (reused: no rebuilding).  The keys and
     their values are those of `collsim run`; errors raise Error with its
-    message (a deadlock's Error carries the partial result)."""
+    message (a deadlock's Error carries the partial result).  timeout
+    (seconds): the run is cancelled after that long (Error code 10)."""
     req = Request(coll=coll, algo=algo, bytes=bytes, mode=mode, validate=validate, **keys)
     if isinstance(machine, Machine):
-        return machine.run(req)
+        return machine.run(req, timeout)
     if machine is None:
         raise Error(1, "missing --machine SPEC (e.g. alphabeta:topo=ring,p=8)")
     err = _lib.CError()
     if _C.collsim_request_set(req._h, b"machine", _str(machine).encode(), ctypes.byref(err)):
         _raise(err)
+    return _run(lambda out, err: _C.collsim_run(req._h, out, err), req, timeout, None)
+
+
+def _run(call, request, timeout, machine):
+    """One run through call(out, err) (collsim_run or collsim_run_on): the
+    Result, or Error carrying the partial result when there is one."""
     out = ctypes.c_void_p()
-    rc = _C.collsim_run(req._h, ctypes.byref(out), ctypes.byref(err))
-    res = Result(out.value) if out.value else None
+    err = _lib.CError()
+    request._flag.value = 0
+    if timeout is None:
+        rc = call(ctypes.byref(out), ctypes.byref(err))
+    else:
+        timer = _threading.Timer(timeout, request.cancel)
+        timer.daemon = True
+        timer.start()
+        try:
+            rc = call(ctypes.byref(out), ctypes.byref(err))
+        finally:
+            timer.cancel()
+    res = Result(out.value, machine) if out.value else None
     if rc:
         _raise(err, res)
     return res

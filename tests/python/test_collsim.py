@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import collsim
@@ -169,6 +170,20 @@ class Figures(unittest.TestCase):
         r.heatmap(os.path.join(self.dir.name, "h.svg"), metric="bytes")
         self.assertGreater(os.path.getsize(os.path.join(self.dir.name, "h.svg")), 0)
 
+    def test_heatmaps_are_the_clis(self):
+        # the whole run and a window, byte for byte as `collsim run --heatmap`
+        spec = "cerebras:rows=4,cols=4"
+        for record, window, metric in ((None, None, "util"), ("window:0:200", "0:200", "k")):
+            mine = os.path.join(self.dir.name, "mine.png")
+            theirs = os.path.join(self.dir.name, "cli.png")
+            r = collsim.run(machine=spec, coll="allreduce", bytes=256, record=record)
+            r.heatmap(mine, metric=metric)
+            cli("run", "--machine", spec, "--coll", "allreduce", "--bytes", "256", "--heatmap",
+                theirs, "--metric", metric, "--json", os.devnull,
+                *(["--window", window] if window else []))
+            with open(mine, "rb") as a, open(theirs, "rb") as b:
+                self.assertEqual(a.read(), b.read(), record)
+
     def test_heatmap_bad_metric_is_an_error(self):
         r = collsim.run(machine="cerebras:rows=2,cols=2", coll="allreduce", bytes=16)
         with self.assertRaises(collsim.Error) as cm:
@@ -249,6 +264,20 @@ class Errors(unittest.TestCase):
         self.assertIsNotNone(e.result)
         self.assertEqual(e.result.ranks, 2)
         self.assertEqual(as_list(e.result.channels["bytes"])[:2], [64, 0])
+
+    def test_timeout_cancels(self):
+        # an 8 s run (67 M events), stopped after 0.2 s by the cancel flag
+        t0 = time.monotonic()
+        with self.assertRaises(collsim.Error) as cm:
+            collsim.run(machine="alphabeta:topo=torus,rows=16,cols=16", coll="alltoall",
+                        algo="pairwise", bytes="256KiB", timeout=0.2)
+        self.assertEqual((cm.exception.code, cm.exception.status), (10, "cancelled"))
+        self.assertLess(time.monotonic() - t0, 5)
+        # the same request runs again, to the end, afterwards
+        m = collsim.Machine("loggp:p=4")
+        req = collsim.Request(coll="barrier")
+        req.cancel()  # before the run: no effect on it
+        self.assertGreater(m.run(req, timeout=60).ticks, 0)
 
     def test_unknown_request_key(self):
         with self.assertRaises(collsim.Error) as cm:
