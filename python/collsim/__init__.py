@@ -159,14 +159,16 @@ class Machine:
     (Machine.run) pay for building it once; one run at a time per machine
     (the results keep the machine open while they live)."""
 
-    __slots__ = ("_h", "_owner", "spec", "type", "nodes", "channels", "tick_seconds",
-                 "__weakref__")
+    __slots__ = ("_h", "_owner", "_live", "_closed", "spec", "type", "nodes", "channels",
+                 "tick_seconds", "__weakref__")
 
     def __init__(self, spec):
         h = ctypes.c_void_p()
         err = _lib.CError()
         self._h = None
         self._owner = None
+        self._live = 0  # results of its runs still alive: they need it open
+        self._closed = False
         if _C.collsim_machine_open(_str(spec).encode(), ctypes.byref(h), ctypes.byref(err)):
             _raise(err)
         self._h = h.value
@@ -178,6 +180,8 @@ class Machine:
         m = cls.__new__(cls)
         m._h = handle
         m._owner = owner
+        m._live = 0
+        m._closed = True  # no runs on a result's machine
         m._read()
         return m
 
@@ -213,13 +217,20 @@ class Machine:
             request = Request(**keys)
         elif keys:
             raise TypeError("Machine.run: a Request or keys, not both")
+        if self._closed:
+            raise Error(1, "machine %s: closed" % self.spec)
         return _run(lambda out, err: _C.collsim_run_on(self._h, request._h, out, err),
                     request, timeout, self)
 
     def close(self):
-        """Closes the machine now (results still alive keep it open)."""
-        h, self._h = self._h, None
-        if h and self._owner is None and _C is not None:
+        """No more runs on this machine; it is closed now, or when the last
+        result of its runs goes (they read it)."""
+        self._closed = True
+        self._release()
+
+    def _release(self):
+        if self._h and self._live == 0 and self._owner is None and _C is not None:
+            h, self._h = self._h, None
             _C.collsim_machine_close(h)
 
     __del__ = close
@@ -267,11 +278,18 @@ class Result:
     def __init__(self, handle, machine=None):
         self._h = handle
         self._machine = machine
+        if machine is not None:
+            machine._live += 1
 
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
         if h and _C is not None:
             _C.collsim_result_free(h)
+            m = self._machine
+            if m is not None:
+                m._live -= 1
+                if m._closed:
+                    m._release()
 
     # -- scalars
     @property

@@ -130,6 +130,20 @@ class EveryMachine(unittest.TestCase):
                           opt="k=3")
         self.assertNotEqual(one.ticks, json.loads(want)["finish_ticks"])
 
+    def test_closed_machine_outlived_by_its_results(self):
+        m = collsim.Machine("cell:chips=1")
+        r = m.run(coll="allreduce", algo="ring", bytes=256)
+        text = r.json(timing=False)
+        m.close()
+        with self.assertRaises(collsim.Error):
+            m.run(coll="barrier")
+        # the result still reads its machine (closed when the result goes)
+        self.assertEqual(r.json(timing=False), text)
+        self.assertEqual(r.machine.spec, json.loads(text)["machine"]["spec"])
+        del r
+        with collsim.Machine("loggp:p=2") as m2:
+            self.assertGreater(m2.run(coll="barrier").ticks, 0)
+
     def test_not_validated_is_none(self):
         r = collsim.run(machine="alphabeta:topo=ring,p=4", coll="allreduce", bytes=64)
         self.assertIsNone(r.validated)
