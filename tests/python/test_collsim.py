@@ -144,6 +144,20 @@ class EveryMachine(unittest.TestCase):
         with collsim.Machine("loggp:p=2") as m2:
             self.assertGreater(m2.run(coll="barrier").ticks, 0)
 
+    def test_programs_and_traces_match_cli_json(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        ring4 = os.path.join(root, "traces", "ring4.goal")
+        ti = os.path.join(root, "traces", "stencil16.ti")
+        want = cli("run", "--machine", "alphabeta:topo=ring,p=4", "--program", ring4,
+                   "--mode", "fluid", "--json", "-", "--no-timing").stdout.decode()
+        r = collsim.run(machine="alphabeta:topo=ring,p=4", program=ring4, mode="fluid")
+        self.assertEqual(r.json(timing=False), want)
+        want = cli("replay", ti, "--machine", "loggp:p=16", "--map", "random:1", "--algo-for",
+                   "allreduce=rdb", "--json", "-", "--no-timing").stdout.decode()
+        r = collsim.run(machine="loggp:p=16", trace=ti, map="random:1",
+                        algo_for={"allreduce": "rdb"})
+        self.assertEqual(r.json(timing=False), want)
+
     def test_not_validated_is_none(self):
         r = collsim.run(machine="alphabeta:topo=ring,p=4", coll="allreduce", bytes=64)
         self.assertIsNone(r.validated)
