@@ -14,6 +14,7 @@ $COLLSIM_LIBRARY (the shared library) and PYTHONPATH=python; by hand:
 """
 
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -429,10 +430,7 @@ class Sweep(unittest.TestCase):
 
 class Example(unittest.TestCase):
     def test_allreduce_sweep_draws_its_figure(self):
-        try:
-            import matplotlib  # noqa: F401
-            import pandas  # noqa: F401
-        except ImportError:
+        if not all(importlib.util.find_spec(m) for m in ("matplotlib", "pandas")):
             self.skipTest("matplotlib or pandas is not installed")
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         with tempfile.TemporaryDirectory() as d:
