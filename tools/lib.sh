@@ -16,6 +16,11 @@ CS_PACKAGES=(
     libcriterion-dev
     libcairo2-dev
     libxml2-dev
+    # the Python module's tests (tests/python) and examples/allreduce_sweep.py
+    python3
+    python3-numpy
+    python3-pandas
+    python3-matplotlib
 )
 
 cs_log() {

@@ -109,6 +109,16 @@ int collsim_machine_nodes(const collsim_machine *m);
 int collsim_machine_channels(const collsim_machine *m);
 double collsim_machine_tick_seconds(const collsim_machine *m);
 
+/* The short description `collsim compare` and the figure titles use
+ * ("alphabeta torus 8×8", "cell eib of 24 nodes"; UTF-8), and a node's
+ * label as the heatmaps and compare's busiest link write it ("BIF.0",
+ * "17").  Both copy the text to buf as snprintf does (cut to len - 1 bytes,
+ * NUL-terminated; buf may be NULL when len is 0) and return its whole
+ * length; collsim_machine_node_name returns -1 (buf "") for a node outside
+ * 0..nodes-1. */
+int collsim_machine_name(const collsim_machine *m, char *buf, size_t len);
+int collsim_machine_node_name(const collsim_machine *m, int node, char *buf, size_t len);
+
 /* ---- requests ---------------------------------------------------------------- */
 
 typedef struct collsim_request collsim_request;
