@@ -240,6 +240,26 @@ int collsim_machine_nodes(const collsim_machine *m)
     return cs_topo_nodes(m->m->topo);
 }
 
+/* The short name and node labels of the figures and of compare's table
+ * (api/figures.h, machines/machine.h), copied as snprintf does. */
+int collsim_machine_name(const collsim_machine *m, char *buf, size_t len)
+{
+    char text[256];
+    cs_figures_machine_short(m->m, text, sizeof text);
+    return snprintf(buf, len, "%s", text);
+}
+
+int collsim_machine_node_name(const collsim_machine *m, int node, char *buf, size_t len)
+{
+    char text[128];
+    if (node < 0 || node >= cs_topo_nodes(m->m->topo)) {
+        if (len > 0)
+            buf[0] = '\0';
+        return -1;
+    }
+    return snprintf(buf, len, "%s", cs_machine_node_label(m->m, node, text, sizeof text));
+}
+
 int collsim_machine_channels(const collsim_machine *m)
 {
     return cs_topo_channels(m->m->topo);
