@@ -19,8 +19,17 @@
 
 #define TR 2
 
+/* Under the sanitizers (tools/test's second pass, about 16x slower) the
+ * 1-D sweep leaves out P = 512 and B = 4096, the most expensive points,
+ * which reach no code that 1024 and 512 do not; the plain pass runs the
+ * issue's whole grid. */
+#if defined(__SANITIZE_ADDRESS__)
+static const int Ps[] = {2, 3, 8, 33, 64, 1024};
+static const int64_t Bs[] = {1, 2, 16, 64, 255, 512};
+#else
 static const int Ps[] = {2, 3, 8, 33, 64, 512, 1024};
 static const int64_t Bs[] = {1, 2, 16, 64, 255, 512, 4096};
+#endif
 #define NP ((int)(sizeof Ps / sizeof *Ps))
 #define NB ((int)(sizeof Bs / sizeof *Bs))
 

@@ -90,7 +90,13 @@ static void spec_of(char *buf, size_t len, int64_t p, const char *extra)
 
 Test(cns1, ring_allgather_meets_the_lower_bound, .timeout = 600)
 {
+    /* under the sanitizers up to 128 nodes and the whole machine once: the
+     * ring's code is the same at every size (the plain pass runs them all) */
+#if defined(__SANITIZE_ADDRESS__)
+    static const int64_t ps[] = {4, 32, 64, 128};
+#else
     static const int64_t ps[] = {4, 32, 64, 128, 256, 512};
+#endif
     static const int64_t nps[] = {33, 64, 100, 257};
     char spec[96];
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
