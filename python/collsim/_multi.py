@@ -87,12 +87,8 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
                 try:
                     r = m.run(req)
                 except Error as e:
-                    e.message = "%s/%s at %s bytes%s: %s" % (
-                        coll, name, b, "" if p is None else ", %s ranks" % p, e.message)
-                    e.args = (e.message,)
-                    if not keep_going:
-                        raise
-                    rows.errors.append(e)
+                    rows.failed(e, "%s/%s at %s bytes%s" % (
+                        coll, name, b, "" if p is None else ", %s ranks" % p), keep_going)
                     continue
                 ticks = r.ticks
                 rows.append({"machine": m.spec, "coll": coll, "algo": name, "bytes": int(b),
@@ -107,6 +103,15 @@ class _Rows(list):
     def __init__(self):
         super().__init__()
         self.errors = []
+
+    def failed(self, e, where, keep_going):
+        """Names the point that failed in e's message (as the CLI does);
+        re-raises e unless keep_going, when it is kept in self.errors."""
+        e.message = "%s: %s" % (where, e.message)
+        e.args = (e.message,)
+        if not keep_going:
+            raise e
+        self.errors.append(e)
 
 
 def _busiest(ch):
@@ -164,11 +169,7 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
                 r = m.run(**keys)  # its own engine: packet only (see the docstring)
             wall = time.perf_counter() - t0 if timing else 0.0
         except Error as e:
-            e.message = "%s: %s" % (spec if isinstance(spec, str) else spec.spec, e.message)
-            e.args = (e.message,)
-            if not keep_going:
-                raise
-            rows.errors.append(e)
+            rows.failed(e, spec if isinstance(spec, str) else spec.spec, keep_going)
             continue
         ticks = r.ticks
         seconds = ticks * m.tick_seconds

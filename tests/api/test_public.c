@@ -39,6 +39,16 @@ TestSuite(public, .init = setup, .fini = teardown, .timeout = 600);
 /* ---- helpers ------------------------------------------------------------------ */
 
 /* A request from "key=value" pairs, NULL-terminated; every set must pass. */
+/* Writes text to tmpdir/name; the path in path. */
+static void write_tmp(const char *name, const char *text, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "%s", path);
+}
+
 static collsim_request *request(const char *const *kv)
 {
     collsim_request *r = collsim_request_new();
@@ -195,12 +205,8 @@ Test(public, alphabeta_binomial_broadcast)
 Test(public, loggp_message_program)
 {
     char path[300];
-    snprintf(path, sizeof path, "%s/p2p.goal", tmpdir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag "
-          "0\n}\n", f);
-    fclose(f);
+    write_tmp("p2p.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\n"
+              "l1: recv 8b from 0 tag 0\n}\n", path, sizeof path);
     const char *kv[] = {"machine", "loggp:p=2", "program", path, NULL};
     collsim_result *res = run_ok(kv);
     cr_assert_eq(collsim_result_ticks(res), 5542);
@@ -431,12 +437,9 @@ Test(public, which_keys_go_together)
 Test(public, deadlock_result_is_readable)
 {
     char path[300];
-    snprintf(path, sizeof path, "%s/dead.goal", tmpdir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\nl2: recv 8b from 1 tag 0\n}\n"
-          "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: recv 8b from 0 tag 5\n}\n", f);
-    fclose(f);
+    write_tmp("dead.goal", "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\nl2: recv 8b from 1 "
+              "tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\nl2: recv 8b from 0 tag 5\n}\n",
+              path, sizeof path);
     const char *kv[] = {"machine", "alphabeta:topo=ring,p=2", "program", path, NULL};
     collsim_request *r = request(kv);
     collsim_result *res = NULL;
