@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "cli_util.h"
 
@@ -157,6 +158,61 @@ Test(edges, work_estimate_refuses_above_the_limit)
     cr_expect_eq(o.status, 2, "%s", o.err);
     ASSERT_HAS(o.err, "work limit");
     cli_out_free(&o);
+}
+
+/* D10 near the unit limits of the two own engines with per-packet events
+ * (CNS-1 counts 128-byte NI messages, 4 vlr; the Cell 16 KiB DMA
+ * commands): --force lifts the work limit, never these.  One unit past,
+ * (2^31 - 1) * unit bytes, is refused naming 2^31 with --force as without,
+ * and fluid mode is refused.  The largest accepted sizes, one byte less,
+ * are run in test_outputs.c: they take hours (CNS-1) or more memory than a
+ * test may take (the Cell), so there they are stopped by a signal or a
+ * memory limit. */
+Test(edges, own_engines_one_unit_past_the_limit_with_force)
+{
+    const struct {
+        const char *spec, *past, *unit;
+    } own[] = {{"cns1:rings=1", "274877906816", "of 128 bytes"},
+               {"cell:chips=1", "35184372072448", "of 16384 bytes"}};
+    for (int i = 0; i < 2; i++) {
+        cli_out_t o = RUN("run", "--machine", own[i].spec, "--coll", "broadcast", "--bytes",
+                          own[i].past, "--force");
+        cr_expect_eq(o.status, 2, "%s: status %d: %s", own[i].spec, o.status, o.err);
+        ASSERT_HAS(o.err, "has 2^31 or more units");
+        ASSERT_HAS(o.err, own[i].unit);
+        cli_out_free(&o);
+        o = RUN("run", "--machine", own[i].spec, "--coll", "broadcast", "--bytes", "1MiB",
+                "--force", "--mode", "fluid");
+        cr_expect_eq(o.status, 2, "%s: status %d: %s", own[i].spec, o.status, o.err);
+        ASSERT_HAS(o.err, "has no fluid mode");
+        cli_out_free(&o);
+    }
+}
+
+/* The Cell's arbiter tried every waiting leg on each pass, and a message
+ * has a leg per 16 KiB command: runs were quadratic in the message size
+ * (a 16 MiB broadcast 75 s, 1 GiB, below the work limit, days).  A linear
+ * engine spends about 16 times the CPU on 16 times the bytes; the old one
+ * spent over 100 times. */
+static double child_cpu_of(const char *bytes)
+{
+    struct rusage before, after;
+    getrusage(RUSAGE_CHILDREN, &before);
+    cli_out_t o = RUN("run", "--machine", "cell:chips=1", "--coll", "broadcast", "--bytes", bytes,
+                      "--no-timing");
+    getrusage(RUSAGE_CHILDREN, &after);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cli_out_free(&o);
+    return (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+           1e-6 * (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec);
+}
+
+Test(edges, cell_engine_linear_in_the_message_size)
+{
+    double small = child_cpu_of("256KiB"), large = child_cpu_of("4MiB");
+    /* the process's start-up is in both: it only lowers the ratio */
+    cr_expect_lt(large, 48 * (small > 0.01 ? small : 0.01),
+                 "256 KiB: %.3f s, 4 MiB: %.3f s of CPU", small, large);
 }
 
 /* D8: fluid mode on a machine with its own engine is an error, never a

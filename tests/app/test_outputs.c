@@ -264,6 +264,25 @@ Test(outputs, sigint_during_export, .timeout = 60) { export_signalled_mid_write(
 
 Test(outputs, sigterm_during_export, .timeout = 60) { export_signalled_mid_write(SIGTERM, 143); }
 
+/* D10 at the largest size CNS-1 accepts with --force: (2^31 - 1) NI
+ * messages of 128 bytes less a byte, per message.  Accepted (--force lifts
+ * the work limit, not the unit limit) and run: 31 such messages are about
+ * 5 * 10^11 events, half a day at 10 M events/s, in 10 MB of memory; the
+ * test stops it after 2 s with SIGINT. */
+Test(outputs, cns1_largest_forced_size_runs_until_interrupted, .timeout = 120)
+{
+    int st = run_and_signal((const char *const[]){"run", "--machine", "cns1:rings=1", "--coll",
+                                                  "broadcast", "--bytes", "274877906815",
+                                                  "--force", "--json", "r.json", NULL},
+                            "never", SIGINT);
+    char *err_path = cli_path("sig.err"), *err = cli_read(err_path, NULL);
+    cr_assert_eq(st, 130, "status %d; stderr:\n%s", st, err);
+    ASSERT_HAS(err, "interrupted at t=");
+    cr_assert_eq(user_entries(), 0, "r.json or a temporary was left");
+    free(err);
+    free(err_path);
+}
+
 /* ---- D2, D4: limits and out of memory under ulimit -v ---- */
 
 /* `sh -c line` in the test folder, its output captured as run_cli's. */
@@ -284,15 +303,18 @@ static cli_out_t run_sh(const char *line)
     return o;
 }
 
-static cli_out_t run_limited(const char *cmd)
+/* `collsim cmd` under `ulimit -v kb`. */
+static cli_out_t run_limited_to(int kb, const char *cmd)
 {
 #if defined(__SANITIZE_ADDRESS__)
     cr_skip_test("ulimit -v and AddressSanitizer do not mix");
 #endif
     char line[1024];
-    snprintf(line, sizeof line, "ulimit -v 2000000; exec \"$COLLSIM\" %s", cmd);
+    snprintf(line, sizeof line, "ulimit -v %d; exec \"$COLLSIM\" %s", kb, cmd);
     return run_sh(line);
 }
+
+static cli_out_t run_limited(const char *cmd) { return run_limited_to(2000000, cmd); }
 
 Test(outputs, d2_ti_rank_count_refused_at_once, .timeout = 60)
 {
@@ -320,4 +342,17 @@ Test(outputs, d4_out_of_memory_is_status_71, .timeout = 300)
         cr_assert(strstr(o.err, "bytes for ") || strstr(o.err, "nodes"), "%s", o.err);
         cli_out_free(&o);
     }
+}
+
+/* D10 at the largest size the Cell accepts with --force: (2^31 - 1) DMA
+ * commands of 16 KiB less a byte.  Its engine makes every command of a
+ * message when the receiver's get starts (48 bytes each: about 100 GB for
+ * this one), so the run ends out of memory: status 71 with the bytes it
+ * asked for, never 134.  600 MB of address space is reached in about a
+ * second. */
+Test(outputs, cell_largest_forced_size_is_out_of_memory_71, .timeout = 120)
+{
+    cli_out_t o = run_limited_to(600000, "run --machine cell:chips=1 --coll broadcast --bytes "
+                                         "35184372072447 --force");
+    expect(&o, 71, "out of memory (");
 }
