@@ -66,7 +66,9 @@ static inline int64_t cs_tick_muldiv_round(int64_t n, int64_t num, int64_t den)
  * of two doubles stands for, found by continued fractions: the convergent
  * with the smallest denominator within 2^-50 of x relative, i.e. within the
  * rounding of the doubles x came from.  A ratio of decimal clocks (1 ns per
- * 1 ps tick: 1000; per a 3.2 GHz cycle: 16/5) is then exact, where
+ * 1 ps tick: 1000; per a 3.2 GHz cycle: 16/5; any clock in whole kHz: a
+ * denominator of at most 10^6, below which no earlier convergent comes
+ * that close) is then exact, where
  * n * x in doubles is off by up to 2^-53 n, hundreds of ticks near the
  * clock's maximum.  Returns 0 (num, den untouched) when no such fraction
  * exists (or x is not positive and finite). */
