@@ -5,8 +5,10 @@
  * bytes need on the fastest link) and one past it (refused with exit 2 and
  * the limit named); GOAL and TI programs whose compute times reach the
  * clock's maximum (a clean error naming the op) or stay just below it (the
- * exact finish); the work estimate of packet mode and --force; --mode fluid
- * on a machine without it (D8).
+ * exact finish), on every machine and mode (D9); the work estimate of
+ * packet mode and --force; CNS-1 and the Cell one unit past their limit
+ * with --force, and the Cell engine's cost linear in the bytes (D10);
+ * --mode fluid on a machine without it (D8).
  *
  * The largest accepted size per machine comes from the documented rules,
  * by hand, not from the code under test: 2^48 bytes per op for the channel
