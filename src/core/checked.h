@@ -53,6 +53,48 @@ static inline int64_t cs_tick_muldiv_ceil(int64_t n, int64_t num, int64_t den)
     return v > CS_TICK_LIMIT ? CS_TICK_OVER : (int64_t)v;
 }
 
+/* round(n * num / den), halves up, exactly (n, num >= 0, den > 0), or
+ * CS_TICK_OVER beyond CS_TICK_LIMIT.  n * num must fit in 127 bits
+ * (n < 2^63 and num < 2^64 do). */
+static inline int64_t cs_tick_muldiv_round(int64_t n, int64_t num, int64_t den)
+{
+    __int128 v = ((__int128)n * num * 2 + den) / ((__int128)den * 2);
+    return v > CS_TICK_LIMIT ? CS_TICK_OVER : (int64_t)v;
+}
+
+/* The fraction num/den (num <= 2^40, den <= 2^40) that a positive ratio x
+ * of two doubles stands for, found by continued fractions: the convergent
+ * with the smallest denominator within 2^-50 of x relative, i.e. within the
+ * rounding of the doubles x came from.  A ratio of decimal clocks (1 ns per
+ * 1 ps tick: 1000; per a 3.2 GHz cycle: 16/5; any clock in whole kHz: a
+ * denominator of at most 10^6, below which no earlier convergent comes
+ * that close) is then exact, where
+ * n * x in doubles is off by up to 2^-53 n, hundreds of ticks near the
+ * clock's maximum.  Returns 0 (num, den untouched) when no such fraction
+ * exists (or x is not positive and finite). */
+static inline int cs_ratio_of_double(double x, int64_t *num, int64_t *den)
+{
+    const double max = 1099511627776.0; /* 2^40 */
+    double h1 = 1, h2 = 0, k1 = 0, k2 = 1, y = x;
+    if (!(x > 0) || !(x < max))
+        return 0;
+    for (int i = 0; i < 64; i++) {
+        double a = floor(y), h = a * h1 + h2, k = a * k1 + k2;
+        if (h > max || k > max)
+            return 0;
+        if (fabs(h / k - x) <= x * 0x1p-50) {
+            *num = (int64_t)h;
+            *den = (int64_t)k;
+            return 1;
+        }
+        if (y == a)
+            return 0;
+        y = 1 / (y - a);
+        h2 = h1, h1 = h, k2 = k1, k1 = k;
+    }
+    return 0;
+}
+
 /* A non-negative duration in ticks from a double, rounded to nearest:
  * CS_TICK_OVER for anything beyond CS_TICK_LIMIT (and for NaN), which a
  * plain (int64_t) cast would make undefined. */

@@ -123,6 +123,7 @@ typedef struct exec {
     int32_t done_ops;
     int64_t max_units;  /* units a message may have (check_op) */
     double calc_scale;  /* program time unit -> ticks */
+    int64_t calc_num, calc_den; /* ... as an exact fraction, or den 0 (core/checked.h) */
     uint32_t h_calc, h_wake;
     const cs_exec_observer_t *obs;
     const cs_exec_opts_t *opts;
@@ -479,8 +480,8 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
  * the run and report_overflow names the op. */
 static cs_tick_t calc_fixed_ticks(exec_t *x, const cs_op_t *o)
 {
-    if (x->calc_scale == 1.0)
-        return cs_tick_add(o->ticks, 0);
+    if (x->calc_den)
+        return cs_tick_muldiv_round(o->ticks, x->calc_num, x->calc_den);
     return cs_tick_from_double((double)o->ticks * x->calc_scale);
 }
 
@@ -578,7 +579,7 @@ static void on_calc_event(void *ctx, const cs_event_t *ev)
         }
         cs_tick_t fixed = calc_fixed_ticks(x, o);
         if (fixed) {
-            s->busy_until = cs_sim_now(x->sim) + fixed;
+            s->busy_until = cs_tick_add(cs_sim_now(x->sim), fixed); /* may saturate */
             cs_sim_at(x->sim, s->busy_until, x->h_calc, (uint32_t)op, 0);
             drain(x);
             return;
@@ -902,7 +903,7 @@ static void hook_released(void *ctx, uint64_t user, cs_tick_t now)
 
 /* One line per rank with unfinished ops into buf (at most 8 shown): its
  * most telling unfinished op and why; returns the number of such ranks. */
-static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out)
+static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out, int overflow)
 {
     size_t used = 0;
     int shown = 0, nranks = cs_program_nranks(x->prog), stuck_ranks = 0;
@@ -922,8 +923,12 @@ static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out)
         const char *why;
         if (op == NONE)
             continue;
-        /* the most telling op of the rank: a posted recv if any */
-        if (x->ranks[r].posted_head != NONE)
+        /* the most telling op of the rank: past the clock's maximum the
+         * calc it was running (the usual culprit), in a deadlock a posted
+         * recv if any */
+        if (overflow && x->ranks[r].cpu_op != NONE)
+            op = x->ranks[r].cpu_op;
+        else if (!overflow && x->ranks[r].posted_head != NONE)
             op = x->ranks[r].posted_head;
         stuck_ranks++;
         if (shown >= 8)
@@ -933,8 +938,9 @@ static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out)
         case OP_WAIT: why = "waits for its dependencies"; break;
         case OP_READY: why = "is ready but was never started"; break;
         default:
-            why = cs_program_op(x->prog, op)->kind == CS_OP_RECV ? "has no matching send"
-                                                                 : "never completed";
+            why = cs_program_op(x->prog, op)->kind == CS_OP_RECV && !overflow
+                      ? "has no matching send"
+                      : "never completed";
         }
         snprintf(line, sizeof line, "%srank %d: %s %s", shown ? "; " : "", r, d, why);
         if (used + strlen(line) < size - 1) {
@@ -952,7 +958,7 @@ static int report_stuck(exec_t *x)
 {
     char buf[CS_ERROR_MSG_MAX - 64] = "";
     int shown, nops = cs_program_nops(x->prog);
-    int stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown);
+    int stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown, 0);
     /* units left in the network: say where, after the ranks */
     char net[CS_ERROR_MSG_MAX] = "";
     if (cs_net_active(x->net) > 0) {
@@ -973,7 +979,7 @@ static int report_stuck(exec_t *x)
 static int report_overflow(exec_t *x, cs_tick_t at)
 {
     char buf[CS_ERROR_MSG_MAX - 64] = "";
-    int shown, stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown);
+    int shown, stuck_ranks = stuck_lines(x, buf, sizeof buf, &shown, 1);
     return cs_error_set(x->err, CS_ERR_RANGE,
                         "%s%sthe simulated time would pass the clock's maximum of %lld ticks "
                         "(2^62, %.4g s at this machine's tick) after t=%lld on %d rank(s): "
@@ -1268,6 +1274,12 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     x.opts = o;
     if (cs_program_time_unit(prog) > 0 && env->tick_seconds > 0)
         x.calc_scale = cs_program_time_unit(prog) / env->tick_seconds;
+    /* exact when the ratio is a fraction (decimal clocks): near the clock's
+     * maximum a double product is off by hundreds of ticks, which could
+     * round a time just past the maximum onto it */
+    x.calc_num = x.calc_den = 1;
+    if (x.calc_scale != 1.0 && !cs_ratio_of_double(x.calc_scale, &x.calc_num, &x.calc_den))
+        x.calc_den = 0;
 
     res->nranks = nranks;
     res->rank_finish = cs_calloc((size_t)nranks, sizeof *res->rank_finish);

@@ -139,6 +139,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
             return cs_error_set(err, CS_ERR_USAGE,
                                 "key 'bif_bw': expected a rate like 5.12GB/s, got \"%s\"", bw);
     }
+    /* ticks per byte below is core Hz / bif_bw as a fraction of whole kB/s:
+     * from 1 MB/s (the fraction's denominator at least 1000) to 1 PB/s
+     * (bytes x numerator stays far inside 128 bits); outside, a rate was
+     * silently read as 1 MB/s (llround of 0, or of a value beyond int64) */
+    if (!(bif_bw >= 1e6 && bif_bw <= 1e15))
+        return cs_error_set(err, CS_ERR_RANGE,
+                            "key 'bif_bw': %g B/s is outside the range of 1 MB/s to 1 PB/s",
+                            bif_bw);
     if (flight * CORE_HZ < 2)
         return cs_error_set(err, CS_ERR_RANGE, "key 'flight': must be at least one bus cycle");
     int n = (int)(12 * chips);
@@ -161,10 +169,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     c->p.bif_lat = ticks(bif_lat);
     c->p.bif_gap = ticks(bif_gap);
     /* ticks per byte = core Hz / bytes per second, kept as a ratio */
-    c->p.bif_num = (int64_t)llround(CORE_HZ / 1e6);
-    c->p.bif_den = (int64_t)llround(bif_bw / 1e6);
-    if (c->p.bif_den < 1)
-        c->p.bif_den = 1;
+    c->p.bif_num = (int64_t)llround(CORE_HZ / 1e3);
+    c->p.bif_den = (int64_t)llround(bif_bw / 1e3);
     c->p.put_max = notify == 1 && put_max > 4 ? 4 : (int)put_max; /* a mailbox entry: 32 bits */
     c->p.notify = (cs_cell_notify_t)notify;
     c->p.mailbox_depth = 4;

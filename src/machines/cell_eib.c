@@ -53,7 +53,8 @@ typedef struct leg {
     int64_t total, avail, sent;    /* bytes: of the command, ready here, granted */
     int final;                     /* delivers at the destination (else to the BIF) */
     int bif_paid;                  /* the command's BIF overhead is charged */
-    int32_t next;                  /* arbiter list */
+    int32_t next;                  /* arbiter queue of its ramp pair */
+    uint64_t stamp;                /* its place in the arbiter's round robin */
     uint8_t queued;
 } leg_t;
 
@@ -77,7 +78,12 @@ typedef struct ring {
 typedef struct chip {
     ring_t ring[RINGS];
     cs_tick_t bus_free;            /* next free command-bus cycle */
-    int32_t legs_head, legs_tail;  /* legs with packets to grant */
+    /* legs with packets to grant, in the arbiter's round-robin order: one
+     * FIFO per (source ramp, destination ramp) pair, ordered across the
+     * pairs by stamp (see on_arb) */
+    int32_t pair_head[RAMPS * RAMPS], pair_tail[RAMPS * RAMPS];
+    int32_t nlegs;
+    uint64_t next_stamp;
     cs_tick_t wake_at;
     int in_flight, peak;           /* packets holding a ring */
     int dma_live;                  /* data gets past their command phase, not yet done */
@@ -188,9 +194,12 @@ static int32_t new_leg(cell_t *c, int32_t cmd, int chip, int src_ramp, int dst_r
 {
     c->l = cs_grow(c->l, c->nl, &c->cap_l, 256, sizeof *c->l);
     int32_t id = c->nl++;
-    c->l[id] = (leg_t){cmd, chip, src_ramp, dst_ramp, total, avail, 0, final, 0, NIL, 0};
+    c->l[id] = (leg_t){cmd, chip, src_ramp, dst_ramp, total, avail, 0, final, 0, NIL, 0, 0};
     return id;
 }
+
+/* The arbiter queue of a leg: its ramp pair on its chip. */
+static int leg_pair(const leg_t *l) { return l->src_ramp % RAMPS * RAMPS + l->dst_ramp % RAMPS; }
 
 static void leg_queue(cell_t *c, int32_t id)
 {
@@ -198,13 +207,16 @@ static void leg_queue(cell_t *c, int32_t id)
     chip_t *ch = &c->chip[l->chip];
     if (l->queued || l->sent >= l->avail)
         return;
+    int pair = leg_pair(l);
     l->queued = 1;
     l->next = NIL;
-    if (ch->legs_tail == NIL)
-        ch->legs_head = id;
+    l->stamp = ch->next_stamp++;
+    if (ch->pair_tail[pair] == NIL)
+        ch->pair_head[pair] = id;
     else
-        c->l[ch->legs_tail].next = id;
-    ch->legs_tail = id;
+        c->l[ch->pair_tail[pair]].next = id;
+    ch->pair_tail[pair] = id;
+    ch->nlegs++;
     arbiter_wake(c, l->chip, now_of(c));
 }
 
@@ -476,32 +488,42 @@ static void on_arb(void *ctx, const cs_event_t *ev)
         ch->in_flight--; /* a packet's resources came free (see try_grant) */
     if (ch->wake_at == now)
         ch->wake_at = -1;
-    /* round robin: every waiting leg gets one try per pass, the granted ones
-     * go to the back */
-    int32_t id = ch->legs_head, prev = NIL, tail = ch->legs_tail;
-    int blocked = 0;
-    while (id != NIL) {
-        int32_t next = c->l[id].next;
-        int last = id == tail;
-        if (try_grant(c, id)) {
+    /* Round robin: the first waiting leg (by stamp) whose way is free gets
+     * a packet and goes to the back.  A grant takes the command bus for
+     * `bus` ticks, so a pass grants at most one packet, and try_grant
+     * depends on a leg's ramp pair only: trying each pair's first leg in
+     * stamp order finds the same leg as trying every leg in turn, without
+     * a pass costing as many tries as there are commands under way (a
+     * 16 MiB message is 1024 commands: the scan made a run quadratic). */
+    int32_t waiting = ch->nlegs, granted = 0;
+    if (waiting > 0 && ch->bus_free <= now) {
+        int order[RAMPS * RAMPS], n = 0;
+        for (int p = 0; p < RAMPS * RAMPS; p++) {
+            if (ch->pair_head[p] == NIL)
+                continue;
+            uint64_t st = c->l[ch->pair_head[p]].stamp;
+            int i = n++;
+            for (; i > 0 && c->l[ch->pair_head[order[i - 1]]].stamp > st; i--)
+                order[i] = order[i - 1];
+            order[i] = p;
+        }
+        for (int i = 0; i < n && !granted; i++) {
+            int p = order[i];
+            int32_t id = ch->pair_head[p];
+            if (!try_grant(c, id))
+                continue;
             /* unlink; requeue if it has more */
-            if (prev == NIL)
-                ch->legs_head = next;
-            else
-                c->l[prev].next = next;
-            if (ch->legs_tail == id)
-                ch->legs_tail = prev;
+            ch->pair_head[p] = c->l[id].next;
+            if (ch->pair_head[p] == NIL)
+                ch->pair_tail[p] = NIL;
+            ch->nlegs--;
             c->l[id].queued = 0;
             leg_queue(c, id);
-        } else {
-            prev = id;
-            blocked = 1;
+            granted = 1;
         }
-        if (last)
-            break;
-        id = next;
     }
-    if (blocked && ch->legs_head != NIL)
+    /* every other leg of the pass was blocked */
+    if (waiting > granted && ch->nlegs > 0)
         arbiter_wake(c, (int)ev->a, now + c->p.bus);
 }
 
@@ -725,7 +747,8 @@ int cs_cell_eib_new(const cs_cell_params_t *cp, const cs_topo_t *topo, cs_sim_t 
     for (int i = 0; i < c->nspe; i++)
         c->spe[i] = (spe_t){NIL, NIL, 0, 0, 0};
     for (int ch = 0; ch < 2; ch++) {
-        c->chip[ch].legs_head = c->chip[ch].legs_tail = NIL;
+        for (int p = 0; p < RAMPS * RAMPS; p++)
+            c->chip[ch].pair_head[p] = c->chip[ch].pair_tail[p] = NIL;
         c->chip[ch].wake_at = -1;
         for (int r = 0; r < RINGS; r++)
             c->chip[ch].ring[r].last_start = -1;

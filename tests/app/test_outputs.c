@@ -88,10 +88,9 @@ Test(outputs, failed_run_leaves_no_file)
 
 /* ---- signals ---- */
 
-/* Starts `collsim args` in the test folder with stderr to sig.err, waits
- * until `wait_for` names a file there (a temporary being written) or 1 s,
- * then sends sig; returns the exit status (128 + signal if killed). */
-static int run_and_signal(const char *const *args, const char *wait_prefix, int sig)
+/* Starts `collsim args` in the test folder with stdin and stdout on
+ * /dev/null and stderr to sig.err; returns its pid. */
+static pid_t spawn_in_folder(const char *const *args)
 {
     const char *bin = getenv("COLLSIM");
     const char *argv[64];
@@ -114,6 +113,25 @@ static int run_and_signal(const char *const *args, const char *wait_prefix, int 
     cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ), 0);
     cr_assert_eq(chdir(cwd), 0);
     posix_spawn_file_actions_destroy(&fa);
+    free(err_path);
+    return pid;
+}
+
+/* The exit status of pid (128 + signal if killed). */
+static int wait_status(pid_t pid)
+{
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        cr_assert_eq(errno, EINTR);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* Starts `collsim args` (spawn_in_folder), waits until `wait_for` names a
+ * file there (a temporary being written) or 1 s, then sends sig; returns
+ * the exit status (128 + signal if killed). */
+static int run_and_signal(const char *const *args, const char *wait_prefix, int sig)
+{
+    pid_t pid = spawn_in_folder(args);
     /* up to 20 s for the temporary to appear (a loaded machine), then a
      * little more so that the simulation is running; a command that writes
      * its output only at the end ("never") gets 2 s to start its run, far
@@ -133,11 +151,7 @@ static int run_and_signal(const char *const *args, const char *wait_prefix, int 
     }
     nanosleep(&(struct timespec){0, 300000000}, NULL);
     kill(pid, sig);
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0)
-        cr_assert_eq(errno, EINTR);
-    free(err_path);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return wait_status(pid);
 }
 
 #define LONG_SWEEP "sweep", "--machine", "alphabeta:topo=ring,p=64", "--coll", "allreduce", \
@@ -207,6 +221,68 @@ Test(outputs, sigint_during_compare_and_replay, .timeout = 120)
     free(ti);
 }
 
+/* `collsim export` has no long phase: it builds the program and writes it
+ * (an all-to-all of 128 ranks is 1.9 MB of GOAL in a tenth of a second),
+ * so a signal sent after a delay may come after it ended.  A FIFO as the
+ * output makes the timing certain: export writes to it directly (it is not
+ * a regular file) and cannot finish before the test has read all but the
+ * pipe's 64 KiB.  The test reads the first bytes (export is writing), sends
+ * the signal, then drains the FIFO so that export can end: 130 or 143,
+ * nothing else left in the folder (no temporary, no other file). */
+static void export_signalled_mid_write(int sig, int want)
+{
+    char *fifo = cli_path("e.goal");
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+    pid_t pid = spawn_in_folder((const char *const[]){"export", "--coll", "alltoall", "--ranks",
+                                                      "128", "--bytes", "1KiB", "-o", "e.goal",
+                                                      NULL});
+    int fd = open(fifo, O_RDONLY); /* waits for export to open it */
+    cr_assert_geq(fd, 0, "open: %s", strerror(errno));
+    char buf[65536];
+    ssize_t n, got = 0;
+    while (got < 32 && (n = read(fd, buf + got, 32 - (size_t)got)) > 0)
+        got += n;
+    cr_assert_geq(got, 32, "export wrote nothing");
+    cr_assert(!strncmp(buf, "// collsim export: alltoall", 27), "%.32s", buf);
+    cr_assert_eq(kill(pid, sig), 0);
+    int64_t total = got;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        total += n > 0 ? n : 0;
+    close(fd);
+    int st = wait_status(pid);
+    char *err_path = cli_path("sig.err"), *err = cli_read(err_path, NULL);
+    cr_assert_eq(st, want, "status %d; stderr:\n%s", st, err);
+    /* the signal came mid-write: more than a pipe's worth was still due */
+    cr_assert_gt(total, 4 * 65536, "export wrote only %lld bytes", (long long)total);
+    cr_assert_eq(user_entries(), 1, "a temporary or another file was left beside the FIFO");
+    free(err);
+    free(err_path);
+    free(fifo);
+}
+
+Test(outputs, sigint_during_export, .timeout = 60) { export_signalled_mid_write(SIGINT, 130); }
+
+Test(outputs, sigterm_during_export, .timeout = 60) { export_signalled_mid_write(SIGTERM, 143); }
+
+/* D10 at the largest size CNS-1 accepts with --force: (2^31 - 1) NI
+ * messages of 128 bytes less a byte, per message.  Accepted (--force lifts
+ * the work limit, not the unit limit) and run: 31 such messages are about
+ * 5 * 10^11 events, half a day at 10 M events/s, in 10 MB of memory; the
+ * test stops it after 2 s with SIGINT. */
+Test(outputs, cns1_largest_forced_size_runs_until_interrupted, .timeout = 120)
+{
+    int st = run_and_signal((const char *const[]){"run", "--machine", "cns1:rings=1", "--coll",
+                                                  "broadcast", "--bytes", "274877906815",
+                                                  "--force", "--json", "r.json", NULL},
+                            "never", SIGINT);
+    char *err_path = cli_path("sig.err"), *err = cli_read(err_path, NULL);
+    cr_assert_eq(st, 130, "status %d; stderr:\n%s", st, err);
+    ASSERT_HAS(err, "interrupted at t=");
+    cr_assert_eq(user_entries(), 0, "r.json or a temporary was left");
+    free(err);
+    free(err_path);
+}
+
 /* ---- D2, D4: limits and out of memory under ulimit -v ---- */
 
 /* `sh -c line` in the test folder, its output captured as run_cli's. */
@@ -227,15 +303,18 @@ static cli_out_t run_sh(const char *line)
     return o;
 }
 
-static cli_out_t run_limited(const char *cmd)
+/* `collsim cmd` under `ulimit -v kb`. */
+static cli_out_t run_limited_to(int kb, const char *cmd)
 {
 #if defined(__SANITIZE_ADDRESS__)
     cr_skip_test("ulimit -v and AddressSanitizer do not mix");
 #endif
     char line[1024];
-    snprintf(line, sizeof line, "ulimit -v 2000000; exec \"$COLLSIM\" %s", cmd);
+    snprintf(line, sizeof line, "ulimit -v %d; exec \"$COLLSIM\" %s", kb, cmd);
     return run_sh(line);
 }
+
+static cli_out_t run_limited(const char *cmd) { return run_limited_to(2000000, cmd); }
 
 Test(outputs, d2_ti_rank_count_refused_at_once, .timeout = 60)
 {
@@ -263,4 +342,17 @@ Test(outputs, d4_out_of_memory_is_status_71, .timeout = 300)
         cr_assert(strstr(o.err, "bytes for ") || strstr(o.err, "nodes"), "%s", o.err);
         cli_out_free(&o);
     }
+}
+
+/* D10 at the largest size the Cell accepts with --force: (2^31 - 1) DMA
+ * commands of 16 KiB less a byte.  Its engine makes every command of a
+ * message when the receiver's get starts (48 bytes each: about 100 GB for
+ * this one), so the run ends out of memory: status 71 with the bytes it
+ * asked for, never 134.  600 MB of address space is reached in about a
+ * second. */
+Test(outputs, cell_largest_forced_size_is_out_of_memory_71, .timeout = 120)
+{
+    cli_out_t o = run_limited_to(600000, "run --machine cell:chips=1 --coll broadcast --bytes "
+                                         "35184372072447 --force");
+    expect(&o, 71, "out of memory (");
 }

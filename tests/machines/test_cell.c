@@ -377,6 +377,17 @@ Test(cell, spec_errors)
     cr_expect(strstr(err.msg, "chips") != NULL, "%s", err.msg);
     cr_expect_neq(cs_machine_new("cell:chips=2,bif_bw=fast", &m, &err), CS_OK);
     cr_expect(strstr(err.msg, "bif_bw") != NULL, "%s", err.msg);
+    /* issue 19: a rate below 1 MB/s or beyond int64 once rounded was read
+     * as 1 MB/s, exit 0 */
+    const char *bws[] = {"cell:chips=2,bif_bw=1000", "cell:chips=2,bif_bw=0.5MB/s",
+                         "cell:chips=2,bif_bw=1e300GB/s", "cell:chips=2,bif_bw=2e6GB/s"};
+    for (size_t i = 0; i < sizeof bws / sizeof bws[0]; i++) {
+        cr_expect_neq(cs_machine_new(bws[i], &m, &err), CS_OK, "%s", bws[i]);
+        cr_expect(strstr(err.msg, "key 'bif_bw'") && strstr(err.msg, "1 MB/s to 1 PB/s"), "%s: %s",
+                  bws[i], err.msg);
+    }
+    cr_assert_eq(cs_machine_new("cell:chips=2,bif_bw=1MB/s", &m, &err), CS_OK, "%s", err.msg);
+    cs_machine_free(m);
     cr_assert_eq(cs_machine_new("cell:chips=2", &m, &err), CS_OK);
     cr_expect_eq(cs_machine_nodes(m), 16); /* the SPEs; PPE, MIC, IOIF are not ranks */
     cr_expect_eq(cs_topo_nodes(m->topo), 24);
