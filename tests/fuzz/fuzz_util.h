@@ -3,10 +3,12 @@
  * only): the input as a file the parsers open by path, as the command line
  * does, and as a NUL-terminated string.
  *
- * The file is a memfd opened once per process and rewritten per input; its
- * path /proc/self/fd/N opens as a regular file, so the readers take the
- * same memory-mapped path (core/lines.c) as for a file on disk, and nothing
- * is left in the file system.
+ * The file is tmp/collsim-fuzz-XXXXXX/input, made once per process (and
+ * removed at exit) and rewritten per input.  It is a real folder, not a
+ * memfd's /proc/self/fd/N: a TI index names its rank files relative to its
+ * own folder, and "10" or "1" there opened the fuzzer's own descriptors, a
+ * pipe among them, whose read blocked the unit for 60 s (session 8's
+ * campaign).  Here such names find nothing.
  */
 #ifndef CS_FUZZ_UTIL_H
 #define CS_FUZZ_UTIL_H
@@ -15,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "machines/machine.h"
@@ -23,23 +25,37 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The path of a file holding data[0 .. size); the same path every call. */
+static char fuzz_dir[4096], fuzz_path[4096 + 8];
+
+static inline void fuzz_file_cleanup(void)
+{
+    unlink(fuzz_path);
+    rmdir(fuzz_dir);
+}
+
 static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {
     static int fd = -1;
-    static char path[64];
     if (fd < 0) {
-        fd = memfd_create("collsim-fuzz", 0);
-        if (fd < 0) {
-            perror("memfd_create");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(fuzz_dir, sizeof fuzz_dir, "%s/collsim-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(fuzz_dir)) {
+            perror("mkdtemp");
             abort();
         }
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        snprintf(fuzz_path, sizeof fuzz_path, "%s/input", fuzz_dir);
+        fd = open(fuzz_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0) {
+            perror(fuzz_path);
+            abort();
+        }
+        atexit(fuzz_file_cleanup);
     }
     if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size) {
         perror("fuzz_file");
         abort();
     }
-    return path;
+    return fuzz_path;
 }
 
 /* data as a NUL-terminated string (malloc'd; bytes after a NUL are unseen
