@@ -300,7 +300,7 @@ class Result:
     @property
     def cycles(self):
         """The finish time in cycles: ticks of the machine's clock."""
-        return _C.collsim_result_ticks(self._h)
+        return self.ticks
 
     @property
     def seconds(self):

@@ -466,7 +466,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
 /* Each channel of a 3-D lattice is exactly one lane, so that every
  * channel's load shows once:
  *   x and y links  lanes between neighbours inside a slice, as on a grid;
- *   x and y wraps  one stub out of the source node's side, at the slice's
+ *   x and y wraps  one short lane out of the source node's side, at the slice's
  *                  edge (the way the link leaves);
  *   z links        a short diagonal mark beside the source node, up-right
  *                  for z + 1 and down-left for z - 1 (the way the slices
