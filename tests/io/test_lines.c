@@ -35,7 +35,7 @@ static char *text_with_line(const char *before, size_t n, const char *after)
 static int lengths(cs_lines_t *l, size_t *len, int max)
 {
     cs_line_t ln;
-    int n = 0, got;
+    int n = 0, got = 0; /* max <= 0 never reads a line */
     while (n < max && (got = cs_lines_next(l, &ln)) > 0)
         len[n++] = ln.len;
     cr_assert_lt(n, max);
