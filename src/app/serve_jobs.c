@@ -44,6 +44,9 @@
 /* Runs whose program has more ops keep no op times (no timeline.json): 16
  * bytes an op. */
 #define SERVE_TIMELINE_MAX_OPS (1 << 22)
+/* The source name of a program or trace sent in a request (the command
+ * line says "<stdin>" for standard input). */
+#define SERVE_SOURCE "<request>"
 
 /* One point of a job that ran, kept for its figures. */
 typedef struct serve_run {
@@ -196,6 +199,25 @@ static int serve_write_temp(cs_serve_t *s, const char *name, const char *text, s
     return CS_OK;
 }
 
+/* An error about a temporary file names it as the request's text
+ * (SERVE_SOURCE), wherever the path appears in the message. */
+static void serve_unpath(cs_error_t *e, const char *path)
+{
+    char out[CS_ERROR_MSG_MAX];
+    size_t n = 0, pl = strlen(path), sl = strlen(SERVE_SOURCE);
+    for (const char *m = e->msg; *m && n + sl + 1 < sizeof out;) {
+        if (pl && !strncmp(m, path, pl)) {
+            memcpy(out + n, SERVE_SOURCE, sl);
+            n += sl;
+            m += pl;
+        } else {
+            out[n++] = *m++;
+        }
+    }
+    out[n] = '\0';
+    memcpy(e->msg, out, n + 1);
+}
+
 /* A TI trace in the combined form only: its first meaningful line reads
  * `<rank> <word>`; an index (a line naming a file) would open paths. */
 static int serve_ti_combined(const char *t)
@@ -231,7 +253,8 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
     r->algo = pt->algo;
     r->order = b->order;
     r->validate = b->validate;
-    cs_request_set(r, "mode", b->mode, &e);
+    if (b->mode)
+        cs_request_set(r, "mode", b->mode, &e);
     if (b->coll) {
         snprintf(bytes, 32, "%lld", (long long)pt->bytes);
         cs_request_set(r, "bytes", bytes, &e);
@@ -323,8 +346,12 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         a.format = b->format_ti ? CS_REPLAY_TI : CS_REPLAY_GOAL;
         rc = cs_replay_load(&a, m, &sr->replay, e);
         unlink(path);
-        if (rc)
+        if (rc) {
+            serve_unpath(e, path);
             return rc;
+        }
+        /* not the temporary file's name: results must not depend on it */
+        cs_program_set_source(sr->replay.p, SERVE_SOURCE);
         sr->prog = sr->replay.p;
         sr->rank_to_node = sr->replay.place.rank_to_node;
         cs_replay_exec_opts(&r, &sr->replay, &opts);
@@ -340,8 +367,13 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         rc = cs_request_build(&r, &sr->run, e);
         if (path[0])
             unlink(path);
-        if (rc)
+        if (rc) {
+            if (path[0])
+                serve_unpath(e, path);
             return rc;
+        }
+        if (b->program)
+            cs_program_set_source(sr->run.program, SERVE_SOURCE);
         sr->prog = sr->run.program;
         sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
         sr->rank_to_node = sr->run.coll.rank_to_node;
