@@ -191,7 +191,11 @@ class TestServe(unittest.TestCase):
                                         "bytes": "64KiB"})
         job = self.s.wait(jid)
         self.assertEqual(job["state"], "done", job)
-        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        # the document of `collsim compare --json`, byte for byte
+        self.assertEqual(raw, cli_json("compare", "--machines", ";".join(specs), "--coll",
+                                       "allreduce", "--algo", "ring", "--bytes", "64KiB"))
+        doc = json.loads(raw)
         self.assertEqual((doc["coll"], doc["algo"], doc["bytes"]), ("allreduce", "ring", 65536))
         self.assertEqual(len(doc["runs"]), 2)
         for spec, run in zip(specs, doc["runs"]):
@@ -212,7 +216,13 @@ class TestServe(unittest.TestCase):
         job = self.s.wait(jid)
         self.assertEqual(job["state"], "done", job)
         self.assertEqual(job["request"]["bytes"], [8, 32, 128, 512])
-        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        # the document of `collsim sweep --json`, byte for byte
+        self.assertEqual(raw, subprocess.run(
+            [COLLSIM, "sweep", "--machine", "loggp:p=8", "--coll", "allreduce", "--algos",
+             "ring,rdb", "--bytes", "8..512:x4", "--ranks", "4,8", "--json", "-"],
+            check=True, capture_output=True).stdout)
+        doc = json.loads(raw)
         self.assertEqual((doc["machine"], doc["coll"]), ("loggp:p=8", "allreduce"))
         # 2 algorithms x 2 rank counts x 4 sizes, algorithm-major
         self.assertEqual(len(doc["points"]), 16)
