@@ -336,7 +336,12 @@ class TestServe(unittest.TestCase):
 
     def test_10_queue_cancel_timeout(self):
         long1 = self.s.submit("run", LONG)
-        self.s.wait(long1, ("running",), timeout=30)
+        # running, and past building its program (which no flag interrupts):
+        # the simulation reports progress
+        end = time.time() + 30
+        while self.s.json("GET", "/api/jobs/" + long1)[1]["progress"] == 0:
+            self.assertLess(time.time(), end, "the long job never made progress")
+            time.sleep(0.02)
         # one worker busy: the next job waits, the one after is refused
         long2 = self.s.submit("run", dict(LONG, bytes="8KiB"))
         status, doc = self.s.json("GET", "/api/jobs/%s/result" % long2)
