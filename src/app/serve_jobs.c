@@ -447,9 +447,6 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         rc = cs_request_exec(m, sr->prog, &opts, &sr->run.result, e);
     else
         rc = cs_request_run(&sr->run, &opts, e);
-    if (rc == CS_ERR_CANCELLED && j->timed_out)
-        cs_error_set(e, CS_ERR_CANCELLED, "the job ran longer than the server's limit of %g s "
-                     "(--max-seconds)", s->lim.max_seconds);
     if (rc)
         return rc;
     serve_run_finish(j, sr);
@@ -510,6 +507,11 @@ static void serve_job_run(cs_serve_job_t *j)
         }
         j->nruns = i + 1;
         rc = serve_run_point(j, i, &j->runs[i], &f);
+        if (rc == CS_ERR_CANCELLED && j->timed_out) {
+            rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
+                               "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
+            break;
+        }
         if (rc && j->body.kind == CS_SERVE_COMPARE && !strstr(f.e.msg, j->body.machine[i]))
             cs_error_prefix(&f.e, "%s", j->body.machine[i]);
     }
