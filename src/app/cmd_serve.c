@@ -231,10 +231,11 @@ int cs_app_cmd_serve(int argc, char **argv)
     evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
                                          EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT |
                                          EVHTTP_REQ_PATCH | EVHTTP_REQ_OPTIONS);
+    errno = 0;
     sock = evhttp_bind_socket_with_handle(http, a.addr, (ev_uint16_t)a.port);
     if (!sock) {
         rc = cs_error_set(&err, CS_ERR_USAGE, "serve: cannot listen on %s port %d: %s", a.addr,
-                          a.port, strerror(errno));
+                          a.port, errno ? strerror(errno) : "not an address of this machine");
         goto out;
     }
     struct sockaddr_storage ss;
