@@ -232,9 +232,10 @@ static int body_common(json_t *o, cs_request_t *r, cs_serve_body_t *b, cs_serve_
         return cs_serve_fail(f, 400, "order", CS_ERR_USAGE,
                              "--order '%s': expected natural, ring or snake (the server "
                              "opens no file)", b->order);
-    if (!b->order)
+    /* the default placement of a collective (a program places itself) */
+    if (!b->order && b->coll)
         b->order = cs_strdup("natural");
-    if ((rc = body_check(r, "order", b->order, f)))
+    if (b->order && (rc = body_check(r, "order", b->order, f)))
         return rc;
     if ((rc = body_int(o, "root", 0, &b->root, &has, f)))
         return rc;

@@ -385,10 +385,25 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
             serve_run_finish(j, sr);
         return rc;
     } else {
+        /* a program's text goes to a file of the server's folder, the
+         * request path reads it there (the name stays out of results) */
+        if (b->program) {
+            char name[64];
+            snprintf(name, sizeof name, "program-%s.goal", j->id);
+            if ((rc = serve_write_temp(s, name, b->program, strlen(b->program), path,
+                                       sizeof path, e)))
+                return rc;
+            r.program = path;
+        }
         rc = cs_request_prepare(&r, &sr->run, e);
     }
-    if (rc)
+    if (rc) {
+        if (path[0]) {
+            unlink(path);
+            serve_unpath(e, path);
+        }
         return rc;
+    }
     const cs_machine_t *m = sr->run.machine;
     if (sr->run.is_coll && (rc = serve_check_ranks(j, m, sr->run.coll.args.P, f)))
         return rc;
@@ -417,14 +432,6 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         sr->rank_to_node = sr->replay.place.rank_to_node;
         cs_replay_exec_opts(&r, &sr->replay, &opts);
     } else {
-        if (b->program) {
-            char name[64];
-            snprintf(name, sizeof name, "program-%s.goal", j->id);
-            if ((rc = serve_write_temp(s, name, b->program, strlen(b->program), path,
-                                       sizeof path, e)))
-                return rc;
-            r.program = path;
-        }
         rc = cs_request_build(&r, &sr->run, e);
         if (path[0])
             unlink(path);
@@ -439,8 +446,6 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
         sr->rank_to_node = sr->run.coll.rank_to_node;
         cs_request_exec_opts(&r, &sr->run, &opts);
-        if (m->type->net_new && b->kind == CS_SERVE_COMPARE)
-            opts.mode = CS_NET_PACKET; /* as `collsim compare`: --mode is the channel engines' */
     }
     serve_figure_opts(sr, m, &poll, &opts);
     if (b->kind == CS_SERVE_REPLAY)

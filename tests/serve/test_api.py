@@ -183,6 +183,27 @@ class TestServe(unittest.TestCase):
         status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.svg?colour=red" % jid)
         self.refused(status, doc, 400, "colour")
 
+    def test_03b_program(self):
+        with open(os.path.join(ROOT, "traces", "ring4.goal")) as f:
+            goal = f.read()
+        jid = self.s.submit("run", {"machine": "loggp:p=4", "program": goal})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        self.assertIsNone(job["request"]["order"])
+        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        cli = json.loads(cli_json("run", "--machine", "loggp:p=4", "--program",
+                                  os.path.join(ROOT, "traces", "ring4.goal")))
+        self.assertEqual(doc["program"].pop("source"), "<request>")
+        cli["program"].pop("source")
+        self.assertEqual(doc, cli)
+        # a malformed program: the job fails, the message names the request's
+        # text and the line, not a temporary file
+        jid = self.s.submit("run", {"machine": "loggp:p=4",
+                                    "program": "num_ranks 2\nrank 0 {\nbogus line\n}\n"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "failed", job)
+        self.assertTrue(job["error"]["message"].startswith("<request>:3"), job["error"])
+
     # ---- compare, sweep, replay --------------------------------------------
 
     def test_04_compare(self):
