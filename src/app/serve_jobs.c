@@ -791,6 +791,9 @@ void cs_serve_free(cs_serve_t *s)
         for (serve_task_t *t = *l, *next; t; t = next) {
             next = t->next;
             t->done(t->ctx, NULL, 0, NULL);
+            /* a job expired while its figure was drawn is out of the table */
+            if (--t->job->refs == 0 && t->job->dead)
+                serve_job_free(t->job);
             free(t->data);
             free(t);
         }

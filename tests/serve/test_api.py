@@ -408,6 +408,33 @@ class TestServe(unittest.TestCase):
         self.assertEqual(os.listdir(self.s.tmp.name), [])
 
 
+class TestExpiry(unittest.TestCase):
+    def test_finished_jobs_expire(self):
+        s = Server("--keep", "0.5")
+        try:
+            jid = s.submit("run", SMALL)
+            self.assertEqual(s.wait(jid)["state"], "done")
+            # the loop drops expired jobs once a second
+            time.sleep(1.7)
+            status, doc = s.json("GET", "/api/jobs/" + jid)
+            self.assertEqual(status, 404, doc)
+            self.assertEqual(s.json("GET", "/api/health")[1]["jobs"]["done"], 0)
+            # and the cache forgot it: the same request is a new job
+            status, doc = s.json("POST", "/api/run", SMALL)
+            self.assertEqual((status, doc["cached"]), (202, False))
+            s.wait(doc["id"])
+            s.proc.send_signal(signal.SIGINT)
+            self.assertEqual(s.proc.wait(timeout=20), 130, s.proc.stderr.read())
+            self.assertEqual(os.listdir(s.tmp.name), [])
+        finally:
+            if s.proc.poll() is None:
+                s.proc.kill()
+                s.proc.wait()
+            s.proc.stdout.close()
+            s.proc.stderr.close()
+            s.tmp.cleanup()
+
+
 if __name__ == "__main__":
     t0 = time.time()
     result = unittest.main(exit=False, verbosity=2).result
