@@ -1,0 +1,195 @@
+/*
+ * serve_figures.c - the figures of `collsim serve`'s jobs (docs/api.md):
+ * heatmaps (SVG, PNG) with a metric and a time window, timelines, and the
+ * plots of comparisons and sweeps, drawn by the command line's writers
+ * (api/figures.h, io/heatmap.h, io/timeline.h, io/plot.h) on a worker
+ * thread into the server's folder, read back and removed.  The loop only
+ * checks the request (cs_serve_figure) and sends the bytes when drawn.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/figures.h"
+#include "app/serve_internal.h"
+#include "core/units.h"
+#include "io/heatmap.h"
+#include "io/plot.h"
+#include "io/timeline.h"
+#include "machines/machine.h"
+
+/* Reads and removes a file the worker wrote. */
+static int serve_slurp(const char *path, char **data, size_t *len, cs_error_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    *data = NULL;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        if (f)
+            fclose(f);
+        unlink(path);
+        return cs_error_set(err, CS_ERR_IO, "cannot read the figure back");
+    }
+    *data = cs_malloc((size_t)n + 1);
+    *len = fread(*data, 1, (size_t)n, f);
+    fclose(f);
+    unlink(path);
+    return CS_OK;
+}
+
+static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t *err)
+{
+    const cs_serve_body_t *b = &j->body;
+    int n = j->nruns, rc;
+    char title[320], size[32];
+    if (b->kind == CS_SERVE_COMPARE) {
+        const char **labels = cs_calloc((size_t)n, sizeof *labels);
+        char **texts = cs_calloc((size_t)n, sizeof *texts);
+        double *values = cs_calloc((size_t)n, sizeof *values), lo = 1e300, hi = 0;
+        for (int i = 0; i < n; i++) {
+            labels[i] = j->runs[i].name;
+            values[i] = j->runs[i].seconds * 1e6;
+            texts[i] = cs_malloc(32);
+            cs_units_format_seconds(j->runs[i].seconds, texts[i], 32);
+            if (values[i] > 0) {
+                lo = values[i] < lo ? values[i] : lo;
+                hi = values[i] > hi ? values[i] : hi;
+            }
+        }
+        cs_units_format_bytes(b->bytes, size, sizeof size);
+        snprintf(title, sizeof title, "%s/%s, %s, on %d machines", b->coll, b->points[0].algo,
+                 size, n);
+        rc = cs_plot_write_bars(path, title, "time (\xc2\xb5s)", n, labels, values,
+                                (const char *const *)texts, hi > 30 * lo, err);
+        for (int i = 0; i < n; i++)
+            free(texts[i]);
+        free(texts);
+        free(labels);
+        free(values);
+        return rc;
+    }
+    /* a sweep: one line per algorithm and rank count over the sizes */
+    snprintf(title, sizeof title, "%s on %s (%s)", b->coll, b->machine[0], b->mode);
+    cs_plot_t *p = cs_plot_new(title, "bytes", "time (ticks)", 1, 1);
+    double *x = cs_malloc((size_t)n * sizeof *x), *y = cs_malloc((size_t)n * sizeof *y);
+    for (int i = 0; i < n;) {
+        int k = 0;
+        const cs_serve_point_t *p0 = &b->points[i];
+        char name[160];
+        while (i + k < n && b->points[i + k].algo == p0->algo &&
+               b->points[i + k].ranks == p0->ranks) {
+            x[k] = (double)b->points[i + k].bytes;
+            y[k] = (double)j->runs[i + k].run.result.finish;
+            k++;
+        }
+        if (p0->ranks)
+            snprintf(name, sizeof name, "%s, P=%lld", p0->algo, (long long)p0->ranks);
+        else
+            snprintf(name, sizeof name, "%s", p0->algo);
+        cs_plot_add_series(p, name, (size_t)k, x, y);
+        i += k;
+    }
+    rc = cs_plot_write(p, path, err);
+    cs_plot_free(p);
+    free(x);
+    free(y);
+    return rc;
+}
+
+void cs_serve_draw(cs_serve_t *s, cs_serve_task_t *t, uint64_t seq)
+{
+    cs_serve_job_t *j = t->job;
+    const cs_serve_run_t *sr = &j->runs[t->q.run];
+    const cs_machine_t *m = sr->run.machine;
+    cs_error_t *e = &t->fail.e;
+    char path[512];
+    static const char *const ext[] = {"svg", "png", "json", "svg"};
+    int rc;
+    snprintf(path, sizeof path, "%s/figure-%llu.%s", s->tmpdir, (unsigned long long)seq,
+             ext[t->q.fig]);
+    if (t->q.fig == CS_SERVE_FIG_PLOT) {
+        rc = serve_draw_plot(j, path, e);
+    } else if (t->q.fig == CS_SERVE_FIG_TIMELINE) {
+        cs_timeline_opts_t to = {0, 0, sr->rank_to_node, sr->title};
+        rc = cs_timeline_write(path, m, sr->prog, &sr->run.result, &to, NULL, e);
+    } else {
+        cs_heatmap_metric_t mt = CS_HEATMAP_UTIL;
+        cs_figures_window_t w;
+        cs_heatmap_t *h = NULL;
+        cs_heatmap_parse_metric(t->q.metric, &mt, e);
+        rc = cs_figures_parse_window(t->q.window[0] ? t->q.window : NULL, m->tick_seconds, &w, e);
+        if (rc == CS_OK)
+            rc = cs_heatmap_new(m, &h, e);
+        if (rc == CS_OK)
+            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, sr->title, path, NULL, e);
+        cs_heatmap_free(h);
+    }
+    if (rc == CS_OK)
+        rc = serve_slurp(path, &t->data, &t->len, e);
+    else
+        unlink(path);
+    if (rc) {
+        t->failed = 1;
+        t->fail.http = rc == CS_ERR_RANGE || rc == CS_ERR_USAGE ? 400 : 500;
+        snprintf(t->fail.field, sizeof t->fail.field, "%s",
+                 rc == CS_ERR_RANGE ? "window" : "");
+    }
+}
+
+int cs_serve_figure(cs_serve_t *s, const char *id, const cs_serve_figreq_t *q,
+                    cs_serve_figure_done_fn done, void *ctx, cs_serve_fail_t *f)
+{
+    int rc = CS_OK;
+    pthread_mutex_lock(&s->mu);
+    cs_serve_job_t *j = cs_serve_done_job(s, id, f);
+    if (!j) {
+        rc = f->e.code;
+        goto out;
+    }
+    if (q->fig == CS_SERVE_FIG_PLOT && j->body.kind != CS_SERVE_COMPARE &&
+        j->body.kind != CS_SERVE_SWEEP) {
+        rc = cs_serve_fail(f, 404, NULL, CS_ERR_USAGE,
+                           "plot.svg: a %s job has no plot (compare and sweep have)",
+                           cs_serve_kind_name(j->body.kind));
+        goto out;
+    }
+    if (q->run < 0 || q->run >= j->nruns) {
+        rc = cs_serve_fail(f, 400, "run", CS_ERR_RANGE, "run=%d: the job has runs 0..%d",
+                           q->run, j->nruns - 1);
+        goto out;
+    }
+    const cs_serve_run_t *sr = &j->runs[q->run];
+    cs_heatmap_metric_t mt;
+    cs_figures_window_t w;
+    if ((q->fig == CS_SERVE_FIG_HEATMAP_SVG || q->fig == CS_SERVE_FIG_HEATMAP_PNG) &&
+        ((rc = cs_heatmap_parse_metric(q->metric, &mt, &f->e)) ||
+         (rc = cs_figures_parse_window(q->window[0] ? q->window : NULL,
+                                       sr->run.machine->tick_seconds, &w, &f->e)))) {
+        f->http = 400;
+        snprintf(f->field, sizeof f->field, "%s",
+                 strstr(f->e.msg, "window") ? "window" : "metric");
+        goto out;
+    }
+    if (q->fig == CS_SERVE_FIG_TIMELINE && !sr->timeline) {
+        rc = cs_serve_fail(f, 422, "run", CS_ERR_RANGE,
+                           "timeline.json: the run has more than %d ops; the server kept no "
+                           "op times", SERVE_TIMELINE_MAX_OPS);
+        goto out;
+    }
+    cs_serve_task_t *t = cs_calloc(1, sizeof *t);
+    t->job = j;
+    t->q = *q;
+    t->done = done;
+    t->ctx = ctx;
+    j->refs++;
+    if (s->ttail)
+        s->ttail->next = t;
+    else
+        s->thead = t;
+    s->ttail = t;
+    pthread_cond_signal(&s->cv);
+out:
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
