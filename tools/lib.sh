@@ -16,6 +16,8 @@ CS_PACKAGES=(
     libcriterion-dev
     libcairo2-dev
     libxml2-dev
+    # `collsim serve` reads request bodies with jansson (docs/api.md)
+    libjansson-dev
     # the Python module's tests (tests/python) and examples/allreduce_sweep.py
     python3
     python3-numpy

@@ -28,6 +28,7 @@
 
 #include "collsim/collsim.h"
 
+#include "api/catalog.h"
 #include "api/figures.h"
 #include "api/replay.h"
 #include "api/report.h"
@@ -181,12 +182,7 @@ int collsim_version_number(void)
 
 const char *collsim_status_name(int code)
 {
-    static const char *const names[] = {"ok", "usage", "parse", "io", "limit", "range",
-                                        "deadlock", "runtime", "validate", "internal",
-                                        "cancelled", "oom"};
-    if (code < 0 || code >= (int)(sizeof names / sizeof names[0]))
-        return "unknown";
-    return names[code];
+    return cs_status_key(code);
 }
 
 void collsim_free(void *p)
@@ -775,40 +771,11 @@ static int list_machines_in_c(char **out, collsim_error *err)
 {
     char *buf = NULL;
     size_t n = 0;
-    int count = 0;
-    const cs_machine_type_t *const *types = cs_machine_types(&count);
     FILE *f = open_memstream(&buf, &n);
     *out = NULL;
     if (!f)
         return collsim_set_error(err, COLLSIM_ERR_OOM, "cannot open a memory stream");
-    fputs("[", f);
-    for (int i = 0; i < count; i++) {
-        const cs_machine_type_t *t = types[i];
-        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-        cs_json_write_string(f, t->name);
-        fputs(", \"summary\": ", f);
-        cs_json_write_string(f, t->summary ? t->summary : "");
-        fputs(", \"usage\": ", f);
-        cs_json_write_string(f, t->usage ? t->usage : t->name);
-        fputs(", \"example\": ", f);
-        cs_json_write_string(f, t->example);
-        fputs(", \"keys\": [", f);
-        for (int k = 0; t->keys && t->keys[k]; k++) {
-            fputs(k ? ", " : "", f);
-            cs_json_write_string(f, t->keys[k]);
-        }
-        fputs("], \"presets\": [", f);
-        for (int k = 0; t->presets && t->presets[k]; k += 2) {
-            fputs(k ? ", " : "", f);
-            fputs("{\"name\": ", f);
-            cs_json_write_string(f, t->presets[k]);
-            fputs(", \"keys\": ", f);
-            cs_json_write_string(f, t->presets[k + 1]);
-            fputs("}", f);
-        }
-        fputs("]}", f);
-    }
-    fputs(count ? "\n]\n" : "]\n", f);
+    cs_catalog_machines_json(f);
     return collsim_stream_out(f, &buf, out, err);
 }
 
@@ -816,34 +783,11 @@ static int list_algorithms_in_c(char **out, collsim_error *err)
 {
     char *buf = NULL;
     size_t n = 0;
-    int count = 0;
-    const cs_coll_algo_t *const *all = cs_coll_algos(&count);
     FILE *f = open_memstream(&buf, &n);
     *out = NULL;
     if (!f)
         return collsim_set_error(err, COLLSIM_ERR_OOM, "cannot open a memory stream");
-    fputs("[", f);
-    for (int i = 0; i < count; i++) {
-        const cs_coll_algo_t *a = all[i];
-        int dflt = i == 0 || all[i - 1]->kind != a->kind;
-        fprintf(f, "%s\n  {\"collective\": ", i ? "," : "");
-        cs_json_write_string(f, cs_coll_name(a->kind));
-        fputs(", \"name\": ", f);
-        cs_json_write_string(f, a->name);
-        fprintf(f, ", \"default\": %s, \"options\": ", dflt ? "true" : "false");
-        cs_json_write_string(f, a->options ? a->options : "");
-        fputs(", \"keys\": [", f);
-        for (int k = 0; a->keys && a->keys[k]; k++) {
-            fputs(k ? ", " : "", f);
-            cs_json_write_string(f, a->keys[k]);
-        }
-        fputs("], \"source\": ", f);
-        cs_json_write_string(f, a->source ? a->source : "");
-        fputs(", \"summary\": ", f);
-        cs_json_write_string(f, a->summary ? a->summary : "");
-        fputs("}", f);
-    }
-    fputs(count ? "\n]\n" : "]\n", f);
+    cs_catalog_algorithms_json(f);
     return collsim_stream_out(f, &buf, out, err);
 }
 

@@ -37,6 +37,7 @@ int cs_app_cmd_sweep(int argc, char **argv);
 int cs_app_cmd_compare(int argc, char **argv);
 int cs_app_cmd_replay(int argc, char **argv);
 int cs_app_cmd_export(int argc, char **argv);
+int cs_app_cmd_serve(int argc, char **argv);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */

@@ -41,6 +41,7 @@ static const app_cmd_t app_cmds[] = {
      cs_app_cmd_replay},
     {"export", "write an algorithm of the suite as a GOAL schedule", cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
+    {"serve", "serve the JSON API and the page over HTTP (docs/api.md)", cs_app_cmd_serve},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))
 

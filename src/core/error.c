@@ -54,6 +54,16 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
     err->msg[h + 2 + o] = '\0';
 }
 
+const char *cs_status_key(int code)
+{
+    static const char *const names[] = {"ok", "usage", "parse", "io", "limit", "range",
+                                        "deadlock", "runtime", "validate", "internal",
+                                        "cancelled", "oom"};
+    if (code < 0 || code >= (int)(sizeof names / sizeof names[0]))
+        return "unknown";
+    return names[code];
+}
+
 const char *cs_status_name(int code)
 {
     switch (code) {

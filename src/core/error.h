@@ -47,6 +47,10 @@ void cs_error_prefix(cs_error_t *err, const char *fmt, ...)
 
 /* Short name of a status code ("parse error", "deadlock", ...). */
 const char *cs_status_name(int code);
+/* The status as one short word: ok, usage, parse, io, limit, range, deadlock,
+ * runtime, validate, internal, cancelled, oom (the public library's
+ * collsim_status_name and the JSON errors of `collsim serve`). */
+const char *cs_status_key(int code);
 
 /* Process exit status for a code: 0 ok, 2 usage/parse/range/io/limit, 3
  * deadlock, 4 validation failure, 5 runtime model error, 70 internal, 71 out

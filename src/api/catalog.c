@@ -1,0 +1,72 @@
+/*
+ * catalog.c - the machine types and the algorithms as JSON (catalog.h),
+ * each straight from its registry (cs_machine_types, cs_coll_algos).
+ */
+#include <stdio.h>
+
+#include "api/catalog.h"
+#include "coll/coll.h"
+#include "io/result_json.h"
+#include "machines/machine.h"
+
+void cs_catalog_machines_json(FILE *f)
+{
+    int count = 0;
+    const cs_machine_type_t *const *types = cs_machine_types(&count);
+    fputs("[", f);
+    for (int i = 0; i < count; i++) {
+        const cs_machine_type_t *t = types[i];
+        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+        cs_json_write_string(f, t->name);
+        fputs(", \"summary\": ", f);
+        cs_json_write_string(f, t->summary ? t->summary : "");
+        fputs(", \"usage\": ", f);
+        cs_json_write_string(f, t->usage ? t->usage : t->name);
+        fputs(", \"example\": ", f);
+        cs_json_write_string(f, t->example);
+        fputs(", \"keys\": [", f);
+        for (int k = 0; t->keys && t->keys[k]; k++) {
+            fputs(k ? ", " : "", f);
+            cs_json_write_string(f, t->keys[k]);
+        }
+        fputs("], \"presets\": [", f);
+        for (int k = 0; t->presets && t->presets[k]; k += 2) {
+            fputs(k ? ", " : "", f);
+            fputs("{\"name\": ", f);
+            cs_json_write_string(f, t->presets[k]);
+            fputs(", \"keys\": ", f);
+            cs_json_write_string(f, t->presets[k + 1]);
+            fputs("}", f);
+        }
+        fputs("]}", f);
+    }
+    fputs(count ? "\n]\n" : "]\n", f);
+}
+
+void cs_catalog_algorithms_json(FILE *f)
+{
+    int count = 0;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&count);
+    fputs("[", f);
+    for (int i = 0; i < count; i++) {
+        const cs_coll_algo_t *a = all[i];
+        int dflt = i == 0 || all[i - 1]->kind != a->kind;
+        fprintf(f, "%s\n  {\"collective\": ", i ? "," : "");
+        cs_json_write_string(f, cs_coll_name(a->kind));
+        fputs(", \"name\": ", f);
+        cs_json_write_string(f, a->name);
+        fprintf(f, ", \"default\": %s, \"options\": ", dflt ? "true" : "false");
+        cs_json_write_string(f, a->options ? a->options : "");
+        fputs(", \"keys\": [", f);
+        for (int k = 0; a->keys && a->keys[k]; k++) {
+            fputs(k ? ", " : "", f);
+            cs_json_write_string(f, a->keys[k]);
+        }
+        fputs("], \"source\": ", f);
+        cs_json_write_string(f, a->source ? a->source : "");
+        fputs(", \"summary\": ", f);
+        cs_json_write_string(f, a->summary ? a->summary : "");
+        fputs("}", f);
+    }
+    fputs(count ? "\n]\n" : "]\n", f);
+}

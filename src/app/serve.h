@@ -1,0 +1,180 @@
+/*
+ * serve.h - the modules of `collsim serve` (issue 21, docs/api.md): the HTTP
+ * front end over libevent's evhttp, a pool of worker threads running jobs
+ * through the request path of src/api, and the JSON request bodies read
+ * with jansson.  src/app only.
+ *
+ *   serve_body.c  a request body (JSON, or a trace and a query) -> a checked,
+ *                 normalised cs_serve_body_t (the only file that sees jansson)
+ *   serve_jobs.c  jobs: the table, the FIFO queue, the workers, the cache,
+ *                 expiry, the figures drawn off the event loop
+ *   serve_http.c  routes, responses and the per-request log line
+ *   cmd_serve.c   the command: options, the loop, signals, shutdown
+ */
+#ifndef CS_SERVE_H
+#define CS_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define CS_SERVE_MAX_MACHINES 16  /* a compare's machines */
+#define CS_SERVE_MAX_POINTS 256   /* a sweep's runs (algorithms x ranks x sizes) */
+#define CS_SERVE_MAX_OPTS 64      /* "opts" entries (CS_REQUEST_MAX_OPTS) */
+#define CS_SERVE_MAX_TEXT 4096    /* a string field other than program / trace */
+
+typedef enum cs_serve_kind {
+    CS_SERVE_RUN, CS_SERVE_COMPARE, CS_SERVE_SWEEP, CS_SERVE_REPLAY, CS_SERVE_NKINDS
+} cs_serve_kind_t;
+
+/* "run", "compare", "sweep", "replay". */
+const char *cs_serve_kind_name(cs_serve_kind_t k);
+
+/* What the server allows (the command's options). */
+typedef struct cs_serve_limits {
+    int jobs;            /* worker threads */
+    int max_queue;       /* queued jobs (429 beyond) */
+    int64_t max_ranks;   /* ranks of one run */
+    double max_seconds;  /* wall time of one job */
+    size_t max_body;     /* bytes of a request body (413 beyond) */
+    double keep;         /* seconds a finished job is kept */
+    int cache_jobs;      /* finished jobs kept at most (the oldest go first) */
+    size_t cache_bytes;  /* bytes of their results kept at most */
+} cs_serve_limits_t;
+
+/* A refusal: the HTTP status, the JSON field at fault ("" for none) and the
+ * error as the command line words it. */
+typedef struct cs_serve_fail {
+    int http;
+    char field[48];
+    cs_error_t e;
+} cs_serve_fail_t;
+
+/* Fills f and returns f->e.code (code: a cs_status_t). */
+int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
+/* Writes the error document {"error": {"status", "field", "message"}}. */
+void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f);
+
+/* One run of a job: which machine (index into machine[]), algorithm, size
+ * and ranks (0: every node). */
+typedef struct cs_serve_point {
+    int machine;
+    const char *algo;    /* borrowed from the body, or a registry name */
+    int64_t bytes;
+    int64_t ranks;
+} cs_serve_point_t;
+
+/* A request, parsed, checked and normalised.  Every string is owned. */
+typedef struct cs_serve_body {
+    cs_serve_kind_t kind;
+    char *machine[CS_SERVE_MAX_MACHINES];
+    int nmachines;
+    char *coll, *algo, *order, *mode;  /* algo NULL: the collective's default */
+    char *program;                     /* GOAL text (run), NULL: a collective */
+    char *trace;                       /* the trace (replay) */
+    size_t trace_len;
+    int format_ti;                     /* replay: 1 ti, 0 goal */
+    int64_t root;
+    int has_root;
+    char *opts[CS_SERVE_MAX_OPTS];
+    int nopts;
+    int validate;
+    char *algos_buf;                   /* sweep: the algorithm names */
+    cs_serve_point_t *points;          /* the runs, in result order */
+    int npoints;
+    int64_t bytes;                     /* run, compare: the size */
+    char *canon;                       /* the normalised request (JSON text) */
+} cs_serve_body_t;
+
+/* Parses body[0..len) (not NUL-terminated) of a POST to kind's endpoint,
+ * with query the URL's query string (replay: machine, format) or NULL.
+ * Checks every field as `collsim run` checks its options (same messages)
+ * and the server's limits; fills b (cs_serve_body_destroy it whatever the
+ * result).  Refusals: 400 malformed JSON (line:column), unknown key, wrong
+ * type or value; 422 over a limit (ranks, points, machines).  Opens no
+ * file. */
+int cs_serve_body_parse(cs_serve_kind_t kind, const char *body, size_t len, const char *query,
+                        const cs_serve_limits_t *lim, cs_serve_body_t *b, cs_serve_fail_t *f);
+void cs_serve_body_destroy(cs_serve_body_t *b);
+
+/* ---- jobs (serve_jobs.c) ------------------------------------------------- */
+
+typedef struct cs_serve cs_serve_t;
+typedef struct cs_serve_job cs_serve_job_t;
+
+typedef enum cs_serve_state {
+    CS_SERVE_QUEUED, CS_SERVE_RUNNING, CS_SERVE_DONE, CS_SERVE_FAILED, CS_SERVE_CANCELLED
+} cs_serve_state_t;
+
+const char *cs_serve_state_name(cs_serve_state_t s);
+
+/* The job table and its workers.  base: the loop the figures' replies go
+ * back to (struct event_base *).  tmpdir: a private folder for the
+ * temporary files of programs, traces and figures. */
+int cs_serve_new(const cs_serve_limits_t *lim, void *base, const char *tmpdir, cs_serve_t **out,
+                 cs_error_t *err);
+/* Cancels every job, joins the workers, drops the pending figure replies
+ * (their requests are libevent's: evhttp_free releases them) and frees
+ * everything.  Accepts NULL. */
+void cs_serve_free(cs_serve_t *s);
+
+/* Submits a parsed body (taken over: b is zeroed).  Answers from the cache
+ * when a done job has the same normalised request (*cached = 1).  Writes
+ * the job's id into id (17 bytes).  429 when the queue is full, 503 when
+ * shutting down. */
+int cs_serve_submit(cs_serve_t *s, cs_serve_body_t *b, char id[17], int *cached,
+                    cs_serve_fail_t *f);
+/* The job document of GET /api/jobs/ID into out; 404 for an unknown id. */
+int cs_serve_job_json(cs_serve_t *s, const char *id, FILE *out, cs_serve_fail_t *f);
+/* The result of a done job: a copy into *buf (to free), 404 / 409. */
+int cs_serve_result(cs_serve_t *s, const char *id, char **buf, size_t *len, cs_serve_fail_t *f);
+/* Cancels a queued or running job; *state gets its state afterwards. */
+int cs_serve_cancel(cs_serve_t *s, const char *id, cs_serve_state_t *state, cs_serve_fail_t *f);
+/* {"version", "jobs": {...}} */
+void cs_serve_health_json(cs_serve_t *s, FILE *out);
+/* Drops finished jobs older than --keep, then the oldest beyond the cache's
+ * bounds; returns how many (the loop calls it each second). */
+int cs_serve_expire(cs_serve_t *s);
+
+/* A figure of a done job, drawn by a worker off the loop. */
+typedef enum cs_serve_fig {
+    CS_SERVE_FIG_HEATMAP_SVG, CS_SERVE_FIG_HEATMAP_PNG, CS_SERVE_FIG_TIMELINE,
+    CS_SERVE_FIG_PLOT
+} cs_serve_fig_t;
+
+typedef struct cs_serve_figreq {
+    cs_serve_fig_t fig;
+    int run;            /* index into runs / points */
+    char metric[16];
+    char window[128];   /* "" for the whole run */
+} cs_serve_figreq_t;
+
+/* The answer of a figure: called on the loop's thread, once per
+ * cs_serve_figure that returned CS_OK, with the bytes (borrowed for the
+ * call) or a refusal; data and fail both NULL: the server is shutting down,
+ * release ctx and answer nothing. */
+typedef void (*cs_serve_figure_done_fn)(void *ctx, const char *data, size_t len,
+                                        const cs_serve_fail_t *fail);
+
+/* Queues the drawing of a figure of job id (ahead of queued jobs); done is
+ * called later on the loop.  Refusals found at once (unknown job, not
+ * done, bad parameter) return non-zero with f filled, and done is not
+ * called. */
+int cs_serve_figure(cs_serve_t *s, const char *id, const cs_serve_figreq_t *q,
+                    cs_serve_figure_done_fn done, void *ctx, cs_serve_fail_t *f);
+
+/* ---- HTTP (serve_http.c) ------------------------------------------------- */
+
+/* Installs the routes of the API on http (struct evhttp *), answering from
+ * s within lim, logging a line per request on log.  Returns the routes'
+ * state, to free() after evhttp_free; NULL when out of memory. */
+void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim, FILE *log);
+
+/* The page, embedded at build time (serve_page.S). */
+extern const char cs_serve_page[];
+extern const unsigned int cs_serve_page_len;
+
+#endif

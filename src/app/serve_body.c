@@ -1,0 +1,689 @@
+/*
+ * serve_body.c - the request bodies of `collsim serve` (docs/api.md): JSON
+ * read with jansson (strict, duplicate keys refused, error positions as
+ * line:column), every field checked as `collsim run` checks the option of
+ * the same name (cs_request_set: the same messages), the server's limits
+ * applied, and the request written back in a canonical form (keys sorted,
+ * sizes as integers, defaults filled) that keys the cache.
+ *
+ * Jansson is used here only, for reading; every response is written with
+ * the command line's JSON writer (cs_json_write_string).  Nothing here opens
+ * a file: a program or trace is text kept in memory.
+ */
+#include <sys/queue.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/request.h"
+#include "api/sizes.h"
+#include "app/serve.h"
+#include "coll/coll.h"
+#include "io/result_json.h"
+
+const char *cs_serve_kind_name(cs_serve_kind_t k)
+{
+    static const char *const names[CS_SERVE_NKINDS] = {"run", "compare", "sweep", "replay"};
+    return k >= 0 && k < CS_SERVE_NKINDS ? names[k] : "?";
+}
+
+int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, const char *fmt,
+                  ...)
+{
+    va_list ap;
+    f->http = http;
+    snprintf(f->field, sizeof f->field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    cs_error_vset(&f->e, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
+{
+    fputs("{\"error\": {\"status\": ", out);
+    cs_json_write_string(out, f->http == 409 ? "busy" : cs_status_key(f->e.code));
+    if (f->field[0]) {
+        fputs(", \"field\": ", out);
+        cs_json_write_string(out, f->field);
+    }
+    fputs(", \"message\": ", out);
+    cs_json_write_string(out, f->e.msg);
+    fputs("}}\n", out);
+}
+
+/* The keys each kind takes (any other is refused, naming it). */
+static const char *const body_keys[CS_SERVE_NKINDS][12] = {
+    {"machine", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
+     "program", NULL},
+    {"machines", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
+     NULL},
+    {"machine", "coll", "algos", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
+     NULL},
+    {"machine", "format", NULL},
+};
+
+static int body_known(cs_serve_kind_t k, const char *key)
+{
+    for (int i = 0; body_keys[k][i]; i++)
+        if (!strcmp(body_keys[k][i], key))
+            return 1;
+    return 0;
+}
+
+/* ---- fields ------------------------------------------------------------- */
+
+static int body_type(const char *key, const char *want, cs_serve_fail_t *f)
+{
+    return cs_serve_fail(f, 400, key, CS_ERR_USAGE, "%s: expected %s", key, want);
+}
+
+/* A string field (NULL when absent) copied into *out, at most `max` bytes. */
+static int body_string(json_t *o, const char *key, size_t max, char **out, cs_serve_fail_t *f)
+{
+    json_t *v = json_object_get(o, key);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return CS_OK;
+    if (!json_is_string(v))
+        return body_type(key, "a string", f);
+    if (json_string_length(v) > max)
+        return cs_serve_fail(f, 422, key, CS_ERR_USAGE, "%s: longer than %zu bytes", key, max);
+    *out = cs_strdup(json_string_value(v));
+    return CS_OK;
+}
+
+/* An integer field given as a number or, for sizes, as text ("1MiB"). */
+static int body_int(json_t *o, const char *key, int size, int64_t *out, int *has,
+                    cs_serve_fail_t *f)
+{
+    json_t *v = json_object_get(o, key);
+    *has = 0;
+    if (!v || json_is_null(v))
+        return CS_OK;
+    *has = 1;
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return CS_OK;
+    }
+    if (size && json_is_string(v)) {
+        cs_request_t r;
+        cs_error_t e;
+        cs_request_init(&r);
+        if (cs_request_set(&r, key, json_string_value(v), &e) != CS_OK)
+            return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+        *out = r.bytes;
+        return CS_OK;
+    }
+    return body_type(key, size ? "an integer or a size such as \"1MiB\"" : "an integer", f);
+}
+
+/* Checks `value` as `collsim run` checks option `key` (cs_request_set). */
+static int body_check(cs_request_t *r, const char *key, const char *value, cs_serve_fail_t *f)
+{
+    cs_error_t e;
+    if (cs_request_set(r, key, value, &e) != CS_OK)
+        return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+    return CS_OK;
+}
+
+static int body_check_int(cs_request_t *r, const char *key, int64_t v, cs_serve_fail_t *f)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return body_check(r, key, buf, f);
+}
+
+/* A list of integers: a JSON integer, an array of them, or a text list in
+ * the syntax of `collsim sweep --bytes` / `--ranks` ("4,8", "8..1MiB:x2").
+ * *out is allocated (ascending and distinct for the text form). */
+static int body_int_list(json_t *o, const char *key, int64_t **out, int *n, cs_serve_fail_t *f)
+{
+    json_t *v = json_object_get(o, key);
+    cs_error_t e;
+    *out = NULL;
+    *n = 0;
+    if (!v || json_is_null(v))
+        return CS_OK;
+    if (json_is_integer(v)) {
+        *out = cs_malloc(sizeof **out);
+        (*out)[0] = json_integer_value(v);
+        *n = 1;
+        return CS_OK;
+    }
+    if (json_is_string(v)) {
+        if (cs_sizes_parse_alloc(json_string_value(v), out, n, &e) != CS_OK) {
+            cs_error_prefix(&e, "--%s", key);
+            return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+        }
+        return CS_OK;
+    }
+    if (json_is_array(v)) {
+        size_t m = json_array_size(v);
+        if (m == 0 || m > CS_SIZES_MAX)
+            return cs_serve_fail(f, 400, key, CS_ERR_USAGE, "%s: 1 to %d values, got %zu", key,
+                                 CS_SIZES_MAX, m);
+        *out = cs_malloc(m * sizeof **out);
+        for (size_t i = 0; i < m; i++) {
+            json_t *x = json_array_get(v, i);
+            if (!json_is_integer(x))
+                return body_type(key, "a list of integers", f);
+            (*out)[i] = json_integer_value(x);
+        }
+        *n = (int)m;
+        return CS_OK;
+    }
+    return body_type(key, "an integer, a list of integers or a text such as \"4,8\"", f);
+}
+
+/* ---- the canonical form ---------------------------------------------------- */
+
+static void canon_key(FILE *c, int *first, const char *key)
+{
+    fputs(*first ? "{" : ", ", c);
+    *first = 0;
+    cs_json_write_string(c, key);
+    fputs(": ", c);
+}
+
+static void canon_int(FILE *c, int has, int64_t v)
+{
+    if (has)
+        fprintf(c, "%lld", (long long)v);
+    else
+        fputs("null", c);
+}
+
+static void canon_strings(FILE *c, char *const *v, int n)
+{
+    fputc('[', c);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", c);
+        cs_json_write_string(c, v[i]);
+    }
+    fputc(']', c);
+}
+
+/* ---- the kinds ------------------------------------------------------------- */
+
+/* The fields every collective request shares (coll, algo, root, order,
+ * opts, mode, validate) into b, checked on r. */
+static int body_common(json_t *o, cs_request_t *r, cs_serve_body_t *b, cs_serve_fail_t *f)
+{
+    int rc, has;
+    char *mode = NULL;
+    json_t *v;
+    if ((rc = body_string(o, "coll", CS_SERVE_MAX_TEXT, &b->coll, f)) ||
+        (rc = body_string(o, "order", CS_SERVE_MAX_TEXT, &b->order, f)) ||
+        (rc = body_string(o, "mode", CS_SERVE_MAX_TEXT, &mode, f)))
+        return rc;
+    b->mode = mode ? mode : cs_strdup("packet");
+    if ((rc = body_check(r, "mode", b->mode, f)))
+        return rc;
+    if (b->coll && (rc = body_check(r, "coll", b->coll, f)))
+        return rc;
+    /* a node order by name only: an order FILE would open a path */
+    if (b->order && strcmp(b->order, "natural") && strcmp(b->order, "ring") &&
+        strcmp(b->order, "snake"))
+        return cs_serve_fail(f, 400, "order", CS_ERR_USAGE,
+                             "--order '%s': expected natural, ring or snake (the server "
+                             "opens no file)", b->order);
+    if (!b->order)
+        b->order = cs_strdup("natural");
+    if ((rc = body_check(r, "order", b->order, f)))
+        return rc;
+    if ((rc = body_int(o, "root", 0, &b->root, &has, f)))
+        return rc;
+    b->has_root = has;
+    if (has && (rc = body_check_int(r, "root", b->root, f)))
+        return rc;
+    if ((v = json_object_get(o, "validate")) && !json_is_null(v)) {
+        if (!json_is_boolean(v))
+            return body_type("validate", "true or false", f);
+        b->validate = json_is_true(v);
+        if (b->validate && (rc = body_check(r, "validate", "", f)))
+            return rc;
+    }
+    if ((v = json_object_get(o, "opts")) && !json_is_null(v)) {
+        if (!json_is_array(v))
+            return body_type("opts", "a list of \"KEY=VALUE\" strings", f);
+        if (json_array_size(v) > CS_SERVE_MAX_OPTS)
+            return cs_serve_fail(f, 422, "opts", CS_ERR_USAGE, "opts: at most %d options",
+                                 CS_SERVE_MAX_OPTS);
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *x = json_array_get(v, i);
+            if (!json_is_string(x) || json_string_length(x) > CS_SERVE_MAX_TEXT)
+                return body_type("opts", "a list of \"KEY=VALUE\" strings", f);
+            b->opts[b->nopts++] = cs_strdup(json_string_value(x));
+            if ((rc = body_check(r, "opt", b->opts[b->nopts - 1], f)))
+                return rc;
+        }
+    }
+    return CS_OK;
+}
+
+/* The collective's algorithm by name (NULL: its default): the registry's
+ * name, or a refusal naming `field`. */
+static int body_algo(const char *coll, const char *name, const char *field, const char **out,
+                     cs_serve_fail_t *f)
+{
+    cs_coll_kind_t k;
+    const cs_coll_algo_t *a;
+    cs_error_t e;
+    if (cs_coll_parse(coll, &k, &e) != CS_OK)
+        return cs_serve_fail(f, 400, "coll", e.code, "%s", e.msg);
+    if (cs_coll_find(k, name, &a, &e) != CS_OK)
+        return cs_serve_fail(f, 400, field, e.code, "%s", e.msg);
+    *out = a->name;
+    return CS_OK;
+}
+
+static int body_ranks_limit(int64_t P, const cs_serve_limits_t *lim, cs_serve_fail_t *f)
+{
+    if (P > lim->max_ranks)
+        return cs_serve_fail(f, 422, "ranks", CS_ERR_RANGE,
+                             "--ranks %lld: more than the server's limit of %lld ranks "
+                             "(--max-ranks)", (long long)P, (long long)lim->max_ranks);
+    return CS_OK;
+}
+
+static void body_common_canon(FILE *c, int *first, const cs_serve_body_t *b)
+{
+    canon_key(c, first, "mode");
+    cs_json_write_string(c, b->mode);
+    canon_key(c, first, "opts");
+    canon_strings(c, b->opts, b->nopts);
+    canon_key(c, first, "order");
+    cs_json_write_string(c, b->order);
+}
+
+static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
+                    cs_serve_fail_t *f)
+{
+    cs_request_t r;
+    cs_error_t e;
+    int rc, has_bytes = 0, has_ranks = 0, first = 1;
+    int64_t ranks = 0;
+    const char *algo = NULL;
+    cs_request_init(&r);
+    b->nmachines = 1;
+    if ((rc = body_string(o, "machine", CS_SERVE_MAX_TEXT, &b->machine[0], f)) ||
+        (rc = body_string(o, "program", lim->max_body, &b->program, f)) ||
+        (rc = body_string(o, "algo", CS_SERVE_MAX_TEXT, &b->algo, f)) ||
+        (rc = body_common(o, &r, b, f)) ||
+        (rc = body_int(o, "bytes", 1, &b->bytes, &has_bytes, f)) ||
+        (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)))
+        return rc;
+    if (b->machine[0] && (rc = body_check(&r, "machine", b->machine[0], f)))
+        return rc;
+    if (b->program && (rc = body_check(&r, "program", "(the request's program)", f)))
+        return rc;
+    if (b->algo && (rc = body_check(&r, "algo", b->algo, f)))
+        return rc;
+    if (has_bytes && (rc = body_check_int(&r, "bytes", b->bytes, f)))
+        return rc;
+    if (has_ranks && ((rc = body_check_int(&r, "ranks", ranks, f)) ||
+                      (rc = body_ranks_limit(ranks, lim, f))))
+        return rc;
+    if (cs_request_check_kind(&r, 1, &e) != CS_OK || cs_request_check_keys(&r, 0, &e) != CS_OK)
+        return cs_serve_fail(f, 400, !b->machine[0] ? "machine" : b->program ? "program" : "coll",
+                             e.code, "%s", e.msg);
+    if (b->coll && (rc = body_algo(b->coll, b->algo, "algo", &algo, f)))
+        return rc;
+    b->points = cs_calloc(1, sizeof *b->points);
+    b->npoints = 1;
+    b->points[0] = (cs_serve_point_t){0, algo, b->bytes, ranks};
+    canon_key(c, &first, "algo");
+    cs_json_write_string(c, algo);
+    canon_key(c, &first, "bytes");
+    canon_int(c, b->coll != NULL, b->bytes);
+    canon_key(c, &first, "coll");
+    cs_json_write_string(c, b->coll);
+    canon_key(c, &first, "machine");
+    cs_json_write_string(c, b->machine[0]);
+    body_common_canon(c, &first, b);
+    canon_key(c, &first, "program");
+    cs_json_write_string(c, b->program);
+    canon_key(c, &first, "ranks");
+    canon_int(c, has_ranks, ranks);
+    canon_key(c, &first, "root");
+    canon_int(c, b->has_root, b->root);
+    canon_key(c, &first, "validate");
+    fputs(b->validate ? "true}" : "false}", c);
+    return CS_OK;
+}
+
+static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
+                        cs_serve_fail_t *f)
+{
+    cs_request_t r;
+    int rc, has_bytes = 0, has_ranks = 0, first = 1;
+    int64_t ranks = 0;
+    const char *algo = NULL;
+    json_t *v = json_object_get(o, "machines");
+    cs_request_init(&r);
+    if (!v || !json_is_array(v))
+        return cs_serve_fail(f, 400, "machines", CS_ERR_USAGE,
+                             "machines: expected a list of 1 to %d machine specs",
+                             CS_SERVE_MAX_MACHINES);
+    if (json_array_size(v) < 1 || json_array_size(v) > CS_SERVE_MAX_MACHINES)
+        return cs_serve_fail(f, 422, "machines", CS_ERR_USAGE,
+                             "machines: 1 to %d machine specs, got %zu", CS_SERVE_MAX_MACHINES,
+                             json_array_size(v));
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *x = json_array_get(v, i);
+        if (!json_is_string(x) || json_string_length(x) > CS_SERVE_MAX_TEXT)
+            return body_type("machines", "a list of machine spec strings", f);
+        b->machine[b->nmachines++] = cs_strdup(json_string_value(x));
+    }
+    if ((rc = body_string(o, "algo", CS_SERVE_MAX_TEXT, &b->algo, f)) ||
+        (rc = body_common(o, &r, b, f)) ||
+        (rc = body_int(o, "bytes", 1, &b->bytes, &has_bytes, f)) ||
+        (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)))
+        return rc;
+    if (!b->coll)
+        return cs_serve_fail(f, 400, "coll", CS_ERR_USAGE, "missing --coll NAME");
+    if (has_bytes && (rc = body_check_int(&r, "bytes", b->bytes, f)))
+        return rc;
+    if (has_ranks && ((rc = body_check_int(&r, "ranks", ranks, f)) ||
+                      (rc = body_ranks_limit(ranks, lim, f))))
+        return rc;
+    if ((rc = body_algo(b->coll, b->algo, "algo", &algo, f)))
+        return rc;
+    b->points = cs_calloc((size_t)b->nmachines, sizeof *b->points);
+    b->npoints = b->nmachines;
+    for (int i = 0; i < b->nmachines; i++)
+        b->points[i] = (cs_serve_point_t){i, algo, b->bytes, ranks};
+    canon_key(c, &first, "algo");
+    cs_json_write_string(c, algo);
+    canon_key(c, &first, "bytes");
+    canon_int(c, 1, b->bytes);
+    canon_key(c, &first, "coll");
+    cs_json_write_string(c, b->coll);
+    canon_key(c, &first, "machines");
+    canon_strings(c, b->machine, b->nmachines);
+    body_common_canon(c, &first, b);
+    canon_key(c, &first, "ranks");
+    canon_int(c, has_ranks, ranks);
+    canon_key(c, &first, "root");
+    canon_int(c, b->has_root, b->root);
+    canon_key(c, &first, "validate");
+    fputs(b->validate ? "true}" : "false}", c);
+    return CS_OK;
+}
+
+/* The algorithms of a sweep: "all", a list, or names joined by commas. */
+static int body_algos(json_t *o, const char *coll, const char **algos, int *n,
+                      cs_serve_body_t *b, cs_serve_fail_t *f)
+{
+    json_t *v = json_object_get(o, "algos");
+    cs_coll_kind_t k;
+    cs_error_t e;
+    int rc;
+    *n = 0;
+    if (cs_coll_parse(coll, &k, &e) != CS_OK)
+        return cs_serve_fail(f, 400, "coll", e.code, "%s", e.msg);
+    if (!v || json_is_null(v) || (json_is_string(v) && !strcmp(json_string_value(v), "all"))) {
+        int count;
+        const cs_coll_algo_t *const *all = cs_coll_algos(&count);
+        for (int i = 0; i < count && *n < CS_SERVE_MAX_POINTS; i++)
+            if (all[i]->kind == k)
+                algos[(*n)++] = all[i]->name;
+        return CS_OK;
+    }
+    if (json_is_string(v)) {
+        if (json_string_length(v) > CS_SERVE_MAX_TEXT)
+            return body_type("algos", "a shorter list", f);
+        b->algos_buf = cs_strdup(json_string_value(v));
+        for (char *s = strtok(b->algos_buf, ", "); s; s = strtok(NULL, ", ")) {
+            if (*n == CS_SERVE_MAX_POINTS)
+                return cs_serve_fail(f, 422, "algos", CS_ERR_USAGE, "algos: too many");
+            if ((rc = body_algo(coll, s, "algos", &algos[*n], f)))
+                return rc;
+            (*n)++;
+        }
+    } else if (json_is_array(v)) {
+        if (json_array_size(v) > CS_SERVE_MAX_POINTS)
+            return cs_serve_fail(f, 422, "algos", CS_ERR_USAGE, "algos: too many");
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *x = json_array_get(v, i);
+            if (!json_is_string(x))
+                return body_type("algos", "a list of algorithm names, or \"all\"", f);
+            if ((rc = body_algo(coll, json_string_value(x), "algos", &algos[*n], f)))
+                return rc;
+            (*n)++;
+        }
+    } else {
+        return body_type("algos", "a list of algorithm names, or \"all\"", f);
+    }
+    if (*n == 0)
+        return cs_serve_fail(f, 400, "algos", CS_ERR_USAGE, "algos: no algorithm");
+    return CS_OK;
+}
+
+static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
+                      cs_serve_fail_t *f)
+{
+    cs_request_t r;
+    int rc, nsizes = 0, nranks = 0, nalgos = 0, first = 1;
+    int64_t *sizes = NULL, *ranks = NULL;
+    const char *algos[CS_SERVE_MAX_POINTS];
+    cs_request_init(&r);
+    b->nmachines = 1;
+    if ((rc = body_string(o, "machine", CS_SERVE_MAX_TEXT, &b->machine[0], f)) ||
+        (rc = body_common(o, &r, b, f)))
+        return rc;
+    if (!b->machine[0])
+        return cs_serve_fail(f, 400, "machine", CS_ERR_USAGE, "missing --machine SPEC");
+    if (!b->coll)
+        return cs_serve_fail(f, 400, "coll", CS_ERR_USAGE, "missing --coll NAME");
+    if ((rc = body_algos(o, b->coll, algos, &nalgos, b, f)) ||
+        (rc = body_int_list(o, "bytes", &sizes, &nsizes, f)) ||
+        (rc = body_int_list(o, "ranks", &ranks, &nranks, f)))
+        goto out;
+    if (!nsizes) {
+        rc = cs_serve_fail(f, 400, "bytes", CS_ERR_USAGE, "missing --bytes SIZES");
+        goto out;
+    }
+    for (int i = 0; i < nsizes; i++)
+        if ((rc = body_check_int(&r, "bytes", sizes[i], f)))
+            goto out;
+    for (int i = 0; i < nranks; i++)
+        if ((rc = body_check_int(&r, "ranks", ranks[i], f)) ||
+            (rc = body_ranks_limit(ranks[i], lim, f)))
+            goto out;
+    long total = (long)nalgos * (nranks ? nranks : 1) * nsizes;
+    if (total > CS_SERVE_MAX_POINTS) {
+        rc = cs_serve_fail(f, 422, "bytes", CS_ERR_USAGE,
+                           "a sweep of %ld runs (%d algorithms x %d rank counts x %d sizes): "
+                           "the server runs at most %d", total, nalgos, nranks ? nranks : 1,
+                           nsizes, CS_SERVE_MAX_POINTS);
+        goto out;
+    }
+    b->points = cs_calloc((size_t)total, sizeof *b->points);
+    for (int k = 0; k < nalgos; k++)
+        for (int j = 0; j < (nranks ? nranks : 1); j++)
+            for (int i = 0; i < nsizes; i++)
+                b->points[b->npoints++] =
+                    (cs_serve_point_t){0, algos[k], sizes[i], nranks ? ranks[j] : 0};
+    canon_key(c, &first, "algos");
+    fputc('[', c);
+    for (int k = 0; k < nalgos; k++) {
+        fputs(k ? ", " : "", c);
+        cs_json_write_string(c, algos[k]);
+    }
+    fputc(']', c);
+    canon_key(c, &first, "bytes");
+    fputc('[', c);
+    for (int i = 0; i < nsizes; i++)
+        fprintf(c, "%s%lld", i ? ", " : "", (long long)sizes[i]);
+    fputc(']', c);
+    canon_key(c, &first, "coll");
+    cs_json_write_string(c, b->coll);
+    canon_key(c, &first, "machine");
+    cs_json_write_string(c, b->machine[0]);
+    body_common_canon(c, &first, b);
+    canon_key(c, &first, "ranks");
+    fputc('[', c);
+    for (int j = 0; j < nranks; j++)
+        fprintf(c, "%s%lld", j ? ", " : "", (long long)ranks[j]);
+    fputc(']', c);
+    canon_key(c, &first, "root");
+    canon_int(c, b->has_root, b->root);
+    canon_key(c, &first, "validate");
+    fputs(b->validate ? "true}" : "false}", c);
+out:
+    free(sizes);
+    free(ranks);
+    return rc;
+}
+
+/* A replay: the trace is the body, the machine and format the query. */
+static int body_replay(const char *body, size_t len, const char *query, cs_serve_body_t *b,
+                       FILE *c, cs_serve_fail_t *f)
+{
+    struct evkeyvalq q;
+    struct evkeyval *kv;
+    const char *format = "goal";
+    int rc = CS_OK, first = 1;
+    cs_request_t r;
+    cs_request_init(&r);
+    TAILQ_INIT(&q);
+    if (query && evhttp_parse_query_str(query, &q) != 0)
+        return cs_serve_fail(f, 400, NULL, CS_ERR_USAGE, "the query string is malformed");
+    TAILQ_FOREACH(kv, &q, next) {
+        if (!body_known(CS_SERVE_REPLAY, kv->key)) {
+            rc = cs_serve_fail(f, 400, kv->key, CS_ERR_USAGE,
+                               "unknown key '%.64s' (replay takes machine and format)",
+                               kv->key);
+            goto out;
+        }
+        if (!strcmp(kv->key, "machine") && !b->machine[0])
+            b->machine[0] = cs_strdup(kv->value);
+        if (!strcmp(kv->key, "format"))
+            format = kv->value;
+    }
+    b->nmachines = 1;
+    if (!b->machine[0] || !b->machine[0][0]) {
+        rc = cs_serve_fail(f, 400, "machine", CS_ERR_USAGE, "missing --machine SPEC");
+        goto out;
+    }
+    if (strlen(b->machine[0]) > CS_SERVE_MAX_TEXT) {
+        rc = cs_serve_fail(f, 422, "machine", CS_ERR_USAGE, "machine: too long");
+        goto out;
+    }
+    if (strcmp(format, "goal") && strcmp(format, "ti")) {
+        rc = cs_serve_fail(f, 400, "format", CS_ERR_USAGE,
+                           "--format '%.64s': expected goal or ti", format);
+        goto out;
+    }
+    if (len == 0 || memchr(body, '\0', len)) {
+        rc = cs_serve_fail(f, 400, "trace", CS_ERR_USAGE,
+                           len ? "the trace holds a NUL byte" : "the trace (the body) is empty");
+        goto out;
+    }
+    b->format_ti = !strcmp(format, "ti");
+    b->trace = cs_malloc(len + 1);
+    memcpy(b->trace, body, len);
+    b->trace[len] = '\0';
+    b->trace_len = len;
+    b->points = cs_calloc(1, sizeof *b->points);
+    b->npoints = 1;
+    canon_key(c, &first, "format");
+    cs_json_write_string(c, format);
+    canon_key(c, &first, "machine");
+    cs_json_write_string(c, b->machine[0]);
+    canon_key(c, &first, "trace");
+    cs_json_write_string(c, b->trace);
+    fputc('}', c);
+out:
+    evhttp_clear_headers(&q);
+    return rc;
+}
+
+int cs_serve_body_parse(cs_serve_kind_t kind, const char *body, size_t len, const char *query,
+                        const cs_serve_limits_t *lim, cs_serve_body_t *b, cs_serve_fail_t *f)
+{
+    json_error_t je;
+    json_t *o = NULL;
+    size_t clen = 0;
+    int rc;
+    FILE *c;
+    memset(b, 0, sizeof *b);
+    memset(f, 0, sizeof *f);
+    b->kind = kind;
+    if (len > lim->max_body)
+        return cs_serve_fail(f, 413, NULL, CS_ERR_USAGE,
+                             "the request body has %zu bytes, more than the server's %zu "
+                             "(--max-body)", len, lim->max_body);
+    c = open_memstream(&b->canon, &clen);
+    if (!c)
+        return cs_serve_fail(f, 500, NULL, CS_ERR_OOM, "cannot open a memory stream");
+    if (kind == CS_SERVE_REPLAY) {
+        rc = body_replay(body, len, query, b, c, f);
+        goto out;
+    }
+    if (query && *query) {
+        rc = cs_serve_fail(f, 400, NULL, CS_ERR_USAGE,
+                           "POST /api/%s takes no query string (the request is the body)",
+                           cs_serve_kind_name(kind));
+        goto out;
+    }
+    /* strict by default; the body is not NUL-terminated (json_loadb) */
+    o = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        rc = cs_serve_fail(f, 400, NULL, CS_ERR_PARSE, "request body:%d:%d: %s", je.line,
+                           je.column, je.text);
+        goto out;
+    }
+    if (!json_is_object(o)) {
+        rc = cs_serve_fail(f, 400, NULL, CS_ERR_PARSE, "request body: expected a JSON object");
+        goto out;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (!body_known(kind, key)) {
+            char valid[256] = "";
+            for (int i = 0; body_keys[kind][i]; i++) {
+                strcat(valid, i ? ", " : "");
+                strcat(valid, body_keys[kind][i]);
+            }
+            rc = cs_serve_fail(f, 400, strlen(key) < sizeof f->field ? key : NULL,
+                               CS_ERR_USAGE, "unknown key '%.64s'; valid keys: %s", key, valid);
+            goto out;
+        }
+    }
+    rc = kind == CS_SERVE_RUN       ? body_run(o, lim, b, c, f)
+         : kind == CS_SERVE_COMPARE ? body_compare(o, lim, b, c, f)
+                                    : body_sweep(o, lim, b, c, f);
+out:
+    json_decref(o);
+    if (fclose(c) != 0 && rc == CS_OK)
+        rc = cs_serve_fail(f, 500, NULL, CS_ERR_OOM, "cannot write the request to memory");
+    return rc;
+}
+
+void cs_serve_body_destroy(cs_serve_body_t *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->nmachines; i++)
+        free(b->machine[i]);
+    for (int i = 0; i < b->nopts; i++)
+        free(b->opts[i]);
+    free(b->coll);
+    free(b->algo);
+    free(b->order);
+    free(b->mode);
+    free(b->program);
+    free(b->trace);
+    free(b->algos_buf);
+    free(b->points);
+    free(b->canon);
+    memset(b, 0, sizeof *b);
+}
