@@ -13,6 +13,7 @@
 //   - the window slider re-requests the heatmap with window=T0:T1;
 //   - the page's URL, opened in a fresh tab, reproduces the request (same form,
 //     same table);
+//   - a running job shows its progress, and Cancel stops it;
 //   - a bad size is refused with the server's message next to the bytes field.
 // Run by tools/test-browser, which starts the server:
 //   node page.test.mjs --url http://127.0.0.1:PORT --collsim build/collsim
@@ -268,8 +269,22 @@ async function main() {
     await page.bringToFront(); // a background tab gets no animation frames: waitForFunction would stall
     step("shared URL reproduced the comparison");
 
-    // A bad size: the server's message, next to the bytes field.
+    // Progress and cancel: a run of some seconds, cancelled while it runs.
     await page.select("#kind", "run");
+    await page.$eval("#machines", (t) => { t.value = "alphabeta:topo=torus,rows=16,cols=16"; });
+    await page.$eval("#bytes", (e) => { e.value = "256MiB"; });
+    await page.click("#submit");
+    await page.waitForFunction(() => document.getElementById("status").dataset.state === "running" &&
+      !document.getElementById("progress").classList.contains("hidden") &&
+      !document.getElementById("cancel").disabled, { timeout: TIMEOUT });
+    await page.click("#cancel");
+    await page.waitForFunction(() => !["running", "queued"].includes(document.getElementById("status").dataset.state),
+      { timeout: TIMEOUT });
+    const after = await page.$eval("#status", (e) => e.dataset.state + ": " + e.textContent);
+    check(after.startsWith("cancelled"), "a running job shows its progress and Cancel stops it", after);
+    step("cancel checked");
+
+    // A bad size: the server's message, next to the bytes field.
     await page.$eval("#machines", (t) => { t.value = "loggp:p=8"; });
     await page.$eval("#bytes", (e) => { e.value = "abc"; });
     intended400 = true;
