@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/compare.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "core/units.h"
@@ -35,26 +36,17 @@ typedef struct compare_args {
     const char *specs[COMPARE_MAX_MACHINES];
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
-    const char *csv, *markdown, *plot, *heatmaps, *title;
+    const char *csv, *markdown, *plot, *heatmaps, *title, *json;
     const char *heatmaps_tmp; /* where the heatmaps are written until the end */
     cs_heatmap_metric_t metric;
 } compare_args_t;
 
-/* One machine's outcome. */
+/* One machine's outcome (api/compare.h), its heatmap and its run JSON. */
 typedef struct compare_row {
-    const char *spec;         /* as given */
-    char name[96];            /* short name */
-    char norm[512];           /* normalised spec */
-    int rc;                   /* CS_OK or the failure */
-    char err[CS_ERROR_MSG_MAX];
-    int ranks;
-    cs_tick_t ticks;
-    double seconds, bandwidth; /* bytes per second, 0 if no bytes */
-    char link[80];            /* busiest channel "u->v" (node names), or "-" */
-    double link_util;         /* its busy share of the run */
-    uint64_t events;
-    double wall;
+    cs_compare_row_t r;
     char heatmap[4200];
+    char *json;               /* --json: the run's JSON, or NULL */
+    size_t json_len;
 } compare_row_t;
 
 static void compare_help(void)
@@ -88,6 +80,9 @@ static void compare_help(void)
            "Output:\n"
            "      --csv FILE         CSV rows ('-': standard output instead of the table)\n"
            "      --markdown FILE    a Markdown table ('-': standard output)\n"
+           "  -j, --json FILE        the runs as one JSON document ('-': standard output):\n"
+           "                         {\"coll\", \"algo\", \"bytes\", \"runs\": [...]}, each run\n"
+           "                         the JSON of 'collsim run --json' (docs/api.md)\n"
            "      --plot FILE        a bar chart of the times (.png, .svg, .pdf)\n"
            "      --log / --linear   the chart's y axis (default: log when the times span\n"
            "                         more than a factor 30)\n"
@@ -121,6 +116,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
+        {"json", required_argument, NULL, 'j'},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"log", no_argument, NULL, OPT_LOG},
         {"linear", no_argument, NULL, OPT_LINEAR},
@@ -139,11 +135,12 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     cs_request_init(&a->req);
     a->with_timing = 1;
     a->logy = -1;
-    while ((c = getopt_long(argc, argv, ":M:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":M:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_MACHINES: machines = optarg; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_MARKDOWN: a->markdown = optarg; break;
+        case 'j': a->json = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
         case OPT_LOG: a->logy = 1; break;
         case OPT_LINEAR: a->logy = 0; break;
@@ -163,8 +160,10 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         cs_app_usage_error("compare", "missing --coll NAME");
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
-    if (a->csv && a->markdown && !strcmp(a->csv, "-") && !strcmp(a->markdown, "-"))
-        cs_app_usage_error("compare", "--csv - and --markdown - both want standard output");
+    if ((a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
+            (a->json && !strcmp(a->json, "-")) > 1)
+        cs_app_usage_error("compare", "only one of --csv, --markdown and --json can write to "
+                                      "standard output");
     if (machines) {
         /* split on ';' (specs hold commas) */
         a->spec_buf = cs_strdup(machines);
@@ -189,52 +188,30 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 
 /* ---- running ---------------------------------------------------------------- */
 
+/* The progress bar on every machine's run (cs_compare_hooks_t.setup). */
+static void compare_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts)
+{
+    cs_app_progress_attach(ctx, m->tick_seconds, opts);
+}
+
 static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
-    cs_request_t req = a->req;
     cs_request_run_t run;
     int rc;
 
     cs_request_run_init(&run);
-    snprintf(row->name, sizeof row->name, "%s", row->spec);
-    snprintf(row->link, sizeof row->link, "-");
-    req.machine = row->spec;
-    rc = cs_request_prepare(&req, &run, err);
+    cs_compare_hooks_t hooks = {NULL, compare_setup, progress};
+    rc = cs_compare_run(&a->req, row->r.spec, a->with_timing, &hooks, &row->r, &run, err);
     const cs_machine_t *m = run.machine;
     const cs_exec_result_t *res = &run.result;
-    if (m) {
-        cs_figures_machine_short(m, row->name, sizeof row->name);
-        snprintf(row->norm, sizeof row->norm, "%s", m->spec);
-    }
-    if (rc == CS_OK)
-        rc = cs_request_build(&req, &run, err);
-    if (rc == CS_OK) {
-        cs_exec_opts_t opts;
-        cs_request_exec_opts(&req, &run, &opts);
-        if (m->type->net_new)
-            opts.mode = CS_NET_PACKET; /* --mode is the channel engines' (see --help) */
-        cs_app_progress_attach(progress, m->tick_seconds, &opts);
-        rc = cs_request_run(&run, &opts, err);
-    }
-    if (rc == CS_OK) {
-        int c = -1; /* the busiest channel */
-        cs_net_busiest_channels(res->net, &c, 1);
-        row->ranks = run.coll.args.P;
-        row->ticks = res->finish;
-        row->seconds = (double)res->finish * m->tick_seconds;
-        row->bandwidth = row->seconds > 0 && req.bytes > 0 ? (double)req.bytes / row->seconds : 0;
-        row->events = res->events;
-        row->wall = a->with_timing ? res->wall_seconds : 0;
-        if (c >= 0) {
-            char u[32], v[32];
-            snprintf(row->link, sizeof row->link, "%s\xe2\x86\x92%s",
-                     cs_machine_node_label(m, cs_topo_channel_src(m->topo, c), u, sizeof u),
-                     cs_machine_node_label(m, cs_topo_channel_dst(m->topo, c), v, sizeof v));
-            row->link_util = res->finish > 0 ? (double)cs_net_chan_stats(res->net, c)->busy /
-                                                   (double)res->finish
-                                             : 0;
-        }
+    if (rc == CS_OK && a->json) {
+        FILE *f = open_memstream(&row->json, &row->json_len);
+        if (!f)
+            return cs_error_set(err, CS_ERR_OOM, "--json: cannot open a memory stream");
+        rc = cs_compare_json_run(f, 0, a->with_timing, &run, err);
+        if (fclose(f) != 0 && rc == CS_OK)
+            rc = cs_error_set(err, CS_ERR_OOM, "--json: cannot write to memory");
     }
     if (rc == CS_OK && a->heatmaps) {
         cs_heatmap_t *h = NULL;
@@ -276,7 +253,7 @@ static void put_padded(FILE *f, const char *s, int width, int right)
 #define NCOLS 9
 
 /* The cells of a row as text (the table and Markdown share them). */
-static void row_cells(const compare_row_t *r, char cells[NCOLS][96])
+static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
 {
     snprintf(cells[0], 96, "%s", r->name);
     snprintf(cells[1], 96, "%d", r->ranks);
@@ -304,9 +281,9 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
     for (int k = 0; k < NCOLS; k++)
         width[k] = cs_app_text_width(col_names[k]);
     for (int i = 0; i < n; i++) {
-        if (rows[i].rc)
+        if (rows[i].r.rc)
             continue;
-        row_cells(&rows[i], cells);
+        row_cells(&rows[i].r, cells);
         for (int k = 0; k < NCOLS; k++)
             if (cs_app_text_width(cells[k]) > width[k])
                 width[k] = cs_app_text_width(cells[k]);
@@ -316,12 +293,12 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
         fputs(k + 1 < NCOLS ? "  " : "\n", f);
     }
     for (int i = 0; i < n; i++) {
-        if (rows[i].rc) {
-            put_padded(f, rows[i].name, width[0], 0);
-            fprintf(f, "  failed: %s\n", rows[i].err);
+        if (rows[i].r.rc) {
+            put_padded(f, rows[i].r.name, width[0], 0);
+            fprintf(f, "  failed: %s\n", rows[i].r.err);
             continue;
         }
-        row_cells(&rows[i], cells);
+        row_cells(&rows[i].r, cells);
         for (int k = 0; k < NCOLS; k++) {
             put_padded(f, cells[k], width[k], col_right[k]);
             fputs(k + 1 < NCOLS ? "  " : "\n", f);
@@ -340,14 +317,14 @@ static void print_markdown(FILE *f, const compare_row_t *rows, int n)
         fputs(col_right[k] ? " ---: |" : " --- |", f);
     fputs("\n", f);
     for (int i = 0; i < n; i++) {
-        if (rows[i].rc) {
-            fprintf(f, "| %s | failed: %s |", rows[i].name, rows[i].err);
+        if (rows[i].r.rc) {
+            fprintf(f, "| %s | failed: %s |", rows[i].r.name, rows[i].r.err);
             for (int k = 2; k < NCOLS; k++)
                 fputs(" |", f);
             fputs("\n", f);
             continue;
         }
-        row_cells(&rows[i], cells);
+        row_cells(&rows[i].r, cells);
         fputs("|", f);
         for (int k = 0; k < NCOLS; k++)
             fprintf(f, " %s |", cells[k]);
@@ -361,7 +338,7 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
     fputs("machine,spec,coll,algo,bytes,ranks,ticks,seconds,bandwidth_bytes_per_s,"
           "busiest_link,busiest_util,events,wall_seconds\n", f);
     for (int i = 0; i < n; i++) {
-        const compare_row_t *r = &rows[i];
+        const cs_compare_row_t *r = &rows[i].r;
         if (r->rc)
             continue;
         cs_report_csv_field(f, r->name);
@@ -386,24 +363,24 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
     int k = 0, rc, same_ranks = 1, first = -1;
     char title[320], size[32];
     for (int i = 0; i < n; i++)
-        if (!rows[i].rc) {
-            if (first >= 0 && rows[i].ranks != rows[first].ranks)
+        if (!rows[i].r.rc) {
+            if (first >= 0 && rows[i].r.ranks != rows[first].r.ranks)
                 same_ranks = 0;
             if (first < 0)
                 first = i;
         }
     for (int i = 0; i < n; i++) {
-        if (rows[i].rc)
+        if (rows[i].r.rc)
             continue;
         /* the ranks under each bar when they differ between machines */
         if (same_ranks)
-            snprintf(names[k], sizeof names[k], "%s", rows[i].name);
+            snprintf(names[k], sizeof names[k], "%s", rows[i].r.name);
         else
-            snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].name, rows[i].ranks);
+            snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].r.name, rows[i].r.ranks);
         labels[k] = names[k];
-        values[k] = rows[i].seconds * 1e6;
+        values[k] = rows[i].r.seconds * 1e6;
         texts[k] = cs_malloc(32);
-        cs_units_format_seconds(rows[i].seconds, texts[k], 32);
+        cs_units_format_seconds(rows[i].r.seconds, texts[k], 32);
         if (values[k] > 0) {
             lo = fmin(lo, values[k]);
             hi = fmax(hi, values[k]);
@@ -451,18 +428,18 @@ int cs_app_cmd_compare(int argc, char **argv)
     compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
     cs_app_progress_init(&progress, "compare");
     for (int i = 0; i < a.nspecs; i++) {
-        rows[i].spec = a.specs[i];
-        rows[i].rc = CS_ERR_CANCELLED;
-        snprintf(rows[i].err, sizeof rows[i].err, "not run: interrupted");
+        rows[i].r.spec = a.specs[i];
+        rows[i].r.rc = CS_ERR_CANCELLED;
+        snprintf(rows[i].r.err, sizeof rows[i].r.err, "not run: interrupted");
         if (cs_app_interrupted())
             continue;
         snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
                  a.specs[i]);
         cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
         cs_error_t e = {0};
-        rows[i].rc = compare_one(&a, i, &rows[i], &progress, &e);
-        if (rows[i].rc) {
-            snprintf(rows[i].err, sizeof rows[i].err, "%s", e.msg);
+        rows[i].r.rc = compare_one(&a, i, &rows[i], &progress, &e);
+        if (rows[i].r.rc) {
+            snprintf(rows[i].r.err, sizeof rows[i].r.err, "%s", e.msg);
             cs_app_progress_done(&progress);
             /* name the machine, unless its error quotes the spec already
              * ("spec \"x\": ...": the spec twice helps no one) */
@@ -470,12 +447,13 @@ int cs_app_cmd_compare(int argc, char **argv)
                 cs_error_prefix(&e, "%s", a.specs[i]);
             cs_app_report(&e);
             if (first_rc == CS_OK)
-                first_rc = rows[i].rc;
+                first_rc = rows[i].r.rc;
         }
     }
     cs_app_progress_done(&progress);
 
-    int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-"));
+    int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-")) ||
+                    (a.json && !strcmp(a.json, "-"));
     if (!to_stdout) {
         print_table(stdout, rows, a.nspecs);
         if (a.req.validate)
@@ -496,6 +474,18 @@ int cs_app_cmd_compare(int argc, char **argv)
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
+    if (rc == CS_OK && a.json) {
+        cs_app_out_t out;
+        if ((rc = cs_app_out_open("--json", a.json, &out, &err)) == CS_OK) {
+            int k = 0;
+            cs_compare_json_begin(out.f, a.req.coll, algo, a.req.bytes);
+            for (int i = 0; i < a.nspecs; i++)
+                if (!rows[i].r.rc) /* a failed machine is left out, as in the table */
+                    fprintf(out.f, "%s%s", k++ ? ",\n" : "", rows[i].json);
+            cs_compare_json_end(out.f);
+            rc = cs_app_out_close(&out, rc, &err);
+        }
+    }
     if (rc == CS_OK && a.plot)
         rc = write_plot(&a, rows, a.nspecs, algo, &err);
     if (rc == CS_OK)
@@ -505,7 +495,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     if (rc == CS_OK && a.heatmaps && !to_stdout) {
         printf("heatmaps:\n");
         for (int i = 0; i < a.nspecs; i++)
-            if (!rows[i].rc)
+            if (!rows[i].r.rc)
                 printf("  %s\n", rows[i].heatmap);
     }
     if (a.plot || a.heatmaps)
@@ -514,6 +504,8 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_app_report(&err);
     else
         rc = first_rc;
+    for (int i = 0; i < a.nspecs; i++)
+        free(rows[i].json);
     free(rows);
     free(a.spec_buf);
     return rc;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "api/sizes.h"
+#include "api/sweep.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "engine/net.h"
@@ -40,7 +41,7 @@ typedef struct sweep_args {
      * ([ALGO:]KEY=VALUE); each algorithm's request is made from it */
     cs_request_t req;
     const char *bytes_text;
-    const char *csv, *plot, *title, *xlabel, *ylabel;
+    const char *csv, *plot, *title, *xlabel, *ylabel, *json;
     int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
     int nranks;
     int elements4, keep_going, predict;
@@ -88,6 +89,9 @@ static void sweep_help(void)
            "Output:\n"
            "      --csv FILE         write the CSV to FILE ('-' = stdout; the default\n"
            "                         unless --plot is given)\n"
+           "  -j, --json FILE        the points as one JSON document ('-' = stdout):\n"
+           "                         {\"machine\", \"coll\", \"points\": [...]}, each point the\n"
+           "                         JSON of 'collsim run --json --no-timing' (docs/api.md)\n"
            "      --plot FILE        draw the plot; the format follows the extension:\n"
            "                         .png, .svg or .pdf\n"
            "      --title TEXT       plot title (default: collective, machine, ranks, mode;\n"
@@ -143,19 +147,6 @@ static void sweep_parse_algos(const char *text, sweep_args_t *a)
     }
 }
 
-/* The algorithm an --opt is scoped to (ALGO:KEY=VALUE), or NULL; *kv gets
- * the KEY=VALUE part. */
-static const char *sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len)
-{
-    const char *colon = strchr(opt, ':'), *eq = strchr(opt, '=');
-    *kv = opt;
-    if (!colon || (eq && eq < colon))
-        return NULL;
-    snprintf(buf, len, "%.*s", (int)(colon - opt), opt);
-    *kv = colon + 1;
-    return buf;
-}
-
 /* Every --opt must name an algorithm of --algos when scoped, and a key that
  * each algorithm it applies to takes: checked here, before any run, rather
  * than by cs_coll_build at the first point of the algorithm concerned. */
@@ -163,7 +154,7 @@ static void sweep_check_opts(const sweep_args_t *a)
 {
     for (int i = 0; i < a->req.nopts; i++) {
         char scope[128], key[128];
-        const char *kv, *name = sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
+        const char *kv, *name = cs_sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
         int found = 0;
         if (!strchr(kv, '=') || kv[0] == '=')
             cs_app_usage_error("sweep", "--opt '%s': expected [ALGO:]KEY=VALUE", a->req.opts[i]);
@@ -213,6 +204,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"csv", required_argument, NULL, OPT_CSV},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"json", required_argument, NULL, 'j'},
         {"title", required_argument, NULL, OPT_TITLE},
         {"xlabel", required_argument, NULL, OPT_XLABEL},
         {"ylabel", required_argument, NULL, OPT_YLABEL},
@@ -226,7 +218,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
     memset(a, 0, sizeof *a);
     cs_request_init(&a->req);
-    while ((c = getopt_long(argc, argv, ":m:a:b:M:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:a:b:M:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': algos = optarg; break;
         case 'b': a->bytes_text = optarg; break;
@@ -234,6 +226,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         case OPT_PREDICT: a->predict = 1; break;
         case OPT_CSV: a->csv = optarg; break;
         case OPT_PLOT: a->plot = optarg; break;
+        case 'j': a->json = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
         case OPT_XLABEL: a->xlabel = optarg; break;
         case OPT_YLABEL: a->ylabel = optarg; break;
@@ -287,53 +280,16 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         cs_app_usage_error("sweep", "--bytes '%s': %s", a->bytes_text, err.msg);
     if (a->nsizes == 0)
         cs_app_usage_error("sweep", "--bytes '%s': no sizes", a->bytes_text);
-    if (!a->csv && !a->plot)
+    if (!a->csv && !a->plot && !a->json)
         a->csv = "-";
+    if (a->csv && a->json && !strcmp(a->csv, "-") && !strcmp(a->json, "-"))
+        cs_app_usage_error("sweep", "--csv - and --json - both want standard output");
 }
 
 /* ---- running ----------------------------------------------------------------- */
 
 /* The collective of algorithm k on P ranks (0: every node), prepared as
  * `collsim run` would: the --opt texts that apply to it, scope removed. */
-static int sweep_prepare(const sweep_args_t *a, int k, int64_t P, const cs_machine_t *m,
-                         cs_request_coll_t *c, cs_error_t *err)
-{
-    cs_request_t req = a->req;
-    req.nopts = 0;
-    for (int i = 0; i < a->req.nopts; i++) {
-        char scope[128];
-        const char *kv, *name = sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
-        if (!name || !strcmp(name, a->algos[k]->name))
-            req.opts[req.nopts++] = kv;
-    }
-    req.algo = a->algos[k]->name;
-    req.bytes_text = a->bytes_text;
-    req.bytes = a->sizes[0];
-    req.ranks = P;
-    return cs_request_coll_prepare(&req, m, c, err);
-}
-
-/* One point: build the program for `bytes`, run it. */
-static int sweep_point(const sweep_args_t *a, const cs_machine_t *m, cs_request_coll_t *c,
-                       int64_t bytes, cs_exec_result_t *res, cs_error_t *err)
-{
-    cs_program_t *p = NULL;
-    cs_exec_opts_t opts;
-    int rc;
-    c->args.bytes = bytes;
-    if ((rc = cs_request_coll_build(c, &p, err)))
-        return rc;
-    cs_exec_opts_default(&opts);
-    opts.mode = a->req.mode;
-    opts.rank_to_node = c->rank_to_node;
-    if (a->req.force)
-        opts.max_work = 0;
-    opts.cancel = cs_app_cancel_flag();
-    rc = cs_request_exec(m, p, &opts, res, err);
-    cs_program_free(p);
-    return rc;
-}
-
 static const char *sweep_size_meaning(cs_coll_kind_t k)
 {
     switch (k) {
@@ -430,8 +386,11 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_error_t err = {0};
     cs_machine_t *m = NULL;
     cs_request_coll_t *colls = NULL;
-    FILE *csv = NULL;
-    cs_app_out_t out = {0};
+    FILE *csv = NULL, *json = NULL;
+    cs_app_out_t out = {0}, jout = {0};
+    char *json_buf = NULL; /* the points' JSON, written whole at the end */
+    size_t json_len = 0;
+    int npoints_json = 0;
     /* the rows done, kept to print on stderr if a signal stops the sweep
      * (the CSV file itself is then not written: whole or absent) */
     char *done_rows = NULL;
@@ -452,12 +411,16 @@ int cs_app_cmd_sweep(int argc, char **argv)
     if (a.predict)
         model = cs_malloc((size_t)total * sizeof *model);
 
+    /* the request's size is the first: each point sets its own */
+    a.req.bytes_text = a.bytes_text;
+    a.req.bytes = a.sizes[0];
     rc = cs_machine_new(a.req.machine, &m, &err);
     /* the preparation's errors (ranks, root, order, --opt) name options
      * that hold for every algorithm: no algorithm prefix */
     for (int k = 0; rc == CS_OK && k < a.nalgos; k++)
         for (int j = 0; rc == CS_OK && j < nr; j++) {
-            rc = sweep_prepare(&a, k, a.nranks ? a.ranks[j] : 0, m, &colls[k * nr + j], &err);
+            rc = cs_sweep_prepare(&a.req, a.algos[k], a.nranks ? a.ranks[j] : 0, m,
+                                  &colls[k * nr + j], &err);
             Ps[j] = colls[k * nr + j].args.P;
         }
     /* asked before the runs rather than found out after them; nothing is
@@ -472,6 +435,13 @@ int cs_app_cmd_sweep(int argc, char **argv)
         if (csv)
             fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events%s\n",
                     a.predict ? ",model_ticks,model_seconds" : "");
+    }
+    if (rc == CS_OK && a.json) {
+        if ((rc = cs_app_check_writable("--json", a.json, &err)) == CS_OK &&
+            !(json = open_memstream(&json_buf, &json_len)))
+            rc = cs_error_set(&err, CS_ERR_OOM, "--json: cannot open a memory stream");
+        if (json)
+            cs_sweep_json_begin(json, a.req.machine, cs_coll_name(a.kind));
     }
     cs_app_progress_init(&progress, "sweep");
     for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
@@ -488,7 +458,15 @@ int cs_app_cmd_sweep(int argc, char **argv)
             snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
                      cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
             cs_app_progress_show(&progress, (double)done / total, detail);
-            rc = sweep_point(&a, m, &colls[kj], bytes, &res, &err);
+            long json_at = json ? ftell(json) : 0;
+            if (json && npoints_json)
+                cs_sweep_json_next(json);
+            rc = cs_sweep_point(&a.req, m, &colls[kj], bytes, cs_app_cancel_flag(), json, 0,
+                                &res, &err);
+            if (json && rc == CS_OK)
+                npoints_json++;
+            else if (json) /* a failed point is left out (--keep-going) */
+                fseek(json, json_at, SEEK_SET);
             size_t at = (size_t)kj * (size_t)a.nsizes + (size_t)i;
             cs_model_t mo;
             cs_error_t none;
@@ -538,6 +516,18 @@ int cs_app_cmd_sweep(int argc, char **argv)
             fprintf(stderr, "collsim: sweep interrupted: --csv %s not written; the rows done:\n%s",
                     a.csv, done_rows);
         free(done_rows);
+    }
+    if (json) {
+        cs_sweep_json_end(json);
+        /* memory streams: the length is where the last write (or the seek
+         * back over a failed point) left the stream */
+        long end = ftell(json);
+        fclose(json);
+        if (rc == CS_OK && (rc = cs_app_out_open("--json", a.json, &jout, &err)) == CS_OK) {
+            fwrite(json_buf, 1, end > 0 ? (size_t)end : 0, jout.f);
+            rc = cs_app_out_close(&jout, rc, &err);
+        }
+        free(json_buf);
     }
     if (rc == CS_OK && a.plot)
         rc = sweep_write_plot(&a, nr, Ps, ticks, model, &err);

@@ -23,10 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/compare.h"
 #include "api/figures.h"
 #include "api/replay.h"
 #include "api/report.h"
 #include "api/request.h"
+#include "api/sweep.h"
 #include "app/serve.h"
 #include "coll/coll.h"
 #include "core/units.h"
@@ -44,6 +46,9 @@
 /* Runs whose program has more ops keep no op times (no timeline.json): 16
  * bytes an op. */
 #define SERVE_TIMELINE_MAX_OPS (1 << 22)
+/* The source name of a program or trace sent in a request (the command
+ * line says "<stdin>" for standard input). */
+#define SERVE_SOURCE "<request>"
 
 /* One point of a job that ran, kept for its figures. */
 typedef struct serve_run {
@@ -196,6 +201,25 @@ static int serve_write_temp(cs_serve_t *s, const char *name, const char *text, s
     return CS_OK;
 }
 
+/* An error about a temporary file names it as the request's text
+ * (SERVE_SOURCE), wherever the path appears in the message. */
+static void serve_unpath(cs_error_t *e, const char *path)
+{
+    char out[CS_ERROR_MSG_MAX];
+    size_t n = 0, pl = strlen(path), sl = strlen(SERVE_SOURCE);
+    for (const char *m = e->msg; *m && n + sl + 1 < sizeof out;) {
+        if (pl && !strncmp(m, path, pl)) {
+            memcpy(out + n, SERVE_SOURCE, sl);
+            n += sl;
+            m += pl;
+        } else {
+            out[n++] = *m++;
+        }
+    }
+    out[n] = '\0';
+    memcpy(e->msg, out, n + 1);
+}
+
 /* A TI trace in the combined form only: its first meaningful line reads
  * `<rank> <word>`; an index (a line naming a file) would open paths. */
 static int serve_ti_combined(const char *t)
@@ -231,7 +255,8 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
     r->algo = pt->algo;
     r->order = b->order;
     r->validate = b->validate;
-    cs_request_set(r, "mode", b->mode, &e);
+    if (b->mode)
+        cs_request_set(r, "mode", b->mode, &e);
     if (b->coll) {
         snprintf(bytes, 32, "%lld", (long long)pt->bytes);
         cs_request_set(r, "bytes", bytes, &e);
@@ -244,8 +269,16 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
         snprintf(root, 32, "%lld", (long long)b->root);
         cs_request_set(r, "root", root, &e);
     }
-    for (int k = 0; k < b->nopts; k++)
-        cs_request_add_opt(r, b->opts[k], &e);
+    for (int k = 0; k < b->nopts; k++) {
+        /* a sweep's options may be scoped to one algorithm, as on the
+         * command line (ALGO:KEY=VALUE) */
+        char scope[128];
+        const char *kv = b->opts[k], *name = NULL;
+        if (b->kind == CS_SERVE_SWEEP)
+            name = cs_sweep_opt_scope(b->opts[k], &kv, scope, sizeof scope);
+        if (!name || !strcmp(name, pt->algo))
+            cs_request_add_opt(r, kv, &e);
+    }
 }
 
 /* Adds to opts what the server needs of a run: progress, cancel, the
@@ -265,18 +298,59 @@ static void serve_figure_opts(serve_run_t *sr, const cs_machine_t *m, serve_poll
     opts->max_work = CS_EXEC_WORK_LIMIT; /* never --force from a request */
 }
 
-/* Whether a machine fits the server: the ranks a run would take when the
- * request names none are every node. */
-static int serve_check_nodes(const cs_serve_job_t *j, const cs_machine_t *m, int64_t ranks,
+/* Whether a run fits the server: the ranks it takes (every node of the
+ * machine when the request names none) within --max-ranks. */
+static int serve_check_ranks(const cs_serve_job_t *j, const cs_machine_t *m, int64_t P,
                              cs_serve_fail_t *f)
 {
-    int nodes = cs_machine_nodes(m);
-    if (ranks <= 0 && nodes > j->s->lim.max_ranks)
+    if (P > j->s->lim.max_ranks)
         return cs_serve_fail(f, 422, "ranks", CS_ERR_RANGE,
-                             "machine '%s' has %d nodes, more than the server's limit of %lld "
-                             "ranks (--max-ranks): give \"ranks\"", m->spec, nodes,
-                             (long long)j->s->lim.max_ranks);
+                             "%lld ranks on machine '%s' (%d nodes): more than the server's "
+                             "limit of %lld (--max-ranks); give \"ranks\"", (long long)P,
+                             m->spec, cs_machine_nodes(m), (long long)j->s->lim.max_ranks);
     return CS_OK;
+}
+
+static int pt_machine(const cs_serve_body_t *b, int i)
+{
+    return b->points[i].machine;
+}
+
+/* What a run that ended well keeps for the figures. */
+static void serve_run_finish(const cs_serve_job_t *j, serve_run_t *sr)
+{
+    const cs_machine_t *m = sr->run.machine;
+    const cs_serve_body_t *b = &j->body;
+    sr->ranks = cs_program_nranks(sr->prog);
+    sr->seconds = (double)sr->run.result.finish * m->tick_seconds;
+    cs_figures_machine_short(m, sr->name, sizeof sr->name);
+    cs_figures_run_title(m, sr->coll, b->kind == CS_SERVE_REPLAY ? "trace" :
+                         b->program ? "program" : NULL, sr->ranks, sr->title, sizeof sr->title);
+}
+
+/* cs_compare_run's hook: the machine's node count checked, then the
+ * server's options (cs_compare_setup_fn). */
+typedef struct serve_setup {
+    cs_serve_job_t *job;
+    serve_run_t *sr;
+    serve_poll_t *poll;
+    cs_serve_fail_t *fail;
+} serve_setup_t;
+
+static int serve_prepared(void *ctx, const cs_request_run_t *run, cs_error_t *err)
+{
+    serve_setup_t *su = ctx;
+    (void)err; /* the refusal goes to su->fail, whose cs_error_t err is */
+    return serve_check_ranks(su->job, run->machine, run->coll.args.P, su->fail);
+}
+
+static void serve_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts)
+{
+    serve_setup_t *su = ctx;
+    su->sr->prog = su->sr->run.program;
+    su->sr->coll = su->sr->run.is_coll ? &su->sr->run.coll : NULL;
+    su->sr->rank_to_node = su->sr->run.coll.rank_to_node;
+    serve_figure_opts(su->sr, m, su->poll, opts);
 }
 
 /* Runs point i of job j into sr. */
@@ -300,13 +374,23 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         rc = cs_request_prepare_on(&r, j->shared, &sr->run, e);
     } else if (b->kind == CS_SERVE_REPLAY) {
         rc = cs_machine_new(b->machine[0], &sr->run.machine, e);
+    } else if (b->kind == CS_SERVE_COMPARE) {
+        /* `collsim compare`'s run of one machine, the server's options added */
+        cs_compare_row_t row;
+        serve_setup_t su = {j, sr, &poll, f};
+        cs_compare_hooks_t hooks = {serve_prepared, serve_setup, &su};
+        memset(&row, 0, sizeof row);
+        rc = cs_compare_run(&r, b->machine[pt_machine(b, i)], 0, &hooks, &row, &sr->run, e);
+        if (rc == CS_OK)
+            serve_run_finish(j, sr);
+        return rc;
     } else {
         rc = cs_request_prepare(&r, &sr->run, e);
     }
     if (rc)
         return rc;
     const cs_machine_t *m = sr->run.machine;
-    if ((rc = serve_check_nodes(j, m, b->kind == CS_SERVE_REPLAY ? 1 : b->points[i].ranks, f)))
+    if (sr->run.is_coll && (rc = serve_check_ranks(j, m, sr->run.coll.args.P, f)))
         return rc;
     if (b->kind == CS_SERVE_REPLAY) {
         cs_replay_t a;
@@ -323,8 +407,12 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         a.format = b->format_ti ? CS_REPLAY_TI : CS_REPLAY_GOAL;
         rc = cs_replay_load(&a, m, &sr->replay, e);
         unlink(path);
-        if (rc)
+        if (rc) {
+            serve_unpath(e, path);
             return rc;
+        }
+        /* not the temporary file's name: results must not depend on it */
+        cs_program_set_source(sr->replay.p, SERVE_SOURCE);
         sr->prog = sr->replay.p;
         sr->rank_to_node = sr->replay.place.rank_to_node;
         cs_replay_exec_opts(&r, &sr->replay, &opts);
@@ -340,8 +428,13 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
         rc = cs_request_build(&r, &sr->run, e);
         if (path[0])
             unlink(path);
-        if (rc)
+        if (rc) {
+            if (path[0])
+                serve_unpath(e, path);
             return rc;
+        }
+        if (b->program)
+            cs_program_set_source(sr->run.program, SERVE_SOURCE);
         sr->prog = sr->run.program;
         sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
         sr->rank_to_node = sr->run.coll.rank_to_node;
@@ -359,11 +452,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, serve_run_t *sr, cs_serve_f
                      "(--max-seconds)", s->lim.max_seconds);
     if (rc)
         return rc;
-    sr->ranks = cs_program_nranks(sr->prog);
-    sr->seconds = (double)sr->run.result.finish * m->tick_seconds;
-    cs_figures_machine_short(m, sr->name, sizeof sr->name);
-    cs_figures_run_title(m, sr->coll, b->kind == CS_SERVE_REPLAY ? "trace" :
-                         b->program ? "program" : NULL, sr->ranks, sr->title, sizeof sr->title);
+    serve_run_finish(j, sr);
     return CS_OK;
 }
 
@@ -384,27 +473,19 @@ static int serve_result_doc(cs_serve_job_t *j, cs_error_t *err)
         return cs_error_set(err, CS_ERR_OOM, "cannot open a memory stream");
     if (b->kind == CS_SERVE_RUN || b->kind == CS_SERVE_REPLAY) {
         rc = serve_run_json(f, &j->runs[0], err);
+    } else if (b->kind == CS_SERVE_COMPARE) {
+        cs_compare_json_begin(f, b->coll, b->points[0].algo, b->bytes);
+        for (int i = 0; i < j->nruns && rc == CS_OK; i++)
+            rc = cs_compare_json_run(f, i, 0, &j->runs[i].run, err);
+        cs_compare_json_end(f);
     } else {
-        fputs("{\"", f);
-        if (b->kind == CS_SERVE_COMPARE) {
-            fputs("coll\": ", f);
-            cs_json_write_string(f, b->coll);
-            fputs(", \"algo\": ", f);
-            cs_json_write_string(f, b->points[0].algo);
-            fprintf(f, ", \"bytes\": %lld, \"runs\": [\n", (long long)b->bytes);
-        } else {
-            fputs("machine\": ", f);
-            cs_json_write_string(f, b->machine[0]);
-            fputs(", \"coll\": ", f);
-            cs_json_write_string(f, b->coll);
-            fputs(", \"points\": [\n", f);
-        }
+        cs_sweep_json_begin(f, b->machine[0], b->coll);
         for (int i = 0; i < j->nruns && rc == CS_OK; i++) {
             if (i)
-                fputs(",\n", f);
+                cs_sweep_json_next(f);
             rc = serve_run_json(f, &j->runs[i], err);
         }
-        fputs("]}\n", f);
+        cs_sweep_json_end(f);
     }
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_OOM, "cannot write the result to memory");

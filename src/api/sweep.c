@@ -1,0 +1,81 @@
+/*
+ * sweep.c - the points of a sweep (sweep.h): the collective prepared per
+ * algorithm and rank count, each size built and run, and the JSON document
+ * of the points.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/report.h"
+#include "api/sweep.h"
+#include "io/result_json.h"
+
+const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len)
+{
+    const char *colon = strchr(opt, ':'), *eq = strchr(opt, '=');
+    *kv = opt;
+    if (!colon || (eq && eq < colon))
+        return NULL;
+    snprintf(buf, len, "%.*s", (int)(colon - opt), opt);
+    *kv = colon + 1;
+    return buf;
+}
+
+int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64_t P,
+                     const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
+{
+    cs_request_t req = *base;
+    req.nopts = 0;
+    for (int i = 0; i < base->nopts; i++) {
+        char scope[128];
+        const char *kv, *name = cs_sweep_opt_scope(base->opts[i], &kv, scope, sizeof scope);
+        if (!name || !strcmp(name, algo->name))
+            req.opts[req.nopts++] = kv;
+    }
+    req.algo = algo->name;
+    req.ranks = P;
+    return cs_request_coll_prepare(&req, m, c, err);
+}
+
+int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_coll_t *c,
+                   int64_t bytes, const volatile sig_atomic_t *cancel, FILE *json,
+                   int with_timing, cs_exec_result_t *res, cs_error_t *err)
+{
+    cs_program_t *p = NULL;
+    cs_exec_opts_t opts;
+    int rc;
+    c->args.bytes = bytes;
+    if ((rc = cs_request_coll_build(c, &p, err)))
+        return rc;
+    cs_exec_opts_default(&opts);
+    opts.mode = base->mode;
+    opts.rank_to_node = c->rank_to_node;
+    if (base->force)
+        opts.max_work = 0;
+    opts.cancel = cancel;
+    rc = cs_request_exec(m, p, &opts, res, err);
+    if (rc == CS_OK && json)
+        rc = cs_report_json(json, with_timing, m, p, res, 0, 0, c, err);
+    cs_program_free(p);
+    return rc;
+}
+
+void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll)
+{
+    fputs("{\"machine\": ", f);
+    cs_json_write_string(f, machine);
+    fputs(", \"coll\": ", f);
+    cs_json_write_string(f, coll);
+    fputs(", \"points\": [\n", f);
+}
+
+void cs_sweep_json_next(FILE *f)
+{
+    fputs(",\n", f);
+}
+
+void cs_sweep_json_end(FILE *f)
+{
+    fputs("]}\n", f);
+}

@@ -1,0 +1,48 @@
+/*
+ * sweep.h - one collective on one machine with several algorithms over
+ * sizes and rank counts (`collsim sweep`, `POST /api/sweep`): every point is
+ * exactly a `collsim run --coll C --algo A --bytes N [--ranks P]`, the
+ * collective prepared once per algorithm and rank count (cs_sweep_prepare)
+ * and each size changing only its bytes (cs_sweep_point).  The JSON
+ * document is {"machine", "coll", "points": [<run JSON>, ...]}, algorithm
+ * by algorithm, then rank count, then size (docs/api.md; `collsim sweep
+ * --json FILE`).  Nothing here prints.
+ */
+#ifndef CS_SWEEP_H
+#define CS_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "api/request.h"
+#include "coll/coll.h"
+#include "core/error.h"
+#include "engine/exec.h"
+#include "machines/machine.h"
+
+/* The algorithm an option is scoped to (ALGO:KEY=VALUE), copied into buf,
+ * or NULL (it holds for every algorithm); *kv gets the KEY=VALUE part. */
+const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len);
+
+/* Prepares base's collective (its bytes: the first size) with algorithm
+ * `algo` and P ranks (0: every node) on machine m into c, with the options of base that apply to algo
+ * (unscoped, or scoped to it).  cs_request_coll_destroy c afterwards. */
+int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64_t P,
+                     const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err);
+
+/* One point: builds c's program for `bytes` and runs it on m with base's
+ * mode and (unless base->force) the work limit; cancel may be NULL.  With
+ * json non-NULL, also writes the run's JSON (with_timing as for
+ * cs_report_json) to it.  res is the caller's to destroy. */
+int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_coll_t *c,
+                   int64_t bytes, const volatile sig_atomic_t *cancel, FILE *json,
+                   int with_timing, cs_exec_result_t *res, cs_error_t *err);
+
+/* The document: begin, the points' JSON separated by cs_sweep_json_next
+ * (before every point but the first), end. */
+void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll);
+void cs_sweep_json_next(FILE *f);
+void cs_sweep_json_end(FILE *f);
+
+#endif

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""The HTTP API of `collsim serve` (docs/api.md, issue 21), against the real
+binary: it is started on a free loopback port (--port 0, the port read from
+its first line), every endpoint and every refusal is exercised over HTTP, and
+the results are compared with what the command line writes for the same
+request (`collsim run --json - --no-timing`).  Python's standard library
+only.  COLLSIM names the binary; COLLSIM_SOURCE_ROOT the source tree.
+
+The server runs with small limits so that the limits can be reached fast:
+--jobs 1 --max-queue 1 --max-ranks 1024 --max-seconds 3 --max-body 64KiB.
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+COLLSIM = os.environ.get("COLLSIM", "collsim")
+ROOT = os.environ.get("COLLSIM_SOURCE_ROOT",
+                      os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# A run of several seconds (135 M events; ~6 s in a release build): the
+# cancellation and the wall-time limit are seen on it.
+LONG = {"machine": "alphabeta:topo=torus,p=1024,rows=32,cols=32", "coll": "alltoall",
+        "bytes": "16KiB"}
+SMALL = {"machine": "loggp:p=8", "coll": "allreduce", "algo": "ring", "bytes": "1MiB"}
+
+
+class Server:
+    def __init__(self, *args):
+        self.tmp = tempfile.TemporaryDirectory(prefix="collsim-serve-test-")
+        env = dict(os.environ, TMPDIR=self.tmp.name)
+        self.proc = subprocess.Popen(
+            [COLLSIM, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env, text=True)
+        line = self.proc.stdout.readline()
+        m = re.match(r"collsim serve: listening on http://127\.0\.0\.1:(\d+)/$", line.strip())
+        if not m:
+            self.proc.kill()
+            raise RuntimeError("no listening line: %r %s" % (line, self.proc.stderr.read()))
+        self.port = int(m.group(1))
+
+    def request(self, method, path, body=None, headers=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+
+    def json(self, method, path, body=None):
+        status, headers, data = self.request(method, path, body)
+        return status, json.loads(data)
+
+    def submit(self, kind, body):
+        status, doc = self.json("POST", "/api/" + kind, body)
+        assert status in (200, 202), (status, doc)
+        return doc["id"]
+
+    def wait(self, jid, states=("done", "failed", "cancelled"), timeout=60):
+        end = time.time() + timeout
+        while time.time() < end:
+            status, doc = self.json("GET", "/api/jobs/" + jid)
+            assert status == 200, doc
+            if doc["state"] in states:
+                return doc
+            time.sleep(0.02)
+        raise AssertionError("job %s still %s after %s s" % (jid, doc["state"], timeout))
+
+
+def cli_json(*args):
+    return subprocess.run([COLLSIM, *args, "--json", "-", "--no-timing"], check=True,
+                          capture_output=True).stdout
+
+
+class TestServe(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.s = Server("--jobs", "1", "--max-queue", "1", "--max-ranks", "1024",
+                       "--max-seconds", "3", "--max-body", "64KiB", "--keep", "60")
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.s.proc.poll() is None:
+            cls.s.proc.kill()
+            cls.s.proc.wait()
+        cls.s.proc.stdout.close()
+        cls.s.proc.stderr.close()
+        cls.s.tmp.cleanup()
+
+    def refused(self, status, doc, code, field=None, text=None):
+        self.assertEqual(status, code, doc)
+        self.assertIn("error", doc)
+        self.assertIn("message", doc["error"])
+        if field is not None:
+            self.assertEqual(doc["error"].get("field"), field, doc)
+        if text is not None:
+            self.assertIn(text, doc["error"]["message"])
+
+    # ---- the catalogue and the page ----------------------------------------
+
+    def test_01_catalogue(self):
+        status, headers, data = self.s.request("GET", "/api/machines")
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "application/json; charset=utf-8")
+        self.assertEqual(headers["x-content-type-options"], "nosniff")
+        names = [m["name"] for m in json.loads(data)]
+        # the registry, as `collsim list machines` prints it
+        listed = subprocess.run([COLLSIM, "list", "machines"], check=True, capture_output=True,
+                                text=True).stdout
+        self.assertEqual(names, [ln for ln in listed.splitlines() if ln and ln[0] != " "])
+        status, algos = self.s.json("GET", "/api/algorithms")
+        self.assertEqual(status, 200)
+        self.assertIn(("allreduce", "ring"), [(a["collective"], a["name"]) for a in algos])
+        status, health = self.s.json("GET", "/api/health")
+        self.assertEqual(status, 200)
+        self.assertEqual(set(health["jobs"]), {"queued", "running", "done"})
+        status, headers, page = self.s.request("GET", "/")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/html"))
+        self.assertIn(b"<title>", page)
+
+    # ---- a run: result, cache, figures -------------------------------------
+
+    def test_02_run_result_is_the_cli_json(self):
+        status, headers, data = self.s.request("POST", "/api/run", SMALL)
+        doc = json.loads(data)
+        self.assertIn(status, (200, 202))
+        self.assertEqual(headers["location"], "/api/jobs/" + doc["id"])
+        self.assertEqual(headers["cache-control"], "no-store")
+        job = self.s.wait(doc["id"])
+        self.assertEqual(job["state"], "done", job)
+        self.assertEqual(job["kind"], "run")
+        self.assertEqual(job["progress"], 1.0)
+        # the normalised request: defaults filled, the size as an integer
+        self.assertEqual(job["request"]["bytes"], 1048576)
+        self.assertEqual(job["request"]["mode"], "packet")
+        self.assertEqual(job["request"]["order"], "natural")
+        status, headers, result = self.s.request("GET", "/api/jobs/%s/result" % doc["id"])
+        self.assertEqual(status, 200)
+        self.assertEqual(result, cli_json("run", "--machine", "loggp:p=8", "--coll", "allreduce",
+                                          "--algo", "ring", "--bytes", "1MiB"))
+        # the same request, written differently (a size as an integer, keys
+        # in another order): the cache answers with the same done job
+        again = {"bytes": 1048576, "algo": "ring", "coll": "allreduce", "machine": "loggp:p=8",
+                 "mode": "packet"}
+        status, doc2 = self.s.json("POST", "/api/run", again)
+        self.assertEqual(status, 200, doc2)
+        self.assertEqual(doc2, {"id": doc["id"], "state": "done", "cached": True})
+        type(self).run_id = doc["id"]
+
+    def test_03_figures_of_a_run(self):
+        jid = self.run_id
+        status, headers, svg = self.s.request("GET", "/api/jobs/%s/heatmap.svg" % jid)
+        self.assertEqual(status, 200, svg[:200])
+        self.assertEqual(headers["content-type"], "image/svg+xml")
+        self.assertIn(b"<svg", svg[:400])
+        status, headers, png = self.s.request(
+            "GET", "/api/jobs/%s/heatmap.png?metric=bytes&window=0:2us" % jid)
+        self.assertEqual(status, 200, png[:200])
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        width, height = struct.unpack(">II", png[16:24])
+        self.assertGreater(width, 100)
+        self.assertGreater(height, 100)
+        status, headers, tl = self.s.request("GET", "/api/jobs/%s/timeline.json" % jid)
+        self.assertEqual(status, 200)
+        events = json.loads(tl)["traceEvents"]
+        self.assertTrue(any(e.get("ph") == "X" for e in events))
+        status, doc = self.s.json("GET", "/api/jobs/%s/plot.svg" % jid)
+        self.refused(status, doc, 404)
+        status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.svg?metric=heat" % jid)
+        self.refused(status, doc, 400, "metric")
+        status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.svg?run=3" % jid)
+        self.refused(status, doc, 400, "run")
+        status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.svg?colour=red" % jid)
+        self.refused(status, doc, 400, "colour")
+
+    # ---- compare, sweep, replay --------------------------------------------
+
+    def test_04_compare(self):
+        specs = ["loggp:p=8", "alphabeta:topo=ring,p=8"]
+        jid = self.s.submit("compare", {"machines": specs, "coll": "allreduce", "algo": "ring",
+                                        "bytes": "64KiB"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        # the document of `collsim compare --json`, byte for byte
+        self.assertEqual(raw, cli_json("compare", "--machines", ";".join(specs), "--coll",
+                                       "allreduce", "--algo", "ring", "--bytes", "64KiB"))
+        doc = json.loads(raw)
+        self.assertEqual((doc["coll"], doc["algo"], doc["bytes"]), ("allreduce", "ring", 65536))
+        self.assertEqual(len(doc["runs"]), 2)
+        for spec, run in zip(specs, doc["runs"]):
+            self.assertEqual(run, json.loads(cli_json("run", "--machine", spec, "--coll",
+                                                      "allreduce", "--algo", "ring", "--bytes",
+                                                      "64KiB")))
+        status, headers, svg = self.s.request("GET", "/api/jobs/%s/plot.svg" % jid)
+        self.assertEqual(status, 200)
+        self.assertIn(b"<svg", svg[:400])
+        status, headers, png = self.s.request("GET", "/api/jobs/%s/heatmap.png?run=1" % jid)
+        self.assertEqual(status, 200)
+        self.assertEqual(png[:4], b"\x89PNG")
+
+    def test_05_sweep(self):
+        jid = self.s.submit("sweep", {"machine": "loggp:p=8", "coll": "allreduce",
+                                      "algos": ["ring", "rdb"], "bytes": "8..512:x4",
+                                      "ranks": "4,8"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        self.assertEqual(job["request"]["bytes"], [8, 32, 128, 512])
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        # the document of `collsim sweep --json`, byte for byte
+        self.assertEqual(raw, subprocess.run(
+            [COLLSIM, "sweep", "--machine", "loggp:p=8", "--coll", "allreduce", "--algos",
+             "ring,rdb", "--bytes", "8..512:x4", "--ranks", "4,8", "--json", "-"],
+            check=True, capture_output=True).stdout)
+        doc = json.loads(raw)
+        self.assertEqual((doc["machine"], doc["coll"]), ("loggp:p=8", "allreduce"))
+        # 2 algorithms x 2 rank counts x 4 sizes, algorithm-major
+        self.assertEqual(len(doc["points"]), 16)
+        last = doc["points"][15]
+        self.assertEqual(last, json.loads(cli_json("run", "--machine", "loggp:p=8", "--coll",
+                                                   "allreduce", "--algo", "rdb", "--ranks", "8",
+                                                   "--bytes", "512")))
+        status, headers, svg = self.s.request("GET", "/api/jobs/%s/plot.svg" % jid)
+        self.assertEqual(status, 200)
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "loggp:p=8", "coll": "allreduce", "algos": "all", "bytes": "1..1MiB:x2"})
+        self.refused(status, doc, 422, "bytes", "at most 256")
+
+    def test_06_replay(self):
+        with open(os.path.join(ROOT, "traces", "ring4.goal"), "rb") as f:
+            trace = f.read()
+        status, headers, data = self.s.request(
+            "POST", "/api/replay?machine=loggp:p=4&format=goal", trace,
+            {"Content-Type": "text/plain"})
+        self.assertIn(status, (200, 202), data)
+        jid = json.loads(data)["id"]
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        cli = json.loads(subprocess.run(
+            [COLLSIM, "replay", os.path.join(ROOT, "traces", "ring4.goal"), "--machine",
+             "loggp:p=4", "--json", "-", "--no-timing"], check=True,
+            capture_output=True).stdout)
+        # the program's name is the request's, not a path
+        self.assertEqual(doc["program"].pop("source"), "<request>")
+        cli["program"].pop("source")
+        self.assertEqual(doc, cli)
+        status, doc = self.s.json("POST", "/api/replay?machine=loggp:p=4&format=ti",
+                                  b"traces/a.txt\ntraces/b.txt\n")
+        jid = doc["id"]
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "failed")
+        self.assertIn("combined", job["error"]["message"])
+        status, doc = self.s.json("POST", "/api/replay?format=goal", trace)
+        self.refused(status, doc, 400, "machine")
+
+    # ---- refusals -----------------------------------------------------------
+
+    def test_07_bad_bodies(self):
+        status, doc = self.s.json("POST", "/api/run", '{"machine": "loggp:p=8",\n "coll": }')
+        self.refused(status, doc, 400, None, "request body:2:")
+        self.assertEqual(doc["error"]["status"], "parse")
+        self.assertNotIn("field", doc["error"])
+        status, doc = self.s.json("POST", "/api/run", '{"machine": "a", "machine": "b"}')
+        self.refused(status, doc, 400, None, "duplicate")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, colour="red"))
+        self.refused(status, doc, 400, "colour", "unknown key 'colour'")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, bytes="abc"))
+        self.refused(status, doc, 400, "bytes", "--bytes")
+        self.assertEqual(doc["error"]["status"], "usage")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, bytes=[1]))
+        self.refused(status, doc, 400, "bytes")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, validate="yes"))
+        self.refused(status, doc, 400, "validate")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, opts="k=2"))
+        self.refused(status, doc, 400, "opts")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, order="/etc/passwd"))
+        self.refused(status, doc, 400, "order")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, force=True))
+        self.refused(status, doc, 400, "force")
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, algo="nope"))
+        self.refused(status, doc, 400, "algo", "nope")
+        status, doc = self.s.json("POST", "/api/run", {"coll": "allreduce"})
+        self.refused(status, doc, 400, "machine")
+        status, doc = self.s.json("POST", "/api/run", [1, 2])
+        self.refused(status, doc, 400)
+        status, doc = self.s.json("POST", "/api/compare", {"machines": ["loggp:p=8"] * 17,
+                                                           "coll": "allreduce"})
+        self.refused(status, doc, 422, "machines")
+
+    def test_08_limits(self):
+        status, headers, data = self.s.request("POST", "/api/run", "x" * (65 * 1024))
+        self.assertEqual(status, 413)
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, ranks=5000))
+        self.refused(status, doc, 422, "ranks", "--max-ranks")
+        # a machine larger than --max-ranks without "ranks": the job fails
+        # naming the field (the node count is known once the machine is made)
+        jid = self.s.submit("run", {"machine": "alphabeta:topo=ring,p=2048",
+                                    "coll": "barrier"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "failed")
+        self.assertEqual(job["error"]["field"], "ranks")
+        # the work limit (docs/limits.md): no "force" from a request
+        jid = self.s.submit("run", {"machine": "alphabeta:topo=ring,p=8", "coll": "allreduce",
+                                    "bytes": "64GiB"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "failed", job)
+        self.assertIn("limit", job["error"]["message"])
+
+    def test_09_paths_and_methods(self):
+        status, doc = self.s.json("GET", "/api/jobs/0123456789abcdef")
+        self.refused(status, doc, 404)
+        status, doc = self.s.json("GET", "/api/jobs/zzz")
+        self.refused(status, doc, 404)
+        status, doc = self.s.json("GET", "/api/nothing")
+        self.refused(status, doc, 404)
+        status, headers, data = self.s.request("GET", "/api/run")
+        self.assertEqual(status, 405)
+        self.assertEqual(headers["allow"], "POST")
+        status, headers, data = self.s.request("PUT", "/api/machines")
+        self.assertEqual(status, 405)
+        status, headers, data = self.s.request("DELETE", "/api/jobs/%s/result" % self.run_id)
+        self.assertEqual(status, 405)
+
+    # ---- the queue, cancellation, the wall-time limit -------------------------
+
+    def test_10_queue_cancel_timeout(self):
+        long1 = self.s.submit("run", LONG)
+        # running, and past building its program (which no flag interrupts):
+        # the simulation reports progress
+        end = time.time() + 30
+        while self.s.json("GET", "/api/jobs/" + long1)[1]["progress"] == 0:
+            self.assertLess(time.time(), end, "the long job never made progress")
+            time.sleep(0.02)
+        # one worker busy: the next job waits, the one after is refused
+        long2 = self.s.submit("run", dict(LONG, bytes="8KiB"))
+        status, doc = self.s.json("GET", "/api/jobs/%s/result" % long2)
+        self.assertEqual(status, 409)
+        self.assertEqual(doc["error"]["status"], "busy")
+        status, doc = self.s.json("POST", "/api/run", dict(LONG, bytes="4KiB"))
+        self.refused(status, doc, 429)
+        status, doc = self.s.json("DELETE", "/api/jobs/" + long2)
+        self.assertEqual((status, doc["state"]), (200, "cancelled"))
+        t0 = time.time()
+        status, doc = self.s.json("DELETE", "/api/jobs/" + long1)
+        self.assertEqual((status, doc["state"]), (200, "cancelled"))
+        # the worker lets go of it at its next batch of events
+        while self.s.json("GET", "/api/health")[1]["jobs"]["running"]:
+            self.assertLess(time.time() - t0, 2.0, "the cancelled job still runs")
+            time.sleep(0.02)
+        # cancelling a done job leaves it done
+        status, doc = self.s.json("DELETE", "/api/jobs/" + self.run_id)
+        self.assertEqual((status, doc["state"]), (200, "done"))
+        # --max-seconds 3: the long run fails naming the limit
+        long3 = self.s.submit("run", dict(LONG, bytes="12KiB"))
+        job = self.s.wait(long3, timeout=30)
+        self.assertEqual(job["state"], "failed", job)
+        self.assertIn("--max-seconds", job["error"]["message"])
+        self.assertGreaterEqual(job["elapsed"], 3.0)
+
+    # ---- shutdown ---------------------------------------------------------------
+
+    def test_99_sigterm(self):
+        # a job running when the signal comes is cancelled
+        self.s.submit("run", dict(LONG, bytes="10KiB"))
+        self.s.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.s.proc.wait(timeout=20), 143, self.s.proc.stderr.read())
+        self.assertEqual(os.listdir(self.s.tmp.name), [])
+
+
+if __name__ == "__main__":
+    t0 = time.time()
+    result = unittest.main(exit=False, verbosity=2).result
+    print("test_api.py: %.1f s" % (time.time() - t0))
+    sys.exit(0 if result.wasSuccessful() else 1)
