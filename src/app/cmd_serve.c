@@ -222,8 +222,10 @@ int cs_app_cmd_serve(int argc, char **argv)
         rc = cs_error_set(&err, CS_ERR_RUNTIME, "serve: cannot make the HTTP server");
         goto out;
     }
-    /* bodies, headers and slow clients bounded by evhttp itself */
-    evhttp_set_max_body_size(http, (ev_ssize_t)a.lim.max_body);
+    /* bodies, headers and slow clients bounded by evhttp itself; a body a
+     * little over --max-body is read and refused with the JSON error
+     * (serve_body.c), a far larger one gets evhttp's own 413 unread */
+    evhttp_set_max_body_size(http, (ev_ssize_t)(a.lim.max_body + CS_SERVE_BODY_SLACK));
     evhttp_set_max_headers_size(http, 16384);
     evhttp_set_timeout(http, 30);
     evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |

@@ -24,6 +24,7 @@
 #define CS_SERVE_MAX_POINTS 256   /* a sweep's runs (algorithms x ranks x sizes) */
 #define CS_SERVE_MAX_OPTS 64      /* "opts" entries (CS_REQUEST_MAX_OPTS) */
 #define CS_SERVE_MAX_TEXT 4096    /* a string field other than program / trace */
+#define CS_SERVE_BODY_SLACK 65536 /* bytes over --max-body still read (a JSON 413) */
 
 typedef enum cs_serve_kind {
     CS_SERVE_RUN, CS_SERVE_COMPARE, CS_SERVE_SWEEP, CS_SERVE_REPLAY, CS_SERVE_NKINDS

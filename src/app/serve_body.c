@@ -672,7 +672,9 @@ void cs_serve_body_destroy(cs_serve_body_t *b)
 {
     if (!b)
         return;
-    for (int i = 0; i < b->nmachines; i++)
+    /* every slot: a replay's machine is set before its count, and a refusal
+     * may come between */
+    for (int i = 0; i < CS_SERVE_MAX_MACHINES; i++)
         free(b->machine[i]);
     for (int i = 0; i < b->nopts; i++)
         free(b->opts[i]);

@@ -35,7 +35,7 @@ static void fuzz_serve_setup(void)
     if (!base || !http || !mkdtemp(tmp) || cs_serve_new(&lim, base, tmp, &s, &err) ||
         !cs_serve_http_new(http, s, &lim, fopen("/dev/null", "w")))
         abort();
-    evhttp_set_max_body_size(http, (ev_ssize_t)lim.max_body);
+    evhttp_set_max_body_size(http, (ev_ssize_t)(lim.max_body + CS_SERVE_BODY_SLACK));
     evhttp_set_max_headers_size(http, 16384);
     evhttp_set_timeout(http, 1);
     evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |

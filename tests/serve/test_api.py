@@ -300,7 +300,16 @@ class TestServe(unittest.TestCase):
 
     def test_08_limits(self):
         status, headers, data = self.s.request("POST", "/api/run", "x" * (65 * 1024))
-        self.assertEqual(status, 413)
+        self.refused(status, json.loads(data), 413, None, "--max-body")
+        # far over the limit: evhttp refuses it on its Content-Length, unread
+        c = http.client.HTTPConnection("127.0.0.1", self.s.port, timeout=10)
+        c.putrequest("POST", "/api/run")
+        c.putheader("Content-Length", str(1 << 30))
+        c.endheaders()
+        r = c.getresponse()
+        r.read()
+        c.close()
+        self.assertEqual(r.status, 413)
         status, doc = self.s.json("POST", "/api/run", dict(SMALL, ranks=5000))
         self.refused(status, doc, 422, "ranks", "--max-ranks")
         # a machine larger than --max-ranks without "ranks": the job fails
