@@ -216,7 +216,7 @@ def bad_cases(max_body):
         ("unknown job", "GET", "/api/jobs/00000000deadbeef", None, 404, err()),
         ("unknown job's result", "GET", "/api/jobs/00000000deadbeef/result", None, 404, err()),
         ("wrong method", "PUT", "/api/run", {}, 405, err()),
-        ("body too large", "POST", "/api/run", " " * (max_body + 1), 413, None),
+        ("body too large", "POST", "/api/run", " " * (max_body + 1), 413, err(None, "usage", "--max-body")),
         ("root out of range", "POST", "/api/run", {"machine": "loggp:p=8", "coll": "broadcast", "bytes": 64,
                                                    "root": 99}, "refused", None),
     ]
