@@ -22,6 +22,45 @@ const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size
     return buf;
 }
 
+int cs_sweep_check_opts(const char *const *opts, int nopts, const cs_coll_algo_t *const *algos,
+                        int nalgos, int scoped, cs_error_t *err)
+{
+    for (int i = 0; i < nopts; i++) {
+        char scope[128], key[128];
+        const char *kv = opts[i], *name = NULL;
+        int found = 0;
+        if (scoped)
+            name = cs_sweep_opt_scope(opts[i], &kv, scope, sizeof scope);
+        if (!strchr(kv, '=') || kv[0] == '=')
+            return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': expected %sKEY=VALUE", opts[i],
+                                scoped ? "[ALGO:]" : "");
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(kv, '=') - kv), kv);
+        for (int k = 0; k < nalgos; k++) {
+            const cs_coll_algo_t *al = algos[k];
+            int takes = 0;
+            char valid[512] = "";
+            if (name && strcmp(name, al->name))
+                continue;
+            found = 1;
+            for (int j = 0; al->keys && al->keys[j]; j++) {
+                takes |= !strcmp(al->keys[j], key);
+                strncat(valid, j ? ", " : "", sizeof valid - strlen(valid) - 1);
+                strncat(valid, al->keys[j], sizeof valid - strlen(valid) - 1);
+            }
+            if (!takes)
+                return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': %s/%s takes %s%s%s%s",
+                                    opts[i], cs_coll_name(al->kind), al->name,
+                                    valid[0] ? "only " : "no options", valid,
+                                    name || !scoped ? "" : "; scope the option as ALGO:",
+                                    name || !scoped ? "" : kv);
+        }
+        if (name && !found)
+            return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': '%s' is not in --algos", opts[i],
+                                name);
+    }
+    return CS_OK;
+}
+
 int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64_t P,
                      const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
 {

@@ -25,6 +25,13 @@
  * or NULL (it holds for every algorithm); *kv gets the KEY=VALUE part. */
 const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len);
 
+/* Checks options against the algorithms they apply to, before any run:
+ * each KEY=VALUE (with `scoped`, [ALGO:]KEY=VALUE, ALGO one of algos) and
+ * its KEY one that every algorithm it applies to takes (cs_coll_algo_t.keys).
+ * Errors name the option ("--opt 'k=2': allreduce/ring takes no options"). */
+int cs_sweep_check_opts(const char *const *opts, int nopts, const cs_coll_algo_t *const *algos,
+                        int nalgos, int scoped, cs_error_t *err);
+
 /* Prepares base's collective (its bytes: the first size) with algorithm
  * `algo` and P ranks (0: every node) on machine m into c, with the options of base that apply to algo
  * (unscoped, or scoped to it).  cs_request_coll_destroy c afterwards. */

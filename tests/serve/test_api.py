@@ -319,6 +319,58 @@ class TestServe(unittest.TestCase):
                                                            "coll": "allreduce"})
         self.refused(status, doc, 422, "machines")
 
+    def test_07_refused_at_once(self):
+        # what needs no machine built is refused at POST, naming the field:
+        # the machine type and its keys (the registry's message)...
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, machine="foo:p=8"))
+        self.refused(status, doc, 400, "machine", 'unknown machine "foo"')
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, machine="loggp:q=8"))
+        self.refused(status, doc, 400, "machine", "unknown key 'q'")
+        status, doc = self.s.json("POST", "/api/compare", {
+            "machines": ["loggp:p=8", "loggp:p=4,zz=1"], "coll": "allreduce"})
+        self.refused(status, doc, 400, "machines[1]", "unknown key 'zz'")
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "nope", "coll": "allreduce", "bytes": 8})
+        self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
+        status, doc = self.s.json("POST", "/api/replay?machine=nope", "x")
+        self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
+        # ...an option the algorithm does not take (allreduce/ring takes none)
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, opts=["zz=1"]))
+        self.refused(status, doc, 400, "opts", "allreduce/ring takes no options")
+        # ...a root outside the ranks given: 4 ranks are 0..3
+        status, doc = self.s.json("POST", "/api/run", {
+            "machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "ranks": 4, "root": 4})
+        self.refused(status, doc, 400, "root", "--root 4 is outside ranks 0..3")
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "ranks": "4,8",
+            "root": 5})
+        self.refused(status, doc, 400, "root", "--root 5 is outside ranks 0..3")
+        # what needs the machine fails the job, its error naming the field:
+        # each (body, field, text) below is accepted, then fails
+        cases = [
+            ("run", {"machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "root": 9},
+             "root", "--root 9 is outside ranks 0..7"),
+            ("run", {"machine": "loggp:p=x", "coll": "broadcast", "bytes": 8},
+             "machine", "key 'p'"),
+            ("run", {"machine": "loggp:p=8", "coll": "allreduce", "bytes": 8, "ranks": 12},
+             "ranks", "has only 8 nodes"),
+            ("run", {"machine": "loggp:p=8", "program": "num_ranks 2\nrank 0 { s: sendd\n"},
+             "program", "<request>:2:"),
+            ("compare", {"machines": ["loggp:p=8", "loggp:p=4"], "coll": "broadcast",
+                         "bytes": 8, "root": 6}, "root", "--root 6 is outside ranks 0..3"),
+            ("compare", {"machines": ["loggp:p=8", "loggp:p=y"], "coll": "broadcast",
+                         "bytes": 8}, "machines[1]", "key 'p'"),
+            ("sweep", {"machine": "loggp:p=8", "coll": "allreduce", "algos": "ring",
+                       "bytes": 8, "ranks": 9}, "ranks", "has only 8 nodes"),
+        ]
+        for kind, body, field, text in cases:
+            status, doc = self.s.json("POST", "/api/" + kind, body)
+            self.assertIn(status, (200, 202), (body, doc))
+            job = self.s.wait(doc["id"])
+            self.assertEqual(job["state"], "failed", (body, job))
+            self.assertEqual(job["error"].get("field"), field, (body, job))
+            self.assertIn(text, job["error"]["message"], (body, job))
+
     def test_08_limits(self):
         status, headers, data = self.s.request("POST", "/api/run", "x" * (65 * 1024))
         self.refused(status, json.loads(data), 413, None, "--max-body")
