@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/report.h"
 #include "api/sweep.h"
 #include "io/result_json.h"
 
@@ -95,9 +94,19 @@ int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_c
     opts.cancel = cancel;
     rc = cs_request_exec(m, p, &opts, res, err);
     if (rc == CS_OK && json)
-        rc = cs_report_json(json, with_timing, m, p, res, 0, 0, c, err);
+        rc = cs_sweep_json_point(json, with_timing, m, p, res, 0, c, err);
     cs_program_free(p);
     return rc;
+}
+
+int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
+                        const cs_exec_result_t *r, int validated, const cs_request_coll_t *c,
+                        cs_error_t *err)
+{
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
+                             .point_algo = c->algo->name, .point_bytes = c->args.bytes,
+                             .point_ranks = cs_program_nranks(p)};
+    return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 
 void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll)

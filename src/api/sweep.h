@@ -46,6 +46,13 @@ int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_c
                    int64_t bytes, const volatile sig_atomic_t *cancel, FILE *json,
                    int with_timing, cs_exec_result_t *res, cs_error_t *err);
 
+/* One point's run JSON (as cs_report_json without --predict) with the
+ * "point" object {"algo", "bytes", "ranks"} of c's collective: each point
+ * says what it is, whatever order the reader takes them in. */
+int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
+                        const cs_exec_result_t *r, int validated, const cs_request_coll_t *c,
+                        cs_error_t *err);
+
 /* The document: begin, the points' JSON separated by cs_sweep_json_next
  * (before every point but the first), end. */
 void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll);

@@ -373,7 +373,9 @@ static int serve_result_doc(cs_serve_job_t *j, cs_error_t *err)
         for (int i = 0; i < j->nruns && rc == CS_OK; i++) {
             if (i)
                 cs_sweep_json_next(f);
-            rc = serve_run_json(f, &j->runs[i], err);
+            const cs_serve_run_t *sr = &j->runs[i];
+            rc = cs_sweep_json_point(f, 0, sr->run.machine, sr->prog, &sr->run.result,
+                                     sr->run.validated, sr->coll, err);
         }
         cs_sweep_json_end(f);
     }

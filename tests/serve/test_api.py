@@ -247,10 +247,17 @@ class TestServe(unittest.TestCase):
         self.assertEqual((doc["machine"], doc["coll"]), ("loggp:p=8", "allreduce"))
         # 2 algorithms x 2 rank counts x 4 sizes, algorithm-major
         self.assertEqual(len(doc["points"]), 16)
+        # each point says what it is: the order written out by hand
+        want = [{"algo": a, "bytes": b, "ranks": r} for a in ("ring", "rdb") for r in (4, 8)
+                for b in (8, 32, 128, 512)]
+        self.assertEqual([p["point"] for p in doc["points"]], want)
+        # and is otherwise `collsim run --json`, which has no "point"
         last = doc["points"][15]
-        self.assertEqual(last, json.loads(cli_json("run", "--machine", "loggp:p=8", "--coll",
-                                                   "allreduce", "--algo", "rdb", "--ranks", "8",
-                                                   "--bytes", "512")))
+        run = json.loads(cli_json("run", "--machine", "loggp:p=8", "--coll", "allreduce",
+                                  "--algo", "rdb", "--ranks", "8", "--bytes", "512"))
+        self.assertNotIn("point", run)
+        self.assertEqual(last.pop("point"), {"algo": "rdb", "bytes": 512, "ranks": 8})
+        self.assertEqual(last, run)
         status, headers, svg = self.s.request("GET", "/api/jobs/%s/plot.svg" % jid)
         self.assertEqual(status, 200)
         status, doc = self.s.json("POST", "/api/sweep", {
