@@ -264,6 +264,34 @@ class TestServe(unittest.TestCase):
             "machine": "loggp:p=8", "coll": "allreduce", "algos": "all", "bytes": "1..1MiB:x2"})
         self.refused(status, doc, 422, "bytes", "at most 256")
 
+    def test_05_sweep_scoped_opts(self):
+        # "ALGO:KEY=VALUE" applies to that algorithm only (as `collsim sweep
+        # --opt`): each point is the run of its algorithm with its own option
+        body = {"machine": "loggp:p=8", "coll": "broadcast", "algos": ["chain", "kchain"],
+                "bytes": 4096, "opts": ["chain:seg=512", "kchain:k=3"]}
+        jid = self.s.submit("sweep", body)
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        self.assertEqual(job["request"]["opts"], ["chain:seg=512", "kchain:k=3"])
+        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        self.assertEqual(status, 200)
+        chain, kchain = doc["points"]
+        self.assertEqual(chain.pop("point"), {"algo": "chain", "bytes": 4096, "ranks": 8})
+        self.assertEqual(kchain.pop("point"), {"algo": "kchain", "bytes": 4096, "ranks": 8})
+        run = lambda algo, opt: json.loads(cli_json(
+            "run", "--machine", "loggp:p=8", "--coll", "broadcast", "--algo", algo,
+            "--bytes", "4096", *(["--opt", opt] if opt else [])))
+        self.assertEqual(chain, run("chain", "seg=512"))
+        self.assertEqual(kchain, run("kchain", "k=3"))
+        # the options took effect: 8 segments of 512 B make more ops than one
+        self.assertGreater(chain["program"]["ops"], run("chain", None)["program"]["ops"])
+        self.assertNotEqual(kchain, run("kchain", None))
+        # scoped to an algorithm that does not take the key, or not swept: 400
+        status, doc = self.s.json("POST", "/api/sweep", dict(body, opts=["chain:k=3"]))
+        self.refused(status, doc, 400, "opts", "broadcast/chain takes only seg")
+        status, doc = self.s.json("POST", "/api/sweep", dict(body, opts=["flat:seg=8"]))
+        self.refused(status, doc, 400, "opts", "'flat' is not in --algos")
+
     def test_06_replay(self):
         with open(os.path.join(ROOT, "traces", "ring4.goal"), "rb") as f:
             trace = f.read()
