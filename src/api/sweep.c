@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/report.h"
 #include "api/sweep.h"
 #include "io/result_json.h"
 
@@ -20,6 +19,45 @@ const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size
     snprintf(buf, len, "%.*s", (int)(colon - opt), opt);
     *kv = colon + 1;
     return buf;
+}
+
+int cs_sweep_check_opts(const char *const *opts, int nopts, const cs_coll_algo_t *const *algos,
+                        int nalgos, int scoped, cs_error_t *err)
+{
+    for (int i = 0; i < nopts; i++) {
+        char scope[128], key[128];
+        const char *kv = opts[i], *name = NULL;
+        int found = 0;
+        if (scoped)
+            name = cs_sweep_opt_scope(opts[i], &kv, scope, sizeof scope);
+        if (!strchr(kv, '=') || kv[0] == '=')
+            return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': expected %sKEY=VALUE", opts[i],
+                                scoped ? "[ALGO:]" : "");
+        snprintf(key, sizeof key, "%.*s", (int)(strchr(kv, '=') - kv), kv);
+        for (int k = 0; k < nalgos; k++) {
+            const cs_coll_algo_t *al = algos[k];
+            int takes = 0;
+            char valid[512] = "";
+            if (name && strcmp(name, al->name))
+                continue;
+            found = 1;
+            for (int j = 0; al->keys && al->keys[j]; j++) {
+                takes |= !strcmp(al->keys[j], key);
+                strncat(valid, j ? ", " : "", sizeof valid - strlen(valid) - 1);
+                strncat(valid, al->keys[j], sizeof valid - strlen(valid) - 1);
+            }
+            if (!takes)
+                return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': %s/%s takes %s%s%s%s",
+                                    opts[i], cs_coll_name(al->kind), al->name,
+                                    valid[0] ? "only " : "no options", valid,
+                                    name || !scoped ? "" : "; scope the option as ALGO:",
+                                    name || !scoped ? "" : kv);
+        }
+        if (name && !found)
+            return cs_error_set(err, CS_ERR_USAGE, "--opt '%s': '%s' is not in --algos", opts[i],
+                                name);
+    }
+    return CS_OK;
 }
 
 int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64_t P,
@@ -56,9 +94,19 @@ int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_c
     opts.cancel = cancel;
     rc = cs_request_exec(m, p, &opts, res, err);
     if (rc == CS_OK && json)
-        rc = cs_report_json(json, with_timing, m, p, res, 0, 0, c, err);
+        rc = cs_sweep_json_point(json, with_timing, m, p, res, 0, c, err);
     cs_program_free(p);
     return rc;
+}
+
+int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
+                        const cs_exec_result_t *r, int validated, const cs_request_coll_t *c,
+                        cs_error_t *err)
+{
+    cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
+                             .point_algo = c->algo->name, .point_bytes = c->args.bytes,
+                             .point_ranks = cs_program_nranks(p)};
+    return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 
 void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll)

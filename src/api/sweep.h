@@ -25,6 +25,13 @@
  * or NULL (it holds for every algorithm); *kv gets the KEY=VALUE part. */
 const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len);
 
+/* Checks options against the algorithms they apply to, before any run:
+ * each KEY=VALUE (with `scoped`, [ALGO:]KEY=VALUE, ALGO one of algos) and
+ * its KEY one that every algorithm it applies to takes (cs_coll_algo_t.keys).
+ * Errors name the option ("--opt 'k=2': allreduce/ring takes no options"). */
+int cs_sweep_check_opts(const char *const *opts, int nopts, const cs_coll_algo_t *const *algos,
+                        int nalgos, int scoped, cs_error_t *err);
+
 /* Prepares base's collective (its bytes: the first size) with algorithm
  * `algo` and P ranks (0: every node) on machine m into c, with the options of base that apply to algo
  * (unscoped, or scoped to it).  cs_request_coll_destroy c afterwards. */
@@ -38,6 +45,13 @@ int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64
 int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_coll_t *c,
                    int64_t bytes, const volatile sig_atomic_t *cancel, FILE *json,
                    int with_timing, cs_exec_result_t *res, cs_error_t *err);
+
+/* One point's run JSON (as cs_report_json without --predict) with the
+ * "point" object {"algo", "bytes", "ranks"} of c's collective: each point
+ * says what it is, whatever order the reader takes them in. */
+int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
+                        const cs_exec_result_t *r, int validated, const cs_request_coll_t *c,
+                        cs_error_t *err);
 
 /* The document: begin, the points' JSON separated by cs_sweep_json_next
  * (before every point but the first), end. */

@@ -153,35 +153,10 @@ static void sweep_parse_algos(const char *text, sweep_args_t *a)
  * than by cs_coll_build at the first point of the algorithm concerned. */
 static void sweep_check_opts(const sweep_args_t *a)
 {
-    for (int i = 0; i < a->req.nopts; i++) {
-        char scope[128], key[128];
-        const char *kv, *name = cs_sweep_opt_scope(a->req.opts[i], &kv, scope, sizeof scope);
-        int found = 0;
-        if (!strchr(kv, '=') || kv[0] == '=')
-            cs_app_usage_error("sweep", "--opt '%s': expected [ALGO:]KEY=VALUE", a->req.opts[i]);
-        snprintf(key, sizeof key, "%.*s", (int)(strchr(kv, '=') - kv), kv);
-        for (int k = 0; k < a->nalgos; k++) {
-            const cs_coll_algo_t *al = a->algos[k];
-            int takes = 0;
-            char valid[512] = "";
-            if (name && strcmp(name, al->name))
-                continue;
-            found = 1;
-            for (int j = 0; al->keys && al->keys[j]; j++) {
-                takes |= !strcmp(al->keys[j], key);
-                strncat(valid, j ? ", " : "", sizeof valid - strlen(valid) - 1);
-                strncat(valid, al->keys[j], sizeof valid - strlen(valid) - 1);
-            }
-            if (!takes)
-                cs_app_usage_error("sweep", "--opt '%s': %s/%s takes %s%s%s%s", a->req.opts[i],
-                                   cs_coll_name(a->kind), al->name,
-                                   valid[0] ? "only " : "no options", valid,
-                                   name ? "" : "; scope the option as ALGO:",
-                                   name ? "" : kv);
-        }
-        if (name && !found)
-            cs_app_usage_error("sweep", "--opt '%s': '%s' is not in --algos", a->req.opts[i], name);
-    }
+    cs_error_t err;
+    if (cs_sweep_check_opts(a->req.opts, a->req.nopts, a->algos, a->nalgos, 1,
+                            &err) != CS_OK)
+        cs_app_usage_error("sweep", "%s", err.msg);
 }
 
 static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)

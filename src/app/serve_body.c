@@ -21,9 +21,11 @@
 
 #include "api/request.h"
 #include "api/sizes.h"
+#include "api/sweep.h"
 #include "app/serve.h"
 #include "coll/coll.h"
 #include "io/result_json.h"
+#include "machines/machine.h"
 
 const char *cs_serve_kind_name(cs_serve_kind_t k)
 {
@@ -269,17 +271,52 @@ static int body_common(json_t *o, cs_request_t *r, cs_serve_body_t *b, cs_serve_
 
 /* The collective's algorithm by name (NULL: its default): the registry's
  * name, or a refusal naming `field`. */
-static int body_algo(const char *coll, const char *name, const char *field, const char **out,
-                     cs_serve_fail_t *f)
+static int body_algo(const char *coll, const char *name, const char *field,
+                     const cs_coll_algo_t **out, cs_serve_fail_t *f)
 {
     cs_coll_kind_t k;
-    const cs_coll_algo_t *a;
     cs_error_t e;
     if (cs_coll_parse(coll, &k, &e) != CS_OK)
         return cs_serve_fail(f, 400, "coll", e.code, "%s", e.msg);
-    if (cs_coll_find(k, name, &a, &e) != CS_OK)
+    if (cs_coll_find(k, name, out, &e) != CS_OK)
         return cs_serve_fail(f, 400, field, e.code, "%s", e.msg);
-    *out = a->name;
+    return CS_OK;
+}
+
+/* What can be refused before a job is made, without building a machine
+ * (docs/api.md): the spec's syntax, machine type and key names... */
+static int body_machine(const char *spec, const char *field, cs_serve_fail_t *f)
+{
+    cs_error_t e;
+    if (cs_machine_check_spec(spec, &e) != CS_OK)
+        return cs_serve_fail(f, 400, field, e.code, "%s", e.msg);
+    return CS_OK;
+}
+
+/* ...the options against the algorithms' keys (scoped: [ALGO:]KEY=VALUE,
+ * as `collsim sweep --opt`)... */
+static int body_opts(const cs_serve_body_t *b, const cs_coll_algo_t *const *algos, int n,
+                     int scoped, cs_serve_fail_t *f)
+{
+    cs_error_t e;
+    if (cs_sweep_check_opts((const char *const *)b->opts, b->nopts, algos, n, scoped, &e) !=
+        CS_OK)
+        return cs_serve_fail(f, 400, "opts", e.code, "%s", e.msg);
+    return CS_OK;
+}
+
+/* ...and the root against the smallest rank count given (without one, the
+ * machine's node count is known once it is built: the job fails then). */
+static int body_root(const cs_serve_body_t *b, const int64_t *ranks, int nranks,
+                     cs_serve_fail_t *f)
+{
+    int64_t P = INT64_MAX;
+    for (int i = 0; i < nranks; i++)
+        if (ranks[i] < P)
+            P = ranks[i];
+    if (b->has_root && nranks && b->root >= P)
+        return cs_serve_fail(f, 400, "root", CS_ERR_RANGE, "--root %lld is outside ranks 0..%lld",
+                             (long long)b->root, (long long)P - 1);
     return CS_OK;
 }
 
@@ -310,6 +347,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     int rc, has_bytes = 0, has_ranks = 0, first = 1;
     int64_t ranks = 0;
     const char *algo = NULL;
+    const cs_coll_algo_t *al = NULL;
     cs_request_init(&r);
     b->nmachines = 1;
     if ((rc = body_string(o, "machine", CS_SERVE_MAX_TEXT, &b->machine[0], f)) ||
@@ -319,7 +357,8 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
         (rc = body_int(o, "bytes", 1, &b->bytes, &has_bytes, f)) ||
         (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)))
         return rc;
-    if (b->machine[0] && (rc = body_check(&r, "machine", b->machine[0], f)))
+    if (b->machine[0] && ((rc = body_check(&r, "machine", b->machine[0], f)) ||
+                          (rc = body_machine(b->machine[0], "machine", f))))
         return rc;
     if (b->program && (rc = body_check(&r, "program", "(the request's program)", f)))
         return rc;
@@ -333,8 +372,11 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     if (cs_request_check_kind(&r, 1, &e) != CS_OK || cs_request_check_keys(&r, 0, &e) != CS_OK)
         return cs_serve_fail(f, 400, !b->machine[0] ? "machine" : b->program ? "program" : "coll",
                              e.code, "%s", e.msg);
-    if (b->coll && (rc = body_algo(b->coll, b->algo, "algo", &algo, f)))
+    if (b->coll && ((rc = body_algo(b->coll, b->algo, "algo", &al, f)) ||
+                    (rc = body_opts(b, &al, 1, 0, f)) ||
+                    (rc = body_root(b, &ranks, has_ranks, f))))
         return rc;
+    algo = al ? al->name : NULL;
     b->points = cs_calloc(1, sizeof *b->points);
     b->npoints = 1;
     b->points[0] = (cs_serve_point_t){0, algo, b->bytes, ranks};
@@ -365,6 +407,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     int rc, has_bytes = 0, has_ranks = 0, first = 1;
     int64_t ranks = 0;
     const char *algo = NULL;
+    const cs_coll_algo_t *al = NULL;
     json_t *v = json_object_get(o, "machines");
     cs_request_init(&r);
     if (!v || !json_is_array(v))
@@ -380,6 +423,10 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
         if (!json_is_string(x) || json_string_length(x) > CS_SERVE_MAX_TEXT)
             return body_type("machines", "a list of machine spec strings", f);
         b->machine[b->nmachines++] = cs_strdup(json_string_value(x));
+        char field[32];
+        snprintf(field, sizeof field, "machines[%zu]", i);
+        if ((rc = body_machine(b->machine[i], field, f)))
+            return rc;
     }
     if ((rc = body_string(o, "algo", CS_SERVE_MAX_TEXT, &b->algo, f)) ||
         (rc = body_common(o, &r, b, f)) ||
@@ -393,8 +440,10 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     if (has_ranks && ((rc = body_check_int(&r, "ranks", ranks, f)) ||
                       (rc = body_ranks_limit(ranks, lim, f))))
         return rc;
-    if ((rc = body_algo(b->coll, b->algo, "algo", &algo, f)))
+    if ((rc = body_algo(b->coll, b->algo, "algo", &al, f)) || (rc = body_opts(b, &al, 1, 0, f)) ||
+        (rc = body_root(b, &ranks, has_ranks, f)))
         return rc;
+    algo = al->name;
     b->points = cs_calloc((size_t)b->nmachines, sizeof *b->points);
     b->npoints = b->nmachines;
     for (int i = 0; i < b->nmachines; i++)
@@ -418,7 +467,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
 }
 
 /* The algorithms of a sweep: "all", a list, or names joined by commas. */
-static int body_algos(json_t *o, const char *coll, const char **algos, int *n,
+static int body_algos(json_t *o, const char *coll, const cs_coll_algo_t **algos, int *n,
                       cs_serve_body_t *b, cs_serve_fail_t *f)
 {
     json_t *v = json_object_get(o, "algos");
@@ -433,7 +482,7 @@ static int body_algos(json_t *o, const char *coll, const char **algos, int *n,
         const cs_coll_algo_t *const *all = cs_coll_algos(&count);
         for (int i = 0; i < count && *n < CS_SERVE_MAX_POINTS; i++)
             if (all[i]->kind == k)
-                algos[(*n)++] = all[i]->name;
+                algos[(*n)++] = all[i];
         return CS_OK;
     }
     if (json_is_string(v)) {
@@ -472,7 +521,7 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     cs_request_t r;
     int rc, nsizes = 0, nranks = 0, nalgos = 0, first = 1;
     int64_t *sizes = NULL, *ranks = NULL;
-    const char *algos[CS_SERVE_MAX_POINTS];
+    const cs_coll_algo_t *algos[CS_SERVE_MAX_POINTS];
     cs_request_init(&r);
     b->nmachines = 1;
     if ((rc = body_string(o, "machine", CS_SERVE_MAX_TEXT, &b->machine[0], f)) ||
@@ -480,9 +529,12 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         return rc;
     if (!b->machine[0])
         return cs_serve_fail(f, 400, "machine", CS_ERR_USAGE, "missing --machine SPEC");
+    if ((rc = body_machine(b->machine[0], "machine", f)))
+        return rc;
     if (!b->coll)
         return cs_serve_fail(f, 400, "coll", CS_ERR_USAGE, "missing --coll NAME");
     if ((rc = body_algos(o, b->coll, algos, &nalgos, b, f)) ||
+        (rc = body_opts(b, algos, nalgos, 1, f)) ||
         (rc = body_int_list(o, "bytes", &sizes, &nsizes, f)) ||
         (rc = body_int_list(o, "ranks", &ranks, &nranks, f)))
         goto out;
@@ -497,6 +549,8 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         if ((rc = body_check_int(&r, "ranks", ranks[i], f)) ||
             (rc = body_ranks_limit(ranks[i], lim, f)))
             goto out;
+    if ((rc = body_root(b, ranks, nranks, f)))
+        goto out;
     long total = (long)nalgos * (nranks ? nranks : 1) * nsizes;
     if (total > CS_SERVE_MAX_POINTS) {
         rc = cs_serve_fail(f, 422, "bytes", CS_ERR_USAGE,
@@ -510,12 +564,12 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         for (int j = 0; j < (nranks ? nranks : 1); j++)
             for (int i = 0; i < nsizes; i++)
                 b->points[b->npoints++] =
-                    (cs_serve_point_t){0, algos[k], sizes[i], nranks ? ranks[j] : 0};
+                    (cs_serve_point_t){0, algos[k]->name, sizes[i], nranks ? ranks[j] : 0};
     canon_key(c, &first, "algos");
     fputc('[', c);
     for (int k = 0; k < nalgos; k++) {
         fputs(k ? ", " : "", c);
-        cs_json_write_string(c, algos[k]);
+        cs_json_write_string(c, algos[k]->name);
     }
     fputc(']', c);
     canon_key(c, &first, "bytes");
@@ -577,6 +631,8 @@ static int body_replay(const char *body, size_t len, const char *query, cs_serve
         rc = cs_serve_fail(f, 422, "machine", CS_ERR_USAGE, "machine: too long");
         goto out;
     }
+    if ((rc = body_machine(b->machine[0], "machine", f)))
+        goto out;
     if (strcmp(format, "goal") && strcmp(format, "ti")) {
         rc = cs_serve_fail(f, 400, "format", CS_ERR_USAGE,
                            "--format '%.64s': expected goal or ti", format);

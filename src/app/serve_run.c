@@ -373,13 +373,55 @@ static int serve_result_doc(cs_serve_job_t *j, cs_error_t *err)
         for (int i = 0; i < j->nruns && rc == CS_OK; i++) {
             if (i)
                 cs_sweep_json_next(f);
-            rc = serve_run_json(f, &j->runs[i], err);
+            const cs_serve_run_t *sr = &j->runs[i];
+            rc = cs_sweep_json_point(f, 0, sr->run.machine, sr->prog, &sr->run.result,
+                                     sr->run.validated, sr->coll, err);
         }
         cs_sweep_json_end(f);
     }
     if (fclose(f) != 0 && rc == CS_OK)
         rc = cs_error_set(err, CS_ERR_OOM, "cannot write the result to memory");
     return rc;
+}
+
+/* The field of the request a failed point's error is about, when the
+ * refusal named none (docs/api.md: every error about a field names it):
+ * derived here, in one place, from what the command line's message names -
+ * the option it starts with ("--root 99 is outside ranks 0..7"), the
+ * algorithm options' spec ("... in spec \"opts:k=2\""), a machine's spec,
+ * or the request's text (SERVE_SOURCE: the program, the trace).  A message
+ * that names none of them (the work limit) leaves the field empty. */
+static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
+{
+    static const char *const opts[][2] = {
+        {"root", "root"}, {"ranks", "ranks"}, {"bytes", "bytes"}, {"opt", "opts"},
+        {"order", "order"}, {"mode", "mode"}, {"coll", "coll"}, {"validate", "validate"},
+        {"algo", "algo"}, {"machine", "machine"}, {"program", "program"},
+    };
+    const cs_serve_body_t *b = &j->body;
+    const char *msg = f->e.msg, *field = NULL;
+    if (f->field[0])
+        return;
+    if (!strncmp(msg, "--", 2)) {
+        size_t n = strspn(msg + 2, "abcdefghijklmnopqrstuvwxyz-");
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !field; k++)
+            if (strlen(opts[k][0]) == n && !strncmp(msg + 2, opts[k][0], n))
+                field = opts[k][1];
+    }
+    if (!field && strstr(msg, "spec \"opts:"))
+        field = "opts";
+    else if (!field && strstr(msg, SERVE_SOURCE))
+        field = b->kind == CS_SERVE_REPLAY ? "trace" : "program";
+    else if (!field && (strstr(msg, "spec \"") || strstr(msg, "machine \"")))
+        field = "machine";
+    if (!field)
+        return;
+    if (!strcmp(field, "algo") && b->kind == CS_SERVE_SWEEP)
+        field = "algos";
+    if (!strcmp(field, "machine") && b->kind == CS_SERVE_COMPARE)
+        snprintf(f->field, sizeof f->field, "machines[%d]", pt_machine(b, i));
+    else
+        snprintf(f->field, sizeof f->field, "%s", field);
 }
 
 /* Runs job j on a worker thread (the mutex not held). */
@@ -400,6 +442,8 @@ void cs_serve_job_run(cs_serve_job_t *j)
         }
         j->nruns = i + 1;
         rc = serve_run_point(j, i, &j->runs[i], &f);
+        if (rc && rc != CS_ERR_CANCELLED)
+            serve_fail_field(j, i, &f);
         if (rc == CS_ERR_CANCELLED && j->timed_out) {
             rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
                                "server's limit of %g s (--max-seconds)", s->lim.max_seconds);

@@ -32,6 +32,9 @@
 #define PLOT_TITLE_SIZE 20.0
 #define PLOT_LABEL_SIZE 16.0
 #define PLOT_TICK_SIZE 14.0
+/* the y axis label's room, its line (PLOT_LABEL_SIZE: caps and
+ * descenders) and a gap of 14 to the tick labels */
+#define PLOT_YLABEL_ROOM (PLOT_LABEL_SIZE + 14)
 #define PLOT_LEGEND_SIZE 14.0
 #define PLOT_LINE_WIDTH 2.0
 #define PLOT_MARKER_R 4.5
@@ -338,7 +341,23 @@ static double plot_background(cairo_t *cr, const plot_tick_t *yt, int ny, int ha
             if (w > *ylabw)
                 *ylabw = w;
         }
-    return 22 + (has_ylabel ? PLOT_LABEL_SIZE + 14 : 0) + *ylabw + 10;
+    return 22 + (has_ylabel ? PLOT_YLABEL_ROOM : 0) + *ylabw + 10;
+}
+
+/* The y axis label, upright along the axis, in the room plot_background
+ * keeps for it left of the widest tick label (ylabw): placed from the tick
+ * labels' edge (left - 10 - ylabw), not from the page's edge, so that it
+ * clears them however far another need (slanted category labels) pushed
+ * the plot's left edge. */
+static void plot_ylabel(cairo_t *cr, const char *label, double left, double ylabw, double top,
+                        double bottom)
+{
+    cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
+    cairo_save(cr);
+    cairo_translate(cr, left - 10 - ylabw - PLOT_YLABEL_ROOM, (top + bottom) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    cs_fig_text(cr, 0, 0, label, 0.5, 0);
+    cairo_restore(cr);
 }
 
 static void plot_label(cairo_t *cr, double x, double y, const plot_tick_t *t, double size,
@@ -628,14 +647,8 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
         cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
         cs_fig_text(cr, (left + right) / 2, bottom + 50, p->xlabel, 0.5, 0);
     }
-    if (p->ylabel[0]) {
-        cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
-        cairo_save(cr);
-        cairo_translate(cr, 22, (top + bottom) / 2);
-        cairo_rotate(cr, -M_PI / 2);
-        cs_fig_text(cr, 0, 0, p->ylabel, 0.5, 0);
-        cairo_restore(cr);
-    }
+    if (p->ylabel[0])
+        plot_ylabel(cr, p->ylabel, left, ylabw, top, bottom);
     /* a long title shrinks to the figure's width rather than spill */
     if (has_title)
         cs_fig_title(cr, PLOT_W / 2, 30, p->title, PLOT_TITLE_SIZE, 1, PLOT_W - 40);
@@ -770,16 +783,8 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
         cs_fig_text(cr, 0, 0, b->labels[i], 1, 0);
         cairo_restore(cr);
     }
-    if (b->ylabel && b->ylabel[0]) {
-        cs_fig_font(cr, PLOT_LABEL_SIZE, 0);
-        cairo_save(cr);
-        /* beside the tick labels, however wide the slanted labels made the margin */
-        cairo_translate(cr, fmax(22, left - ylabw - 10 - PLOT_LABEL_SIZE - 14 + 22),
-                        (top + bottom) / 2);
-        cairo_rotate(cr, -M_PI / 2);
-        cs_fig_text(cr, 0, 0, b->ylabel, 0.5, 0);
-        cairo_restore(cr);
-    }
+    if (b->ylabel && b->ylabel[0])
+        plot_ylabel(cr, b->ylabel, left, ylabw, top, bottom);
     if (b->title && b->title[0])
         cs_fig_title(cr, PLOT_W / 2, 30, b->title, PLOT_TITLE_SIZE, 1, PLOT_W - 40);
 }

@@ -212,6 +212,14 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
     json_kv_int(f, in2, "ranks", cs_program_nranks(p), 0);
     json_kv_int(f, in2, "ops", cs_program_nops(p), 1);
     fprintf(f, "%s},\n", in1);
+    if (info->point_algo) {
+        json_key(f, in1, "point");
+        fputs("{\n", f);
+        json_kv_string(f, in2, "algo", info->point_algo, 0);
+        json_kv_int(f, in2, "bytes", info->point_bytes, 0);
+        json_kv_int(f, in2, "ranks", info->point_ranks, 1);
+        fprintf(f, "%s},\n", in1);
+    }
     json_key(f, in1, "validated");
     fputs(info->validated ? "true,\n" : "false,\n", f);
 

@@ -49,6 +49,12 @@ typedef struct cs_result_info {
     int predict;
     const cs_model_t *model;  /* the machine's model, or NULL: none, ... */
     const char *model_none;   /* ... for this reason */
+    /* a sweep's point (docs/json.md): with point_algo non-NULL, a "point"
+     * object {"algo", "bytes", "ranks"} says what the run is; NULL leaves
+     * it out (`collsim run --json` keeps its exact form) */
+    const char *point_algo;
+    int64_t point_bytes;
+    int point_ranks;
 } cs_result_info_t;
 
 /* cs_result_write_json with the run's info (cs_result_write_json writes

@@ -62,21 +62,22 @@ const cs_machine_type_t *const *cs_machine_types(int *count)
     return types;
 }
 
-int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
+/* The spec's text parsed (presets expanded) into *spec, its type found and
+ * its keys checked against the type's: everything about a spec that needs
+ * no machine built.  On error nothing is left to destroy. */
+static int machine_parse(const char *spec_text, cs_spec_t *spec, const cs_machine_type_t **out,
+                         cs_error_t *err)
 {
-    cs_spec_t spec;
     const cs_machine_type_t *type = NULL;
-    cs_machine_t *m;
     int rc, n = (int)(sizeof types / sizeof types[0]);
 
-    *out = NULL;
     char *expanded = expand_preset(spec_text);
-    rc = cs_spec_parse(expanded ? expanded : spec_text, &spec, err);
+    rc = cs_spec_parse(expanded ? expanded : spec_text, spec, err);
     free(expanded);
     if (rc)
         return rc;
     for (int i = 0; i < n; i++)
-        if (!strcmp(types[i]->name, spec.name))
+        if (!strcmp(types[i]->name, spec->name))
             type = types[i];
     if (!type) {
         char names[256] = "";
@@ -86,19 +87,45 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
             strncat(names, types[i]->name, sizeof names - strlen(names) - 3);
         }
         cs_error_set(err, CS_ERR_USAGE, "unknown machine \"%s\" in spec \"%s\"; valid machines: %s",
-                     spec.name, spec_text, names);
-        cs_spec_destroy(&spec);
+                     spec->name, spec_text, names);
+        cs_spec_destroy(spec);
         return CS_ERR_USAGE;
     }
+    /* unknown keys first: `net:typo=1,n=10` must not build a million hosts
+     * before it says so (found by tests/fuzz's spec target) */
+    if ((rc = cs_spec_check_known(spec, type->keys, err))) {
+        cs_spec_destroy(spec);
+        return rc;
+    }
+    *out = type;
+    return CS_OK;
+}
+
+int cs_machine_check_spec(const char *spec_text, cs_error_t *err)
+{
+    cs_spec_t spec;
+    const cs_machine_type_t *type;
+    int rc = machine_parse(spec_text, &spec, &type, err);
+    if (rc == CS_OK)
+        cs_spec_destroy(&spec);
+    return rc;
+}
+
+int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
+{
+    cs_spec_t spec;
+    const cs_machine_type_t *type = NULL;
+    cs_machine_t *m;
+    int rc;
+
+    *out = NULL;
+    if ((rc = machine_parse(spec_text, &spec, &type, err)))
+        return rc;
     m = cs_calloc(1, sizeof *m);
     m->type = type;
     m->reduce_den = 1;
     cs_net_params_default(&m->net);
-    /* unknown keys first: `net:typo=1,n=10` must not build a million hosts
-     * before it says so (found by tests/fuzz's spec target) */
-    rc = cs_spec_check_known(&spec, type->keys, err);
-    if (!rc)
-        rc = type->create(&spec, m, err);
+    rc = type->create(&spec, m, err);
     if (!rc)
         rc = cs_spec_check_unused(&spec, type->keys, err);
     cs_spec_destroy(&spec);

@@ -172,6 +172,10 @@ const cs_machine_type_t *const *cs_machine_types(int *count);
  * and list valid keys or types. */
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
 void cs_machine_free(cs_machine_t *m); /* accepts NULL */
+/* What cs_machine_new checks of a spec before building anything: its
+ * syntax, the machine type and the key names (not their values), with the
+ * same messages.  For refusing a request at once (`collsim serve`). */
+int cs_machine_check_spec(const char *spec_text, cs_error_t *err);
 
 /* The machine's lines for a report (type->report; nothing without one). */
 void cs_machine_report(const cs_machine_t *m, const cs_net_t *net, FILE *f);

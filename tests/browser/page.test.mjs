@@ -14,7 +14,8 @@
 //   - the page's URL, opened in a fresh tab, reproduces the request (same form,
 //     same table);
 //   - a running job shows its progress, and Cancel stops it;
-//   - a bad size is refused with the server's message next to the bytes field.
+//   - a bad size is refused with the server's message next to the bytes field;
+//   - a job failing on its root shows the message next to the root field.
 // Run by tools/test-browser, which starts the server:
 //   node page.test.mjs --url http://127.0.0.1:PORT --collsim build/collsim
 //        [--chromium /usr/bin/chromium] [--screenshot FILE]
@@ -294,6 +295,20 @@ async function main() {
     const bad = await page.$eval("#err-bytes", (e) => e.textContent);
     check(bad.includes("abc"), "a bad size is refused next to the bytes field, in the server's words",
       `#err-bytes '${bad}', #error '${await page.$eval("#error", (e) => e.textContent)}'`);
+
+    // A job that fails on a field (a root beyond the machine's 8 nodes: known
+    // once the machine is built, so accepted and then failed) shows the
+    // server's message next to that field, named by the error's `field`.
+    await page.$eval("#bytes", (e) => { e.value = "8"; });
+    await page.select("#coll", "broadcast");
+    await page.$eval("#ranks", (e) => { e.value = ""; });
+    await page.$eval("#root", (e) => { e.value = "99"; });
+    await page.click("#submit");
+    await page.waitForFunction(() => document.getElementById("err-root").textContent ||
+      document.getElementById("error").textContent, { timeout: TIMEOUT });
+    const badRoot = await page.$eval("#err-root", (e) => e.textContent);
+    check(badRoot.includes("--root 99"), "a failed job's error shows next to the field it names",
+      `#err-root '${badRoot}', #error '${await page.$eval("#error", (e) => e.textContent)}'`);
 
     check(pageErrors.length === 0, "no script error, failed or outside request", pageErrors.join("; "));
   } finally {

@@ -306,3 +306,90 @@ Test(plot, cleanup_then_plot_again)
     free(b);
     cs_plot_free(p);
 }
+
+/* The y axis label must clear the tick labels.  Read back from the PNG: in
+ * the rows of the frame (the leftmost column dark over 200 rows or more),
+ * the columns left of the tick marks that hold ink form separate groups -
+ * the upright label first, then (a gap of 4 blank columns or more on) the
+ * tick labels.  A label drawn over the tick labels makes the first group
+ * wider than one line of 16-point text (22 columns allow for ascenders,
+ * descenders and antialiasing) or leaves no gap after it. */
+static void expect_ylabel_clear(const char *path)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+#define PX(x, y) (*(const uint32_t *)(data + (size_t)(y) * stride + 4 * (size_t)(x)))
+#define DARK(p) ((((p) >> 16) & 0xff) < 0x80 && (((p) >> 8) & 0xff) < 0x80 && ((p) & 0xff) < 0x80)
+#define INK(p) ((((p) >> 16) & 0xff) < 0xc0 || (((p) >> 8) & 0xff) < 0xc0 || ((p) & 0xff) < 0xc0)
+    int frame = -1, y0 = h, y1 = -1;
+    for (int x = 0; x < w / 2 && frame < 0; x++) {
+        int dark = 0;
+        for (int y = 0; y < h; y++)
+            dark += DARK(PX(x, y));
+        if (dark >= 200)
+            frame = x;
+    }
+    cr_assert_geq(frame, 0, "%s: no frame found", path);
+    for (int y = 0; y < h; y++)
+        if (DARK(PX(frame, y))) {
+            y0 = y < y0 ? y : y0;
+            y1 = y;
+        }
+    int first_lo = -1, first_hi = -1, next = -1, blank = 0;
+    for (int x = 0; x < frame - 7; x++) {
+        int ink = 0;
+        for (int y = y0; y <= y1 && !ink; y++)
+            ink = INK(PX(x, y));
+        if (!ink) {
+            blank++;
+            continue;
+        }
+        if (first_lo < 0)
+            first_lo = x;
+        else if (blank >= 4 && next < 0)
+            next = x;
+        if (next < 0)
+            first_hi = x;
+        blank = 0;
+    }
+#undef PX
+#undef DARK
+#undef INK
+    cairo_surface_destroy(s);
+    cr_assert_geq(first_lo, 0, "%s: no label left of the frame (at %d)", path, frame);
+    cr_expect_gt(next, 0, "%s: the label (from column %d) runs into the tick labels (frame at %d)",
+                 path, first_lo, frame);
+    cr_expect_leq(first_hi - first_lo + 1, 22, "%s: the label's columns %d..%d are wider than "
+                  "one line of text", path, first_lo, first_hi);
+}
+
+Test(plot, ylabel_clears_tick_labels)
+{
+    cs_error_t err = {0};
+    /* the compare chart of the page's screenshot: "time (µs)" beside "400" */
+    const char *short_labels[] = {"loggp:p=8", "alphabeta:topo=ring,p=8"};
+    const double us[] = {412.5, 96.25};
+    /* many long categories: slanted labels push the plot's left edge */
+    const char *long_labels[] = {"alphabeta:topo=torus,rows=16,cols=16", "loggp:p=64",
+                                 "net:topo=fattree,k=8", "cell", "groq", "cerebras:rows=8",
+                                 "cns1:p=64", "alphabeta:topo=hypercube,p=64"};
+    const double many[] = {1e6, 2e6, 3e6, 4e6, 5e6, 6e6, 7e6, 8e6};
+    char *bars = path_in_tmp("bars.png"), *slanted = path_in_tmp("slanted.png");
+    char *lines = path_in_tmp("lines.png");
+    cr_assert_eq(cs_plot_write_bars(bars, "allreduce/ring, 1 MiB", "time (µs)", 2, short_labels,
+                                    us, NULL, 0, &err), CS_OK, "%s", err.msg);
+    expect_ylabel_clear(bars);
+    cr_assert_eq(cs_plot_write_bars(slanted, NULL, "time (ticks)", 8, long_labels, many, NULL, 0,
+                                    &err), CS_OK, "%s", err.msg);
+    expect_ylabel_clear(slanted);
+    cs_plot_t *p = two_series();
+    write_ok(p, lines);
+    expect_ylabel_clear(lines);
+    cs_plot_free(p);
+    free(bars);
+    free(slanted);
+    free(lines);
+}

@@ -247,15 +247,50 @@ class TestServe(unittest.TestCase):
         self.assertEqual((doc["machine"], doc["coll"]), ("loggp:p=8", "allreduce"))
         # 2 algorithms x 2 rank counts x 4 sizes, algorithm-major
         self.assertEqual(len(doc["points"]), 16)
+        # each point says what it is: the order written out by hand
+        want = [{"algo": a, "bytes": b, "ranks": r} for a in ("ring", "rdb") for r in (4, 8)
+                for b in (8, 32, 128, 512)]
+        self.assertEqual([p["point"] for p in doc["points"]], want)
+        # and is otherwise `collsim run --json`, which has no "point"
         last = doc["points"][15]
-        self.assertEqual(last, json.loads(cli_json("run", "--machine", "loggp:p=8", "--coll",
-                                                   "allreduce", "--algo", "rdb", "--ranks", "8",
-                                                   "--bytes", "512")))
+        run = json.loads(cli_json("run", "--machine", "loggp:p=8", "--coll", "allreduce",
+                                  "--algo", "rdb", "--ranks", "8", "--bytes", "512"))
+        self.assertNotIn("point", run)
+        self.assertEqual(last.pop("point"), {"algo": "rdb", "bytes": 512, "ranks": 8})
+        self.assertEqual(last, run)
         status, headers, svg = self.s.request("GET", "/api/jobs/%s/plot.svg" % jid)
         self.assertEqual(status, 200)
         status, doc = self.s.json("POST", "/api/sweep", {
             "machine": "loggp:p=8", "coll": "allreduce", "algos": "all", "bytes": "1..1MiB:x2"})
         self.refused(status, doc, 422, "bytes", "at most 256")
+
+    def test_05_sweep_scoped_opts(self):
+        # "ALGO:KEY=VALUE" applies to that algorithm only (as `collsim sweep
+        # --opt`): each point is the run of its algorithm with its own option
+        body = {"machine": "loggp:p=8", "coll": "broadcast", "algos": ["chain", "kchain"],
+                "bytes": 4096, "opts": ["chain:seg=512", "kchain:k=3"]}
+        jid = self.s.submit("sweep", body)
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        self.assertEqual(job["request"]["opts"], ["chain:seg=512", "kchain:k=3"])
+        status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
+        self.assertEqual(status, 200)
+        chain, kchain = doc["points"]
+        self.assertEqual(chain.pop("point"), {"algo": "chain", "bytes": 4096, "ranks": 8})
+        self.assertEqual(kchain.pop("point"), {"algo": "kchain", "bytes": 4096, "ranks": 8})
+        run = lambda algo, opt: json.loads(cli_json(
+            "run", "--machine", "loggp:p=8", "--coll", "broadcast", "--algo", algo,
+            "--bytes", "4096", *(["--opt", opt] if opt else [])))
+        self.assertEqual(chain, run("chain", "seg=512"))
+        self.assertEqual(kchain, run("kchain", "k=3"))
+        # the options took effect: 8 segments of 512 B make more ops than one
+        self.assertGreater(chain["program"]["ops"], run("chain", None)["program"]["ops"])
+        self.assertNotEqual(kchain, run("kchain", None))
+        # scoped to an algorithm that does not take the key, or not swept: 400
+        status, doc = self.s.json("POST", "/api/sweep", dict(body, opts=["chain:k=3"]))
+        self.refused(status, doc, 400, "opts", "broadcast/chain takes only seg")
+        status, doc = self.s.json("POST", "/api/sweep", dict(body, opts=["flat:seg=8"]))
+        self.refused(status, doc, 400, "opts", "'flat' is not in --algos")
 
     def test_06_replay(self):
         with open(os.path.join(ROOT, "traces", "ring4.goal"), "rb") as f:
@@ -318,6 +353,58 @@ class TestServe(unittest.TestCase):
         status, doc = self.s.json("POST", "/api/compare", {"machines": ["loggp:p=8"] * 17,
                                                            "coll": "allreduce"})
         self.refused(status, doc, 422, "machines")
+
+    def test_07_refused_at_once(self):
+        # what needs no machine built is refused at POST, naming the field:
+        # the machine type and its keys (the registry's message)...
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, machine="foo:p=8"))
+        self.refused(status, doc, 400, "machine", 'unknown machine "foo"')
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, machine="loggp:q=8"))
+        self.refused(status, doc, 400, "machine", "unknown key 'q'")
+        status, doc = self.s.json("POST", "/api/compare", {
+            "machines": ["loggp:p=8", "loggp:p=4,zz=1"], "coll": "allreduce"})
+        self.refused(status, doc, 400, "machines[1]", "unknown key 'zz'")
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "nope", "coll": "allreduce", "bytes": 8})
+        self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
+        status, doc = self.s.json("POST", "/api/replay?machine=nope", "x")
+        self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
+        # ...an option the algorithm does not take (allreduce/ring takes none)
+        status, doc = self.s.json("POST", "/api/run", dict(SMALL, opts=["zz=1"]))
+        self.refused(status, doc, 400, "opts", "allreduce/ring takes no options")
+        # ...a root outside the ranks given: 4 ranks are 0..3
+        status, doc = self.s.json("POST", "/api/run", {
+            "machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "ranks": 4, "root": 4})
+        self.refused(status, doc, 400, "root", "--root 4 is outside ranks 0..3")
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "ranks": "4,8",
+            "root": 5})
+        self.refused(status, doc, 400, "root", "--root 5 is outside ranks 0..3")
+        # what needs the machine fails the job, its error naming the field:
+        # each (body, field, text) below is accepted, then fails
+        cases = [
+            ("run", {"machine": "loggp:p=8", "coll": "broadcast", "bytes": 8, "root": 9},
+             "root", "--root 9 is outside ranks 0..7"),
+            ("run", {"machine": "loggp:p=x", "coll": "broadcast", "bytes": 8},
+             "machine", "key 'p'"),
+            ("run", {"machine": "loggp:p=8", "coll": "allreduce", "bytes": 8, "ranks": 12},
+             "ranks", "has only 8 nodes"),
+            ("run", {"machine": "loggp:p=8", "program": "num_ranks 2\nrank 0 { s: sendd\n"},
+             "program", "<request>:2:"),
+            ("compare", {"machines": ["loggp:p=8", "loggp:p=4"], "coll": "broadcast",
+                         "bytes": 8, "root": 6}, "root", "--root 6 is outside ranks 0..3"),
+            ("compare", {"machines": ["loggp:p=8", "loggp:p=y"], "coll": "broadcast",
+                         "bytes": 8}, "machines[1]", "key 'p'"),
+            ("sweep", {"machine": "loggp:p=8", "coll": "allreduce", "algos": "ring",
+                       "bytes": 8, "ranks": 9}, "ranks", "has only 8 nodes"),
+        ]
+        for kind, body, field, text in cases:
+            status, doc = self.s.json("POST", "/api/" + kind, body)
+            self.assertIn(status, (200, 202), (body, doc))
+            job = self.s.wait(doc["id"])
+            self.assertEqual(job["state"], "failed", (body, job))
+            self.assertEqual(job["error"].get("field"), field, (body, job))
+            self.assertIn(text, job["error"]["message"], (body, job))
 
     def test_08_limits(self):
         status, headers, data = self.s.request("POST", "/api/run", "x" * (65 * 1024))
