@@ -339,6 +339,16 @@ static void body_common_canon(FILE *c, int *first, const cs_serve_body_t *b)
     cs_json_write_string(c, b->order);
 }
 
+/* The keys after "ranks" in every kind's canonical form (sorted), and the
+ * closing brace. */
+static void body_tail_canon(FILE *c, int *first, const cs_serve_body_t *b)
+{
+    canon_key(c, first, "root");
+    canon_int(c, b->has_root, b->root);
+    canon_key(c, first, "validate");
+    fputs(b->validate ? "true}" : "false}", c);
+}
+
 static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
                     cs_serve_fail_t *f)
 {
@@ -393,10 +403,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     cs_json_write_string(c, b->program);
     canon_key(c, &first, "ranks");
     canon_int(c, has_ranks, ranks);
-    canon_key(c, &first, "root");
-    canon_int(c, b->has_root, b->root);
-    canon_key(c, &first, "validate");
-    fputs(b->validate ? "true}" : "false}", c);
+    body_tail_canon(c, &first, b);
     return CS_OK;
 }
 
@@ -459,10 +466,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     body_common_canon(c, &first, b);
     canon_key(c, &first, "ranks");
     canon_int(c, has_ranks, ranks);
-    canon_key(c, &first, "root");
-    canon_int(c, b->has_root, b->root);
-    canon_key(c, &first, "validate");
-    fputs(b->validate ? "true}" : "false}", c);
+    body_tail_canon(c, &first, b);
     return CS_OK;
 }
 
@@ -587,10 +591,7 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     for (int j = 0; j < nranks; j++)
         fprintf(c, "%s%lld", j ? ", " : "", (long long)ranks[j]);
     fputc(']', c);
-    canon_key(c, &first, "root");
-    canon_int(c, b->has_root, b->root);
-    canon_key(c, &first, "validate");
-    fputs(b->validate ? "true}" : "false}", c);
+    body_tail_canon(c, &first, b);
 out:
     free(sizes);
     free(ranks);
