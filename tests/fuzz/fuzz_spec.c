@@ -15,7 +15,7 @@ static long fuzz_key(const char *s, const char *key)
     size_t n = strlen(key);
     for (const char *p = strstr(s, key); p; p = strstr(p + 1, key))
         if ((p == s || p[-1] == ',' || p[-1] == ':') && p[n] == '=')
-            return atol(p + n + 1);
+            return strtol(p + n + 1, NULL, 10); /* LONG_MAX past it */
     return -1;
 }
 
@@ -29,7 +29,11 @@ static int fuzz_too_big(const char *s)
     long n = fuzz_key(s, "n"), a = fuzz_key(s, "a"), h = fuzz_key(s, "h");
     if (n > 3)
         return 1;
-    return strstr(s, "dragonfly") && a > 0 && h > 0 && a * (a * h + 1) > 4096;
+    if (!strstr(s, "dragonfly") || a <= 0 || h <= 0)
+        return 0;
+    /* bounded first: the product of two unbounded keys overflowed
+     * (h = 3333...3, regress-dragonfly-h-overflow) */
+    return a > 4096 || h > 4096 || a * (a * h + 1) > 4096;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
