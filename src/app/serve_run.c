@@ -434,24 +434,21 @@ void cs_serve_job_run(cs_serve_job_t *j)
     j->runs = cs_calloc((size_t)j->body.npoints, sizeof *j->runs);
     for (int i = 0; i < j->body.npoints && rc == CS_OK; i++) {
         if (j->cancel) {
-            rc = j->timed_out ? cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED,
-                                              "the job ran longer than the server's limit of "
-                                              "%g s (--max-seconds)", s->lim.max_seconds)
-                              : CS_ERR_CANCELLED;
+            rc = CS_ERR_CANCELLED;
             break;
         }
         j->nruns = i + 1;
         rc = serve_run_point(j, i, &j->runs[i], &f);
         if (rc && rc != CS_ERR_CANCELLED)
             serve_fail_field(j, i, &f);
-        if (rc == CS_ERR_CANCELLED && j->timed_out) {
-            rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
-                               "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
-            break;
-        }
         if (rc && j->body.kind == CS_SERVE_COMPARE && !strstr(f.e.msg, j->body.machine[i]))
             cs_error_prefix(&f.e, "%s", j->body.machine[i]);
     }
+    /* a cancel by the wall-clock limit (serve_poll), between points or
+     * within one, is a failure that says so */
+    if (rc == CS_ERR_CANCELLED && j->timed_out)
+        rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
+                           "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
     if (rc == CS_OK)
         rc = serve_result_doc(j, &f.e);
     /* a job that will not be done gives its memory back now, before it
