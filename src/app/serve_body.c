@@ -45,9 +45,9 @@ int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, con
     return code;
 }
 
-void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
+void cs_serve_fail_object(FILE *out, const cs_serve_fail_t *f)
 {
-    fputs("{\"error\": {\"status\": ", out);
+    fputs("{\"status\": ", out);
     cs_json_write_string(out, f->http == 409 ? "busy" : cs_status_key(f->e.code));
     if (f->field[0]) {
         fputs(", \"field\": ", out);
@@ -55,7 +55,14 @@ void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
     }
     fputs(", \"message\": ", out);
     cs_json_write_string(out, f->e.msg);
-    fputs("}}\n", out);
+    fputc('}', out);
+}
+
+void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
+{
+    fputs("{\"error\": ", out);
+    cs_serve_fail_object(out, f);
+    fputs("}\n", out);
 }
 
 /* The keys each kind takes (any other is refused, naming it). */
