@@ -106,6 +106,15 @@ static int body_string(json_t *o, const char *key, size_t max, char **out, cs_se
     return CS_OK;
 }
 
+/* Checks `value` as `collsim run` checks option `key` (cs_request_set). */
+static int body_check(cs_request_t *r, const char *key, const char *value, cs_serve_fail_t *f)
+{
+    cs_error_t e;
+    if (cs_request_set(r, key, value, &e) != CS_OK)
+        return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+    return CS_OK;
+}
+
 /* An integer field given as a number or, for sizes, as text ("1MiB"). */
 static int body_int(json_t *o, const char *key, int size, int64_t *out, int *has,
                     cs_serve_fail_t *f)
@@ -121,23 +130,14 @@ static int body_int(json_t *o, const char *key, int size, int64_t *out, int *has
     }
     if (size && json_is_string(v)) {
         cs_request_t r;
-        cs_error_t e;
+        int rc;
         cs_request_init(&r);
-        if (cs_request_set(&r, key, json_string_value(v), &e) != CS_OK)
-            return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+        if ((rc = body_check(&r, key, json_string_value(v), f)))
+            return rc;
         *out = r.bytes;
         return CS_OK;
     }
     return body_type(key, size ? "an integer or a size such as \"1MiB\"" : "an integer", f);
-}
-
-/* Checks `value` as `collsim run` checks option `key` (cs_request_set). */
-static int body_check(cs_request_t *r, const char *key, const char *value, cs_serve_fail_t *f)
-{
-    cs_error_t e;
-    if (cs_request_set(r, key, value, &e) != CS_OK)
-        return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
-    return CS_OK;
 }
 
 static int body_check_int(cs_request_t *r, const char *key, int64_t v, cs_serve_fail_t *f)
