@@ -217,6 +217,14 @@ static void canon_strings(FILE *c, char *const *v, int n)
     fputc(']', c);
 }
 
+static void canon_ints(FILE *c, const int64_t *v, int n)
+{
+    fputc('[', c);
+    for (int i = 0; i < n; i++)
+        fprintf(c, "%s%lld", i ? ", " : "", (long long)v[i]);
+    fputc(']', c);
+}
+
 /* ---- the kinds ------------------------------------------------------------- */
 
 /* The fields every collective request shares (coll, algo, root, order,
@@ -584,20 +592,14 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     }
     fputc(']', c);
     canon_key(c, &first, "bytes");
-    fputc('[', c);
-    for (int i = 0; i < nsizes; i++)
-        fprintf(c, "%s%lld", i ? ", " : "", (long long)sizes[i]);
-    fputc(']', c);
+    canon_ints(c, sizes, nsizes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     body_common_canon(c, &first, b);
     canon_key(c, &first, "ranks");
-    fputc('[', c);
-    for (int j = 0; j < nranks; j++)
-        fprintf(c, "%s%lld", j ? ", " : "", (long long)ranks[j]);
-    fputc(']', c);
+    canon_ints(c, ranks, nranks);
     body_tail_canon(c, &first, b);
 out:
     free(sizes);
