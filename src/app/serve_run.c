@@ -199,11 +199,6 @@ static int serve_check_ranks(const cs_serve_job_t *j, const cs_machine_t *m, int
     return CS_OK;
 }
 
-static int pt_machine(const cs_serve_body_t *b, int i)
-{
-    return b->points[i].machine;
-}
-
 /* What a run that ended well keeps for the figures. */
 static void serve_run_finish(const cs_serve_job_t *j, cs_serve_run_t *sr)
 {
@@ -268,7 +263,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         serve_setup_t su = {j, sr, &poll, f};
         cs_compare_hooks_t hooks = {serve_prepared, serve_setup, &su};
         memset(&row, 0, sizeof row);
-        rc = cs_compare_run(&r, b->machine[pt_machine(b, i)], 0, &hooks, &row, &sr->run, e);
+        rc = cs_compare_run(&r, b->machine[b->points[i].machine], 0, &hooks, &row, &sr->run, e);
         if (rc == CS_OK)
             serve_run_finish(j, sr);
         return rc;
@@ -419,7 +414,7 @@ static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
     if (!strcmp(field, "algo") && b->kind == CS_SERVE_SWEEP)
         field = "algos";
     if (!strcmp(field, "machine") && b->kind == CS_SERVE_COMPARE)
-        snprintf(f->field, sizeof f->field, "machines[%d]", pt_machine(b, i));
+        snprintf(f->field, sizeof f->field, "machines[%d]", b->points[i].machine);
     else
         snprintf(f->field, sizeof f->field, "%s", field);
 }
