@@ -211,6 +211,15 @@ static void serve_run_finish(const cs_serve_job_t *j, cs_serve_run_t *sr)
                          b->program ? "program" : NULL, sr->ranks, sr->title, sizeof sr->title);
 }
 
+/* What the figures read of a run the request path built: its program,
+ * collective (NULL for a program) and placement. */
+static void serve_run_built(cs_serve_run_t *sr)
+{
+    sr->prog = sr->run.program;
+    sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
+    sr->rank_to_node = sr->run.coll.rank_to_node;
+}
+
 /* cs_compare_run's hook: the machine's node count checked, then the
  * server's options (cs_compare_setup_fn). */
 typedef struct serve_setup {
@@ -230,9 +239,7 @@ static int serve_prepared(void *ctx, const cs_request_run_t *run, cs_error_t *er
 static void serve_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts)
 {
     serve_setup_t *su = ctx;
-    su->sr->prog = su->sr->run.program;
-    su->sr->coll = su->sr->run.is_coll ? &su->sr->run.coll : NULL;
-    su->sr->rank_to_node = su->sr->run.coll.rank_to_node;
+    serve_run_built(su->sr);
     serve_figure_opts(su->sr, m, su->poll, opts);
 }
 
@@ -325,9 +332,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         }
         if (b->program)
             cs_program_set_source(sr->run.program, SERVE_SOURCE);
-        sr->prog = sr->run.program;
-        sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
-        sr->rank_to_node = sr->run.coll.rank_to_node;
+        serve_run_built(sr);
         cs_request_exec_opts(&r, &sr->run, &opts);
     }
     serve_figure_opts(sr, m, &poll, &opts);
