@@ -56,7 +56,10 @@ typedef struct cs_serve_fail {
 /* Fills f and returns f->e.code (code: a cs_status_t). */
 int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, const char *fmt,
                   ...) __attribute__((format(printf, 5, 6)));
-/* Writes the error document {"error": {"status", "field", "message"}}. */
+/* Writes the error object {"status", "field", "message"} ("field" when
+ * one is named; status "busy" for a 409). */
+void cs_serve_fail_object(FILE *out, const cs_serve_fail_t *f);
+/* Writes the error document {"error": {...}} (cs_serve_fail_object). */
 void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f);
 
 /* One run of a job: which machine (index into machine[]), algorithm, size

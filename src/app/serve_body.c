@@ -45,9 +45,9 @@ int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, con
     return code;
 }
 
-void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
+void cs_serve_fail_object(FILE *out, const cs_serve_fail_t *f)
 {
-    fputs("{\"error\": {\"status\": ", out);
+    fputs("{\"status\": ", out);
     cs_json_write_string(out, f->http == 409 ? "busy" : cs_status_key(f->e.code));
     if (f->field[0]) {
         fputs(", \"field\": ", out);
@@ -55,7 +55,14 @@ void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
     }
     fputs(", \"message\": ", out);
     cs_json_write_string(out, f->e.msg);
-    fputs("}}\n", out);
+    fputc('}', out);
+}
+
+void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
+{
+    fputs("{\"error\": ", out);
+    cs_serve_fail_object(out, f);
+    fputs("}\n", out);
 }
 
 /* The keys each kind takes (any other is refused, naming it). */
@@ -99,6 +106,15 @@ static int body_string(json_t *o, const char *key, size_t max, char **out, cs_se
     return CS_OK;
 }
 
+/* Checks `value` as `collsim run` checks option `key` (cs_request_set). */
+static int body_check(cs_request_t *r, const char *key, const char *value, cs_serve_fail_t *f)
+{
+    cs_error_t e;
+    if (cs_request_set(r, key, value, &e) != CS_OK)
+        return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+    return CS_OK;
+}
+
 /* An integer field given as a number or, for sizes, as text ("1MiB"). */
 static int body_int(json_t *o, const char *key, int size, int64_t *out, int *has,
                     cs_serve_fail_t *f)
@@ -114,23 +130,14 @@ static int body_int(json_t *o, const char *key, int size, int64_t *out, int *has
     }
     if (size && json_is_string(v)) {
         cs_request_t r;
-        cs_error_t e;
+        int rc;
         cs_request_init(&r);
-        if (cs_request_set(&r, key, json_string_value(v), &e) != CS_OK)
-            return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
+        if ((rc = body_check(&r, key, json_string_value(v), f)))
+            return rc;
         *out = r.bytes;
         return CS_OK;
     }
     return body_type(key, size ? "an integer or a size such as \"1MiB\"" : "an integer", f);
-}
-
-/* Checks `value` as `collsim run` checks option `key` (cs_request_set). */
-static int body_check(cs_request_t *r, const char *key, const char *value, cs_serve_fail_t *f)
-{
-    cs_error_t e;
-    if (cs_request_set(r, key, value, &e) != CS_OK)
-        return cs_serve_fail(f, 400, key, e.code, "%s", e.msg);
-    return CS_OK;
 }
 
 static int body_check_int(cs_request_t *r, const char *key, int64_t v, cs_serve_fail_t *f)
@@ -207,6 +214,14 @@ static void canon_strings(FILE *c, char *const *v, int n)
         fputs(i ? ", " : "", c);
         cs_json_write_string(c, v[i]);
     }
+    fputc(']', c);
+}
+
+static void canon_ints(FILE *c, const int64_t *v, int n)
+{
+    fputc('[', c);
+    for (int i = 0; i < n; i++)
+        fprintf(c, "%s%lld", i ? ", " : "", (long long)v[i]);
     fputc(']', c);
 }
 
@@ -577,20 +592,14 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     }
     fputc(']', c);
     canon_key(c, &first, "bytes");
-    fputc('[', c);
-    for (int i = 0; i < nsizes; i++)
-        fprintf(c, "%s%lld", i ? ", " : "", (long long)sizes[i]);
-    fputc(']', c);
+    canon_ints(c, sizes, nsizes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     body_common_canon(c, &first, b);
     canon_key(c, &first, "ranks");
-    fputc('[', c);
-    for (int j = 0; j < nranks; j++)
-        fprintf(c, "%s%lld", j ? ", " : "", (long long)ranks[j]);
-    fputc(']', c);
+    canon_ints(c, ranks, nranks);
     body_tail_canon(c, &first, b);
 out:
     free(sizes);

@@ -267,15 +267,8 @@ int cs_serve_job_json(cs_serve_t *s, const char *id, FILE *out, cs_serve_fail_t 
     fprintf(out, ", \"progress\": %.4f, \"runs\": %d, \"request\": %s", j->progress,
             j->body.npoints, j->body.canon);
     if (j->state == CS_SERVE_FAILED) {
-        fputs(", \"error\": {\"status\": ", out);
-        cs_json_write_string(out, cs_status_key(j->fail.e.code));
-        if (j->fail.field[0]) {
-            fputs(", \"field\": ", out);
-            cs_json_write_string(out, j->fail.field);
-        }
-        fputs(", \"message\": ", out);
-        cs_json_write_string(out, j->fail.e.msg);
-        fputs("}", out);
+        fputs(", \"error\": ", out);
+        cs_serve_fail_object(out, &j->fail);
     }
     fprintf(out, ", \"elapsed\": %.3f}\n", elapsed);
     pthread_mutex_unlock(&s->mu);

@@ -199,11 +199,6 @@ static int serve_check_ranks(const cs_serve_job_t *j, const cs_machine_t *m, int
     return CS_OK;
 }
 
-static int pt_machine(const cs_serve_body_t *b, int i)
-{
-    return b->points[i].machine;
-}
-
 /* What a run that ended well keeps for the figures. */
 static void serve_run_finish(const cs_serve_job_t *j, cs_serve_run_t *sr)
 {
@@ -214,6 +209,15 @@ static void serve_run_finish(const cs_serve_job_t *j, cs_serve_run_t *sr)
     cs_figures_machine_short(m, sr->name, sizeof sr->name);
     cs_figures_run_title(m, sr->coll, b->kind == CS_SERVE_REPLAY ? "trace" :
                          b->program ? "program" : NULL, sr->ranks, sr->title, sizeof sr->title);
+}
+
+/* What the figures read of a run the request path built: its program,
+ * collective (NULL for a program) and placement. */
+static void serve_run_built(cs_serve_run_t *sr)
+{
+    sr->prog = sr->run.program;
+    sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
+    sr->rank_to_node = sr->run.coll.rank_to_node;
 }
 
 /* cs_compare_run's hook: the machine's node count checked, then the
@@ -235,9 +239,7 @@ static int serve_prepared(void *ctx, const cs_request_run_t *run, cs_error_t *er
 static void serve_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts)
 {
     serve_setup_t *su = ctx;
-    su->sr->prog = su->sr->run.program;
-    su->sr->coll = su->sr->run.is_coll ? &su->sr->run.coll : NULL;
-    su->sr->rank_to_node = su->sr->run.coll.rank_to_node;
+    serve_run_built(su->sr);
     serve_figure_opts(su->sr, m, su->poll, opts);
 }
 
@@ -268,7 +270,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         serve_setup_t su = {j, sr, &poll, f};
         cs_compare_hooks_t hooks = {serve_prepared, serve_setup, &su};
         memset(&row, 0, sizeof row);
-        rc = cs_compare_run(&r, b->machine[pt_machine(b, i)], 0, &hooks, &row, &sr->run, e);
+        rc = cs_compare_run(&r, b->machine[b->points[i].machine], 0, &hooks, &row, &sr->run, e);
         if (rc == CS_OK)
             serve_run_finish(j, sr);
         return rc;
@@ -330,9 +332,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         }
         if (b->program)
             cs_program_set_source(sr->run.program, SERVE_SOURCE);
-        sr->prog = sr->run.program;
-        sr->coll = sr->run.is_coll ? &sr->run.coll : NULL;
-        sr->rank_to_node = sr->run.coll.rank_to_node;
+        serve_run_built(sr);
         cs_request_exec_opts(&r, &sr->run, &opts);
     }
     serve_figure_opts(sr, m, &poll, &opts);
@@ -419,7 +419,7 @@ static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
     if (!strcmp(field, "algo") && b->kind == CS_SERVE_SWEEP)
         field = "algos";
     if (!strcmp(field, "machine") && b->kind == CS_SERVE_COMPARE)
-        snprintf(f->field, sizeof f->field, "machines[%d]", pt_machine(b, i));
+        snprintf(f->field, sizeof f->field, "machines[%d]", b->points[i].machine);
     else
         snprintf(f->field, sizeof f->field, "%s", field);
 }
@@ -434,24 +434,21 @@ void cs_serve_job_run(cs_serve_job_t *j)
     j->runs = cs_calloc((size_t)j->body.npoints, sizeof *j->runs);
     for (int i = 0; i < j->body.npoints && rc == CS_OK; i++) {
         if (j->cancel) {
-            rc = j->timed_out ? cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED,
-                                              "the job ran longer than the server's limit of "
-                                              "%g s (--max-seconds)", s->lim.max_seconds)
-                              : CS_ERR_CANCELLED;
+            rc = CS_ERR_CANCELLED;
             break;
         }
         j->nruns = i + 1;
         rc = serve_run_point(j, i, &j->runs[i], &f);
         if (rc && rc != CS_ERR_CANCELLED)
             serve_fail_field(j, i, &f);
-        if (rc == CS_ERR_CANCELLED && j->timed_out) {
-            rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
-                               "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
-            break;
-        }
         if (rc && j->body.kind == CS_SERVE_COMPARE && !strstr(f.e.msg, j->body.machine[i]))
             cs_error_prefix(&f.e, "%s", j->body.machine[i]);
     }
+    /* a cancel by the wall-clock limit (serve_poll), between points or
+     * within one, is a failure that says so */
+    if (rc == CS_ERR_CANCELLED && j->timed_out)
+        rc = cs_serve_fail(&f, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
+                           "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
     if (rc == CS_OK)
         rc = serve_result_doc(j, &f.e);
     /* a job that will not be done gives its memory back now, before it
