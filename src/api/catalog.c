@@ -9,6 +9,17 @@
 #include "io/result_json.h"
 #include "machines/machine.h"
 
+/* A NULL-terminated list of strings (NULL: none) as a JSON array. */
+static void catalog_strings_json(FILE *f, const char *const *list)
+{
+    fputs("[", f);
+    for (int k = 0; list && list[k]; k++) {
+        fputs(k ? ", " : "", f);
+        cs_json_write_string(f, list[k]);
+    }
+    fputs("]", f);
+}
+
 void cs_catalog_machines_json(FILE *f)
 {
     int count = 0;
@@ -24,12 +35,9 @@ void cs_catalog_machines_json(FILE *f)
         cs_json_write_string(f, t->usage ? t->usage : t->name);
         fputs(", \"example\": ", f);
         cs_json_write_string(f, t->example);
-        fputs(", \"keys\": [", f);
-        for (int k = 0; t->keys && t->keys[k]; k++) {
-            fputs(k ? ", " : "", f);
-            cs_json_write_string(f, t->keys[k]);
-        }
-        fputs("], \"presets\": [", f);
+        fputs(", \"keys\": ", f);
+        catalog_strings_json(f, t->keys);
+        fputs(", \"presets\": [", f);
         for (int k = 0; t->presets && t->presets[k]; k += 2) {
             fputs(k ? ", " : "", f);
             fputs("{\"name\": ", f);
@@ -57,12 +65,9 @@ void cs_catalog_algorithms_json(FILE *f)
         cs_json_write_string(f, a->name);
         fprintf(f, ", \"default\": %s, \"options\": ", dflt ? "true" : "false");
         cs_json_write_string(f, a->options ? a->options : "");
-        fputs(", \"keys\": [", f);
-        for (int k = 0; a->keys && a->keys[k]; k++) {
-            fputs(k ? ", " : "", f);
-            cs_json_write_string(f, a->keys[k]);
-        }
-        fputs("], \"source\": ", f);
+        fputs(", \"keys\": ", f);
+        catalog_strings_json(f, a->keys);
+        fputs(", \"source\": ", f);
         cs_json_write_string(f, a->source ? a->source : "");
         fputs(", \"summary\": ", f);
         cs_json_write_string(f, a->summary ? a->summary : "");

@@ -33,8 +33,9 @@ int cs_sweep_check_opts(const char *const *opts, int nopts, const cs_coll_algo_t
                         int nalgos, int scoped, cs_error_t *err);
 
 /* Prepares base's collective (its bytes: the first size) with algorithm
- * `algo` and P ranks (0: every node) on machine m into c, with the options of base that apply to algo
- * (unscoped, or scoped to it).  cs_request_coll_destroy c afterwards. */
+ * `algo` and P ranks (0: every node) on machine m into c, as `collsim run`
+ * would, with the options of base that apply to algo (unscoped, or scoped
+ * to it), scope removed.  cs_request_coll_destroy c afterwards. */
 int cs_sweep_prepare(const cs_request_t *base, const cs_coll_algo_t *algo, int64_t P,
                      const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err);
 

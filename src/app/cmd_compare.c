@@ -39,6 +39,7 @@ typedef struct compare_args {
     const char *csv, *markdown, *plot, *heatmaps, *title, *json;
     const char *heatmaps_tmp; /* where the heatmaps are written until the end */
     cs_heatmap_metric_t metric;
+    int to_stdout;            /* one of --csv, --markdown, --json is '-' */
 } compare_args_t;
 
 /* One machine's outcome (api/compare.h), its heatmap and its run JSON. */
@@ -160,8 +161,9 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         cs_app_usage_error("compare", "missing --coll NAME");
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
-    if ((a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
-            (a->json && !strcmp(a->json, "-")) > 1)
+    a->to_stdout = (a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
+                   (a->json && !strcmp(a->json, "-"));
+    if (a->to_stdout > 1)
         cs_app_usage_error("compare", "only one of --csv, --markdown and --json can write to "
                                       "standard output");
     if (machines) {
@@ -452,9 +454,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     }
     cs_app_progress_done(&progress);
 
-    int to_stdout = (a.csv && !strcmp(a.csv, "-")) || (a.markdown && !strcmp(a.markdown, "-")) ||
-                    (a.json && !strcmp(a.json, "-"));
-    if (!to_stdout) {
+    if (!a.to_stdout) {
         print_table(stdout, rows, a.nspecs);
         if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
@@ -492,7 +492,7 @@ int cs_app_cmd_compare(int argc, char **argv)
         rc = cs_outdir_commit(hdir, &err);
     else
         cs_outdir_abort(hdir);
-    if (rc == CS_OK && a.heatmaps && !to_stdout) {
+    if (rc == CS_OK && a.heatmaps && !a.to_stdout) {
         printf("heatmaps:\n");
         for (int i = 0; i < a.nspecs; i++)
             if (!rows[i].r.rc)

@@ -201,7 +201,7 @@ int cs_app_cmd_serve(int argc, char **argv)
     void *routes = NULL;
     cs_error_t err = {0};
     char tmpdir[256];
-    const char *t = getenv("TMPDIR");
+    const char *t = getenv("TMPDIR"), *tmp = t && *t ? t : "/tmp";
     int rc = CS_OK;
 
     serve_parse_args(argc, argv, &a);
@@ -216,10 +216,10 @@ int cs_app_cmd_serve(int argc, char **argv)
      * arenas), a price for a long-running server's memory coming back. */
     if (!getenv("MALLOC_ARENA_MAX"))
         mallopt(M_ARENA_MAX, 1);
-    snprintf(tmpdir, sizeof tmpdir, "%s/collsim-serve-XXXXXX", t && *t ? t : "/tmp");
+    snprintf(tmpdir, sizeof tmpdir, "%s/collsim-serve-XXXXXX", tmp);
     if (!mkdtemp(tmpdir)) {
-        cs_error_set(&err, CS_ERR_IO, "serve: cannot make a temporary folder in %s: %s",
-                     t && *t ? t : "/tmp", strerror(errno));
+        cs_error_set(&err, CS_ERR_IO, "serve: cannot make a temporary folder in %s: %s", tmp,
+                     strerror(errno));
         return cs_app_report(&err);
     }
     /* workers activate the figures' event from their threads */

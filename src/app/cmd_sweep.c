@@ -264,8 +264,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* The collective of algorithm k on P ranks (0: every node), prepared as
- * `collsim run` would: the --opt texts that apply to it, scope removed. */
+/* What a size means for collective k (the plot's x label). */
 static const char *sweep_size_meaning(cs_coll_kind_t k)
 {
     switch (k) {

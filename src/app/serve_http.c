@@ -165,13 +165,13 @@ static void http_post(serve_http_t *h, struct evhttp_request *req, double t0,
     int cached;
     /* one contiguous block (not NUL-terminated: jansson's json_loadb) */
     const char *body = len ? (const char *)evbuffer_pullup(in, -1) : "";
-    if (cs_serve_body_parse(kind, body, len, query, &h->lim, &b, &f) ||
-        cs_serve_submit(h->s, &b, id, &cached, &f)) {
-        cs_serve_body_destroy(&b);
+    int failed = cs_serve_body_parse(kind, body, len, query, &h->lim, &b, &f) ||
+                 cs_serve_submit(h->s, &b, id, &cached, &f);
+    cs_serve_body_destroy(&b);
+    if (failed) {
         http_fail(h, req, t0, &f);
         return;
     }
-    cs_serve_body_destroy(&b);
     snprintf(loc, sizeof loc, "/api/jobs/%s", id);
     evhttp_add_header(evhttp_request_get_output_headers(req), "Location", loc);
     submitted_t sub = {id, cached};
