@@ -3,13 +3,17 @@
  * through the request path and its row (time, bandwidth, busiest link),
  * and the JSON document of the runs.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/compare.h"
 #include "api/figures.h"
 #include "api/report.h"
+#include "core/units.h"
 #include "engine/net.h"
+#include "io/plot.h"
 #include "io/result_json.h"
 
 int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
@@ -86,4 +90,35 @@ int cs_compare_json_run(FILE *f, int index, int with_timing, const cs_request_ru
 void cs_compare_json_end(FILE *f)
 {
     fputs("]}\n", f);
+}
+
+int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
+                    int64_t bytes, int n, const char *const *labels, const double *seconds,
+                    int logy, cs_error_t *err)
+{
+    char **texts = cs_calloc((size_t)n + 1, sizeof *texts);
+    double *values = cs_calloc((size_t)n + 1, sizeof *values);
+    double lo = HUGE_VAL, hi = 0;
+    char made[320], size[32];
+    for (int i = 0; i < n; i++) {
+        values[i] = seconds[i] * 1e6;
+        texts[i] = cs_malloc(32);
+        cs_units_format_seconds(seconds[i], texts[i], 32);
+        if (values[i] > 0) {
+            lo = fmin(lo, values[i]);
+            hi = fmax(hi, values[i]);
+        }
+    }
+    if (!title) {
+        cs_units_format_bytes(bytes, size, sizeof size);
+        snprintf(made, sizeof made, "%s/%s, %s, on %d machines", coll, algo, size, n);
+    }
+    int rc = cs_plot_write_bars(path, title ? title : made, "time (\xc2\xb5s)", n, labels, values,
+                                (const char *const *)texts, logy >= 0 ? logy : hi > 30 * lo,
+                                err);
+    for (int i = 0; i < n; i++)
+        free(texts[i]);
+    free(texts);
+    free(values);
+    return rc;
 }

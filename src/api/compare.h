@@ -62,4 +62,13 @@ int cs_compare_json_run(FILE *f, int index, int with_timing, const cs_request_ru
                         cs_error_t *err);
 void cs_compare_json_end(FILE *f);
 
+/* The bar chart of a comparison (`collsim compare --plot`, the server's
+ * plot.svg): one bar per machine, labels[i] under it, its time seconds[i]
+ * in µs with the time written above it.  title NULL: "COLL/ALGO, SIZE, on N
+ * machines"; logy -1: a log axis when the times span more than a factor 30.
+ * Errors as cs_plot_write_bars gives them. */
+int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
+                    int64_t bytes, int n, const char *const *labels, const double *seconds,
+                    int logy, cs_error_t *err);
+
 #endif

@@ -358,12 +358,9 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
                       const char *algo, cs_error_t *err)
 {
     const char **labels = cs_calloc((size_t)n + 1, sizeof *labels);
-    char **texts = cs_calloc((size_t)n + 1, sizeof *texts);
-    double *values = cs_calloc((size_t)n + 1, sizeof *values);
+    double *seconds = cs_calloc((size_t)n + 1, sizeof *seconds);
     char (*names)[128] = cs_calloc((size_t)n + 1, sizeof *names);
-    double lo = HUGE_VAL, hi = 0;
     int k = 0, rc, same_ranks = 1, first = -1;
-    char title[320], size[32];
     for (int i = 0; i < n; i++)
         if (!rows[i].r.rc) {
             if (first >= 0 && rows[i].r.ranks != rows[first].r.ranks)
@@ -380,28 +377,15 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
         else
             snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].r.name, rows[i].r.ranks);
         labels[k] = names[k];
-        values[k] = rows[i].r.seconds * 1e6;
-        texts[k] = cs_malloc(32);
-        cs_units_format_seconds(rows[i].r.seconds, texts[k], 32);
-        if (values[k] > 0) {
-            lo = fmin(lo, values[k]);
-            hi = fmax(hi, values[k]);
-        }
-        k++;
+        seconds[k++] = rows[i].r.seconds;
     }
-    int logy = a->logy >= 0 ? a->logy : hi > 30 * lo;
-    cs_units_format_bytes(a->req.bytes, size, sizeof size);
-    snprintf(title, sizeof title, "%s/%s, %s, on %d machines", a->req.coll, algo, size, k);
-    rc = cs_plot_write_bars(a->plot, a->title ? a->title : title, "time (\xc2\xb5s)", k, labels,
-                            values, (const char *const *)texts, logy, err);
+    rc = cs_compare_plot(a->plot, a->title, a->req.coll, algo, a->req.bytes, k, labels, seconds,
+                         a->logy, err);
     if (rc)
         cs_error_prefix(err, "--plot");
-    for (int i = 0; i < k; i++)
-        free(texts[i]);
-    free(texts);
     free(labels);
     free(names);
-    free(values);
+    free(seconds);
     return rc;
 }
 

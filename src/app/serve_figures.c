@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/compare.h"
 #include "api/figures.h"
 #include "app/serve_internal.h"
 #include "core/units.h"
@@ -42,31 +43,18 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
 {
     const cs_serve_body_t *b = &j->body;
     int n = j->nruns, rc;
-    char title[320], size[32];
+    char title[320];
     if (b->kind == CS_SERVE_COMPARE) {
         const char **labels = cs_calloc((size_t)n, sizeof *labels);
-        char **texts = cs_calloc((size_t)n, sizeof *texts);
-        double *values = cs_calloc((size_t)n, sizeof *values), lo = 1e300, hi = 0;
+        double *seconds = cs_calloc((size_t)n, sizeof *seconds);
         for (int i = 0; i < n; i++) {
             labels[i] = j->runs[i].name;
-            values[i] = j->runs[i].seconds * 1e6;
-            texts[i] = cs_malloc(32);
-            cs_units_format_seconds(j->runs[i].seconds, texts[i], 32);
-            if (values[i] > 0) {
-                lo = values[i] < lo ? values[i] : lo;
-                hi = values[i] > hi ? values[i] : hi;
-            }
+            seconds[i] = j->runs[i].seconds;
         }
-        cs_units_format_bytes(b->bytes, size, sizeof size);
-        snprintf(title, sizeof title, "%s/%s, %s, on %d machines", b->coll, b->points[0].algo,
-                 size, n);
-        rc = cs_plot_write_bars(path, title, "time (\xc2\xb5s)", n, labels, values,
-                                (const char *const *)texts, hi > 30 * lo, err);
-        for (int i = 0; i < n; i++)
-            free(texts[i]);
-        free(texts);
+        rc = cs_compare_plot(path, NULL, b->coll, b->points[0].algo, b->bytes, n, labels,
+                             seconds, -1, err);
         free(labels);
-        free(values);
+        free(seconds);
         return rc;
     }
     /* a sweep: one line per algorithm and rank count over the sizes */
