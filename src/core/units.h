@@ -48,11 +48,16 @@ typedef struct cs_spec_kv {
     int used;   /* set by cs_spec_get*, so unknown keys can be reported */
 } cs_spec_kv_t;
 
+struct cs_files;
 typedef struct cs_spec {
     char *name;
     cs_spec_kv_t *kv;
     int nkv;
     char *text; /* the whole original string, for messages */
+    /* NULL: keys that name files name paths; else they name these files
+     * only, and no key may ask for a file to be written (core/source.h).
+     * Borrowed; cs_spec_parse leaves it NULL. */
+    const struct cs_files *files;
 } cs_spec_t;
 
 /* Parses text into spec.  Errors: empty name, empty key, duplicate key,

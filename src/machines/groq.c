@@ -451,17 +451,19 @@ static void fmt_slot(const cs_groq_t *g, int64_t start, char *buf, size_t len)
     snprintf(buf, len, "slot %lld (%s)", (long long)(start / g->slot), t);
 }
 
-int cs_groq_schedule_load(cs_groq_t *g, const char *path, cs_error_t *err)
+int cs_groq_schedule_load(cs_groq_t *g, const cs_source_t *file, cs_error_t *err)
 {
+    const char *path = file->name;
     cs_lines_t *src;
     char *text = NULL;
     size_t cap = 0;
     int line = 0, rc = CS_OK, got;
     int64_t n = 0, nalloc = 0;
     cs_groq_slot_t *v = NULL;
-    if (cs_lines_open_file(path, &src) != CS_OK)
-        return cs_error_set(err, CS_ERR_IO, "key 'schedule': %s: cannot open: %s", path,
-                            strerror(errno));
+    if ((rc = cs_source_lines(file, &src, err))) {
+        cs_error_prefix(err, "key 'schedule'");
+        return rc;
+    }
     while ((got = cs_lines_next_copy(src, &text, &cap)) > 0) {
         line++;
         char *hash = strchr(text, '#');
@@ -815,12 +817,17 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     g->align_ticks = llround((double)((link_cycles / epoch + 1) * g->align_height * epoch) / hz *
                              1e12);
 
-    if ((v = cs_spec_get(spec, "schedule"))) {
-        g->schedule_path = cs_strdup(v);
-        if ((rc = cs_groq_schedule_load(g, v, err)))
+    cs_source_t sched;
+    if ((rc = cs_source_from_spec(spec, "schedule", &sched, err)))
+        return rc;
+    if (sched.name) {
+        g->schedule_path = cs_strdup(sched.name);
+        if ((rc = cs_groq_schedule_load(g, &sched, err)))
             return rc;
     }
-    if ((v = cs_spec_get(spec, "dump"))) {
+    if ((rc = cs_source_output_from_spec(spec, "dump", &v, err)))
+        return rc;
+    if (v) {
         /* asked now, written after the run (whole or absent) */
         if ((rc = cs_outfile_check_writable("key 'dump'", v, err)))
             return rc;
@@ -865,6 +872,8 @@ const cs_machine_type_t cs_machine_groq = {
              "[,lane_gbps=25][,vector=320][,wire=328][,paths=1|K|auto][,even=0|1][,align=0|1]"
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,
+    .file_keys = (const cs_filekey_t[]){{"schedule", CS_FILEKEY_READ},
+                                        {"dump", CS_FILEKEY_WRITE}, {NULL, 0}},
     .example = "groq:nodes=8",
     .create = create,
     .destroy = destroy,

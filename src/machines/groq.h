@@ -41,6 +41,7 @@
 
 #include "core/error.h"
 #include "core/sim.h"
+#include "core/source.h"
 #include "topo/topo.h"
 
 #define CS_GROQ_NODE_TSPS 8     /* a = 8 TSPs per node (K8) */
@@ -127,7 +128,7 @@ void cs_groq_wiring(const cs_groq_t *g, cs_groq_wiring_t *out);
  * not form a path (or leave a hop before the hop latency has passed), and
  * two vectors on one link direction at once are errors naming the file and
  * line, the link, the slot and both vectors. */
-int cs_groq_schedule_load(cs_groq_t *g, const char *path, cs_error_t *err);
+int cs_groq_schedule_load(cs_groq_t *g, const cs_source_t *file, cs_error_t *err);
 
 /* Writes a placement as a schedule line. */
 void cs_groq_schedule_write(const cs_groq_t *g, FILE *f, int64_t msg, int64_t vec, int32_t chan,

@@ -111,7 +111,61 @@ int cs_machine_check_spec(const char *spec_text, cs_error_t *err)
     return rc;
 }
 
+int cs_machine_file_key(const cs_machine_type_t *type, const char *key)
+{
+    for (const cs_filekey_t *f = type->file_keys; f && f->key; f++)
+        if (!strcmp(f->key, key))
+            return (int)f->mode;
+    return 0;
+}
+
+/* What a spec whose files come from `files` may not do (machine.h,
+ * cs_machine_check_files). */
+static int machine_check_files(const cs_machine_type_t *type, const cs_spec_t *spec,
+                               const cs_files_t *files, const char **key, cs_error_t *err)
+{
+    int rc = CS_OK;
+    for (int i = 0; i < spec->nkv && rc == CS_OK; i++) {
+        const cs_spec_kv_t *kv = &spec->kv[i];
+        int mode = cs_machine_file_key(type, kv->key);
+        if (mode == CS_FILEKEY_WRITE)
+            rc = cs_error_set(err, CS_ERR_USAGE, "key '%s' of %s writes a file (%s=FILE), "
+                              "which a request cannot ask for", kv->key, type->name, kv->key);
+        else if (mode == CS_FILEKEY_READ && !cs_files_find(files, kv->value))
+            rc = cs_error_set(err, CS_ERR_USAGE, "key '%s' names \"%.*s\", which is none of "
+                              "the request's files: give the file's content in \"files\" and "
+                              "its name here (%s=NAME); no path is opened", kv->key,
+                              CS_FILES_NAME_MAX, kv->value, kv->key);
+        if (rc && key)
+            for (const cs_filekey_t *f = type->file_keys; f->key; f++)
+                if (!strcmp(f->key, kv->key))
+                    *key = f->key;
+    }
+    return rc;
+}
+
+int cs_machine_check_files(const char *spec_text, const cs_files_t *files, const char **key,
+                           cs_error_t *err)
+{
+    cs_spec_t spec;
+    const cs_machine_type_t *type;
+    int rc = machine_parse(spec_text, &spec, &type, err);
+    if (key)
+        *key = NULL;
+    if (rc)
+        return rc;
+    rc = machine_check_files(type, &spec, files, key, err);
+    cs_spec_destroy(&spec);
+    return rc;
+}
+
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
+{
+    return cs_machine_new_in(spec_text, NULL, out, err);
+}
+
+int cs_machine_new_in(const char *spec_text, const cs_files_t *files, cs_machine_t **out,
+                      cs_error_t *err)
 {
     cs_spec_t spec;
     const cs_machine_type_t *type = NULL;
@@ -121,6 +175,12 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
     *out = NULL;
     if ((rc = machine_parse(spec_text, &spec, &type, err)))
         return rc;
+    /* the tables' word first, then the readers' (core/source.h) again */
+    if (files && (rc = machine_check_files(type, &spec, files, NULL, err))) {
+        cs_spec_destroy(&spec);
+        return rc;
+    }
+    spec.files = files;
     m = cs_calloc(1, sizeof *m);
     m->type = type;
     m->reduce_den = 1;

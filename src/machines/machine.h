@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include "coll/coll.h" /* cs_coll_hints_t only: the vocabulary of hints */
 #include "core/error.h"
+#include "core/source.h"
 #include "engine/exec.h"
 #include "engine/net.h"
 #include "core/units.h"
@@ -118,6 +119,23 @@ typedef struct cs_machine {
     void *impl;              /* machine-private state, freed by type->destroy */
 } cs_machine_t;
 
+/* ---- keys that name files ----------------------------------------------------
+ *
+ * A spec key whose value names a file is declared in its type's table
+ * (cs_machine_type_t.file_keys), with whether the machine reads or writes
+ * it, so that a front end that must not touch files a request names
+ * (`collsim serve`, docs/security.md) refuses them by reading the tables:
+ * a new machine's file key is covered without touching the service. */
+typedef enum cs_filekey_mode {
+    CS_FILEKEY_READ = 1,  /* read through cs_source_from_spec (core/source.h) */
+    CS_FILEKEY_WRITE      /* written; asked with cs_source_output_from_spec */
+} cs_filekey_mode_t;
+
+typedef struct cs_filekey {
+    const char *key;      /* one of the type's keys */
+    cs_filekey_mode_t mode;
+} cs_filekey_t;
+
 /* ---- a machine type: one constant table ------------------------------------
  *
  * Everything that makes a kind of machine, in one place
@@ -131,6 +149,9 @@ typedef struct cs_machine_type {
     const char *usage;
     /* the spec keys create reads, NULL-terminated; others are refused */
     const char *const *keys;
+    /* those of keys whose value names a file, terminated by {NULL}; NULL:
+     * none.  create reads them only through core/source.h. */
+    const cs_filekey_t *file_keys;
     /* a representative configuration of the type, a full spec that runs
      * the suite's collectives on some tens of ranks in well under a second
      * (`collsim compare` runs it when no --machines are given) */
@@ -171,11 +192,25 @@ const cs_machine_type_t *const *cs_machine_types(int *count);
 /* Creates a machine from "type[:key=value,...]".  Errors name the spec key
  * and list valid keys or types. */
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
+/* The same, the spec's file keys naming entries of files (core/source.h)
+ * instead of paths, and no key writing a file; files NULL: as
+ * cs_machine_new.  What `collsim serve` builds with. */
+int cs_machine_new_in(const char *spec_text, const cs_files_t *files, cs_machine_t **out,
+                      cs_error_t *err);
 void cs_machine_free(cs_machine_t *m); /* accepts NULL */
 /* What cs_machine_new checks of a spec before building anything: its
  * syntax, the machine type and the key names (not their values), with the
  * same messages.  For refusing a request at once (`collsim serve`). */
 int cs_machine_check_spec(const char *spec_text, cs_error_t *err);
+/* cs_machine_check_spec, and then what a spec may not do when its files
+ * come from files (cs_machine_new_in): name a key that writes a file, or
+ * give a key that reads one a value that is not one of files (NULL: none).
+ * CS_ERR_USAGE naming the key; *key (when not NULL) points to the key at
+ * fault in the type's table, or is NULL for a refusal of another kind. */
+int cs_machine_check_files(const char *spec_text, const cs_files_t *files, const char **key,
+                           cs_error_t *err);
+/* The mode of type's key `key` if it names a file, else 0. */
+int cs_machine_file_key(const cs_machine_type_t *type, const char *key);
 
 /* The machine's lines for a report (type->report; nothing without one). */
 void cs_machine_report(const cs_machine_t *m, const cs_net_t *net, FILE *f);

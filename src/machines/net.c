@@ -230,14 +230,17 @@ static int net_shape(net_t *n, cs_error_t *err)
 static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **out,
                         cs_error_t *err)
 {
-    const char *file = cs_spec_get(spec, "file"), *gen = cs_spec_get(spec, "gen");
+    const char *gen = cs_spec_get(spec, "gen");
     const char *routing = cs_spec_get(spec, "routing");
+    cs_source_t file;
     int rc;
     *out = NULL;
-    if (file && gen)
+    if ((rc = cs_source_from_spec(spec, "file", &file, err)))
+        return rc;
+    if (file.name && gen)
         return cs_error_set(err, CS_ERR_USAGE, "keys 'file' and 'gen' exclude each other: a "
                             "network comes from a file or from a generator");
-    if (file) {
+    if (file.name) {
         cs_netfile_format_t fmt = CS_NETFILE_AUTO;
         const char *f = cs_spec_get(spec, "format");
         if (f && (rc = cs_netfile_parse_format(f, &fmt, err)))
@@ -246,7 +249,7 @@ static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **o
             return cs_error_set(err, CS_ERR_USAGE, "routing=%s: a network read from a file "
                                 "is routed by shortest paths (routing=shortest, the default) "
                                 "or ECMP over them (routing=ecmp)", routing);
-        if ((rc = cs_netfile_read(file, fmt, bw, lat, out, err)))
+        if ((rc = cs_netfile_read(&file, fmt, bw, lat, out, err)))
             return rc;
         if (routing && !strcmp(routing, "ecmp") && (rc = cs_netdesc_route_ecmp(*out, err))) {
             cs_netdesc_free(*out);
@@ -537,6 +540,7 @@ const cs_machine_type_t cs_machine_net = {
              "[,lat=0][,alpha=1us][,hop=0][,ports=1][,packet=4KiB][,buf=8][,tick=1ps]"
              "[,reduce=0]",
     .keys = keys,
+    .file_keys = (const cs_filekey_t[]){{"file", CS_FILEKEY_READ}, {NULL, 0}},
     .example = "net:gen=fattree,k=4,n=2",
     .create = create,
     .destroy = net_destroy,

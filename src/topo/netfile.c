@@ -96,7 +96,7 @@ static int el_link(cs_netfile_stage_t *st, char **f, int n, int32_t line, double
     return CS_OK;
 }
 
-static int read_edgelist(const char *path, double dflt_bw, double dflt_lat, cs_netdesc_t **out,
+static int read_edgelist(const cs_source_t *file, double dflt_bw, double dflt_lat, cs_netdesc_t **out,
                          cs_error_t *err)
 {
     cs_lines_t *src;
@@ -105,8 +105,9 @@ static int read_edgelist(const char *path, double dflt_bw, double dflt_lat, cs_n
     size_t cap = 0;
     int32_t line = 0;
     int rc = CS_OK, got = 0;
-    if (cs_lines_open_file(path, &src) != CS_OK)
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    const char *path = file->name;
+    if ((rc = cs_source_lines(file, &src, err)))
+        return rc;
     st = cs_netfile_stage_new(path);
     while (rc == CS_OK && (got = cs_lines_next_copy(src, &buf, &cap)) > 0) {
         int n = el_fields(buf, fld);
@@ -378,16 +379,17 @@ static int gml_undeclared(xmlNodePtr root, char *name, size_t len)
     return line;
 }
 
-static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **out,
+static int read_graphml(const cs_source_t *file, double bw, double lat, cs_netdesc_t **out,
                         cs_error_t *err)
 {
+    const char *path = file->name;
     xmlDocPtr doc;
     igraph_t g;
     FILE *f;
     int rc;
     /* libxml2 first, for a line number: igraph reports a malformed file
      * only through its process-wide error handler */
-    if ((rc = cs_netfile_xml_read(path, &doc, err)))
+    if ((rc = cs_netfile_xml_read(file, &doc, err)))
         return rc;
     char key[128];
     int line = gml_undeclared(xmlDocGetRootElement(doc), key, sizeof key);
@@ -396,8 +398,8 @@ static int read_graphml(const char *path, double bw, double lat, cs_netdesc_t **
         return cs_error_set(err, CS_ERR_PARSE, "%s:%d: <data key=\"%s\"> names no declared "
                             "<key> (collsim reads kind, rank, group, level, label, bandwidth, "
                             "latency, multiplicity, routing)", path, line, key);
-    if (!(f = fopen(path, "r")))
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if ((rc = cs_source_fopen(file, &f, err)))
+        return rc;
     /* igraph's attribute table and handlers are process-global (see
      * topo_igraph.c): installed for this read only, the caller's restored,
      * all under the igraph lock (another thread's igraph calls must not see
@@ -521,17 +523,18 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int cs_netfile_read(const char *path, cs_netfile_format_t format, double dflt_bw,
+int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double dflt_bw,
                     double dflt_lat, cs_netdesc_t **out, cs_error_t *err)
 {
+    const char *path = src->name;
     *out = NULL;
     if (format == CS_NETFILE_AUTO)
         format = ends_with(path, ".graphml") ? CS_NETFILE_GRAPHML
                  : ends_with(path, ".xml")   ? CS_NETFILE_SIMGRID
                                              : CS_NETFILE_EDGELIST;
     switch (format) {
-    case CS_NETFILE_GRAPHML: return read_graphml(path, dflt_bw, dflt_lat, out, err);
-    case CS_NETFILE_SIMGRID: return cs_netfile_read_simgrid(path, dflt_bw, dflt_lat, out, err);
-    default: return read_edgelist(path, dflt_bw, dflt_lat, out, err);
+    case CS_NETFILE_GRAPHML: return read_graphml(src, dflt_bw, dflt_lat, out, err);
+    case CS_NETFILE_SIMGRID: return cs_netfile_read_simgrid(src, dflt_bw, dflt_lat, out, err);
+    default: return read_edgelist(src, dflt_bw, dflt_lat, out, err);
     }
 }

@@ -27,6 +27,7 @@
 
 #include <stdio.h>
 #include "core/error.h"
+#include "core/source.h"
 #include "topo/netdesc.h"
 
 typedef enum cs_netfile_format {
@@ -37,9 +38,11 @@ typedef enum cs_netfile_format {
 /* "auto", "edgelist", "graphml", "simgrid"; CS_ERR_USAGE otherwise. */
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err);
 
-/* Reads `path`.  dflt_bw (bytes/s) and dflt_lat (s) are used where the file
- * gives none.  Hosts keep the file's order unless ranks are given. */
-int cs_netfile_read(const char *path, cs_netfile_format_t format, double dflt_bw,
+/* Reads src (a path, or a request's inline file: core/source.h), named
+ * src->name in messages; the format AUTO is told from that name.  dflt_bw
+ * (bytes/s) and dflt_lat (s) are used where the file gives none.  Hosts
+ * keep the file's order unless ranks are given. */
+int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double dflt_bw,
                     double dflt_lat, cs_netdesc_t **out, cs_error_t *err);
 
 /* Writes d as GraphML with the attributes above (what `collsim topo

@@ -91,7 +91,7 @@ int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
 /* Parses `path` with libxml2 (no network access, no entity expansion, its
  * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
  * "PATH:LINE: libxml2's message" when it is not well-formed XML. */
-int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err);
+int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err);
 
 /* The zone tree of a SimGrid platform of several zones and its routing
  * (netfile_sgzone.c).  Zone 0 is the root; nodes are the description's. */
@@ -191,7 +191,7 @@ int cs_netfile_sg_zone(const cs_netfile_sg_t *s, xmlNodePtr zone, int full, cs_n
 int cs_netfile_sg_zones(const cs_netfile_sg_t *s, xmlNodePtr zone, cs_netdesc_t **out);
 
 /* SimGrid platform XML (netfile_simgrid.c). */
-int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
+int cs_netfile_read_simgrid(const cs_source_t *src, double dflt_bw, double dflt_lat,
                             cs_netdesc_t **out, cs_error_t *err);
 
 #endif

@@ -466,9 +466,10 @@ static int sg_zone_or_cluster(const sg_t *s, xmlNodePtr zone, cs_netdesc_t **out
                               routing);
 }
 
-int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
+int cs_netfile_read_simgrid(const cs_source_t *src, double dflt_bw, double dflt_lat,
                             cs_netdesc_t **out, cs_error_t *err)
 {
+    const char *path = src->name;
     sg_t s = {path, err};
     xmlDocPtr doc;
     xmlNodePtr root, net = NULL;
@@ -477,7 +478,7 @@ int cs_netfile_read_simgrid(const char *path, double dflt_bw, double dflt_lat,
     (void)dflt_bw; /* SimGrid requires every bandwidth and latency */
     (void)dflt_lat;
     *out = NULL;
-    if ((rc = cs_netfile_xml_read(path, &doc, err)))
+    if ((rc = cs_netfile_xml_read(src, &doc, err)))
         return rc;
     root = xmlDocGetRootElement(doc);
     if (!root || !cs_netfile_sg_is(root, "platform"))

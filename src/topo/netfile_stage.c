@@ -10,6 +10,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlversion.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -297,24 +298,35 @@ static void xml_first_error(void *user, xmlErrorPtr e)
     first->msg[strcspn(first->msg, "\n")] = '\0';
 }
 
-int cs_netfile_xml_read(const char *path, xmlDocPtr *out, cs_error_t *err)
+int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
 {
     xml_first_t first = {0, 0, "not well-formed XML"};
     xmlParserCtxtPtr ctx;
-    FILE *f = fopen(path, "r");
-    *out = NULL;
-    if (!f) /* before libxml2, which would print its own warning */
-        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    fclose(f);
-    if (!(ctx = xmlNewParserCtxt()))
-        return cs_error_set(err, CS_ERR_NOMEM, "%s: cannot create an XML parser", path);
-    ctx->_private = &first;
-    ctx->sax->serror = xml_first_error;
+    const char *path = src->name;
+    FILE *f = NULL;
+    int rc;
     /* NONET: a platform file must not make collsim fetch anything (DTDs
      * included); no NOENT: entities stay unexpanded (no billion laughs) */
-    *out = xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                           XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS);
+    const int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                     XML_PARSE_NOBLANKS;
+    *out = NULL;
+    /* a file opened before libxml2, which would print its own warning */
+    if (!src->data && (rc = cs_source_fopen(src, &f, err)))
+        return rc;
+    if (!(ctx = xmlNewParserCtxt())) {
+        if (f)
+            fclose(f);
+        return cs_error_set(err, CS_ERR_OOM, "%s: out of memory", path);
+    }
+    ctx->_private = &first;
+    ctx->sax->serror = xml_first_error;
+    if (f)
+        *out = xmlCtxtReadFd(ctx, fileno(f), path, NULL, opts);
+    else if (src->len <= INT_MAX)
+        *out = xmlCtxtReadMemory(ctx, src->data, (int)src->len, path, NULL, opts);
     xmlFreeParserCtxt(ctx);
+    if (f)
+        fclose(f);
     if (*out && !first.set)
         return CS_OK;
     xmlFreeDoc(*out);

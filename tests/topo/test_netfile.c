@@ -63,7 +63,7 @@ static cs_netdesc_t *read_ok(const char *path, cs_netfile_format_t fmt)
 {
     cs_netdesc_t *d = NULL;
     cs_error_t err = {0};
-    int rc = cs_netfile_read(path, fmt, DFLT_BW, DFLT_LAT, &d, &err);
+    int rc = cs_netfile_read(&(cs_source_t){.name = path}, fmt, DFLT_BW, DFLT_LAT, &d, &err);
     cr_assert_eq(rc, CS_OK, "reading %s: %s", path, err.msg);
     cr_assert_not_null(d);
     return d;
@@ -76,7 +76,7 @@ static void read_fails(const char *name, const char *text, int code, const char 
     const char *path = tmpfile_with(name, text);
     cs_netdesc_t *d = NULL;
     cs_error_t err = {0};
-    int rc = cs_netfile_read(path, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
+    int rc = cs_netfile_read(&(cs_source_t){.name = path}, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
     cr_assert_eq(rc, code, "%s: rc %d (want %d), message: %s", name, rc, code, err.msg);
     cr_assert_null(d);
     for (; *parts; parts++) {
@@ -206,11 +206,11 @@ Test(netfile, missing_file_is_io_error)
 {
     cs_netdesc_t *d = NULL;
     cs_error_t err = {0};
-    cr_assert_eq(cs_netfile_read("/nonexistent/x.edges", CS_NETFILE_AUTO, 1, 0, &d, &err),
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = "/nonexistent/x.edges"}, CS_NETFILE_AUTO, 1, 0, &d, &err),
                  CS_ERR_IO);
-    cr_assert_eq(cs_netfile_read("/nonexistent/x.graphml", CS_NETFILE_AUTO, 1, 0, &d, &err),
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = "/nonexistent/x.graphml"}, CS_NETFILE_AUTO, 1, 0, &d, &err),
                  CS_ERR_IO);
-    cr_assert_eq(cs_netfile_read("/nonexistent/x.xml", CS_NETFILE_AUTO, 1, 0, &d, &err),
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = "/nonexistent/x.xml"}, CS_NETFILE_AUTO, 1, 0, &d, &err),
                  CS_ERR_IO);
     cr_assert_null(d);
 }
@@ -318,12 +318,12 @@ Test(netfile, graphml_restores_igraph_state)
     cs_error_t err = {0};
     igraph_attribute_table_t *before = igraph_set_attribute_table(NULL);
     igraph_error_handler_t *eh = igraph_set_error_handler(igraph_error_handler_printignore);
-    cr_assert_eq(cs_netfile_read(data(files[0]), CS_NETFILE_AUTO, 1, 0, &d, &err), CS_OK);
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = data(files[0])}, CS_NETFILE_AUTO, 1, 0, &d, &err), CS_OK);
     cs_netdesc_free(d);
     cr_assert_eq(igraph_set_attribute_table(NULL), NULL);
     cr_assert_eq(igraph_set_error_handler(igraph_error_handler_printignore),
                  igraph_error_handler_printignore);
-    cr_assert_eq(cs_netfile_read(bad, CS_NETFILE_AUTO, 1, 0, &d, &err), CS_ERR_PARSE);
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = bad}, CS_NETFILE_AUTO, 1, 0, &d, &err), CS_ERR_PARSE);
     cr_assert_not_null(strstr(err.msg, "not a GraphML graph igraph can read"), "%s", err.msg);
     cr_assert_eq(igraph_set_attribute_table(before), NULL);
     cr_assert_eq(igraph_set_error_handler(eh), igraph_error_handler_printignore);
@@ -562,7 +562,7 @@ static cs_netdesc_t *read_cluster(const char *name)
 {
     cs_netdesc_t *d = NULL;
     cs_error_t err = {0};
-    int rc = cs_netfile_read(data(name), CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
+    int rc = cs_netfile_read(&(cs_source_t){.name = data(name)}, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
     if (rc == CS_ERR_INTERNAL && strstr(err.msg, "not built"))
         cr_skip_test("%s needs the generators (netgen_tree.c, netgen_direct.c): %s", name,
                      err.msg);
@@ -637,7 +637,7 @@ Test(netfile, graphml_undeclared_data_and_routing)
         "    <node id=\"a\"><data key=\"kind\">host</data></node>\n"
         "    <node id=\"b\"><data key=\"bandwith\">1e9</data></node>\n"
         "    <edge source=\"a\" target=\"b\"/>\n  </graph>\n</graphml>\n");
-    cr_assert_eq(cs_netfile_read(bad, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err), CS_ERR_PARSE);
+    cr_assert_eq(cs_netfile_read(&(cs_source_t){.name = bad}, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err), CS_ERR_PARSE);
     cr_expect(strstr(err.msg, ":6:") && strstr(err.msg, "bandwith"), "%s", err.msg);
     const char *ok = tmpfile_with("ring.graphml",
         "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
