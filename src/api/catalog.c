@@ -37,7 +37,15 @@ void cs_catalog_machines_json(FILE *f)
         cs_json_write_string(f, t->example);
         fputs(", \"keys\": ", f);
         catalog_strings_json(f, t->keys);
-        fputs(", \"presets\": [", f);
+        /* the keys that name files: what a request must send inline
+         * ("read") or cannot ask for ("write"), docs/security.md */
+        fputs(", \"files\": [", f);
+        for (const cs_filekey_t *k = t->file_keys; k && k->key; k++) {
+            fputs(k == t->file_keys ? "{\"key\": " : ", {\"key\": ", f);
+            cs_json_write_string(f, k->key);
+            fprintf(f, ", \"mode\": \"%s\"}", k->mode == CS_FILEKEY_WRITE ? "write" : "read");
+        }
+        fputs("], \"presets\": [", f);
         for (int k = 0; t->presets && t->presets[k]; k += 2) {
             fputs(k ? ", " : "", f);
             fputs("{\"name\": ", f);

@@ -36,6 +36,9 @@ static void list_machines(void)
         for (int k = 0; t->keys && t->keys[k]; k++)
             printf("%s%s", k ? ", " : "", t->keys[k]);
         putchar('\n');
+        for (const cs_filekey_t *k = t->file_keys; k && k->key; k++)
+            printf("%s%s (%s)%s", k == t->file_keys ? "  files: " : ", ", k->key,
+                   k->mode == CS_FILEKEY_WRITE ? "written" : "read", k[1].key ? "" : "\n");
     }
 }
 

@@ -153,6 +153,9 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
     cs_app_no_operands("serve", argc, argv);
 }
 
+/* Seconds a stopping server waits for its workers (cs_serve_stop). */
+#define SERVE_STOP_GRACE 1.0
+
 /* The loop's own state. */
 typedef struct serve_loop {
     struct event_base *base;
@@ -168,10 +171,13 @@ static void serve_on_signal(evutil_socket_t sig, short what, void *arg)
     event_base_loopbreak(l->base);
 }
 
+/* A quarter of a second: the watchdog's resolution (a stuck job fails
+ * within --max-seconds + SERVE_GRACE + 0.25 s) and expiry's. */
 static void serve_on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
+    cs_serve_watch(arg);
     cs_serve_expire(arg);
 }
 
@@ -259,9 +265,9 @@ int cs_app_cmd_serve(int argc, char **argv)
     sigint = evsignal_new(loop.base, SIGINT, serve_on_signal, &loop);
     sigterm = evsignal_new(loop.base, SIGTERM, serve_on_signal, &loop);
     tick = event_new(loop.base, -1, EV_PERSIST, serve_on_tick, loop.s);
-    struct timeval second = {1, 0};
+    struct timeval quarter = {0, 250000};
     if (!sigint || !sigterm || !tick || event_add(sigint, NULL) || event_add(sigterm, NULL) ||
-        event_add(tick, &second)) {
+        event_add(tick, &quarter)) {
         rc = cs_error_set(&err, CS_ERR_RUNTIME, "serve: cannot watch the signals");
         goto out;
     }
@@ -276,6 +282,17 @@ out:
      * a worker may still hold a figure's request */
     if (sock)
         evhttp_del_accept_socket(http, sock);
+    /* a worker in a step that does not look at its cancel flag (building a
+     * large machine) is not waited for: SIGTERM must end the server within
+     * 2 s whatever the workers do.  The process ends at once, without
+     * freeing what such a worker still uses; the folder goes first. */
+    if (loop.s && cs_serve_stop(loop.s, SERVE_STOP_GRACE) > 0) {
+        serve_rmdir(tmpdir);
+        fprintf(stderr, "collsim serve: a worker did not stop within %g s; exiting without "
+                "it\n", SERVE_STOP_GRACE);
+        fflush(NULL);
+        _exit(rc ? cs_status_exit_code(rc) : loop.signal ? 128 + loop.signal : 0);
+    }
     cs_serve_free(loop.s);
     if (http)
         evhttp_free(http);

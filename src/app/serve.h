@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/source.h"
 
 #define CS_SERVE_MAX_MACHINES 16  /* a compare's machines */
 #define CS_SERVE_MAX_POINTS 256   /* a sweep's runs (algorithms x ranks x sizes) */
@@ -71,12 +72,16 @@ typedef struct cs_serve_point {
     int64_t ranks;
 } cs_serve_point_t;
 
-/* A request, parsed, checked and normalised.  Every string is owned. */
+/* A request, parsed, checked and normalised.  Every string is owned.  A
+ * spec key that names a file names one of `files`, and none writes one
+ * (machines/machine.h, cs_machine_check_files): refused at parsing. */
 typedef struct cs_serve_body {
     cs_serve_kind_t kind;
     char *machine[CS_SERVE_MAX_MACHINES];
     int nmachines;
     char *coll, *algo, *order, *mode;  /* algo NULL: the collective's default */
+    cs_files_t *files;                 /* the request's inline files, or NULL:
+                                          the only files its specs may name */
     char *program;                     /* GOAL text (run), NULL: a collective */
     char *trace;                       /* the trace (replay) */
     size_t trace_len;
@@ -94,7 +99,7 @@ typedef struct cs_serve_body {
 } cs_serve_body_t;
 
 /* Parses body[0..len) (not NUL-terminated) of a POST to kind's endpoint,
- * with query the URL's query string (replay: machine, format) or NULL.
+ * with query the URL's query string (refused unless NULL or empty).
  * Checks every field as `collsim run` checks its options (same messages)
  * and the server's limits; fills b (cs_serve_body_destroy it whatever the
  * result).  Refusals: 400 malformed JSON (line:column), unknown key, wrong
@@ -120,10 +125,23 @@ const char *cs_serve_state_name(cs_serve_state_t s);
  * temporary files of programs, traces and figures. */
 int cs_serve_new(const cs_serve_limits_t *lim, void *base, const char *tmpdir, cs_serve_t **out,
                  cs_error_t *err);
-/* Cancels every job, joins the workers, drops the pending figure replies
+/* Cancels every job and waits at most `grace` seconds for the workers to
+ * leave: 0 when they all did (cs_serve_free then frees at once), else the
+ * number still busy - a worker in a step that does not look at its cancel
+ * flag (building a large machine) - and then nothing may be freed: the
+ * caller ends the process (cmd_serve.c, docs/security.md). */
+int cs_serve_stop(cs_serve_t *s, double grace);
+/* cs_serve_stop without a deadline, then drops the pending figure replies
  * (their requests are libevent's: evhttp_free releases them) and frees
  * everything.  Accepts NULL. */
 void cs_serve_free(cs_serve_t *s);
+/* The watchdog, called by the loop a few times a second: fails a job that
+ * has run longer than --max-seconds (whatever it is doing: building a
+ * machine, reading its files, building the program), and gives up the
+ * worker of a cancelled or timed-out job that has not come back within
+ * SERVE_GRACE s, starting another in its place, so that the queue moves
+ * on.  Returns how many workers it gave up. */
+int cs_serve_watch(cs_serve_t *s);
 
 /* Submits a parsed body (taken over: b is zeroed).  Answers from the cache
  * when a done job has the same normalised request (*cached = 1).  Writes

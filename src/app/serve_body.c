@@ -10,9 +10,6 @@
  * the command line's JSON writer (cs_json_write_string).  Nothing here opens
  * a file: a program or trace is text kept in memory.
  */
-#include <sys/queue.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,14 +63,14 @@ void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
 }
 
 /* The keys each kind takes (any other is refused, naming it). */
-static const char *const body_keys[CS_SERVE_NKINDS][12] = {
+static const char *const body_keys[CS_SERVE_NKINDS][13] = {
     {"machine", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
-     "program", NULL},
+     "program", "files", NULL},
     {"machines", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
-     NULL},
+     "files", NULL},
     {"machine", "coll", "algos", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
-     NULL},
-    {"machine", "format", NULL},
+     "files", NULL},
+    {"machine", "format", "trace", "files", NULL},
 };
 
 static int body_known(cs_serve_kind_t k, const char *key)
@@ -299,13 +296,67 @@ static int body_algo(const char *coll, const char *name, const char *field,
 }
 
 /* What can be refused before a job is made, without building a machine
- * (docs/api.md): the spec's syntax, machine type and key names... */
-static int body_machine(const char *spec, const char *field, cs_serve_fail_t *f)
+ * (docs/api.md): the spec's syntax, machine type and key names, and a key
+ * that names a file (the machine type's table says which) unless it names
+ * one of the request's files - a key that writes one always (422: the
+ * request is well formed, the server will not do it)... */
+static int body_machine(const char *spec, const char *field, const cs_files_t *files,
+                        cs_serve_fail_t *f)
 {
+    const char *key;
     cs_error_t e;
-    if (cs_machine_check_spec(spec, &e) != CS_OK)
-        return cs_serve_fail(f, 400, field, e.code, "%s", e.msg);
+    if (cs_machine_check_files(spec, files, &key, &e) != CS_OK)
+        return cs_serve_fail(f, key ? 422 : 400, field, e.code, "%s", e.msg);
     return CS_OK;
+}
+
+/* "files": {"NAME": "CONTENT", ...}, the only files a spec may name; NULL
+ * when absent.  Names are plain names (core/source.h); the bytes count in
+ * --max-body with the rest of the body. */
+static int body_files(json_t *o, cs_serve_body_t *b, cs_serve_fail_t *f)
+{
+    json_t *v = json_object_get(o, "files"), *x;
+    const char *name;
+    cs_error_t e;
+    if (!v || json_is_null(v))
+        return CS_OK;
+    if (!json_is_object(v))
+        return body_type("files", "an object {\"NAME\": \"CONTENT\", ...}", f);
+    b->files = cs_files_new();
+    json_object_foreach(v, name, x) {
+        if (!json_is_string(x))
+            return body_type("files", "an object {\"NAME\": \"CONTENT\", ...}", f);
+        if (cs_files_add(b->files, name, json_string_value(x), json_string_length(x), &e))
+            return cs_serve_fail(f, 400, "files", e.code, "files: %s", e.msg);
+    }
+    return CS_OK;
+}
+
+/* The canonical "files": sorted by name, contents included (two requests
+ * with other contents are other requests); null when absent. */
+static void canon_files(FILE *c, int *first, const cs_serve_body_t *b)
+{
+    int n = cs_files_count(b->files), done[CS_FILES_MAX] = {0};
+    canon_key(c, first, "files");
+    if (!b->files) {
+        fputs("null", c);
+        return;
+    }
+    fputc('{', c);
+    for (int k = 0; k < n; k++) {
+        int min = -1;
+        for (int i = 0; i < n; i++)
+            if (!done[i] && (min < 0 || strcmp(cs_files_at(b->files, i)->name,
+                                               cs_files_at(b->files, min)->name) < 0))
+                min = i;
+        done[min] = 1;
+        const cs_source_t *s = cs_files_at(b->files, min);
+        fputs(k ? ", " : "", c);
+        cs_json_write_string(c, s->name);
+        fputs(": ", c);
+        cs_json_write_string(c, s->data);
+    }
+    fputc('}', c);
 }
 
 /* ...the options against the algorithms' keys (scoped: [ALGO:]KEY=VALUE,
@@ -383,7 +434,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
         (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)))
         return rc;
     if (b->machine[0] && ((rc = body_check(&r, "machine", b->machine[0], f)) ||
-                          (rc = body_machine(b->machine[0], "machine", f))))
+                          (rc = body_machine(b->machine[0], "machine", b->files, f))))
         return rc;
     if (b->program && (rc = body_check(&r, "program", "(the request's program)", f)))
         return rc;
@@ -411,6 +462,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     canon_int(c, b->coll != NULL, b->bytes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
+    canon_files(c, &first, b);
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     body_common_canon(c, &first, b);
@@ -447,7 +499,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
         b->machine[b->nmachines++] = cs_strdup(json_string_value(x));
         char field[32];
         snprintf(field, sizeof field, "machines[%zu]", i);
-        if ((rc = body_machine(b->machine[i], field, f)))
+        if ((rc = body_machine(b->machine[i], field, b->files, f)))
             return rc;
     }
     if ((rc = body_string(o, "algo", CS_SERVE_MAX_TEXT, &b->algo, f)) ||
@@ -476,6 +528,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     canon_int(c, 1, b->bytes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
+    canon_files(c, &first, b);
     canon_key(c, &first, "machines");
     canon_strings(c, b->machine, b->nmachines);
     body_common_canon(c, &first, b);
@@ -548,7 +601,7 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         return rc;
     if (!b->machine[0])
         return cs_serve_fail(f, 400, "machine", CS_ERR_USAGE, "missing --machine SPEC");
-    if ((rc = body_machine(b->machine[0], "machine", f)))
+    if ((rc = body_machine(b->machine[0], "machine", b->files, f)))
         return rc;
     if (!b->coll)
         return cs_serve_fail(f, 400, "coll", CS_ERR_USAGE, "missing --coll NAME");
@@ -595,6 +648,7 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     canon_ints(c, sizes, nsizes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
+    canon_files(c, &first, b);
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     body_common_canon(c, &first, b);
@@ -607,68 +661,47 @@ out:
     return rc;
 }
 
-/* A replay: the trace is the body, the machine and format the query. */
-static int body_replay(const char *body, size_t len, const char *query, cs_serve_body_t *b,
-                       FILE *c, cs_serve_fail_t *f)
+/* A replay: {"machine", "format", "trace", "files"}. */
+static int body_replay(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
+                       cs_serve_fail_t *f)
 {
-    struct evkeyvalq q;
-    struct evkeyval *kv;
-    const char *format = "goal";
-    int rc = CS_OK, first = 1;
-    cs_request_t r;
-    cs_request_init(&r);
-    TAILQ_INIT(&q);
-    if (query && evhttp_parse_query_str(query, &q) != 0)
-        return cs_serve_fail(f, 400, NULL, CS_ERR_USAGE, "the query string is malformed");
-    TAILQ_FOREACH(kv, &q, next) {
-        if (!body_known(CS_SERVE_REPLAY, kv->key)) {
-            rc = cs_serve_fail(f, 400, kv->key, CS_ERR_USAGE,
-                               "unknown key '%.64s' (replay takes machine and format)",
-                               kv->key);
-            goto out;
-        }
-        if (!strcmp(kv->key, "machine") && !b->machine[0])
-            b->machine[0] = cs_strdup(kv->value);
-        if (!strcmp(kv->key, "format"))
-            format = kv->value;
-    }
+    char *format = NULL;
+    int rc, first = 1;
     b->nmachines = 1;
+    if ((rc = body_string(o, "machine", CS_SERVE_MAX_TEXT, &b->machine[0], f)) ||
+        (rc = body_string(o, "format", CS_SERVE_MAX_TEXT, &format, f)) ||
+        (rc = body_string(o, "trace", lim->max_body, &b->trace, f)))
+        goto out;
     if (!b->machine[0] || !b->machine[0][0]) {
         rc = cs_serve_fail(f, 400, "machine", CS_ERR_USAGE, "missing --machine SPEC");
         goto out;
     }
-    if (strlen(b->machine[0]) > CS_SERVE_MAX_TEXT) {
-        rc = cs_serve_fail(f, 422, "machine", CS_ERR_USAGE, "machine: too long");
+    if ((rc = body_machine(b->machine[0], "machine", b->files, f)))
         goto out;
-    }
-    if ((rc = body_machine(b->machine[0], "machine", f)))
-        goto out;
-    if (strcmp(format, "goal") && strcmp(format, "ti")) {
+    if (format && strcmp(format, "goal") && strcmp(format, "ti")) {
         rc = cs_serve_fail(f, 400, "format", CS_ERR_USAGE,
                            "--format '%.64s': expected goal or ti", format);
         goto out;
     }
-    if (len == 0 || memchr(body, '\0', len)) {
-        rc = cs_serve_fail(f, 400, "trace", CS_ERR_USAGE,
-                           len ? "the trace holds a NUL byte" : "the trace (the body) is empty");
+    /* jansson refuses a NUL in a string (\u0000) unless asked */
+    if (!b->trace || !b->trace[0]) {
+        rc = cs_serve_fail(f, 400, "trace", CS_ERR_USAGE, "missing trace: the trace's text");
         goto out;
     }
-    b->format_ti = !strcmp(format, "ti");
-    b->trace = cs_malloc(len + 1);
-    memcpy(b->trace, body, len);
-    b->trace[len] = '\0';
-    b->trace_len = len;
+    b->format_ti = format && !strcmp(format, "ti");
+    b->trace_len = strlen(b->trace);
     b->points = cs_calloc(1, sizeof *b->points);
     b->npoints = 1;
+    canon_files(c, &first, b);
     canon_key(c, &first, "format");
-    cs_json_write_string(c, format);
+    cs_json_write_string(c, b->format_ti ? "ti" : "goal");
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     canon_key(c, &first, "trace");
     cs_json_write_string(c, b->trace);
     fputc('}', c);
 out:
-    evhttp_clear_headers(&q);
+    free(format);
     return rc;
 }
 
@@ -690,10 +723,6 @@ int cs_serve_body_parse(cs_serve_kind_t kind, const char *body, size_t len, cons
     c = open_memstream(&b->canon, &clen);
     if (!c)
         return cs_serve_fail(f, 500, NULL, CS_ERR_OOM, "cannot open a memory stream");
-    if (kind == CS_SERVE_REPLAY) {
-        rc = body_replay(body, len, query, b, c, f);
-        goto out;
-    }
     if (query && *query) {
         rc = cs_serve_fail(f, 400, NULL, CS_ERR_USAGE,
                            "POST /api/%s takes no query string (the request is the body)",
@@ -725,9 +754,12 @@ int cs_serve_body_parse(cs_serve_kind_t kind, const char *body, size_t len, cons
             goto out;
         }
     }
+    if ((rc = body_files(o, b, f)))
+        goto out;
     rc = kind == CS_SERVE_RUN       ? body_run(o, lim, b, c, f)
          : kind == CS_SERVE_COMPARE ? body_compare(o, lim, b, c, f)
-                                    : body_sweep(o, lim, b, c, f);
+         : kind == CS_SERVE_SWEEP   ? body_sweep(o, lim, b, c, f)
+                                    : body_replay(o, lim, b, c, f);
 out:
     json_decref(o);
     if (fclose(c) != 0 && rc == CS_OK)
@@ -751,6 +783,7 @@ void cs_serve_body_destroy(cs_serve_body_t *b)
     free(b->mode);
     free(b->program);
     free(b->trace);
+    cs_files_free(b->files);
     free(b->algos_buf);
     free(b->points);
     free(b->canon);

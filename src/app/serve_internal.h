@@ -48,6 +48,10 @@ struct cs_serve_job {
     cs_serve_state_t state;
     volatile sig_atomic_t cancel;
     int timed_out;
+    double t_cancel;           /* when cancel was set (the watchdog's grace) */
+    int abandoned;             /* its worker was given up (serve_jobs.c): the
+                                  job's end was written without it */
+    int finishing;             /* its worker is writing its end: not given up */
     double progress;
     double t_submit, t_start, t_end;
     cs_serve_fail_t fail;
@@ -56,7 +60,7 @@ struct cs_serve_job {
     cs_serve_run_t *runs;
     int nruns;
     cs_machine_t *shared;      /* a sweep's one machine */
-    int refs;                  /* figures being drawn from it */
+    int refs;                  /* figures being drawn from it, and its worker */
     int dead;                  /* out of the table: freed when refs is 0 */
     cs_serve_job_t *next;      /* the table, newest first */
     cs_serve_job_t *qnext;     /* the queue */
@@ -76,15 +80,34 @@ typedef struct cs_serve_task {
     struct cs_serve_task *next;
 } cs_serve_task_t;
 
+/* A worker's place: the thread in it now (a worker given up is replaced
+ * in its place) and the job it runs. */
+typedef struct cs_serve_slot {
+    struct cs_serve *s;
+    pthread_t tid;
+    int joinable;             /* tid runs and is not detached */
+    cs_serve_job_t *job;      /* NULL: idle or drawing */
+} cs_serve_slot_t;
+
+/* How long a cancelled job's worker may take to come back before it is
+ * given up (the executor checks the flag every 2^16 events: far less). */
+#define SERVE_GRACE 1.0
+/* Workers given up and still running at once, at most: beyond, a stuck
+ * job keeps its worker (the CPU a stuck build may take stays bounded). */
+#define SERVE_MAX_ABANDONED 4
+
 struct cs_serve {
     cs_serve_limits_t lim;
     struct event_base *base;
     struct event *done_ev;
     char tmpdir[256];
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    pthread_t *threads;
-    int nthreads;
+    pthread_cond_t cv;       /* work for the workers */
+    pthread_cond_t left;     /* a worker left (cs_serve_stop waits on it) */
+    cs_serve_slot_t *slots;
+    int nthreads;            /* slots with a thread started */
+    int nlive;               /* threads that have not returned, given up ones too */
+    int nabandoned;          /* given up and still running */
     cs_serve_job_t *jobs;
     cs_serve_job_t *qhead, *qtail;
     int queued, running;
@@ -98,7 +121,8 @@ struct cs_serve {
 double cs_serve_now(void);
 
 /* serve_run.c: runs job j's points on the calling worker (the mutex not
- * held), then sets its state under the mutex; frees what a job keeps. */
+ * held), then sets its state under the mutex (unless the job was given up:
+ * then it only drops what it made); frees what a job keeps. */
 void cs_serve_job_run(cs_serve_job_t *j);
 void cs_serve_job_drop_runs(cs_serve_job_t *j);
 void cs_serve_job_free(cs_serve_job_t *j);

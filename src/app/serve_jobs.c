@@ -47,9 +47,19 @@ static int serve_finished(cs_serve_state_t s)
 
 /* ---- the workers ---------------------------------------------------------------- */
 
+/* A worker leaves (mutex held): counted out, and cs_serve_stop told. */
+static void serve_leave(cs_serve_t *s)
+{
+    s->nlive--;
+    pthread_cond_broadcast(&s->left);
+}
+
+static void serve_job_unref(cs_serve_job_t *j);
+
 static void *serve_worker(void *arg)
 {
-    cs_serve_t *s = arg;
+    cs_serve_slot_t *slot = arg;
+    cs_serve_t *s = slot->s;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->stop && !s->thead && !s->qhead)
@@ -78,12 +88,86 @@ static void *serve_worker(void *arg)
         s->running++;
         j->state = CS_SERVE_RUNNING;
         j->t_start = cs_serve_now();
+        j->refs++; /* expiry must not free it under this thread, given up or not */
+        slot->job = j;
         pthread_mutex_unlock(&s->mu);
         cs_serve_job_run(j);
         pthread_mutex_lock(&s->mu);
+        serve_job_unref(j);
+        if (j->abandoned) {
+            /* given up: another thread has this slot; this one ends here */
+            s->nabandoned--;
+            serve_leave(s);
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        slot->job = NULL;
     }
+    serve_leave(s);
     pthread_mutex_unlock(&s->mu);
     return NULL;
+}
+
+/* Starts a worker in slot i (mutex held, or before any thread runs). */
+static int serve_start(cs_serve_t *s, int i)
+{
+    s->slots[i].s = s;
+    s->slots[i].job = NULL;
+    s->slots[i].joinable = pthread_create(&s->slots[i].tid, NULL, serve_worker,
+                                          &s->slots[i]) == 0;
+    if (!s->slots[i].joinable)
+        return -1;
+    s->nlive++;
+    return 0;
+}
+
+/* The end of a job whose worker is given up (mutex held), as the worker
+ * would have written it: cancelled, or failed by the time limit. */
+static void serve_give_up(cs_serve_t *s, cs_serve_slot_t *slot, double now)
+{
+    cs_serve_job_t *j = slot->job;
+    j->abandoned = 1;
+    s->running--;
+    if (j->timed_out && j->state != CS_SERVE_CANCELLED) {
+        j->state = CS_SERVE_FAILED;
+        cs_serve_fail(&j->fail, 422, NULL, CS_ERR_CANCELLED, "the job ran longer than the "
+                      "server's limit of %g s (--max-seconds)", s->lim.max_seconds);
+    } else {
+        j->state = CS_SERVE_CANCELLED;
+    }
+    j->t_end = now;
+    /* the thread goes on alone until its step ends, then leaves
+     * (serve_worker); its slot gets a new one */
+    pthread_detach(slot->tid);
+    slot->joinable = 0;
+    s->nabandoned++;
+    if (serve_start(s, (int)(slot - s->slots)) != 0)
+        fprintf(stderr, "collsim serve: cannot start a worker in place of a stuck one\n");
+}
+
+int cs_serve_watch(cs_serve_t *s)
+{
+    int n = 0;
+    double now = cs_serve_now();
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->nthreads && !s->stop; i++) {
+        cs_serve_job_t *j = s->slots[i].job;
+        if (!j || j->abandoned || j->finishing)
+            continue;
+        if (!j->cancel && now - j->t_start > s->lim.max_seconds) {
+            j->timed_out = 1;
+            j->cancel = 1;
+        }
+        if (j->cancel && j->t_cancel == 0)
+            j->t_cancel = now;
+        if (j->cancel && now - j->t_cancel >= SERVE_GRACE &&
+            s->nabandoned < SERVE_MAX_ABANDONED) {
+            serve_give_up(s, &s->slots[i], now);
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return n;
 }
 
 /* Frees a job out of the table once no figure holds it (mutex held). */
@@ -93,6 +177,14 @@ static void serve_release(cs_serve_job_t *j, cs_serve_job_t **later)
         j->next = *later;
         *later = j;
     }
+}
+
+/* A worker is done with j (mutex held): freed here when it has left the
+ * table and nothing else holds it (serve_release's rule). */
+static void serve_job_unref(cs_serve_job_t *j)
+{
+    if (--j->refs == 0 && j->dead)
+        cs_serve_job_free(j);
 }
 
 /* The loop's side of the figures: send the answers drawn so far. */
@@ -135,30 +227,53 @@ int cs_serve_new(const cs_serve_limits_t *lim, void *base, const char *tmpdir, c
               (uint64_t)(uintptr_t)s;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    pthread_cond_init(&s->left, NULL);
     s->done_ev = event_new(base, -1, 0, serve_on_done, s);
-    s->threads = cs_calloc((size_t)lim->jobs, sizeof *s->threads);
+    s->slots = cs_calloc((size_t)lim->jobs, sizeof *s->slots);
+    pthread_mutex_lock(&s->mu);
     for (; s->nthreads < lim->jobs; s->nthreads++)
-        if (pthread_create(&s->threads[s->nthreads], NULL, serve_worker, s) != 0) {
+        if (serve_start(s, s->nthreads) != 0) {
+            pthread_mutex_unlock(&s->mu);
             cs_serve_free(s);
             return cs_error_set(err, CS_ERR_RUNTIME, "cannot start worker thread %d",
                                 s->nthreads + 1);
         }
+    pthread_mutex_unlock(&s->mu);
     *out = s;
     return CS_OK;
+}
+
+int cs_serve_stop(cs_serve_t *s, double grace)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double t = (double)until.tv_sec + 1e-9 * (double)until.tv_nsec + grace;
+    until.tv_sec = (time_t)t;
+    until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    for (cs_serve_job_t *j = s->jobs; j; j = j->next)
+        j->cancel = 1;
+    pthread_cond_broadcast(&s->cv);
+    while (s->nlive > 0)
+        if (grace >= 0 ? pthread_cond_timedwait(&s->left, &s->mu, &until) != 0
+                       : pthread_cond_wait(&s->left, &s->mu) != 0)
+            break;
+    int busy = s->nlive;
+    pthread_mutex_unlock(&s->mu);
+    return busy;
 }
 
 void cs_serve_free(cs_serve_t *s)
 {
     if (!s)
         return;
-    pthread_mutex_lock(&s->mu);
-    s->stop = 1;
-    for (cs_serve_job_t *j = s->jobs; j; j = j->next)
-        j->cancel = 1;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    cs_serve_stop(s, -1);
+    /* every thread has left: the ones still in their slots are joined
+     * (given-up ones were detached) */
     for (int i = 0; i < s->nthreads; i++)
-        pthread_join(s->threads[i], NULL);
+        if (s->slots[i].joinable)
+            pthread_join(s->slots[i].tid, NULL);
     /* figures not answered: their requests belong to evhttp; done() with
      * a NULL fail and no data only releases its context */
     for (cs_serve_task_t *lists[2] = {s->thead, s->done}, **l = lists; l < lists + 2; l++)
@@ -178,8 +293,9 @@ void cs_serve_free(cs_serve_t *s)
     if (s->done_ev)
         event_free(s->done_ev);
     pthread_cond_destroy(&s->cv);
+    pthread_cond_destroy(&s->left);
     pthread_mutex_destroy(&s->mu);
-    free(s->threads);
+    free(s->slots);
     free(s);
 }
 
@@ -330,8 +446,10 @@ int cs_serve_cancel(cs_serve_t *s, const char *id, cs_serve_state_t *state, cs_s
         j->state = CS_SERVE_CANCELLED;
         j->t_end = cs_serve_now();
     } else if (j->state == CS_SERVE_RUNNING) {
-        /* the run stops at its next batch of events; the worker frees it */
+        /* the run stops at its next batch of events, or the next step's
+         * start; the worker frees it (or the watchdog gives it up) */
         j->cancel = 1;
+        j->t_cancel = cs_serve_now();
         j->state = CS_SERVE_CANCELLED;
     }
     *state = j->state;

@@ -139,6 +139,7 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
     cs_error_t e;
     cs_request_init(r);
     r->machine = b->machine[pt->machine];
+    r->files = b->files;
     r->coll = b->coll;
     r->algo = pt->algo;
     r->order = b->order;
@@ -233,6 +234,8 @@ static int serve_prepared(void *ctx, const cs_request_run_t *run, cs_error_t *er
 {
     serve_setup_t *su = ctx;
     (void)err; /* the refusal goes to su->fail, whose cs_error_t err is */
+    if (su->job->cancel) /* DELETE or the watchdog while the machine was built */
+        return CS_ERR_CANCELLED;
     return serve_check_ranks(su->job, run->machine, run->coll.args.P, su->fail);
 }
 
@@ -259,11 +262,11 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
     cs_request_run_init(&sr->run);
     f->http = 422;
     if (b->kind == CS_SERVE_SWEEP) {
-        if (!j->shared && (rc = cs_machine_new(b->machine[0], &j->shared, e)))
+        if (!j->shared && (rc = cs_machine_new_in(b->machine[0], b->files, &j->shared, e)))
             return rc;
         rc = cs_request_prepare_on(&r, j->shared, &sr->run, e);
     } else if (b->kind == CS_SERVE_REPLAY) {
-        rc = cs_machine_new(b->machine[0], &sr->run.machine, e);
+        rc = cs_machine_new_in(b->machine[0], b->files, &sr->run.machine, e);
     } else if (b->kind == CS_SERVE_COMPARE) {
         /* `collsim compare`'s run of one machine, the server's options added */
         cs_compare_row_t row;
@@ -295,6 +298,8 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         return rc;
     }
     const cs_machine_t *m = sr->run.machine;
+    if (j->cancel) /* DELETE or the watchdog while the machine was built */
+        return CS_ERR_CANCELLED;
     if (sr->run.is_coll && (rc = serve_check_ranks(j, m, sr->run.coll.args.P, f)))
         return rc;
     if (b->kind == CS_SERVE_REPLAY) {
@@ -335,6 +340,8 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         serve_run_built(sr);
         cs_request_exec_opts(&r, &sr->run, &opts);
     }
+    if (j->cancel) /* ... or while the program was built or read */
+        return CS_ERR_CANCELLED;
     serve_figure_opts(sr, m, &poll, &opts);
     if (b->kind == CS_SERVE_REPLAY)
         rc = cs_request_exec(m, sr->prog, &opts, &sr->run.result, e);
@@ -453,13 +460,19 @@ void cs_serve_job_run(cs_serve_job_t *j)
         rc = serve_result_doc(j, &f.e);
     /* a job that will not be done gives its memory back now, before it
      * shows as finished (t_end): expiry may free it from then on */
+    pthread_mutex_lock(&s->mu);
+    int abandoned = j->abandoned;
+    j->finishing = !abandoned; /* the watchdog lets it end as it does */
+    pthread_mutex_unlock(&s->mu);
     int cancelled = j->cancel && !j->timed_out;
-    if (rc || cancelled) {
+    if (rc || cancelled || abandoned) {
         cs_serve_job_drop_runs(j);
         free(j->result);
         j->result = NULL;
         j->result_len = 0;
     }
+    if (abandoned)
+        return; /* its end was written when it was given up (serve_jobs.c) */
     pthread_mutex_lock(&s->mu);
     s->running--;
     if (j->state == CS_SERVE_CANCELLED || cancelled) {

@@ -1,13 +1,16 @@
 /*
  * fuzz_serve_body.c - libFuzzer target: the request bodies of `collsim
  * serve` (src/app/serve_body.c, jansson underneath).  The first byte picks
- * the endpoint (run, compare, sweep, replay); for a replay the bytes up to
- * the first newline are the query string and the rest the trace.  A body
- * either parses into a request whose canonical form is itself valid JSON
- * text, or is refused with an HTTP status of 4xx and a message.
+ * the endpoint (run, compare, sweep, replay: all JSON).  A body either
+ * parses into a request whose canonical form is itself valid JSON text, or
+ * is refused with an HTTP status of 4xx and a message.  An accepted body
+ * never names a path (issue 29): every spec key that names a file (the
+ * machine types' file_keys) names one of the request's inline files, and
+ * none writes one - checked again here on what was accepted.
  */
 #include "fuzz_util.h"
 #include "app/serve.h"
+#include "machines/machine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,7 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                              .cache_bytes = 1 << 20};
     cs_serve_body_t b;
     cs_serve_fail_t f;
-    char *query = NULL;
     if (size < 1)
         return 0;
     if (!sink)
@@ -25,18 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cs_serve_kind_t kind = (cs_serve_kind_t)(data[0] % CS_SERVE_NKINDS);
     const char *body = (const char *)data + 1;
     size_t len = size - 1;
-    if (kind == CS_SERVE_REPLAY) {
-        const char *nl = memchr(body, '\n', len);
-        size_t qlen = nl ? (size_t)(nl - body) : len;
-        query = fuzz_cstr((const uint8_t *)body, qlen);
-        body += nl ? qlen + 1 : qlen;
-        len -= nl ? qlen + 1 : qlen;
-    }
-    if (cs_serve_body_parse(kind, body, len, query, &lim, &b, &f) == CS_OK) {
+    if (cs_serve_body_parse(kind, body, len, NULL, &lim, &b, &f) == CS_OK) {
         if (!b.canon || b.canon[0] != '{' || b.npoints < 1 || b.npoints > CS_SERVE_MAX_POINTS) {
             fprintf(stderr, "accepted body with canon %s, %d points\n",
                     b.canon ? b.canon : "(null)", b.npoints);
             abort();
+        }
+        for (int i = 0; i < b.nmachines; i++) {
+            cs_error_t e;
+            if (cs_machine_check_files(b.machine[i], b.files, NULL, &e) != CS_OK) {
+                fprintf(stderr, "accepted machine %s: %s\n", b.machine[i], e.msg);
+                abort();
+            }
         }
     } else {
         if (f.http < 400 || f.http > 499 || !f.e.msg[0]) {
@@ -46,6 +48,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cs_serve_fail_json(sink, &f);
     }
     cs_serve_body_destroy(&b);
-    free(query);
     return 0;
 }

@@ -293,13 +293,12 @@ class TestServe(unittest.TestCase):
         self.refused(status, doc, 400, "opts", "'flat' is not in --algos")
 
     def test_06_replay(self):
-        with open(os.path.join(ROOT, "traces", "ring4.goal"), "rb") as f:
+        with open(os.path.join(ROOT, "traces", "ring4.goal")) as f:
             trace = f.read()
-        status, headers, data = self.s.request(
-            "POST", "/api/replay?machine=loggp:p=4&format=goal", trace,
-            {"Content-Type": "text/plain"})
-        self.assertIn(status, (200, 202), data)
-        jid = json.loads(data)["id"]
+        status, doc = self.s.json("POST", "/api/replay",
+                                  {"machine": "loggp:p=4", "format": "goal", "trace": trace})
+        self.assertIn(status, (200, 202), doc)
+        jid = doc["id"]
         job = self.s.wait(jid)
         self.assertEqual(job["state"], "done", job)
         status, doc = self.s.json("GET", "/api/jobs/%s/result" % jid)
@@ -311,14 +310,19 @@ class TestServe(unittest.TestCase):
         self.assertEqual(doc["program"].pop("source"), "<request>")
         cli["program"].pop("source")
         self.assertEqual(doc, cli)
-        status, doc = self.s.json("POST", "/api/replay?machine=loggp:p=4&format=ti",
-                                  b"traces/a.txt\ntraces/b.txt\n")
+        status, doc = self.s.json("POST", "/api/replay", {
+            "machine": "loggp:p=4", "format": "ti", "trace": "traces/a.txt\ntraces/b.txt\n"})
         jid = doc["id"]
         job = self.s.wait(jid)
         self.assertEqual(job["state"], "failed")
         self.assertIn("combined", job["error"]["message"])
-        status, doc = self.s.json("POST", "/api/replay?format=goal", trace)
+        status, doc = self.s.json("POST", "/api/replay", {"format": "goal", "trace": trace})
         self.refused(status, doc, 400, "machine")
+        # the old form (the trace as the body, the rest in the query) is gone
+        status, doc = self.s.json("POST", "/api/replay?machine=loggp:p=4", {"trace": trace})
+        self.refused(status, doc, 400, None, "takes no query string")
+        status, doc = self.s.json("POST", "/api/replay", {"machine": "loggp:p=4"})
+        self.refused(status, doc, 400, "trace", "missing trace")
 
     # ---- refusals -----------------------------------------------------------
 
@@ -367,7 +371,7 @@ class TestServe(unittest.TestCase):
         status, doc = self.s.json("POST", "/api/sweep", {
             "machine": "nope", "coll": "allreduce", "bytes": 8})
         self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
-        status, doc = self.s.json("POST", "/api/replay?machine=nope", "x")
+        status, doc = self.s.json("POST", "/api/replay", {"machine": "nope", "trace": "x"})
         self.refused(status, doc, 400, "machine", 'unknown machine "nope"')
         # ...an option the algorithm does not take (allreduce/ring takes none)
         status, doc = self.s.json("POST", "/api/run", dict(SMALL, opts=["zz=1"]))
