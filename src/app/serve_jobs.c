@@ -136,6 +136,8 @@ static void serve_give_up(cs_serve_t *s, cs_serve_slot_t *slot, double now)
         j->state = CS_SERVE_CANCELLED;
     }
     j->t_end = now;
+    fprintf(stderr, "collsim serve: job %s: its worker did not stop within %g s; given up, "
+            "another takes its place\n", j->id, SERVE_GRACE);
     /* the thread goes on alone until its step ends, then leaves
      * (serve_worker); its slot gets a new one */
     pthread_detach(slot->tid);

@@ -396,8 +396,9 @@ static int serve_result_doc(cs_serve_job_t *j, cs_error_t *err)
  * derived here, in one place, from what the command line's message names -
  * the option it starts with ("--root 99 is outside ranks 0..7"), the
  * algorithm options' spec ("... in spec \"opts:k=2\""), a machine's spec,
- * or the request's text (SERVE_SOURCE: the program, the trace).  A message
- * that names none of them (the work limit) leaves the field empty. */
+ * one of the request's files ("net.edges:3: ..."), or the request's text
+ * (SERVE_SOURCE: the program, the trace).  A message that names none of
+ * them (the work limit) leaves the field empty. */
 static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
 {
     static const char *const opts[][2] = {
@@ -414,6 +415,13 @@ static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
         for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !field; k++)
             if (strlen(opts[k][0]) == n && !strncmp(msg + 2, opts[k][0], n))
                 field = opts[k][1];
+    }
+    /* a reader's error names the inline file first ("net.edges:3: ...") */
+    for (int k = 0; k < cs_files_count(b->files) && !field; k++) {
+        const char *name = cs_files_at(b->files, k)->name;
+        size_t n = strlen(name);
+        if (!strncmp(msg, name, n) && msg[n] == ':')
+            field = "files";
     }
     if (!field && strstr(msg, "spec \"opts:"))
         field = "opts";
