@@ -20,9 +20,12 @@ numpy arrays; without it, lists.
 
 import ctypes
 import json as _json
+import math as _math
+import numbers as _numbers
+import os as _os
 import threading as _threading
 
-from . import _lib
+from . import _interrupt, _lib
 
 _C = _lib.load()
 
@@ -86,6 +89,46 @@ def _str(v):
     return str(v)
 
 
+# The keys whose value is a flag: True / False set and clear them.  Every
+# other key takes a number or a text, where a bool is a mistake: bytes=True
+# would run 1 byte, ranks=False 0 ranks.
+_FLAGS = ("validate", "windowed", "force")
+
+
+def _no_bool(name, v, hint=None):
+    """TypeError when v, the value of argument name, is a bool (a subclass
+    of int that Python would otherwise take as 1 or 0)."""
+    if isinstance(v, bool):  # numpy.bool_ is refused by the library itself
+        raise TypeError("%s=%r: a bool is not a value of %s; %s" % (
+            name, v, name, hint or "True / False only set the flags " + ", ".join(_FLAGS)))
+
+
+def _c_text(name, v):
+    """v (a value of argument name) as the bytes of a C string.  A NUL
+    would end the string there, and the library would silently see a
+    shorter one: refused."""
+    b = v if isinstance(v, bytes) else _str(v).encode()
+    if b"\0" in b:
+        shown = _os.fsdecode(v) if isinstance(v, bytes) else v
+        raise Error(1, "%s: %r contains a NUL character, which would cut it short in C"
+                    % (name, shown))
+    return b
+
+
+def _timeout(t):
+    """timeout= as seconds for threading.Timer, or None for no limit.
+    inf, like anything longer than a Timer can wait, means no limit."""
+    if t is None:
+        return None
+    if isinstance(t, bool) or not isinstance(t, _numbers.Real):
+        raise TypeError("timeout=%r: seconds as a number (int or float), or None" % (t,))
+    t = float(t)
+    if _math.isnan(t) or t < 0:
+        raise Error(1, "timeout=%r: seconds must be a number >= 0 (None or inf: no limit)"
+                    % (t,))
+    return None if t > _threading.TIMEOUT_MAX else t
+
+
 def _take_string(ptr):
     """A malloc'ed NUL-terminated buffer of the library as str; frees it."""
     try:
@@ -124,9 +167,11 @@ class Request:
         for key, value in keys.items():
             if value is None:
                 continue
-            name = key.replace("_", "-").encode()
+            if key not in _FLAGS:
+                _no_bool(key, value)
+            name = _c_text("key", key.replace("_", "-"))
             for v in _values(key, value):
-                if _C.collsim_request_set(self._h, name, v.encode(), ctypes.byref(err)):
+                if _C.collsim_request_set(self._h, name, _c_text(key, v), ctypes.byref(err)):
                     _raise(err)
 
     def cancel(self):
@@ -169,7 +214,9 @@ class Machine:
         self._owner = None
         self._live = 0  # results of its runs still alive: they need it open
         self._closed = False
-        if _C.collsim_machine_open(_str(spec).encode(), ctypes.byref(h), ctypes.byref(err)):
+        _no_bool("machine", spec, "a machine is a spec such as 'loggp:p=8'")
+        if _C.collsim_machine_open(_c_text("machine", spec), ctypes.byref(h),
+                                   ctypes.byref(err)):
             _raise(err)
         self._h = h.value
         self._read()
@@ -205,6 +252,7 @@ class Machine:
     def node_name(self, node):
         """A node's label as figures and `collsim compare` write it ("BIF.0")."""
         f = getattr(_C, "collsim_machine_node_name", None)
+        _no_bool("node", node, "a node is a number from 0")
         if f is None:
             return str(node)
         return _text_of(lambda buf, n: f(self._h, int(node), buf, n))
@@ -213,6 +261,7 @@ class Machine:
         """Runs a Request (or the keys of one, as collsim.run takes them)
         on this machine; returns a Result.  timeout (seconds): cancel the
         run after that long (Error code 10)."""
+        timeout = _timeout(timeout)
         if request is None:
             request = Request(**keys)
         elif keys:
@@ -275,11 +324,18 @@ class Result:
 
     __slots__ = ("_h", "_machine", "__weakref__")
 
-    def __init__(self, handle, machine=None):
-        self._h = handle
-        self._machine = machine
+    def __init__(self, out, machine=None):
+        # Takes the C result from out (a c_void_p) and empties it in the
+        # same step, with no Python call in between where a
+        # KeyboardInterrupt could land: the handle is in out or in this
+        # object, never in both or neither, and _run frees what is left
+        # in out when it is interrupted.
+        self._machine = None
+        self._h = out.value
+        out.value = None
         if machine is not None:
             machine._live += 1
+            self._machine = machine
 
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
@@ -381,7 +437,7 @@ class Result:
         """Writes json() to path, whole or not at all."""
         err = _lib.CError()
         if _C.collsim_result_write_json(self._h, 0 if timing else _lib.NO_TIMING,
-                                        _path(path), ctypes.byref(err)):
+                                        _path("path", path), ctypes.byref(err)):
             _raise(err)
 
     def heatmap(self, path, metric="util"):
@@ -389,8 +445,9 @@ class Result:
         (.png, .svg or .pdf; util, bytes, stall or k) of the whole run, or
         of the window the request's record="window:T0:T1" kept."""
         err = _lib.CError()
-        if _C.collsim_result_heatmap(self._h, _path(path),
-                                     metric.encode() if metric else None, ctypes.byref(err)):
+        if _C.collsim_result_heatmap(self._h, _path("path", path),
+                                     _c_text("metric", metric) if metric else None,
+                                     ctypes.byref(err)):
             _raise(err)
         return path
 
@@ -398,7 +455,7 @@ class Result:
         """Writes the Chrome trace of `--timeline PATH` (Perfetto); the
         request needs record="timeline"."""
         err = _lib.CError()
-        if _C.collsim_result_timeline(self._h, _path(path), ctypes.byref(err)):
+        if _C.collsim_result_timeline(self._h, _path("path", path), ctypes.byref(err)):
             _raise(err)
         return path
 
@@ -417,9 +474,9 @@ if _np is not None:
         "itemsize": ctypes.sizeof(_lib.CChannel)})
 
 
-def _path(p):
-    import os
-    return os.fsencode(p)
+def _path(name, p):
+    """A file name for C (str, bytes or os.PathLike), NUL refused."""
+    return _c_text(name, _os.fsencode(p))
 
 
 # ---- one run ------------------------------------------------------------------
@@ -435,35 +492,52 @@ def run(machine=None, coll=None, algo=None, bytes=None, mode=None, validate=None
     machine is a spec or a Machine (reused: no rebuilding).  The keys and
     their values are those of `collsim run`; errors raise Error with its
     message (a deadlock's Error carries the partial result).  timeout
-    (seconds): the run is cancelled after that long (Error code 10)."""
+    (seconds): the run is cancelled after that long (Error code 10).
+
+    Ctrl-C (SIGINT) during a run called from the main thread cancels it:
+    KeyboardInterrupt is raised within milliseconds, not at the run's end."""
+    timeout = _timeout(timeout)
     req = Request(coll=coll, algo=algo, bytes=bytes, mode=mode, validate=validate, **keys)
     if isinstance(machine, Machine):
         return machine.run(req, timeout)
     if machine is None:
         raise Error(1, "missing --machine SPEC (e.g. alphabeta:topo=ring,p=8)")
     err = _lib.CError()
-    if _C.collsim_request_set(req._h, b"machine", _str(machine).encode(), ctypes.byref(err)):
+    _no_bool("machine", machine, "a machine is a spec such as 'loggp:p=8'")
+    if _C.collsim_request_set(req._h, b"machine", _c_text("machine", machine),
+                              ctypes.byref(err)):
         _raise(err)
     return _run(lambda out, err: _C.collsim_run(req._h, out, err), req, timeout, None)
 
 
 def _run(call, request, timeout, machine):
     """One run through call(out, err) (collsim_run or collsim_run_on): the
-    Result, or Error carrying the partial result when there is one."""
+    Result, or Error carrying the partial result when there is one.
+    timeout: seconds (checked by _timeout) or None.  SIGINT from the main
+    thread sets the request's cancel flag (_interrupt.py); Python's handler
+    runs as soon as the call has returned, and its KeyboardInterrupt
+    leaves through here with the C result freed."""
     out = ctypes.c_void_p()
     err = _lib.CError()
     request._flag.value = 0
-    if timeout is None:
-        rc = call(ctypes.byref(out), ctypes.byref(err))
-    else:
+    timer = None
+    if timeout is not None:
         timer = _threading.Timer(timeout, request.cancel)
         timer.daemon = True
-        timer.start()
-        try:
-            rc = call(ctypes.byref(out), ctypes.byref(err))
-        finally:
+    token = _interrupt.enter(request._flag)
+    try:
+        if timer is not None:
+            timer.start()
+        rc = call(ctypes.byref(out), ctypes.byref(err))
+        res = Result(out, machine) if out.value else None
+    except BaseException:
+        if out.value:  # not taken by a Result: what the cancelled run did
+            _C.collsim_result_free(out.value)
+        raise
+    finally:
+        _interrupt.leave(token)
+        if timer is not None:
             timer.cancel()
-    res = Result(out.value, machine) if out.value else None
     if rc:
         _raise(err, res)
     return res
@@ -499,7 +573,8 @@ def parse_sizes(text):
     out = ctypes.POINTER(ctypes.c_int64)()
     n = ctypes.c_int()
     err = _lib.CError()
-    if _C.collsim_parse_sizes(_str(text).encode(), ctypes.byref(out), ctypes.byref(n),
+    _no_bool("sizes", text, "sizes are a text such as '8..1MiB:x2'")
+    if _C.collsim_parse_sizes(_c_text("sizes", text), ctypes.byref(out), ctypes.byref(n),
                               ctypes.byref(err)):
         _raise(err)
     try:

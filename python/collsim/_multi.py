@@ -9,7 +9,7 @@ significant digits).
 
 import time
 
-from . import Error, Machine, Request, algorithms, parse_sizes, _str
+from . import Error, Machine, Request, algorithms, parse_sizes, _no_bool, _str
 
 # The sweep's ticks are the runs': nothing here computes a time itself.
 
@@ -26,11 +26,15 @@ def _names(algos, coll):
     return [str(a) for a in algos]
 
 
-def _sizes(v):
-    """Sizes as the sweep takes them: an int, a list, or a text that
-    collsim_parse_sizes reads ("8..1MiB:x2")."""
+def _sizes(name, v):
+    """Sizes as the sweep takes them (argument name: bytes or ranks): an
+    int, a list, or a text that collsim_parse_sizes reads ("8..1MiB:x2").
+    A bool is refused: int(True) would be a size of 1."""
     if isinstance(v, (list, tuple, range)):
+        for x in v:
+            _no_bool(name, x, "sizes and rank counts are ints or texts")
         return [int(x) if not isinstance(x, str) else x for x in v]
+    _no_bool(name, v, "sizes and rank counts are ints or texts")
     if isinstance(v, str):
         return parse_sizes(v)
     return [int(v)]
@@ -71,8 +75,8 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
     are in the `errors` attribute of the returned list."""
     m = machine if isinstance(machine, Machine) else Machine(machine)
     names = _names(algos, coll)
-    sizes = _sizes(bytes)
-    counts = [None] if ranks is None else _sizes(ranks)
+    sizes = _sizes("bytes", bytes)
+    counts = [None] if ranks is None else _sizes("ranks", ranks)
     opts = [_scope(o) for o in _opt_texts(opt)]
     for scope, _ in opts:
         if scope is not None and scope not in names:

@@ -17,7 +17,9 @@ import csv
 import importlib.util
 import io
 import json
+import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -308,11 +310,176 @@ class Errors(unittest.TestCase):
         req.cancel()  # before the run: no effect on it
         self.assertGreater(m.run(req, timeout=60).ticks, 0)
 
+    def test_nul_in_a_text_is_refused(self):
+        # C would stop at the NUL: "loggp:p=4\0,p=8" would run on 4 ranks
+        cases = [lambda: collsim.run(machine="loggp:p=4\0,p=8", coll="barrier"),
+                 lambda: collsim.Machine("loggp:p=4\0"),
+                 lambda: collsim.run(machine="loggp:p=4", coll="barrier\0x"),
+                 lambda: collsim.Request(coll="allreduce", opt={"seg": "512\0"}),
+                 lambda: collsim.parse_sizes("4,8\0,16")]
+        for i, call in enumerate(cases):
+            with self.subTest(case=i):
+                with self.assertRaises(collsim.Error) as cm:
+                    call()
+                self.assertEqual(cm.exception.code, 1)
+                self.assertIn("NUL", cm.exception.message)
+        r = collsim.run(machine="loggp:p=4", coll="barrier")
+        with tempfile.TemporaryDirectory() as d:
+            for call in (lambda p: r.heatmap(p), lambda p: r.write_json(p)):
+                with self.assertRaises(collsim.Error) as cm:
+                    call(os.path.join(d, "a\0b"))
+                self.assertIn("path: ", cm.exception.message)
+                self.assertEqual(os.listdir(d), [])  # not even the cut-short "a"
+
+    def test_timeout_is_checked(self):
+        for bad in (-1, -0.5, float("nan")):
+            with self.subTest(timeout=bad):
+                with self.assertRaises(collsim.Error) as cm:
+                    collsim.run(machine="loggp:p=4", coll="barrier", timeout=bad)
+                self.assertEqual(cm.exception.code, 1)
+                self.assertIn("timeout=", cm.exception.message)
+        for bad in (True, "5", [1]):
+            with self.subTest(timeout=bad):
+                with self.assertRaises(TypeError) as cm:
+                    collsim.Machine("loggp:p=4").run(coll="barrier", timeout=bad)
+                self.assertIn("timeout=", str(cm.exception))
+        # inf, or past what a timer can wait, is no limit; 0 and ints are seconds
+        for ok in (math.inf, 1e300, 0, 60):
+            with self.subTest(timeout=ok):
+                self.assertGreater(collsim.run(machine="loggp:p=4", coll="barrier",
+                                               timeout=ok).ticks, 0)
+
+    def test_a_bool_is_not_a_number(self):
+        # bytes=True ran 1 byte: True is an int to Python, "1" to _str
+        m = collsim.Machine("loggp:p=8")
+        for key in ("bytes", "root", "ranks", "coll", "algo", "order", "mode"):
+            with self.subTest(key=key):
+                with self.assertRaises(TypeError) as cm:
+                    collsim.run(machine="loggp:p=8", **dict({"coll": "broadcast", "bytes": 64},
+                                                           **{key: True}))
+                self.assertIn("%s=True" % key, str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            m.run(coll="broadcast", bytes=False)
+        self.assertIn("bytes=False", str(cm.exception))
+        for call, name in ((lambda: collsim.run(machine=True, coll="barrier"), "machine"),
+                           (lambda: m.node_name(True), "node"),
+                           (lambda: collsim.parse_sizes(True), "sizes"),
+                           (lambda: collsim.sweep(m, "allreduce", "ring", [64, True]), "bytes"),
+                           (lambda: collsim.sweep(m, "allreduce", "ring", 64, ranks=True),
+                            "ranks"),
+                           (lambda: collsim.compare([m], "allreduce", bytes=True), "bytes")):
+            with self.subTest(argument=name):
+                with self.assertRaises(TypeError) as cm:
+                    call()
+                self.assertIn(name + "=True", str(cm.exception))
+        # the flags still take bools, and opt values (stream=0|1) too
+        self.assertIs(m.run(coll="allreduce", bytes=64, validate=True).validated, True)
+        self.assertIsNone(m.run(coll="allreduce", bytes=64, validate=False).validated)
+        a = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
+                        opt={"stream": False})
+        b = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
+                        opt="stream=0")
+        self.assertEqual(a.ticks, b.ticks)
+
     def test_unknown_request_key(self):
         with self.assertRaises(collsim.Error) as cm:
             collsim.run(machine="loggp:p=4", coll="barrier", colour="red")
         self.assertEqual(cm.exception.code, 1)
         self.assertIn("colour", cm.exception.message)
+
+
+# A run of ~17 s in the release build (538 M events at 64KiB took 27 s;
+# 32KiB is half of them): long enough that a Ctrl-C seen only at its end
+# fails the 2 s bound below by far.
+LONG = dict(machine="alphabeta:topo=torus,p=1024,rows=32,cols=32", coll="alltoall",
+            bytes="32KiB")
+
+# The child of Interrupt: LONG twice, each to be interrupted by SIGINT from
+# the test.  Run 1 with Python's default handler: KeyboardInterrupt.  Run 2
+# with a handler that returns and with a wakeup fd of its own: the run is
+# cancelled (Error 10), the handler has run, and the SIGINT byte reached
+# that fd.  Each step prints a line the test reads.
+INTERRUPTED_CHILD = """
+import os, signal, sys, time, collsim
+LONG = %r
+t0 = time.monotonic()
+print("running 1", flush=True)
+try:
+    collsim.run(**LONG)
+    print("finished %%.3f" %% (time.monotonic() - t0), flush=True)
+    sys.exit(1)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt after %%.3f s" %% (time.monotonic() - t0), flush=True)
+assert signal.set_wakeup_fd(-1) == -1, "the wakeup fd was not put back"
+assert collsim.run(machine="loggp:p=4", coll="barrier").ticks > 0
+
+seen = []
+signal.signal(signal.SIGINT, lambda *a: seen.append(1))
+r, w = os.pipe()
+os.set_blocking(w, False)
+signal.set_wakeup_fd(w)
+t0 = time.monotonic()
+print("running 2", flush=True)
+try:
+    collsim.run(**LONG)
+    print("finished %%.3f" %% (time.monotonic() - t0), flush=True)
+    sys.exit(1)
+except collsim.Error as e:
+    print("cancelled %%d %%s after %%.3f s" %% (e.code, seen, time.monotonic() - t0), flush=True)
+assert signal.set_wakeup_fd(-1) == w, "the wakeup fd was not put back"
+time.sleep(0.2)  # the watcher thread forwards the byte
+os.set_blocking(r, False)
+print("forwarded", list(os.read(r, 64)), flush=True)
+"""
+
+
+class Interrupt(unittest.TestCase):
+    def interrupt(self, child, want):
+        """Waits for want ("running N") from child, sends SIGINT 1 s later;
+        the next line and the seconds from the signal to it."""
+        self.assertEqual(child.stdout.readline().strip(), want)
+        time.sleep(1.0)
+        t = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        return line, time.monotonic() - t
+
+    def test_ctrl_c_interrupts_a_run(self):
+        child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_CHILD % (LONG,)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line, latency1 = self.interrupt(child, "running 1")
+            self.assertTrue(line.startswith("KeyboardInterrupt after "), line)
+            self.assertLess(latency1, 2.0, line)
+            self.assertLess(float(line.split()[2]), 3.0, line)  # 1 s, then the latency
+            line, latency2 = self.interrupt(child, "running 2")
+            self.assertTrue(line.startswith("cancelled 10 [1] after "), line)
+            self.assertLess(latency2, 2.0, line)
+            self.assertEqual(child.stdout.readline().strip(), "forwarded [%d]" % signal.SIGINT)
+            _, err = child.communicate(timeout=60)
+            self.assertEqual(child.returncode, 0, err)
+            # in the test log: the latencies measured
+            print("\nSIGINT to the child's next line: %.3f s (KeyboardInterrupt), %.3f s "
+                  "(a handler that returns)" % (latency1, latency2), file=sys.stderr)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.communicate()
+
+    def test_runs_leave_the_wakeup_fd_alone(self):
+        # the main thread's run installs its own wakeup fd only while it lasts
+        r, w = os.pipe()
+        try:
+            os.set_blocking(w, False)
+            old = signal.set_wakeup_fd(w)
+            try:
+                collsim.run(machine="loggp:p=4", coll="barrier")
+                collsim.Machine("loggp:p=4").run(coll="barrier", timeout=10)
+            finally:
+                self.assertEqual(signal.set_wakeup_fd(old), w)
+        finally:
+            os.close(r)
+            os.close(w)
 
 
 class Lists(unittest.TestCase):
