@@ -206,6 +206,22 @@ class TestFiles(unittest.TestCase):
             "four.edges": EDGES.replace("50Gbps", "25Gbps")}))
         self.assertNotEqual(doc2["id"], doc["id"])
         self.assertFalse(doc2["cached"])
+        # the other endpoints build their machines from the files too
+        files = {"four.edges": EDGES}
+        for kind, body in (
+                ("compare", {"machines": ["loggp:p=4", "net:file=four.edges"],
+                             "coll": "allgather", "bytes": 64, "files": files}),
+                ("sweep", {"machine": "net:file=four.edges", "coll": "allgather",
+                           "algos": "ring,bruck", "bytes": "8,64", "files": files}),
+                ("replay", {"machine": "net:file=four.edges", "files": files,
+                            "trace": "num_ranks 2\nrank 0 {\ns: send 8b to 1 tag 0\n}\n"
+                                     "rank 1 {\nr: recv 8b from 0 tag 0\n}\n"})):
+            status, doc = self.s.json("POST", "/api/" + kind, body)
+            self.assertIn(status, (200, 202), doc)
+            job = self.s.wait(doc["id"])
+            self.assertEqual(job["state"], "done", (kind, job))
+            status, result = self.s.json("GET", "/api/jobs/%s/result" % doc["id"])
+            self.assertIn("net:file=four.edges", json.dumps(result))
 
     def test_04_inline_graphml_and_groq_schedule(self):
         d = tempfile.mkdtemp(prefix="collsim-inline-", dir=self.dir.name)
