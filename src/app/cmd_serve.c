@@ -49,6 +49,8 @@ typedef struct serve_args {
     const char *addr;
     int port;
     cs_serve_limits_t lim;
+    const char *allow[CS_SERVE_MAX_ALLOW]; /* --allow-host */
+    int nallow;
 } serve_args_t;
 
 static void serve_help(void)
@@ -71,6 +73,12 @@ static void serve_help(void)
            "      --max-seconds S    wall time of one job at most (default 60)\n"
            "      --max-body BYTES   a request body at most (default 1MiB)\n"
            "      --keep SECONDS     how long a finished job is kept (default 600)\n"
+           "      --allow-host NAME[:PORT]\n"
+           "                         answer requests for this name too (a reverse proxy's;\n"
+           "                         repeatable, at most 16).  Otherwise only ADDR:PORT is\n"
+           "                         answered, and on loopback localhost:PORT,\n"
+           "                         127.0.0.1:PORT and [::1]:PORT: other Host headers get\n"
+           "                         421, pages of other sites 403 (docs/security.md)\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "Exit status: 0 never (it runs until stopped), 2 usage error or the address\n"
@@ -99,10 +107,43 @@ static double serve_seconds_opt(const char *opt, const char *text, double lo)
     return v;
 }
 
+/* --allow-host NAME[:PORT]: a DNS name or an IPv4 address (letters, digits,
+ * '.', '-', '_'), or an IPv6 address in brackets, then an optional port
+ * 1..65535: what a Host header carries, so that it can be compared as it
+ * is (serve_http.c). */
+static const char *serve_allow_opt(const char *text)
+{
+    size_t n;
+    const char *p = text;
+    if (*p == '[') {
+        n = strspn(p + 1, "0123456789abcdefABCDEF:.");
+        if (n == 0 || p[1 + n] != ']')
+            cs_app_usage_error("serve", "--allow-host '%s': an IPv6 address goes in brackets, "
+                               "e.g. [fd00::1]:8080", text);
+        p += n + 2;
+    } else {
+        n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_");
+        if (n == 0 || n > 253 || (p[n] && p[n] != ':'))
+            cs_app_usage_error("serve", "--allow-host '%s': expected NAME or NAME:PORT, NAME a "
+                               "host name or address as the Host header gives it", text);
+        p += n;
+    }
+    if (*p == ':') {
+        /* digits only: the Host header is compared as text */
+        n = strspn(p + 1, "0123456789");
+        if (n == 0 || n > 5 || p[1 + n] || atol(p + 1) < 1 || atol(p + 1) > 65535)
+            cs_app_usage_error("serve", "--allow-host '%s': the port '%s' is not 1..65535",
+                               text, p + 1);
+    } else if (*p) {
+        cs_app_usage_error("serve", "--allow-host '%s': expected NAME or NAME:PORT", text);
+    }
+    return text;
+}
+
 static void serve_parse_args(int argc, char **argv, serve_args_t *a)
 {
     enum { OPT_ADDR = 256, OPT_PORT, OPT_JOBS, OPT_MAX_RANKS, OPT_MAX_SECONDS, OPT_MAX_BODY,
-           OPT_MAX_QUEUE, OPT_KEEP };
+           OPT_MAX_QUEUE, OPT_KEEP, OPT_ALLOW_HOST };
     static const struct option longopts[] = {
         {"addr", required_argument, NULL, OPT_ADDR},
         {"port", required_argument, NULL, OPT_PORT},
@@ -112,6 +153,7 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
         {"max-body", required_argument, NULL, OPT_MAX_BODY},
         {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
         {"keep", required_argument, NULL, OPT_KEEP},
+        {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -145,6 +187,12 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
             if (v < 64 || v > (INT64_C(1) << 30))
                 cs_app_usage_error("serve", "--max-body %s: expected 64 bytes to 1GiB", optarg);
             a->lim.max_body = (size_t)v;
+            break;
+        case OPT_ALLOW_HOST:
+            if (a->nallow == CS_SERVE_MAX_ALLOW)
+                cs_app_usage_error("serve", "--allow-host: at most %d names",
+                                   CS_SERVE_MAX_ALLOW);
+            a->allow[a->nallow++] = serve_allow_opt(optarg);
             break;
         case 'h': serve_help(); exit(0);
         default: cs_app_getopt_error("serve", c, argv);
@@ -236,7 +284,7 @@ int cs_app_cmd_serve(int argc, char **argv)
     if ((rc = cs_serve_new(&a.lim, loop.base, tmpdir, &loop.s, &err)))
         goto out;
     http = evhttp_new(loop.base);
-    if (!http || !(routes = cs_serve_http_new(http, loop.s, &a.lim, stderr))) {
+    if (!http) {
         rc = cs_error_set(&err, CS_ERR_RUNTIME, "serve: cannot make the HTTP server");
         goto out;
     }
@@ -262,6 +310,13 @@ int cs_app_cmd_serve(int argc, char **argv)
     if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl) == 0)
         port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                               : ((struct sockaddr_in *)&ss)->sin_port);
+    /* the routes once the port is known: a request's Host must name it
+     * (no request is read before the loop runs) */
+    cs_serve_site_t site = {a.addr, port, a.allow, a.nallow};
+    if (!(routes = cs_serve_http_new(http, loop.s, &a.lim, &site, stderr))) {
+        rc = cs_error_set(&err, CS_ERR_RUNTIME, "serve: cannot make the HTTP server");
+        goto out;
+    }
     sigint = evsignal_new(loop.base, SIGINT, serve_on_signal, &loop);
     sigterm = evsignal_new(loop.base, SIGTERM, serve_on_signal, &loop);
     tick = event_new(loop.base, -1, EV_PERSIST, serve_on_tick, loop.s);

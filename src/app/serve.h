@@ -190,10 +190,24 @@ int cs_serve_figure(cs_serve_t *s, const char *id, const cs_serve_figreq_t *q,
 
 /* ---- HTTP (serve_http.c) ------------------------------------------------- */
 
+#define CS_SERVE_MAX_ALLOW 16  /* --allow-host names */
+
+/* Where the server listens, for the checks against cross-site requests and
+ * DNS rebinding (docs/security.md): a request's Host must name it, and an
+ * Origin, when sent, must be http(s):// and such a Host. */
+typedef struct cs_serve_site {
+    const char *addr;           /* the address bound (--addr), as given */
+    int port;                   /* the port bound (the system's for --port 0) */
+    const char *const *allow;   /* --allow-host NAME or NAME:PORT, nallow of them */
+    int nallow;
+} cs_serve_site_t;
+
 /* Installs the routes of the API on http (struct evhttp *), answering from
- * s within lim, logging a line per request on log.  Returns the routes'
- * state, to free() after evhttp_free; NULL when out of memory. */
-void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim, FILE *log);
+ * s within lim, logging a line per request on log.  The Host values it
+ * accepts are made from site at once (site is not kept).  Returns the
+ * routes' state, to free() after evhttp_free; NULL when out of memory. */
+void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim,
+                        const cs_serve_site_t *site, FILE *log);
 
 /* The page, embedded at build time (serve_page.S). */
 extern const char cs_serve_page[];

@@ -5,25 +5,43 @@
  * with the command line's writer into a memory stream, and logs one line
  * per request (method, path, status, bytes, milliseconds).  No HTTP is
  * parsed here: evhttp does it, within the limits cmd_serve.c sets.
+ *
+ * Before any route runs, a request is checked against the two ways a web
+ * page in the user's browser could use a server on the user's machine
+ * (docs/security.md): cross-site requests (CSRF: refused by Origin,
+ * Sec-Fetch-Site and a JSON-only Content-Type, which a page of another site
+ * cannot send without a CORS preflight this server never grants) and DNS
+ * rebinding (a name of the attacker's resolving to 127.0.0.1: refused by a
+ * Host that must name this server).
  */
+#include <arpa/inet.h>
 #include <event2/buffer.h>
 #include <sys/queue.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "api/catalog.h"
 #include "app/serve.h"
 
 #define HTTP_JSON "application/json; charset=utf-8"
+/* the bound address and the loopback names (twice each on port 80), plus
+ * each --allow-host name as given and with the port (and bare on port 80) */
+#define HTTP_MAX_HOSTS (8 + 3 * CS_SERVE_MAX_ALLOW)
+#define HTTP_HOST_LEN 272 /* a DNS name (253), brackets, ':' and a port */
 
 typedef struct serve_http {
     cs_serve_t *s;
     FILE *log;
     cs_serve_limits_t lim;
+    /* the Host values accepted, compared case-insensitively (names are) */
+    int nhosts;
+    char hosts[HTTP_MAX_HOSTS][HTTP_HOST_LEN];
 } serve_http_t;
 
 static double http_now(void)
@@ -39,10 +57,13 @@ static const char *http_reason(int code)
     case 200: return "OK";
     case 202: return "Accepted";
     case 400: return "Bad Request";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 409: return "Conflict";
     case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";
     case 503: return "Service Unavailable";
@@ -77,6 +98,10 @@ static void http_send(serve_http_t *h, struct evhttp_request *req, double t0, in
     evhttp_add_header(out, "X-Content-Type-Options", "nosniff");
     /* jobs change under the client; the catalogue is small: never cached */
     evhttp_add_header(out, "Cache-Control", "no-store");
+    /* never inside another site's frame, where its page could steer the
+     * user's clicks on the form (clickjacking) */
+    evhttp_add_header(out, "X-Frame-Options", "DENY");
+    evhttp_add_header(out, "Content-Security-Policy", "frame-ancestors 'none'");
     if (buf && len)
         evbuffer_add(buf, data, len);
     fprintf(h->log, "%s %.200s %d %zu %.1f ms\n", http_method(evhttp_request_get_command(req)),
@@ -130,6 +155,111 @@ static void http_wrong_method(serve_http_t *h, struct evhttp_request *req, doubl
     snprintf(msg, sizeof msg, "%s is not allowed here (allowed: %s)",
              http_method(evhttp_request_get_command(req)), allow);
     http_refuse(h, req, t0, 405, NULL, msg);
+}
+
+/* ---- who may ask ------------------------------------------------------------- */
+
+/* Whether a Host value (or an Origin's host part) names this server. */
+static int http_host_ok(const serve_http_t *h, const char *host)
+{
+    for (int i = 0; i < h->nhosts; i++)
+        if (!strcasecmp(h->hosts[i], host))
+            return 1;
+    return 0;
+}
+
+/* Whether a Content-Type is application/json, parameters (charset) aside;
+ * media types are case-insensitive (RFC 9110 8.3.1). */
+static int http_is_json(const char *ctype)
+{
+    static const char want[] = "application/json";
+    size_t n;
+    if (!ctype)
+        return 0;
+    ctype += strspn(ctype, " \t");
+    n = strcspn(ctype, ";");
+    while (n && (ctype[n - 1] == ' ' || ctype[n - 1] == '\t'))
+        n--;
+    return n == sizeof want - 1 && !strncasecmp(ctype, want, n);
+}
+
+/* The checks every request passes before its route (docs/security.md, in
+ * this order): one Host naming this server (400 none or several, 421 another
+ * name: DNS rebinding), an Origin, when sent, of this server (403: another
+ * site's page), no cross-site fetch without an Origin (403, but a link
+ * followed to a page of this server), a POST's body declared JSON (415).
+ * Returns 1 when the request was refused (and answered). */
+static int http_refused(serve_http_t *h, struct evhttp_request *req, double t0)
+{
+    struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+    enum evhttp_cmd_type m = evhttp_request_get_command(req);
+    const char *host = NULL, *origin, *site, *ctype;
+    struct evkeyval *e;
+    int nhost = 0;
+    char msg[800]; /* within a cs_error_t's message */
+    TAILQ_FOREACH(e, in, next)
+        if (!strcasecmp(e->key, "Host")) {
+            host = e->value;
+            nhost++;
+        }
+    if (nhost != 1) {
+        /* HTTP/1.1 requires exactly one (RFC 9112 3.2); browsers send it */
+        http_refuse(h, req, t0, 400, NULL,
+                    nhost ? "the request has several Host headers"
+                          : "the request has no Host header (HTTP/1.1 requires one)");
+        return 1;
+    }
+    if (!http_host_ok(h, host)) {
+        /* the names accepted, as many as the message holds */
+        snprintf(msg, sizeof msg, "Host '%.80s' is not a name of this server (--allow-host "
+                 "adds one; docs/security.md); it answers to %s", host, h->hosts[0]);
+        for (int i = 1; i < h->nhosts; i++) {
+            size_t used = strlen(msg);
+            int fits = used + strlen(h->hosts[i]) + 8 < sizeof msg;
+            snprintf(msg + used, sizeof msg - used, ", %s", fits ? h->hosts[i] : "...");
+            if (!fits)
+                break;
+        }
+        http_refuse(h, req, t0, 421, NULL, msg);
+        return 1;
+    }
+    origin = evhttp_find_header(in, "Origin");
+    if (origin) {
+        const char *rest = !strncasecmp(origin, "http://", 7)    ? origin + 7
+                           : !strncasecmp(origin, "https://", 8) ? origin + 8
+                                                                 : NULL;
+        if (!rest || !http_host_ok(h, rest)) {
+            snprintf(msg, sizeof msg, "Origin '%.100s' is not this server: a page of another "
+                     "site may not use this API (docs/security.md)", origin);
+            http_refuse(h, req, t0, 403, NULL, msg);
+            return 1;
+        }
+    } else if ((site = evhttp_find_header(in, "Sec-Fetch-Site")) &&
+               !strcasecmp(site, "cross-site")) {
+        /* a link to the page (or a figure) followed from another site is a
+         * top-level navigation: the other site cannot read what it shows */
+        const char *mode = evhttp_find_header(in, "Sec-Fetch-Mode");
+        const char *dest = evhttp_find_header(in, "Sec-Fetch-Dest");
+        int link = (m == EVHTTP_REQ_GET || m == EVHTTP_REQ_HEAD) && mode && dest &&
+                   !strcasecmp(mode, "navigate") && !strcasecmp(dest, "document");
+        if (!link) {
+            http_refuse(h, req, t0, 403, NULL,
+                        "a request from a page of another site (Sec-Fetch-Site: cross-site) "
+                        "is refused (docs/security.md)");
+            return 1;
+        }
+    }
+    if (m == EVHTTP_REQ_POST && !http_is_json(ctype = evhttp_find_header(in, "Content-Type"))) {
+        if (ctype)
+            snprintf(msg, sizeof msg, "Content-Type '%.100s': a POST takes a JSON body "
+                     "(Content-Type: application/json)", ctype);
+        else
+            snprintf(msg, sizeof msg, "a POST takes a JSON body and says so "
+                     "(Content-Type: application/json)");
+        http_refuse(h, req, t0, 415, NULL, msg);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- endpoints ---------------------------------------------------------------- */
@@ -346,7 +476,10 @@ static void http_route(struct evhttp_request *req, void *arg)
     enum evhttp_cmd_type m = evhttp_request_get_command(req);
     int get = m == EVHTTP_REQ_GET || m == EVHTTP_REQ_HEAD;
     size_t len = 0;
-    char *path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
+    char *path;
+    if (http_refused(h, req, t0))
+        return;
+    path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
     if (!path || strlen(path) != len) {
         http_refuse(h, req, t0, 400, NULL, "the path is malformed");
         free(path);
@@ -399,7 +532,48 @@ out:
     free(path);
 }
 
-void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim, FILE *log)
+/* Adds one accepted Host value (once; fmt's result cut at HTTP_HOST_LEN,
+ * which cmd_serve.c's checks of --allow-host keep names within). */
+static void http_add(serve_http_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void http_add(serve_http_t *h, const char *fmt, ...)
+{
+    char v[HTTP_HOST_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    if (h->nhosts < HTTP_MAX_HOSTS && !http_host_ok(h, v))
+        snprintf(h->hosts[h->nhosts++], HTTP_HOST_LEN, "%s", v);
+}
+
+/* Adds NAME:PORT (an IPv6 address in brackets), and NAME alone on port 80,
+ * which a browser leaves out as the scheme's default. */
+static void http_add_host(serve_http_t *h, const char *name, int port)
+{
+    const char *open = strchr(name, ':') && name[0] != '[' ? "[" : "";
+    const char *close = *open ? "]" : "";
+    http_add(h, "%s%s%s:%d", open, name, close, port);
+    if (port == 80)
+        http_add(h, "%s%s%s", open, name, close);
+}
+
+/* Whether addr is a loopback address or the wildcard (which listens on
+ * loopback too): then the loopback names reach this server. */
+static int http_loopback(const char *addr)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (!strcasecmp(addr, "localhost"))
+        return 1;
+    if (inet_pton(AF_INET, addr, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127 || a4.s_addr == 0;
+    if (inet_pton(AF_INET6, addr, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6);
+    return 0;
+}
+
+void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim,
+                        const cs_serve_site_t *site, FILE *log)
 {
     serve_http_t *h = calloc(1, sizeof *h);
     if (!h)
@@ -407,6 +581,23 @@ void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim,
     h->s = s;
     h->log = log;
     h->lim = *lim;
+    /* an IP literal or localhost cannot be rebound to another address by
+     * an attacker's DNS: on loopback these are safe to accept */
+    http_add_host(h, site->addr, site->port);
+    if (http_loopback(site->addr)) {
+        http_add_host(h, "localhost", site->port);
+        http_add_host(h, "127.0.0.1", site->port);
+        http_add_host(h, "::1", site->port);
+    }
+    /* --allow-host NAME: as a proxy passes it on (no port: the scheme's
+     * default) and with the bound port; NAME:PORT exactly (cmd_serve.c
+     * checked the form: a port follows the last ':' outside brackets) */
+    for (int i = 0; i < site->nallow && i < CS_SERVE_MAX_ALLOW; i++) {
+        const char *a = site->allow[i], *colon = strrchr(a, ':'), *br = strchr(a, ']');
+        http_add(h, "%s", a);
+        if (!colon || (br && colon < br))
+            http_add_host(h, a, site->port);
+    }
     evhttp_set_gencb(http, http_route, h);
     return h;
 }

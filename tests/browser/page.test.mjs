@@ -15,13 +15,22 @@
 //     same table);
 //   - a running job shows its progress, and Cancel stops it;
 //   - a bad size is refused with the server's message next to the bytes field;
-//   - a job failing on its root shows the message next to the root field.
+//   - a job failing on its root shows the message next to the root field;
+//   - a network file chosen with the file input (an edge list written to a
+//     temporary file, its name with a space) is sent inline in the request's
+//     "files" under a safe name, the machine becomes net:file=NAME, and the
+//     run's ticks are those of `collsim run --machine net:file=PATH`;
+//   - every POST the page makes says Content-Type: application/json (the
+//     server refuses others, docs/security.md).
 // Run by tools/test-browser, which starts the server:
 //   node page.test.mjs --url http://127.0.0.1:PORT --collsim build/collsim
 //        [--chromium /usr/bin/chromium] [--screenshot FILE]
 // Exits 0 when every check passed, 1 with a message naming the failed check.
 
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 
 const args = { chromium: "/usr/bin/chromium", url: "", collsim: "", screenshot: "" };
@@ -43,6 +52,11 @@ if (!args.url || !args.collsim) {
 const MACHINES = ["loggp:p=8", "alphabeta:topo=ring,p=8"];
 const COLL = "allreduce", ALGO = "ring", BYTES = "64KiB";
 const TIMEOUT = 20000;
+// The uploaded network: two leaf switches of two hosts each (an edge list,
+// docs/networks.md); its file name has a space, which the page makes '_'.
+const NET_FILE = "my net.edges", NET_NAME = "my_net.edges";
+const NET_TEXT = "switch s0\nswitch s1\nh0 s0 100Gbps 500ns\nh1 s0 100Gbps 500ns\n" +
+  "h2 s1 100Gbps 500ns\nh3 s1 100Gbps 500ns\ns0 s1 25GB/s 1us\n";
 
 let failures = 0, checks = 0;
 const t0 = Date.now();
@@ -194,9 +208,11 @@ async function main() {
         pageErrors.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
     });
     page.on("requestfailed", (r) => { if (!r.url().startsWith("blob:")) pageErrors.push("request failed: " + r.url()); });
+    const posts = [];
     page.on("request", (r) => {
       if (!r.url().startsWith(args.url) && !r.url().startsWith("blob:") && !r.url().startsWith("data:"))
         pageErrors.push("the page asked for an outside URL: " + r.url());
+      if (r.method() === "POST") posts.push({ url: r.url(), ctype: r.headers()["content-type"] || "", body: r.postData() || "" });
     });
 
     await page.goto(args.url + "/", { waitUntil: "load", timeout: TIMEOUT });
@@ -310,6 +326,47 @@ async function main() {
     check(badRoot.includes("--root 99"), "a failed job's error shows next to the field it names",
       `#err-root '${badRoot}', #error '${await page.$eval("#error", (e) => e.textContent)}'`);
 
+    // A network file uploaded: sent inline, run as net:file=NAME.
+    const dir = mkdtempSync(join(tmpdir(), "collsim-page-"));
+    try {
+      const path = join(dir, NET_FILE);
+      writeFileSync(path, NET_TEXT);
+      const cli = JSON.parse(execFileSync(args.collsim, ["run", "--machine", "net:file=" + path, "--coll", COLL,
+        "--algo", ALGO, "--bytes", BYTES, "--json", "-", "--no-timing"], { encoding: "utf8" }));
+      await page.$eval("#root", (e) => { e.value = ""; });
+      await page.select("#coll", COLL);
+      await page.select("#algo", ALGO);
+      await page.$eval("#bytes", (e) => { e.value = ""; });
+      await page.type("#bytes", BYTES);
+      const input = await page.$("#netfile");
+      await input.uploadFile(path);
+      await page.waitForFunction((want) => document.getElementById("machines").value === want,
+        { timeout: TIMEOUT }, "net:file=" + NET_NAME);
+      check(await page.$eval("#machine-type", (e) => e.value) === "net", "an uploaded network picks the net: type");
+      const before = posts.length;
+      await page.click("#submit");
+      // (a server without inline files refuses it: checked, the rest still runs)
+      let done = true;
+      try { await waitDone(page, "the run on the uploaded network"); }
+      catch (e) { done = check(false, "the run on the uploaded network", e.message); }
+      const sent = posts.slice(before).find((p) => p.url.endsWith("/api/run"));
+      let body = {};
+      try { body = JSON.parse(sent ? sent.body : "{}"); } catch (e) { /* checked below */ }
+      check(body.machine === "net:file=" + NET_NAME && body.files && body.files[NET_NAME] === NET_TEXT &&
+        Object.keys(body.files).length === 1, "the file is sent inline in the request's files, under a safe name",
+        sent ? sent.body.slice(0, 300) : "no POST /api/run");
+      const rows = done ? await tableOf(page) : [];
+      if (done) check(rows.length === 1 && Number(rows[0].ticks) === cli.finish_ticks && Number(rows[0].ranks) === 4 &&
+        rows[0].spec === "net:file=" + NET_NAME, "the run on the uploaded network is the CLI's on the same file",
+        `page ${JSON.stringify(rows[0])}, CLI ${cli.finish_ticks} ticks`);
+      step("uploaded network run");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    const wrong = posts.filter((p) => !/^application\/json(;|$)/i.test(p.ctype));
+    check(posts.length > 0 && wrong.length === 0, "every POST says Content-Type: application/json",
+      wrong.map((p) => p.url + ": '" + p.ctype + "'").join("; "));
     check(pageErrors.length === 0, "no script error, failed or outside request", pageErrors.join("; "));
   } finally {
     await browser.close();

@@ -50,7 +50,12 @@ class Server:
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         if isinstance(body, (dict, list)):
             body = json.dumps(body)
-        c.request(method, path, body=body, headers=headers or {})
+        # every POST says its body is JSON (a POST without is refused with
+        # 415: docs/security.md, tests/serve/test_security.py)
+        headers = dict(headers or {})
+        if method == "POST":
+            headers.setdefault("Content-Type", "application/json")
+        c.request(method, path, body=body, headers=headers)
         r = c.getresponse()
         data = r.read()
         c.close()
