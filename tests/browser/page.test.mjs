@@ -357,7 +357,7 @@ async function main() {
         sent ? sent.body.slice(0, 300) : "no POST /api/run");
       const rows = done ? await tableOf(page) : [];
       if (done) check(rows.length === 1 && Number(rows[0].ticks) === cli.finish_ticks && Number(rows[0].ranks) === 4 &&
-        rows[0].spec === "net:file=" + NET_NAME, "the run on the uploaded network is the CLI's on the same file",
+        rows[0].spec.startsWith("net:file=" + NET_NAME + ","), "the run on the uploaded network is the CLI's on the same file",
         `page ${JSON.stringify(rows[0])}, CLI ${cli.finish_ticks} ticks`);
       step("uploaded network run");
     } finally {
