@@ -33,18 +33,28 @@ SMALL = {"machine": "loggp:p=8", "coll": "allreduce", "algo": "ring", "bytes": "
 
 
 class Server:
-    def __init__(self, *args):
+    def __init__(self, *args, cwd=None):
         self.tmp = tempfile.TemporaryDirectory(prefix="collsim-serve-test-")
         env = dict(os.environ, TMPDIR=self.tmp.name)
         self.proc = subprocess.Popen(
             [COLLSIM, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, text=True)
+            stderr=subprocess.PIPE, env=env, text=True, cwd=cwd)
         line = self.proc.stdout.readline()
         m = re.match(r"collsim serve: listening on http://127\.0\.0\.1:(\d+)/$", line.strip())
         if not m:
             self.proc.kill()
             raise RuntimeError("no listening line: %r %s" % (line, self.proc.stderr.read()))
         self.port = int(m.group(1))
+        self.seen = []  # every answer's body (tests/serve/test_files.py reads them)
+
+    def stop(self):
+        """Kills the server if it still runs and removes its folder."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        self.tmp.cleanup()
 
     def request(self, method, path, body=None, headers=None):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -59,6 +69,7 @@ class Server:
         r = c.getresponse()
         data = r.read()
         c.close()
+        self.seen.append(data)
         return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
 
     def json(self, method, path, body=None):
@@ -94,12 +105,7 @@ class TestServe(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if cls.s.proc.poll() is None:
-            cls.s.proc.kill()
-            cls.s.proc.wait()
-        cls.s.proc.stdout.close()
-        cls.s.proc.stderr.close()
-        cls.s.tmp.cleanup()
+        cls.s.stop()
 
     def refused(self, status, doc, code, field=None, text=None):
         self.assertEqual(status, code, doc)
@@ -523,12 +529,7 @@ class TestExpiry(unittest.TestCase):
             self.assertEqual(s.proc.wait(timeout=20), 130, s.proc.stderr.read())
             self.assertEqual(os.listdir(s.tmp.name), [])
         finally:
-            if s.proc.poll() is None:
-                s.proc.kill()
-                s.proc.wait()
-            s.proc.stdout.close()
-            s.proc.stderr.close()
-            s.tmp.cleanup()
+            s.stop()
 
 
 if __name__ == "__main__":

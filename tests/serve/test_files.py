@@ -19,19 +19,21 @@ find something there if the server ever opened it.
   by --max-seconds and cancelled by DELETE, its worker given up, and the queue
   goes on; SIGTERM ends the server in under 2 s while a worker is busy.
 
-Python's standard library only.  COLLSIM names the binary.
+Python's standard library only; the server is started as tests/serve/test_api.py
+starts it (its Server helper).  COLLSIM names the binary.
 """
-import http.client
 import json
 import os
-import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 
-COLLSIM = os.environ.get("COLLSIM", "collsim")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_api import COLLSIM, Server  # noqa: E402
+
 SECRET = "SECRET-7f3a9c-MARKER"
 # Building this program takes seconds and looks at no cancel flag: 4096
 # ranks each posting 4095 sends and receives (33.5 M ops).
@@ -40,56 +42,6 @@ STUCK = {"machine": "alphabeta:topo=ring,p=4096", "coll": "alltoall", "algo": "f
 SMALL = {"machine": "loggp:p=8", "coll": "allreduce", "algo": "ring", "bytes": "1KiB"}
 EDGES = "# three hosts on a switch\nswitch s\na s 100Gbps 100ns\nb s 100Gbps 100ns\n" \
         "c s 50Gbps 100ns\nd s 100Gbps 100ns\n"
-
-
-class Server:
-    def __init__(self, cwd, *args):
-        self.tmp = tempfile.TemporaryDirectory(prefix="collsim-serve-files-")
-        env = dict(os.environ, TMPDIR=self.tmp.name)
-        self.proc = subprocess.Popen(
-            [COLLSIM, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, text=True, cwd=cwd)
-        line = self.proc.stdout.readline()
-        m = re.match(r"collsim serve: listening on http://127\.0\.0\.1:(\d+)/$", line.strip())
-        if not m:
-            self.proc.kill()
-            raise RuntimeError("no listening line: %r %s" % (line, self.proc.stderr.read()))
-        self.port = int(m.group(1))
-        self.seen = []  # every response body, to look for the secret in
-
-    def request(self, method, path, body=None):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {}
-        if body is not None:
-            body = json.dumps(body)
-            headers["Content-Type"] = "application/json"
-        c.request(method, path, body=body, headers=headers)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        self.seen.append(data)
-        return r.status, data
-
-    def json(self, method, path, body=None):
-        status, data = self.request(method, path, body)
-        return status, json.loads(data)
-
-    def wait(self, jid, states=("done", "failed", "cancelled"), timeout=120):
-        end = time.time() + timeout
-        while time.time() < end:
-            status, doc = self.json("GET", "/api/jobs/" + jid)
-            if doc["state"] in states:
-                return doc
-            time.sleep(0.02)
-        raise AssertionError("job %s still %s after %s s" % (jid, doc["state"], timeout))
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        self.tmp.cleanup()
 
 
 class TestFiles(unittest.TestCase):
@@ -106,7 +58,7 @@ class TestFiles(unittest.TestCase):
         os.mkfifo(os.path.join(d, "fifo"))
         with open(os.path.join(d, "huge.edges"), "w") as f:
             f.truncate(10 << 30)  # sparse: 10 GiB that takes no disk
-        cls.s = Server(d, "--jobs", "1", "--max-seconds", "20", "--keep", "1")
+        cls.s = Server("--jobs", "1", "--max-seconds", "20", "--keep", "1", cwd=d)
 
     @classmethod
     def tearDownClass(cls):
@@ -266,7 +218,7 @@ class TestFiles(unittest.TestCase):
         self.assert_no_secret(self.s)
 
     def test_06_stuck_build(self):
-        s = Server(self.dir.name, "--jobs", "1", "--max-seconds", "1")
+        s = Server("--jobs", "1", "--max-seconds", "1", cwd=self.dir.name)
         try:
             # the limit fails it whatever step it is in, and the next job runs
             t0 = time.time()

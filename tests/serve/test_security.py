@@ -54,15 +54,6 @@ def ask(server, method, path, body=None, headers=None, host=DEFAULT):
 JSON = {"Content-Type": "application/json"}
 
 
-def stop(server):
-    if server.proc.poll() is None:
-        server.proc.kill()
-        server.proc.wait()
-    server.proc.stdout.close()
-    server.proc.stderr.close()
-    server.tmp.cleanup()
-
-
 class TestSecurity(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -70,7 +61,7 @@ class TestSecurity(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        stop(cls.s)
+        cls.s.stop()
 
     def refused(self, answer, code, text=None):
         status, headers, doc = answer
@@ -244,7 +235,7 @@ class TestAllowHost(unittest.TestCase):
                                  dict(JSON, Origin="https://evil.example"), host="proxy.example")
             self.assertEqual(status, 403, doc)
         finally:
-            stop(s)
+            s.stop()
 
     def test_bad_allow_host(self):
         for bad in ("", "a/b", "proxy.example:0", "proxy.example:65536", "proxy.example:8k",
