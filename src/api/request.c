@@ -452,7 +452,7 @@ int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t 
     if (!r->program == !r->coll)
         return cs_error_set(err, CS_ERR_USAGE, "a request runs either a program or a "
                             "collective (--program or --coll)");
-    if ((rc = cs_machine_new_in(r->machine, r->files, &run->machine, err)))
+    if ((rc = cs_machine_new_in(r->machine, r->env, &run->machine, err)))
         return rc;
     run->is_coll = r->coll != NULL;
     if (run->is_coll)

@@ -35,8 +35,8 @@
  * cs_request_set so that each value is checked once. */
 typedef struct cs_request {
     const char *machine;          /* spec string */
-    const cs_files_t *files;      /* what its file keys name (core/source.h);
-                                     NULL: paths */
+    const cs_machine_env_t *env;  /* where the machine is built (files, a
+                                     node limit: machine.h); NULL: the CLI's */
     const char *program;          /* GOAL file ("-": standard input); NULL: a collective */
     const char *coll, *algo;      /* algo NULL: the collective's default */
     const char *order;            /* NULL: natural */

@@ -70,7 +70,12 @@ static void serve_help(void)
            "      --max-queue N      jobs waiting at most; more are refused with 429\n"
            "                         (default 64)\n"
            "      --max-ranks R      ranks of one run at most (default 4096)\n"
+           "      --max-nodes N      nodes of one machine at most, refused before it is\n"
+           "                         built (default 1048576: the Cerebras wafer fits)\n"
            "      --max-seconds S    wall time of one job at most (default 60)\n"
+           "      --grace S          a cancelled job's worker that has not stopped S s\n"
+           "                         later is given up, another takes its place\n"
+           "                         (default 1; at exit the wait is at most 1 s)\n"
            "      --max-body BYTES   a request body at most (default 1MiB)\n"
            "      --keep SECONDS     how long a finished job is kept (default 600)\n"
            "      --allow-host NAME[:PORT]\n"
@@ -142,14 +147,16 @@ static const char *serve_allow_opt(const char *text)
 
 static void serve_parse_args(int argc, char **argv, serve_args_t *a)
 {
-    enum { OPT_ADDR = 256, OPT_PORT, OPT_JOBS, OPT_MAX_RANKS, OPT_MAX_SECONDS, OPT_MAX_BODY,
-           OPT_MAX_QUEUE, OPT_KEEP, OPT_ALLOW_HOST };
+    enum { OPT_ADDR = 256, OPT_PORT, OPT_JOBS, OPT_MAX_RANKS, OPT_MAX_NODES, OPT_MAX_SECONDS,
+           OPT_GRACE, OPT_MAX_BODY, OPT_MAX_QUEUE, OPT_KEEP, OPT_ALLOW_HOST };
     static const struct option longopts[] = {
         {"addr", required_argument, NULL, OPT_ADDR},
         {"port", required_argument, NULL, OPT_PORT},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"max-ranks", required_argument, NULL, OPT_MAX_RANKS},
+        {"max-nodes", required_argument, NULL, OPT_MAX_NODES},
         {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+        {"grace", required_argument, NULL, OPT_GRACE},
         {"max-body", required_argument, NULL, OPT_MAX_BODY},
         {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
         {"keep", required_argument, NULL, OPT_KEEP},
@@ -163,9 +170,13 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
     memset(a, 0, sizeof *a);
     a->addr = "127.0.0.1";
     a->port = 8080;
+    /* 2^20 nodes: the full Cerebras wafer (850,000 PEs, 1.2 GB to run) and
+     * every machine of the papers fit; a 2^26-node torus (3.7 GB before
+     * its first event) does not */
     a->lim = (cs_serve_limits_t){.jobs = 1, .max_queue = 64, .max_ranks = 4096,
-                                 .max_seconds = 60, .max_body = 1 << 20, .keep = 600,
-                                 .cache_jobs = 256, .cache_bytes = 256u << 20};
+                                 .max_nodes = 1 << 20, .max_seconds = 60, .grace = 1,
+                                 .max_body = 1 << 20, .keep = 600, .cache_jobs = 256,
+                                 .cache_bytes = 256u << 20};
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_ADDR: a->addr = optarg; break;
@@ -177,9 +188,13 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
         case OPT_MAX_RANKS:
             a->lim.max_ranks = serve_int_opt("--max-ranks", optarg, 1, INT32_MAX);
             break;
+        case OPT_MAX_NODES:
+            a->lim.max_nodes = serve_int_opt("--max-nodes", optarg, 1, INT32_MAX);
+            break;
         case OPT_MAX_SECONDS:
             a->lim.max_seconds = serve_seconds_opt("--max-seconds", optarg, 0.001);
             break;
+        case OPT_GRACE: a->lim.grace = serve_seconds_opt("--grace", optarg, 0.001); break;
         case OPT_KEEP: a->lim.keep = serve_seconds_opt("--keep", optarg, 0); break;
         case OPT_MAX_BODY:
             if (cs_units_parse_bytes(optarg, &v, &err) != CS_OK)
@@ -201,7 +216,8 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
     cs_app_no_operands("serve", argc, argv);
 }
 
-/* Seconds a stopping server waits for its workers (cs_serve_stop). */
+/* Seconds a stopping server waits for its workers at most (cs_serve_stop):
+ * with the loop's own stop, the server is gone within 2 s. */
 #define SERVE_STOP_GRACE 1.0
 
 /* The loop's own state. */
@@ -220,7 +236,7 @@ static void serve_on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* A quarter of a second: the watchdog's resolution (a stuck job fails
- * within --max-seconds + SERVE_GRACE + 0.25 s) and expiry's. */
+ * within --max-seconds + --grace + 0.25 s) and expiry's. */
 static void serve_on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -341,10 +357,11 @@ out:
      * large machine) is not waited for: SIGTERM must end the server within
      * 2 s whatever the workers do.  The process ends at once, without
      * freeing what such a worker still uses; the folder goes first. */
-    if (loop.s && cs_serve_stop(loop.s, SERVE_STOP_GRACE) > 0) {
+    double wait = a.lim.grace < SERVE_STOP_GRACE ? a.lim.grace : SERVE_STOP_GRACE;
+    if (loop.s && cs_serve_stop(loop.s, wait) > 0) {
         serve_rmdir(tmpdir);
         fprintf(stderr, "collsim serve: a worker did not stop within %g s; exiting without "
-                "it\n", SERVE_STOP_GRACE);
+                "it\n", wait);
         fflush(NULL);
         _exit(rc ? cs_status_exit_code(rc) : loop.signal ? 128 + loop.signal : 0);
     }

@@ -39,7 +39,11 @@ typedef struct cs_serve_limits {
     int jobs;            /* worker threads */
     int max_queue;       /* queued jobs (429 beyond) */
     int64_t max_ranks;   /* ranks of one run */
+    int64_t max_nodes;   /* nodes of one machine, refused before it is built */
     double max_seconds;  /* wall time of one job */
+    double grace;        /* seconds a cancelled job's worker may take to come
+                            back before it is given up (the executor looks
+                            at the flag every 2^16 events: far less) */
     size_t max_body;     /* bytes of a request body (413 beyond) */
     double keep;         /* seconds a finished job is kept */
     int cache_jobs;      /* finished jobs kept at most (the oldest go first) */
@@ -139,7 +143,7 @@ void cs_serve_free(cs_serve_t *s);
  * has run longer than --max-seconds (whatever it is doing: building a
  * machine, reading its files, building the program), and gives up the
  * worker of a cancelled or timed-out job that has not come back within
- * SERVE_GRACE s, starting another in its place, so that the queue moves
+ * the limits' grace, starting another in its place, so that the queue moves
  * on.  Returns how many workers it gave up. */
 int cs_serve_watch(cs_serve_t *s);
 

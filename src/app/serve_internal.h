@@ -45,6 +45,7 @@ typedef struct cs_serve_run {
 struct cs_serve_job {
     char id[17];
     cs_serve_body_t body;
+    cs_machine_env_t env;      /* its machines' files and node limit */
     cs_serve_state_t state;
     volatile sig_atomic_t cancel;
     int timed_out;
@@ -89,9 +90,6 @@ typedef struct cs_serve_slot {
     cs_serve_job_t *job;      /* NULL: idle or drawing */
 } cs_serve_slot_t;
 
-/* How long a cancelled job's worker may take to come back before it is
- * given up (the executor checks the flag every 2^16 events: far less). */
-#define SERVE_GRACE 1.0
 /* Workers given up and still running at once, at most: beyond, a stuck
  * job keeps its worker (the CPU a stuck build may take stays bounded). */
 #define SERVE_MAX_ABANDONED 4

@@ -137,7 +137,7 @@ static void serve_give_up(cs_serve_t *s, cs_serve_slot_t *slot, double now)
     }
     j->t_end = now;
     fprintf(stderr, "collsim serve: job %s: its worker did not stop within %g s; given up, "
-            "another takes its place\n", j->id, SERVE_GRACE);
+            "another takes its place\n", j->id, s->lim.grace);
     /* the thread goes on alone until its step ends, then leaves
      * (serve_worker); its slot gets a new one */
     pthread_detach(slot->tid);
@@ -162,7 +162,7 @@ int cs_serve_watch(cs_serve_t *s)
         }
         if (j->cancel && j->t_cancel == 0)
             j->t_cancel = now;
-        if (j->cancel && now - j->t_cancel >= SERVE_GRACE &&
+        if (j->cancel && now - j->t_cancel >= s->lim.grace &&
             s->nabandoned < SERVE_MAX_ABANDONED) {
             serve_give_up(s, &s->slots[i], now);
             n++;

@@ -139,7 +139,7 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
     cs_error_t e;
     cs_request_init(r);
     r->machine = b->machine[pt->machine];
-    r->files = b->files;
+    r->env = &j->env;
     r->coll = b->coll;
     r->algo = pt->algo;
     r->order = b->order;
@@ -262,11 +262,11 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
     cs_request_run_init(&sr->run);
     f->http = 422;
     if (b->kind == CS_SERVE_SWEEP) {
-        if (!j->shared && (rc = cs_machine_new_in(b->machine[0], b->files, &j->shared, e)))
+        if (!j->shared && (rc = cs_machine_new_in(b->machine[0], &j->env, &j->shared, e)))
             return rc;
         rc = cs_request_prepare_on(&r, j->shared, &sr->run, e);
     } else if (b->kind == CS_SERVE_REPLAY) {
-        rc = cs_machine_new_in(b->machine[0], b->files, &sr->run.machine, e);
+        rc = cs_machine_new_in(b->machine[0], &j->env, &sr->run.machine, e);
     } else if (b->kind == CS_SERVE_COMPARE) {
         /* `collsim compare`'s run of one machine, the server's options added */
         cs_compare_row_t row;
@@ -446,6 +446,7 @@ void cs_serve_job_run(cs_serve_job_t *j)
     cs_serve_fail_t f;
     int rc = CS_OK;
     memset(&f, 0, sizeof f);
+    j->env = (cs_machine_env_t){j->body.files, s->lim.max_nodes};
     j->runs = cs_calloc((size_t)j->body.npoints, sizeof *j->runs);
     for (int i = 0; i < j->body.npoints && rc == CS_OK; i++) {
         if (j->cancel) {

@@ -650,6 +650,15 @@ fail:
     return rc;
 }
 
+int cs_spec_check_nodes(const cs_spec_t *spec, int64_t nodes, cs_error_t *err)
+{
+    if (spec->max_nodes > 0 && nodes > spec->max_nodes)
+        return cs_error_set(err, CS_ERR_RANGE, "spec \"%s\": %lld nodes, more than the %lld "
+                            "this build allows (collsim serve --max-nodes)", spec->text,
+                            (long long)nodes, (long long)spec->max_nodes);
+    return CS_OK;
+}
+
 const char *cs_spec_get(cs_spec_t *spec, const char *key)
 {
     if (!spec)

@@ -58,6 +58,10 @@ typedef struct cs_spec {
      * only, and no key may ask for a file to be written (core/source.h).
      * Borrowed; cs_spec_parse leaves it NULL. */
     const struct cs_files *files;
+    /* > 0: a machine of more nodes is refused before it is built
+     * (cs_spec_check_nodes; `collsim serve --max-nodes`); 0: only the
+     * core's own limits.  cs_spec_parse leaves it 0. */
+    int64_t max_nodes;
 } cs_spec_t;
 
 /* Parses text into spec.  Errors: empty name, empty key, duplicate key,
@@ -78,6 +82,11 @@ int cs_spec_get_bandwidth(cs_spec_t *spec, const char *key, double dflt, double 
 /* Chooses among `choices` (NULL-terminated); returns the index in *out. */
 int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choices, int dflt,
                        int *out, cs_error_t *err);
+
+/* Whether a machine of `nodes` nodes may be built for spec (max_nodes):
+ * CS_ERR_RANGE saying so otherwise.  Machine types call it once they know
+ * their node count from their keys, before they allocate anything for it. */
+int cs_spec_check_nodes(const cs_spec_t *spec, int64_t nodes, cs_error_t *err);
 
 /* Before any look-up: a key not in `valid` (a NULL-terminated list) is an
  * error that lists the valid keys, so that a typo is reported before a

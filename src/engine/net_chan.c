@@ -56,8 +56,15 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
         /* line-aligned: see chan_state_t */
         size_t bytes = ((size_t)n->nchans + 1) * sizeof *n->ch;
         void *ch = NULL;
-        int rc = posix_memalign(&ch, 64, bytes);
-        CS_ASSERT(rc == 0);
+        /* the one allocation here outside cs_malloc: its failure is the
+         * out-of-memory status (71), not a broken invariant (a 2^26-node
+         * torus asked for 17 GB) */
+        if (posix_memalign(&ch, 64, bytes) != 0) {
+            int nchans = n->nchans;
+            free(n);
+            return cs_error_set(err, CS_ERR_OOM, "out of memory: %d channels take %zu MiB",
+                                nchans, bytes >> 20);
+        }
         n->ch = memset(ch, 0, bytes);
     }
     n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);

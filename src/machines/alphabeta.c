@@ -74,7 +74,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     default:
         break;
     }
-    if ((rc = cs_topo_new_shape((cs_topo_kind_t)topo_i, (int)p, (int)rows, (int)cols, &m->topo,
+    if ((rc = cs_spec_check_nodes(spec, p, err)) ||
+        (rc = cs_topo_new_shape((cs_topo_kind_t)topo_i, (int)p, (int)rows, (int)cols, &m->topo,
                                 err)))
         return rc;
 

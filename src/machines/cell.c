@@ -150,6 +150,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if (flight * CORE_HZ < 2)
         return cs_error_set(err, CS_ERR_RANGE, "key 'flight': must be at least one bus cycle");
     int n = (int)(12 * chips);
+    if ((rc = cs_spec_check_nodes(spec, n, err)))
+        return rc;
     cs_topo_t *t = cs_topo_new_custom(n, "eib");
     for (int ch = 0; ch < chips; ch++)
         for (int s = 0; s < 12; s++)

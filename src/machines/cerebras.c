@@ -87,7 +87,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     }
     if (!(hz > 0))
         return cs_error_set(err, CS_ERR_RANGE, "key 'clock': must be > 0");
-    if ((rc = cs_topo_new_mesh((int)rows, (int)cols, &m->topo, err)))
+    if ((rc = cs_spec_check_nodes(spec, rows * cols, err)) ||
+        (rc = cs_topo_new_mesh((int)rows, (int)cols, &m->topo, err)))
         return rc;
 
     cs_cerebras_t *c = cs_calloc(1, sizeof *c);

@@ -128,7 +128,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if (rings * ring > CS_TOPO_MAX_NODES)
         return cs_error_set(err, CS_ERR_RANGE, "rings*ring = %lld exceeds %d nodes",
                             (long long)(rings * ring), CS_TOPO_MAX_NODES);
-    if ((rc = cs_topo_new_cylinder((int)rings, (int)ring, &m->topo, err)))
+    if ((rc = cs_spec_check_nodes(spec, rings * ring, err)) ||
+        (rc = cs_topo_new_cylinder((int)rings, (int)ring, &m->topo, err)))
         return rc;
     cns1_machine_t *c = cs_calloc(1, sizeof *c);
     c->topo = m->topo;

@@ -779,6 +779,9 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
                             "key 'even': even spreading needs a number of paths (paths=K), not "
                             "paths=auto");
 
+    if ((rc = cs_spec_check_nodes(spec, (racks ? racks * CS_GROQ_RACK_NODES : nodes) * A_TSPS,
+                                  err)))
+        return rc;
     cs_groq_t *g = cs_calloc(1, sizeof *g);
     m->impl = g;
     g->racks = (int)racks;

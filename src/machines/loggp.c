@@ -672,6 +672,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         return rc;
     if (!(tick > 0))
         return cs_error_set(err, CS_ERR_RANGE, "key 'tick': must be > 0");
+    if ((rc = cs_spec_check_nodes(spec, p + 1, err))) /* the hosts and the hub */
+        return rc;
 
     loggp_machine_t *lm = cs_calloc(1, sizeof *lm);
     m->impl = lm;

@@ -164,9 +164,10 @@ int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err)
     return cs_machine_new_in(spec_text, NULL, out, err);
 }
 
-int cs_machine_new_in(const char *spec_text, const cs_files_t *files, cs_machine_t **out,
+int cs_machine_new_in(const char *spec_text, const cs_machine_env_t *env, cs_machine_t **out,
                       cs_error_t *err)
 {
+    const cs_files_t *files = env ? env->files : NULL;
     cs_spec_t spec;
     const cs_machine_type_t *type = NULL;
     cs_machine_t *m;
@@ -181,6 +182,7 @@ int cs_machine_new_in(const char *spec_text, const cs_files_t *files, cs_machine
         return rc;
     }
     spec.files = files;
+    spec.max_nodes = env ? env->max_nodes : 0;
     m = cs_calloc(1, sizeof *m);
     m->type = type;
     m->reduce_den = 1;

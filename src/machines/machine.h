@@ -192,10 +192,16 @@ const cs_machine_type_t *const *cs_machine_types(int *count);
 /* Creates a machine from "type[:key=value,...]".  Errors name the spec key
  * and list valid keys or types. */
 int cs_machine_new(const char *spec_text, cs_machine_t **out, cs_error_t *err);
-/* The same, the spec's file keys naming entries of files (core/source.h)
- * instead of paths, and no key writing a file; files NULL: as
- * cs_machine_new.  What `collsim serve` builds with. */
-int cs_machine_new_in(const char *spec_text, const cs_files_t *files, cs_machine_t **out,
+/* Where a machine is built, when not at the command line (`collsim
+ * serve`): the files its spec's file keys name (core/source.h; NULL:
+ * paths) - then no key may write a file - and the most nodes it may have
+ * (0: the core's limits). */
+typedef struct cs_machine_env {
+    const cs_files_t *files;
+    int64_t max_nodes;
+} cs_machine_env_t;
+/* cs_machine_new within env (NULL: as cs_machine_new). */
+int cs_machine_new_in(const char *spec_text, const cs_machine_env_t *env, cs_machine_t **out,
                       cs_error_t *err);
 void cs_machine_free(cs_machine_t *m); /* accepts NULL */
 /* What cs_machine_new checks of a spec before building anything: its

@@ -416,7 +416,11 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         (rc = cs_machine_ab_read(spec, &ab, err)))
         return rc;
     tick = ab.tick;
-    if ((rc = net_describe(spec, bw, lat, &n->d, err)) || (rc = cs_netdesc_check(n->d, err)))
+    /* the description is bounded by the generators' and readers' own
+     * limits (CS_NETGEN_MAX_NODES); the machine's tables, routes and
+     * engine, many times its size, wait for the node limit */
+    if ((rc = net_describe(spec, bw, lat, &n->d, err)) || (rc = cs_netdesc_check(n->d, err)) ||
+        (rc = cs_spec_check_nodes(spec, cs_netdesc_nodes(n->d), err)))
         return rc;
 
     int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);

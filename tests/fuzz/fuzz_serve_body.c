@@ -15,7 +15,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *sink;
-    cs_serve_limits_t lim = {.jobs = 1, .max_queue = 4, .max_ranks = 4096, .max_seconds = 1,
+    cs_serve_limits_t lim = {.jobs = 1, .max_queue = 4, .max_ranks = 4096,
+                             .max_nodes = 1 << 20, .max_seconds = 1, .grace = 1,
                              .max_body = 1 << 16, .keep = 1, .cache_jobs = 4,
                              .cache_bytes = 1 << 20};
     cs_serve_body_t b;

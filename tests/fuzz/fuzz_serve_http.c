@@ -27,7 +27,8 @@ static void fuzz_serve_setup(void)
 {
     static cs_serve_t *s;
     static char tmp[] = "/tmp/collsim-fuzz-serve-XXXXXX";
-    cs_serve_limits_t lim = {.jobs = 0, .max_queue = 4, .max_ranks = 4096, .max_seconds = 1,
+    cs_serve_limits_t lim = {.jobs = 0, .max_queue = 4, .max_ranks = 4096,
+                             .max_nodes = 1 << 20, .max_seconds = 1, .grace = 1,
                              .max_body = 4096, .keep = 1, .cache_jobs = 4,
                              .cache_bytes = 1 << 20};
     cs_error_t err;

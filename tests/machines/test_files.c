@@ -51,7 +51,8 @@ Test(files, every_type_refuses_its_file_keys)
             /* and a spec building the machine refuses it too */
             cs_machine_t *m = NULL;
             snprintf(spec, sizeof spec, "%s:%s=/etc/passwd", t->name, k->key);
-            cr_assert_neq(cs_machine_new_in(spec, fs, &m, &err), CS_OK, "%s", spec);
+            cr_assert_neq(cs_machine_new_in(spec, &(cs_machine_env_t){fs, 0}, &m, &err), CS_OK,
+                          "%s", spec);
             cr_assert_null(m);
         }
         /* a key that is no file key passes whatever its value */
@@ -64,25 +65,50 @@ Test(files, every_type_refuses_its_file_keys)
 Test(files, a_network_from_an_inline_file)
 {
     const char *text = "switch s\na s 100Gbps\nb s 100Gbps\nc s 100Gbps\n";
+    const char *bad = "switch s\na s 100Gbps\nb s fast\n";
     cs_files_t *fs = cs_files_new();
     cs_machine_t *m = NULL;
     cs_error_t err;
     cr_assert_eq(cs_files_add(fs, "three.edges", text, strlen(text), &err), CS_OK);
-    cr_assert_eq(cs_machine_new_in("net:file=three.edges", fs, &m, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_files_add(fs, "bad.edges", bad, strlen(bad), &err), CS_OK);
+    cs_machine_env_t env = {fs, 0};
+    cr_assert_eq(cs_machine_new_in("net:file=three.edges", &env, &m, &err), CS_OK, "%s", err.msg);
     cr_assert_eq(cs_machine_nodes(m), 3);
     cr_assert(strstr(m->spec, "file=three.edges"), "%s", m->spec);
     cs_machine_free(m);
     /* an error in the file names the request's name and line, nothing else */
-    const char *bad = "switch s\na s 100Gbps\nb s fast\n";
-    cs_files_t *fb = cs_files_new();
-    cr_assert_eq(cs_files_add(fb, "bad.edges", bad, strlen(bad), &err), CS_OK);
-    cr_assert_neq(cs_machine_new_in("net:file=bad.edges", fb, &m, &err), CS_OK);
+    cr_assert_neq(cs_machine_new_in("net:file=bad.edges", &env, &m, &err), CS_OK);
     cr_assert(!strncmp(err.msg, "bad.edges:3:", 12), "%s", err.msg);
     /* the CLI's spelling of a path does not reach the file system */
-    cr_assert_eq(cs_machine_new_in("net:file=/etc/hosts", fs, &m, &err), CS_ERR_USAGE);
+    cr_assert_eq(cs_machine_new_in("net:file=/etc/hosts", &env, &m, &err), CS_ERR_USAGE);
     cr_assert(strstr(err.msg, "none of the request's files"), "%s", err.msg);
     cs_files_free(fs);
-    cs_files_free(fb);
+}
+
+/* The node limit of the service (--max-nodes) counts what each type builds:
+ * its example machine is built under a limit of exactly its node count,
+ * and refused, before anything is built for it, one node below. */
+Test(files, every_type_counts_its_nodes_before_building)
+{
+    int n;
+    const cs_machine_type_t *const *types = cs_machine_types(&n);
+    for (int i = 0; i < n; i++) {
+        const cs_machine_type_t *t = types[i];
+        cs_machine_t *m = NULL;
+        cs_error_t err;
+        cr_assert_eq(cs_machine_new(t->example, &m, &err), CS_OK, "%s: %s", t->example, err.msg);
+        int64_t nodes = cs_topo_nodes(m->topo);
+        cs_machine_free(m);
+        cs_machine_env_t exact = {NULL, nodes}, below = {NULL, nodes - 1};
+        cr_assert_eq(cs_machine_new_in(t->example, &exact, &m, &err), CS_OK, "%s: %s",
+                     t->example, err.msg);
+        cs_machine_free(m);
+        m = NULL;
+        cr_assert_eq(cs_machine_new_in(t->example, &below, &m, &err), CS_ERR_RANGE, "%s",
+                     t->example);
+        cr_assert_null(m);
+        cr_assert(strstr(err.msg, "--max-nodes"), "%s", err.msg);
+    }
 }
 
 Test(files, names_are_plain_names)

@@ -23,6 +23,7 @@ Python's standard library only; the server is started as tests/serve/test_api.py
 starts it (its Server helper).  COLLSIM names the binary.
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -217,8 +218,26 @@ class TestFiles(unittest.TestCase):
         self.refused(status, doc, 400, "files", "files: expected")
         self.assert_no_secret(self.s)
 
-    def test_06_stuck_build(self):
-        s = Server("--jobs", "1", "--max-seconds", "1", cwd=self.dir.name)
+    def test_06_node_limit_before_building(self):
+        # each asks for GBs before its first event at the command line
+        # (a 2^26-node torus: 3.7 GB; the 8192 x 8192 wafer: 10.7 GB)
+        for spec in ("alphabeta:topo=torus,rows=8192,cols=8192", "cerebras:rows=8192,cols=8192",
+                     "loggp:p=16000000", "alphabeta:topo=ring,p=16777216",
+                     "net:gen=torus,dims=2048x1024"):
+            status, doc = self.s.json("POST", "/api/run", dict(SMALL, machine=spec, ranks=2))
+            self.assertIn(status, (200, 202), doc)
+            job = self.s.wait(doc["id"])
+            self.assertEqual(job["state"], "failed", job)
+            self.assertIn("--max-nodes", job["error"]["message"])
+            self.assertEqual(job["error"]["field"], "machine")
+        with open("/proc/%d/status" % self.s.proc.pid) as f:
+            peak = int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) << 10
+        self.assertLess(peak, 1 << 30, "the server's peak resident size")
+
+    def test_07_stuck_build(self):
+        # a short grace: the build (seconds) outlasts it wherever this runs,
+        # so that giving the worker up is what ends the job
+        s = Server("--jobs", "1", "--max-seconds", "1", "--grace", "0.05", cwd=self.dir.name)
         try:
             # the limit fails it whatever step it is in, and the next job runs
             t0 = time.time()
@@ -229,8 +248,8 @@ class TestFiles(unittest.TestCase):
             took = time.time() - t0
             self.assertEqual(job["state"], "failed", job)
             self.assertIn("--max-seconds", job["error"]["message"])
-            # 1 s limit + 1 s grace + the watchdog's quarter second, with slack
-            self.assertLess(took, 4.5)
+            # the 1 s limit + the grace + the watchdog's quarter second, with slack
+            self.assertLess(took, 3)
             self.assertEqual(s.wait(small["id"], timeout=30)["state"], "done")
             # DELETE: cancelled at once, and the queue moves on
             status, stuck = s.json("POST", "/api/run", dict(STUCK, bytes=32))
@@ -242,6 +261,9 @@ class TestFiles(unittest.TestCase):
             self.assertEqual(s.wait(small["id"], timeout=30)["state"], "done")
             self.assertLess(time.time() - t0, 4)
             self.assertEqual(s.json("GET", "/api/jobs/" + stuck["id"])[1]["state"], "cancelled")
+            # both were given up (the log says so); at most 4 such threads run
+            time.sleep(0.3)
+            self.assertEqual(s.json("GET", "/api/health")[1]["jobs"]["running"], 0)
             # SIGTERM while a worker builds: the server ends in under 2 s
             status, stuck = s.json("POST", "/api/run", dict(STUCK, bytes=16))
             s.wait(stuck["id"], ("running",), timeout=10)
@@ -253,7 +275,8 @@ class TestFiles(unittest.TestCase):
             self.assertLess(took, 2, took)
             self.assertEqual(rc, 128 + signal.SIGTERM)
             err = s.proc.stderr.read()
-            self.assertIn("given up", err)
+            self.assertGreaterEqual(err.count("did not stop within 0.05 s; given up"), 2, err)
+            self.assertIn("a worker did not stop within 0.05 s; exiting without it", err)
             # its private folder is gone
             self.assertEqual([n for n in os.listdir(s.tmp.name) if n.startswith("collsim-serve")],
                              [])
