@@ -102,8 +102,15 @@ static void http_send(serve_http_t *h, struct evhttp_request *req, double t0, in
      * user's clicks on the form (clickjacking) */
     evhttp_add_header(out, "X-Frame-Options", "DENY");
     evhttp_add_header(out, "Content-Security-Policy", "frame-ancestors 'none'");
-    if (buf && len)
+    /* HEAD: the headers a GET would get, and no body (evhttp sent the
+     * body and no length) */
+    if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", len);
+        evhttp_add_header(out, "Content-Length", n);
+    } else if (buf && len) {
         evbuffer_add(buf, data, len);
+    }
     fprintf(h->log, "%s %.200s %d %zu %.1f ms\n", http_method(evhttp_request_get_command(req)),
             uri ? uri : "?", code, len, 1e3 * (http_now() - t0));
     fflush(h->log);

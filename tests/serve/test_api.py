@@ -502,6 +502,24 @@ class TestServe(unittest.TestCase):
 
     # ---- shutdown ---------------------------------------------------------------
 
+    def test_11_head(self):
+        # the headers of a GET, its length, and no body; the connection
+        # goes on (a body after a HEAD would be read as the next answer)
+        c = http.client.HTTPConnection("127.0.0.1", self.s.port, timeout=10)
+        for path in ("/", "/api/health", "/api/machines"):
+            c.request("GET", path)
+            r = c.getresponse()
+            body = r.read()
+            c.request("HEAD", path)
+            h = c.getresponse()
+            self.assertEqual((h.status, h.read()), (200, b""))
+            if path != "/api/health":  # the job counts may move between the two
+                self.assertEqual(int(h.getheader("Content-Length")), len(body))
+            self.assertEqual(h.getheader("Content-Type"), r.getheader("Content-Type"))
+        c.request("GET", "/api/health")
+        self.assertEqual(c.getresponse().status, 200)
+        c.close()
+
     def test_99_sigterm(self):
         # a job running when the signal comes is cancelled
         self.s.submit("run", dict(LONG, bytes="10KiB"))
