@@ -93,8 +93,9 @@ static void *serve_worker(void *arg)
         pthread_mutex_unlock(&s->mu);
         cs_serve_job_run(j);
         pthread_mutex_lock(&s->mu);
+        int abandoned = j->abandoned; /* read before j may be freed */
         serve_job_unref(j);
-        if (j->abandoned) {
+        if (abandoned) {
             /* given up: another thread has this slot; this one ends here */
             s->nabandoned--;
             serve_leave(s);
