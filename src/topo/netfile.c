@@ -351,31 +351,33 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g,
     return rc;
 }
 
-/* igraph's first error message of a read (its handler is called again
- * at each level the error goes up through, with "" then), kept for the
- * message; read and written under the igraph lock only. */
+/* igraph's first error of a read, where it arose: its handler is called
+ * again at each level the error goes up through, and the GraphML reader
+ * returns IGRAPH_PARSEERROR whatever the cause (an IGRAPH_ENOMEM "Cannot
+ * reserve space for vector." in its SAX callbacks included).  Read and
+ * written under the igraph lock only. */
 static char gml_igraph_reason[256];
+static igraph_error_t gml_igraph_first;
 
 static void gml_igraph_error(const char *reason, const char *file, int line,
                              igraph_error_t e)
 {
     (void)file;
     (void)line;
-    (void)e;
+    if (gml_igraph_first == IGRAPH_SUCCESS)
+        gml_igraph_first = e;
     if (!gml_igraph_reason[0] && reason && *reason)
         snprintf(gml_igraph_reason, sizeof gml_igraph_reason, "%s", reason);
     gml_igraph_reason[strcspn(gml_igraph_reason, "\n")] = '\0';
     IGRAPH_FINALLY_FREE(); /* what igraph_error_handler_ignore does */
 }
 
-/* Whether igraph's failure is a lack of memory: IGRAPH_ENOMEM, or a
- * parse error whose cause was libxml2's (igraph reports every libxml2
- * error as IGRAPH_PARSEERROR, "Memory allocation failed" included; the
- * scan found the file well formed, so that is its only XML error left). */
-static int gml_igraph_oom(igraph_error_t e, const char *reason)
+/* Whether igraph's failure is a lack of memory: IGRAPH_ENOMEM where the
+ * error arose or as the result (libxml2's, inside igraph, is seen by
+ * cs_netfile_xml_oom: igraph passes it on as a parse error). */
+static int gml_igraph_oom(igraph_error_t e)
 {
-    return e == IGRAPH_ENOMEM || strstr(reason, "Memory allocation failed") ||
-           strstr(reason, "out of memory") || strstr(reason, "Out of memory");
+    return e == IGRAPH_ENOMEM || gml_igraph_first == IGRAPH_ENOMEM;
 }
 
 /* Two passes: the scan (netfile_gmlscan.c) refuses, with lines, what
@@ -404,9 +406,14 @@ static int read_graphml(const cs_source_t *file, double bw, double lat, cs_netde
     igraph_error_handler_t *old_err = igraph_set_error_handler(gml_igraph_error);
     igraph_warning_handler_t *old_warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
     gml_igraph_reason[0] = '\0';
+    gml_igraph_first = IGRAPH_SUCCESS;
+    cs_netfile_xml_quiet_t quiet;
+    cs_netfile_xml_quiet_begin(&quiet);
     igraph_error_t e = igraph_read_graph_graphml(&g, f, 0);
+    int xml_oom = e != IGRAPH_SUCCESS && cs_netfile_xml_oom();
+    cs_netfile_xml_quiet_end(&quiet);
     fclose(f);
-    if (e != IGRAPH_SUCCESS && gml_igraph_oom(e, gml_igraph_reason)) {
+    if (e != IGRAPH_SUCCESS && (xml_oom || gml_igraph_oom(e))) {
         rc = cs_error_set(err, CS_ERR_OOM, "%s: out of memory (igraph's GraphML reader: %s)",
                           path, gml_igraph_reason[0] ? gml_igraph_reason : igraph_strerror(e));
     } else if (e != IGRAPH_SUCCESS) {

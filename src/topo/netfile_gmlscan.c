@@ -438,8 +438,10 @@ static void scan_error(void *user, const xmlError *e)
 static void scan_error(void *user, xmlErrorPtr e)
 #endif
 {
-    cs_netfile_gmlscan_t *s = ((xmlParserCtxtPtr)user)->_private;
-    if (s->xml_set || !e || e->level < XML_ERR_ERROR)
+    /* user NULL, or _private not set yet: an error while the parser is
+     * made (its errNo says it, looked at then) */
+    cs_netfile_gmlscan_t *s = user ? ((xmlParserCtxtPtr)user)->_private : NULL;
+    if (!s || s->xml_set || !e || e->level < XML_ERR_ERROR)
         return;
     s->xml_set = 1;
     s->xml_code = e->code;
@@ -496,11 +498,16 @@ int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_e
     sax.getEntity = xmlSAX2GetEntity;
     sax.getParameterEntity = xmlSAX2GetParameterEntity;
     buf = cs_malloc(1 << 16);
+    cs_netfile_xml_quiet_t quiet;
+    cs_netfile_xml_quiet_begin(&quiet);
     /* user_data NULL: the callbacks get the parser (xmlSAX2's need it),
      * this scan through its _private */
     s->ctx = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, src->name);
-    if (!s->ctx) {
+    if (!s->ctx || s->ctx->errNo == XML_ERR_NO_MEMORY) {
         rc = cs_error_set(err, CS_ERR_OOM, "%s: out of memory (libxml2's parser)", src->name);
+        if (s->ctx)
+            xmlFreeParserCtxt(s->ctx);
+        s->ctx = NULL;
     } else {
         s->ctx->_private = s;
         xmlCtxtUseOptions(s->ctx, opts);
@@ -509,13 +516,16 @@ int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_e
             xmlParseChunk(s->ctx, buf, (int)got, 0);
         if (!s->rc && !s->xml_set && !ferror(f))
             xmlParseChunk(s->ctx, NULL, 0, 1);
-        if (s->rc)
+        /* out of memory first: what followed it (a value cut short, "not
+         * well-formed") is its consequence */
+        if ((s->xml_set && s->xml_code == XML_ERR_NO_MEMORY) ||
+            s->ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom())
+            rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", src->name,
+                              s->xml_set && s->xml_line > 0 ? s->xml_line : scan_line(s));
+        else if (s->rc)
             rc = s->rc;
         else if (!s->xml_set && ferror(f))
             rc = cs_error_set(err, CS_ERR_IO, "%s: read error: %s", src->name, strerror(errno));
-        else if (s->xml_set && s->xml_code == XML_ERR_NO_MEMORY)
-            rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (libxml2: %s)", src->name,
-                              s->xml_line, s->xml_msg);
         else if (s->xml_set || !s->ctx->wellFormed)
             rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", src->name,
                               s->xml_line > 0 ? s->xml_line : scan_line(s),
@@ -533,6 +543,7 @@ int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_e
         xmlFreeParserCtxt(s->ctx);
         s->ctx = NULL;
     }
+    cs_netfile_xml_quiet_end(&quiet);
     free(buf);
     fclose(f);
     names_free(&s->pending);

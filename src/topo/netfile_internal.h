@@ -119,6 +119,20 @@ int32_t cs_netfile_gml_node_line(const cs_netfile_gmlscan_t *s, const char *id);
 int32_t cs_netfile_gml_edge_line(const cs_netfile_gmlscan_t *s, int64_t e, int64_t ecount);
 void cs_netfile_gml_scan_free(cs_netfile_gmlscan_t *s); /* accepts NULL */
 
+/* libxml2 prints some errors (out of memory outside a parser, I/O) with
+ * its generic error function, on stderr: silenced around the readers'
+ * parses (the function is per thread), which report through cs_error_t.
+ * quiet_begin also clears libxml2's last error of the thread, which
+ * cs_netfile_xml_oom then reads: whether libxml2 ran out of memory since
+ * (in collsim's parse or igraph's), whatever the message that followed. */
+typedef struct cs_netfile_xml_quiet {
+    xmlGenericErrorFunc func;
+    void *ctx;
+} cs_netfile_xml_quiet_t;
+void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
+void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
+int cs_netfile_xml_oom(void);
+
 /* Parses `path` with libxml2 (no network access, no entity expansion, its
  * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
  * "PATH:LINE: libxml2's message" when it is not well-formed XML or holds

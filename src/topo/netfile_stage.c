@@ -345,8 +345,34 @@ static xmlNodePtr xml_entity_ref(xmlNodePtr root, xmlNodePtr *elem)
     return NULL;
 }
 
+static void xml_quiet(void *ctx, const char *fmt, ...)
+{
+    (void)ctx;
+    (void)fmt;
+}
+
+void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q)
+{
+    q->func = xmlGenericError;
+    q->ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, xml_quiet);
+    xmlResetLastError();
+}
+
+void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q)
+{
+    xmlSetGenericErrorFunc(q->ctx, q->func);
+}
+
+int cs_netfile_xml_oom(void)
+{
+    const xmlError *e = xmlGetLastError();
+    return e && e->code == XML_ERR_NO_MEMORY;
+}
+
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
 {
+    cs_netfile_xml_quiet_t quiet;
     xml_first_t first = {0, 0, 0, "not well-formed XML"};
     xmlParserCtxtPtr ctx;
     const char *path = src->name;
@@ -360,10 +386,12 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
     /* a file opened before libxml2, which would print its own warning */
     if (!src->data && (rc = cs_source_fopen(src, &f, err)))
         return rc;
+    cs_netfile_xml_quiet_begin(&quiet);
     if (!(ctx = xmlNewParserCtxt())) {
+        cs_netfile_xml_quiet_end(&quiet);
         if (f)
             fclose(f);
-        return cs_error_set(err, CS_ERR_OOM, "%s: out of memory", path);
+        return cs_error_set(err, CS_ERR_OOM, "%s: out of memory (in libxml2)", path);
     }
     ctx->_private = &first;
     ctx->sax->serror = xml_first_error;
@@ -371,10 +399,18 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
         *out = xmlCtxtReadFd(ctx, fileno(f), path, NULL, opts);
     else if (src->len <= INT_MAX)
         *out = xmlCtxtReadMemory(ctx, src->data, (int)src->len, path, NULL, opts);
+    int oom = ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom() ||
+              (first.set && first.code == XML_ERR_NO_MEMORY);
     xmlFreeParserCtxt(ctx);
+    cs_netfile_xml_quiet_end(&quiet);
     if (f)
         fclose(f);
-    if (*out && !first.set) {
+    if (oom) {
+        /* whatever error followed (libxml2 goes on a little, then says
+         * "not well-formed"): the cause is the memory */
+        rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", path,
+                          first.line > 0 ? first.line : 1);
+    } else if (*out && !first.set) {
         xmlNodePtr elem = NULL, ref = xml_entity_ref(xmlDocGetRootElement(*out), &elem);
         if (!ref)
             return CS_OK;
@@ -383,9 +419,6 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
                           "reads no entities but the five of XML: write the value itself)",
                           path, elem ? xmlGetLineNo(elem) : 1L,
                           elem ? (const char *)elem->name : "?", (const char *)ref->name);
-    } else if (first.set && first.code == XML_ERR_NO_MEMORY) {
-        rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (libxml2: %s)", path,
-                          first.line, first.msg);
     } else {
         rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, first.line, first.msg);
     }

@@ -13,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 #include <igraph.h>
+#include <libxml/xmlmemory.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1165,5 +1166,50 @@ Test(netfile, memory_sources_read_as_files)
             cs_netdesc_free(a);
             cs_netdesc_free(b);
         }
+    }
+}
+
+/* ---- out of memory inside libxml2 --------------------------------------------------- */
+
+/* libxml2's allocator made to fail after `xml_budget` allocations (the
+ * test runs in its own process: Criterion forks one per test). */
+static long xml_budget;
+static void *xml_malloc(size_t n) { return xml_budget-- > 0 ? malloc(n) : NULL; }
+static void *xml_realloc(void *p, size_t n) { return xml_budget-- > 0 ? realloc(p, n) : NULL; }
+static char *xml_strdup(const char *s) { return xml_budget-- > 0 ? strdup(s) : NULL; }
+
+/* Whatever allocation of libxml2 fails -- in collsim's scan, in igraph's
+ * parse, in the SimGrid reader's tree -- the read ends CS_OK (it did not
+ * need that many) or CS_ERR_OOM saying "out of memory", never "malformed"
+ * (issue 29).  Every budget from 0 up to one that reads. */
+Test(netfile, libxml2_out_of_memory_is_oom)
+{
+    static const char *const files[] = {"star.graphml", "zone.xml"};
+    cr_assert_eq(xmlMemSetup(free, xml_malloc, xml_realloc, xml_strdup), 0);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(data(files[i]), "rb");
+        char text[1 << 16];
+        cr_assert_not_null(f, "%s", files[i]);
+        size_t n = fread(text, 1, sizeof text, f);
+        fclose(f);
+        int oom = 0, budget;
+        for (budget = 0; budget < 100000; budget++) {
+            cs_netdesc_t *d = NULL;
+            cs_error_t err = {0};
+            xml_budget = budget;
+            int rc = cs_netfile_read(&(cs_source_t){.name = files[i], .data = text, .len = n},
+                                     CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
+            xml_budget = 1L << 40;
+            if (rc == CS_OK) {
+                cs_netdesc_free(d);
+                break;
+            }
+            cr_assert_eq(rc, CS_ERR_OOM, "%s, %d allocations: rc %d: %s", files[i], budget, rc,
+                         err.msg);
+            cr_assert_not_null(strstr(err.msg, "out of memory"), "%s", err.msg);
+            oom++;
+        }
+        cr_assert_lt(budget, 100000, "%s never read", files[i]);
+        cr_assert_gt(oom, 0, "%s: no budget ran out", files[i]);
     }
 }
