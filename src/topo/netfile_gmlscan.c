@@ -501,8 +501,10 @@ int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_e
     cs_netfile_xml_quiet_t quiet;
     cs_netfile_xml_quiet_begin(&quiet);
     /* user_data NULL: the callbacks get the parser (xmlSAX2's need it),
-     * this scan through its _private */
-    s->ctx = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, src->name);
+     * this scan through its _private.  No file name: messages are made
+     * here, and libxml2 2.9 leaks its input when copying the name runs out
+     * of memory. */
+    s->ctx = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL);
     if (!s->ctx || s->ctx->errNo == XML_ERR_NO_MEMORY) {
         rc = cs_error_set(err, CS_ERR_OOM, "%s: out of memory (libxml2's parser)", src->name);
         if (s->ctx)
