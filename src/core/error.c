@@ -114,10 +114,23 @@ static cs_oom_handler_t oom_handler = oom_default;
 
 void cs_set_oom_handler(cs_oom_handler_t h) { oom_handler = h ? h : oom_default; }
 
+/* The place as the message shows it: "exec.c:1200", the file without its
+ * directories.  __FILE__ is the path meson gave the compiler, relative to
+ * the build folder ("../src/engine/exec.c"): it depends on where collsim
+ * was built, tells a user nothing and, in a message the service returns,
+ * would show the server's build layout.  A bug report needs the file and
+ * line only (file names repeat once, engine/ and machines/ net.c, which
+ * the line and the command tell apart). */
+static const char *short_where(const char *where)
+{
+    const char *slash = strrchr(where, '/');
+    return slash ? slash + 1 : where;
+}
+
 static void *check(void *p, size_t n, const char *where)
 {
     if (!p && n) {
-        oom_handler(n, where);
+        oom_handler(n, short_where(where));
         abort(); /* a handler that returned */
     }
     return p;

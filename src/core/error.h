@@ -76,8 +76,9 @@ void *cs_malloc(size_t n);
 void *cs_calloc(size_t n, size_t size);
 void *cs_realloc(void *p, size_t n);
 char *cs_strdup(const char *s);
-/* The same, naming the allocation's place ("src/engine/exec.c:1200") for
- * the out-of-memory message; the macros below make every call do so. */
+/* The same, naming the allocation's place (__FILE__:__LINE__) for
+ * the out-of-memory message, which shows "exec.c:1200" (the file without
+ * its directories: error.c says why); the macros make every call do so. */
 void *cs_malloc_at(size_t n, const char *where);
 void *cs_calloc_at(size_t n, size_t size, const char *where);
 void *cs_realloc_at(void *p, size_t n, const char *where);

@@ -182,6 +182,8 @@ int cs_lines_next_copy(cs_lines_t *l, char **buf, size_t *cap)
     int got = cs_lines_next(l, &line);
     if (got <= 0)
         return got;
+    if (memchr(line.s, '\0', line.len))
+        return CS_LINES_NUL;
     if (!*buf || line.len >= *cap) {
         *cap = line.len + 256;
         free(*buf);
@@ -197,6 +199,9 @@ int cs_lines_error(int got, const char *name, long line, cs_error_t *err)
     if (got == CS_LINES_TOO_LONG)
         return cs_error_set(err, CS_ERR_PARSE, "%s:%ld: line longer than %zu bytes", name,
                             line + 1, CS_LINES_MAX);
+    if (got == CS_LINES_NUL)
+        return cs_error_set(err, CS_ERR_PARSE, "%s:%ld: a NUL byte in the line (a text file "
+                            "has none: is it a binary file?)", name, line + 1);
     return cs_error_set(err, CS_ERR_IO, "%s: read error after line %ld: %s", name, line,
                         strerror(errno));
 }

@@ -35,6 +35,8 @@ typedef struct cs_lines cs_lines_t;
 
 /* cs_lines_next's result for a line longer than CS_LINES_MAX. */
 #define CS_LINES_TOO_LONG (-2)
+/* cs_lines_next_copy's result for a line that holds a NUL byte. */
+#define CS_LINES_NUL (-3)
 
 /* One line: s[0 .. len) without the '\n'; nl = 1 if a '\n' ended it (0 for
  * a last line without one). */
@@ -61,13 +63,16 @@ int cs_lines_next(cs_lines_t *l, cs_line_t *line);
 
 /* The next line as a NUL-terminated string in *buf (grown as needed, the
  * caller frees it; *cap its size), without its '\n', for readers that cut
- * their lines up in place: results as cs_lines_next.  A NUL byte in the
- * line ends the string early. */
+ * their lines up in place: results as cs_lines_next, and CS_LINES_NUL for
+ * a line that holds a NUL byte, which the string could not show (it would
+ * end there and the rest of the line go unread, issue 29): a text format
+ * has none, so the caller reports it as cs_lines_error does. */
 int cs_lines_next_copy(cs_lines_t *l, char **buf, size_t *cap);
 
-/* The error for a negative result `got` of cs_lines_next on the file
- * `name` after `line` lines were read: CS_ERR_PARSE "NAME:LINE+1: line
- * longer than N bytes" or CS_ERR_IO "NAME: read error after line LINE: ...". */
+/* The error for a negative result `got` of cs_lines_next(_copy) on the
+ * file `name` after `line` lines were read: CS_ERR_PARSE "NAME:LINE+1: line
+ * longer than N bytes" or "NAME:LINE+1: a NUL byte ...", or CS_ERR_IO
+ * "NAME: read error after line LINE: ...". */
 int cs_lines_error(int got, const char *name, long line, cs_error_t *err);
 
 /* Back to where the reader started.  CS_ERR_IO (errno set) for a stream

@@ -85,8 +85,10 @@ static int el_link(cs_netfile_stage_t *st, char **f, int n, int32_t line, double
     if (n > 4)
         return cs_error_set(err, CS_ERR_PARSE, "%stoo many fields: expected \"a b [bandwidth] "
                             "[latency]\"", w);
-    if ((n > 2 && (rc = cs_units_parse_bandwidth(f[2], 1.0, &bw, err))) ||
-        (n > 3 && (rc = cs_units_parse_seconds(f[3], 1.0, &lat, err)))) {
+    if ((n > 2 && ((rc = cs_units_parse_bandwidth(f[2], 1.0, &bw, err)) ||
+                   (rc = cs_netfile_check_range(1, bw, err)))) ||
+        (n > 3 && ((rc = cs_units_parse_seconds(f[3], 1.0, &lat, err)) ||
+                   (rc = cs_netfile_check_range(0, lat, err))))) {
         return cs_netfile_reparse(err, "%slink %s-%s", w, f[0], f[1]);
     }
     if ((rc = cs_netfile_stage_node(st, f[0], line, &u, err)) ||
@@ -206,8 +208,9 @@ static const char *gml_value(const gml_attrs_t *a, int vertex, const char *name,
     return "";
 }
 
-/* An integer attribute in [lo, hi]; "" leaves *out alone. */
-static int gml_int(const char *path, const char *elem, const char *name, const char *text,
+/* An integer attribute in [lo, hi]; "" leaves *out alone.  `where` is
+ * "PATH:LINE: " or "PATH: " (cs_netfile_where). */
+static int gml_int(const char *where, const char *elem, const char *name, const char *text,
                    int64_t lo, int64_t hi, int64_t *out, cs_error_t *err)
 {
     char *end;
@@ -216,21 +219,24 @@ static int gml_int(const char *path, const char *elem, const char *name, const c
         return CS_OK;
     x = strtod(text, &end);
     if (*end || x != floor(x) || x < (double)lo || x > (double)hi)
-        return cs_error_set(err, CS_ERR_PARSE, "%s: %s: %s \"%s\" is not a whole number in "
-                            "%lld..%lld", path, elem, name, text, (long long)lo, (long long)hi);
+        return cs_error_set(err, CS_ERR_PARSE, "%s%s: %s \"%s\" is not a whole number in "
+                            "%lld..%lld", where, elem, name, text, (long long)lo, (long long)hi);
     *out = (int64_t)x;
     return CS_OK;
 }
 
 /* Nodes keyed by their GraphML id (unique in a file); the label, when the
  * file has that attribute, names the node in messages and drawings (empty:
- * none, as collsim writes a node without label). */
-static int gml_nodes(cs_netfile_stage_t *st, const gml_attrs_t *a, cs_error_t *err)
+ * none, as collsim writes a node without label).  Messages name the
+ * node's line (from the scan). */
+static int gml_nodes(cs_netfile_stage_t *st, const gml_attrs_t *a,
+                     const cs_netfile_gmlscan_t *scan, cs_error_t *err)
 {
     const char *path = cs_netfile_stage_path(st);
     int use_label = gml_has(&a->names, "label");
     for (igraph_integer_t i = 0; i < igraph_vcount(a->g); i++) {
-        char idb[64], kb[64], b[64], elem[300];
+        char idb[64], kb[64], b[64], elem[300], w[512];
+        int32_t line;
         const char *id = gml_value(a, 1, "id", i, idb, sizeof idb);
         const char *kind = gml_value(a, 1, "kind", i, kb, sizeof kb);
         int64_t rank = -1, group = -1, level = -1;
@@ -241,66 +247,76 @@ static int gml_nodes(cs_netfile_stage_t *st, const gml_attrs_t *a, cs_error_t *e
             id = idb;
         }
         snprintf(elem, sizeof elem, "node %s", id);
+        line = cs_netfile_gml_node_line(scan, id);
+        cs_netfile_where(path, line, w, sizeof w);
+        /* the scan refused an id given twice, with both lines: this stays
+         * for igraph's own ids (a node without one is named "#i") */
         if (cs_netfile_stage_find(st, id) >= 0)
-            return cs_error_set(err, CS_ERR_PARSE, "%s: %s: the id is used twice", path, elem);
-        if ((rc = cs_netfile_stage_node(st, id, 0, &n, err)))
+            return cs_error_set(err, CS_ERR_PARSE, "%s%s: the id is used twice", w, elem);
+        if ((rc = cs_netfile_stage_node(st, id, line, &n, err)))
             return rc;
         if (use_label) {
             const char *label = gml_value(a, 1, "label", i, b, sizeof b);
             cs_netfile_stage_set_label(st, n, *label ? label : NULL);
         }
         if (*kind && strcmp(kind, "host") && strcmp(kind, "switch"))
-            return cs_error_set(err, CS_ERR_PARSE, "%s: %s: kind \"%s\" is neither host nor "
-                                "switch", path, elem, kind);
+            return cs_error_set(err, CS_ERR_PARSE, "%s%s: kind \"%s\" is neither host nor "
+                                "switch", w, elem, kind);
         cs_netfile_stage_set_kind(st, n, !strcmp(kind, "switch") ? CS_NETNODE_SWITCH
                                                                   : CS_NETNODE_HOST);
-        if ((rc = gml_int(path, elem, "rank", gml_value(a, 1, "rank", i, b, sizeof b), -1,
+        if ((rc = gml_int(w, elem, "rank", gml_value(a, 1, "rank", i, b, sizeof b), -1,
                           CS_NETGEN_MAX_NODES, &rank, err)) ||
-            (rc = gml_int(path, elem, "group", gml_value(a, 1, "group", i, b, sizeof b), -1,
+            (rc = gml_int(w, elem, "group", gml_value(a, 1, "group", i, b, sizeof b), -1,
                           INT32_MAX, &group, err)) ||
-            (rc = gml_int(path, elem, "level", gml_value(a, 1, "level", i, b, sizeof b), -1,
+            (rc = gml_int(w, elem, "level", gml_value(a, 1, "level", i, b, sizeof b), -1,
                           INT16_MAX, &level, err)))
             return rc;
         if (rank >= 0 && !strcmp(kind, "switch"))
-            return cs_error_set(err, CS_ERR_PARSE, "%s: %s: a switch has no rank", path, elem);
-        cs_netfile_stage_set_rank(st, n, rank, 0);
+            return cs_error_set(err, CS_ERR_PARSE, "%s%s: a switch has no rank", w, elem);
+        cs_netfile_stage_set_rank(st, n, rank, line);
         cs_netfile_stage_set_hints(st, n, (int32_t)group, (int)level);
     }
     return CS_OK;
 }
 
-static int gml_edges(cs_netfile_stage_t *st, const gml_attrs_t *a, double bw0, double lat0,
-                     cs_error_t *err)
+/* Edges, with their <edge>'s line when the scan could tell it. */
+static int gml_edges(cs_netfile_stage_t *st, const gml_attrs_t *a,
+                     const cs_netfile_gmlscan_t *scan, double bw0, double lat0, cs_error_t *err)
 {
     const char *path = cs_netfile_stage_path(st);
-    char b[64];
-    for (igraph_integer_t e = 0; e < igraph_ecount(a->g); e++) {
+    char b[64], w[512];
+    igraph_integer_t ecount = igraph_ecount(a->g);
+    for (igraph_integer_t e = 0; e < ecount; e++) {
         igraph_integer_t from, to;
         double bw = bw0, lat = lat0;
         int64_t mult = 1;
         const char *t;
         int rc = CS_OK;
+        int32_t line = cs_netfile_gml_edge_line(scan, e, ecount);
         igraph_edge(a->g, e, &from, &to);
+        cs_netfile_where(path, line, w, sizeof w);
         if (*(t = gml_value(a, 0, "bandwidth", e, b, sizeof b)))
             rc = cs_units_parse_bandwidth(t, 1.0, &bw, err);
         if (!rc && *(t = gml_value(a, 0, "latency", e, b, sizeof b)))
             rc = cs_units_parse_seconds(t, 1.0, &lat, err);
         if (!rc)
-            rc = gml_int(path, "edge", "multiplicity",
+            rc = gml_int("", "edge", "multiplicity",
                          gml_value(a, 0, "multiplicity", e, b, sizeof b), 1, INT32_MAX, &mult,
                          err);
         if (rc) {
-            char pre[300];
-            snprintf(pre, sizeof pre, "%s: edge %lld", path, (long long)e);
-            return cs_netfile_reparse(err, "%s", pre);
+            if (line)
+                return cs_netfile_reparse(err, "%sedge %s-%s", w,
+                                          cs_netfile_stage_name(st, (int32_t)from),
+                                          cs_netfile_stage_name(st, (int32_t)to));
+            return cs_netfile_reparse(err, "%sedge %lld", w, (long long)e);
         }
-        cs_netfile_stage_link(st, (int32_t)from, (int32_t)to, bw, lat, (int32_t)mult, 0);
+        cs_netfile_stage_link(st, (int32_t)from, (int32_t)to, bw, lat, (int32_t)mult, line);
     }
     return CS_OK;
 }
 
-static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, double lat,
-                     cs_error_t *err)
+static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g,
+                     const cs_netfile_gmlscan_t *scan, double bw, double lat, cs_error_t *err)
 {
     const char *path = cs_netfile_stage_path(st);
     igraph_strvector_t gnames, enames;
@@ -324,8 +340,8 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, doubl
                                     "kind, rank, group, level, label", err)) &&
              !(rc = gml_check_names(path, &enames, "edge", gml_edge_attrs,
                                     "bandwidth, latency, multiplicity", err)) &&
-             !(rc = gml_nodes(st, &va, err)))
-        rc = gml_edges(st, &ea, bw, lat, err);
+             !(rc = gml_nodes(st, &va, scan, err)))
+        rc = gml_edges(st, &ea, scan, bw, lat, err);
     igraph_strvector_destroy(&gnames);
     igraph_strvector_destroy(&va.names);
     igraph_strvector_destroy(&enames);
@@ -335,88 +351,79 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g, double bw, doubl
     return rc;
 }
 
-/* A <data> whose key no <key> declares: igraph drops it without a word,
- * so a misspelt attribute would silently take its default.  Returns its
- * line, or 0 when every <data> is declared. */
-static int gml_undeclared(xmlNodePtr root, char *name, size_t len)
+/* igraph's first error of a read, where it arose: its handler is called
+ * again at each level the error goes up through, and the GraphML reader
+ * returns IGRAPH_PARSEERROR whatever the cause (an IGRAPH_ENOMEM "Cannot
+ * reserve space for vector." in its SAX callbacks included).  Read and
+ * written under the igraph lock only. */
+static char gml_igraph_reason[256];
+static igraph_error_t gml_igraph_first;
+
+static void gml_igraph_error(const char *reason, const char *file, int line,
+                             igraph_error_t e)
 {
-    xmlNodePtr stack[64];
-    int top = 0, line = 0;
-    char declared[4096] = " ";
-    /* the declared key ids, space-separated (files declare a handful) */
-    for (xmlNodePtr k = root ? root->children : NULL; k; k = k->next)
-        if (k->type == XML_ELEMENT_NODE && !xmlStrcmp(k->name, (const xmlChar *)"key")) {
-            xmlChar *id = xmlGetProp(k, (const xmlChar *)"id");
-            if (id && strlen(declared) + strlen((const char *)id) + 2 < sizeof declared) {
-                strcat(declared, (const char *)id);
-                strcat(declared, " ");
-            }
-            xmlFree(id);
-        }
-    if (root)
-        stack[top++] = root;
-    while (top > 0 && !line) {
-        xmlNodePtr n = stack[--top];
-        for (xmlNodePtr c = n->children; c && !line; c = c->next) {
-            if (c->type != XML_ELEMENT_NODE)
-                continue;
-            if (!xmlStrcmp(c->name, (const xmlChar *)"data")) {
-                xmlChar *key = xmlGetProp(c, (const xmlChar *)"key");
-                char probe[300];
-                snprintf(probe, sizeof probe, " %s ", key ? (const char *)key : "");
-                if (!strstr(declared, probe)) {
-                    snprintf(name, len, "%s", key ? (const char *)key : "");
-                    line = (int)xmlGetLineNo(c);
-                    if (line < 1)
-                        line = 1;
-                }
-                xmlFree(key);
-            } else if (top < 64) {
-                stack[top++] = c;
-            }
-        }
-    }
-    return line;
+    (void)file;
+    (void)line;
+    if (gml_igraph_first == IGRAPH_SUCCESS)
+        gml_igraph_first = e;
+    if (!gml_igraph_reason[0] && reason && *reason)
+        snprintf(gml_igraph_reason, sizeof gml_igraph_reason, "%s", reason);
+    gml_igraph_reason[strcspn(gml_igraph_reason, "\n")] = '\0';
+    IGRAPH_FINALLY_FREE(); /* what igraph_error_handler_ignore does */
 }
 
+/* Whether igraph's failure is a lack of memory: IGRAPH_ENOMEM where the
+ * error arose or as the result (libxml2's, inside igraph, is seen by
+ * cs_netfile_xml_oom: igraph passes it on as a parse error). */
+static int gml_igraph_oom(igraph_error_t e)
+{
+    return e == IGRAPH_ENOMEM || gml_igraph_first == IGRAPH_ENOMEM;
+}
+
+/* Two passes: the scan (netfile_gmlscan.c) refuses, with lines, what
+ * igraph would read in silence, in bounded memory; then igraph builds the
+ * graph and its attributes, which become the staged network. */
 static int read_graphml(const cs_source_t *file, double bw, double lat, cs_netdesc_t **out,
                         cs_error_t *err)
 {
     const char *path = file->name;
-    xmlDocPtr doc;
+    cs_netfile_gmlscan_t *scan;
     igraph_t g;
     FILE *f;
     int rc;
-    /* libxml2 first, for a line number: igraph reports a malformed file
-     * only through its process-wide error handler */
-    if ((rc = cs_netfile_xml_read(file, &doc, err)))
+    if ((rc = cs_netfile_gml_scan(file, &scan, err)))
         return rc;
-    char key[128];
-    int line = gml_undeclared(xmlDocGetRootElement(doc), key, sizeof key);
-    xmlFreeDoc(doc);
-    if (line)
-        return cs_error_set(err, CS_ERR_PARSE, "%s:%d: <data key=\"%s\"> names no declared "
-                            "<key> (collsim reads kind, rank, group, level, label, bandwidth, "
-                            "latency, multiplicity, routing)", path, line, key);
-    if ((rc = cs_source_fopen(file, &f, err)))
+    if ((rc = cs_source_fopen(file, &f, err))) {
+        cs_netfile_gml_scan_free(scan);
         return rc;
+    }
     /* igraph's attribute table and handlers are process-global (see
      * topo_igraph.c): installed for this read only, the caller's restored,
      * all under the igraph lock (another thread's igraph calls must not see
      * them) */
     cs_topo_igraph_lock();
     igraph_attribute_table_t *old_table = igraph_set_attribute_table(&igraph_cattribute_table);
-    igraph_error_handler_t *old_err = igraph_set_error_handler(igraph_error_handler_ignore);
+    igraph_error_handler_t *old_err = igraph_set_error_handler(gml_igraph_error);
     igraph_warning_handler_t *old_warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
+    gml_igraph_reason[0] = '\0';
+    gml_igraph_first = IGRAPH_SUCCESS;
+    cs_netfile_xml_quiet_t quiet;
+    cs_netfile_xml_quiet_begin(&quiet);
     igraph_error_t e = igraph_read_graph_graphml(&g, f, 0);
+    int xml_oom = e != IGRAPH_SUCCESS && cs_netfile_xml_oom();
+    cs_netfile_xml_quiet_end(&quiet);
     fclose(f);
-    if (e != IGRAPH_SUCCESS) {
-        rc = cs_error_set(err, e == IGRAPH_ENOMEM ? CS_ERR_NOMEM : CS_ERR_PARSE,
-                          "%s: not a GraphML graph igraph can read: %s", path, igraph_strerror(e));
+    if (e != IGRAPH_SUCCESS && (xml_oom || gml_igraph_oom(e))) {
+        rc = cs_error_set(err, CS_ERR_OOM, "%s: out of memory (igraph's GraphML reader: %s)",
+                          path, gml_igraph_reason[0] ? gml_igraph_reason : igraph_strerror(e));
+    } else if (e != IGRAPH_SUCCESS) {
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s: not a GraphML graph igraph can read: %s%s%s%s",
+                          path, igraph_strerror(e), gml_igraph_reason[0] ? " (" : "",
+                          gml_igraph_reason, gml_igraph_reason[0] ? ")" : "");
     } else {
         cs_netfile_stage_t *st = cs_netfile_stage_new(path);
         char *shape = NULL;
-        rc = gml_stage(st, &g, bw, lat, err);
+        rc = gml_stage(st, &g, scan, bw, lat, err);
         if (rc == CS_OK && igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "routing"))
             shape = cs_strdup(GAS(&g, "routing"));
         igraph_destroy(&g); /* with the table that made its attributes */
@@ -431,6 +438,7 @@ static int read_graphml(const cs_source_t *file, double bw, double lat, cs_netde
     igraph_set_error_handler(old_err);
     igraph_set_attribute_table(old_table);
     cs_topo_igraph_unlock();
+    cs_netfile_gml_scan_free(scan);
     return rc;
 }
 

@@ -88,9 +88,58 @@ const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t l
 int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The bandwidths and latencies a network file may give, whatever the
+ * machine's tick: a bandwidth from 1 bit/s to 10^18 bytes/s (8 Eb/s; 1e300
+ * would be a serialisation time of 0 and 1e-300 one beyond any run), a
+ * latency 0 or from 1 fs to 10^6 s (a nonzero latency below 1 fs would
+ * round to no time at any tick, one above 10^6 s overflows the clock's
+ * picoseconds).  Outside: CS_ERR_PARSE saying so, for the reader to place
+ * ("FILE:LINE: ..."); the unit parsers have already refused NaN, inf and
+ * non-positive values. */
+#define CS_NETFILE_BW_MIN 0.125
+#define CS_NETFILE_BW_MAX 1e18
+#define CS_NETFILE_LAT_MIN 1e-15
+#define CS_NETFILE_LAT_MAX 1e6
+int cs_netfile_check_range(int is_bandwidth, double v, cs_error_t *err);
+
+/* The streaming pass over a GraphML file before igraph reads it
+ * (netfile_gmlscan.c): CS_ERR_PARSE "PATH:LINE: ..." for malformed XML,
+ * an entity reference, a <data> of an undeclared key, a node id given
+ * twice, an edge to an undeclared node, a bandwidth or latency collsim
+ * refuses; CS_ERR_OOM when libxml2 runs out of memory; CS_ERR_IO when the
+ * source cannot be read.  On success *out holds each node id's line and
+ * each <edge>'s, for messages (freed by cs_netfile_gml_scan_free). */
+typedef struct cs_netfile_gmlscan cs_netfile_gmlscan_t;
+int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_error_t *err);
+/* The line of the <node> of that id, 0 when unknown. */
+int32_t cs_netfile_gml_node_line(const cs_netfile_gmlscan_t *s, const char *id);
+/* The line of the e-th <edge> of the file, when igraph's graph has as many
+ * edges as the file has <edge>s (ecount); else 0 (then they may not be
+ * the same edges: a second <graph>, hyperedges). */
+int32_t cs_netfile_gml_edge_line(const cs_netfile_gmlscan_t *s, int64_t e, int64_t ecount);
+void cs_netfile_gml_scan_free(cs_netfile_gmlscan_t *s); /* accepts NULL */
+
+/* libxml2 prints some errors (out of memory outside a parser, I/O) with
+ * its generic error function, on stderr: silenced around the readers'
+ * parses (the function is per thread), which report through cs_error_t.
+ * quiet_begin also clears libxml2's last error of the thread, which
+ * cs_netfile_xml_oom then reads: whether libxml2 ran out of memory since
+ * (in collsim's parse or igraph's), whatever the message that followed. */
+typedef struct cs_netfile_xml_quiet {
+    xmlGenericErrorFunc func;
+    void *ctx;
+} cs_netfile_xml_quiet_t;
+void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
+void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
+int cs_netfile_xml_oom(void);
+
 /* Parses `path` with libxml2 (no network access, no entity expansion, its
  * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
- * "PATH:LINE: libxml2's message" when it is not well-formed XML. */
+ * "PATH:LINE: libxml2's message" when it is not well-formed XML or holds
+ * an entity reference (which would read as an empty value), CS_ERR_OOM
+ * when libxml2 runs out of memory.  The whole tree is in memory: meant
+ * for SimGrid platforms, whose size is that of the description, not of
+ * the network. */
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err);
 
 /* The zone tree of a SimGrid platform of several zones and its routing

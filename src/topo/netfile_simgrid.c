@@ -107,7 +107,8 @@ int cs_netfile_sg_bandwidth(const sg_t *s, xmlNodePtr n, const char *key, const 
         snprintf(buf, sizeof buf, "%.*sB/s", (int)(len - 3), text);
         text = buf;
     }
-    if (cs_units_parse_bandwidth(text, 1.0, out, s->err))
+    if (cs_units_parse_bandwidth(text, 1.0, out, s->err) ||
+        cs_netfile_check_range(1, *out, s->err))
         return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, cs_netfile_sg_line(n),
                                   (const char *)n->name, key);
     return CS_OK;
@@ -116,7 +117,8 @@ int cs_netfile_sg_bandwidth(const sg_t *s, xmlNodePtr n, const char *key, const 
 int cs_netfile_sg_latency(const sg_t *s, xmlNodePtr n, const char *key, const char *text,
                       double *out)
 {
-    if (cs_units_parse_seconds(text, 1.0, out, s->err))
+    if (cs_units_parse_seconds(text, 1.0, out, s->err) ||
+        cs_netfile_check_range(0, *out, s->err))
         return cs_netfile_reparse(s->err, "%s:%d: <%s %s>", s->path, cs_netfile_sg_line(n),
                                   (const char *)n->name, key);
     return CS_OK;

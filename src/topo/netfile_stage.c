@@ -273,13 +273,30 @@ int cs_netfile_reparse(cs_error_t *err, const char *fmt, ...)
     return CS_ERR_PARSE;
 }
 
+int cs_netfile_check_range(int is_bandwidth, double v, cs_error_t *err)
+{
+    if (is_bandwidth && v < CS_NETFILE_BW_MIN)
+        return cs_error_set(err, CS_ERR_PARSE, "a bandwidth of %g bytes/s is below 1 bit/s, the "
+                            "least a network file may give", v);
+    if (is_bandwidth && v > CS_NETFILE_BW_MAX)
+        return cs_error_set(err, CS_ERR_PARSE, "a bandwidth of %g bytes/s is beyond %g bytes/s "
+                            "(8 Eb/s), the most a network file may give", v, CS_NETFILE_BW_MAX);
+    if (!is_bandwidth && v != 0 && v < CS_NETFILE_LAT_MIN)
+        return cs_error_set(err, CS_ERR_PARSE, "a latency of %g s is neither 0 nor at least "
+                            "1 fs (it would round to no time)", v);
+    if (!is_bandwidth && v > CS_NETFILE_LAT_MAX)
+        return cs_error_set(err, CS_ERR_PARSE, "a latency of %g s is beyond %g s, the most a "
+                            "network file may give", v, CS_NETFILE_LAT_MAX);
+    return CS_OK;
+}
+
 /* ---- XML ------------------------------------------------------------------- */
 
 /* libxml2's first error (the last is often a consequence: "premature end
  * of data" after an unclosed tag); reached through the context's _private,
  * which libxml2 leaves to its user. */
 typedef struct xml_first {
-    int line, set;
+    int line, set, code;
     char msg[512];
 } xml_first_t;
 
@@ -293,14 +310,70 @@ static void xml_first_error(void *user, xmlErrorPtr e)
     if (first->set || !e || e->level < XML_ERR_ERROR)
         return;
     first->set = 1;
+    first->code = e->code;
     first->line = e->line;
     snprintf(first->msg, sizeof first->msg, "%s", e->message ? e->message : "malformed XML");
     first->msg[strcspn(first->msg, "\n")] = '\0';
 }
 
+/* The first entity reference in the tree, in content or in an attribute's
+ * value, or NULL; *elem its element.  Without XML_PARSE_NOENT libxml2 keeps a reference as a
+ * node, which the readers' text look-ups (cs_netfile_sg_attr) would read as
+ * an empty value.  An explicit stack: a tree is at most libxml2's 256
+ * levels deep, but recursion here would be unbounded in principle. */
+static xmlNodePtr xml_entity_ref(xmlNodePtr root, xmlNodePtr *elem)
+{
+    for (xmlNodePtr n = root; n;) {
+        *elem = n->parent;
+        if (n->type == XML_ENTITY_REF_NODE)
+            return n;
+        *elem = n;
+        if (n->type == XML_ELEMENT_NODE)
+            for (xmlAttrPtr a = n->properties; a; a = a->next)
+                for (xmlNodePtr c = a->children; c; c = c->next)
+                    if (c->type == XML_ENTITY_REF_NODE)
+                        return c;
+        /* depth first: down, else next, else up until a next */
+        if (n->type == XML_ELEMENT_NODE && n->children) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != root && !n->next)
+            n = n->parent;
+        n = n && n != root ? n->next : NULL;
+    }
+    return NULL;
+}
+
+static void xml_quiet(void *ctx, const char *fmt, ...)
+{
+    (void)ctx;
+    (void)fmt;
+}
+
+void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q)
+{
+    q->func = xmlGenericError;
+    q->ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, xml_quiet);
+    xmlResetLastError();
+}
+
+void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q)
+{
+    xmlSetGenericErrorFunc(q->ctx, q->func);
+}
+
+int cs_netfile_xml_oom(void)
+{
+    const xmlError *e = xmlGetLastError();
+    return e && e->code == XML_ERR_NO_MEMORY;
+}
+
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
 {
-    xml_first_t first = {0, 0, "not well-formed XML"};
+    cs_netfile_xml_quiet_t quiet;
+    xml_first_t first = {0, 0, 0, "not well-formed XML"};
     xmlParserCtxtPtr ctx;
     const char *path = src->name;
     FILE *f = NULL;
@@ -313,10 +386,12 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
     /* a file opened before libxml2, which would print its own warning */
     if (!src->data && (rc = cs_source_fopen(src, &f, err)))
         return rc;
+    cs_netfile_xml_quiet_begin(&quiet);
     if (!(ctx = xmlNewParserCtxt())) {
+        cs_netfile_xml_quiet_end(&quiet);
         if (f)
             fclose(f);
-        return cs_error_set(err, CS_ERR_OOM, "%s: out of memory", path);
+        return cs_error_set(err, CS_ERR_OOM, "%s: out of memory (in libxml2)", path);
     }
     ctx->_private = &first;
     ctx->sax->serror = xml_first_error;
@@ -324,12 +399,30 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
         *out = xmlCtxtReadFd(ctx, fileno(f), path, NULL, opts);
     else if (src->len <= INT_MAX)
         *out = xmlCtxtReadMemory(ctx, src->data, (int)src->len, path, NULL, opts);
+    int oom = ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom() ||
+              (first.set && first.code == XML_ERR_NO_MEMORY);
     xmlFreeParserCtxt(ctx);
+    cs_netfile_xml_quiet_end(&quiet);
     if (f)
         fclose(f);
-    if (*out && !first.set)
-        return CS_OK;
+    if (oom) {
+        /* whatever error followed (libxml2 goes on a little, then says
+         * "not well-formed"): the cause is the memory */
+        rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", path,
+                          first.line > 0 ? first.line : 1);
+    } else if (*out && !first.set) {
+        xmlNodePtr elem = NULL, ref = xml_entity_ref(xmlDocGetRootElement(*out), &elem);
+        if (!ref)
+            return CS_OK;
+        /* the element's line: a reference in a value has none of its own */
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s:%ld: <%s>: an entity reference &%s; (collsim "
+                          "reads no entities but the five of XML: write the value itself)",
+                          path, elem ? xmlGetLineNo(elem) : 1L,
+                          elem ? (const char *)elem->name : "?", (const char *)ref->name);
+    } else {
+        rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, first.line, first.msg);
+    }
     xmlFreeDoc(*out);
     *out = NULL;
-    return cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", path, first.line, first.msg);
+    return rc;
 }

@@ -13,10 +13,13 @@
  */
 #include <criterion/criterion.h>
 #include <igraph.h>
+#include <libxml/xmlmemory.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "topo/netfile.h"
@@ -69,27 +72,49 @@ static cs_netdesc_t *read_ok(const char *path, cs_netfile_format_t fmt)
     return d;
 }
 
-/* Reading `text` (as file `name`) fails with `code` and a message that
- * contains each of the NULL-terminated `parts`. */
-static void read_fails(const char *name, const char *text, int code, const char *const *parts)
+/* Reading src fails with `code` and a message that contains each of the
+ * NULL-terminated `parts`, "@" standing for src's name. */
+static void source_fails(const cs_source_t *src, int code, const char *const *parts)
 {
-    const char *path = tmpfile_with(name, text);
     cs_netdesc_t *d = NULL;
     cs_error_t err = {0};
-    int rc = cs_netfile_read(&(cs_source_t){.name = path}, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
-    cr_assert_eq(rc, code, "%s: rc %d (want %d), message: %s", name, rc, code, err.msg);
+    const char *how = src->data ? "in memory" : "as a file";
+    int rc = cs_netfile_read(src, CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
+    cr_assert_eq(rc, code, "%s %s: rc %d (want %d), message: %s", src->name, how, rc, code,
+                 err.msg);
     cr_assert_null(d);
     for (; *parts; parts++) {
         char want[1200];
-        /* "@" stands for the file's path */
         const char *at = strchr(*parts, '@');
         if (at)
-            snprintf(want, sizeof want, "%.*s%s%s", (int)(at - *parts), *parts, path, at + 1);
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(at - *parts), *parts, src->name,
+                     at + 1);
         else
             snprintf(want, sizeof want, "%s", *parts);
-        cr_assert_not_null(strstr(err.msg, want), "%s: message \"%s\" lacks \"%s\"", name,
-                           err.msg, want);
+        cr_assert_not_null(strstr(err.msg, want), "%s %s: message \"%s\" lacks \"%s\"",
+                           src->name, how, err.msg, want);
     }
+}
+
+/* Reading text[0 .. len) as file `name` fails so, read from the file and
+ * as an inline file of the service (a memory source named `name`): every
+ * reader must say the same for both (issue 29). */
+static void read_fails_len(const char *name, const char *text, size_t len, int code,
+                           const char *const *parts)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    source_fails(&(cs_source_t){.name = path}, code, parts);
+    source_fails(&(cs_source_t){.name = name, .data = text, .len = len}, code, parts);
+}
+
+static void read_fails(const char *name, const char *text, int code, const char *const *parts)
+{
+    read_fails_len(name, text, strlen(text), code, parts);
 }
 #define FAILS(name, text, code, ...)                                                    \
     do {                                                                                \
@@ -265,15 +290,15 @@ Test(netfile, graphml_errors)
           GML_HEAD "<key id=\"k\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
           GML_GRAPH "<node id=\"a\"><data key=\"k\">router</data></node><node id=\"b\"/>\n"
           "<edge source=\"a\" target=\"b\"/></graph></graphml>\n", CS_ERR_PARSE,
-          "@: node a: kind \"router\" is neither host nor switch");
+          "@:5: node a: kind \"router\" is neither host nor switch");
     FAILS("zero.graphml",
           GML_HEAD "<key id=\"b\" for=\"edge\" attr.name=\"bandwidth\" attr.type=\"double\"/>\n"
           GML_GRAPH "<node id=\"a\"/><node id=\"b\"/>\n"
           "<edge source=\"a\" target=\"b\"><data key=\"b\">0</data></edge></graph></graphml>\n",
-          CS_ERR_PARSE, "@: edge 0", "a bandwidth must be positive");
+          CS_ERR_PARSE, "@:6: <data key=\"b\"> (bandwidth)", "a bandwidth must be positive");
     FAILS("loop.graphml", GML_HEAD GML_GRAPH "<node id=\"a\"/><node id=\"b\"/>\n"
           "<edge source=\"a\" target=\"b\"/><edge source=\"b\" target=\"b\"/>\n"
-          "</graph></graphml>\n", CS_ERR_PARSE, "@: a link from b to itself");
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:5: a link from b to itself");
     FAILS("notgraphml.graphml", "<?xml version=\"1.0\"?>\n<svg/>\n", CS_ERR_PARSE, "@: ");
 }
 
@@ -892,4 +917,299 @@ Test(netfile, simgrid_gateways_of_two_levels_need_a_route)
           "<zoneRoute src=\"X\" dst=\"Y\" gw_src=\"xX_router\" gw_dst=\"g1\">"
           HOLE_CTN("bx") "</zoneRoute>\n" SG_END, CS_ERR_PARSE,
           "@:6: <zone id=\"Y1\">: no route from g1 to g2");
+}
+
+/* ---- issue 29: what the readers let through in silence, now refused --------------------- */
+
+/* A GraphML file of n hosts around switch s, node i on line 5 + i, the
+ * last one's data key spelt `last_key`; into a static buffer. */
+static const char *gml_many(int n, const char *last_key)
+{
+    static char text[1 << 16];
+    size_t k = (size_t)snprintf(text, sizeof text, GML_HEAD
+        "<key id=\"kind\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
+        GML_GRAPH "<node id=\"s\"><data key=\"kind\">switch</data></node>\n");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "<node id=\"h%d\"><data key=\"%s\">host</data></node>\n", i,
+                              i == n - 1 ? last_key : "kind");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "<edge source=\"s\" target=\"h%d\"/>\n", i);
+    snprintf(text + k, sizeof text - k, "</graph></graphml>\n");
+    return text;
+}
+
+/* The old check of undeclared keys looked at 64 siblings at most: a typo
+ * on the 65th node or later was never seen.  120 nodes, the typo on the
+ * last: line 4 (graph) + 1 (switch) + 120. */
+Test(netfile, graphml_typo_on_the_last_of_many_nodes)
+{
+    FAILS("typo.graphml", gml_many(120, "knd"), CS_ERR_PARSE,
+          "@:125: <data key=\"knd\"> names no declared <key>");
+    /* the same file spelt right reads, each host a host */
+    const char *ok = tmpfile_with("many.graphml", gml_many(120, "kind"));
+    cs_netdesc_t *d = read_ok(ok, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nodes(d), 121);
+    cr_assert_eq(cs_netdesc_hosts(d), 120);
+    cs_netdesc_free(d);
+}
+
+#define GML_BW_KEY(type)                                                                 \
+    "<key id=\"bw\" for=\"edge\" attr.name=\"bandwidth\" attr.type=\"" type "\"/>\n"       \
+    "<key id=\"lat\" for=\"edge\" attr.name=\"latency\" attr.type=\"" type "\"/>\n"
+#define GML_AB GML_GRAPH "<node id=\"a\"/><node id=\"b\"/>\n"
+
+/* igraph reads NaN as a missing value: the default bandwidth, in silence */
+Test(netfile, graphml_non_finite_values_are_refused)
+{
+    FAILS("nan.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"bw\">NaN</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"bw\"> (bandwidth)", "NaN");
+    FAILS("nanlat.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\">\n<data key=\"lat\">nan</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:8: <data key=\"lat\"> (latency)");
+    FAILS("inf.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"bw\">inf</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"bw\"> (bandwidth)");
+    FAILS("neg.graphml", GML_HEAD GML_BW_KEY("string") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"lat\">-1us</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"lat\"> (latency)");
+    FAILS("empty.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"bw\"> </data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"bw\">: an empty bandwidth");
+    /* a key's <default> is a value like any other */
+    FAILS("default.graphml", GML_HEAD
+          "<key id=\"bw\" for=\"edge\" attr.name=\"bandwidth\" attr.type=\"double\">\n"
+          "<default>NaN</default></key>\n" GML_AB
+          "<edge source=\"a\" target=\"b\"/></graph></graphml>\n", CS_ERR_PARSE,
+          "@:4: <data key=\"bw\"> (bandwidth)");
+    /* units in a numeric key: igraph would read NaN */
+    FAILS("units.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"bw\">100Gbps</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"bw\">: bandwidth \"100Gbps\" "
+          "is not a plain number");
+    /* beyond the range of every reader */
+    FAILS("huge.graphml", GML_HEAD GML_BW_KEY("double") GML_AB
+          "<edge source=\"a\" target=\"b\"><data key=\"bw\">1e300</data></edge>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:7: <data key=\"bw\">", "beyond 1e+18");
+    /* in a string key units are read, and spaces around a number are not
+     * the value's: both read */
+    const char *ok = tmpfile_with("units.graphml", GML_HEAD GML_BW_KEY("string") GML_AB
+        "<edge source=\"a\" target=\"b\"><data key=\"bw\">100Gbps</data>"
+        "<data key=\"lat\"> 2us\n</data></edge>\n</graph></graphml>\n");
+    cs_netdesc_t *d = read_ok(ok, CS_NETFILE_AUTO);
+    assert_link(d, "a", "b", 12.5e9, 2e-6, 1);
+    cs_netdesc_free(d);
+}
+
+Test(netfile, graphml_duplicate_ids_and_undeclared_endpoints)
+{
+    FAILS("dup.graphml", GML_HEAD GML_GRAPH "<node id=\"a\"/>\n<node id=\"b\"/>\n"
+          "<node id=\"a\"/>\n<edge source=\"a\" target=\"b\"/></graph></graphml>\n",
+          CS_ERR_PARSE, "@:6: node \"a\": the id is used twice (first on line 4");
+    FAILS("endpoint.graphml", GML_HEAD GML_GRAPH "<node id=\"a\"/><node id=\"b\"/>\n"
+          "<edge source=\"a\" target=\"b\"/>\n<edge source=\"b\" target=\"c\"/>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE,
+          "@:6: <edge> names node \"c\", which no <node> declares");
+    FAILS("source.graphml", GML_HEAD GML_GRAPH "<node id=\"a\"/><node id=\"b\"/>\n"
+          "<edge source=\"x\" target=\"b\"/>\n<edge source=\"a\" target=\"b\"/>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:5: <edge> names node \"x\"");
+    /* an edge may name a node declared further down (GraphML allows it) */
+    const char *ok = tmpfile_with("forward.graphml", GML_HEAD GML_GRAPH
+        "<edge source=\"a\" target=\"b\"/>\n<node id=\"a\"/><node id=\"b\"/>\n"
+        "</graph></graphml>\n");
+    cs_netdesc_t *d = read_ok(ok, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nodes(d), 2);
+    cr_assert_eq(cs_netdesc_nlinks(d), 1);
+    cs_netdesc_free(d);
+}
+
+/* igraph read an entity reference as an empty value (a switch became a
+ * host); libxml2's tree keeps it as a node the SimGrid reader read as "" */
+Test(netfile, entity_references_are_refused)
+{
+    FAILS("ent.graphml", "<?xml version=\"1.0\"?>\n<!DOCTYPE graphml [<!ENTITY sw \"switch\">]>\n"
+          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+          "<key id=\"k\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n" GML_GRAPH
+          "<node id=\"s\"><data key=\"k\">&sw;</data></node><node id=\"a\"/><node id=\"b\"/>\n"
+          "<edge source=\"s\" target=\"a\"/><edge source=\"s\" target=\"b\"/>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:6: an entity reference &sw;");
+    FAILS("entattr.graphml", "<?xml version=\"1.0\"?>\n<!DOCTYPE graphml [<!ENTITY n \"a\">]>\n"
+          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n" GML_GRAPH
+          "<node id=\"a\"/><node id=\"b\"/>\n<edge source=\"&n;\" target=\"b\"/>\n"
+          "</graph></graphml>\n", CS_ERR_PARSE, "@:6: <edge source=\"&n;\">: an entity "
+          "reference");
+    /* an external entity is refused before anything would open it */
+    FAILS("ext.graphml", "<?xml version=\"1.0\"?>\n<!DOCTYPE graphml [<!ENTITY x SYSTEM "
+          "\"/etc/passwd\">]>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+          GML_GRAPH "<node id=\"a\">&x;</node></graph></graphml>\n", CS_ERR_PARSE,
+          "@:5: an entity reference &x;");
+    /* the five of XML and character references are text */
+    const char *ok = tmpfile_with("amp.graphml", GML_HEAD GML_GRAPH
+        "<node id=\"a&amp;b\"/><node id=\"c&#38;d\"/>\n"
+        "<edge source=\"a&#38;b\" target=\"c&amp;d\"/></graph></graphml>\n");
+    cs_netdesc_t *d = read_ok(ok, CS_NETFILE_AUTO);
+    cr_assert_eq(cs_netdesc_nodes(d), 2);
+    cs_netdesc_free(d);
+    FAILS("ent.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE platform [<!ENTITY bw \"1GBps\">]>\n"
+          "<platform version=\"4.1\">\n" SG_ZONE SG_HOSTS
+          "<link id=\"l\" bandwidth=\"&bw;\" latency=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+          SG_END, CS_ERR_PARSE, "@:6: <link>: an entity reference &bw;");
+    FAILS("entc.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE platform [<!ENTITY z \"\">]>\n"
+          "<platform version=\"4.1\">\n" SG_ZONE "&z;" SG_HOSTS SG_END, CS_ERR_PARSE,
+          "@:4: <zone>: an entity reference &z;");
+}
+
+/* An entity bomb and deep nesting stay refused by libxml2's limits (the
+ * scan parses without XML_PARSE_HUGE, which igraph's own parse uses). */
+Test(netfile, graphml_bombs_and_depth_are_refused)
+{
+    char bomb[4096], deep[8192];
+    size_t k = (size_t)snprintf(bomb, sizeof bomb, "<?xml version=\"1.0\"?>\n<!DOCTYPE graphml "
+                                "[<!ENTITY a0 \"lol\">\n");
+    for (int i = 1; i < 10; i++)
+        k += (size_t)snprintf(bomb + k, sizeof bomb - k, "<!ENTITY a%d \"&a%d;&a%d;&a%d;&a%d;"
+                              "&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;\">\n", i, i - 1, i - 1, i - 1,
+                              i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    snprintf(bomb + k, sizeof bomb - k, "]>\n<graphml>" GML_GRAPH "<node id=\"a\">&a9;</node>"
+             "</graph></graphml>\n");
+    FAILS("bomb.graphml", bomb, CS_ERR_PARSE, "@:");
+    k = (size_t)snprintf(deep, sizeof deep, GML_HEAD GML_GRAPH);
+    for (int i = 0; i < 300; i++)
+        k += (size_t)snprintf(deep + k, sizeof deep - k, "<x>");
+    snprintf(deep + k, sizeof deep - k, "\n");
+    FAILS("deep.graphml", deep, CS_ERR_PARSE, "@:4: <x>: elements nested deeper than 256");
+}
+
+Test(netfile, edgelist_nul_byte_is_refused)
+{
+    static const char text[] = "a b\nb c\0 d e\nc d\n";
+    static const char *const parts[] = {"@:2: a NUL byte", NULL};
+    read_fails_len("nul.edges", text, sizeof text - 1, CS_ERR_PARSE, parts);
+}
+
+Test(netfile, out_of_range_values_name_file_and_line)
+{
+    FAILS("tiny.edges", "a b\nb c 1e-300\n", CS_ERR_PARSE, "@:2: link b-c",
+          "below 1 bit/s");
+    FAILS("huge.edges", "a b 1e300\n", CS_ERR_PARSE, "@:1: link a-b", "beyond 1e+18");
+    FAILS("late.edges", "a b\nb c 1GB/s 1e300\n", CS_ERR_PARSE, "@:2: link b-c",
+          "a latency of 1e+300 s is beyond");
+    FAILS("soon.edges", "a b 1GB/s 1e-300\n", CS_ERR_PARSE, "@:1: link a-b",
+          "neither 0 nor at least 1 fs");
+    FAILS("huge.xml", SG_HEAD SG_ZONE SG_HOSTS "<link id=\"l\" bandwidth=\"1e300Bps\" "
+          "latency=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n" SG_END, CS_ERR_PARSE,
+          "@:5: <link bandwidth>", "beyond");
+    /* the bounds themselves read */
+    const char *ok = tmpfile_with("bounds.edges", "a b 1bps 0\nb c 1e18B/s 1e6s\nc d 1GB/s 0.001ps\n");
+    cs_netdesc_t *d = read_ok(ok, CS_NETFILE_AUTO);
+    assert_link(d, "a", "b", 0.125, 0, 1);
+    assert_link(d, "b", "c", 1e18, 1e6, 1);
+    cs_netdesc_free(d);
+}
+
+/* A directory: each reader says so, and libxml2 prints nothing (it had
+ * printed a stray line, then "Document is empty"). */
+Test(netfile, directory_is_refused_quietly)
+{
+    static const char *const names[] = {"d.graphml", "d.xml", "d.edges"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[1024], log[1100], want[1200];
+        cs_netdesc_t *d = NULL;
+        cs_error_t err = {0};
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        snprintf(log, sizeof log, "%s/stderr-%zu", tmpdir, i);
+        cr_assert_eq(mkdir(path, 0700), 0);
+        /* stderr into a file for the read */
+        fflush(stderr);
+        int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        cr_assert(saved >= 0 && fd >= 0);
+        dup2(fd, 2);
+        int rc = cs_netfile_read(&(cs_source_t){.name = path}, CS_NETFILE_AUTO, DFLT_BW,
+                                 DFLT_LAT, &d, &err);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        close(fd);
+        cr_assert_eq(rc, CS_ERR_IO, "%s: rc %d: %s", names[i], rc, err.msg);
+        cr_assert_null(d);
+        snprintf(want, sizeof want, "%s: cannot open: it is a directory", path);
+        cr_assert_not_null(strstr(err.msg, want), "%s", err.msg);
+        struct stat st;
+        cr_assert_eq(stat(log, &st), 0);
+        cr_assert_eq(st.st_size, 0, "%s: %lld bytes on stderr", names[i], (long long)st.st_size);
+    }
+}
+
+/* Every file of tests/data/net reads the same from memory as from its path
+ * (the service's inline files). */
+Test(netfile, memory_sources_read_as_files)
+{
+    static const char *const files[] = {"two-leaves.edges", "ranked.edges", "star.graphml",
+                                        "zone.xml", "flat.xml", "torus.xml", "fattree.xml"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(data(files[i]), "rb");
+        char text[1 << 16];
+        cr_assert_not_null(f, "%s", files[i]);
+        size_t n = fread(text, 1, sizeof text, f);
+        fclose(f);
+        cs_netdesc_t *a = NULL, *b = NULL;
+        cs_error_t e1 = {0}, e2 = {0};
+        int r1 = cs_netfile_read(&(cs_source_t){.name = data(files[i])}, CS_NETFILE_AUTO,
+                                 DFLT_BW, DFLT_LAT, &a, &e1);
+        int r2 = cs_netfile_read(&(cs_source_t){.name = files[i], .data = text, .len = n},
+                                 CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &b, &e2);
+        cr_assert_eq(r1, r2, "%s: %s / %s", files[i], e1.msg, e2.msg);
+        if (r1 == CS_OK) {
+            assert_same(a, b);
+            cs_netdesc_free(a);
+            cs_netdesc_free(b);
+        }
+    }
+}
+
+/* ---- out of memory inside libxml2 --------------------------------------------------- */
+
+/* libxml2's allocator made to fail after `xml_budget` allocations (the
+ * test runs in its own process: Criterion forks one per test). */
+static long xml_budget;
+static void *xml_malloc(size_t n) { return xml_budget-- > 0 ? malloc(n) : NULL; }
+static void *xml_realloc(void *p, size_t n) { return xml_budget-- > 0 ? realloc(p, n) : NULL; }
+static char *xml_strdup(const char *s) { return xml_budget-- > 0 ? strdup(s) : NULL; }
+
+/* Whatever allocation of libxml2 fails -- in collsim's scan, in igraph's
+ * parse, in the SimGrid reader's tree -- the read ends CS_OK (it did not
+ * need that many) or CS_ERR_OOM saying "out of memory", never "malformed"
+ * (issue 29).  Every budget from 0 up to one that reads. */
+Test(netfile, libxml2_out_of_memory_is_oom)
+{
+    static const char *const files[] = {"star.graphml", "zone.xml"};
+    cr_assert_eq(xmlMemSetup(free, xml_malloc, xml_realloc, xml_strdup), 0);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(data(files[i]), "rb");
+        char text[1 << 16];
+        cr_assert_not_null(f, "%s", files[i]);
+        size_t n = fread(text, 1, sizeof text, f);
+        fclose(f);
+        int oom = 0, budget;
+        for (budget = 0; budget < 100000; budget++) {
+            cs_netdesc_t *d = NULL;
+            cs_error_t err = {0};
+            xml_budget = budget;
+            int rc = cs_netfile_read(&(cs_source_t){.name = files[i], .data = text, .len = n},
+                                     CS_NETFILE_AUTO, DFLT_BW, DFLT_LAT, &d, &err);
+            xml_budget = 1L << 40;
+            if (rc == CS_OK) {
+                cs_netdesc_free(d);
+                break;
+            }
+            cr_assert_eq(rc, CS_ERR_OOM, "%s, %d allocations: rc %d: %s", files[i], budget, rc,
+                         err.msg);
+            cr_assert_not_null(strstr(err.msg, "out of memory"), "%s", err.msg);
+            oom++;
+        }
+        cr_assert_lt(budget, 100000, "%s never read", files[i]);
+        cr_assert_gt(oom, 0, "%s: no budget ran out", files[i]);
+    }
 }
