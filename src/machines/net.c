@@ -436,7 +436,13 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         if ((rc = cs_spec_tick_ratio("bw", 1.0 / (l->bw * l->mult), tick, &n->ser_num[c],
                                      &n->ser_den[c], err)) ||
             (rc = cs_spec_ticks("lat", l->lat, tick, 9e18, &n->wire_lat[c], err))) {
-            cs_error_prefix(err, "%s: link %d", cs_netdesc_source(n->d), (int)i);
+            /* a link read from a file is named by its line there, as
+             * the readers name it; a generated one by its number */
+            if (l->line > 0)
+                cs_error_prefix(err, "%s:%d: link %d", cs_netdesc_source(n->d), (int)l->line,
+                                (int)i);
+            else
+                cs_error_prefix(err, "%s: link %d", cs_netdesc_source(n->d), (int)i);
             return rc;
         }
         n->ser_num[c + 1] = n->ser_num[c];
