@@ -56,17 +56,9 @@ typedef struct names {
     int64_t n, cap; /* cap a power of two, or 0 */
 } names_t;
 
-static uint64_t names_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int64_t names_slot(const names_t *m, const char *s)
 {
-    int64_t mask = m->cap - 1, i = (int64_t)(names_hash(s) & (uint64_t)mask);
+    int64_t mask = m->cap - 1, i = (int64_t)(cs_netfile_hash(s) & (uint64_t)mask);
     while (m->key[i] && strcmp(m->key[i], s))
         i = (i + 1) & mask;
     return i;

@@ -82,6 +82,10 @@ int cs_netfile_routes_path(const void *routes, int32_t src, int32_t dst, uint64_
 /* "PATH:LINE: " or "PATH: " (line 0) into buf, for messages. */
 const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t len);
 
+/* FNV-1a of a NUL-terminated name: the node-name tables of the stage and
+ * of the GraphML scan. */
+uint64_t cs_netfile_hash(const char *s);
+
 /* Turns the message of a callee (a unit parser's "a bandwidth must be
  * positive, got ...") into the file's: "PREFIX: message", CS_ERR_PARSE
  * (a bad value in a file is malformed input, whatever the callee's code). */

@@ -80,7 +80,7 @@ const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t l
     return buf;
 }
 
-static uint64_t name_hash(const char *s)
+uint64_t cs_netfile_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++)
@@ -90,7 +90,7 @@ static uint64_t name_hash(const char *s)
 
 static int64_t name_slot(const cs_netfile_stage_t *st, const char *name)
 {
-    int64_t mask = st->hash_cap - 1, s = (int64_t)(name_hash(name) & (uint64_t)mask);
+    int64_t mask = st->hash_cap - 1, s = (int64_t)(cs_netfile_hash(name) & (uint64_t)mask);
     while (st->hash[s] >= 0 && strcmp(st->nodes[st->hash[s]].name, name))
         s = (s + 1) & mask;
     return s;
