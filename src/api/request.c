@@ -598,8 +598,10 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
     if (run->gen)
         return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
     rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
-    if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err)))
+    if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err))) {
+        cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);
         cs_error_prefix(err, "validation failed");
+    }
     run->validated = rc == CS_OK && run->check != NULL;
     return rc;
 }

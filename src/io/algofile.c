@@ -20,6 +20,8 @@ typedef struct algofile_format {
     void (*describe)(const void *data, char *buf, size_t len);
     int (*emit)(const void *data, cs_coll_builder_t *b, cs_error_t *err);
     void (*free)(void *data);
+    /* names the format's units in a validation message (may be NULL) */
+    void (*explain)(const void *data, const cs_coll_args_t *a, char *msg, size_t len);
 } algofile_format_t;
 
 /* ---- MSCCL XML -------------------------------------------------------------- */
@@ -48,9 +50,14 @@ static int msccl_emit(const void *d, cs_coll_builder_t *b, cs_error_t *err)
     return cs_msccl_emit(d, b, err);
 }
 static void msccl_free(void *d) { cs_msccl_free(d); }
+static void msccl_explain(const void *d, const cs_coll_args_t *a, char *msg, size_t len)
+{
+    cs_msccl_explain(d, a, msg, len);
+}
 
 static const algofile_format_t formats[] = {
-    {"msccl", msccl_read, msccl_check_kind, msccl_describe, msccl_emit, msccl_free},
+    {"msccl", msccl_read, msccl_check_kind, msccl_describe, msccl_emit, msccl_free,
+     msccl_explain},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof *formats))
 
@@ -120,6 +127,14 @@ int cs_algofile_read(const char *format, const cs_source_t *src, cs_coll_kind_t 
     f->algo = (cs_coll_algo_t){kind, f->name, f->summary, f->source, "", NULL, algofile_build};
     *out = &f->algo;
     return CS_OK;
+}
+
+void cs_algofile_explain(const cs_coll_algo_t *algo, const cs_coll_args_t *args,
+                         cs_error_t *err)
+{
+    const algofile_t *f = (const algofile_t *)algo;
+    if (f && err && f->format->explain)
+        f->format->explain(f->data, args, err->msg, sizeof err->msg);
 }
 
 void cs_algofile_free(cs_coll_algo_t *algo)

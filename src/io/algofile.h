@@ -32,6 +32,11 @@ const char *cs_algofile_format(const char *name, const char **file);
  * it with cs_algofile_free; on error *out is NULL. */
 int cs_algofile_read(const char *format, const cs_source_t *src, cs_coll_kind_t kind,
                      const char *name, cs_coll_algo_t **out, cs_error_t *err);
+/* After a failed --validate of a run of algo (cs_algofile_read's) with
+ * args: lets the format name its own units in err's message (MSCCL: the
+ * chunks of the byte ranges).  Nothing for an algorithm of the registry. */
+void cs_algofile_explain(const cs_coll_algo_t *algo, const cs_coll_args_t *args,
+                         cs_error_t *err);
 /* Frees an algorithm cs_algofile_read made (accepts NULL).  Programs it
  * built stay valid. */
 void cs_algofile_free(cs_coll_algo_t *algo);

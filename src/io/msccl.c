@@ -767,6 +767,64 @@ static int is_block_kind(cs_coll_kind_t k)
            k == CS_COLL_SCATTER || k == CS_COLL_ALLTOALL;
 }
 
+/* The bytes of a chunk for args a: equal chunks keep every send and recv
+ * of a step the same length; a block collective must cut each rank's block
+ * exactly, a vector may end in a short chunk (padded: docs/msccl.md). */
+static int chunk_bytes(const cs_msccl_t *m, const cs_coll_args_t *a, int64_t *q, cs_error_t *err)
+{
+    int64_t N = cs_coll_buffer_bytes(a->kind, a->P, a->bytes), C = m->nchunks;
+    if (is_block_kind(a->kind)) {
+        int64_t per = C % a->P == 0 ? C / a->P : 0;
+        if (!per || a->bytes % per)
+            return cs_error_set(err, CS_ERR_RANGE, "%s:%d: %s: each rank's block of %lld bytes "
+                                "does not divide into nchunksperloop/ngpus = %d/%d equal chunks; "
+                                "give --bytes a multiple of %lld", m->file, m->line,
+                                cs_coll_name(a->kind), (long long)a->bytes, m->nchunks,
+                                m->ngpus, (long long)(per ? per : C));
+        *q = a->bytes / per;
+    } else {
+        *q = (N + C - 1) / C;
+    }
+    return CS_OK;
+}
+
+void cs_msccl_explain(const cs_msccl_t *m, const cs_coll_args_t *a, char *msg, size_t len)
+{
+    char out[CS_ERROR_MSG_MAX];
+    const char *p = msg;
+    size_t o = 0;
+    int64_t q;
+    if (a->P != m->ngpus || chunk_bytes(m, a, &q, NULL) || q <= 0)
+        return;
+    while (*p && o + 1 < sizeof out) {
+        long long x, y;
+        int used = 0;
+        if (!strncmp(p, "bytes [", 7) && sscanf(p, "bytes [%lld, %lld)%n", &x, &y, &used) == 2 &&
+            used > 0 && y > x && x >= 0) {
+            int64_t C = m->nchunks, lo = x / q, hi = (y - 1) / q;
+            char note[96];
+            if (lo >= C && lo == hi)
+                snprintf(note, sizeof note, " (scratch chunk %lld)", (long long)(lo - C));
+            else if (lo >= C)
+                snprintf(note, sizeof note, " (scratch chunks %lld..%lld)", (long long)(lo - C),
+                         (long long)(hi - C));
+            else if (lo == hi)
+                snprintf(note, sizeof note, " (chunk %lld of %lld)", (long long)lo, (long long)C);
+            else
+                snprintf(note, sizeof note, " (chunks %lld..%lld of %lld)", (long long)lo,
+                         (long long)(hi < C ? hi : C - 1), (long long)C);
+            o += (size_t)snprintf(out + o, sizeof out - o, "%.*s%s", used, p, note);
+            if (o >= sizeof out)
+                o = sizeof out - 1;
+            p += used;
+            continue;
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+    snprintf(msg, len, "%s", out);
+}
+
 typedef struct emit {
     const cs_msccl_t *m;
     cs_coll_builder_t *b;
@@ -940,7 +998,7 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     int rc;
-    int64_t N, q, C = m->nchunks, smax = 0;
+    int64_t q, C = m->nchunks, smax = 0;
     emit_t e;
     if ((rc = cs_msccl_check_kind(m, a->kind, err)))
         return rc;
@@ -949,21 +1007,8 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
                             "%d ranks, the run has %d (give --ranks %d and a machine of at least "
                             "%d nodes; collsim has no rank map yet)", m->file, m->line, m->ngpus,
                             m->ngpus, a->P, m->ngpus, m->ngpus);
-    /* the chunk: equal chunks keep every send and recv of a step the same
-     * length; a block collective must cut each rank's block exactly */
-    N = cs_coll_buffer_bytes(a->kind, a->P, a->bytes);
-    if (is_block_kind(a->kind)) {
-        int64_t per = C % a->P == 0 ? C / a->P : 0;
-        if (!per || a->bytes % per)
-            return cs_error_set(err, CS_ERR_RANGE, "%s:%d: %s: each rank's block of %lld bytes "
-                                "does not divide into nchunksperloop/ngpus = %d/%d equal chunks; "
-                                "give --bytes a multiple of %lld", m->file, m->line,
-                                cs_coll_name(a->kind), (long long)a->bytes, m->nchunks,
-                                m->ngpus, (long long)(per ? per : C));
-        q = a->bytes / per;
-    } else {
-        q = (N + C - 1) / C; /* a last chunk short of q ends in padding */
-    }
+    if ((rc = chunk_bytes(m, a, &q, err)))
+        return rc;
     for (int32_t g = 0; g < m->ngpus; g++)
         smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
     if (q > 0 && C + smax > (CS_DATA_MAX_LEN / 2) / q)

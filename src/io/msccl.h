@@ -55,4 +55,10 @@ int cs_msccl_check_kind(const cs_msccl_t *m, cs_coll_kind_t kind, cs_error_t *er
  * chunks cannot divide where validation needs them equal. */
 int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err);
 
+/* Names the chunks of the byte ranges a --validate message gives ("bytes
+ * [0, 262144)" gets " (chunk 0 of 4)"), so that a wrong file's report
+ * says which chunk of which rank is wrong; msg is rewritten in place
+ * (len bytes).  Nothing changes when a does not fit the file. */
+void cs_msccl_explain(const cs_msccl_t *m, const cs_coll_args_t *a, char *msg, size_t len);
+
 #endif
