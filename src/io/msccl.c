@@ -411,7 +411,8 @@ static int read_gpu(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
     }
     g->n = m->ntbs - g->first;
     /* tbs in id order, ids 0..n-1 (the executor refuses a gap) */
-    qsort(m->tbs + g->first, (size_t)g->n, sizeof *m->tbs, tb_by_id);
+    if (g->n > 1)
+        qsort(m->tbs + g->first, (size_t)g->n, sizeof *m->tbs, tb_by_id);
     for (int32_t i = 0; i < g->n; i++) {
         const tb_t *t = &m->tbs[g->first + i];
         if (t->id != i)
