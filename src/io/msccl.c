@@ -686,6 +686,8 @@ static int check_runs(cs_msccl_t *m, cs_error_t *err)
             strncat(text, a, sizeof text - strlen(text) - 1);
             strncat(text, "; ", sizeof text - strlen(text) - 1);
         }
+        if (strlen(text) >= 2 && !strcmp(text + strlen(text) - 2, "; "))
+            text[strlen(text) - 2] = '\0';
         const step_t *first = &m->steps[walk[from]];
         rc = fail(m, first->line, err, "a step that can never run (a cycle of dependencies and "
                   "messages): %s", text);
