@@ -18,6 +18,7 @@
 #include "api/request.h"
 #include "core/checked.h"
 #include "core/units.h"
+#include "io/algofile.h"
 #include "io/goal.h"
 
 /* The seed of validation's random keys: fixed, so runs are reproducible. */
@@ -187,6 +188,7 @@ void cs_request_coll_destroy(cs_request_coll_t *c)
 {
     if (c->has_opts)
         cs_spec_destroy(&c->opts);
+    cs_algofile_free(c->algo_file);
     free(c->rank_to_node);
     cs_machine_hints_destroy(&c->place);
     memset(c, 0, sizeof *c);
@@ -345,6 +347,29 @@ void cs_request_placement_hints(const cs_machine_t *m, int P, cs_request_coll_t 
     c->hints = c->place.coll;
 }
 
+int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine_env_t *env,
+                         const cs_coll_algo_t **out, cs_coll_algo_t **owned, cs_error_t *err)
+{
+    const char *file = NULL, *format = cs_algofile_format(name, &file);
+    cs_source_t src = {file, NULL, 0};
+    int rc;
+    *owned = NULL;
+    if (!format)
+        return cs_coll_find(kind, name, out, err);
+    *out = NULL;
+    if (env && env->files) { /* a request's own files, never a path */
+        const cs_source_t *f = cs_files_find(env->files, file);
+        if (!f)
+            return cs_error_set(err, CS_ERR_USAGE, "--algo %s: no file '%s' in the request's "
+                                "files", name, file);
+        src = *f;
+    }
+    if ((rc = cs_algofile_read(format, &src, kind, name, owned, err)))
+        return rc;
+    *out = *owned;
+    return CS_OK;
+}
+
 /* Everything before building: the algorithm, P, the placement and the
  * hints in rank space. */
 int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_request_coll_t *c,
@@ -357,7 +382,7 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
     memset(c, 0, sizeof *c);
     if ((rc = cs_coll_parse(a->coll, &kind, err)))
         return rc;
-    if ((rc = cs_coll_find(kind, a->algo, &c->algo, err)))
+    if ((rc = cs_request_find_algo(kind, a->algo, a->env, &c->algo, &c->algo_file, err)))
         return rc;
     if (a->has_root && !cs_coll_rooted(kind))
         return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
@@ -573,8 +598,10 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
     if (run->gen)
         return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
     rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
-    if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err)))
+    if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err))) {
+        cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);
         cs_error_prefix(err, "validation failed");
+    }
     run->validated = rc == CS_OK && run->check != NULL;
     return rc;
 }

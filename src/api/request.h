@@ -95,6 +95,7 @@ int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err);
  * itself, so it must not be copied or moved once prepared. */
 typedef struct cs_request_coll {
     const cs_coll_algo_t *algo;
+    cs_coll_algo_t *algo_file; /* owned: algo when read from a file (FORMAT:FILE) */
     cs_coll_args_t args;
     cs_coll_hints_t hints;
     cs_spec_t opts;
@@ -103,6 +104,15 @@ typedef struct cs_request_coll {
     cs_machine_hints_t place; /* owns the arrays `hints` points to */
     char order_name[64];   /* for the summary */
 } cs_request_coll_t;
+
+/* The algorithm `name` of collective kind (NULL: the default): FORMAT:FILE
+ * (io/algofile.h: "msccl:ring.xml") is read from the file, which env's
+ * files hold when env has files (the service: then never a path, and a
+ * name none of them has is CS_ERR_USAGE), else from the path; any other
+ * name is looked up in the suite's registry (cs_coll_find).  *owned gets
+ * what the caller frees with cs_algofile_free (NULL for the registry's). */
+int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine_env_t *env,
+                         const cs_coll_algo_t **out, cs_coll_algo_t **owned, cs_error_t *err);
 
 /* Resolves the collective and algorithm, the ranks, root, placement, hints
  * and options of r against machine m.  Errors (unknown name, root or ranks

@@ -24,6 +24,7 @@
 #include "app/app.h"
 #include "coll/coll.h"
 #include "core/units.h"
+#include "io/algofile.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -397,18 +398,20 @@ int cs_app_cmd_compare(int argc, char **argv)
     cs_app_progress_t progress;
     const char *algo = NULL;
     const cs_coll_algo_t *al;
+    cs_coll_algo_t *al_file = NULL; /* owned: --algo FORMAT:FILE */
     cs_coll_kind_t kind;
 
     compare_parse_args(argc, argv, &a);
     /* the collective and algorithm hold for every machine: checked once */
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
-        (rc = cs_coll_find(kind, a.req.algo, &al, &err)) == CS_OK)
+        (rc = cs_request_find_algo(kind, a.req.algo, NULL, &al, &al_file, &err)) == CS_OK)
         algo = al->name;
     cs_outdir_t *hdir = NULL;
     if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
         a.heatmaps_tmp = cs_outdir_path(hdir);
     if (rc) {
         free(a.spec_buf);
+        cs_algofile_free(al_file);
         return cs_app_report(&err);
     }
     compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
@@ -492,5 +495,6 @@ int cs_app_cmd_compare(int argc, char **argv)
         free(rows[i].json);
     free(rows);
     free(a.spec_buf);
+    cs_algofile_free(al_file);
     return rc;
 }

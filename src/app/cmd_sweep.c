@@ -27,6 +27,7 @@
 #include "coll/coll.h"
 #include "engine/net.h"
 #include "core/units.h"
+#include "io/algofile.h"
 #include "io/plot.h"
 #include "machines/machine.h"
 
@@ -47,6 +48,7 @@ typedef struct sweep_args {
     int elements4, keep_going, predict;
     cs_coll_kind_t kind;
     const cs_coll_algo_t *algos[SWEEP_MAX_ALGOS];
+    cs_coll_algo_t *algo_files[SWEEP_MAX_ALGOS]; /* owned: read from FORMAT:FILE */
     int nalgos;
     int64_t sizes[SWEEP_MAX_SIZES];   /* ascending, distinct */
     int nsizes;
@@ -136,10 +138,11 @@ static void sweep_parse_algos(const char *text, sweep_args_t *a)
         name[len] = '\0';
         if (a->nalgos == SWEEP_MAX_ALGOS)
             cs_app_usage_error("sweep", "--algos: at most %d algorithms", SWEEP_MAX_ALGOS);
-        if (cs_coll_find(a->kind, name, &a->algos[a->nalgos], &err) != CS_OK)
+        if (cs_request_find_algo(a->kind, name, NULL, &a->algos[a->nalgos],
+                                 &a->algo_files[a->nalgos], &err) != CS_OK)
             cs_app_usage_error("sweep", "--algos: %s", err.msg);
         for (int i = 0; i < a->nalgos; i++)
-            if (a->algos[i] == a->algos[a->nalgos])
+            if (a->algos[i] == a->algos[a->nalgos] || !strcmp(a->algos[i]->name, name))
                 cs_app_usage_error("sweep", "--algos: '%s' is listed twice", name);
         a->nalgos++;
         if (!p[len])
@@ -517,5 +520,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     free(ticks);
     free(model);
     cs_machine_free(m);
+    for (int k = 0; k < a.nalgos; k++)
+        cs_algofile_free(a.algo_files[k]);
     return rc;
 }

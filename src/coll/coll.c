@@ -62,6 +62,7 @@ typedef struct oplist {
 struct cs_coll_builder {
     cs_program_t *p;
     const cs_coll_args_t *a;
+    const cs_coll_algo_t *algo; /* what cs_coll_build_run runs */
     oplist_t *outstanding; /* per rank: issued since the last wait */
     oplist_t *after;       /* per rank: what the next op must follow */
     /* per op: 1 once another op of its rank must wait for its completion
@@ -149,6 +150,7 @@ static void waited(cs_coll_builder_t *b, int rank, int had_after)
 
 cs_program_t *cs_coll_program(cs_coll_builder_t *b) { return b->p; }
 const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b) { return b->a; }
+const cs_coll_algo_t *cs_coll_builder_algo(const cs_coll_builder_t *b) { return b->algo; }
 
 /* `op` completes before another op of its rank may complete (see implied). */
 static void mark_implied(cs_coll_builder_t *b, int32_t op)
@@ -475,7 +477,9 @@ int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error
 {
     static const char *const none[] = {NULL};
     const cs_coll_args_t *a = b->a;
-    int rc = algo->build(b, err);
+    int rc;
+    b->algo = algo;
+    rc = algo->build(b, err);
     if (!rc && a->opts)
         rc = cs_spec_check_unused(a->opts, algo->keys ? algo->keys : none, err);
     if (!rc) {

@@ -84,6 +84,12 @@ cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a)
 void cs_coll_builder_free(cs_coll_builder_t *b);
 cs_program_t *cs_coll_program(cs_coll_builder_t *b);
 const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b);
+/* The algorithm the builder runs (set by cs_coll_build and the windowed
+ * build before its build function is called; NULL before).  An algorithm
+ * defined by data rather than code (a file: io/algofile.h) embeds its
+ * cs_coll_algo_t first in a struct of its own and finds its data back
+ * through this pointer: the registry's function pointers take no context. */
+const struct cs_coll_algo *cs_coll_builder_algo(const cs_coll_builder_t *b);
 
 /* Attaches op's data descriptor (cs_program_set_data), unless the args say
  * no_data. */

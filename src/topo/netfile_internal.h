@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "topo/netfile.h"
+#include "topo/xmlread.h"
 
 typedef struct cs_netfile_stage cs_netfile_stage_t; /* opaque */
 
@@ -137,14 +138,8 @@ void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
 void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
 int cs_netfile_xml_oom(void);
 
-/* Parses `path` with libxml2 (no network access, no entity expansion, its
- * errors not printed): CS_ERR_IO when it cannot be read, CS_ERR_PARSE
- * "PATH:LINE: libxml2's message" when it is not well-formed XML or holds
- * an entity reference (which would read as an empty value), CS_ERR_OOM
- * when libxml2 runs out of memory.  The whole tree is in memory: meant
- * for SimGrid platforms, whose size is that of the description, not of
- * the network. */
-int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err);
+/* cs_netfile_xml_read, the XML opening of both XML readers, is declared in
+ * topo/xmlread.h: the readers of other layers (io/msccl.c) use it too. */
 
 /* The zone tree of a SimGrid platform of several zones and its routing
  * (netfile_sgzone.c).  Zone 0 is the root; nodes are the description's. */

@@ -1,0 +1,1037 @@
+/*
+ * msccl.c - MSCCL XML algorithms as algorithms of the collective suite
+ * (msccl.h, docs/msccl.md).
+ *
+ * The format is the one the MSCCL executor reads (msccl repository,
+ * src/misc/msccl/msccl_parser.cc and the kernels of
+ * src/collectives/device/msccl_kernel_impl.h; the generator's side in
+ * msccl-tools, msccl/language/ir.py):
+ *
+ *   <algo name coll ngpus nchunksperloop nchannels inplace proto ...>
+ *     <gpu id i_chunks o_chunks s_chunks>
+ *       <tb id send recv chan>
+ *         <step s type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep/>
+ *
+ * A thread block (tb) is a sequential stream of steps on its GPU; the tbs
+ * of a GPU run concurrently.  A tb sends to its `send` peer and receives
+ * from its `recv` peer; a step may also wait for step `deps` of tb `depid`
+ * of the same GPU.  Buffers i, o, s are counted in chunks: the collective's
+ * buffer divided by nchunksperloop; a step moves `cnt` chunks.  The step
+ * types are the executor's: s (send src), r (recv into dst), rcs (recv into
+ * dst, send it on), rrs (recv, reduce with src, send the sum on), rrc
+ * (recv, reduce with src into dst), rrcs (rrc, then send the sum on), cpy
+ * (local copy src -> dst), re (local reduction of src into dst) and nop
+ * (dependencies only).
+ *
+ * How a step becomes ops, and what the program model cannot say exactly
+ * (rrs leaves its sum in src; i and o are one buffer), is in docs/msccl.md.
+ * The matching of a tb's messages: the k-th tb of GPU A that sends to B on
+ * channel c is paired with the k-th tb of B that receives from A on c (in
+ * tb id order), and the pair's messages are matched in step order; a
+ * message's tag is the sending tb's id, so that two pairs between the same
+ * GPUs never match each other's messages.
+ */
+#include "io/msccl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "core/checked.h"
+#include "topo/xmlread.h"
+
+/* Bounds that keep every count in an int32 and a file's program in memory
+ * (each is far above what any synthesizer writes). */
+#define MSCCL_MAX_GPUS 65536
+#define MSCCL_MAX_CHUNKS (1 << 24)
+#define MSCCL_MAX_STEPS (1 << 24)
+/* Tags of local copies: above any tb id (tb ids are below MSCCL_MAX_STEPS). */
+#define MSCCL_LOCAL_TAG (1 << 25)
+
+/* ---- step types ------------------------------------------------------------ */
+
+enum { F_SEND = 1, F_RECV = 2, F_SRC = 4, F_DST = 8, F_REDUCE = 16, F_LOCAL = 32 };
+
+typedef enum {
+    T_S, T_R, T_RE, T_RCS, T_RRS, T_RRC, T_RRCS, T_CPY, T_NOP, T_NTYPES
+} step_type_t;
+
+/* The executor's step types; F_SRC / F_DST: the buffers the step reads or
+ * writes (and so whose bounds are checked). */
+static const struct {
+    const char *name;
+    unsigned flags;
+} step_types[T_NTYPES] = {
+    [T_S] = {"s", F_SEND | F_SRC},
+    [T_R] = {"r", F_RECV | F_DST},
+    [T_RE] = {"re", F_SRC | F_DST | F_REDUCE | F_LOCAL},
+    [T_RCS] = {"rcs", F_RECV | F_SEND | F_DST},
+    [T_RRS] = {"rrs", F_RECV | F_SEND | F_SRC | F_REDUCE},
+    [T_RRC] = {"rrc", F_RECV | F_SRC | F_DST | F_REDUCE},
+    [T_RRCS] = {"rrcs", F_RECV | F_SEND | F_SRC | F_DST | F_REDUCE},
+    [T_CPY] = {"cpy", F_SRC | F_DST | F_LOCAL},
+    [T_NOP] = {"nop", 0},
+};
+
+enum { BUF_I, BUF_O, BUF_S };
+static const char *const buf_names[] = {"i", "o", "s"};
+
+/* ---- the file, as read ------------------------------------------------------- */
+
+typedef struct step {
+    int32_t srcoff, dstoff, cnt;
+    int32_t dep;      /* index of the step it waits for, or -1 */
+    int32_t match;    /* recv: index of the step whose send it receives; -1 */
+    int32_t tb;       /* index of its tb */
+    int32_t s;        /* its number in the tb */
+    int32_t line;
+    int32_t depid, deps; /* as written, for messages */
+    uint8_t type, srcbuf, dstbuf, hasdep;
+} step_t;
+
+typedef struct tb {
+    int32_t id, send, recv, chan;
+    int32_t gpu, line;
+    int32_t first, n;    /* its steps */
+    int32_t to, from;    /* paired tbs: receiving its sends, sending its recvs; -1 */
+} tb_t;
+
+typedef struct gpu {
+    int32_t chunks[3];   /* i_chunks, o_chunks, s_chunks */
+    int32_t first, n;    /* its tbs, in id order */
+    int32_t line;
+} gpu_t;
+
+struct cs_msccl {
+    char *file, *name, *coll, *proto, *redop;
+    cs_coll_kind_t kind;
+    int32_t ngpus, nchunks, nchannels, inplace, line;
+    gpu_t *gpus;
+    tb_t *tbs;
+    int32_t ntbs, cap_tbs;
+    step_t *steps;
+    int32_t nsteps, cap_steps;
+    int32_t *order; /* the steps in an order in which each can run (emission) */
+};
+
+void cs_msccl_free(cs_msccl_t *m)
+{
+    if (!m)
+        return;
+    free(m->file);
+    free(m->name);
+    free(m->coll);
+    free(m->proto);
+    free(m->redop);
+    free(m->gpus);
+    free(m->tbs);
+    free(m->steps);
+    free(m->order);
+    free(m);
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static int line_of(xmlNodePtr n) { return (int)xmlGetLineNo(n); }
+
+static int fail(const cs_msccl_t *m, int line, cs_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(const cs_msccl_t *m, int line, cs_error_t *err, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", m->file, line, msg);
+}
+
+/* Every attribute of n is one of valid (NULL-terminated). */
+static int check_attrs(const cs_msccl_t *m, xmlNodePtr n, const char *const *valid,
+                       cs_error_t *err)
+{
+    for (xmlAttrPtr a = n->properties; a; a = a->next) {
+        int ok = 0;
+        for (int i = 0; valid[i] && !ok; i++)
+            ok = !strcmp((const char *)a->name, valid[i]);
+        if (!ok) {
+            char list[256] = "";
+            for (int i = 0; valid[i]; i++) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, valid[i], sizeof list - strlen(list) - 1);
+            }
+            return fail(m, line_of(n), err, "<%s>: unknown attribute '%.64s'; valid: %s",
+                        (const char *)n->name, (const char *)a->name, list);
+        }
+    }
+    return CS_OK;
+}
+
+/* The text of attribute `name` (NULL when absent), copied into buf. */
+static const char *attr_text(xmlNodePtr n, const char *name, char *buf, size_t len)
+{
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    if (!v)
+        return NULL;
+    snprintf(buf, len, "%s", (const char *)v);
+    xmlFree(v);
+    return buf;
+}
+
+/* An integer attribute in [lo, hi]; absent: dflt, or an error when
+ * `required`. */
+static int attr_int(const cs_msccl_t *m, xmlNodePtr n, const char *name, int required,
+                    int32_t dflt, int64_t lo, int64_t hi, int32_t *out, cs_error_t *err)
+{
+    char buf[64], *end;
+    const char *t = attr_text(n, name, buf, sizeof buf);
+    long long v;
+    *out = dflt;
+    if (!t) {
+        if (required)
+            return fail(m, line_of(n), err, "<%s>: missing attribute %s", (const char *)n->name,
+                        name);
+        return CS_OK;
+    }
+    errno = 0;
+    v = strtoll(t, &end, 10);
+    if (end == t || *end || errno || v < lo || v > hi)
+        return fail(m, line_of(n), err, "<%s>: %s=\"%.32s\" is not an integer in %lld..%lld",
+                    (const char *)n->name, name, t, (long long)lo, (long long)hi);
+    *out = (int32_t)v;
+    return CS_OK;
+}
+
+/* A string attribute copied to the heap (dflt when absent). */
+static char *attr_dup(xmlNodePtr n, const char *name, const char *dflt)
+{
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    char *s = cs_strdup(v ? (const char *)v : dflt);
+    if (v)
+        xmlFree(v);
+    return s;
+}
+
+/* Child elements only; anything else but whitespace and comments is an
+ * error naming the parent. */
+static int check_child(const cs_msccl_t *m, xmlNodePtr parent, xmlNodePtr c, const char *want,
+                       int *is_elem, cs_error_t *err)
+{
+    *is_elem = 0;
+    if (c->type == XML_COMMENT_NODE || c->type == XML_PI_NODE)
+        return CS_OK;
+    if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) {
+        for (const xmlChar *p = c->content; p && *p; p++)
+            if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+                return fail(m, line_of(parent), err, "<%s>: text where only <%s> elements "
+                            "belong", (const char *)parent->name, want ? want : "no");
+        return CS_OK;
+    }
+    if (c->type != XML_ELEMENT_NODE)
+        return fail(m, line_of(parent), err, "<%s>: unexpected content", (const char *)parent->name);
+    if (!want || strcmp((const char *)c->name, want))
+        return fail(m, line_of(c), err, "unknown element <%.64s> in <%s>%s%s%s",
+                    (const char *)c->name, (const char *)parent->name,
+                    want ? " (valid: <" : " (it holds no elements)", want ? want : "",
+                    want ? ">)" : "");
+    *is_elem = 1;
+    return CS_OK;
+}
+
+static int read_buf(const cs_msccl_t *m, xmlNodePtr n, const char *name, uint8_t *out,
+                    cs_error_t *err)
+{
+    char buf[16];
+    const char *t = attr_text(n, name, buf, sizeof buf);
+    *out = BUF_I;
+    if (!t)
+        return fail(m, line_of(n), err, "<step>: missing attribute %s", name);
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(t, buf_names[i])) {
+            *out = (uint8_t)i;
+            return CS_OK;
+        }
+    return fail(m, line_of(n), err, "<step>: %s=\"%.8s\" is no buffer; valid: i (input), "
+                "o (output), s (scratch)", name, t);
+}
+
+static const char *const step_attrs[] = {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff",
+                                         "cnt", "depid", "deps", "hasdep", NULL};
+static const char *const tb_attrs[] = {"id", "send", "recv", "chan", NULL};
+static const char *const gpu_attrs[] = {"id", "i_chunks", "o_chunks", "s_chunks", NULL};
+static const char *const algo_attrs[] = {"name", "coll", "ngpus", "nchunksperloop", "nchannels",
+                                         "inplace", "outofplace", "proto", "redop", "minBytes",
+                                         "maxBytes", NULL};
+
+static int read_step(cs_msccl_t *m, xmlNodePtr n, tb_t *t, cs_error_t *err)
+{
+    step_t st;
+    char buf[16];
+    const char *type;
+    int rc, is_elem;
+    int32_t hasdep;
+    memset(&st, 0, sizeof st);
+    st.line = line_of(n);
+    if ((rc = check_attrs(m, n, step_attrs, err)))
+        return rc;
+    for (xmlNodePtr c = n->children; c; c = c->next)
+        if ((rc = check_child(m, n, c, NULL, &is_elem, err)))
+            return rc;
+    if (m->nsteps == MSCCL_MAX_STEPS)
+        return fail(m, st.line, err, "more than %d steps", MSCCL_MAX_STEPS);
+    if ((rc = attr_int(m, n, "s", 1, 0, 0, INT32_MAX, &st.s, err)))
+        return rc;
+    if (st.s != t->n)
+        return fail(m, st.line, err, "<step s=\"%d\">: gpu %d tb %d's steps are numbered 0, 1, "
+                    "2, ... in order; step %d expected here", st.s, t->gpu, t->id, t->n);
+    if (!(type = attr_text(n, "type", buf, sizeof buf)))
+        return fail(m, st.line, err, "<step>: missing attribute type");
+    st.type = T_NTYPES;
+    for (int i = 0; i < T_NTYPES; i++)
+        if (!strcmp(type, step_types[i].name))
+            st.type = (uint8_t)i;
+    if (st.type == T_NTYPES)
+        return fail(m, st.line, err, "<step>: unknown step type '%.8s'; valid: s, r, re, rcs, rrs, "
+                    "rrc, rrcs, cpy, nop", type);
+    unsigned f = step_types[st.type].flags;
+    /* the buffers the type uses are required, the others read when given */
+    if ((f & F_SRC) || xmlHasProp(n, (const xmlChar *)"srcbuf"))
+        if ((rc = read_buf(m, n, "srcbuf", &st.srcbuf, err)))
+            return rc;
+    if ((f & F_DST) || xmlHasProp(n, (const xmlChar *)"dstbuf"))
+        if ((rc = read_buf(m, n, "dstbuf", &st.dstbuf, err)))
+            return rc;
+    if ((rc = attr_int(m, n, "srcoff", (f & F_SRC) != 0, 0, -1, INT32_MAX, &st.srcoff, err)) ||
+        (rc = attr_int(m, n, "dstoff", (f & F_DST) != 0, 0, -1, INT32_MAX, &st.dstoff, err)) ||
+        (rc = attr_int(m, n, "cnt", st.type != T_NOP, 1, 0, MSCCL_MAX_CHUNKS, &st.cnt, err)) ||
+        (rc = attr_int(m, n, "depid", 0, -1, -1, INT32_MAX, &st.depid, err)) ||
+        (rc = attr_int(m, n, "deps", 0, -1, -1, INT32_MAX, &st.deps, err)) ||
+        (rc = attr_int(m, n, "hasdep", 0, 0, 0, 1, &hasdep, err)))
+        return rc;
+    st.hasdep = (uint8_t)hasdep;
+    if (st.type != T_NOP && st.cnt < 1)
+        return fail(m, st.line, err, "<step>: cnt=\"%d\": a %s step moves at least one chunk",
+                    st.cnt, step_types[st.type].name);
+    if ((st.depid < 0) != (st.deps < 0))
+        return fail(m, st.line, err, "<step>: depid=\"%d\" deps=\"%d\": both name the step "
+                    "waited for (tb and step), or both are -1", st.depid, st.deps);
+    if ((f & F_SEND) && t->send < 0)
+        return fail(m, st.line, err, "<step type=\"%s\">: sends, but gpu %d tb %d has no send "
+                    "peer (send=\"-1\")", step_types[st.type].name, t->gpu, t->id);
+    if ((f & F_RECV) && t->recv < 0)
+        return fail(m, st.line, err, "<step type=\"%s\">: receives, but gpu %d tb %d has no recv "
+                    "peer (recv=\"-1\")", step_types[st.type].name, t->gpu, t->id);
+    st.dep = st.match = -1;
+    if (m->nsteps == m->cap_steps) {
+        m->cap_steps = m->cap_steps ? 2 * m->cap_steps : 64;
+        m->steps = cs_realloc(m->steps, (size_t)m->cap_steps * sizeof *m->steps);
+    }
+    m->steps[m->nsteps++] = st;
+    t->n++;
+    return CS_OK;
+}
+
+static int read_tb(cs_msccl_t *m, xmlNodePtr n, int32_t gpu, cs_error_t *err)
+{
+    tb_t t;
+    int rc, is_elem;
+    memset(&t, 0, sizeof t);
+    t.gpu = gpu;
+    t.line = line_of(n);
+    t.to = t.from = -1;
+    if ((rc = check_attrs(m, n, tb_attrs, err)) ||
+        (rc = attr_int(m, n, "id", 1, 0, 0, MSCCL_MAX_STEPS - 1, &t.id, err)) ||
+        (rc = attr_int(m, n, "send", 1, -1, -1, m->ngpus - 1, &t.send, err)) ||
+        (rc = attr_int(m, n, "recv", 1, -1, -1, m->ngpus - 1, &t.recv, err)) ||
+        (rc = attr_int(m, n, "chan", 1, 0, 0, m->nchannels > 0 ? m->nchannels - 1 : INT32_MAX,
+                       &t.chan, err)))
+        return rc;
+    if (t.send == gpu || t.recv == gpu)
+        return fail(m, t.line, err, "<tb id=\"%d\">: gpu %d cannot %s itself (a local copy is a "
+                    "cpy step)", t.id, gpu, t.send == gpu ? "send to" : "receive from");
+    t.first = m->nsteps;
+    for (xmlNodePtr c = n->children; c; c = c->next) {
+        if ((rc = check_child(m, n, c, "step", &is_elem, err)))
+            return rc;
+        if (is_elem && (rc = read_step(m, c, &t, err)))
+            return rc;
+    }
+    if (m->ntbs == MSCCL_MAX_STEPS)
+        return fail(m, t.line, err, "more than %d thread blocks", MSCCL_MAX_STEPS);
+    if (m->ntbs == m->cap_tbs) {
+        m->cap_tbs = m->cap_tbs ? 2 * m->cap_tbs : 16;
+        m->tbs = cs_realloc(m->tbs, (size_t)m->cap_tbs * sizeof *m->tbs);
+    }
+    m->tbs[m->ntbs++] = t;
+    return CS_OK;
+}
+
+static int tb_by_id(const void *a, const void *b)
+{
+    const tb_t *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int read_gpu(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
+{
+    int32_t id, ch[3];
+    int rc, is_elem, line = line_of(n);
+    gpu_t *g;
+    if ((rc = check_attrs(m, n, gpu_attrs, err)) ||
+        (rc = attr_int(m, n, "id", 1, 0, 0, m->ngpus - 1, &id, err)) ||
+        (rc = attr_int(m, n, "i_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_I], err)) ||
+        (rc = attr_int(m, n, "o_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_O], err)) ||
+        (rc = attr_int(m, n, "s_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_S], err)))
+        return rc;
+    g = &m->gpus[id];
+    if (g->line)
+        return fail(m, line, err, "<gpu id=\"%d\">: given twice (first at line %d)", id, g->line);
+    /* the input and output buffers are placed on the collective's buffer:
+     * whole (nchunksperloop chunks) or the GPU's own block of it
+     * (nchunksperloop / ngpus, MSCCL's in-place convention) */
+    for (int b = BUF_I; b <= BUF_O; b++)
+        if (ch[b] && ch[b] != m->nchunks && (int64_t)ch[b] * m->ngpus != m->nchunks)
+            return fail(m, line, err, "<gpu id=\"%d\">: %s_chunks=\"%d\" is neither "
+                        "nchunksperloop (%d: the whole buffer) nor nchunksperloop/ngpus (the "
+                        "GPU's own block); collsim places a buffer only so",
+                        id, buf_names[b], ch[b], m->nchunks);
+    memcpy(g->chunks, ch, sizeof ch);
+    g->line = line;
+    g->first = m->ntbs;
+    for (xmlNodePtr c = n->children; c; c = c->next) {
+        if ((rc = check_child(m, n, c, "tb", &is_elem, err)))
+            return rc;
+        if (is_elem && (rc = read_tb(m, c, id, err)))
+            return rc;
+    }
+    g->n = m->ntbs - g->first;
+    /* tbs in id order, ids 0..n-1 (the executor refuses a gap) */
+    if (g->n > 1)
+        qsort(m->tbs + g->first, (size_t)g->n, sizeof *m->tbs, tb_by_id);
+    for (int32_t i = 0; i < g->n; i++) {
+        const tb_t *t = &m->tbs[g->first + i];
+        if (t->id != i)
+            return fail(m, t->line, err, "<tb id=\"%d\">: gpu %d's thread blocks must be "
+                        "numbered 0..%d without gaps or repeats (tb %d %s)", t->id, id, g->n - 1,
+                        i, t->id < i ? "is given twice" : "is missing");
+    }
+    return CS_OK;
+}
+
+static int read_algo(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
+{
+    int rc, is_elem;
+    cs_error_t e;
+    m->line = line_of(n);
+    if ((rc = check_attrs(m, n, algo_attrs, err)) ||
+        (rc = attr_int(m, n, "ngpus", 1, 0, 1, MSCCL_MAX_GPUS, &m->ngpus, err)) ||
+        (rc = attr_int(m, n, "nchunksperloop", 1, 0, 1, MSCCL_MAX_CHUNKS, &m->nchunks, err)) ||
+        (rc = attr_int(m, n, "nchannels", 0, 0, 1, 1 << 16, &m->nchannels, err)) ||
+        (rc = attr_int(m, n, "inplace", 0, 1, 0, 1, &m->inplace, err)))
+        return rc;
+    m->name = attr_dup(n, "name", "");
+    m->proto = attr_dup(n, "proto", "Simple");
+    m->redop = attr_dup(n, "redop", "");
+    if (!xmlHasProp(n, (const xmlChar *)"coll"))
+        return fail(m, m->line, err, "<algo>: missing attribute coll");
+    m->coll = attr_dup(n, "coll", "");
+    if (strcmp(m->proto, "Simple") && strcmp(m->proto, "LL") && strcmp(m->proto, "LL128"))
+        return fail(m, m->line, err, "<algo>: proto=\"%.32s\" is none of Simple, LL, LL128",
+                    m->proto);
+    if (cs_coll_parse(m->coll, &m->kind, &e) != CS_OK || m->kind == CS_COLL_BARRIER)
+        return fail(m, m->line, err, "<algo>: coll=\"%.32s\" is not a collective collsim runs "
+                    "(valid: allreduce, allgather, reducescatter, broadcast, reduce, gather, "
+                    "scatter, alltoall)", m->coll);
+    m->gpus = cs_calloc((size_t)m->ngpus, sizeof *m->gpus);
+    for (xmlNodePtr c = n->children; c; c = c->next) {
+        if ((rc = check_child(m, n, c, "gpu", &is_elem, err)))
+            return rc;
+        if (is_elem && (rc = read_gpu(m, c, err)))
+            return rc;
+    }
+    for (int32_t g = 0; g < m->ngpus; g++)
+        if (!m->gpus[g].line)
+            return fail(m, m->line, err, "<algo ngpus=\"%d\">: no <gpu id=\"%d\">", m->ngpus, g);
+    return CS_OK;
+}
+
+/* ---- checks across elements ---------------------------------------------------------- */
+
+static const char *tname(const step_t *s) { return step_types[s->type].name; }
+
+/* Buffers within their chunks, and dependencies that exist. */
+static int check_steps(cs_msccl_t *m, cs_error_t *err)
+{
+    for (int32_t t = 0; t < m->ntbs; t++) {
+        tb_t *tb = &m->tbs[t];
+        const gpu_t *g = &m->gpus[tb->gpu];
+        for (int32_t i = 0; i < tb->n; i++) {
+            step_t *s = &m->steps[tb->first + i];
+            unsigned f = step_types[s->type].flags;
+            s->tb = t;
+            for (int side = 0; side < 2; side++) {
+                int use = side ? (f & F_DST) != 0 : (f & F_SRC) != 0;
+                int buf = side ? s->dstbuf : s->srcbuf;
+                int32_t off = side ? s->dstoff : s->srcoff;
+                if (use && (off < 0 || (int64_t)off + s->cnt > g->chunks[buf]))
+                    return fail(m, s->line, err, "<step s=\"%d\" type=\"%s\">: %s chunks "
+                                "[%d, %lld) of buffer %s are past its %d chunks (gpu %d's "
+                                "%s_chunks)", s->s, tname(s), side ? "dst" : "src", off,
+                                (long long)off + s->cnt, buf_names[buf], g->chunks[buf],
+                                tb->gpu, buf_names[buf]);
+            }
+            if (s->depid >= 0) {
+                if (s->depid >= g->n)
+                    return fail(m, s->line, err, "<step s=\"%d\">: waits for tb %d step %d, but "
+                                "gpu %d has no tb %d (its tbs: 0..%d)", s->s, s->depid, s->deps,
+                                tb->gpu, s->depid, g->n - 1);
+                const tb_t *d = &m->tbs[g->first + s->depid];
+                if (s->deps >= d->n)
+                    return fail(m, s->line, err, "<step s=\"%d\">: waits for tb %d step %d, which "
+                                "does not exist (gpu %d tb %d has steps 0..%d, line %d)", s->s,
+                                s->depid, s->deps, tb->gpu, s->depid, d->n - 1, d->line);
+                s->dep = d->first + s->deps;
+            }
+        }
+    }
+    return CS_OK;
+}
+
+/* The k-th tb of GPU A sending to B on channel c receives the pairing of
+ * the k-th tb of B receiving from A on c; then their messages are matched
+ * in step order, with equal counts and chunk counts. */
+static int check_pairs(cs_msccl_t *m, cs_error_t *err)
+{
+    for (int32_t t = 0; t < m->ntbs; t++) {
+        tb_t *x = &m->tbs[t];
+        if (x->send < 0)
+            continue;
+        const gpu_t *ga = &m->gpus[x->gpu], *gb = &m->gpus[x->send];
+        int k = 0, j = 0;
+        for (int32_t u = ga->first; u < t; u++)
+            k += m->tbs[u].send == x->send && m->tbs[u].chan == x->chan;
+        for (int32_t u = gb->first; u < gb->first + gb->n; u++) {
+            tb_t *y = &m->tbs[u];
+            if (y->recv != x->gpu || y->chan != x->chan)
+                continue;
+            if (j++ == k) {
+                x->to = u;
+                y->from = t;
+                break;
+            }
+        }
+        if (x->to < 0)
+            return fail(m, x->line, err, "<tb id=\"%d\">: gpu %d sends to gpu %d on channel %d, "
+                        "but gpu %d has no matching tb receiving from gpu %d on channel %d (it "
+                        "has %d such tbs; this is sender %d)", x->id, x->gpu, x->send, x->chan,
+                        x->send, x->gpu, x->chan, j, k + 1);
+    }
+    for (int32_t t = 0; t < m->ntbs; t++) {
+        const tb_t *y = &m->tbs[t];
+        if (y->recv >= 0 && y->from < 0)
+            return fail(m, y->line, err, "<tb id=\"%d\">: gpu %d receives from gpu %d on channel "
+                        "%d, but no tb of gpu %d sends to gpu %d on channel %d for it", y->id,
+                        y->gpu, y->recv, y->chan, y->recv, y->gpu, y->chan);
+    }
+    for (int32_t t = 0; t < m->ntbs; t++) {
+        const tb_t *x = &m->tbs[t];
+        if (x->to < 0)
+            continue;
+        const tb_t *y = &m->tbs[x->to];
+        int32_t nsend = 0, nrecv = 0, i = 0, j = 0;
+        for (int32_t a = 0; a < x->n; a++)
+            nsend += (step_types[m->steps[x->first + a].type].flags & F_SEND) != 0;
+        for (int32_t a = 0; a < y->n; a++)
+            nrecv += (step_types[m->steps[y->first + a].type].flags & F_RECV) != 0;
+        if (nsend != nrecv)
+            return fail(m, x->line, err, "<tb id=\"%d\">: gpu %d tb %d sends %d messages to gpu "
+                        "%d on channel %d, but the tb receiving them there (tb %d, line %d) "
+                        "receives %d", x->id, x->gpu, x->id, nsend, y->gpu, x->chan, y->id,
+                        y->line, nrecv);
+        for (;;) {
+            while (i < x->n && !(step_types[m->steps[x->first + i].type].flags & F_SEND))
+                i++;
+            while (j < y->n && !(step_types[m->steps[y->first + j].type].flags & F_RECV))
+                j++;
+            if (i == x->n || j == y->n)
+                break;
+            step_t *s = &m->steps[x->first + i], *r = &m->steps[y->first + j];
+            if (s->cnt != r->cnt)
+                return fail(m, r->line, err, "<step s=\"%d\" type=\"%s\">: receives %d chunks, "
+                            "but the message it matches (gpu %d tb %d step %d, line %d) carries "
+                            "%d", r->s, tname(r), r->cnt, x->gpu, x->id, s->s, s->line, s->cnt);
+            r->match = x->first + i;
+            i++, j++;
+        }
+    }
+    return CS_OK;
+}
+
+/* What step `s` (the next of its tb) waits for: its dependency or the
+ * step whose message it receives, while not done; -1 when it can run. */
+static int32_t waits_for(const cs_msccl_t *m, const uint8_t *done, int32_t s)
+{
+    const step_t *st = &m->steps[s];
+    if (st->dep >= 0 && !done[st->dep])
+        return st->dep;
+    if (st->match >= 0 && !done[st->match])
+        return st->match;
+    return -1;
+}
+
+/* Names a step for messages. */
+static void step_name(const cs_msccl_t *m, int32_t s, char *buf, size_t len)
+{
+    const step_t *st = &m->steps[s];
+    const tb_t *t = &m->tbs[st->tb];
+    snprintf(buf, len, "gpu %d tb %d step %d (%s, line %d)", t->gpu, t->id, st->s, tname(st),
+             st->line);
+}
+
+/* Runs the file in the abstract: a tb's steps in order, each once its
+ * dependency has run and the message it receives was sent (sends are
+ * eager, as the executor's).  The order found is the emission order; a
+ * step that can never run is refused, with the cycle of waits it is in
+ * (dependencies, messages, or both). */
+static int check_runs(cs_msccl_t *m, cs_error_t *err)
+{
+    int32_t n = m->nsteps, norder = 0, qh = 0, qt = 0;
+    uint8_t *done = cs_calloc((size_t)n + 1, 1);
+    int32_t *next = cs_calloc((size_t)m->ntbs + 1, sizeof *next);
+    int32_t *wait_head = cs_malloc(((size_t)n + 1) * sizeof *wait_head);
+    int32_t *wait_next = cs_malloc(((size_t)m->ntbs + 1) * sizeof *wait_next);
+    int32_t *queue = cs_malloc(((size_t)m->ntbs + 1) * sizeof *queue);
+    uint8_t *queued = cs_calloc((size_t)m->ntbs + 1, 1);
+    int rc = CS_OK;
+    m->order = cs_malloc(((size_t)n + 1) * sizeof *m->order);
+    for (int32_t i = 0; i < n; i++)
+        wait_head[i] = -1;
+    /* a circular queue of tbs: each pop runs one step, then the tb goes to
+     * the back, so that the order interleaves the tbs round by round */
+    for (int32_t t = 0; t < m->ntbs; t++)
+        if (m->tbs[t].n) {
+            queue[qt++] = t;
+            queued[t] = 1;
+        }
+    int32_t cap = m->ntbs + 1, inq = qt;
+    qt %= cap;
+    while (inq > 0) {
+        int32_t t = queue[qh];
+        qh = (qh + 1) % cap;
+        inq--;
+        queued[t] = 0;
+        const tb_t *tb = &m->tbs[t];
+        int32_t s = tb->first + next[t], w = waits_for(m, done, s);
+        if (w >= 0) { /* parked until w runs */
+            wait_next[t] = wait_head[w];
+            wait_head[w] = t;
+            continue;
+        }
+        done[s] = 1;
+        m->order[norder++] = s;
+        next[t]++;
+        for (int32_t u = wait_head[s]; u >= 0; u = wait_next[u])
+            if (!queued[u]) {
+                queue[qt] = u;
+                qt = (qt + 1) % cap;
+                inq++;
+                queued[u] = 1;
+            }
+        wait_head[s] = -1;
+        if (next[t] < tb->n && !queued[t]) {
+            queue[qt] = t;
+            qt = (qt + 1) % cap;
+            inq++;
+            queued[t] = 1;
+        }
+    }
+    if (norder < n) {
+        /* the first stuck tb; follow what each stuck step waits for (the
+         * step, or the next step of its tb when it is further on) until a
+         * step repeats: that is the cycle */
+        int32_t t0 = 0, s, len = 0;
+        while (next[t0] >= m->tbs[t0].n)
+            t0++;
+        int32_t *seen = cs_calloc((size_t)n, sizeof *seen); /* position in the walk + 1 */
+        int32_t *walk = cs_malloc((size_t)n * sizeof *walk);
+        s = m->tbs[t0].first + next[t0];
+        while (!seen[s]) {
+            seen[s] = ++len;
+            walk[len - 1] = s;
+            int32_t w = waits_for(m, done, s);
+            CS_ASSERT(w >= 0);
+            const tb_t *wt = &m->tbs[m->steps[w].tb];
+            s = wt->first + next[m->steps[w].tb]; /* its tb's blocked step */
+        }
+        char text[CS_ERROR_MSG_MAX] = "", a[160];
+        int32_t from = seen[s] - 1, k = 0;
+        for (int32_t i = from; i < len; i++, k++) {
+            int32_t x = walk[i], w = waits_for(m, done, x);
+            const step_t *xs = &m->steps[x];
+            if (k == 4 && len - i > 1) {
+                snprintf(a, sizeof a, "... (%d more)", len - i);
+                strncat(text, a, sizeof text - strlen(text) - 1);
+                break;
+            }
+            step_name(m, x, a, sizeof a);
+            strncat(text, a, sizeof text - strlen(text) - 1);
+            strncat(text, w == xs->dep ? " waits for its dependency " : " receives from ",
+                    sizeof text - strlen(text) - 1);
+            step_name(m, w, a, sizeof a);
+            strncat(text, a, sizeof text - strlen(text) - 1);
+            strncat(text, "; ", sizeof text - strlen(text) - 1);
+        }
+        if (strlen(text) >= 2 && !strcmp(text + strlen(text) - 2, "; "))
+            text[strlen(text) - 2] = '\0';
+        const step_t *first = &m->steps[walk[from]];
+        rc = fail(m, first->line, err, "a step that can never run (a cycle of dependencies and "
+                  "messages): %s", text);
+        free(seen);
+        free(walk);
+    }
+    free(done);
+    free(next);
+    free(wait_head);
+    free(wait_next);
+    free(queue);
+    free(queued);
+    return rc;
+}
+
+int cs_msccl_read(const cs_source_t *src, cs_msccl_t **out, cs_error_t *err)
+{
+    xmlDocPtr doc = NULL;
+    xmlNodePtr root;
+    cs_msccl_t *m;
+    int rc;
+    *out = NULL;
+    if ((rc = cs_netfile_xml_read(src, &doc, err)))
+        return rc;
+    m = cs_calloc(1, sizeof *m);
+    m->file = cs_strdup(src->name);
+    root = xmlDocGetRootElement(doc);
+    if (!root || strcmp((const char *)root->name, "algo"))
+        rc = fail(m, root ? line_of(root) : 1, err, "the root element is <%.64s>; an MSCCL "
+                  "algorithm is one <algo>", root ? (const char *)root->name : "none");
+    else
+        rc = read_algo(m, root, err);
+    xmlFreeDoc(doc);
+    if (!rc && m->nchannels == 0) /* not given: the channels the tbs use */
+        for (int32_t t = 0; t < m->ntbs; t++)
+            if (m->tbs[t].chan >= m->nchannels)
+                m->nchannels = m->tbs[t].chan + 1;
+    if (!rc && !(rc = check_steps(m, err)) && !(rc = check_pairs(m, err)))
+        rc = check_runs(m, err);
+    if (rc) {
+        cs_msccl_free(m);
+        return rc;
+    }
+    *out = m;
+    return CS_OK;
+}
+
+void cs_msccl_info(const cs_msccl_t *m, cs_msccl_info_t *o)
+{
+    o->name = m->name;
+    o->coll = m->coll;
+    o->kind = m->kind;
+    o->ngpus = m->ngpus;
+    o->nchunks = m->nchunks;
+    o->nchannels = m->nchannels;
+    o->nthreadblocks = m->ntbs;
+    o->nsteps = m->nsteps;
+    o->inplace = m->inplace;
+    o->proto = m->proto;
+    o->redop = m->redop;
+    o->line = m->line;
+}
+
+int cs_msccl_check_kind(const cs_msccl_t *m, cs_coll_kind_t kind, cs_error_t *err)
+{
+    if (kind != m->kind)
+        return cs_error_set(err, CS_ERR_USAGE, "%s:%d: the algorithm is a%s %s (coll=\"%s\"); "
+                            "--coll asks for %s", m->file, m->line,
+                            m->kind == CS_COLL_ALLREDUCE || m->kind == CS_COLL_ALLGATHER ||
+                            m->kind == CS_COLL_ALLTOALL ? "n" : "",
+                            cs_coll_name(m->kind), m->coll, cs_coll_name(kind));
+    return CS_OK;
+}
+
+/* ---- emission -------------------------------------------------------------------- */
+
+static int is_block_kind(cs_coll_kind_t k)
+{
+    return k == CS_COLL_ALLGATHER || k == CS_COLL_REDUCE_SCATTER || k == CS_COLL_GATHER ||
+           k == CS_COLL_SCATTER || k == CS_COLL_ALLTOALL;
+}
+
+/* The bytes of a chunk for args a: equal chunks keep every send and recv
+ * of a step the same length; a block collective must cut each rank's block
+ * exactly, a vector may end in a short chunk (padded: docs/msccl.md). */
+static int chunk_bytes(const cs_msccl_t *m, const cs_coll_args_t *a, int64_t *q, cs_error_t *err)
+{
+    int64_t N = cs_coll_buffer_bytes(a->kind, a->P, a->bytes), C = m->nchunks;
+    if (is_block_kind(a->kind)) {
+        int64_t per = C % a->P == 0 ? C / a->P : 0;
+        if (!per || a->bytes % per)
+            return cs_error_set(err, CS_ERR_RANGE, "%s:%d: %s: each rank's block of %lld bytes "
+                                "does not divide into nchunksperloop/ngpus = %d/%d equal chunks; "
+                                "give --bytes a multiple of %lld", m->file, m->line,
+                                cs_coll_name(a->kind), (long long)a->bytes, m->nchunks,
+                                m->ngpus, (long long)(per ? per : C));
+        *q = a->bytes / per;
+    } else {
+        *q = (N + C - 1) / C;
+    }
+    return CS_OK;
+}
+
+void cs_msccl_explain(const cs_msccl_t *m, const cs_coll_args_t *a, char *msg, size_t len)
+{
+    char out[CS_ERROR_MSG_MAX];
+    const char *p = msg;
+    size_t o = 0;
+    int64_t q;
+    if (a->P != m->ngpus || chunk_bytes(m, a, &q, NULL) || q <= 0)
+        return;
+    while (*p && o + 1 < sizeof out) {
+        long long x, y;
+        int used = 0;
+        if (!strncmp(p, "bytes [", 7) && sscanf(p, "bytes [%lld, %lld)%n", &x, &y, &used) == 2 &&
+            used > 0 && y > x && x >= 0) {
+            int64_t C = m->nchunks, lo = x / q, hi = (y - 1) / q;
+            char note[96];
+            if (lo >= C && lo == hi)
+                snprintf(note, sizeof note, " (scratch chunk %lld)", (long long)(lo - C));
+            else if (lo >= C)
+                snprintf(note, sizeof note, " (scratch chunks %lld..%lld)", (long long)(lo - C),
+                         (long long)(hi - C));
+            else if (lo == hi)
+                snprintf(note, sizeof note, " (chunk %lld of %lld)", (long long)lo, (long long)C);
+            else
+                snprintf(note, sizeof note, " (chunks %lld..%lld of %lld)", (long long)lo,
+                         (long long)(hi < C ? hi : C - 1), (long long)C);
+            o += (size_t)snprintf(out + o, sizeof out - o, "%.*s%s", used, p, note);
+            if (o >= sizeof out)
+                o = sizeof out - 1;
+            p += used;
+            continue;
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+    snprintf(msg, len, "%s", out);
+}
+
+typedef struct emit {
+    const cs_msccl_t *m;
+    cs_coll_builder_t *b;
+    cs_program_t *p;
+    int64_t q;       /* bytes of a chunk */
+    int64_t scratch; /* where the scratch buffer starts */
+    int lines;       /* set op origins (not in a windowed program) */
+    int32_t *term_off, *term_n, *terms; /* per step: the ops whose completion ends it */
+    int64_t nterms, cap_terms;
+    int32_t *start;  /* what the step being emitted starts after */
+    int32_t nstart, cap_start;
+} emit_t;
+
+/* The bytes of `cnt` chunks from chunk `off` of buffer `buf` of gpu g: i
+ * and o on the collective's buffer (whole, or the GPU's block: see
+ * read_gpu), scratch after it. */
+static void range(const emit_t *e, int g, int buf, int32_t off, int32_t cnt, int64_t *boff,
+                  int64_t *blen)
+{
+    const cs_msccl_t *m = e->m;
+    int64_t c = off;
+    if (buf == BUF_S) {
+        *boff = e->scratch + c * e->q;
+    } else {
+        int32_t b = m->gpus[g].chunks[buf];
+        if (b != m->nchunks) /* the GPU's own block */
+            c += (int64_t)g * b;
+        *boff = c * e->q;
+    }
+    *blen = (int64_t)cnt * e->q;
+}
+
+static void push_term(emit_t *e, int32_t op)
+{
+    if (op < 0)
+        return;
+    if (e->nterms == e->cap_terms) {
+        e->cap_terms = e->cap_terms ? 2 * e->cap_terms : 256;
+        e->terms = cs_realloc(e->terms, (size_t)e->cap_terms * sizeof *e->terms);
+    }
+    e->terms[e->nterms++] = op;
+}
+
+static void push_start(emit_t *e, int32_t s)
+{
+    for (int32_t i = 0; i < e->term_n[s]; i++) {
+        if (e->nstart == e->cap_start) {
+            e->cap_start = e->cap_start ? 2 * e->cap_start : 16;
+            e->start = cs_realloc(e->start, (size_t)e->cap_start * sizeof *e->start);
+        }
+        e->start[e->nstart++] = e->terms[e->term_off[s] + i];
+    }
+}
+
+/* op follows everything the step starts after. */
+static void after_start(emit_t *e, int32_t op)
+{
+    for (int32_t i = 0; i < e->nstart; i++)
+        cs_coll_dep(e->b, op, e->start[i], CS_DEP_AFTER);
+}
+
+static void origin(emit_t *e, int32_t op, const step_t *s, const tb_t *t)
+{
+    char label[64];
+    if (!e->lines || op < 0)
+        return;
+    snprintf(label, sizeof label, "gpu %d tb %d step %d %s", t->gpu, t->id, s->s, tname(s));
+    cs_program_set_origin(e->p, op, s->line, label);
+}
+
+/* A recv of [off, off+len) on gpu g from `from`, copying or reducing (a
+ * recv with a REDUCE descriptor and the reduction's calc after it, as
+ * cs_coll_recv_reduce, so that the step's own dependencies can be put on
+ * the recv itself).  Returns the op that ends it; *first gets the recv. */
+static int32_t recv_into(emit_t *e, int g, int from, int64_t off, int64_t len, int tag,
+                         int reduce, int32_t *first)
+{
+    int32_t r = cs_coll_recv(e->b, g, from, off, len, tag), c;
+    *first = r;
+    if (!reduce || r < 0)
+        return r;
+    cs_coll_set_data(e->b, r, off, len, CS_DATA_REDUCE);
+    c = cs_coll_calc(e->b, g, 0, len);
+    cs_coll_dep(e->b, c, r, CS_DEP_AFTER);
+    return c;
+}
+
+static void emit_step(emit_t *e, int32_t si)
+{
+    const cs_msccl_t *m = e->m;
+    const step_t *s = &m->steps[si];
+    const tb_t *t = &m->tbs[s->tb];
+    int g = t->gpu, local_tag = MSCCL_LOCAL_TAG + t->id;
+    int64_t soff = 0, slen = 0, doff = 0, dlen = 0;
+    int32_t ops[8], nops = 0, first, last = -1;
+    unsigned f = step_types[s->type].flags;
+
+    e->nstart = 0;
+    if (s->s > 0)
+        push_start(e, si - 1);
+    if (s->dep >= 0)
+        push_start(e, s->dep);
+    if (f & F_SRC)
+        range(e, g, s->srcbuf, s->srcoff, s->cnt, &soff, &slen);
+    if (f & F_DST)
+        range(e, g, s->dstbuf, s->dstoff, s->cnt, &doff, &dlen);
+    e->term_off[si] = (int32_t)e->nterms;
+    switch ((step_type_t)s->type) {
+    case T_NOP: /* ends when what it waits for has */
+        for (int32_t i = 0; i < e->nstart; i++)
+            push_term(e, e->start[i]);
+        break;
+    case T_S:
+        ops[nops++] = last = cs_coll_send(e->b, g, t->send, soff, slen, t->id);
+        after_start(e, last);
+        push_term(e, last);
+        break;
+    case T_CPY:
+    case T_RE: { /* a message to itself: the validator sees the data move */
+        int32_t ls = cs_coll_send(e->b, g, g, soff, slen, local_tag);
+        ops[nops++] = ls;
+        after_start(e, ls);
+        last = recv_into(e, g, g, doff, dlen, local_tag, s->type == T_RE, &first);
+        ops[nops++] = first;
+        if (last != first)
+            ops[nops++] = last;
+        after_start(e, first);
+        push_term(e, ls);
+        push_term(e, last);
+        break;
+    }
+    default: { /* the receiving types */
+        const tb_t *from = &m->tbs[m->tbs[s->tb].from];
+        int reduce = (f & F_REDUCE) != 0;
+        /* where the message lands: rrs reduces into src in place (the sum
+         * is sent on; docs/msccl.md says why), rrc and rrcs into dst after
+         * a local copy of src there when they differ, r and rcs copy to dst */
+        int64_t roff = s->type == T_RRS ? soff : doff, rlen = s->type == T_RRS ? slen : dlen;
+        int32_t pre = -1;
+        if ((s->type == T_RRC || s->type == T_RRCS) && soff != doff) {
+            int32_t ls = cs_coll_send(e->b, g, g, soff, slen, local_tag);
+            after_start(e, ls);
+            pre = cs_coll_recv(e->b, g, g, doff, dlen, local_tag);
+            after_start(e, pre);
+            ops[nops++] = ls;
+            ops[nops++] = pre;
+            push_term(e, ls);
+        }
+        last = recv_into(e, g, from->gpu, roff, rlen, from->id, reduce, &first);
+        after_start(e, first);
+        if (pre >= 0)
+            cs_coll_dep(e->b, first, pre, CS_DEP_AFTER);
+        ops[nops++] = first;
+        if (last != first)
+            ops[nops++] = last;
+        if (f & F_SEND) {
+            int32_t sd = cs_coll_send(e->b, g, t->send, roff, rlen, t->id);
+            cs_coll_dep(e->b, sd, last, CS_DEP_AFTER);
+            ops[nops++] = last = sd;
+        }
+        push_term(e, last);
+        break;
+    }
+    }
+    e->term_n[si] = (int32_t)(e->nterms - e->term_off[si]);
+    for (int i = 0; i < nops; i++)
+        origin(e, ops[i], s, t);
+}
+
+int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
+{
+    const cs_coll_args_t *a = cs_coll_args(b);
+    int rc;
+    int64_t q, C = m->nchunks, smax = 0;
+    emit_t e;
+    if ((rc = cs_msccl_check_kind(m, a->kind, err)))
+        return rc;
+    if (a->P != m->ngpus)
+        return cs_error_set(err, CS_ERR_RANGE, "%s:%d: <algo ngpus=\"%d\"> is an algorithm for "
+                            "%d ranks, the run has %d (give --ranks %d and a machine of at least "
+                            "%d nodes; collsim has no rank map yet)", m->file, m->line, m->ngpus,
+                            m->ngpus, a->P, m->ngpus, m->ngpus);
+    if ((rc = chunk_bytes(m, a, &q, err)))
+        return rc;
+    for (int32_t g = 0; g < m->ngpus; g++)
+        smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
+    if (q > 0 && C + smax > (CS_DATA_MAX_LEN / 2) / q)
+        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld chunks of %lld bytes are more than "
+                            "collsim's buffers hold", m->file, (long long)(C + smax),
+                            (long long)q);
+    memset(&e, 0, sizeof e);
+    e.m = m;
+    e.b = b;
+    e.p = cs_coll_program(b);
+    e.q = q;
+    e.scratch = C * q;
+    e.lines = !cs_program_is_windowed(e.p);
+    e.term_off = cs_calloc((size_t)m->nsteps + 1, sizeof *e.term_off);
+    e.term_n = cs_calloc((size_t)m->nsteps + 1, sizeof *e.term_n);
+    for (int32_t i = 0; i < m->nsteps; i++)
+        emit_step(&e, m->order[i]);
+    free(e.term_off);
+    free(e.term_n);
+    free(e.terms);
+    free(e.start);
+    return CS_OK;
+}
