@@ -293,12 +293,17 @@ static void scan_value_start(cs_netfile_gmlscan_t *s, const char *key, int kind,
 
 static void scan_data(cs_netfile_gmlscan_t *s, const xmlChar *elem, int nb, const xmlChar **attrs)
 {
-    char key[128];
+    char key[128] = "";
     int got = scan_attr(s, elem, nb, attrs, "key", key, sizeof key);
     int32_t packed;
     if (got < 0)
         return;
-    if (!got || !(packed = names_get(&s->keys, key))) {
+    if (!got) { /* key stays empty: found by fuzz_netfile_graphml, read unset */
+        scan_fail(s, scan_line(s), CS_ERR_PARSE, "<%s> has no key attribute (<data key=\"ID\">, "
+                  "ID a declared <key>)", (const char *)elem);
+        return;
+    }
+    if (!(packed = names_get(&s->keys, key))) {
         scan_fail(s, scan_line(s), CS_ERR_PARSE, "<data key=\"%s\"> names no declared <key> "
                   "(collsim reads kind, rank, group, level, label, bandwidth, latency, "
                   "multiplicity, routing, each declared by a <key> before the graph)", key);

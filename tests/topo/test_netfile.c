@@ -1027,6 +1027,16 @@ Test(netfile, graphml_duplicate_ids_and_undeclared_endpoints)
 
 /* igraph read an entity reference as an empty value (a switch became a
  * host); libxml2's tree keeps it as a node the SimGrid reader read as "" */
+/* found by fuzz_netfile_graphml: a <data> without key was looked up with
+ * the unset name (a stack read past its end under ASan) */
+Test(netfile, graphml_data_without_key_is_refused)
+{
+    FAILS("nokey.graphml", GML_HEAD GML_BW_KEY("double") GML_GRAPH
+          "<node id=\"a\"><data>host</data></node><node id=\"b\"/>\n"
+          "<edge source=\"a\" target=\"b\"/>\n</graph></graphml>\n", CS_ERR_PARSE,
+          "@:6: <data> has no key attribute");
+}
+
 Test(netfile, entity_references_are_refused)
 {
     FAILS("ent.graphml", "<?xml version=\"1.0\"?>\n<!DOCTYPE graphml [<!ENTITY sw \"switch\">]>\n"
