@@ -96,6 +96,9 @@ typedef struct cs_serve_body {
     int nopts;
     int validate;
     char *algos_buf;                   /* sweep: the algorithm names */
+    struct cs_coll_algo **algo_files;  /* algorithms read from the request's
+                                          files (msccl:NAME), owned */
+    int nalgo_files;
     cs_serve_point_t *points;          /* the runs, in result order */
     int npoints;
     int64_t bytes;                     /* run, compare: the size */

@@ -21,6 +21,7 @@
 #include "api/sweep.h"
 #include "app/serve.h"
 #include "coll/coll.h"
+#include "io/algofile.h"
 #include "io/result_json.h"
 #include "machines/machine.h"
 
@@ -283,15 +284,31 @@ static int body_common(json_t *o, cs_request_t *r, cs_serve_body_t *b, cs_serve_
 
 /* The collective's algorithm by name (NULL: its default): the registry's
  * name, or a refusal naming `field`. */
-static int body_algo(const char *coll, const char *name, const char *field,
+static int body_algo(cs_serve_body_t *b, const char *coll, const char *name, const char *field,
                      const cs_coll_algo_t **out, cs_serve_fail_t *f)
 {
+    cs_machine_env_t env = {b->files, 0};
+    cs_coll_algo_t *owned = NULL;
+    const char *file = NULL;
     cs_coll_kind_t k;
     cs_error_t e;
     if (cs_coll_parse(coll, &k, &e) != CS_OK)
         return cs_serve_fail(f, 400, "coll", e.code, "%s", e.msg);
-    if (cs_coll_find(k, name, out, &e) != CS_OK)
-        return cs_serve_fail(f, 400, field, e.code, "%s", e.msg);
+    /* an algorithm file (msccl:NAME, io/algofile.h) is one of the
+     * request's files, as a machine's file keys are: 422 for another name */
+    if (name && cs_algofile_format(name, &file) && !cs_files_find(b->files, file))
+        return cs_serve_fail(f, 422, field, CS_ERR_USAGE, "--algo %.256s names \"%.128s\", "
+                             "which is none of the request's files: give the file's content in "
+                             "\"files\" and its name here; no path is opened", name, file);
+    /* read now, so that a bad file is refused at once; kept with the body
+     * (its name and keys are borrowed by the points and the options' check) */
+    if (cs_request_find_algo(k, name, &env, out, &owned, &e) != CS_OK)
+        return cs_serve_fail(f, 400, file ? "files" : field, e.code, "%s", e.msg);
+    if (owned) {
+        b->algo_files = cs_realloc(b->algo_files, (size_t)(b->nalgo_files + 1) *
+                                                      sizeof *b->algo_files);
+        b->algo_files[b->nalgo_files++] = owned;
+    }
     return CS_OK;
 }
 
@@ -448,7 +465,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     if (cs_request_check_kind(&r, 1, &e) != CS_OK || cs_request_check_keys(&r, 0, &e) != CS_OK)
         return cs_serve_fail(f, 400, !b->machine[0] ? "machine" : b->program ? "program" : "coll",
                              e.code, "%s", e.msg);
-    if (b->coll && ((rc = body_algo(b->coll, b->algo, "algo", &al, f)) ||
+    if (b->coll && ((rc = body_algo(b, b->coll, b->algo, "algo", &al, f)) ||
                     (rc = body_opts(b, &al, 1, 0, f)) ||
                     (rc = body_root(b, &ranks, has_ranks, f))))
         return rc;
@@ -514,7 +531,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     if (has_ranks && ((rc = body_check_int(&r, "ranks", ranks, f)) ||
                       (rc = body_ranks_limit(ranks, lim, f))))
         return rc;
-    if ((rc = body_algo(b->coll, b->algo, "algo", &al, f)) || (rc = body_opts(b, &al, 1, 0, f)) ||
+    if ((rc = body_algo(b, b->coll, b->algo, "algo", &al, f)) || (rc = body_opts(b, &al, 1, 0, f)) ||
         (rc = body_root(b, &ranks, has_ranks, f)))
         return rc;
     algo = al->name;
@@ -564,7 +581,7 @@ static int body_algos(json_t *o, const char *coll, const cs_coll_algo_t **algos,
         for (char *s = strtok(b->algos_buf, ", "); s; s = strtok(NULL, ", ")) {
             if (*n == CS_SERVE_MAX_POINTS)
                 return cs_serve_fail(f, 422, "algos", CS_ERR_USAGE, "algos: too many");
-            if ((rc = body_algo(coll, s, "algos", &algos[*n], f)))
+            if ((rc = body_algo(b, coll, s, "algos", &algos[*n], f)))
                 return rc;
             (*n)++;
         }
@@ -575,7 +592,7 @@ static int body_algos(json_t *o, const char *coll, const cs_coll_algo_t **algos,
             json_t *x = json_array_get(v, i);
             if (!json_is_string(x))
                 return body_type("algos", "a list of algorithm names, or \"all\"", f);
-            if ((rc = body_algo(coll, json_string_value(x), "algos", &algos[*n], f)))
+            if ((rc = body_algo(b, coll, json_string_value(x), "algos", &algos[*n], f)))
                 return rc;
             (*n)++;
         }
@@ -784,6 +801,9 @@ void cs_serve_body_destroy(cs_serve_body_t *b)
     free(b->program);
     free(b->trace);
     cs_files_free(b->files);
+    for (int i = 0; i < b->nalgo_files; i++)
+        cs_algofile_free(b->algo_files[i]);
+    free(b->algo_files);
     free(b->algos_buf);
     free(b->points);
     free(b->canon);

@@ -33,7 +33,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_api import COLLSIM, Server  # noqa: E402
+from test_api import COLLSIM, ROOT, Server  # noqa: E402
 
 SECRET = "SECRET-7f3a9c-MARKER"
 # Building this program takes seconds and looks at no cancel flag: 4096
@@ -234,7 +234,41 @@ class TestFiles(unittest.TestCase):
             peak = int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) << 10
         self.assertLess(peak, 1 << 30, "the server's peak resident size")
 
-    def test_07_stuck_build(self):
+    def test_07_inline_msccl_algorithm(self):
+        d = tempfile.mkdtemp(prefix="collsim-inline-", dir=self.dir.name)
+        src = os.path.join(ROOT, "tests", "data", "msccl", "ring_allreduce_4.xml")
+        with open(src) as f:
+            xml = f.read()
+        with open(os.path.join(d, "ring.xml"), "w") as f:
+            f.write(xml)
+        files = {"ring.xml": xml}
+        body = {"machine": "alphabeta:topo=ring,p=4", "coll": "allreduce",
+                "algo": "msccl:ring.xml", "bytes": "1MiB", "validate": True, "files": files}
+        status, doc = self.s.json("POST", "/api/run", body)
+        self.assertIn(status, (200, 202), doc)
+        self.assertEqual(self.s.wait(doc["id"])["state"], "done")
+        status, result = self.s.json("GET", "/api/jobs/%s/result" % doc["id"])
+        cli = json.loads(subprocess.run(
+            [COLLSIM, "run", "--machine", "alphabeta:topo=ring,p=4", "--coll", "allreduce",
+             "--algo", "msccl:ring.xml", "--bytes", "1MiB", "--validate", "--json", "-",
+             "--no-timing"], cwd=d, check=True, capture_output=True).stdout)
+        self.assertEqual(result, cli)
+        # the suite's algorithms and the file's side by side in one sweep
+        status, doc = self.s.json("POST", "/api/sweep", {
+            "machine": "alphabeta:topo=ring,p=4", "coll": "allreduce",
+            "algos": ["ring", "msccl:ring.xml"], "bytes": "1MiB", "files": files})
+        self.assertEqual(self.s.wait(doc["id"])["state"], "done")
+        status, sweep = self.s.json("GET", "/api/jobs/%s/result" % doc["id"])
+        ticks = [p["finish_ticks"] for p in sweep["points"]]
+        self.assertEqual(ticks[0], ticks[1])  # the file is the suite's ring
+        # never a path; a bad file is refused at once, naming it
+        for algo in ("msccl:" + src, "msccl:ring_allreduce_4.xml", "msccl:../ring.xml"):
+            status, doc = self.s.json("POST", "/api/run", dict(body, algo=algo))
+            self.refused(status, doc, 422, "algo", "none of the request's files")
+        status, doc = self.s.json("POST", "/api/run", dict(body, files={"ring.xml": "<algo/>"}))
+        self.refused(status, doc, 400, "files", "ring.xml:1:")
+
+    def test_08_stuck_build(self):
         # a short grace: the build (seconds) outlasts it wherever this runs,
         # so that giving the worker up is what ends the job
         s = Server("--jobs", "1", "--max-seconds", "0.3", "--grace", "0.05", cwd=self.dir.name)
