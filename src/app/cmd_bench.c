@@ -229,6 +229,80 @@ static int bench_build_replay_ti(const cs_machine_t *m, const char *path, cs_pro
     return rc;
 }
 
+/* Issue 30: an MSCCL ring all-reduce of 1 MiB on BENCH_MSCCL_GPUS GPUs from
+ * an XML file written here (the suite's chunking, as
+ * tests/data/msccl/ring_allreduce_4.xml for 4 GPUs: GPU i sends to i+1,
+ * P-1 reduce-scatter steps, then P-1 allgather steps) and read as `--algo
+ * msccl:FILE`: a comment line times the reading and the program's
+ * emission, the row the run (the same finish as ring-ar-1k: it is the
+ * suite's ring). */
+#define BENCH_MSCCL_GPUS 1024
+static int bench_build_msccl(const cs_machine_t *m, const char *path, cs_program_t **out,
+                             cs_error_t *err)
+{
+    (void)path; /* writes its own file */
+    const int P = BENCH_MSCCL_GPUS;
+    const char *dir = getenv("TMPDIR");
+    char tmp[512], algo[600];
+    snprintf(tmp, sizeof tmp, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "<algo name=\"ring_%d\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"%d\" "
+            "ngpus=\"%d\" coll=\"allreduce\" inplace=\"1\">\n", P, P, P);
+    for (int i = 0; i < P; i++) {
+        fprintf(f, " <gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n"
+                "  <tb id=\"0\" send=\"%d\" recv=\"%d\" chan=\"0\">\n", i, P, (i + 1) % P,
+                (i + P - 1) % P);
+        for (int s = 0; s < 2 * P - 1; s++) {
+            /* send chunk i-1; reduce-and-send i-1-k; reduce, keep and send
+             * chunk i; copy-and-send i-m; receive the last, i-(P-1) */
+            const char *type = s == 0 ? "s" : s < P - 1 ? "rrs" : s == P - 1 ? "rrcs"
+                                           : s < 2 * P - 2 ? "rcs" : "r";
+            int chunk = s < P ? i - 1 - s : i - (s - P + 1);
+            chunk = ((chunk % P) + P) % P;
+            fprintf(f, "   <step s=\"%d\" type=\"%s\" srcbuf=\"i\" srcoff=\"%d\" dstbuf=\"i\" "
+                    "dstoff=\"%d\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n", s, type,
+                    chunk, chunk);
+        }
+        fputs("  </tb>\n </gpu>\n", f);
+    }
+    fputs("</algo>\n", f);
+    long bytes = ftell(f);
+    if (fclose(f) != 0) {
+        unlink(tmp);
+        return cs_error_set(err, CS_ERR_IO, "%s: write error: %s", tmp, strerror(errno));
+    }
+    cs_request_t req;
+    cs_request_coll_t c;
+    struct timespec t0, t1, t2;
+    int rc;
+    snprintf(algo, sizeof algo, "msccl:%s", tmp);
+    cs_request_init(&req);
+    memset(&c, 0, sizeof c);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = cs_request_set(&req, "coll", "allreduce", err)) == CS_OK &&
+        (rc = cs_request_set(&req, "algo", algo, err)) == CS_OK &&
+        (rc = cs_request_set(&req, "bytes", "1MiB", err)) == CS_OK &&
+        (rc = cs_request_coll_prepare(&req, m, &c, err)) == CS_OK) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rc = cs_request_coll_build(&c, out, err);
+        clock_gettime(CLOCK_MONOTONIC, &t2);
+    }
+    cs_request_coll_destroy(&c);
+    unlink(tmp);
+    if (rc == CS_OK) {
+        double read = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        double emit = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+        long steps = (long)P * (2 * P - 1);
+        printf("# msccl-ring-1k: read %ld steps of %d GPUs (%.1f MB of XML) in %.3f s: %.2f M "
+               "steps/s; %ld ops emitted in %.3f s\n", steps, P, (double)bytes / 1e6, read,
+               read > 0 ? (double)steps / read / 1e6 : 0.0, (long)cs_program_nops(*out), emit);
+    }
+    return rc;
+}
+
 /* LogGOPSim's workload: a GOAL schedule (Schedgen's dissemination barrier,
  * written by tools/gen-goal) read from the --data folder. */
 static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_t **out,
@@ -262,6 +336,8 @@ static const bench_workload_t bench_workloads[] = {
     {"ring-ar-1k", "ring all-reduce of 1 MiB on a 1,024-host ring (SimGrid, ASTRA-sim)",
      "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
      .bytes = "1MiB"},
+    {"msccl-ring-1k", "ring-ar-1k from an MSCCL XML file of 1,024 GPUs (--algo msccl:FILE)",
+     "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .build = bench_build_msccl},
     {"ring-ar-1280", "ring all-reduce of 1 MiB on 1,280 hosts: flows a byte apart (SimGrid)",
      "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
      .bytes = "1MiB"},
