@@ -19,6 +19,7 @@
 #include "core/lines.h"
 #include "core/shuffle.h"
 #include "core/units.h"
+#include "io/algofile.h"
 #include "io/goal.h"
 
 /* ---- options ------------------------------------------------------------------ */
@@ -77,9 +78,17 @@ static int replay_set_algo_for(cs_replay_t *a, const char *arg, cs_error_t *err)
     snprintf(algo, sizeof algo, "%.*s", (int)n, eq + 1);
     if (cs_coll_parse(coll, &kind, &e) != CS_OK)
         return cs_error_set(err, CS_ERR_USAGE, "--algo-for '%s': %s", arg, e.msg);
-    if (a->algo[kind])
+    if (a->algo[kind] || a->algo_file[kind])
         return cs_error_set(err, CS_ERR_USAGE, "--algo-for '%s': %s already has an algorithm "
                             "(%s)", arg, cs_coll_name(kind), a->algo_arg[kind]);
+    /* FORMAT:FILE (allreduce=msccl:ring.xml): the rest is the file's name,
+     * with no options (a file algorithm takes none); read with the trace */
+    const char *file;
+    if (cs_algofile_format(eq + 1, &file)) {
+        a->algo_file[kind] = eq + 1;
+        a->algo_arg[kind] = arg;
+        return CS_OK;
+    }
     if (cs_coll_find(kind, algo, &algo_p, &e) != CS_OK)
         return cs_error_set(err, CS_ERR_USAGE, "--algo-for '%s': %s", arg, e.msg);
     a->algo[kind] = algo_p;
@@ -130,7 +139,7 @@ int cs_replay_check_unused(const cs_replay_t *a, cs_error_t *err)
     else if (a->flops_text)
         what = "flops";
     for (int k = 0; !what && k < CS_COLL_NKINDS; k++)
-        if (a->algo[k])
+        if (a->algo[k] || a->algo_file[k])
             what = "algo-for";
     if (what)
         return cs_error_set(err, CS_ERR_USAGE, "%s needs a trace (it says how a trace is read "
@@ -296,7 +305,7 @@ int cs_replay_load(const cs_replay_t *a, const cs_machine_t *m, cs_replay_run_t 
     run->is_ti = is_ti;
     if (!is_ti) {
         for (int k = 0; k < CS_COLL_NKINDS; k++)
-            if (a->algo[k])
+            if (a->algo[k] || a->algo_file[k])
                 return cs_error_set(err, CS_ERR_USAGE, "--algo-for %s: %s is a GOAL schedule, "
                                     "which names its own ops; --algo-for applies to TI traces",
                                     a->algo_arg[k], a->trace);
@@ -313,6 +322,13 @@ int cs_replay_load(const cs_replay_t *a, const cs_machine_t *m, cs_replay_run_t 
     o.max_ranks = cs_machine_nodes(m);
     for (int k = 0; k < CS_COLL_NKINDS; k++) {
         o.algo[k] = a->algo[k];
+        if (a->algo_file[k]) {
+            if ((rc = cs_request_find_algo((cs_coll_kind_t)k, a->algo_file[k], NULL, &o.algo[k],
+                                           &run->algo_file[k], err))) {
+                cs_error_prefix(err, "--algo-for %s", a->algo_arg[k]);
+                return rc;
+            }
+        }
         if (a->algo_text[k]) {
             char text[512];
             snprintf(text, sizeof text, "opts:%s", a->algo_text[k]);
@@ -334,9 +350,11 @@ int cs_replay_load(const cs_replay_t *a, const cs_machine_t *m, cs_replay_run_t 
 
 void cs_replay_run_destroy(cs_replay_run_t *run)
 {
-    for (int k = 0; k < CS_COLL_NKINDS; k++)
+    for (int k = 0; k < CS_COLL_NKINDS; k++) {
         if (run->has_opts[k])
             cs_spec_destroy(&run->opts[k]);
+        cs_algofile_free(run->algo_file[k]);
+    }
     cs_request_coll_destroy(&run->place);
     cs_program_free(run->p);
     memset(run, 0, sizeof *run);

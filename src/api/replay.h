@@ -34,6 +34,9 @@ typedef struct cs_replay {
     double flops;                   /* TI compute speed, flop/s */
     const char *flops_text;         /* as typed, NULL: the default */
     const cs_coll_algo_t *algo[CS_COLL_NKINDS];
+    /* an algorithm file (FORMAT:FILE, io/algofile.h) instead of algo: read
+     * when the trace is (cs_replay_load), owned by the run */
+    const char *algo_file[CS_COLL_NKINDS];
     const char *algo_text[CS_COLL_NKINDS]; /* the options after ':' or NULL */
     const char *algo_arg[CS_COLL_NKINDS];  /* the --algo-for as typed */
 } cs_replay_t;
@@ -61,6 +64,7 @@ typedef struct cs_replay_run {
     int is_ti;
     cs_spec_t opts[CS_COLL_NKINDS]; /* --algo-for's options */
     int has_opts[CS_COLL_NKINDS];
+    cs_coll_algo_t *algo_file[CS_COLL_NKINDS]; /* owned: read from cs_replay_t.algo_file */
 } cs_replay_run_t;
 
 /* Reads a->trace for machine m and places its ranks (--map).  Zeroes run

@@ -202,7 +202,8 @@ static void print_summary(FILE *f, const replay_run_t *run)
         for (int k = 0; k < CS_COLL_NKINDS; k++) {
             if (!info->calls[k])
                 continue;
-            const cs_coll_algo_t *algo = a->rp.algo[k];
+            const cs_coll_algo_t *algo = run->rr.algo_file[k] ? run->rr.algo_file[k]
+                                                               : a->rp.algo[k];
             if (!algo)
                 cs_coll_find((cs_coll_kind_t)k, NULL, &algo, NULL);
             fprintf(f, "%s%s/%s x %lld", any ? ", " : "collectives ", cs_coll_name(k),
