@@ -1007,8 +1007,8 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
         return rc;
     if (a->P != m->ngpus)
         return cs_error_set(err, CS_ERR_RANGE, "%s:%d: <algo ngpus=\"%d\"> is an algorithm for "
-                            "%d ranks, the run has %d (give --ranks %d and a machine of at least "
-                            "%d nodes; collsim has no rank map yet)", m->file, m->line, m->ngpus,
+                            "%d ranks, the run has %d (give --ranks %d, or --order FILE naming the "
+                            "%d nodes GPU 0, 1, ... run on)", m->file, m->line, m->ngpus,
                             m->ngpus, a->P, m->ngpus, m->ngpus);
     if ((rc = chunk_bytes(m, a, &q, err)))
         return rc;
