@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../coll/harness.h"
 #include "api/request.h"
@@ -252,6 +253,50 @@ Test(msccl, wrong_file_fails_validation_naming_the_chunk)
     cr_expect(run.validated);
     cr_expect(strstr(run.coll.algo->name, "msccl:") == run.coll.algo->name);
     cs_request_run_destroy(&run);
+}
+
+/* --order FILE is the rank map: the file's 4 GPUs on nodes 6, 0, 3, 5 of
+ * an 8-node torus validate and land where the order puts them; without it
+ * the 8-node machine is refused, naming --order. */
+Test(msccl, order_file_is_the_rank_map)
+{
+    cs_request_t req;
+    cs_request_run_t run;
+    cs_exec_opts_t opts;
+    cs_error_t err = {0};
+    char algo[4200], order[4200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(order, sizeof order, "%s/msccl-order-%d.txt", tmp && *tmp ? tmp : "/tmp",
+             (int)getpid());
+    FILE *f = fopen(order, "w");
+    cr_assert_not_null(f);
+    fputs("6\n0\n3\n5\n", f);
+    fclose(f);
+    snprintf(algo, sizeof algo, "msccl:%s", data_path("ring_allreduce_4.xml"));
+    cs_request_init(&req);
+    cs_request_run_init(&run);
+    cr_assert_eq(cs_request_set(&req, "machine", "alphabeta:topo=torus,rows=2,cols=4", &err),
+                 CS_OK);
+    cr_assert_eq(cs_request_set(&req, "coll", "allreduce", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&req, "algo", algo, &err), CS_OK);
+    cr_assert_eq(cs_request_set(&req, "bytes", "64KiB", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&req, "validate", "1", &err), CS_OK);
+    cr_assert_eq(cs_request_prepare(&req, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_request_build(&req, &run, &err), CS_ERR_RANGE);
+    cr_expect(strstr(err.msg, "--order FILE") != NULL, "%s", err.msg);
+    cs_request_run_destroy(&run);
+    cr_assert_eq(cs_request_set(&req, "order", order, &err), CS_OK);
+    cs_request_run_init(&run);
+    cr_assert_eq(cs_request_prepare(&req, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_request_build(&req, &run, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(run.coll.args.P, 4);
+    cr_expect_eq(run.coll.rank_to_node[0], 6);
+    cr_expect_eq(run.coll.rank_to_node[3], 5);
+    cs_request_exec_opts(&req, &run, &opts);
+    cr_expect_eq(cs_request_run(&run, &opts, &err), CS_OK, "%s", err.msg);
+    cr_expect(run.validated);
+    cs_request_run_destroy(&run);
+    unlink(order);
 }
 
 /* A request with files (the service) reads msccl:NAME among them, never a
