@@ -171,6 +171,19 @@ static int build_ancestry(w_t *w)
                             w->name, w->nops, (long long)(total >> 20));
     for (int r = 0; r < w->P; r++)
         w->anc[r] = cs_calloc((size_t)w->nr[r] * w->words[r] + 1, sizeof **w->anc);
+    for (int32_t i = 0; i < w->nops; i++) { /* the kinds first: the reason to name */
+        int n;
+        const cs_dep_t *d = cs_program_preds(w->p, i, &n);
+        for (int k = 0; k < n; k++)
+            if (cs_dep_kind(d[k]) != CS_DEP_AFTER) {
+                char a[200], b[200];
+                return refuse(w, "%s waits for %s to %s; the format's steps wait only for "
+                              "other steps to complete", describe(w, i, a, sizeof a),
+                              describe(w, cs_dep_op(d[k]), b, sizeof b),
+                              cs_dep_kind(d[k]) == CS_DEP_STREAM ? "stream (a pipelined "
+                              "dependency)" : "start (an after-start dependency)");
+            }
+    }
     for (int32_t i = 0; i < w->nops; i++) {
         int r = cs_program_op(w->p, i)->rank, n;
         uint64_t *row = w->anc[r] + (int64_t)w->lid[i] * w->words[r];
@@ -178,17 +191,12 @@ static int build_ancestry(w_t *w)
         for (int k = 0; k < n; k++) {
             int32_t x = cs_dep_op(d[k]);
             char a[200], b[200];
-            if (cs_dep_kind(d[k]) != CS_DEP_AFTER)
-                return refuse(w, "%s waits for %s to %s; the format's steps wait only for other "
-                              "steps to complete", describe(w, i, a, sizeof a),
-                              describe(w, x, b, sizeof b),
-                              cs_dep_kind(d[k]) == CS_DEP_STREAM ? "stream (a pipelined "
-                              "dependency)" : "start (an after-start dependency)");
-            /* the suite's builders add ops after what they wait for; a
-             * program read from elsewhere might not */
+            /* the suite's builders add ops after what they wait for, but
+             * an after-start pair may point forward */
             if (x >= i)
-                return cs_error_set(w->err, CS_ERR_INTERNAL, "%s: op %d waits for a later op %d",
-                                    w->name, i, x);
+                return refuse(w, "%s waits for the later %s; the writer needs every op after "
+                              "what it waits for", describe(w, i, a, sizeof a),
+                              describe(w, x, b, sizeof b));
             const uint64_t *xr = w->anc[r] + (int64_t)w->lid[x] * w->words[r];
             for (int32_t k2 = 0; k2 < w->words[r]; k2++)
                 row[k2] |= xr[k2];
@@ -312,13 +320,21 @@ static int32_t reduction_of(w_t *w, int32_t r)
     int n, nc;
     const cs_dep_t *s = cs_program_succs(w->p, r, &n);
     char a[200];
-    if (n == 1) {
-        int32_t c = cs_dep_op(s[0]);
+    /* the calc: the earliest successor (cs_coll_recv_reduce makes it next) */
+    int32_t c = -1;
+    for (int k = 0; k < n; k++)
+        if (c < 0 || cs_dep_op(s[k]) < c)
+            c = cs_dep_op(s[k]);
+    if (c >= 0) {
         const cs_op_t *op = cs_program_op(w->p, c);
         const cs_dep_t *pd = cs_program_preds(w->p, c, &nc);
         int alone = 1; /* what else it waits for, the recv waited for already */
         for (int k = 0; k < nc && alone; k++)
             alone = anc_star(w, r, cs_dep_op(pd[k]));
+        /* whatever else waits for the recv waits for the calc too (a
+         * redundant edge of a wait) */
+        for (int k = 0; k < n && alone; k++)
+            alone = anc_star(w, cs_dep_op(s[k]), c);
         if (op->kind == CS_OP_CALC && op->ticks == 0 &&
             op->bytes == cs_program_op(w->p, r)->bytes && alone)
             return c;
@@ -763,6 +779,39 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
+/* The program's op order as a comment the reader (msccl.c, renumber)
+ * gives the ops back their ids with: for each op in id order, the number
+ * of its step in document order (nops included), "SxK" for K ops of one
+ * step in a row.  Ids break ties (core/program.h, "Op order"): without
+ * them the reader's round-robin order may change a time. */
+static void write_order(const w_t *w, FILE *f)
+{
+    int32_t *doc = cs_malloc((size_t)w->nsteps * sizeof *doc + 1), k = 0, col = 0;
+    for (int g = 0; g < w->P; g++)
+        for (int32_t t = 0; t < w->ntbs; t++)
+            for (int32_t i = 0; w->tbs[t].rank == g && i < w->tbs[t].n; i++, k++)
+                if (w->tbs[t].items[i].step >= 0)
+                    doc[w->tbs[t].items[i].step] = k;
+    fputs("  <!-- collsim order:", f);
+    for (int32_t i = 0; i < w->nops;) {
+        int32_t st = doc[w->owner[i]], n = 1;
+        char word[32];
+        while (i + n < w->nops && doc[w->owner[i + n]] == st)
+            n++;
+        int len = n > 1 ? snprintf(word, sizeof word, " %dx%d", st, n)
+                        : snprintf(word, sizeof word, " %d", st);
+        if (col + len > 90) {
+            fputs("\n       ", f);
+            col = 0;
+        }
+        fputs(word, f);
+        col += len;
+        i += n;
+    }
+    fputs(" -->\n", f);
+    free(doc);
+}
+
 static void write_xml(const w_t *w, const cs_msccl_write_opts_t *o, FILE *f)
 {
     const cs_coll_args_t *a = w->a;
@@ -773,6 +822,7 @@ static void write_xml(const w_t *w, const cs_msccl_write_opts_t *o, FILE *f)
             w->nchannels > 0 ? w->nchannels : 1, (long long)w->C, a->P,
             a->kind == CS_COLL_REDUCE_SCATTER ? "reducescatter" : cs_coll_name(a->kind),
             w->inplace);
+    write_order(w, f);
     for (int g = 0; g < a->P; g++) {
         fprintf(f, "  <gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"%d\" s_chunks=\"%d\">\n", g,
                 w->cin, w->cout, w->s_chunks[g]);
