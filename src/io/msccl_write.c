@@ -37,8 +37,10 @@
  * Buffers.  i_chunks / o_chunks follow the MSCCL convention of each
  * collective (allgather's input is the GPU's own block, reduce-scatter's
  * output); the reader maps both onto collsim's one buffer, so the choice
- * is for the executor.  In-place collectives read from i and write to o
- * where the range lies in them (one memory); alltoall is out of place:
+ * is for the executor.  allreduce, broadcast and reduce use i alone (o_chunks
+ * 0, as msccl-tools writes an in-place vector); the other in-place
+ * collectives read from i and write to o where the range lies in them
+ * (one memory); alltoall is out of place:
  * reads come from o once the range was written there, else from i.
  * Offsets past the buffer are scratch (s).
  */
@@ -561,6 +563,8 @@ static int choose_chunks(w_t *w, int64_t forced)
                             CS_MSCCL_WRITE_MAX_CHUNKS, a->P);
     w->q = block ? m / (w->C / a->P) : N / w->C;
     w->cin = w->cout = (int32_t)w->C;
+    if (!block) /* in place on one vector: msccl-tools writes it as i alone */
+        w->cout = 0;
     if (a->kind == CS_COLL_ALLGATHER || a->kind == CS_COLL_GATHER)
         w->cin = (int32_t)(w->C / a->P); /* MSCCL's input: the GPU's own block */
     if (a->kind == CS_COLL_REDUCE_SCATTER || a->kind == CS_COLL_SCATTER)
@@ -599,7 +603,8 @@ static void locate(w_t *w, int rank, const cs_data_t *d, int write, uint8_t *buf
     int64_t ilo = w->cin == w->C ? 0 : (int64_t)rank * w->cin;
     int64_t olo = w->cout == w->C ? 0 : (int64_t)rank * w->cout;
     int in_i = c >= ilo && c + n <= ilo + w->cin, in_o = c >= olo && c + n <= olo + w->cout;
-    /* one of the two is the whole buffer, so one of them holds the range */
+    /* one of the two is the whole buffer, so one of them holds the range
+     * (o_chunks 0: i, the whole buffer) */
     if ((write && in_o) || !in_i) {
         *buf = BUF_O;
         *coff = (int32_t)(c - olo);
