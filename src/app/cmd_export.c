@@ -95,7 +95,8 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
             if (!strcmp(optarg, "msccl"))
                 a->msccl = 1;
             else if (strcmp(optarg, "goal"))
-                cs_app_usage_error("export", "--format '%s': valid formats: goal, msccl", optarg);
+                cs_app_usage_error("export", "--format '%s': only goal and msccl are written",
+                                   optarg);
             break;
         case OPT_CHUNKS: {
             char *end;
