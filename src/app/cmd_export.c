@@ -2,7 +2,9 @@
  * cmd_export.c - `collsim export`: one algorithm of the suite written as a
  * GOAL schedule (docs/replay.md, docs/goal.md), so that LogGOPSim or any
  * GOAL tool can run it, and `collsim replay` gives back exactly the time of
- * `collsim run --coll`.
+ * `collsim run --coll`; or as MSCCL XML (--format msccl, docs/msccl.md
+ * "Export"), so that the MSCCL executor runs it on GPUs and `--algo
+ * msccl:FILE` gives back the same program.
  *
  * The collective is prepared as `collsim run` prepares it (the request
  * path, api/request.h): with --machine, the algorithm sees that machine's
@@ -19,6 +21,7 @@
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/goal.h"
+#include "io/msccl_write.h"
 #include "machines/machine.h"
 
 /* Without --machine: a neutral machine for the algorithm's defaults. */
@@ -27,24 +30,38 @@
 typedef struct export_args {
     cs_request_t req;    /* the collective; machine NULL: none given */
     const char *out;
+    int msccl;           /* --format msccl */
+    int64_t chunks;      /* --chunks K (msccl), 0: the smallest that fits */
 } export_args_t;
+
+/* MSCCL XML without --bytes: a size that P and the pieces of the usual
+ * splits divide (the file itself runs at any size its chunks divide). */
+#define EXPORT_MSCCL_BLOCK 65536
 
 static void export_help(void)
 {
     printf("Usage: collsim export --coll NAME [--algo NAME] --ranks P --bytes N\n"
-           "                      [--format goal] [--root R] [--opt KEY=VALUE ...]\n"
-           "                      [--machine SPEC] [-o FILE]\n"
+           "                      [--format goal|msccl] [--chunks K] [--root R]\n"
+           "                      [--opt KEY=VALUE ...] [--machine SPEC] [-o FILE]\n"
            "\n"
-           "Writes a collective built by an algorithm of the suite as a GOAL schedule.\n"
+           "Writes a collective built by an algorithm of the suite as a GOAL schedule, or as\n"
+           "MSCCL XML that the MSCCL executor runs and '--algo msccl:FILE' reads back as the\n"
+           "same program (docs/msccl.md, \"Export\").\n"
            "\n"
            "      --coll NAME        broadcast, reduce, allreduce, allgather, reduce-scatter,\n"
            "                         gather, scatter, barrier, alltoall\n"
            "      --algo NAME        the algorithm (default: the collective's default)\n"
            "      --ranks P          ranks (default: every node of --machine)\n"
-           "      --bytes N          size, as for 'collsim run' (units K, KiB, MB, ...)\n"
+           "      --bytes N          size, as for 'collsim run' (units K, KiB, MB, ...); msccl\n"
+           "                         without it: 64 KiB per rank (P x 64 KiB for allreduce,\n"
+           "                         broadcast, reduce)\n"
            "      --root R           root of broadcast, reduce, gather, scatter (default 0)\n"
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
-           "      --format goal      the output format (GOAL text, the only one)\n"
+           "      --format FORMAT    goal (GOAL text, the default) or msccl (MSCCL XML);\n"
+           "                         an algorithm MSCCL cannot express is refused with the\n"
+           "                         reason (a multicast, a streamed dependency, ...)\n"
+           "      --chunks K         msccl: nchunksperloop, the buffer cut in K chunks (default:\n"
+           "                         the smallest count that makes every message whole chunks)\n"
            "  -m, --machine SPEC     build as for this machine (its packet size and hints,\n"
            "                         natural placement), as 'collsim run' would\n"
            "  -o, --output FILE      write to FILE (default: standard output)\n"
@@ -53,7 +70,7 @@ static void export_help(void)
 
 static void export_parse_args(int argc, char **argv, export_args_t *a)
 {
-    enum { OPT_OPT = 256, OPT_FORMAT };
+    enum { OPT_OPT = 256, OPT_FORMAT, OPT_CHUNKS };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
         {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
@@ -62,6 +79,7 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
         {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
         {"opt", required_argument, NULL, OPT_OPT},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"chunks", required_argument, NULL, OPT_CHUNKS},
         {"machine", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -74,9 +92,22 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
         switch (c) {
         case 'o': a->out = optarg; break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "goal"))
-                cs_app_usage_error("export", "--format '%s': only goal is written", optarg);
+            if (!strcmp(optarg, "msccl"))
+                a->msccl = 1;
+            else if (strcmp(optarg, "goal"))
+                cs_app_usage_error("export", "--format '%s': only goal and msccl are written",
+                                   optarg);
             break;
+        case OPT_CHUNKS: {
+            char *end;
+            errno = 0;
+            long long k = strtoll(optarg, &end, 10);
+            if (end == optarg || *end || errno || k < 1 || k > CS_MSCCL_WRITE_MAX_CHUNKS)
+                cs_app_usage_error("export", "--chunks '%s': expected a count in 1..%d", optarg,
+                                   CS_MSCCL_WRITE_MAX_CHUNKS);
+            a->chunks = k;
+            break;
+        }
         case OPT_OPT:
             if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, ','))
                 cs_app_usage_error("export", "--opt '%s': expected one KEY=VALUE", optarg);
@@ -92,6 +123,8 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
     if (!a->req.machine && !a->req.ranks)
         cs_app_usage_error("export", "missing --ranks P (or --machine SPEC, whose nodes are "
                                      "the ranks)");
+    if (a->chunks && !a->msccl)
+        cs_app_usage_error("export", "--chunks is for --format msccl");
 }
 
 int cs_app_cmd_export(int argc, char **argv)
@@ -110,6 +143,10 @@ int cs_app_cmd_export(int argc, char **argv)
         snprintf(spec, sizeof spec, "%s,p=%lld", EXPORT_DEFAULT_MACHINE, (long long)a.req.ranks);
         req.machine = spec;
     }
+    if (a.msccl && !a.req.bytes_text) { /* made P x 64 KiB for a vector below */
+        req.bytes = EXPORT_MSCCL_BLOCK;
+        req.bytes_text = "64KiB";
+    }
     rc = cs_request_prepare(&req, &run, &err);
     const cs_machine_t *m = run.machine;
     const cs_request_coll_t *coll = &run.coll;
@@ -117,6 +154,16 @@ int cs_app_cmd_export(int argc, char **argv)
         /* no machine: no hints at all */
         memset(&run.coll.hints, 0, sizeof run.coll.hints);
         run.coll.args.unit = 4096;
+    }
+    if (rc == CS_OK && a.msccl) {
+        /* the writer reads every message's buffer range */
+        run.coll.args.no_data = 0;
+        if (!a.req.bytes_text) {
+            cs_coll_kind_t k = run.coll.args.kind;
+            run.coll.args.bytes = EXPORT_MSCCL_BLOCK *
+                                  (k == CS_COLL_ALLREDUCE || k == CS_COLL_BROADCAST ||
+                                   k == CS_COLL_REDUCE ? run.coll.args.P : 1);
+        }
     }
     if (rc == CS_OK)
         rc = cs_request_build(&req, &run, &err);
@@ -127,6 +174,17 @@ int cs_app_cmd_export(int argc, char **argv)
         if (rc == CS_OK) {
             f = out.f;
             char size[32];
+            if (a.msccl) {
+                char name[160];
+                snprintf(name, sizeof name, "%s/%s", cs_coll_name(coll->algo->kind),
+                         coll->algo->name);
+                cs_msccl_write_opts_t wo = {name, a.chunks, NULL};
+                rc = cs_msccl_write(run.program, &coll->args, &wo, f, &err);
+                if (rc != CS_OK && a.out)
+                    cs_error_prefix(&err, "%s", a.out);
+                rc = cs_app_out_close(&out, rc, &err);
+                goto done;
+            }
             cs_units_format_bytes(coll->args.bytes, size, sizeof size);
             fprintf(f, "// collsim export: %s/%s, %d ranks, %s", cs_coll_name(coll->algo->kind),
                     coll->algo->name, coll->args.P, size);
@@ -142,6 +200,7 @@ int cs_app_cmd_export(int argc, char **argv)
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
+done:
     if (rc != CS_OK)
         cs_app_report(&err);
     cs_request_run_destroy(&run);

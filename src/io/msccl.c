@@ -117,6 +117,8 @@ struct cs_msccl {
     step_t *steps;
     int32_t nsteps, cap_steps;
     int32_t *order; /* the steps in an order in which each can run (emission) */
+    char *ids;      /* the text of a "collsim order:" comment (msccl_write.c), or NULL */
+    int32_t ids_line;
 };
 
 void cs_msccl_free(cs_msccl_t *m)
@@ -132,6 +134,7 @@ void cs_msccl_free(cs_msccl_t *m)
     free(m->tbs);
     free(m->steps);
     free(m->order);
+    free(m->ids);
     free(m);
 }
 
@@ -449,6 +452,14 @@ static int read_algo(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
                     "scatter, alltoall)", m->coll);
     m->gpus = cs_calloc((size_t)m->ngpus, sizeof *m->gpus);
     for (xmlNodePtr c = n->children; c; c = c->next) {
+        /* collsim's own writer gives the ops' ids in a comment, as GOAL's
+         * "// collsim order:" lines (the executor ignores comments) */
+        const char *ct = c->type == XML_COMMENT_NODE && c->content ? (const char *)c->content : "";
+        ct += strspn(ct, " \t\r\n");
+        if (!strncmp(ct, "collsim order:", 14) && !m->ids) {
+            m->ids = cs_strdup(ct + 14);
+            m->ids_line = line_of(c);
+        }
         if ((rc = check_child(m, n, c, "gpu", &is_elem, err)))
             return rc;
         if (is_elem && (rc = read_gpu(m, c, err)))
@@ -997,6 +1008,57 @@ static void emit_step(emit_t *e, int32_t si)
         origin(e, ops[i], s, t);
 }
 
+/* Gives the ops the ids of a "collsim order:" comment: for each op in id
+ * order, the step it belongs to (steps numbered in document order from 0),
+ * "S" for one op or "SxK" for K consecutive ones; a step's ops keep their
+ * own order.  Op ids are a program's order (core/program.h), so this is
+ * what makes a file collsim wrote run tick for tick as the program it was
+ * written from (the reader's own order interleaves the tbs round by
+ * round).  A comment that does not fit the steps is an error. */
+static int renumber(const cs_msccl_t *m, cs_program_t *p, const int32_t *op_first,
+                    const int32_t *op_n, cs_error_t *err)
+{
+    int32_t n = cs_program_nops(p), k = 0;
+    int32_t *used = cs_calloc((size_t)m->nsteps + 1, sizeof *used);
+    int32_t *new_id = cs_malloc(((size_t)n + 1) * sizeof *new_id);
+    const char *t = m->ids;
+    int rc = CS_OK;
+    char *end;
+    for (;;) {
+        t += strspn(t, " \t\r\n");
+        if (!*t)
+            break;
+        errno = 0;
+        long long si = strtoll(t, &end, 10), cnt = 1;
+        if (end == t || errno || si < 0 || si >= m->nsteps) {
+            rc = fail(m, m->ids_line, err, "collsim order: '%.16s' is not a step (0..%d)", t,
+                      m->nsteps - 1);
+            break;
+        }
+        t = end;
+        if (*t == 'x') {
+            cnt = strtoll(++t, &end, 10);
+            if (end == t || cnt < 1)
+                cnt = -1;
+            t = end;
+        }
+        if (cnt < 0 || used[si] + cnt > op_n[si] || k + cnt > n) {
+            rc = fail(m, m->ids_line, err, "collsim order: step %lld has %d ops, more are given",
+                      si, op_n[si]);
+            break;
+        }
+        for (long long j = 0; j < cnt; j++)
+            new_id[op_first[si] + used[si]++] = k++;
+    }
+    if (!rc && k != n)
+        rc = fail(m, m->ids_line, err, "collsim order: %d ops given, the steps have %d", k, n);
+    if (!rc)
+        rc = cs_program_renumber(p, new_id, err);
+    free(used);
+    free(new_id);
+    return rc;
+}
+
 int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -1027,11 +1089,21 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
     e.lines = !cs_program_is_windowed(e.p);
     e.term_off = cs_calloc((size_t)m->nsteps + 1, sizeof *e.term_off);
     e.term_n = cs_calloc((size_t)m->nsteps + 1, sizeof *e.term_n);
-    for (int32_t i = 0; i < m->nsteps; i++)
-        emit_step(&e, m->order[i]);
+    int32_t *op_first = cs_malloc(((size_t)m->nsteps + 1) * sizeof *op_first);
+    int32_t *op_n = cs_malloc(((size_t)m->nsteps + 1) * sizeof *op_n);
+    for (int32_t i = 0; i < m->nsteps; i++) {
+        int32_t si = m->order[i];
+        op_first[si] = cs_program_nops(e.p);
+        emit_step(&e, si);
+        op_n[si] = cs_program_nops(e.p) - op_first[si];
+    }
+    if (m->ids && !cs_program_is_windowed(e.p))
+        rc = renumber(m, e.p, op_first, op_n, err);
+    free(op_first);
+    free(op_n);
     free(e.term_off);
     free(e.term_n);
     free(e.terms);
     free(e.start);
-    return CS_OK;
+    return rc;
 }

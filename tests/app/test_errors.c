@@ -535,6 +535,8 @@ static const opt_case_t opt_cases[] = {
     {{EXPORT, "--root", "zz", NULL}, 2, "--root"},
     {{EXPORT, "--opt", NULL}, 2, "'--opt'"},
     {{EXPORT, "--opt", "zz", NULL}, 2, "--opt"},
+    {{EXPORT, "--chunks", NULL}, 2, "'--chunks'"},
+    {{EXPORT, "--chunks", "zz", NULL}, 2, "--chunks"},
     /* topo */
     {{"topo", NULL}, 2, "--machine"},
     {{"topo", "--machine", NULL}, 2, "'--machine'"},
