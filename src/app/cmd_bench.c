@@ -336,7 +336,7 @@ static const bench_workload_t bench_workloads[] = {
     {"ring-ar-1k", "ring all-reduce of 1 MiB on a 1,024-host ring (SimGrid, ASTRA-sim)",
      "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
      .bytes = "1MiB"},
-    {"msccl-ring-1k", "ring-ar-1k from an MSCCL XML file of 1,024 GPUs (--algo msccl:FILE)",
+    {"msccl-ring-1k", "ring-ar-1k from an MSCCL XML file of 1,024 GPUs, read as msccl:FILE",
      "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .build = bench_build_msccl},
     {"ring-ar-1280", "ring all-reduce of 1 MiB on 1,280 hosts: flows a byte apart (SimGrid)",
      "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
