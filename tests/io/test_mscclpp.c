@@ -82,7 +82,10 @@ static void validates_everywhere(const char *file, cs_coll_kind_t kind, int P, i
     cs_algofile_free(a);
 }
 
-Test(mscclpp, ring_allreduce_validates) { validates_everywhere("ring_allreduce_4.json", CS_COLL_ALLREDUCE, 4, 1 << 20); }
+Test(mscclpp, ring_allreduce_validates)
+{
+    validates_everywhere("ring_allreduce_4.json", CS_COLL_ALLREDUCE, 4, 1 << 20);
+}
 Test(mscclpp, ring_allreduce_odd_size_validates)
 {
     validates_everywhere("ring_allreduce_4.json", CS_COLL_ALLREDUCE, 4, 1001);
@@ -102,9 +105,10 @@ Test(mscclpp, upstream_allreduce_plan_validates)
 }
 
 /* A read costs a round trip: the all-pairs allreduce reads 3 peers at once
- * (request, then the response of n/4 bytes), writes the sum back, and
- * signals around it; on a complete alpha-beta graph it is slower than one
- * exchange and faster than the ring's 6 steps. */
+ * (a request, then the response of n/4 bytes), writes the sum back, and
+ * signals around it; on a complete alpha-beta graph it takes at least the
+ * response and the write-back (alpha + beta n/4 each) plus the request's
+ * and the first signal's alpha. */
 Test(mscclpp, allpairs_read_costs_a_round_trip)
 {
     const char *spec = "alphabeta:topo=complete,p=4,alpha=1us,beta=1ns";
@@ -129,8 +133,8 @@ Test(mscclpp, wrong_plan_fails_validation)
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = '\0';
-    /* the last op of the file is GPU 3's; swap its first "index": 0 of a
-     * put src for 2 by editing GPU 0's first put (src i[0] -> i[2]) */
+    /* the file's first "index": 0 is GPU 0's first put's src: make it
+     * chunk 2, so that GPU 1 reduces GPU 0's chunk 2 into its chunk 0 */
     char *p = strstr(text, "\"index\": 0");
     cr_assert_not_null(p);
     p[9] = '2';
@@ -224,7 +228,10 @@ Test(mscclpp, syntax_error_names_line_and_column)
     refused("{\"name\": \"t\",\n \"gpus\": [,]}", "mem.json:2:", "unexpected");
 }
 
-Test(mscclpp, duplicate_key_refused) { refused("{\"name\": \"t\", \"name\": \"u\"}", "mem.json:1:", "duplicate"); }
+Test(mscclpp, duplicate_key_refused)
+{
+    refused("{\"name\": \"t\", \"name\": \"u\"}", "mem.json:1:", "duplicate");
+}
 
 Test(mscclpp, unknown_op_names_path_and_valid_ones)
 {
