@@ -1,6 +1,7 @@
 /*
  * algofile.c - the table of algorithm file formats (algofile.h).  Each
- * format is a reader in a file of its own (msccl.c: MSCCL XML); this file
+ * format is a reader in a file of its own (msccl.c: MSCCL XML; mscclpp.c:
+ * MSCCL++ JSON plans, built only with jansson: CS_HAVE_JANSSON); this file
  * only wraps what a reader made as a cs_coll_algo_t of the suite.
  */
 #include "io/algofile.h"
@@ -10,6 +11,9 @@
 #include <string.h>
 
 #include "io/msccl.h"
+#if CS_HAVE_JANSSON
+#include "io/mscclpp.h"
+#endif
 
 /* One format: read a file into the format's object, check its collective,
  * describe it, emit it into a builder, free it. */
@@ -55,9 +59,65 @@ static void msccl_explain(const void *d, const cs_coll_args_t *a, char *msg, siz
     cs_msccl_explain(d, a, msg, len);
 }
 
+/* ---- MSCCL++ JSON plans -------------------------------------------------------- */
+
+#if CS_HAVE_JANSSON
+static int mscclpp_read(const cs_source_t *src, void **out, cs_error_t *err)
+{
+    cs_mscclpp_t *m;
+    int rc = cs_mscclpp_read(src, &m, err);
+    *out = m;
+    return rc;
+}
+static int mscclpp_check_kind(const void *d, cs_coll_kind_t k, cs_error_t *err)
+{
+    return cs_mscclpp_check_kind(d, k, err);
+}
+static void mscclpp_describe(const void *d, char *buf, size_t len)
+{
+    cs_mscclpp_info_t i;
+    cs_mscclpp_info(d, &i);
+    snprintf(buf, len, "MSCCL++ execution plan \"%s\": %d GPUs, %d chunks, %d thread blocks, "
+             "%lld ops, protocol %s (not modelled)", i.name, i.ngpus, i.nchunks,
+             i.nthreadblocks, (long long)i.nops, i.protocol);
+}
+static int mscclpp_emit(const void *d, cs_coll_builder_t *b, cs_error_t *err)
+{
+    return cs_mscclpp_emit(d, b, err);
+}
+static void mscclpp_free(void *d) { cs_mscclpp_free(d); }
+#else
+/* The prefix is known without jansson too, so that the message says why. */
+static int mscclpp_read(const cs_source_t *src, void **out, cs_error_t *err)
+{
+    *out = NULL;
+    return cs_error_set(err, CS_ERR_USAGE, "%s: collsim was built without jansson: mscclpp: "
+                        "plans cannot be read", src->name);
+}
+static int mscclpp_check_kind(const void *d, cs_coll_kind_t k, cs_error_t *err)
+{
+    (void)d, (void)k, (void)err;
+    return CS_OK;
+}
+static void mscclpp_describe(const void *d, char *buf, size_t len)
+{
+    (void)d;
+    snprintf(buf, len, "MSCCL++ execution plan");
+}
+static int mscclpp_emit(const void *d, cs_coll_builder_t *b, cs_error_t *err)
+{
+    (void)d, (void)b;
+    return cs_error_set(err, CS_ERR_USAGE, "collsim was built without jansson: mscclpp: "
+                        "plans cannot be read");
+}
+static void mscclpp_free(void *d) { (void)d; }
+#endif
+
 static const algofile_format_t formats[] = {
     {"msccl", msccl_read, msccl_check_kind, msccl_describe, msccl_emit, msccl_free,
      msccl_explain},
+    {"mscclpp", mscclpp_read, mscclpp_check_kind, mscclpp_describe, mscclpp_emit, mscclpp_free,
+     NULL},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof *formats))
 
@@ -92,7 +152,7 @@ const char *cs_algofile_format(const char *name, const char **file)
     return NULL;
 }
 
-const char *cs_algofile_formats(void) { return "msccl"; }
+const char *cs_algofile_formats(void) { return "msccl, mscclpp"; }
 
 int cs_algofile_read(const char *format, const cs_source_t *src, cs_coll_kind_t kind,
                      const char *name, cs_coll_algo_t **out, cs_error_t *err)
