@@ -40,7 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/tree.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/SAX2.h>
+#include <libxml/xmlversion.h>
 
 #include "core/checked.h"
 #include "topo/xmlread.h"
@@ -83,7 +86,7 @@ static const char *const buf_names[] = {"i", "o", "s"};
 
 /* ---- the file, as read ------------------------------------------------------- */
 
-typedef struct step {
+typedef struct step { /* 44 bytes (static assertion below): no allocation of its own */
     int32_t srcoff, dstoff, cnt;
     int32_t dep;      /* index of the step it waits for, or -1 */
     int32_t match;    /* recv: index of the step whose send it receives; -1 */
@@ -93,6 +96,7 @@ typedef struct step {
     int32_t depid, deps; /* as written, for messages */
     uint8_t type, srcbuf, dstbuf, hasdep;
 } step_t;
+_Static_assert(sizeof(step_t) == 44, "step_t: the reader's memory a step (see reading)");
 
 typedef struct tb {
     int32_t id, send, recv, chan;
@@ -138,9 +142,90 @@ void cs_msccl_free(cs_msccl_t *m)
     free(m);
 }
 
-/* ---- reading ----------------------------------------------------------------- */
+/* ---- reading: a libxml2 SAX parser ------------------------------------------- */
 
-static int line_of(xmlNodePtr n) { return (int)xmlGetLineNo(n); }
+/* The file is read by a libxml2 SAX parser that asks the source for a few
+ * KB at a time (feed_read) and builds the steps, tbs and gpus above as it
+ * goes: no tree.  The tree of the 248 MB file of `collsim bench -w
+ * msccl-ring-1k` (2,096,128 steps) took 5.1 GB and 6 s to build; the
+ * arrays take 44 bytes a step (step_t).  A SAX callback runs while the
+ * parser stands on the tag, so lines are exact at any size (a tree's stop
+ * at 65535; netfile_gmlscan.c says why not xmlTextReader).
+ *
+ * libxml2's pull parser (xmlParseDocument), not its push parser
+ * (xmlParseChunk): the two word some faults differently ("Start tag
+ * expected, '<' not found" / "Document is empty") and only the pull parser
+ * applies the depth limit of a tree; the pull parser's SAX says everything
+ * exactly as the tree reader this replaces did.
+ *
+ * The refusals are those of a reader that walks a tree after the parse,
+ * in the same order: malformed XML anywhere in the file first (libxml2's
+ * first error), then the first entity reference, then the first fault of
+ * the contents in document order.  So a fault of the contents is held
+ * (sax_t.sem) while the parser reads on for the other two, and the
+ * callbacks stop building (sax_t.sem_rc) but keep looking for entity
+ * references.  Checked against that reader on 100,000 mutated files
+ * (every message identical) when it was replaced. */
+
+/* libxml2's xmlParserMaxDepth: its parser refuses an element with more
+ * open around it ("Excessive depth in document"), so that the stack of
+ * open elements below never holds more than MSCCL_MAX_DEPTH + 1. */
+#define MSCCL_MAX_DEPTH 256
+#define MSCCL_MAX_ATTRS 12 /* the most attribute names an element has (algo: 11) */
+
+/* One element's attributes as libxml2 hands them over (5 pointers each:
+ * local name, prefix, URI, value, end of value; the last ndef are the
+ * DTD's defaults), indexed by the element's valid names. */
+typedef struct elem {
+    const char *name; /* local name */
+    int line;
+    const xmlChar *v[MSCCL_MAX_ATTRS], *end[MSCCL_MAX_ATTRS]; /* NULL: absent */
+    uint8_t dflt[MSCCL_MAX_ATTRS]; /* a DTD default: its text as the DTD gives it */
+} elem_t;
+
+/* The step attributes, named by index (step_attrs below). */
+enum { SA_S, SA_TYPE, SA_SRCBUF, SA_SRCOFF, SA_DSTBUF, SA_DSTOFF, SA_CNT, SA_DEPID, SA_DEPS,
+       SA_HASDEP };
+enum { TA_ID, TA_SEND, TA_RECV, TA_CHAN };
+enum { GA_ID, GA_I, GA_O, GA_S };
+enum { AA_NAME, AA_COLL, AA_NGPUS, AA_NCHUNKS, AA_NCHANNELS, AA_INPLACE, AA_OUTOFPLACE, AA_PROTO,
+       AA_REDOP, AA_MINBYTES, AA_MAXBYTES };
+
+static const char *const step_attrs[] = {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff",
+                                         "cnt", "depid", "deps", "hasdep", NULL};
+static const char *const tb_attrs[] = {"id", "send", "recv", "chan", NULL};
+static const char *const gpu_attrs[] = {"id", "i_chunks", "o_chunks", "s_chunks", NULL};
+static const char *const algo_attrs[] = {"name", "coll", "ngpus", "nchunksperloop", "nchannels",
+                                         "inplace", "outofplace", "proto", "redop", "minBytes",
+                                         "maxBytes", NULL};
+
+typedef struct sax {
+    cs_msccl_t *m;
+    xmlParserCtxtPtr ctx;
+    int depth;             /* of the element being read (the root: 1) */
+    struct {
+        const xmlChar *name; /* libxml2's dictionary keeps it for the parse */
+        int32_t line;
+    } open[MSCCL_MAX_DEPTH + 1]; /* the open elements, open[depth - 1] innermost */
+    int sem_rc;            /* the first fault of the contents (then no more building) */
+    cs_error_t sem;
+    int ent_set;           /* the first entity reference */
+    cs_error_t ent;
+    int xml_set, xml_code, xml_line; /* libxml2's first error */
+    char xml_msg[512];
+    int32_t gpu;           /* the <gpu> being read */
+    tb_t tb;               /* the <tb> being read */
+    step_t step;           /* the <step> being read: checked at its start, kept at its end */
+    int step_rc;           /* a fault of its attributes, refused at its end (after its children) */
+    cs_error_t step_err;
+    const xmlChar *names[4][MSCCL_MAX_ATTRS]; /* *_attrs in the parser's dictionary */
+} sax_t;
+
+static int sax_line(const sax_t *s)
+{
+    int line = xmlSAX2GetLineNumber(s->ctx);
+    return line > 0 ? line : 1;
+}
 
 static int fail(const cs_msccl_t *m, int line, cs_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -154,145 +239,174 @@ static int fail(const cs_msccl_t *m, int line, cs_error_t *err, const char *fmt,
     return cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", m->file, line, msg);
 }
 
-/* Every attribute of n is one of valid (NULL-terminated). */
-static int check_attrs(const cs_msccl_t *m, xmlNodePtr n, const char *const *valid,
-                       cs_error_t *err)
+/* An attribute's value as a tree would give it (xmlGetProp), into buf (at
+ * most len - 1 bytes, cut as the tree reader's buffers cut it).  Without
+ * XML_PARSE_NOENT libxml2 hands a literal '&' over as "&#38;" (put back
+ * here) and a reference as "&name;" (refused before any value counts). */
+static void value_text(const elem_t *e, int k, char *buf, size_t len)
 {
-    for (xmlAttrPtr a = n->properties; a; a = a->next) {
-        int ok = 0;
-        for (int i = 0; valid[i] && !ok; i++)
-            ok = !strcmp((const char *)a->name, valid[i]);
-        if (!ok) {
+    const xmlChar *v = e->v[k], *end = e->end[k];
+    size_t n = 0;
+    while (v < end) {
+        if (!e->dflt[k] && *v == '&' && end - v >= 5 && !memcmp(v, "&#38;", 5)) {
+            v += 5;
+            if (n + 1 < len)
+                buf[n++] = '&';
+            continue;
+        }
+        if (n + 1 < len)
+            buf[n++] = (char)*v;
+        v++;
+    }
+    buf[n] = '\0';
+}
+
+/* Indexes the attributes of an element by `valid` (NULL-terminated; the
+ * first of a name counts, as for xmlGetProp) and refuses the first one
+ * written that is none of them.  The DTD's defaults are looked up but
+ * never refused: a tree holds them in its DTD, not among the element's
+ * attributes. */
+static int elem_open(const sax_t *s, elem_t *e, const xmlChar *name, int nb, int ndef,
+                     const xmlChar **attrs, int level, cs_error_t *err)
+{
+    static const char *const *const valid_of[] = {algo_attrs, gpu_attrs, tb_attrs, step_attrs};
+    const char *const *valid = valid_of[level];
+    const xmlChar *const *interned = s->names[level];
+    memset(e, 0, sizeof *e);
+    e->name = (const char *)name;
+    e->line = sax_line(s);
+    for (int i = 0; i < nb; i++) {
+        const char *an = (const char *)attrs[5 * i];
+        int k = 0;
+        /* the parser's names come from its dictionary: a pointer compared
+         * is a name compared, and a miss is compared as text */
+        while (valid[k] && interned[k] != attrs[5 * i])
+            k++;
+        if (!valid[k])
+            for (k = 0; valid[k] && strcmp(valid[k], an);)
+                k++;
+        if (!valid[k]) {
+            if (i >= nb - ndef)
+                continue;
             char list[256] = "";
-            for (int i = 0; valid[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, valid[i], sizeof list - strlen(list) - 1);
+            for (int j = 0; valid[j]; j++) {
+                strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, valid[j], sizeof list - strlen(list) - 1);
             }
-            return fail(m, line_of(n), err, "<%s>: unknown attribute '%.64s'; valid: %s",
-                        (const char *)n->name, (const char *)a->name, list);
+            return fail(s->m, e->line, err, "<%s>: unknown attribute '%.64s'; valid: %s",
+                        e->name, an, list);
+        }
+        if (!e->v[k]) {
+            e->v[k] = attrs[5 * i + 3];
+            e->end[k] = attrs[5 * i + 4];
+            e->dflt[k] = i >= nb - ndef;
         }
     }
     return CS_OK;
 }
 
-/* The text of attribute `name` (NULL when absent), copied into buf. */
-static const char *attr_text(xmlNodePtr n, const char *name, char *buf, size_t len)
+/* The text of attribute k (NULL when absent), copied into buf. */
+static const char *attr_text(const elem_t *e, int k, char *buf, size_t len)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-    if (!v)
+    if (!e->v[k])
         return NULL;
-    snprintf(buf, len, "%s", (const char *)v);
-    xmlFree(v);
+    value_text(e, k, buf, len);
     return buf;
+}
+
+/* Whether t is -?[0-9]{1,9}, then its value (what strtoll would read, a
+ * tenth of the time: a step has up to seven of them). */
+static int small_int(const char *t, long long *out)
+{
+    int neg = *t == '-', n = 0;
+    long long v = 0;
+    for (const char *p = t + neg; *p; p++, n++) {
+        if (*p < '0' || *p > '9' || n == 9)
+            return 0;
+        v = 10 * v + (*p - '0');
+    }
+    if (!n)
+        return 0;
+    *out = neg ? -v : v;
+    return 1;
 }
 
 /* An integer attribute in [lo, hi]; absent: dflt, or an error when
  * `required`. */
-static int attr_int(const cs_msccl_t *m, xmlNodePtr n, const char *name, int required,
+static int attr_int(const cs_msccl_t *m, const elem_t *e, int k, const char *name, int required,
                     int32_t dflt, int64_t lo, int64_t hi, int32_t *out, cs_error_t *err)
 {
     char buf[64], *end;
-    const char *t = attr_text(n, name, buf, sizeof buf);
+    const char *t = attr_text(e, k, buf, sizeof buf);
     long long v;
     *out = dflt;
     if (!t) {
         if (required)
-            return fail(m, line_of(n), err, "<%s>: missing attribute %s", (const char *)n->name,
-                        name);
+            return fail(m, e->line, err, "<%s>: missing attribute %s", e->name, name);
         return CS_OK;
     }
-    errno = 0;
-    v = strtoll(t, &end, 10);
-    if (end == t || *end || errno || v < lo || v > hi)
-        return fail(m, line_of(n), err, "<%s>: %s=\"%.32s\" is not an integer in %lld..%lld",
-                    (const char *)n->name, name, t, (long long)lo, (long long)hi);
+    if (!small_int(t, &v)) {
+        errno = 0;
+        v = strtoll(t, &end, 10);
+        if (end == t || *end || errno)
+            v = LLONG_MIN; /* refused below */
+    }
+    if (v < lo || v > hi)
+        return fail(m, e->line, err, "<%s>: %s=\"%.32s\" is not an integer in %lld..%lld",
+                    e->name, name, t, (long long)lo, (long long)hi);
     *out = (int32_t)v;
     return CS_OK;
 }
 
 /* A string attribute copied to the heap (dflt when absent). */
-static char *attr_dup(xmlNodePtr n, const char *name, const char *dflt)
+static char *attr_dup(const elem_t *e, int k, const char *dflt)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-    char *s = cs_strdup(v ? (const char *)v : dflt);
-    if (v)
-        xmlFree(v);
-    return s;
+    if (!e->v[k])
+        return cs_strdup(dflt);
+    size_t len = (size_t)(e->end[k] - e->v[k]) + 1;
+    char *t = cs_malloc(len);
+    value_text(e, k, t, len);
+    return t;
 }
 
-/* Child elements only; anything else but whitespace and comments is an
- * error naming the parent. */
-static int check_child(const cs_msccl_t *m, xmlNodePtr parent, xmlNodePtr c, const char *want,
-                       int *is_elem, cs_error_t *err)
-{
-    *is_elem = 0;
-    if (c->type == XML_COMMENT_NODE || c->type == XML_PI_NODE)
-        return CS_OK;
-    if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) {
-        for (const xmlChar *p = c->content; p && *p; p++)
-            if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-                return fail(m, line_of(parent), err, "<%s>: text where only <%s> elements "
-                            "belong", (const char *)parent->name, want ? want : "no");
-        return CS_OK;
-    }
-    if (c->type != XML_ELEMENT_NODE)
-        return fail(m, line_of(parent), err, "<%s>: unexpected content", (const char *)parent->name);
-    if (!want || strcmp((const char *)c->name, want))
-        return fail(m, line_of(c), err, "unknown element <%.64s> in <%s>%s%s%s",
-                    (const char *)c->name, (const char *)parent->name,
-                    want ? " (valid: <" : " (it holds no elements)", want ? want : "",
-                    want ? ">)" : "");
-    *is_elem = 1;
-    return CS_OK;
-}
-
-static int read_buf(const cs_msccl_t *m, xmlNodePtr n, const char *name, uint8_t *out,
-                    cs_error_t *err)
+static int read_buf(const cs_msccl_t *m, const elem_t *e, int k, uint8_t *out, cs_error_t *err)
 {
     char buf[16];
-    const char *t = attr_text(n, name, buf, sizeof buf);
+    const char *t = attr_text(e, k, buf, sizeof buf);
     *out = BUF_I;
     if (!t)
-        return fail(m, line_of(n), err, "<step>: missing attribute %s", name);
+        return fail(m, e->line, err, "<step>: missing attribute %s", step_attrs[k]);
     for (int i = 0; i < 3; i++)
         if (!strcmp(t, buf_names[i])) {
             *out = (uint8_t)i;
             return CS_OK;
         }
-    return fail(m, line_of(n), err, "<step>: %s=\"%.8s\" is no buffer; valid: i (input), "
-                "o (output), s (scratch)", name, t);
+    return fail(m, e->line, err, "<step>: %s=\"%.8s\" is no buffer; valid: i (input), "
+                "o (output), s (scratch)", step_attrs[k], t);
 }
 
-static const char *const step_attrs[] = {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff",
-                                         "cnt", "depid", "deps", "hasdep", NULL};
-static const char *const tb_attrs[] = {"id", "send", "recv", "chan", NULL};
-static const char *const gpu_attrs[] = {"id", "i_chunks", "o_chunks", "s_chunks", NULL};
-static const char *const algo_attrs[] = {"name", "coll", "ngpus", "nchunksperloop", "nchannels",
-                                         "inplace", "outofplace", "proto", "redop", "minBytes",
-                                         "maxBytes", NULL};
-
-static int read_step(cs_msccl_t *m, xmlNodePtr n, tb_t *t, cs_error_t *err)
+/* A <step>'s attributes, read into s->step when the element starts; a
+ * fault goes to s->step_err, refused when the element ends, after its
+ * contents (which a tree reader looks at first). */
+static int step_attrs_read(sax_t *s, const elem_t *e, cs_error_t *err)
 {
+    cs_msccl_t *m = s->m;
+    const tb_t *t = &s->tb;
     step_t st;
     char buf[16];
     const char *type;
-    int rc, is_elem;
+    int rc;
     int32_t hasdep;
     memset(&st, 0, sizeof st);
-    st.line = line_of(n);
-    if ((rc = check_attrs(m, n, step_attrs, err)))
-        return rc;
-    for (xmlNodePtr c = n->children; c; c = c->next)
-        if ((rc = check_child(m, n, c, NULL, &is_elem, err)))
-            return rc;
-    if (m->nsteps == MSCCL_MAX_STEPS)
-        return fail(m, st.line, err, "more than %d steps", MSCCL_MAX_STEPS);
-    if ((rc = attr_int(m, n, "s", 1, 0, 0, INT32_MAX, &st.s, err)))
+    st.line = e->line;
+    st.dep = st.match = -1;
+    s->step = st;
+    if ((rc = attr_int(m, e, SA_S, "s", 1, 0, 0, INT32_MAX, &st.s, err)))
         return rc;
     if (st.s != t->n)
         return fail(m, st.line, err, "<step s=\"%d\">: gpu %d tb %d's steps are numbered 0, 1, "
                     "2, ... in order; step %d expected here", st.s, t->gpu, t->id, t->n);
-    if (!(type = attr_text(n, "type", buf, sizeof buf)))
+    if (!(type = attr_text(e, SA_TYPE, buf, sizeof buf)))
         return fail(m, st.line, err, "<step>: missing attribute type");
     st.type = T_NTYPES;
     for (int i = 0; i < T_NTYPES; i++)
@@ -303,18 +417,21 @@ static int read_step(cs_msccl_t *m, xmlNodePtr n, tb_t *t, cs_error_t *err)
                     "rrc, rrcs, cpy, nop", type);
     unsigned f = step_types[st.type].flags;
     /* the buffers the type uses are required, the others read when given */
-    if ((f & F_SRC) || xmlHasProp(n, (const xmlChar *)"srcbuf"))
-        if ((rc = read_buf(m, n, "srcbuf", &st.srcbuf, err)))
+    if ((f & F_SRC) || e->v[SA_SRCBUF])
+        if ((rc = read_buf(m, e, SA_SRCBUF, &st.srcbuf, err)))
             return rc;
-    if ((f & F_DST) || xmlHasProp(n, (const xmlChar *)"dstbuf"))
-        if ((rc = read_buf(m, n, "dstbuf", &st.dstbuf, err)))
+    if ((f & F_DST) || e->v[SA_DSTBUF])
+        if ((rc = read_buf(m, e, SA_DSTBUF, &st.dstbuf, err)))
             return rc;
-    if ((rc = attr_int(m, n, "srcoff", (f & F_SRC) != 0, 0, -1, INT32_MAX, &st.srcoff, err)) ||
-        (rc = attr_int(m, n, "dstoff", (f & F_DST) != 0, 0, -1, INT32_MAX, &st.dstoff, err)) ||
-        (rc = attr_int(m, n, "cnt", st.type != T_NOP, 1, 0, MSCCL_MAX_CHUNKS, &st.cnt, err)) ||
-        (rc = attr_int(m, n, "depid", 0, -1, -1, INT32_MAX, &st.depid, err)) ||
-        (rc = attr_int(m, n, "deps", 0, -1, -1, INT32_MAX, &st.deps, err)) ||
-        (rc = attr_int(m, n, "hasdep", 0, 0, 0, 1, &hasdep, err)))
+    if ((rc = attr_int(m, e, SA_SRCOFF, "srcoff", (f & F_SRC) != 0, 0, -1, INT32_MAX, &st.srcoff,
+                       err)) ||
+        (rc = attr_int(m, e, SA_DSTOFF, "dstoff", (f & F_DST) != 0, 0, -1, INT32_MAX, &st.dstoff,
+                       err)) ||
+        (rc = attr_int(m, e, SA_CNT, "cnt", st.type != T_NOP, 1, 0, MSCCL_MAX_CHUNKS, &st.cnt,
+                       err)) ||
+        (rc = attr_int(m, e, SA_DEPID, "depid", 0, -1, -1, INT32_MAX, &st.depid, err)) ||
+        (rc = attr_int(m, e, SA_DEPS, "deps", 0, -1, -1, INT32_MAX, &st.deps, err)) ||
+        (rc = attr_int(m, e, SA_HASDEP, "hasdep", 0, 0, 0, 1, &hasdep, err)))
         return rc;
     st.hasdep = (uint8_t)hasdep;
     if (st.type != T_NOP && st.cnt < 1)
@@ -329,48 +446,62 @@ static int read_step(cs_msccl_t *m, xmlNodePtr n, tb_t *t, cs_error_t *err)
     if ((f & F_RECV) && t->recv < 0)
         return fail(m, st.line, err, "<step type=\"%s\">: receives, but gpu %d tb %d has no recv "
                     "peer (recv=\"-1\")", step_types[st.type].name, t->gpu, t->id);
-    st.dep = st.match = -1;
+    s->step = st;
+    return CS_OK;
+}
+
+static int step_end(sax_t *s, cs_error_t *err)
+{
+    cs_msccl_t *m = s->m;
+    if (m->nsteps == MSCCL_MAX_STEPS)
+        return fail(m, s->step.line, err, "more than %d steps", MSCCL_MAX_STEPS);
+    if (s->step_rc) {
+        *err = s->step_err;
+        return s->step_rc;
+    }
     if (m->nsteps == m->cap_steps) {
         m->cap_steps = m->cap_steps ? 2 * m->cap_steps : 64;
         m->steps = cs_realloc(m->steps, (size_t)m->cap_steps * sizeof *m->steps);
     }
-    m->steps[m->nsteps++] = st;
-    t->n++;
+    m->steps[m->nsteps++] = s->step;
+    s->tb.n++;
     return CS_OK;
 }
 
-static int read_tb(cs_msccl_t *m, xmlNodePtr n, int32_t gpu, cs_error_t *err)
+static int tb_start(sax_t *s, const elem_t *e, cs_error_t *err)
 {
+    cs_msccl_t *m = s->m;
     tb_t t;
-    int rc, is_elem;
+    int rc;
+    int32_t gpu = s->gpu;
     memset(&t, 0, sizeof t);
     t.gpu = gpu;
-    t.line = line_of(n);
+    t.line = e->line;
     t.to = t.from = -1;
-    if ((rc = check_attrs(m, n, tb_attrs, err)) ||
-        (rc = attr_int(m, n, "id", 1, 0, 0, MSCCL_MAX_STEPS - 1, &t.id, err)) ||
-        (rc = attr_int(m, n, "send", 1, -1, -1, m->ngpus - 1, &t.send, err)) ||
-        (rc = attr_int(m, n, "recv", 1, -1, -1, m->ngpus - 1, &t.recv, err)) ||
-        (rc = attr_int(m, n, "chan", 1, 0, 0, m->nchannels > 0 ? m->nchannels - 1 : INT32_MAX,
-                       &t.chan, err)))
+    if ((rc = attr_int(m, e, TA_ID, "id", 1, 0, 0, MSCCL_MAX_STEPS - 1, &t.id, err)) ||
+        (rc = attr_int(m, e, TA_SEND, "send", 1, -1, -1, m->ngpus - 1, &t.send, err)) ||
+        (rc = attr_int(m, e, TA_RECV, "recv", 1, -1, -1, m->ngpus - 1, &t.recv, err)) ||
+        (rc = attr_int(m, e, TA_CHAN, "chan", 1, 0, 0,
+                       m->nchannels > 0 ? m->nchannels - 1 : INT32_MAX, &t.chan, err)))
         return rc;
     if (t.send == gpu || t.recv == gpu)
         return fail(m, t.line, err, "<tb id=\"%d\">: gpu %d cannot %s itself (a local copy is a "
                     "cpy step)", t.id, gpu, t.send == gpu ? "send to" : "receive from");
     t.first = m->nsteps;
-    for (xmlNodePtr c = n->children; c; c = c->next) {
-        if ((rc = check_child(m, n, c, "step", &is_elem, err)))
-            return rc;
-        if (is_elem && (rc = read_step(m, c, &t, err)))
-            return rc;
-    }
+    s->tb = t;
+    return CS_OK;
+}
+
+static int tb_end(sax_t *s, cs_error_t *err)
+{
+    cs_msccl_t *m = s->m;
     if (m->ntbs == MSCCL_MAX_STEPS)
-        return fail(m, t.line, err, "more than %d thread blocks", MSCCL_MAX_STEPS);
+        return fail(m, s->tb.line, err, "more than %d thread blocks", MSCCL_MAX_STEPS);
     if (m->ntbs == m->cap_tbs) {
         m->cap_tbs = m->cap_tbs ? 2 * m->cap_tbs : 16;
         m->tbs = cs_realloc(m->tbs, (size_t)m->cap_tbs * sizeof *m->tbs);
     }
-    m->tbs[m->ntbs++] = t;
+    m->tbs[m->ntbs++] = s->tb;
     return CS_OK;
 }
 
@@ -380,16 +511,16 @@ static int tb_by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static int read_gpu(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
+static int gpu_start(sax_t *s, const elem_t *e, cs_error_t *err)
 {
+    cs_msccl_t *m = s->m;
     int32_t id, ch[3];
-    int rc, is_elem, line = line_of(n);
+    int rc, line = e->line;
     gpu_t *g;
-    if ((rc = check_attrs(m, n, gpu_attrs, err)) ||
-        (rc = attr_int(m, n, "id", 1, 0, 0, m->ngpus - 1, &id, err)) ||
-        (rc = attr_int(m, n, "i_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_I], err)) ||
-        (rc = attr_int(m, n, "o_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_O], err)) ||
-        (rc = attr_int(m, n, "s_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_S], err)))
+    if ((rc = attr_int(m, e, GA_ID, "id", 1, 0, 0, m->ngpus - 1, &id, err)) ||
+        (rc = attr_int(m, e, GA_I, "i_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_I], err)) ||
+        (rc = attr_int(m, e, GA_O, "o_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_O], err)) ||
+        (rc = attr_int(m, e, GA_S, "s_chunks", 1, 0, 0, MSCCL_MAX_CHUNKS, &ch[BUF_S], err)))
         return rc;
     g = &m->gpus[id];
     if (g->line)
@@ -406,12 +537,15 @@ static int read_gpu(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
     memcpy(g->chunks, ch, sizeof ch);
     g->line = line;
     g->first = m->ntbs;
-    for (xmlNodePtr c = n->children; c; c = c->next) {
-        if ((rc = check_child(m, n, c, "tb", &is_elem, err)))
-            return rc;
-        if (is_elem && (rc = read_tb(m, c, id, err)))
-            return rc;
-    }
+    s->gpu = id;
+    return CS_OK;
+}
+
+static int gpu_end(sax_t *s, cs_error_t *err)
+{
+    cs_msccl_t *m = s->m;
+    int32_t id = s->gpu;
+    gpu_t *g = &m->gpus[id];
     g->n = m->ntbs - g->first;
     /* tbs in id order, ids 0..n-1 (the executor refuses a gap) */
     if (g->n > 1)
@@ -426,49 +560,337 @@ static int read_gpu(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
     return CS_OK;
 }
 
-static int read_algo(cs_msccl_t *m, xmlNodePtr n, cs_error_t *err)
+static int algo_start(sax_t *s, const elem_t *e, cs_error_t *err)
 {
-    int rc, is_elem;
-    cs_error_t e;
-    m->line = line_of(n);
-    if ((rc = check_attrs(m, n, algo_attrs, err)) ||
-        (rc = attr_int(m, n, "ngpus", 1, 0, 1, MSCCL_MAX_GPUS, &m->ngpus, err)) ||
-        (rc = attr_int(m, n, "nchunksperloop", 1, 0, 1, MSCCL_MAX_CHUNKS, &m->nchunks, err)) ||
-        (rc = attr_int(m, n, "nchannels", 0, 0, 1, 1 << 16, &m->nchannels, err)) ||
-        (rc = attr_int(m, n, "inplace", 0, 1, 0, 1, &m->inplace, err)))
+    cs_msccl_t *m = s->m;
+    int rc;
+    cs_error_t ce;
+    m->line = e->line;
+    if ((rc = attr_int(m, e, AA_NGPUS, "ngpus", 1, 0, 1, MSCCL_MAX_GPUS, &m->ngpus, err)) ||
+        (rc = attr_int(m, e, AA_NCHUNKS, "nchunksperloop", 1, 0, 1, MSCCL_MAX_CHUNKS,
+                       &m->nchunks, err)) ||
+        (rc = attr_int(m, e, AA_NCHANNELS, "nchannels", 0, 0, 1, 1 << 16, &m->nchannels, err)) ||
+        (rc = attr_int(m, e, AA_INPLACE, "inplace", 0, 1, 0, 1, &m->inplace, err)))
         return rc;
-    m->name = attr_dup(n, "name", "");
-    m->proto = attr_dup(n, "proto", "Simple");
-    m->redop = attr_dup(n, "redop", "");
-    if (!xmlHasProp(n, (const xmlChar *)"coll"))
+    m->name = attr_dup(e, AA_NAME, "");
+    m->proto = attr_dup(e, AA_PROTO, "Simple");
+    m->redop = attr_dup(e, AA_REDOP, "");
+    if (!e->v[AA_COLL])
         return fail(m, m->line, err, "<algo>: missing attribute coll");
-    m->coll = attr_dup(n, "coll", "");
+    m->coll = attr_dup(e, AA_COLL, "");
     if (strcmp(m->proto, "Simple") && strcmp(m->proto, "LL") && strcmp(m->proto, "LL128"))
         return fail(m, m->line, err, "<algo>: proto=\"%.32s\" is none of Simple, LL, LL128",
                     m->proto);
-    if (cs_coll_parse(m->coll, &m->kind, &e) != CS_OK || m->kind == CS_COLL_BARRIER)
+    if (cs_coll_parse(m->coll, &m->kind, &ce) != CS_OK || m->kind == CS_COLL_BARRIER)
         return fail(m, m->line, err, "<algo>: coll=\"%.32s\" is not a collective collsim runs "
                     "(valid: allreduce, allgather, reducescatter, broadcast, reduce, gather, "
                     "scatter, alltoall)", m->coll);
     m->gpus = cs_calloc((size_t)m->ngpus, sizeof *m->gpus);
-    for (xmlNodePtr c = n->children; c; c = c->next) {
-        /* collsim's own writer gives the ops' ids in a comment, as GOAL's
-         * "// collsim order:" lines (the executor ignores comments) */
-        const char *ct = c->type == XML_COMMENT_NODE && c->content ? (const char *)c->content : "";
-        ct += strspn(ct, " \t\r\n");
-        if (!strncmp(ct, "collsim order:", 14) && !m->ids) {
-            m->ids = cs_strdup(ct + 14);
-            m->ids_line = line_of(c);
-        }
-        if ((rc = check_child(m, n, c, "gpu", &is_elem, err)))
-            return rc;
-        if (is_elem && (rc = read_gpu(m, c, err)))
-            return rc;
-    }
+    return CS_OK;
+}
+
+static int algo_end(sax_t *s, cs_error_t *err)
+{
+    cs_msccl_t *m = s->m;
     for (int32_t g = 0; g < m->ngpus; g++)
         if (!m->gpus[g].line)
             return fail(m, m->line, err, "<algo ngpus=\"%d\">: no <gpu id=\"%d\">", m->ngpus, g);
     return CS_OK;
+}
+
+/* The element each level holds: <algo> holds <gpu>s, which hold <tb>s,
+ * which hold <step>s, which hold none. */
+static const char *const child_of[] = {"algo", "gpu", "tb", "step", NULL};
+
+/* An entity reference: a tree would hold it as a node, which a lookup of
+ * the value would read as empty; refused naming its element (the first
+ * one of the file wins, unless the XML itself is malformed). */
+static void sax_entity(sax_t *s, const char *elem, int line, const char *name, size_t len)
+{
+    if (s->ent_set)
+        return;
+    s->ent_set = 1;
+    cs_error_set(&s->ent, CS_ERR_PARSE, "%s:%d: <%s>: an entity reference &%.*s; (collsim "
+                 "reads no entities but the five of XML: write the value itself)", s->m->file,
+                 line, elem, (int)(len < 128 ? len : 128), name);
+}
+
+static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
+                      int nb_ns, const xmlChar **ns, int nb, int ndef, const xmlChar **attrs)
+{
+    sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
+    const char *name = (const char *)local;
+    int d = s->depth;
+    (void)prefix;
+    (void)uri;
+    (void)nb_ns;
+    (void)ns;
+    if (s->xml_set)
+        return;
+    CS_ASSERT(d <= MSCCL_MAX_DEPTH); /* libxml2's limit: see MSCCL_MAX_DEPTH */
+    s->open[d].name = local;
+    s->open[d].line = sax_line(s);
+    s->depth = d + 1;
+    /* every value is looked at for references, read or not (not the DTD's
+     * defaults: a tree keeps those in its DTD) */
+    for (int i = 0; i < nb - ndef && !s->ent_set; i++) {
+        const xmlChar *v = attrs[5 * i + 3], *end = attrs[5 * i + 4];
+        while (v < end && (v = memchr(v, '&', (size_t)(end - v))) != NULL) {
+            if (end - v >= 5 && !memcmp(v, "&#38;", 5)) {
+                v += 5;
+                continue;
+            }
+            {
+                const xmlChar *semi = memchr(v, ';', (size_t)(end - v));
+                sax_entity(s, name, s->open[d].line, (const char *)v + 1,
+                           (size_t)((semi ? semi : end) - v - 1));
+                break;
+            }
+        }
+    }
+    if (s->sem_rc)
+        return;
+    cs_msccl_t *m = s->m;
+    const char *want = d < 5 ? child_of[d] : NULL;
+    elem_t e;
+    if (d == 0 && strcmp(name, "algo")) {
+        s->sem_rc = fail(m, s->open[d].line, &s->sem, "the root element is <%.64s>; an MSCCL "
+                         "algorithm is one <algo>", name);
+        return;
+    }
+    if (d > 0 && (!want || strcmp(name, want))) {
+        s->sem_rc = fail(m, s->open[d].line, &s->sem, "unknown element <%.64s> in <%s>%s%s%s",
+                         name, (const char *)s->open[d - 1].name,
+                         want ? " (valid: <" : " (it holds no elements)", want ? want : "",
+                         want ? ">)" : "");
+        return;
+    }
+    if ((s->sem_rc = elem_open(s, &e, local, nb, ndef, attrs, d, &s->sem)))
+        return;
+    switch (d) {
+    case 0:
+        s->sem_rc = algo_start(s, &e, &s->sem);
+        break;
+    case 1:
+        s->sem_rc = gpu_start(s, &e, &s->sem);
+        break;
+    case 2:
+        s->sem_rc = tb_start(s, &e, &s->sem);
+        break;
+    default:
+        s->step_rc = step_attrs_read(s, &e, &s->step_err);
+        break;
+    }
+}
+
+static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri)
+{
+    sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
+    (void)local;
+    (void)prefix;
+    (void)uri;
+    if (s->xml_set || s->depth == 0)
+        return;
+    int d = --s->depth;
+    if (s->sem_rc)
+        return;
+    switch (d) {
+    case 0:
+        s->sem_rc = algo_end(s, &s->sem);
+        break;
+    case 1:
+        s->sem_rc = gpu_end(s, &s->sem);
+        break;
+    case 2:
+        s->sem_rc = tb_end(s, &s->sem);
+        break;
+    case 3:
+        s->sem_rc = step_end(s, &s->sem);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Text (or CDATA) inside an element: only white space belongs. */
+static void sax_text(void *ctx, const xmlChar *text, int len)
+{
+    sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
+    if (s->xml_set || s->sem_rc || s->depth == 0)
+        return;
+    for (int i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
+            const char *want = s->depth < 4 ? child_of[s->depth] : NULL;
+            s->sem_rc = fail(s->m, s->open[s->depth - 1].line, &s->sem, "<%s>: text where only "
+                             "<%s> elements belong", (const char *)s->open[s->depth - 1].name,
+                             want ? want : "no");
+            return;
+        }
+}
+
+/* An entity reference in content (the predefined five and character
+ * references come as text). */
+static void sax_reference(void *ctx, const xmlChar *name)
+{
+    sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
+    if (s->xml_set || s->depth == 0)
+        return;
+    sax_entity(s, (const char *)s->open[s->depth - 1].name, s->open[s->depth - 1].line,
+               (const char *)name, strlen((const char *)name));
+}
+
+/* Comments are skipped; the handler is there because libxml2 keeps a
+ * comment's text only for one, and quotes it when it refuses the comment
+ * ("Double hyphen within comment: <!--..."), as in a tree's parse. */
+/* collsim's own writer gives the ops' ids in a comment inside <algo>, as
+ * GOAL's "// collsim order:" lines (the executor ignores comments): the
+ * first one is kept, read once the steps are (renumber). */
+static void sax_comment(void *ctx, const xmlChar *text)
+{
+    sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
+    const char *ct = text ? (const char *)text : "";
+    ct += strspn(ct, " \t\r\n");
+    if (s->depth == 1 && !s->sem_rc && !s->ent_set && !strncmp(ct, "collsim order:", 14) &&
+        !s->m->ids) {
+        s->m->ids = cs_strdup(ct + 14);
+        s->m->ids_line = sax_line(s);
+    }
+}
+
+#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
+static void sax_error(void *user, const xmlError *e)
+#else
+static void sax_error(void *user, xmlErrorPtr e)
+#endif
+{
+    /* user NULL, or _private not set yet: an error while the parser is
+     * made (its errNo says it, looked at then) */
+    sax_t *s = user ? ((xmlParserCtxtPtr)user)->_private : NULL;
+    if (!s || s->xml_set || !e || e->level < XML_ERR_ERROR)
+        return;
+    s->xml_set = 1;
+    s->xml_code = e->code;
+    s->xml_line = e->line;
+    snprintf(s->xml_msg, sizeof s->xml_msg, "%s", e->message ? e->message : "malformed XML");
+    s->xml_msg[strcspn(s->xml_msg, "\n")] = '\0';
+}
+
+/* The source, handed to libxml2 as it asks for more: a file read with
+ * stdio, or bytes in memory passed on where they lie. */
+typedef struct feed {
+    FILE *f;
+    const char *data;
+    size_t len, off;
+    int failed; /* errno of a read error */
+} feed_t;
+
+static int feed_read(void *ctx, char *buf, int len)
+{
+    feed_t *fd = ctx;
+    size_t n;
+    if (len <= 0)
+        return 0;
+    if (fd->f) {
+        n = fread(buf, 1, (size_t)len, fd->f);
+        if (!n && ferror(fd->f)) {
+            fd->failed = errno ? errno : EIO;
+            return -1;
+        }
+        return (int)n;
+    }
+    n = fd->len - fd->off < (size_t)len ? fd->len - fd->off : (size_t)len;
+    memcpy(buf, fd->data + fd->off, n);
+    fd->off += n;
+    return (int)n;
+}
+
+static int feed_close(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+/* Parses src into m: the refusal of a reader of the tree (see above), or
+ * CS_OK with every element read. */
+static int read_file(cs_msccl_t *m, const cs_source_t *src, cs_error_t *err)
+{
+    /* NONET: nothing fetched (no DTD either); no NOENT: references reach
+     * sax_reference and stay "&name;" in values; no HUGE: libxml2's limits
+     * hold; errors to sax_error only */
+    const int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                     XML_PARSE_NOBLANKS;
+    xmlSAXHandler h;
+    cs_netfile_xml_quiet_t quiet;
+    feed_t feed = {NULL, src->data, src->len, 0, 0};
+    int rc = CS_OK;
+    /* a file opened before libxml2, which would print its own warning */
+    if (!src->data && (rc = cs_source_fopen(src, &feed.f, err)))
+        return rc;
+    sax_t *s = cs_calloc(1, sizeof *s);
+    s->m = m;
+    /* libxml2's handlers of a tree's parse for all but the contents (the
+     * DTD's declarations, kept in the parser's small document, so that a
+     * declared entity is told from an undeclared one and a DTD's faults
+     * are refused as before); the elements, text and references here */
+    xmlSAXVersion(&h, 2);
+    h.startElementNs = sax_start;
+    h.endElementNs = sax_end;
+    h.characters = sax_text;
+    h.cdataBlock = sax_text;
+    h.ignorableWhitespace = NULL;
+    h.reference = sax_reference;
+    h.comment = sax_comment;
+    h.processingInstruction = NULL;
+    h.serror = sax_error;
+    cs_netfile_xml_quiet_begin(&quiet);
+    /* user_data NULL: the callbacks get the parser (xmlSAX2's need it),
+     * this reader through its _private; no file name (messages are made
+     * here) */
+    s->ctx = xmlCreateIOParserCtxt(&h, NULL, feed_read, feed_close, &feed,
+                                   XML_CHAR_ENCODING_NONE);
+    if (!s->ctx || s->ctx->errNo == XML_ERR_NO_MEMORY) {
+        rc = cs_error_set(err, CS_ERR_OOM, "%s: out of memory (in libxml2)", src->name);
+        if (s->ctx)
+            xmlFreeParserCtxt(s->ctx);
+        s->ctx = NULL;
+    } else {
+        static const char *const *const lists[] = {algo_attrs, gpu_attrs, tb_attrs, step_attrs};
+        s->ctx->_private = s;
+        xmlCtxtUseOptions(s->ctx, opts);
+        for (int l = 0; l < 4; l++)
+            for (int k = 0; lists[l][k]; k++) /* NULL (out of memory): compared as text */
+                s->names[l][k] = xmlDictLookup(s->ctx->dict, (const xmlChar *)lists[l][k], -1);
+        xmlParseDocument(s->ctx);
+        /* out of memory first: what followed it (a value cut short, "not
+         * well-formed") is its consequence */
+        if ((s->xml_set && s->xml_code == XML_ERR_NO_MEMORY) ||
+            s->ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom())
+            rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", src->name,
+                              s->xml_set && s->xml_line > 0 ? s->xml_line : 1);
+        else if (feed.failed)
+            rc = cs_error_set(err, CS_ERR_IO, "%s: read error: %s", src->name,
+                              strerror(feed.failed));
+        else if (s->xml_set || !s->ctx->wellFormed)
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", src->name, s->xml_line,
+                              s->xml_set ? s->xml_msg : "not well-formed XML");
+        else if (s->ent_set) {
+            rc = CS_ERR_PARSE;
+            if (err)
+                *err = s->ent;
+        } else if (s->sem_rc) {
+            rc = s->sem_rc;
+            if (err)
+                *err = s->sem;
+        }
+        xmlFreeDoc(s->ctx->myDoc); /* the DTD's, from xmlSAX2StartDocument */
+        s->ctx->myDoc = NULL;
+        xmlFreeParserCtxt(s->ctx);
+    }
+    cs_netfile_xml_quiet_end(&quiet);
+    free(s);
+    if (feed.f)
+        fclose(feed.f);
+    return rc;
 }
 
 /* ---- checks across elements ---------------------------------------------------------- */
@@ -716,22 +1138,12 @@ static int check_runs(cs_msccl_t *m, cs_error_t *err)
 
 int cs_msccl_read(const cs_source_t *src, cs_msccl_t **out, cs_error_t *err)
 {
-    xmlDocPtr doc = NULL;
-    xmlNodePtr root;
     cs_msccl_t *m;
     int rc;
     *out = NULL;
-    if ((rc = cs_netfile_xml_read(src, &doc, err)))
-        return rc;
     m = cs_calloc(1, sizeof *m);
     m->file = cs_strdup(src->name);
-    root = xmlDocGetRootElement(doc);
-    if (!root || strcmp((const char *)root->name, "algo"))
-        rc = fail(m, root ? line_of(root) : 1, err, "the root element is <%.64s>; an MSCCL "
-                  "algorithm is one <algo>", root ? (const char *)root->name : "none");
-    else
-        rc = read_algo(m, root, err);
-    xmlFreeDoc(doc);
+    rc = read_file(m, src, err);
     if (!rc && m->nchannels == 0) /* not given: the channels the tbs use */
         for (int32_t t = 0; t < m->ntbs; t++)
             if (m->tbs[t].chan >= m->nchannels)

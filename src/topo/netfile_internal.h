@@ -124,22 +124,9 @@ int32_t cs_netfile_gml_node_line(const cs_netfile_gmlscan_t *s, const char *id);
 int32_t cs_netfile_gml_edge_line(const cs_netfile_gmlscan_t *s, int64_t e, int64_t ecount);
 void cs_netfile_gml_scan_free(cs_netfile_gmlscan_t *s); /* accepts NULL */
 
-/* libxml2 prints some errors (out of memory outside a parser, I/O) with
- * its generic error function, on stderr: silenced around the readers'
- * parses (the function is per thread), which report through cs_error_t.
- * quiet_begin also clears libxml2's last error of the thread, which
- * cs_netfile_xml_oom then reads: whether libxml2 ran out of memory since
- * (in collsim's parse or igraph's), whatever the message that followed. */
-typedef struct cs_netfile_xml_quiet {
-    xmlGenericErrorFunc func;
-    void *ctx;
-} cs_netfile_xml_quiet_t;
-void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
-void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
-int cs_netfile_xml_oom(void);
-
-/* cs_netfile_xml_read, the XML opening of both XML readers, is declared in
- * topo/xmlread.h: the readers of other layers (io/msccl.c) use it too. */
+/* cs_netfile_xml_read, the XML opening of both XML readers, and the
+ * silencing of libxml2 around a parse are declared in topo/xmlread.h: the
+ * readers of other layers (io/msccl.c) parse the same way. */
 
 /* The zone tree of a SimGrid platform of several zones and its routing
  * (netfile_sgzone.c).  Zone 0 is the root; nodes are the description's. */

@@ -5,8 +5,12 @@
  * and no value read as empty), libxml2's own messages silenced and its
  * first error turned into "NAME:LINE: message".  Implemented with the
  * network readers (netfile_stage.c), where it was first written; declared
- * here so that readers of other layers (the MSCCL algorithms of io/msccl.c)
- * open their XML the same way instead of a second copy.
+ * here so that readers of other layers open their XML the same way instead
+ * of a second copy.  Two ways: a tree (cs_netfile_xml_read: the SimGrid
+ * platforms), or a libxml2 SAX push parser of the reader's own (the
+ * GraphML scan, netfile_gmlscan.c; the MSCCL algorithms, io/msccl.c: no
+ * tree, exact lines at any size) inside the quiet_begin/quiet_end pair
+ * below.
  */
 #ifndef CS_TOPO_XMLREAD_H
 #define CS_TOPO_XMLREAD_H
@@ -25,5 +29,19 @@
  * The whole tree is in memory: meant for descriptions (platforms,
  * algorithms), whose size is that of the file. */
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err);
+
+/* libxml2 prints some errors (out of memory outside a parser, I/O) with
+ * its generic error function, on stderr: silenced around the readers'
+ * parses (the function is per thread), which report through cs_error_t.
+ * quiet_begin also clears libxml2's last error of the thread, which
+ * cs_netfile_xml_oom then reads: whether libxml2 ran out of memory since
+ * (in collsim's parse or igraph's), whatever the message that followed. */
+typedef struct cs_netfile_xml_quiet {
+    xmlGenericErrorFunc func;
+    void *ctx;
+} cs_netfile_xml_quiet_t;
+void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
+void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
+int cs_netfile_xml_oom(void);
 
 #endif

@@ -524,3 +524,40 @@ Test(msccl, refuses_blocks_that_chunks_cannot_cut)
     cr_expect_eq(r.rc, CS_OK, "%s", r.err.msg);
     h_done(&r);
 }
+
+/* ---- the streaming reader (a SAX parser, no tree) ---------------------------- */
+
+/* Lines are counted by the parser as it reads: exact past 65535, where a
+ * libxml2 tree's lines stop (the reader before this one said 65535). */
+Test(msccl, lines_past_65535_are_exact)
+{
+    const int blank = 70000;
+    const char *head = HEAD2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">\n";
+    const char *bad = STEP(0, "rrx", 0, "") "</tb></gpu>\n" GPU(1) "</gpu></algo>\n";
+    size_t n = strlen(head) + (size_t)blank + strlen(bad) + 1;
+    char *text = malloc(n);
+    cr_assert_not_null(text);
+    strcpy(text, head);
+    memset(text + strlen(head), '\n', (size_t)blank);
+    strcpy(text + strlen(head) + blank, bad);
+    /* HEAD2, GPU(0) and the tb take lines 1-3; the step follows the blank lines */
+    refused(text, 3 + blank + 1, "unknown step type 'rrx'");
+    free(text);
+}
+
+/* The refusals come in a tree reader's order, whatever their place in the
+ * file: malformed XML first, then an entity reference, then the contents.
+ * Each file below has a fault of its contents (an unknown attribute of
+ * the <tb>) before the other fault. */
+Test(msccl, malformed_xml_and_entities_come_first)
+{
+    refused(HEAD2 GPU(0) "<tb id=\"0\" color=\"red\">\n</tb></gpu>\n" GPU(1) "</gpu>\n<x></algo>\n",
+            7, "Opening and ending tag mismatch");
+    refused("<!DOCTYPE algo [<!ENTITY e \"1\">]>\n" HEAD2 GPU(0)
+            "<tb id=\"0\" color=\"red\">\n</tb></gpu>\n" GPU(1) "</gpu>\n<!-- -->\n"
+            "<gpu id=\"&e;\"/></algo>\n",
+            9, "<gpu>: an entity reference &e;");
+    /* without either, the contents' fault */
+    refused(HEAD2 GPU(0) "<tb id=\"0\" color=\"red\">\n</tb></gpu>\n" GPU(1) "</gpu></algo>\n",
+            3, "<tb>: unknown attribute 'color'");
+}
