@@ -79,7 +79,22 @@ struct cs_coll_builder {
     int no_after;
     void (*at_wait)(void *ctx);
     void *wait_ctx;
+    int64_t (*wire)(int64_t len, const void *ctx); /* cs_coll_set_wire */
+    const void *wire_ctx;
 };
+
+void cs_coll_set_wire(cs_coll_builder_t *b, int64_t (*wire)(int64_t len, const void *ctx),
+                      const void *ctx)
+{
+    b->wire = wire;
+    b->wire_ctx = ctx;
+}
+
+/* A message's bytes on the wire for len bytes of data. */
+static int64_t wire_bytes(const cs_coll_builder_t *b, int64_t len)
+{
+    return b->wire ? b->wire(len, b->wire_ctx) : len;
+}
 
 static void list_push(oplist_t *l, int32_t op)
 {
@@ -191,14 +206,14 @@ void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len
 
 int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
 {
-    int32_t op = cs_program_send(b->p, from, to, len, tag);
+    int32_t op = cs_program_send(b->p, from, to, wire_bytes(b, len), tag);
     cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }
 
 int32_t cs_coll_recv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len, int tag)
 {
-    int32_t op = cs_program_recv(b->p, at, from, len, tag);
+    int32_t op = cs_program_recv(b->p, at, from, wire_bytes(b, len), tag);
     cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, at, op);
 }
@@ -206,7 +221,7 @@ int32_t cs_coll_recv(cs_coll_builder_t *b, int at, int from, int64_t off, int64_
 int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off, int64_t len,
                             int tag)
 {
-    int32_t r = cs_program_recv(b->p, at, from, len, tag), c;
+    int32_t r = cs_program_recv(b->p, at, from, wire_bytes(b, len), tag), c;
     if (r < 0)
         return -1;
     cs_coll_set_data(b, r, off, len, CS_DATA_REDUCE);
@@ -222,7 +237,7 @@ int32_t cs_coll_recv_reduce(cs_coll_builder_t *b, int at, int from, int64_t off,
 int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, int64_t off,
                       int64_t len, int tag)
 {
-    int32_t op = cs_program_mcast(b->p, from, to, n, len, tag);
+    int32_t op = cs_program_mcast(b->p, from, to, n, wire_bytes(b, len), tag);
     cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }

@@ -91,6 +91,13 @@ const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b);
  * through this pointer: the registry's function pointers take no context. */
 const struct cs_coll_algo *cs_coll_builder_algo(const cs_coll_builder_t *b);
 
+/* The bytes a message of `len` data bytes puts on the wire, from now on
+ * (NULL: len): a protocol that carries flags or headers in its lines
+ * (MSCCL's LL and LL128, io/msccl.c) makes messages longer than the data
+ * they move.  Data descriptors (what --validate tracks) keep len. */
+void cs_coll_set_wire(cs_coll_builder_t *b, int64_t (*wire)(int64_t len, const void *ctx),
+                      const void *ctx);
+
 /* Attaches op's data descriptor (cs_program_set_data), unless the args say
  * no_data. */
 void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len,

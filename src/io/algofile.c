@@ -26,6 +26,9 @@ typedef struct algofile_format {
     void (*free)(void *data);
     /* names the format's units in a validation message (may be NULL) */
     void (*explain)(const void *data, const cs_coll_args_t *a, char *msg, size_t len);
+    /* the options its algorithms take (--opt), as the suite's say them */
+    const char *options;
+    const char *const *keys;
 } algofile_format_t;
 
 /* ---- MSCCL XML -------------------------------------------------------------- */
@@ -115,9 +118,9 @@ static void mscclpp_free(void *d) { (void)d; }
 
 static const algofile_format_t formats[] = {
     {"msccl", msccl_read, msccl_check_kind, msccl_describe, msccl_emit, msccl_free,
-     msccl_explain},
+     msccl_explain, CS_MSCCL_OPTIONS, cs_msccl_keys},
     {"mscclpp", mscclpp_read, mscclpp_check_kind, mscclpp_describe, mscclpp_emit, mscclpp_free,
-     NULL},
+     NULL, "", NULL},
 };
 #define NFORMATS ((int)(sizeof formats / sizeof *formats))
 
@@ -184,7 +187,8 @@ int cs_algofile_read(const char *format, const cs_source_t *src, cs_coll_kind_t 
     fmt->describe(data, summary, sizeof summary);
     f->summary = cs_strdup(summary);
     f->source = cs_strdup(src->name);
-    f->algo = (cs_coll_algo_t){kind, f->name, f->summary, f->source, "", NULL, algofile_build};
+    f->algo = (cs_coll_algo_t){kind,         f->name,   f->summary,    f->source,
+                               fmt->options, fmt->keys, algofile_build};
     *out = &f->algo;
     return CS_OK;
 }

@@ -1471,10 +1471,26 @@ static int renumber(const cs_msccl_t *m, cs_program_t *p, const int32_t *op_firs
     return rc;
 }
 
+const char *const cs_msccl_keys[] = {"proto", NULL};
+
+/* Wire bytes of the protocols (msccl.h, proto=on). */
+static int64_t wire_ll(int64_t len, const void *ctx)
+{
+    (void)ctx;
+    return 2 * len;
+}
+
+static int64_t wire_ll128(int64_t len, const void *ctx)
+{
+    (void)ctx;
+    return (len + 119) / 120 * 128;
+}
+
 int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
 {
+    static const char *const onoff[] = {"off", "on", NULL};
     const cs_coll_args_t *a = cs_coll_args(b);
-    int rc;
+    int rc, price;
     int64_t q, C = m->nchunks, smax = 0;
     emit_t e;
     if ((rc = cs_msccl_check_kind(m, a->kind, err)))
@@ -1484,8 +1500,11 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
                             "%d ranks, the run has %d (give --ranks %d, or --order FILE naming the "
                             "%d nodes GPU 0, 1, ... run on)", m->file, m->line, m->ngpus,
                             m->ngpus, a->P, m->ngpus, m->ngpus);
-    if ((rc = chunk_bytes(m, a, &q, err)))
+    if ((rc = chunk_bytes(m, a, &q, err)) ||
+        (rc = cs_coll_opt_choice(a, "proto", onoff, 0, &price, err)))
         return rc;
+    if (price && strcmp(m->proto, "Simple"))
+        cs_coll_set_wire(b, !strcmp(m->proto, "LL") ? wire_ll : wire_ll128, NULL);
     for (int32_t g = 0; g < m->ngpus; g++)
         smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
     if (q > 0 && C + smax > (CS_DATA_MAX_LEN / 2) / q)

@@ -55,6 +55,15 @@ int cs_msccl_check_kind(const cs_msccl_t *m, cs_coll_kind_t kind, cs_error_t *er
  * chunks cannot divide where validation needs them equal. */
 int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err);
 
+/* The option an MSCCL algorithm takes: proto=off|on prices the file's
+ * protocol (<algo proto>) in the messages' wire bytes: LL 2x (a 16-byte
+ * line carries 8 data bytes and two 4-byte flags), LL128 whole 128-byte
+ * lines of 120 data bytes (NCCL's lines); Simple and off: the data. */
+#define CS_MSCCL_OPTIONS                                                                 \
+    "proto=off|on: price LL (2x) and LL128 (128-byte lines of 120 data bytes) on the wire " \
+    "(default off)"
+extern const char *const cs_msccl_keys[];
+
 /* Names the chunks of the byte ranges a --validate message gives ("bytes
  * [0, 262144)" gets " (chunk 0 of 4)"), so that a wrong file's report
  * says which chunk of which rank is wrong; msg is rewritten in place

@@ -561,3 +561,59 @@ Test(msccl, malformed_xml_and_entities_come_first)
     refused(HEAD2 GPU(0) "<tb id=\"0\" color=\"red\">\n</tb></gpu>\n" GPU(1) "</gpu></algo>\n",
             3, "<tb>: unknown attribute 'color'");
 }
+
+/* --opt proto=on prices the file's protocol on the wire (msccl.h): the
+ * 4-GPU ring written as LL moves every message twice its data, so its time
+ * is the Simple ring's on twice the bytes; as LL128, whole 128-byte lines
+ * of 120 data bytes, so 1 MiB (chunks of 262,144 bytes: 2,185 lines, 279,680
+ * bytes) is the Simple ring's on chunks of 279,680 bytes.  Off (the
+ * default) and Simple change nothing; both validate. */
+static char *with_proto(const char *proto)
+{
+    FILE *f = fopen(data_path("ring_allreduce_4.xml"), "rb");
+    cr_assert_not_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "proto=\"Simple\"");
+    cr_assert_not_null(at);
+    size_t out = (size_t)(at - text);
+    char *s = malloc(n + 32);
+    memcpy(s, text, out);
+    out += (size_t)sprintf(s + out, "proto=\"%s\"", proto);
+    strcpy(s + out, at + strlen("proto=\"Simple\""));
+    return s;
+}
+
+static cs_tick_t ring_time(const char *text, int64_t bytes, const char *opts)
+{
+    cs_coll_algo_t *a = NULL;
+    cs_error_t err = {0};
+    cs_source_t src = {"mem.xml", text, strlen(text)};
+    cr_assert_eq(cs_algofile_read("msccl", &src, CS_COLL_ALLREDUCE, "msccl:mem.xml", &a, &err),
+                 CS_OK, "%s", err.msg);
+    h_run_t r = h_run_algo("alphabeta:topo=ring,p=4", a, 4, bytes, 0, opts, CS_NET_PACKET, 1,
+                           NULL);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    cs_tick_t t = r.finish;
+    h_done(&r);
+    cs_algofile_free(a);
+    return t;
+}
+
+Test(msccl, proto_priced_on_the_wire)
+{
+    char *ll = with_proto("LL"), *ll128 = with_proto("LL128"), *simple = with_proto("Simple");
+    const int64_t MiB = 1 << 20;
+    cs_tick_t base = ring_time(simple, MiB, NULL);
+    cr_expect_eq(ring_time(ll, MiB, NULL), base);            /* off: the data */
+    cr_expect_eq(ring_time(ll, MiB, "proto=off"), base);
+    cr_expect_eq(ring_time(simple, MiB, "proto=on"), base);  /* Simple: the data */
+    cr_expect_eq(ring_time(ll, MiB, "proto=on"), ring_time(simple, 2 * MiB, NULL));
+    cr_expect_eq(ring_time(ll128, MiB, "proto=on"), ring_time(simple, 4 * 279680, NULL));
+    cr_expect_gt(ring_time(ll128, MiB, "proto=on"), base);
+    free(ll);
+    free(ll128);
+    free(simple);
+}
