@@ -46,6 +46,7 @@
 #include <libxml/xmlversion.h>
 
 #include "core/checked.h"
+#include "io/algofile_internal.h"
 #include "topo/xmlread.h"
 
 /* Bounds that keep every count in an int32 and a file's program in memory
@@ -81,7 +82,7 @@ static const struct {
     [T_NOP] = {"nop", 0},
 };
 
-enum { BUF_I, BUF_O, BUF_S };
+enum { BUF_I = CS_ALGOFILE_BUF_I, BUF_O = CS_ALGOFILE_BUF_O, BUF_S = CS_ALGOFILE_BUF_S };
 static const char *const buf_names[] = {"i", "o", "s"};
 
 /* ---- the file, as read ------------------------------------------------------- */
@@ -1178,40 +1179,18 @@ int cs_msccl_check_kind(const cs_msccl_t *m, cs_coll_kind_t kind, cs_error_t *er
 {
     if (kind != m->kind)
         return cs_error_set(err, CS_ERR_USAGE, "%s:%d: the algorithm is a%s %s (coll=\"%s\"); "
-                            "--coll asks for %s", m->file, m->line,
-                            m->kind == CS_COLL_ALLREDUCE || m->kind == CS_COLL_ALLGATHER ||
-                            m->kind == CS_COLL_ALLTOALL ? "n" : "",
+                            "--coll asks for %s", m->file, m->line, cs_algofile_article(m->kind),
                             cs_coll_name(m->kind), m->coll, cs_coll_name(kind));
     return CS_OK;
 }
 
 /* ---- emission -------------------------------------------------------------------- */
 
-static int is_block_kind(cs_coll_kind_t k)
-{
-    return k == CS_COLL_ALLGATHER || k == CS_COLL_REDUCE_SCATTER || k == CS_COLL_GATHER ||
-           k == CS_COLL_SCATTER || k == CS_COLL_ALLTOALL;
-}
-
-/* The bytes of a chunk for args a: equal chunks keep every send and recv
- * of a step the same length; a block collective must cut each rank's block
- * exactly, a vector may end in a short chunk (padded: docs/msccl.md). */
+/* The bytes of a chunk for args a (algofile_internal.h). */
 static int chunk_bytes(const cs_msccl_t *m, const cs_coll_args_t *a, int64_t *q, cs_error_t *err)
 {
-    int64_t N = cs_coll_buffer_bytes(a->kind, a->P, a->bytes), C = m->nchunks;
-    if (is_block_kind(a->kind)) {
-        int64_t per = C % a->P == 0 ? C / a->P : 0;
-        if (!per || a->bytes % per)
-            return cs_error_set(err, CS_ERR_RANGE, "%s:%d: %s: each rank's block of %lld bytes "
-                                "does not divide into nchunksperloop/ngpus = %d/%d equal chunks; "
-                                "give --bytes a multiple of %lld", m->file, m->line,
-                                cs_coll_name(a->kind), (long long)a->bytes, m->nchunks,
-                                m->ngpus, (long long)(per ? per : C));
-        *q = a->bytes / per;
-    } else {
-        *q = (N + C - 1) / C;
-    }
-    return CS_OK;
+    return cs_algofile_chunk_bytes(a, m->nchunks, m->ngpus, m->file, m->line,
+                                   "nchunksperloop/ngpus = ", q, err);
 }
 
 void cs_msccl_explain(const cs_msccl_t *m, const cs_coll_args_t *a, char *msg, size_t len)
@@ -1271,15 +1250,7 @@ static void range(const emit_t *e, int g, int buf, int32_t off, int32_t cnt, int
                   int64_t *blen)
 {
     const cs_msccl_t *m = e->m;
-    int64_t c = off;
-    if (buf == BUF_S) {
-        *boff = e->scratch + c * e->q;
-    } else {
-        int32_t b = m->gpus[g].chunks[buf];
-        if (b != m->nchunks) /* the GPU's own block */
-            c += (int64_t)g * b;
-        *boff = c * e->q;
-    }
+    *boff = cs_algofile_offset(e->q, e->scratch, m->nchunks, m->gpus[g].chunks[buf], buf, g, off);
     *blen = (int64_t)cnt * e->q;
 }
 
@@ -1321,23 +1292,6 @@ static void origin(emit_t *e, int32_t op, const step_t *s, const tb_t *t)
     cs_program_set_origin(e->p, op, s->line, label);
 }
 
-/* A recv of [off, off+len) on gpu g from `from`, copying or reducing (a
- * recv with a REDUCE descriptor and the reduction's calc after it, as
- * cs_coll_recv_reduce, so that the step's own dependencies can be put on
- * the recv itself).  Returns the op that ends it; *first gets the recv. */
-static int32_t recv_into(emit_t *e, int g, int from, int64_t off, int64_t len, int tag,
-                         int reduce, int32_t *first)
-{
-    int32_t r = cs_coll_recv(e->b, g, from, off, len, tag), c;
-    *first = r;
-    if (!reduce || r < 0)
-        return r;
-    cs_coll_set_data(e->b, r, off, len, CS_DATA_REDUCE);
-    c = cs_coll_calc(e->b, g, 0, len);
-    cs_coll_dep(e->b, c, r, CS_DEP_AFTER);
-    return c;
-}
-
 static void emit_step(emit_t *e, int32_t si)
 {
     const cs_msccl_t *m = e->m;
@@ -1373,7 +1327,8 @@ static void emit_step(emit_t *e, int32_t si)
         int32_t ls = cs_coll_send(e->b, g, g, soff, slen, local_tag);
         ops[nops++] = ls;
         after_start(e, ls);
-        last = recv_into(e, g, g, doff, dlen, local_tag, s->type == T_RE, &first);
+        last = cs_algofile_recv_into(e->b, g, g, doff, dlen, local_tag, s->type == T_RE,
+                                     &first);
         ops[nops++] = first;
         if (last != first)
             ops[nops++] = last;
@@ -1399,7 +1354,8 @@ static void emit_step(emit_t *e, int32_t si)
             ops[nops++] = pre;
             push_term(e, ls);
         }
-        last = recv_into(e, g, from->gpu, roff, rlen, from->id, reduce, &first);
+        last = cs_algofile_recv_into(e->b, g, from->gpu, roff, rlen, from->id, reduce,
+                                     &first);
         after_start(e, first);
         if (pre >= 0)
             cs_coll_dep(e->b, first, pre, CS_DEP_AFTER);
@@ -1507,10 +1463,8 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
         cs_coll_set_wire(b, !strcmp(m->proto, "LL") ? wire_ll : wire_ll128, NULL);
     for (int32_t g = 0; g < m->ngpus; g++)
         smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
-    if (q > 0 && C + smax > (CS_DATA_MAX_LEN / 2) / q)
-        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld chunks of %lld bytes are more than "
-                            "collsim's buffers hold", m->file, (long long)(C + smax),
-                            (long long)q);
+    if ((rc = cs_algofile_check_fits(m->file, C, smax, q, err)))
+        return rc;
     memset(&e, 0, sizeof e);
     e.m = m;
     e.b = b;

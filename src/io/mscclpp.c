@@ -57,6 +57,8 @@
 
 #include <jansson.h>
 
+#include "io/algofile_internal.h"
+
 /* Bounds that keep every count (and every tag below) in an int32 and a
  * plan's program in memory; far above what the DSL writes. */
 #define PP_MAX_GPUS 65536
@@ -69,7 +71,7 @@
 #define TAG_GET(k) ((2 << 24) + (k))
 #define TAG_LOCAL(t) ((3 << 24) + (t))
 
-enum { BUF_I, BUF_O, BUF_S };
+enum { BUF_I = CS_ALGOFILE_BUF_I, BUF_O = CS_ALGOFILE_BUF_O, BUF_S = CS_ALGOFILE_BUF_S };
 static const char *const buf_names[] = {"i", "o", "s"};
 enum { CH_MEMORY, CH_PORT };
 static const char *const ch_names[] = {"memory", "port"};
@@ -1156,39 +1158,18 @@ int cs_mscclpp_check_kind(const cs_mscclpp_t *m, cs_coll_kind_t kind, cs_error_t
 {
     if (kind != m->kind)
         return cs_error_set(err, CS_ERR_USAGE, "%s: the plan is a%s %s (\"collective\": \"%s\"); "
-                            "--coll asks for %s", m->file,
-                            m->kind == CS_COLL_ALLREDUCE || m->kind == CS_COLL_ALLGATHER ||
-                            m->kind == CS_COLL_ALLTOALL ? "n" : "",
+                            "--coll asks for %s", m->file, cs_algofile_article(m->kind),
                             cs_coll_name(m->kind), m->collective, cs_coll_name(kind));
     return CS_OK;
 }
 
 /* ---- emission -------------------------------------------------------------------- */
 
-static int is_block_kind(cs_coll_kind_t k)
-{
-    return k == CS_COLL_ALLGATHER || k == CS_COLL_REDUCE_SCATTER || k == CS_COLL_GATHER ||
-           k == CS_COLL_SCATTER || k == CS_COLL_ALLTOALL;
-}
-
-/* The bytes of a chunk (as the MSCCL reader cuts them: docs/msccl.md). */
+/* The bytes of a chunk (as the MSCCL reader cuts them: algofile_internal.h). */
 static int chunk_bytes(const cs_mscclpp_t *m, const cs_coll_args_t *a, int64_t *q,
                        cs_error_t *err)
 {
-    int64_t N = cs_coll_buffer_bytes(a->kind, a->P, a->bytes), C = m->nchunks;
-    if (is_block_kind(a->kind)) {
-        int64_t per = C % a->P == 0 ? C / a->P : 0;
-        if (!per || a->bytes % per)
-            return cs_error_set(err, CS_ERR_RANGE, "%s: %s: each rank's block of %lld bytes "
-                                "does not divide into %d/%d equal chunks; give --bytes a "
-                                "multiple of %lld", m->file, cs_coll_name(a->kind),
-                                (long long)a->bytes, m->nchunks, m->ngpus,
-                                (long long)(per ? per : C));
-        *q = a->bytes / per;
-    } else {
-        *q = (N + C - 1) / C;
-    }
-    return CS_OK;
+    return cs_algofile_chunk_bytes(a, m->nchunks, m->ngpus, m->file, 0, "", q, err);
 }
 
 typedef struct emit {
@@ -1207,15 +1188,9 @@ static void range(const emit_t *e, const bref_t *r, int64_t *off, int64_t *len)
 {
     const cs_mscclpp_t *m = e->m;
     const pop_t *op = &m->ops[r->op];
-    int64_t c = r->index, so, sl;
-    if (r->buf == BUF_S) {
-        *off = e->scratch + c * e->q;
-    } else {
-        int32_t b = m->gpus[r->rank].chunks[r->buf];
-        if (b != m->nchunks) /* the GPU's own block */
-            c += (int64_t)r->rank * b;
-        *off = c * e->q;
-    }
+    int64_t so, sl;
+    *off = cs_algofile_offset(e->q, e->scratch, m->nchunks, m->gpus[r->rank].chunks[r->buf],
+                              r->buf, r->rank, r->index);
     *len = (int64_t)r->size * e->q;
     cs_coll_split(*len, op->tbg_size, op->tbg_id, &so, &sl);
     *off += so;
@@ -1237,28 +1212,13 @@ static void after_prev(emit_t *e, int32_t tb, int32_t op)
         cs_coll_dep(e->b, op, e->term[tb][i], CS_DEP_AFTER);
 }
 
-/* A recv into [off, off+len) of g from `from`, copying or reducing (then a
- * calc at the reduction rate after it); returns the op that ends it. */
-static int32_t recv_into(emit_t *e, int g, int from, int64_t off, int64_t len, int tag,
-                         int reduce, int32_t *first)
-{
-    int32_t r = cs_coll_recv(e->b, g, from, off, len, tag), c;
-    *first = r;
-    if (!reduce || r < 0)
-        return r;
-    cs_coll_set_data(e->b, r, off, len, CS_DATA_REDUCE);
-    c = cs_coll_calc(e->b, g, 0, len);
-    cs_coll_dep(e->b, c, r, CS_DEP_AFTER);
-    return c;
-}
-
 /* Local [soff, +len) -> [doff, +len) of g: a message to itself. */
 static int32_t local_move(emit_t *e, int32_t tb, int g, int64_t soff, int64_t doff, int64_t len,
                           int reduce, int32_t pre)
 {
     int32_t s = cs_coll_send(e->b, g, g, soff, len, TAG_LOCAL(tb)), first, last;
     after_prev(e, tb, s);
-    last = recv_into(e, g, g, doff, len, TAG_LOCAL(tb), reduce, &first);
+    last = cs_algofile_recv_into(e->b, g, g, doff, len, TAG_LOCAL(tb), reduce, &first);
     after_prev(e, tb, first);
     if (pre >= 0) {
         cs_coll_dep(e->b, s, pre, CS_DEP_AFTER);
@@ -1285,7 +1245,7 @@ static int32_t remote_read(emit_t *e, int32_t tb, int g, const bref_t *r, int64_
     int32_t pr = cs_coll_recv(e->b, r->rank, g, 0, 0, tag);
     int32_t ps = cs_coll_send(e->b, r->rank, g, soff, len, tag);
     cs_coll_dep(e->b, ps, pr, CS_DEP_AFTER);
-    last = recv_into(e, g, r->rank, doff, len, tag, reduce, &first);
+    last = cs_algofile_recv_into(e->b, g, r->rank, doff, len, tag, reduce, &first);
     cs_coll_dep(e->b, first, rq, CS_DEP_AFTER);
     cur_add(e, rq);
     return last;
@@ -1446,10 +1406,8 @@ int cs_mscclpp_emit(const cs_mscclpp_t *m, cs_coll_builder_t *b, cs_error_t *err
         return rc;
     for (int32_t g = 0; g < m->ngpus; g++)
         smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
-    if (q > 0 && m->nchunks + smax > (CS_DATA_MAX_LEN / 2) / q)
-        return cs_error_set(err, CS_ERR_RANGE, "%s: %lld chunks of %lld bytes are more than "
-                            "collsim's buffers hold", m->file, (long long)(m->nchunks + smax),
-                            (long long)q);
+    if ((rc = cs_algofile_check_fits(m->file, m->nchunks, smax, q, err)))
+        return rc;
     memset(&e, 0, sizeof e);
     e.m = m;
     e.b = b;
