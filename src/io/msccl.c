@@ -212,8 +212,7 @@ typedef struct sax {
     cs_error_t sem;
     int ent_set;           /* the first entity reference */
     cs_error_t ent;
-    int xml_set, xml_code, xml_line; /* libxml2's first error */
-    char xml_msg[512];
+    cs_netfile_xml_first_t xml; /* libxml2's first error */
     int32_t gpu;           /* the <gpu> being read */
     tb_t tb;               /* the <tb> being read */
     step_t step;           /* the <step> being read: checked at its start, kept at its end */
@@ -626,7 +625,7 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
     (void)uri;
     (void)nb_ns;
     (void)ns;
-    if (s->xml_set)
+    if (s->xml.set)
         return;
     CS_ASSERT(d <= MSCCL_MAX_DEPTH); /* libxml2's limit: see MSCCL_MAX_DEPTH */
     s->open[d].name = local;
@@ -690,7 +689,7 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
     (void)local;
     (void)prefix;
     (void)uri;
-    if (s->xml_set || s->depth == 0)
+    if (s->xml.set || s->depth == 0)
         return;
     int d = --s->depth;
     if (s->sem_rc)
@@ -717,7 +716,7 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 static void sax_text(void *ctx, const xmlChar *text, int len)
 {
     sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
-    if (s->xml_set || s->sem_rc || s->depth == 0)
+    if (s->xml.set || s->sem_rc || s->depth == 0)
         return;
     for (int i = 0; i < len; i++)
         if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
@@ -734,7 +733,7 @@ static void sax_text(void *ctx, const xmlChar *text, int len)
 static void sax_reference(void *ctx, const xmlChar *name)
 {
     sax_t *s = ((xmlParserCtxtPtr)ctx)->_private;
-    if (s->xml_set || s->depth == 0)
+    if (s->xml.set || s->depth == 0)
         return;
     sax_entity(s, (const char *)s->open[s->depth - 1].name, s->open[s->depth - 1].line,
                (const char *)name, strlen((const char *)name));
@@ -758,22 +757,12 @@ static void sax_comment(void *ctx, const xmlChar *text)
     }
 }
 
-#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
-static void sax_error(void *user, const xmlError *e)
-#else
-static void sax_error(void *user, xmlErrorPtr e)
-#endif
+/* user NULL, or _private not set yet: an error while the parser is made
+ * (its errNo says it, looked at then). */
+static void sax_error(void *user, cs_netfile_xml_error_t *e)
 {
-    /* user NULL, or _private not set yet: an error while the parser is
-     * made (its errNo says it, looked at then) */
     sax_t *s = user ? ((xmlParserCtxtPtr)user)->_private : NULL;
-    if (!s || s->xml_set || !e || e->level < XML_ERR_ERROR)
-        return;
-    s->xml_set = 1;
-    s->xml_code = e->code;
-    s->xml_line = e->line;
-    snprintf(s->xml_msg, sizeof s->xml_msg, "%s", e->message ? e->message : "malformed XML");
-    s->xml_msg[strcspn(s->xml_msg, "\n")] = '\0';
+    cs_netfile_xml_first_keep(s ? &s->xml : NULL, e);
 }
 
 /* The source, handed to libxml2 as it asks for more: a file read with
@@ -864,16 +853,15 @@ static int read_file(cs_msccl_t *m, const cs_source_t *src, cs_error_t *err)
         xmlParseDocument(s->ctx);
         /* out of memory first: what followed it (a value cut short, "not
          * well-formed") is its consequence */
-        if ((s->xml_set && s->xml_code == XML_ERR_NO_MEMORY) ||
-            s->ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom())
+        if (cs_netfile_xml_first_oom(&s->xml, s->ctx->errNo))
             rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", src->name,
-                              s->xml_set && s->xml_line > 0 ? s->xml_line : 1);
+                              s->xml.set && s->xml.line > 0 ? s->xml.line : 1);
         else if (feed.failed)
             rc = cs_error_set(err, CS_ERR_IO, "%s: read error: %s", src->name,
                               strerror(feed.failed));
-        else if (s->xml_set || !s->ctx->wellFormed)
-            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", src->name, s->xml_line,
-                              s->xml_set ? s->xml_msg : "not well-formed XML");
+        else if (s->xml.set || !s->ctx->wellFormed)
+            rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", src->name, s->xml.line,
+                              s->xml.set ? s->xml.msg : "not well-formed XML");
         else if (s->ent_set) {
             rc = CS_ERR_PARSE;
             if (err)

@@ -120,8 +120,7 @@ struct cs_netfile_gmlscan {
     cs_error_t *err;
     xmlParserCtxtPtr ctx;
     int rc;            /* the first refusal (then the parser is stopped) */
-    int xml_code, xml_line, xml_set; /* libxml2's first error */
-    char xml_msg[512];
+    cs_netfile_xml_first_t xml; /* libxml2's first error */
     names_t keys, nodes, pending; /* pending: endpoints not declared yet, first line */
     int32_t *edge_line;
     int64_t nedges, cap_edges;
@@ -429,22 +428,10 @@ static void scan_reference(void *ctx, const xmlChar *name)
               "entities but the five of XML: write the value itself)", (const char *)name);
 }
 
-#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
-static void scan_error(void *user, const xmlError *e)
-#else
-static void scan_error(void *user, xmlErrorPtr e)
-#endif
+static void scan_error(void *user, cs_netfile_xml_error_t *e)
 {
-    /* user NULL, or _private not set yet: an error while the parser is
-     * made (its errNo says it, looked at then) */
     cs_netfile_gmlscan_t *s = user ? ((xmlParserCtxtPtr)user)->_private : NULL;
-    if (!s || s->xml_set || !e || e->level < XML_ERR_ERROR)
-        return;
-    s->xml_set = 1;
-    s->xml_code = e->code;
-    s->xml_line = e->line;
-    snprintf(s->xml_msg, sizeof s->xml_msg, "%s", e->message ? e->message : "malformed XML");
-    s->xml_msg[strcspn(s->xml_msg, "\n")] = '\0';
+    cs_netfile_xml_first_keep(s ? &s->xml : NULL, e);
 }
 
 /* The earliest line of an endpoint no <node> declares, 0 when none. */
@@ -511,24 +498,23 @@ int cs_netfile_gml_scan(const cs_source_t *src, cs_netfile_gmlscan_t **out, cs_e
         s->ctx->_private = s;
         xmlCtxtUseOptions(s->ctx, opts);
         /* the first error ends the scan: later ones are often its echo */
-        while (!s->rc && !s->xml_set && (got = fread(buf, 1, 1 << 16, f)) > 0)
+        while (!s->rc && !s->xml.set && (got = fread(buf, 1, 1 << 16, f)) > 0)
             xmlParseChunk(s->ctx, buf, (int)got, 0);
-        if (!s->rc && !s->xml_set && !ferror(f))
+        if (!s->rc && !s->xml.set && !ferror(f))
             xmlParseChunk(s->ctx, NULL, 0, 1);
         /* out of memory first: what followed it (a value cut short, "not
          * well-formed") is its consequence */
-        if ((s->xml_set && s->xml_code == XML_ERR_NO_MEMORY) ||
-            s->ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom())
+        if (cs_netfile_xml_first_oom(&s->xml, s->ctx->errNo))
             rc = cs_error_set(err, CS_ERR_OOM, "%s:%d: out of memory (in libxml2)", src->name,
-                              s->xml_set && s->xml_line > 0 ? s->xml_line : scan_line(s));
+                              s->xml.set && s->xml.line > 0 ? s->xml.line : scan_line(s));
         else if (s->rc)
             rc = s->rc;
-        else if (!s->xml_set && ferror(f))
+        else if (!s->xml.set && ferror(f))
             rc = cs_error_set(err, CS_ERR_IO, "%s: read error: %s", src->name, strerror(errno));
-        else if (s->xml_set || !s->ctx->wellFormed)
+        else if (s->xml.set || !s->ctx->wellFormed)
             rc = cs_error_set(err, CS_ERR_PARSE, "%s:%d: %s", src->name,
-                              s->xml_line > 0 ? s->xml_line : scan_line(s),
-                              s->xml_set ? s->xml_msg : "not well-formed XML");
+                              s->xml.line > 0 ? s->xml.line : scan_line(s),
+                              s->xml.set ? s->xml.msg : "not well-formed XML");
         if (!rc) {
             const char *id = NULL;
             int32_t line = scan_undeclared(s, &id);

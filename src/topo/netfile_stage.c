@@ -292,28 +292,28 @@ int cs_netfile_check_range(int is_bandwidth, double v, cs_error_t *err)
 
 /* ---- XML ------------------------------------------------------------------- */
 
-/* libxml2's first error (the last is often a consequence: "premature end
- * of data" after an unclosed tag); reached through the context's _private,
- * which libxml2 leaves to its user. */
-typedef struct xml_first {
-    int line, set, code;
-    char msg[512];
-} xml_first_t;
-
-#if LIBXML_VERSION >= 21200 /* the handler's error became const in 2.12 */
-static void xml_first_error(void *user, const xmlError *e)
-#else
-static void xml_first_error(void *user, xmlErrorPtr e)
-#endif
+void cs_netfile_xml_first_keep(cs_netfile_xml_first_t *first, const xmlError *e)
 {
-    xml_first_t *first = ((xmlParserCtxtPtr)user)->_private;
-    if (first->set || !e || e->level < XML_ERR_ERROR)
+    if (!first || first->set || !e || e->level < XML_ERR_ERROR)
         return;
     first->set = 1;
     first->code = e->code;
     first->line = e->line;
     snprintf(first->msg, sizeof first->msg, "%s", e->message ? e->message : "malformed XML");
     first->msg[strcspn(first->msg, "\n")] = '\0';
+}
+
+int cs_netfile_xml_first_oom(const cs_netfile_xml_first_t *first, int ctx_errno)
+{
+    return (first->set && first->code == XML_ERR_NO_MEMORY) || ctx_errno == XML_ERR_NO_MEMORY ||
+           cs_netfile_xml_oom();
+}
+
+/* The tree parse's first error, reached through the context's _private
+ * (which libxml2 leaves to its user). */
+static void xml_first_error(void *user, cs_netfile_xml_error_t *e)
+{
+    cs_netfile_xml_first_keep(((xmlParserCtxtPtr)user)->_private, e);
 }
 
 /* The first entity reference in the tree, in content or in an attribute's
@@ -373,7 +373,7 @@ int cs_netfile_xml_oom(void)
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
 {
     cs_netfile_xml_quiet_t quiet;
-    xml_first_t first = {0, 0, 0, "not well-formed XML"};
+    cs_netfile_xml_first_t first = {0, 0, 0, "not well-formed XML"};
     xmlParserCtxtPtr ctx;
     const char *path = src->name;
     FILE *f = NULL;
@@ -399,8 +399,7 @@ int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
         *out = xmlCtxtReadFd(ctx, fileno(f), path, NULL, opts);
     else if (src->len <= INT_MAX)
         *out = xmlCtxtReadMemory(ctx, src->data, (int)src->len, path, NULL, opts);
-    int oom = ctx->errNo == XML_ERR_NO_MEMORY || cs_netfile_xml_oom() ||
-              (first.set && first.code == XML_ERR_NO_MEMORY);
+    int oom = cs_netfile_xml_first_oom(&first, ctx->errNo);
     xmlFreeParserCtxt(ctx);
     cs_netfile_xml_quiet_end(&quiet);
     if (f)

@@ -16,6 +16,8 @@
 #define CS_TOPO_XMLREAD_H
 
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlversion.h>
 
 #include "core/error.h"
 #include "core/source.h"
@@ -43,5 +45,35 @@ typedef struct cs_netfile_xml_quiet {
 void cs_netfile_xml_quiet_begin(cs_netfile_xml_quiet_t *q);
 void cs_netfile_xml_quiet_end(const cs_netfile_xml_quiet_t *q);
 int cs_netfile_xml_oom(void);
+
+/* libxml2's first error of a parse (the last is often a consequence:
+ * "premature end of data" after an unclosed tag), as each reader's
+ * structured error handler (xmlSAXHandler.serror) keeps it through
+ * cs_netfile_xml_first_keep: `set` once an error of level XML_ERR_ERROR or
+ * worse came, its code, line and message (first line only). */
+typedef struct cs_netfile_xml_first {
+    int set, code, line;
+    char msg[512];
+} cs_netfile_xml_first_t;
+
+/* The error a structured handler is given: const since libxml2 2.12, so
+ * that the readers' handlers declare one signature for both. */
+#if LIBXML_VERSION >= 21200
+typedef const xmlError cs_netfile_xml_error_t;
+#else
+typedef xmlError cs_netfile_xml_error_t;
+#endif
+
+/* Keeps e in *first when it is the parse's first error (level
+ * XML_ERR_ERROR or worse); nothing for first NULL (a handler called while
+ * the parser is made, before its _private is set: the parser's errNo says
+ * that error) or e NULL. */
+void cs_netfile_xml_first_keep(cs_netfile_xml_first_t *first, const xmlError *e);
+
+/* Whether the parse ran out of memory: its first error says so, the
+ * parser's errNo (ctx_errno) does, or cs_netfile_xml_oom.  Out of memory
+ * comes first in the readers' reports: what followed it (a value cut
+ * short, "not well-formed") is its consequence. */
+int cs_netfile_xml_first_oom(const cs_netfile_xml_first_t *first, int ctx_errno);
 
 #endif
