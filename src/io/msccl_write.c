@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "core/checked.h"
+#include "topo/xmlread.h"
 
 /* The ancestry matrices of a program larger than this are refused. */
 #define WRITE_MAX_ANC_BYTES ((int64_t)1 << 30)
@@ -771,19 +772,6 @@ static int place_steps(w_t *w)
 
 /* ---- output ---------------------------------------------------------------------------- */
 
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 /* The program's op order as a comment the reader (msccl.c, renumber)
  * gives the ops back their ids with: for each op in id order, the number
  * of its step in document order (nops included), "SxK" for K ops of one
@@ -821,7 +809,7 @@ static void write_xml(const w_t *w, const cs_msccl_write_opts_t *o, FILE *f)
 {
     const cs_coll_args_t *a = w->a;
     fputs("<algo name=\"", f);
-    put_escaped(f, w->name);
+    cs_netfile_xml_escaped(f, w->name);
     fprintf(f, "\" proto=\"%s\" nchannels=\"%d\" nchunksperloop=\"%lld\" ngpus=\"%d\" "
             "coll=\"%s\" inplace=\"%d\">\n", o->proto ? o->proto : "Simple",
             w->nchannels > 0 ? w->nchannels : 1, (long long)w->C, a->P,

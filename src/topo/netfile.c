@@ -444,19 +444,6 @@ static int read_graphml(const cs_source_t *file, double bw, double lat, cs_netde
 
 /* ---- GraphML writer ------------------------------------------------------------ */
 
-static void xml_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f); break;
-        }
-    }
-}
-
 int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
 {
     static const char *const keys[][4] = {
@@ -479,7 +466,7 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
     fputs("  <graph id=\"G\" edgedefault=\"undirected\">\n", f);
     if (cs_netdesc_shape(d)) {
         fputs("    <data key=\"routing\">", f);
-        xml_escaped(f, cs_netdesc_shape(d));
+        cs_netfile_xml_escaped(f, cs_netdesc_shape(d));
         fputs("</data>\n", f);
     }
     for (int32_t i = 0; i < cs_netdesc_nodes(d); i++) {
@@ -492,7 +479,7 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
                 (int)cs_netdesc_group(d, i), cs_netdesc_level(d, i));
         if (cs_netdesc_label(d, i)) {
             fputs("<data key=\"label\">", f);
-            xml_escaped(f, cs_netdesc_label(d, i));
+            cs_netfile_xml_escaped(f, cs_netdesc_label(d, i));
             fputs("</data>", f);
         }
         fputs("</node>\n", f);

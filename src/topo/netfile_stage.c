@@ -370,6 +370,19 @@ int cs_netfile_xml_oom(void)
     return e && e->code == XML_ERR_NO_MEMORY;
 }
 
+void cs_netfile_xml_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f); break;
+        }
+    }
+}
+
 int cs_netfile_xml_read(const cs_source_t *src, xmlDocPtr *out, cs_error_t *err)
 {
     cs_netfile_xml_quiet_t quiet;

@@ -10,10 +10,13 @@
  * platforms), or a libxml2 SAX push parser of the reader's own (the
  * GraphML scan, netfile_gmlscan.c; the MSCCL algorithms, io/msccl.c: no
  * tree, exact lines at any size) inside the quiet_begin/quiet_end pair
- * below.
+ * below.  The writers of XML (GraphML, io/msccl_write.c) escape their
+ * values with cs_netfile_xml_escaped, so that what they write reads back.
  */
 #ifndef CS_TOPO_XMLREAD_H
 #define CS_TOPO_XMLREAD_H
+
+#include <stdio.h>
 
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -75,5 +78,9 @@ void cs_netfile_xml_first_keep(cs_netfile_xml_first_t *first, const xmlError *e)
  * comes first in the readers' reports: what followed it (a value cut
  * short, "not well-formed") is its consequence. */
 int cs_netfile_xml_first_oom(const cs_netfile_xml_first_t *first, int ctx_errno);
+
+/* Writes s to f as XML text or an attribute's value in double quotes:
+ * &, <, > and " as their entities, every other byte as it is. */
+void cs_netfile_xml_escaped(FILE *f, const char *s);
 
 #endif
