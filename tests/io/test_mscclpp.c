@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../coll/harness.h"
+#include "algofile_check.h"
 #include "io/algofile.h"
 
 #if CS_HAVE_JANSSON
@@ -25,43 +26,19 @@
 /* tests/data/mscclpp/NAME under the source root. */
 static const char *data_path(const char *name)
 {
-    static char buf[4096];
-    const char *root = getenv("COLLSIM_SOURCE_ROOT");
-    snprintf(buf, sizeof buf, "%s/tests/data/mscclpp/%s", root ? root : ".", name);
-    return buf;
+    return algofile_data_path("mscclpp", name);
 }
 
 static cs_coll_algo_t *load(const char *path, cs_coll_kind_t kind)
 {
-    cs_coll_algo_t *a = NULL;
-    cs_error_t err = {0};
-    cs_source_t src = {path, NULL, 0};
-    int rc = cs_algofile_read("mscclpp", &src, kind, "mscclpp:test", &a, &err);
-    cr_assert_eq(rc, CS_OK, "%s: %s", path, err.msg);
-    return a;
+    return algofile_load("mscclpp", path, kind);
 }
 
 /* ---- the ring is the suite's ring --------------------------------------- */
 
 Test(mscclpp, ring_time_is_the_suite_ring)
 {
-    const char *spec = "alphabeta:topo=ring,p=4,alpha=1us,beta=1ns";
-    int64_t n = 1 << 20;
-    cs_coll_algo_t *a = load(data_path("ring_allreduce_4.json"), CS_COLL_ALLREDUCE);
-    for (int mode = 0; mode < 2; mode++) {
-        cs_net_mode_t nm = mode ? CS_NET_FLUID : CS_NET_PACKET;
-        h_run_t r = h_run_algo(spec, a, 4, n, 0, NULL, nm, 1, NULL);
-        cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
-        cs_tick_t suite = h_time(spec, "allreduce", "ring", 4, n, 0, NULL, nm);
-        /* 2(P-1) (alpha + beta n/P), ticks of 1 ps */
-        cs_tick_t formula = 6 * ((cs_tick_t)1000000 + (n / 4) * 1000);
-        cr_expect_eq(r.finish, suite, "mode %d: mscclpp %lld, suite %lld", mode,
-                     (long long)r.finish, (long long)suite);
-        cr_expect_eq(r.finish, formula, "mode %d: mscclpp %lld, formula %lld", mode,
-                     (long long)r.finish, (long long)formula);
-        h_done(&r);
-    }
-    cs_algofile_free(a);
+    algofile_ring_is_suite_ring("mscclpp", data_path("ring_allreduce_4.json"));
 }
 
 /* ---- validation on several machines ------------------------------------ */
@@ -72,14 +49,8 @@ static const char *const machines4[] = {
 
 static void validates_everywhere(const char *file, cs_coll_kind_t kind, int P, int64_t bytes)
 {
-    cs_coll_algo_t *a = load(data_path(file), kind);
-    for (size_t i = 0; i < sizeof machines4 / sizeof *machines4; i++) {
-        h_run_t r = h_run_algo(machines4[i], a, P, bytes, 0, NULL, CS_NET_PACKET, 1, NULL);
-        cr_expect_eq(r.rc, CS_OK, "%s on %s: %s", file, machines4[i], r.err.msg);
-        cr_expect_gt(r.finish, 0);
-        h_done(&r);
-    }
-    cs_algofile_free(a);
+    algofile_validates_on("mscclpp", data_path(file), file, kind, P, bytes, machines4,
+                          sizeof machines4 / sizeof *machines4);
 }
 
 Test(mscclpp, ring_allreduce_validates)
