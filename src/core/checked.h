@@ -105,4 +105,16 @@ static inline int64_t cs_tick_from_double(double x)
     return x <= 0 ? 0 : (int64_t)llround(x);
 }
 
+/* Greatest common divisor (0 when both are 0): the units' exact ratios
+ * and the MSCCL writer's chunk size share it. */
+static inline uint64_t cs_gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 #endif

@@ -41,6 +41,7 @@
  * On error nothing is written to *out.
  */
 #include "core/units.h"
+#include "core/checked.h"
 
 #include <errno.h>
 #include <math.h>
@@ -232,16 +233,6 @@ static const byte_unit_t byte_units[] = {
 #define BYTES_WHAT "a byte count such as 4096, 64KiB or 1.5MB"
 #define BYTE_SUFFIXES "B; K, KiB, M, MiB, G, GiB, T, TiB (powers of 1024); kB, MB, GB, TB (powers of 1000)"
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err)
 {
     if (!text)
@@ -314,7 +305,7 @@ int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err)
         pow10 *= 10;
     /* value = mant * mult / 10^decimals, exactly: cancel the common factor
      * first so that nothing overflows before the final range check. */
-    uint64_t g = gcd_u64(mult, pow10);
+    uint64_t g = cs_gcd_u64(mult, pow10);
     uint64_t num = mult / g, den = pow10 / g;
     if (mant % den != 0)
         return cs_error_set(err, CS_ERR_USAGE, "byte count \"%s\" is not a whole number of bytes",

@@ -500,16 +500,6 @@ static void make_streams(w_t *w)
 
 /* ---- chunks and buffers ------------------------------------------------------------- */
 
-static int64_t gcd64(int64_t x, int64_t y)
-{
-    while (y) {
-        int64_t t = x % y;
-        x = y;
-        y = t;
-    }
-    return x;
-}
-
 static int is_block(cs_coll_kind_t k)
 {
     return k == CS_COLL_ALLGATHER || k == CS_COLL_REDUCE_SCATTER || k == CS_COLL_GATHER ||
@@ -537,7 +527,7 @@ static int choose_chunks(w_t *w, int64_t forced)
                           "scratch space; a step reads or writes one buffer",
                           describe(w, i, d, sizeof d), (long long)x->off,
                           (long long)(x->off + x->len), (long long)N);
-        g = gcd64(g, gcd64(x->off, x->len));
+        g = (int64_t)cs_gcd_u64((uint64_t)g, cs_gcd_u64((uint64_t)x->off, (uint64_t)x->len));
     }
     w->N = N;
     if (forced > 0) {
