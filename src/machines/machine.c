@@ -111,12 +111,19 @@ int cs_machine_check_spec(const char *spec_text, cs_error_t *err)
     return rc;
 }
 
-int cs_machine_file_key(const cs_machine_type_t *type, const char *key)
+/* The entry of type's file_keys for key, or NULL. */
+static const cs_filekey_t *machine_file_key(const cs_machine_type_t *type, const char *key)
 {
     for (const cs_filekey_t *f = type->file_keys; f && f->key; f++)
         if (!strcmp(f->key, key))
-            return (int)f->mode;
-    return 0;
+            return f;
+    return NULL;
+}
+
+int cs_machine_file_key(const cs_machine_type_t *type, const char *key)
+{
+    const cs_filekey_t *f = machine_file_key(type, key);
+    return f ? (int)f->mode : 0;
 }
 
 /* What a spec whose files come from `files` may not do (machine.h,
@@ -127,7 +134,8 @@ static int machine_check_files(const cs_machine_type_t *type, const cs_spec_t *s
     int rc = CS_OK;
     for (int i = 0; i < spec->nkv && rc == CS_OK; i++) {
         const cs_spec_kv_t *kv = &spec->kv[i];
-        int mode = cs_machine_file_key(type, kv->key);
+        const cs_filekey_t *fk = machine_file_key(type, kv->key);
+        int mode = fk ? (int)fk->mode : 0;
         if (mode == CS_FILEKEY_WRITE)
             rc = cs_error_set(err, CS_ERR_USAGE, "key '%s' of %s writes a file (%s=FILE), "
                               "which a request cannot ask for", kv->key, type->name, kv->key);
@@ -137,9 +145,7 @@ static int machine_check_files(const cs_machine_type_t *type, const cs_spec_t *s
                               "its name here (%s=NAME); no path is opened", kv->key,
                               CS_FILES_NAME_MAX, kv->value, kv->key);
         if (rc && key)
-            for (const cs_filekey_t *f = type->file_keys; f->key; f++)
-                if (!strcmp(f->key, kv->key))
-                    *key = f->key;
+            *key = fk->key;
     }
     return rc;
 }
