@@ -18,6 +18,9 @@ CS_PACKAGES=(
     libxml2-dev
     # `collsim serve` reads request bodies with jansson (docs/api.md)
     libjansson-dev
+    # Chakra execution traces (docs/chakra.md): protobuf-c and its compiler
+    libprotobuf-c-dev
+    protobuf-c-compiler
     # the Python module's tests (tests/python) and examples/allreduce_sweep.py
     python3
     python3-numpy
