@@ -85,7 +85,27 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
                                  ch->ser_den == n->ch[0].ser_den);
         /* bytes per tick; an infinitely fast channel gets a huge capacity */
         ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
+        ch->srv = c;
     }
+    if (cs_topo_has_shared(topo))
+        for (int c = 0; c < n->nchans; c++) {
+            chan_state_t *ch = &n->ch[c];
+            ch->srv = cs_topo_channel_resource(topo, c);
+            /* a group has one capacity, its resource's: channels of another
+             * bandwidth in it would be silently given that one */
+            if (ch->ser_num != n->ch[ch->srv].ser_num || ch->ser_den != n->ch[ch->srv].ser_den) {
+                int srv = ch->srv;
+                long long a = ch->ser_num, b = ch->ser_den, sa = n->ch[srv].ser_num,
+                          sb = n->ch[srv].ser_den;
+                free(n->ch);
+                free(n->stats);
+                free(n);
+                return cs_error_set(err, CS_ERR_RANGE,
+                                    "channel %d shares its capacity with channel %d but has "
+                                    "another bandwidth (%lld/%lld against %lld/%lld ticks per "
+                                    "byte)", c, srv, a, b, sa, sb);
+            }
+        }
     n->send_busy = cs_calloc((size_t)n->nnodes, sizeof *n->send_busy);
     n->recv_busy = cs_calloc((size_t)n->nnodes, sizeof *n->recv_busy);
     n->src_wait_head = cs_malloc((size_t)n->nnodes * sizeof(uint32_t));

@@ -362,7 +362,7 @@ static void chans_add(cs_net_chan_t *n, uint32_t id)
     fl_msg_t *f = flm(n, id);
     f->in = 1;
     for (int32_t h = 0; h < m->nhops; h++) {
-        fl_chan_t *c = &n->fl->ch[m->hs[h].chan];
+        fl_chan_t *c = &n->fl->ch[m->hs[h].res];
         c->flows = cs_grow(c->flows, c->n, &c->cap, 16, sizeof *c->flows);
         f->pos[h] = (uint32_t)c->n;
         c->flows[c->n++] = hop_key(id, (uint32_t)h);
@@ -375,7 +375,7 @@ static void chans_remove(cs_net_chan_t *n, uint32_t id)
     fl_msg_t *f = &n->fl->m[id];
     f->in = 0;
     for (int32_t h = 0; h < m->nhops; h++) {
-        fl_chan_t *c = &n->fl->ch[m->hs[h].chan];
+        fl_chan_t *c = &n->fl->ch[m->hs[h].res];
         uint64_t last = c->flows[--c->n];
         uint32_t i = f->pos[h];
         c->flows[i] = last;
@@ -387,7 +387,7 @@ static void seed_chans(cs_fluid_t *fl, const msg_t *m)
 {
     for (int32_t h = 0; h < m->nhops; h++) {
         fl->seeds = cs_grow(fl->seeds, fl->nseeds, &fl->capseeds, 64, sizeof *fl->seeds);
-        fl->seeds[fl->nseeds++] = m->hs[h].chan;
+        fl->seeds[fl->nseeds++] = m->hs[h].res;
     }
 }
 
@@ -402,6 +402,10 @@ static void on_begin(void *ctx, const cs_event_t *ev)
         return;
     msg_t *m = &n->msgs[id];
     fl_msg_t *f;
+    /* the solver's constraint per hop: the channel's capacity, or the one
+     * it shares with others (a half-duplex link) */
+    for (int32_t h = 0; h < m->nhops; h++)
+        m->hs[h].res = n->ch[m->hs[h].chan].srv;
     m->remaining = (double)m->bytes;
     m->rate = 0;
     m->fresh = 1;
@@ -525,7 +529,7 @@ static void water_fill(cs_net_chan_t *n)
         fl->m[fl->set[i]].frozen = 0;
         fl->m[fl->set[i]].newrate = 0;
         for (int32_t h = 0; h < m->nhops; h++)
-            fl->adj[fl->ch[m->hs[h].chan].fill++] = fl->set[i];
+            fl->adj[fl->ch[m->hs[h].res].fill++] = fl->set[i];
     }
     fl->nlv = 0;
     if (!scan) {
@@ -586,7 +590,7 @@ static void water_fill(cs_net_chan_t *n)
             fl->m[id].newrate = level;
             unfrozen--;
             for (int32_t h = 0; h < m->nhops; h++) {
-                int32_t dc = m->hs[h].chan;
+                int32_t dc = m->hs[h].res;
                 fl_chan_t *d = &fl->ch[dc];
                 d->left -= level;
                 if (d->left < 0)
@@ -731,7 +735,7 @@ static void solve_full(cs_net_chan_t *n)
             continue;
         set_add(fl, id);
         for (int32_t h = 0; h < m->nhops; h++)
-            chan_touch(fl, m->hs[h].chan);
+            chan_touch(fl, m->hs[h].res);
     }
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
@@ -741,7 +745,7 @@ static void solve_full(cs_net_chan_t *n)
     for (int32_t i = 0; i < fl->nset; i++) {
         msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++)
-            fl->ch[m->hs[h].chan].nflows++;
+            fl->ch[m->hs[h].res].nflows++;
     }
     water_fill(n);
 }
@@ -803,7 +807,7 @@ static double take_changes(cs_net_chan_t *n, double bound)
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++) {
-            double share = n->ch[m->hs[h].chan].cap / fl->ch[m->hs[h].chan].n;
+            double share = n->ch[m->hs[h].res].cap / fl->ch[m->hs[h].res].n;
             if (share < bound)
                 bound = share;
         }
@@ -823,7 +827,7 @@ static void collect_set(cs_net_chan_t *n, double level)
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++)
-            chan_touch(fl, m->hs[h].chan);
+            chan_touch(fl, m->hs[h].res);
     }
     /* fl->chans grows while it is walked: a breadth-first search */
     for (int32_t k = 0; k < fl->nchans; k++) {
@@ -835,7 +839,7 @@ static void collect_set(cs_net_chan_t *n, double level)
                 continue;
             set_add(fl, id);
             for (int32_t h = 0; h < m->nhops; h++)
-                chan_touch(fl, m->hs[h].chan);
+                chan_touch(fl, m->hs[h].res);
         }
     }
 }

@@ -22,7 +22,10 @@ typedef struct hop_state {
     int32_t chan;
     uint8_t vc;
     uint8_t queued;   /* in the channel's wait queue */
-    uint32_t ready;   /* units whose head reached this hop's input and wait */
+    union {
+        uint32_t ready; /* packet: units whose head reached this hop's input and wait */
+        int32_t res;    /* fluid: the max-min constraint, the channel's srv */
+    };
     uint32_t sent;    /* units started on this hop */
     uint64_t next;    /* wait-queue link: (msg << 16 | hop) or NIL64 */
 } hop_state_t;
@@ -74,6 +77,11 @@ typedef struct chan_state {
     int32_t occ[CS_TOPO_VCS];  /* packet: downstream buffer use per vc */
     uint8_t busy, stalled;
     int32_t k_now;             /* messages currently wanting the channel */
+    /* the channel whose capacity this one shares (cs_topo_channel_resource;
+     * itself when it shares none): packet mode queues and serialises the
+     * group's units on that channel's wq and busy, fluid mode makes it one
+     * max-min constraint.  In the 4 bytes of padding before `wire`. */
+    int32_t srv;
     cs_tick_t wire;
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
     cs_tick_t stall_since;

@@ -53,42 +53,47 @@ static void wq_append(cs_net_chan_t *n, int chan, uint64_t key, hop_state_t *hs)
 
 /* arbitrate's work once the channel is idle and has waiters; out of line
  * so that the two thirds of the calls that find the channel busy or empty
- * pay no prologue. */
+ * pay no prologue.  `chan` is a serialiser (a channel's srv): its queue
+ * holds the waiting units of every channel that shares its capacity, each
+ * (message, hop) naming its own channel (hs->chan), whose buffers, wire,
+ * statistics and unit time apply; without sharing hs->chan is `chan`. */
 static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan, cs_tick_t now)
 {
-    chan_state_t *c = &n->ch[chan];
+    chan_state_t *s = &n->ch[chan], *c = s;
     uint64_t key, prev = NIL64;
     hop_state_t *hs = NULL;
     msg_t *m;
     /* the first waiter whose virtual channel has a free slot */
-    for (key = c->wq_head; key != NIL64; prev = key, key = hs->next) {
+    for (key = s->wq_head; key != NIL64; prev = key, key = hs->next) {
         const msg_t *wm = &n->msgs[key_msg(key)];
         hs = &wm->hs[key_hop(key)];
         /* the destination always sinks what reaches it (its receive port
          * is already taken), so only intermediate buffers limit */
         if (!n->p.buf_units || (int32_t)key_hop(key) + 1 == wm->nhops ||
-            c->occ[hs->vc] < n->p.buf_units)
+            n->ch[hs->chan].occ[hs->vc] < n->p.buf_units)
             break;
     }
     if (key == NIL64) {
-        if (!c->stalled) {
-            c->stalled = 1;
-            c->stall_since = now;
+        if (!s->stalled) {
+            s->stalled = 1;
+            s->stall_since = now;
         }
         return;
     }
-    if (c->stalled) {
-        cs_net_i_record_stall(n, chan, c->stall_since, now - c->stall_since);
-        c->stalled = 0;
+    if (s->stalled) {
+        cs_net_i_record_stall(n, chan, s->stall_since, now - s->stall_since);
+        s->stalled = 0;
     }
     /* unlink */
     if (prev == NIL64)
-        c->wq_head = hs->next;
+        s->wq_head = hs->next;
     else
         n->msgs[key_msg(prev)].hs[key_hop(prev)].next = hs->next;
-    if (c->wq_tail == key)
-        c->wq_tail = prev;
+    if (s->wq_tail == key)
+        s->wq_tail = prev;
     hs->queued = 0;
+    if (hs->chan != chan) /* a unit of a channel that shares chan's capacity */
+        c = &n->ch[hs->chan];
 
     uint32_t mid = key_msg(key), h = key_hop(key);
     m = &n->msgs[mid];
@@ -99,10 +104,10 @@ static void __attribute__((noinline)) arbitrate_idle(cs_net_chan_t *n, int chan,
     /* the served message rejoins the queue only when the channel frees, so
      * that messages arriving meanwhile go first: true round-robin */
     hs->queued = 2;
-    c->busy = 1;
+    s->busy = 1;
     if ((int32_t)h + 1 < m->nhops)
         c->occ[hs->vc]++;
-    cs_net_i_record(n, chan, now, ser, ser, size, 1);
+    cs_net_i_record(n, hs->chan, now, ser, ser, size, 1);
     /* the event carries the (message, hop) too, so that on_free can load
      * the message while it loads the channel instead of after */
     cs_sim_at(n->sim, cs_tick_add(now, ser), n->h_mode[H_FREE], (uint32_t)chan, key);
@@ -132,14 +137,16 @@ static inline void arbitrate(cs_net_chan_t *n, int chan, cs_tick_t now)
         arbitrate_idle(n, chan, now);
 }
 
-/* Units of message `id` become ready at hop h. */
+/* Units of message `id` become ready at hop h (they queue at the hop's
+ * serialiser, its channel's srv). */
 static void make_ready(cs_net_chan_t *n, uint32_t id, uint32_t h, uint32_t count, cs_tick_t now)
 {
     hop_state_t *hs = &n->msgs[id].hs[h];
+    int32_t srv = n->ch[hs->chan].srv;
     hs->ready += count;
     if (!hs->queued)
-        wq_append(n, hs->chan, hop_key(id, h), hs);
-    arbitrate(n, hs->chan, now);
+        wq_append(n, srv, hop_key(id, h), hs);
+    arbitrate(n, srv, now);
 }
 
 static uint32_t gate_units(const cs_net_chan_t *n, const msg_t *m)
@@ -192,10 +199,13 @@ static void on_head(void *ctx, const cs_event_t *ev)
 
 static void release_slot(cs_net_chan_t *n, int chan, uint8_t vc, cs_tick_t now)
 {
-    n->ch[chan].occ[vc]--;
-    arbitrate(n, chan, now);
+    chan_state_t *c = &n->ch[chan];
+    c->occ[vc]--;
+    arbitrate(n, c->srv, now);
 }
 
+/* Serialiser `chan` (a channel's srv) finished the unit of (message, hop)
+ * ev->b, which crossed the hop's own channel. */
 static void on_free(void *ctx, const cs_event_t *ev)
 {
     cs_net_chan_t *n = ctx;
@@ -210,7 +220,7 @@ static void on_free(void *ctx, const cs_event_t *ev)
     if (hs->ready)
         wq_append(n, chan, key, hs);
     if (hs->sent == m->npk)
-        cs_net_i_k_dec(n, chan);
+        cs_net_i_k_dec(n, hs->chan);
     /* the unit's tail has left the node before this hop: free its slot there */
     if (h > 0)
         release_slot(n, m->hs[h - 1].chan, m->hs[h - 1].vc, ev->time);

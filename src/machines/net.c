@@ -448,6 +448,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         n->ser_num[c + 1] = n->ser_num[c];
         n->ser_den[c + 1] = n->ser_den[c];
         n->wire_lat[c + 1] = n->wire_lat[c];
+        if (l->shared) /* half duplex: both directions one capacity */
+            cs_topo_share_channels(m->topo, c, c + 1);
     }
     if (cs_netdesc_shape(n->d)) {
         if ((rc = net_shape(n, err)))

@@ -139,8 +139,8 @@ static const char *name_of(const cs_netdesc_t *d, int32_t n, char *buf, size_t l
     return buf;
 }
 
-int cs_netdesc_add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat,
-                        int32_t mult, int32_t line, cs_error_t *err)
+static int add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat, int32_t mult,
+                    int32_t shared, int32_t line, cs_error_t *err)
 {
     char msg[CS_ERROR_MSG_MAX - 64], a[32], b[32];
     if (u < 0 || v < 0 || u >= d->nnodes || v >= d->nnodes) {
@@ -173,10 +173,13 @@ int cs_netdesc_add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double
     int64_t s = hash_slot(d, u, v);
     if (d->hash[s] >= 0) { /* parallel links: one channel of their summed bandwidth */
         cs_netlink_t *l = &d->links[d->hash[s]];
-        if (l->bw != bw || l->lat != lat) {
-            snprintf(msg, sizeof msg, "link %s-%s again, with another bandwidth or latency "
-                     "than %s%d (parallel links must be alike)", name_of(d, u, a, sizeof a),
-                     name_of(d, v, b, sizeof b), l->line ? "line " : "link ",
+        if (l->bw != bw || l->lat != lat || l->shared != shared) {
+            snprintf(msg, sizeof msg, "link %s-%s again, with another %s than %s%d (parallel "
+                     "links must be alike)", name_of(d, u, a, sizeof a),
+                     name_of(d, v, b, sizeof b),
+                     l->bw != bw || l->lat != lat ? "bandwidth or latency"
+                                                  : "sharing (half or full duplex)",
+                     l->line ? "line " : "link ",
                      l->line ? (int)l->line : (int)d->hash[s]);
             return link_error(d, line, err, msg);
         }
@@ -192,9 +195,27 @@ int cs_netdesc_add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double
         d->cap_links = d->cap_links ? 2 * d->cap_links : 64;
         d->links = cs_realloc(d->links, (size_t)d->cap_links * sizeof *d->links);
     }
-    d->links[d->nlinks] = (cs_netlink_t){u, v, bw, lat, mult, line};
+    d->links[d->nlinks] = (cs_netlink_t){u, v, bw, lat, mult, line, shared};
     d->hash[s] = d->nlinks++;
     return CS_OK;
+}
+
+int cs_netdesc_add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat,
+                        int32_t mult, int32_t line, cs_error_t *err)
+{
+    return add_link(d, u, v, bw, lat, mult, 0, line, err);
+}
+
+int cs_netdesc_add_shared_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat,
+                               int32_t mult, int32_t line, cs_error_t *err)
+{
+    return add_link(d, u, v, bw, lat, mult, 1, line, err);
+}
+
+void cs_netdesc_set_shared(cs_netdesc_t *d, int32_t link)
+{
+    CS_ASSERT(link >= 0 && link < d->nlinks);
+    d->links[link].shared = 1;
 }
 
 void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level)

@@ -30,6 +30,8 @@ typedef struct cs_netlink {
     double lat;     /* seconds */
     int32_t mult;   /* parallel links, >= 1 */
     int32_t line;   /* where it was read (0: generated) */
+    int32_t shared; /* 1: half duplex, one bandwidth for both directions together
+                     * (SimGrid's SHARED link; cs_topo_share_channels) */
 } cs_netlink_t;
 
 typedef struct cs_netdesc cs_netdesc_t; /* opaque */
@@ -64,6 +66,14 @@ int32_t cs_netdesc_add_node(cs_netdesc_t *d, cs_netnode_kind_t kind, const char 
  * error naming both lines. */
 int cs_netdesc_add_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat,
                         int32_t mult, int32_t line, cs_error_t *err);
+/* The same for a half-duplex link (cs_netlink_t.shared): bw is the total
+ * of both directions.  A parallel link must be half duplex too (an error
+ * naming both lines otherwise). */
+int cs_netdesc_add_shared_link(cs_netdesc_t *d, int32_t u, int32_t v, double bw, double lat,
+                               int32_t mult, int32_t line, cs_error_t *err);
+/* Makes link `link` (< cs_netdesc_nlinks) half duplex: for a generator's
+ * links that a file says are shared (SimGrid's SHARED clusters). */
+void cs_netdesc_set_shared(cs_netdesc_t *d, int32_t link);
 /* Sets a node's drawing level (0 = hosts, 1 = the switches above them, ...;
  * -1: none, the default). */
 void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level);

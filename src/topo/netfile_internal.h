@@ -49,6 +49,8 @@ void cs_netfile_stage_set_hints(cs_netfile_stage_t *st, int32_t id, int32_t grou
 /* A link between staged nodes (checked when built, by cs_netdesc_add_link). */
 void cs_netfile_stage_link(cs_netfile_stage_t *st, int32_t u, int32_t v, double bw, double lat,
                            int32_t mult, int32_t line);
+/* The link staged last is half duplex (cs_netlink_t.shared). */
+void cs_netfile_stage_share_last(cs_netfile_stage_t *st);
 
 /* Builds the description: nodes in staging order, except that with ranks
  * the host slots are filled in rank order (ranks must then be given to
@@ -213,10 +215,16 @@ int cs_netfile_sg_bandwidth(const cs_netfile_sg_t *s, xmlNodePtr n, const char *
                             const char *text, double *out);
 int cs_netfile_sg_latency(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
                           const char *text, double *out);
-/* SPLITDUPLEX, FULLDUPLEX and FATPIPE pass; SHARED (also as `dflt`, the
- * value when the attribute is absent) is refused. */
+/* A sharing_policy (`dflt` when the attribute is absent: SimGrid's default
+ * for the element): SPLITDUPLEX (or its old name FULLDUPLEX), SHARED or
+ * FATPIPE in *policy; anything else is refused naming the valid ones. */
+typedef enum cs_netfile_sg_policy {
+    CS_SG_SPLITDUPLEX = 0,
+    CS_SG_SHARED,
+    CS_SG_FATPIPE
+} cs_netfile_sg_policy_t;
 int cs_netfile_sg_sharing(const cs_netfile_sg_t *s, xmlNodePtr n, const char *key,
-                          const char *dflt);
+                          const char *dflt, cs_netfile_sg_policy_t *policy);
 /* A radical's host count, and with vals (room for the count) its numbers. */
 int cs_netfile_sg_radical(const cs_netfile_sg_t *s, xmlNodePtr n, const char *text,
                           int64_t *count, int64_t *vals);

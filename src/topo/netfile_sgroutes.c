@@ -27,6 +27,7 @@ typedef struct sg_link {
     double bw, lat;
     int32_t line;
     int used;
+    int shared; /* SimGrid's SHARED: half duplex */
 } sg_link_t;
 
 /* Points: the zone's hosts and routers (0..nelem-1, as staged), then two
@@ -153,12 +154,14 @@ static int sg_link_decl(const sg_t *s, sg_zone_t *z, xmlNodePtr c)
     const char *id = cs_netfile_sg_need(s, c, "id", &rc),
                *bw = cs_netfile_sg_need(s, c, "bandwidth", &rc);
     const char *lat = cs_netfile_sg_attr(c, "latency");
-    sg_link_t l = {0, 0, cs_netfile_sg_line(c), 0};
+    sg_link_t l = {0, 0, cs_netfile_sg_line(c), 0, 0};
+    cs_netfile_sg_policy_t pol;
     int32_t k;
     if (rc || (rc = cs_netfile_sg_bandwidth(s, c, "bandwidth", bw, &l.bw)) ||
         (lat && (rc = cs_netfile_sg_latency(s, c, "latency", lat, &l.lat))) ||
-        (rc = cs_netfile_sg_sharing(s, c, "sharing_policy", "SHARED")))
+        (rc = cs_netfile_sg_sharing(s, c, "sharing_policy", "SHARED", &pol)))
         return rc;
+    l.shared = pol == CS_SG_SHARED; /* FATPIPE: an ordinary link (netfile_simgrid.c) */
     return sg_add_link(s, z, c, id, l, &k);
 }
 
@@ -264,10 +267,13 @@ static int sg_zone_build(const sg_t *s, sg_zone_t *z, cs_netdesc_t **out)
     }
     for (int32_t k = 0; k < z->nlinks; k++) {
         const sg_link_t *l = &z->links[k];
-        if (l->used)
+        if (l->used) {
             cs_netfile_stage_link(z->st, z->named[pt_find(z, z->nelem + 2 * k)],
                                   z->named[pt_find(z, z->nelem + 2 * k + 1)], l->bw, l->lat, 1,
                                   l->line);
+            if (l->shared)
+                cs_netfile_stage_share_last(z->st);
+        }
     }
     return cs_netfile_stage_build(z->st, out, s->err);
 }
@@ -472,10 +478,10 @@ static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
     const char *id = cs_netfile_sg_need(s, c, "id", &rc),
                *rad = cs_netfile_sg_need(s, c, "radical", &rc),
                *b = cs_netfile_sg_need(s, c, "bw", &rc), *l = cs_netfile_sg_need(s, c, "lat", &rc);
-    const char *pol = cs_netfile_sg_attr(c, "sharing_policy");
+    cs_netfile_sg_policy_t pol;
     const char *pre = cs_netfile_sg_attr(c, "prefix"), *suf = cs_netfile_sg_attr(c, "suffix"),
                *rid = cs_netfile_sg_attr(c, "router_id");
-    sg_link_t lk = {0, 0, cs_netfile_sg_line(c), 1};
+    sg_link_t lk = {0, 0, cs_netfile_sg_line(c), 1, 0};
     int64_t count, *vals;
     int32_t zid, e0 = cs_netfile_stage_count(z->st), k0 = z->nlinks, e, k;
     char num[24], *name;
@@ -483,11 +489,11 @@ static int mz_cluster(const sg_t *s, sg_zone_t *z, xmlNodePtr c, int32_t parent)
         return rc;
     pre = pre ? pre : "";
     suf = suf ? suf : "";
-    if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
-        return cs_netfile_sg_fail(s, c,
-                                  "<cluster sharing_policy=%s> among zones: SimGrid then makes its "
-                                  "host links SHARED, which collsim cannot model; use SPLITDUPLEX",
-                                  pol);
+    if ((rc = cs_netfile_sg_sharing(s, c, "sharing_policy", "SPLITDUPLEX", &pol)))
+        return rc;
+    /* SimGrid 3.32 makes a cluster's host links SHARED unless SPLITDUPLEX
+     * (FATPIPE too, netfile_simgrid.c) */
+    lk.shared = pol != CS_SG_SPLITDUPLEX;
     if ((rc = cs_netfile_sg_radical(s, c, rad, &count, NULL)) ||
         (rc = cs_netfile_sg_bandwidth(s, c, "bw", b, &lk.bw)) ||
         (rc = cs_netfile_sg_latency(s, c, "lat", l, &lk.lat)) ||

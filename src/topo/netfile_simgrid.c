@@ -18,15 +18,21 @@
  * This file holds the XML helpers both share (netfile_internal.h), the
  * clusters and the platform.
  *
- * sharing_policy: SimGrid's SHARED link is one resource for both
- * directions, which collsim's full-duplex channels cannot express, so it
- * is refused (it is <link>'s default in SimGrid: files must say
- * SPLITDUPLEX or FATPIPE).  SPLITDUPLEX (and its old name FULLDUPLEX) is
- * one channel per direction, exactly collsim's link.  FATPIPE in SimGrid
- * means that the bandwidth limits each flow but is not shared among flows
- * (a backbone of unbounded capacity); it is mapped to an ordinary link of
- * that bandwidth: exact while at most one message crosses a direction at a
- * time, slower than SimGrid when several share it.
+ * sharing_policy (SimGrid 3.32's simgrid.dtd: SHARED is <link>'s default,
+ * SPLITDUPLEX <cluster>'s): SimGrid's SHARED link is one resource for both
+ * directions, a half-duplex link (cs_netdesc_add_shared_link: its two
+ * channels share one capacity in both engine modes).  SPLITDUPLEX (and its
+ * old name FULLDUPLEX) is one channel per direction, collsim's ordinary
+ * link.  A <cluster> whose policy is not SPLITDUPLEX gets SHARED links,
+ * FATPIPE too: SimGrid 3.32 creates them with create_link, whose policy is
+ * SHARED (src/surf/sg_platf.cpp, sg_platf_new_cluster: "link =
+ * zone->create_link(link_id, cluster->bw)"; the Torus, FatTree and
+ * Dragonfly zones' generate_link(s) alike; StandardLinkImpl.hpp:21, the
+ * default SHARED).  A FATPIPE <link> means that the bandwidth limits each
+ * flow but is not shared among flows (a backbone of unbounded capacity);
+ * it is mapped to an ordinary link of that bandwidth: exact while at most
+ * one message crosses a direction at a time, slower than SimGrid when
+ * several share it.
  */
 #include "topo/netfile_internal.h"
 
@@ -124,23 +130,22 @@ int cs_netfile_sg_latency(const sg_t *s, xmlNodePtr n, const char *key, const ch
     return CS_OK;
 }
 
-/* SPLITDUPLEX, FULLDUPLEX and FATPIPE map onto a full-duplex link (head
- * comment); SHARED, the default of `dflt`, cannot. */
-int cs_netfile_sg_sharing(const sg_t *s, xmlNodePtr n, const char *key, const char *dflt)
+int cs_netfile_sg_sharing(const sg_t *s, xmlNodePtr n, const char *key, const char *dflt,
+                          cs_netfile_sg_policy_t *policy)
 {
     const char *v = cs_netfile_sg_attr(n, key);
     if (!v)
         v = dflt;
-    if (!strcmp(v, "SPLITDUPLEX") || !strcmp(v, "FULLDUPLEX") || !strcmp(v, "FATPIPE"))
-        return CS_OK;
-    if (!strcmp(v, "SHARED"))
-        return cs_netfile_sg_fail(
-            s, n,
-            "<%s>: %s=SHARED%s (one bandwidth for both directions) cannot be "
-            "modelled by collsim's full-duplex links; use SPLITDUPLEX or FATPIPE",
-            (const char *)n->name, key, cs_netfile_sg_attr(n, key) ? "" : ", SimGrid's default,");
-    return cs_netfile_sg_fail(s, n, "<%s>: %s=\"%s\"; valid: SPLITDUPLEX, FATPIPE",
-                              (const char *)n->name, key, v);
+    if (!strcmp(v, "SPLITDUPLEX") || !strcmp(v, "FULLDUPLEX"))
+        *policy = CS_SG_SPLITDUPLEX;
+    else if (!strcmp(v, "SHARED"))
+        *policy = CS_SG_SHARED;
+    else if (!strcmp(v, "FATPIPE"))
+        *policy = CS_SG_FATPIPE;
+    else
+        return cs_netfile_sg_fail(s, n, "<%s>: %s=\"%s\"; valid: SHARED, SPLITDUPLEX, FATPIPE",
+                                  (const char *)n->name, key, v);
+    return CS_OK;
 }
 
 /* ---- clusters ---------------------------------------------------------------- */
@@ -308,18 +313,10 @@ static int sg_dragonfly(const sg_t *s, xmlNodePtr n, const char *par, int64_t ho
     static const char *const what[4] = {"groups", "chassis", "routers", "nodes"};
     char buf[256], *part[4], **labels;
     int v[4][2], cnt, rc;
-    const char *pol = cs_netfile_sg_attr(n, "sharing_policy"),
-               *rad = cs_netfile_sg_attr(n, "radical");
+    const char *rad = cs_netfile_sg_attr(n, "radical");
     const char *prefix = cs_netfile_sg_attr(n, "prefix"), *suffix = cs_netfile_sg_attr(n, "suffix"),
                *id = cs_netfile_sg_attr(n, "id");
     int64_t *vals, count;
-    if (pol && strcmp(pol, "SPLITDUPLEX") && strcmp(pol, "FULLDUPLEX"))
-        return cs_netfile_sg_fail(
-            s, n,
-            "<cluster topology=DRAGONFLY sharing_policy=%s>: SimGrid 3.32 then "
-            "makes every link of the dragonfly SHARED, which collsim cannot model; "
-            "use SPLITDUPLEX",
-            pol);
     if ((rc = sg_four_parts(s, n, par, "DRAGONFLY needs \"groups,links;chassis,links;"
                             "routers,links;nodes\" (e.g. \"3,4;4,3;5,1;2\")", buf, part)))
         return rc;
@@ -392,6 +389,7 @@ static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
     const char *topo, *par, *lim;
     int64_t hosts;
     double bw, lat;
+    cs_netfile_sg_policy_t pol;
     int rc =
         cs_netfile_sg_check(s, n,
                             "id prefix suffix radical speed core bw lat sharing_policy topology "
@@ -403,7 +401,7 @@ static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
     if (rc || (rc = sg_radical(s, n, rad, &hosts)) ||
         (rc = cs_netfile_sg_bandwidth(s, n, "bw", b, &bw)) ||
         (rc = cs_netfile_sg_latency(s, n, "lat", l, &lat)) ||
-        (rc = cs_netfile_sg_sharing(s, n, "sharing_policy", "SPLITDUPLEX")))
+        (rc = cs_netfile_sg_sharing(s, n, "sharing_policy", "SPLITDUPLEX", &pol)))
         return rc;
     /* SimGrid's limiter link caps a host's total traffic, both directions
      * together: a SHARED link again */
@@ -426,6 +424,13 @@ static int sg_cluster(const sg_t *s, xmlNodePtr n, cs_netdesc_t **out)
     else
         rc = cs_netfile_sg_fail(
             s, n, "<cluster>: topology=\"%s\"; valid: FLAT, TORUS, FAT_TREE, DRAGONFLY", topo);
+    /* not SPLITDUPLEX: SimGrid's cluster links are SHARED (head comment);
+     * a FLAT cluster's are its host links, the first `hosts` (its backbone
+     * already acts as one resource, cs_netgen_star) */
+    if (!rc && pol != CS_SG_SPLITDUPLEX)
+        for (int32_t k = 0, nl = cs_netdesc_nlinks(*out);
+             k < (!topo || !strcmp(topo, "FLAT") ? (int32_t)hosts : nl); k++)
+            cs_netdesc_set_shared(*out, k);
     if (!rc)
         rc = cs_netdesc_check(*out, s->err);
     if (rc) {

@@ -169,7 +169,13 @@ void cs_netfile_stage_link(cs_netfile_stage_t *st, int32_t u, int32_t v, double 
                            int32_t mult, int32_t line)
 {
     st->links = cs_grow(st->links, st->nlinks, &st->cap_links, 64, sizeof *st->links);
-    st->links[st->nlinks++] = (cs_netlink_t){u, v, bw, lat, mult, line};
+    st->links[st->nlinks++] = (cs_netlink_t){u, v, bw, lat, mult, line, 0};
+}
+
+void cs_netfile_stage_share_last(cs_netfile_stage_t *st)
+{
+    CS_ASSERT(st->nlinks > 0);
+    st->links[st->nlinks - 1].shared = 1;
 }
 
 /* order[k] = the staged node that becomes node k: staging order, with the
@@ -239,7 +245,8 @@ int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_
         }
         for (int32_t i = 0; i < st->nlinks && rc == CS_OK; i++) {
             const cs_netlink_t *l = &st->links[i];
-            rc = cs_netdesc_add_link(d, id[l->u], id[l->v], l->bw, l->lat, l->mult, l->line, err);
+            rc = (l->shared ? cs_netdesc_add_shared_link : cs_netdesc_add_link)(
+                d, id[l->u], id[l->v], l->bw, l->lat, l->mult, l->line, err);
         }
         if (rc == CS_OK)
             rc = cs_netdesc_check(d, err);

@@ -69,6 +69,13 @@ struct cs_topo {
     cs_topo_route_adaptive_fn route_adaptive; /* set instead of route_fn */
     void *route_ctx;
     int32_t **bfs_next;
+
+    /* Shared capacity (cs_topo_share_channels): a union-find forest over
+     * the first nshare channels, share[c] its parent, roots the lowest id of
+     * their group; NULL while no channel shares (channels past nshare are
+     * their own). */
+    int32_t *share;
+    int nshare;
 };
 
 /* ---- channels and the CSR ------------------------------------------------ */
@@ -443,7 +450,51 @@ void cs_topo_free(cs_topo_t *t)
     free(t->lv);
     free(t->off);
     free(t->adj);
+    free(t->share);
     free(t);
+}
+
+/* ---- shared capacity ------------------------------------------------------ */
+
+static int32_t share_root(const cs_topo_t *t, int32_t c)
+{
+    while (c < t->nshare && t->share[c] != c)
+        c = t->share[c];
+    return c;
+}
+
+void cs_topo_share_channels(cs_topo_t *t, int a, int b)
+{
+    int n = 2 * t->nlinks, ra, rb;
+    CS_ASSERT(a >= 0 && b >= 0 && a < n && b < n);
+    if (t->nshare < n) { /* channels added since: their own roots */
+        t->share = cs_realloc(t->share, (size_t)n * sizeof *t->share);
+        for (int c = t->nshare; c < n; c++)
+            t->share[c] = c;
+        t->nshare = n;
+    }
+    ra = share_root(t, a);
+    rb = share_root(t, b);
+    /* the lower id stays the root, so a group's resource does not depend on
+     * the order of the calls; both paths are pointed at it (compression) */
+    if (rb < ra) {
+        int x = ra;
+        ra = rb;
+        rb = x;
+    }
+    t->share[rb] = ra;
+    t->share[a] = ra;
+    t->share[b] = ra;
+}
+
+int cs_topo_channel_resource(const cs_topo_t *t, int c)
+{
+    return t->share ? share_root(t, c) : c;
+}
+
+int cs_topo_has_shared(const cs_topo_t *t)
+{
+    return t->share != NULL;
 }
 
 /* ---- queries ------------------------------------------------------------- */

@@ -116,6 +116,18 @@ void cs_topo_set_route_adaptive(cs_topo_t *t, cs_topo_route_adaptive_fn fn, void
 /* 1 when routes depend on load (an adaptive route function is set): an
  * engine then routes a message when it starts, with cs_topo_route_load. */
 int cs_topo_is_adaptive(const cs_topo_t *t);
+/* Channels a and b share one capacity from now on (a half-duplex link: a
+ * link's two directions, c and c ^ 1; any channels may share, and groups
+ * merge).  The group's resource is its lowest channel id; an engine gives
+ * the group that channel's capacity, so channels that share should have
+ * the same bandwidth (the channel engine refuses them otherwise).  Only
+ * channels that exist (a, b < cs_topo_channels) can share. */
+void cs_topo_share_channels(cs_topo_t *t, int a, int b);
+/* The resource of channel c: the lowest channel id of its group, c for a
+ * channel that shares with none.  O(depth of the group's forest). */
+int cs_topo_channel_resource(const cs_topo_t *t, int c);
+/* 1 if some channels share a capacity (an engine may skip the lookups). */
+int cs_topo_has_shared(const cs_topo_t *t);
 /* Sets the grid dimensions hint (for layouts and 2D algorithms). */
 void cs_topo_set_grid(cs_topo_t *t, int rows, int cols);
 

@@ -504,14 +504,69 @@ Test(netfile, simgrid_units_and_parallel_links)
     cs_netdesc_free(d);
 }
 
+/* sharing_policy (issue 31): a <link> is SHARED (half duplex) unless it says
+ * SPLITDUPLEX or FATPIPE, SimGrid 3.32's DTD default; a <cluster> is
+ * SPLITDUPLEX by default, and any other policy (FATPIPE too) makes its
+ * links SHARED, as SimGrid 3.32 builds clusters (netfile_simgrid.c). */
+Test(netfile, simgrid_sharing_policies)
+{
+    const char *path = tmpfile_with("shared.xml", SG_HEAD SG_ZONE SG_HOSTS
+        "<link id=\"d\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+        "<link id=\"s\" bandwidth=\"1GBps\" sharing_policy=\"SHARED\"/>\n"
+        "<link id=\"f\" bandwidth=\"1GBps\" sharing_policy=\"FATPIPE\"/>\n"
+        "<route src=\"a\" dst=\"b\"><link_ctn id=\"d\"/></route>\n"
+        "<route src=\"b\" dst=\"c\"><link_ctn id=\"s\"/></route>\n"
+        "<route src=\"a\" dst=\"c\"><link_ctn id=\"f\"/></route>\n" SG_END);
+    cs_netdesc_t *d = read_ok(path, CS_NETFILE_AUTO);
+    int seen = 0;
+    cr_assert_eq(cs_netdesc_nlinks(d), 3);
+    for (int32_t k = 0; k < 3; k++) {
+        const cs_netlink_t *l = cs_netdesc_link(d, k);
+        const char *u = cs_netdesc_label(d, l->u), *v = cs_netdesc_label(d, l->v);
+        int ac = (!strcmp(u, "a") && !strcmp(v, "c")) || (!strcmp(u, "c") && !strcmp(v, "a"));
+        cr_assert_eq(l->shared, ac ? 0 : 1, "link %s-%s", u, v);
+        seen += ac;
+    }
+    cr_assert_eq(seen, 1);
+    cs_netdesc_free(d);
+    static const struct {
+        const char *attrs;
+        int shared, flat;
+    } cl[] = {
+        {"", 0, 1},
+        {" sharing_policy=\"SHARED\"", 1, 1},
+        {" sharing_policy=\"FATPIPE\"", 1, 1},
+        {" bb_bw=\"2GBps\" sharing_policy=\"SHARED\"", 1, 1},
+        {" topology=\"TORUS\" topo_parameters=\"2,2\" sharing_policy=\"SHARED\"", 1, 0},
+        {" topology=\"FAT_TREE\" topo_parameters=\"2;2,2;1,2;1,1\" sharing_policy=\"FATPIPE\"",
+         1, 0},
+        {" topology=\"DRAGONFLY\" topo_parameters=\"2,1;1,1;2,1;1\" sharing_policy=\"SHARED\"",
+         1, 0},
+        {" topology=\"DRAGONFLY\" topo_parameters=\"2,1;1,1;2,1;1\"", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cl / sizeof *cl; i++) {
+        char text[600];
+        snprintf(text, sizeof text, SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" "
+                 "radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"%s/>\n</platform>\n",
+                 cl[i].attrs);
+        d = read_ok(tmpfile_with("cluster.xml", text), CS_NETFILE_AUTO);
+        for (int32_t k = 0; k < cs_netdesc_nlinks(d); k++) {
+            const cs_netlink_t *l = cs_netdesc_link(d, k);
+            /* a FLAT cluster's backbone joins two switches: one resource already */
+            int host_link = cs_netdesc_level(d, l->u) == 0 || cs_netdesc_level(d, l->v) == 0;
+            cr_assert_eq(l->shared, cl[i].shared && (!cl[i].flat || host_link),
+                         "%s: link %d", cl[i].attrs, (int)k);
+        }
+        cs_netdesc_free(d);
+    }
+}
+
 Test(netfile, simgrid_errors)
 {
-    FAILS("shared.xml", SG_HEAD SG_ZONE SG_HOSTS
-          "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n" SG_END, CS_ERR_PARSE,
-          "@:5: <link>: sharing_policy=SHARED, SimGrid's default,");
-    FAILS("shared2.xml", SG_HEAD SG_ZONE SG_HOSTS
-          "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SHARED\"/>\n" SG_END,
-          CS_ERR_PARSE, "@:5: <link>: sharing_policy=SHARED (one bandwidth");
+    /* SHARED and the default are read (test_sgshared.c); an unknown policy is not */
+    FAILS("policy.xml", SG_HEAD SG_ZONE SG_HOSTS
+          "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"HALF\"/>\n" SG_END,
+          CS_ERR_PARSE, "@:5: <link>: sharing_policy=\"HALF\"; valid: SHARED, SPLITDUPLEX, FATPIPE");
     FAILS("attr.xml", SG_HEAD SG_ZONE "<host id=\"a\" speed=\"1Gf\" coordinates=\"0 0\"/>\n"
           SG_END, CS_ERR_PARSE, "@:4: <host>: attribute coordinates is not read by collsim");
     FAILS("prop.xml", SG_HEAD SG_ZONE "<host id=\"a\" speed=\"1Gf\">\n<prop id=\"x\" "
@@ -564,9 +619,6 @@ Test(netfile, simgrid_errors)
           "radical=\"0-15\" speed=\"1Gf\" bw=\"1Gbps\" lat=\"1us\" topology=\"FAT_TREE\" "
           "topo_parameters=\"2;4,4;1;1,2\"/>\n</platform>\n", CS_ERR_PARSE,
           "@:3: <cluster topo_parameters>: \"1\" has 1 numbers, one per level (2)");
-    FAILS("csh.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
-          "speed=\"1Gf\" bw=\"1Gbps\" lat=\"1us\" sharing_policy=\"SHARED\"/>\n</platform>\n",
-          CS_ERR_PARSE, "@:3: <cluster>: sharing_policy=SHARED");
     FAILS("limiter.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
           "speed=\"1Gf\" bw=\"1Gbps\" lat=\"1us\" limiter_link=\"1Gbps\"/>\n</platform>\n",
           CS_ERR_PARSE, "@:3: <cluster>: limiter_link");
@@ -822,10 +874,6 @@ Test(netfile, simgrid_zone_errors)
           "topo_parameters=\"4,1;2,1;2,1;1\"/>\n</platform>\n", CS_ERR_PARSE,
           "@:3: <cluster topology=DRAGONFLY>: 4 groups need at least as many routers per "
           "chassis");
-    FAILS("df-fat.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
-          "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" "
-          "topo_parameters=\"2,1;1,1;2,1;1\" sharing_policy=\"FATPIPE\"/>\n</platform>\n",
-          CS_ERR_PARSE, "@:3: <cluster topology=DRAGONFLY sharing_policy=FATPIPE>");
     FAILS("df-par.xml", SG_HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" "
           "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" topology=\"DRAGONFLY\" "
           "topo_parameters=\"2;1,1;2,1;1\"/>\n</platform>\n", CS_ERR_PARSE,
