@@ -141,7 +141,7 @@ static int build(cs_tracecoll_t *tc, const cs_tracecoll_call_t *c, const cs_coll
                                 "%s/%s: a fixed calc time in machine ticks cannot be replayed "
                                 "from a trace", cs_coll_name(algo->kind), algo->name);
         }
-        if (op->kind != CS_OP_CALC && (op->tag == CS_ANY || op->tag > o->max_tag - o->tag_base)) {
+        if (op->kind != CS_OP_CALC && (op->tag == CS_ANY || op->tag > o->max_tag)) {
             cs_program_free(cp);
             return cs_error_set(err, CS_ERR_INTERNAL,
                                 "%s/%s: tag %d does not fit the collectives' tag space",

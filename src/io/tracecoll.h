@@ -32,7 +32,8 @@ typedef struct cs_tracecoll_opts {
     cs_spec_t *const *algo_opts;
     int64_t unit;      /* the machine's packet size (>= 1; 0 taken as 1) */
     int32_t tag_base;  /* added to every tag of the call's ops */
-    int32_t max_tag;   /* a call's tag above max_tag - tag_base is refused */
+    int32_t max_tag;   /* an algorithm tag above max_tag is refused (tag_base + max_tag
+                          must fit an int) */
 } cs_tracecoll_opts_t;
 
 /* One call as every member of the group made it. */
