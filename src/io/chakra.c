@@ -333,9 +333,10 @@ static int add_group(creader_t *r, const char *where, const char *name, const in
     qsort(m, (size_t)n, sizeof *m, cmp_i32);
     for (int i = 1; i < n; i++)
         if (m[i] == m[i - 1]) {
+            int twice = m[i];
             free(m);
             return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' lists rank %d "
-                                "twice", where, name, m[i]);
+                                "twice", where, name, twice);
         }
     cgroup_t *old = find_group(r, name);
     if (old) {
