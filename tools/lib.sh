@@ -18,6 +18,8 @@ CS_PACKAGES=(
     libxml2-dev
     # `collsim serve` reads request bodies with jansson (docs/api.md)
     libjansson-dev
+    # ASTRA-sim's analytical network files (net:file=X.yml, docs/networks.md)
+    libyaml-dev
     # the Python module's tests (tests/python) and examples/allreduce_sweep.py
     python3
     python3-numpy
