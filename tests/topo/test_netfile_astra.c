@@ -136,7 +136,7 @@ Test(astra, fully_connected)
     for (int a = 0; a < 5; a++)
         for (int b = a + 1; b < 5; b++) {
             assert_link(d, a, b, 25, 100.5);
-            char want[16];
+            char want[32];
             snprintf(want, sizeof want, "%d %d", a, b);
             cr_expect_str_eq(route(d, a, b), want);
         }
