@@ -21,6 +21,8 @@ CS_PACKAGES=(
     # Chakra execution traces (docs/chakra.md): protobuf-c and its compiler
     libprotobuf-c-dev
     protobuf-c-compiler
+    # ASTRA-sim's analytical network files (net:file=X.yml, docs/networks.md)
+    libyaml-dev
     # the Python module's tests (tests/python) and examples/allreduce_sweep.py
     python3
     python3-numpy

@@ -546,9 +546,9 @@ static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t
 const cs_machine_type_t cs_machine_net = {
     .name = "net",
     .summary = "your own network: hosts and switches from a file (edge list, GraphML, SimGrid "
-               "XML) or a generator (fat-tree, dragonfly, torus, HyperX, ...)",
+               "XML, ASTRA-sim .yml) or a generator (fat-tree, dragonfly, torus, HyperX, ...)",
     .usage = "net:gen=fattree|dragonfly|torus|mesh|hyperx|twotier|star[,GENERATOR KEYS] or "
-             "net:file=PATH[,format=auto|edgelist|graphml|simgrid]; [,routing=R][,bw=100Gbps]"
+             "net:file=PATH[,format=auto|edgelist|graphml|simgrid|astra]; [,routing=R][,bw=100Gbps]"
              "[,lat=0][,alpha=1us][,hop=0][,ports=1][,packet=4KiB][,buf=8][,tick=1ps]"
              "[,reduce=0]",
     .keys = keys,

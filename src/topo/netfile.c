@@ -501,15 +501,15 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
 
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err)
 {
-    static const char *const names[] = {"auto", "edgelist", "graphml", "simgrid"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const names[] = {"auto", "edgelist", "graphml", "simgrid", "astra"};
+    for (int i = 0; i < 5; i++) {
         if (name && !strcmp(name, names[i])) {
             *out = (cs_netfile_format_t)i;
             return CS_OK;
         }
     }
     return cs_error_set(err, CS_ERR_USAGE, "unknown network file format \"%s\"; valid: auto, "
-                        "edgelist, graphml, simgrid", name ? name : "");
+                        "edgelist, graphml, simgrid, astra", name ? name : "");
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -526,10 +526,12 @@ int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double d
     if (format == CS_NETFILE_AUTO)
         format = ends_with(path, ".graphml") ? CS_NETFILE_GRAPHML
                  : ends_with(path, ".xml")   ? CS_NETFILE_SIMGRID
+                 : ends_with(path, ".yml") || ends_with(path, ".yaml") ? CS_NETFILE_ASTRA
                                              : CS_NETFILE_EDGELIST;
     switch (format) {
     case CS_NETFILE_GRAPHML: return read_graphml(src, dflt_bw, dflt_lat, out, err);
     case CS_NETFILE_SIMGRID: return cs_netfile_read_simgrid(src, dflt_bw, dflt_lat, out, err);
+    case CS_NETFILE_ASTRA: return cs_netfile_read_astra(src, out, err);
     default: return read_edgelist(src, dflt_bw, dflt_lat, out, err);
     }
 }

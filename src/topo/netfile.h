@@ -16,7 +16,11 @@
  *             its topo_parameters, bw, lat, sharing_policy; <zone>s of
  *             hosts, routers and links with explicit <route>s.  Every
  *             attribute read is documented; others are refused, naming
- *             file:line.
+ *             file:line;
+ *   astra     ASTRA-sim's analytical network .yml (libyaml): per dimension
+ *             topology Ring | FullyConnected | Switch, npus_count,
+ *             bandwidth in GB/s (2^30 bytes/s), latency in ns; the file's
+ *             bandwidth and latency, never the defaults.
  * Errors name the file and line (or the GraphML element) and exit 2 at the
  * command line: malformed input, an unknown attribute, a bandwidth that is
  * not positive, a self-loop, a host that reaches no other, a rank given
@@ -31,11 +35,12 @@
 #include "topo/netdesc.h"
 
 typedef enum cs_netfile_format {
-    CS_NETFILE_AUTO = 0, /* from the extension: .graphml, .xml (SimGrid), else edge list */
-    CS_NETFILE_EDGELIST, CS_NETFILE_GRAPHML, CS_NETFILE_SIMGRID
+    CS_NETFILE_AUTO = 0, /* from the extension: .graphml, .xml (SimGrid), .yml, else edge list */
+    CS_NETFILE_EDGELIST, CS_NETFILE_GRAPHML, CS_NETFILE_SIMGRID,
+    CS_NETFILE_ASTRA /* ASTRA-sim's analytical .yml (.yml, .yaml) */
 } cs_netfile_format_t;
 
-/* "auto", "edgelist", "graphml", "simgrid"; CS_ERR_USAGE otherwise. */
+/* "auto", "edgelist", "graphml", "simgrid", "astra"; CS_ERR_USAGE otherwise. */
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err);
 
 /* Reads src (a path, or a request's inline file: core/source.h), named

@@ -233,6 +233,13 @@ int cs_netfile_sg_radical(const cs_netfile_sg_t *s, xmlNodePtr n, const char *te
 int cs_netfile_sg_zone(const cs_netfile_sg_t *s, xmlNodePtr zone, int full, cs_netdesc_t **out);
 int cs_netfile_sg_zones(const cs_netfile_sg_t *s, xmlNodePtr zone, cs_netdesc_t **out);
 
+/* ASTRA-sim's analytical network .yml (netfile_astra.c): CS_ERR_PARSE
+ * "PATH:LINE: ..." naming the key for malformed YAML, an unknown key or
+ * topology, lists of different lengths, a number out of range;
+ * CS_ERR_RANGE past CS_NETGEN_MAX_NODES NPUs (checked before anything is
+ * built); CS_ERR_USAGE when the build lacks libyaml. */
+int cs_netfile_read_astra(const cs_source_t *src, cs_netdesc_t **out, cs_error_t *err);
+
 /* SimGrid platform XML (netfile_simgrid.c). */
 int cs_netfile_read_simgrid(const cs_source_t *src, double dflt_bw, double dflt_lat,
                             cs_netdesc_t **out, cs_error_t *err);

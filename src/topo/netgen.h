@@ -111,6 +111,23 @@ int cs_netgen_star(cs_netdesc_t *d, int hosts, double bw, double lat, double bac
 int cs_netgen_multidim(cs_netdesc_t *d, const char *dims, double bw, double lat,
                        const char *routing, cs_error_t *err);
 
+/* The same from a table instead of text (the ASTRA-sim network file,
+ * netfile_astra.c): n dimensions (1..CS_NETGEN_MAX_DIMS), dimension 0
+ * innermost, each its kind, size (1..CS_NETGEN_MAX_NODES), bw (bytes/s)
+ * and lat (s).  Host id = c0 + s0 * (c1 + s1 * (c2 + ...)); switches after
+ * the hosts.  CS_ERR_RANGE beyond CS_NETGEN_MAX_NODES nodes, before
+ * anything is added. */
+typedef enum cs_netgen_dim_kind {
+    CS_NETGEN_DIM_RING, CS_NETGEN_DIM_FULL, CS_NETGEN_DIM_SWITCH
+} cs_netgen_dim_kind_t;
+typedef struct cs_netgen_dim {
+    cs_netgen_dim_kind_t kind;
+    int size;
+    double bw, lat;
+} cs_netgen_dim_t;
+int cs_netgen_multidim_dims(cs_netdesc_t *d, int n, const cs_netgen_dim_t *dims,
+                            const char *routing, cs_error_t *err);
+
 /* ---- by name, from spec keys ------------------------------------------- */
 
 typedef struct cs_netgen_type {

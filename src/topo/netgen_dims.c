@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DIM_RING, DIM_FULL, DIM_SWITCH };
+enum { DIM_RING = CS_NETGEN_DIM_RING, DIM_FULL = CS_NETGEN_DIM_FULL,
+       DIM_SWITCH = CS_NETGEN_DIM_SWITCH };
 static const char *const dim_kinds[] = {"ring", "full", "switch", NULL};
 
 typedef struct dims {
@@ -139,23 +140,35 @@ static int parse_dims(const char *text, double bw, double lat, dims_t *g, double
     return CS_OK;
 }
 
-int cs_netgen_multidim(cs_netdesc_t *d, const char *dims_text, double bw, double lat,
-                       const char *routing, cs_error_t *err)
+int cs_netgen_multidim_dims(cs_netdesc_t *d, int n, const cs_netgen_dim_t *dims,
+                            const char *routing, cs_error_t *err)
 {
     static const char *const routings[] = {"dor", "shortest", NULL};
-    double dbw[CS_NETGEN_MAX_DIMS], dlat[CS_NETGEN_MAX_DIMS];
-    int ri, rc;
+    int ri, rc, size[CS_NETGEN_MAX_DIMS];
     dims_t g, *ctx;
     int64_t hosts, switches = 0;
-    if ((rc = cs_netgen_routing("multidim", routing, routings, &ri, err)) ||
-        (rc = parse_dims(dims_text, bw, lat, &g, dbw, dlat, err)) ||
-        (rc = cs_netgen_product(g.size, g.n, "dims", &hosts, err)))
+    if ((rc = cs_netgen_routing("multidim", routing, routings, &ri, err)))
+        return rc;
+    if (n < 1 || n > CS_NETGEN_MAX_DIMS)
+        return cs_error_set(err, CS_ERR_RANGE, "dims: %d dimensions, expected 1..%d", n,
+                            CS_NETGEN_MAX_DIMS);
+    memset(&g, 0, sizeof g);
+    g.n = n;
+    for (int k = 0; k < n; k++) {
+        if (dims[k].size < 1 || dims[k].size > CS_NETGEN_MAX_NODES)
+            return cs_error_set(err, CS_ERR_RANGE, "dims: size %d of dimension %d is not in "
+                                "1..%d", dims[k].size, k, CS_NETGEN_MAX_NODES);
+        g.size[k] = size[k] = dims[k].size;
+        g.kind[k] = (int)dims[k].kind;
+    }
+    if ((rc = cs_netgen_product(size, n, "dims", &hosts, err)))
         return rc;
     for (int k = 0; k < g.n; k++)
         if (g.kind[k] == DIM_SWITCH && g.size[k] > 1)
             switches += hosts / g.size[k];
     if (hosts + switches > CS_NETGEN_MAX_NODES)
-        return cs_error_set(err, CS_ERR_RANGE, "dims=%s: more than %d nodes", dims_text,
+        return cs_error_set(err, CS_ERR_RANGE, "dims: %lld hosts and %lld switches, more than "
+                            "%d nodes", (long long)hosts, (long long)switches,
                             CS_NETGEN_MAX_NODES);
     g.hosts = hosts;
     for (int k = 0, st = 1; k < g.n; st *= g.size[k], k++)
@@ -172,22 +185,23 @@ int cs_netgen_multidim(cs_netdesc_t *d, const char *dims_text, double bw, double
     }
     for (int k = 0; k < g.n; k++) {
         int s = g.size[k];
+        double bw = dims[k].bw, lat = dims[k].lat;
         if (s == 1)
             continue;
         for (int64_t x = 0; x < hosts && rc == CS_OK; x++) {
             int c = (int)(x / g.stride[k] % s);
             int64_t base = x - c * g.stride[k];
             if (g.kind[k] == DIM_SWITCH)
-                rc = cs_netdesc_add_link(d, line_switch(&g, k, x), (int32_t)x, dbw[k], dlat[k],
-                                         1, 0, err);
+                rc = cs_netdesc_add_link(d, line_switch(&g, k, x), (int32_t)x, bw, lat, 1, 0,
+                                         err);
             else if (g.kind[k] == DIM_FULL)
                 for (int t = c + 1; t < s && rc == CS_OK; t++)
                     rc = cs_netdesc_add_link(d, (int32_t)x, (int32_t)(base + t * g.stride[k]),
-                                             dbw[k], dlat[k], 1, 0, err);
+                                             bw, lat, 1, 0, err);
             else if (c + 1 < s || s > 2) /* ring: c -> c+1, and s-1 -> 0 once */
                 rc = cs_netdesc_add_link(d, (int32_t)x,
-                                         (int32_t)(base + (c + 1) % s * g.stride[k]), dbw[k],
-                                         dlat[k], 1, 0, err);
+                                         (int32_t)(base + (c + 1) % s * g.stride[k]), bw, lat,
+                                         1, 0, err);
         }
     }
     if (rc)
@@ -199,6 +213,31 @@ int cs_netgen_multidim(cs_netdesc_t *d, const char *dims_text, double bw, double
     }
     cs_netdesc_set_dims(d, g.n, g.size);
     return CS_OK;
+}
+
+int cs_netgen_multidim(cs_netdesc_t *d, const char *dims_text, double bw, double lat,
+                       const char *routing, cs_error_t *err)
+{
+    static const char *const routings[] = {"dor", "shortest", NULL};
+    double dbw[CS_NETGEN_MAX_DIMS], dlat[CS_NETGEN_MAX_DIMS];
+    cs_netgen_dim_t dims[CS_NETGEN_MAX_DIMS];
+    int ri, rc;
+    dims_t g;
+    int64_t hosts, switches = 0;
+    /* the text's own checks first, with its messages (dims=TEXT: ...) */
+    if ((rc = cs_netgen_routing("multidim", routing, routings, &ri, err)) ||
+        (rc = parse_dims(dims_text, bw, lat, &g, dbw, dlat, err)) ||
+        (rc = cs_netgen_product(g.size, g.n, "dims", &hosts, err)))
+        return rc;
+    for (int k = 0; k < g.n; k++)
+        if (g.kind[k] == DIM_SWITCH && g.size[k] > 1)
+            switches += hosts / g.size[k];
+    if (hosts + switches > CS_NETGEN_MAX_NODES)
+        return cs_error_set(err, CS_ERR_RANGE, "dims=%s: more than %d nodes", dims_text,
+                            CS_NETGEN_MAX_NODES);
+    for (int k = 0; k < g.n; k++)
+        dims[k] = (cs_netgen_dim_t){(cs_netgen_dim_kind_t)g.kind[k], g.size[k], dbw[k], dlat[k]};
+    return cs_netgen_multidim_dims(d, g.n, dims, routing, err);
 }
 
 static int build_multidim(cs_spec_t *spec, double bw, double lat, const char *routing,
