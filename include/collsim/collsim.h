@@ -136,8 +136,10 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  *              a collective of the suite (opt is repeatable: KEY=VALUE)
  *   program    a GOAL file to run instead of a collective
  *   trace      a trace to replay instead (GOAL or SimGrid TI; `collsim replay`)
- *   format map algo-for flops
- *              how the trace is read and placed (algo-for is repeatable)
+ *   format map algo-for flops skip-unknown comm-group
+ *              how the trace is read and placed (algo-for is repeatable;
+ *              format goal, ti, chakra or auto; skip-unknown 1/0 and
+ *              comm-group FILE for Chakra traces, docs/chakra.md)
  *   mode       packet or fluid          queue   an event queue kind
  *   force      no work limit (docs/limits.md); value ignored
  *   record     "timeline": keep every message for collsim_result_timeline;

@@ -92,7 +92,7 @@ def _str(v):
 # The keys whose value is a flag: True / False set and clear them.  Every
 # other key takes a number or a text, where a bool is a mistake: bytes=True
 # would run 1 byte, ranks=False 0 ranks.
-_FLAGS = ("validate", "windowed", "force")
+_FLAGS = ("validate", "windowed", "force", "skip_unknown")
 
 
 def _no_bool(name, v, hint=None):
@@ -142,7 +142,8 @@ def _take_string(ptr):
 class Request:
     """A request: the keys of `collsim run` / `collsim replay` (coll, algo,
     bytes, root, ranks, order, opt, validate, windowed, program, trace,
-    format, map, algo_for, flops, mode, queue, force, record; an
+    format, map, algo_for, flops, skip_unknown, comm_group, mode, queue,
+    force, record; an
     underscore stands for the option's dash).  Built once, it can be run
     many times (Machine.run(request)): the cheapest way to make many runs.
     cancel() stops its run in progress (from another thread): the run
@@ -150,7 +151,7 @@ class Request:
 
     opt is a dict {KEY: VALUE}, a list of "KEY=VALUE" texts, or one text;
     algo_for likewise ("COLL=ALGO").  True / False set and clear a flag
-    (validate, windowed, force); None leaves a key out.  A bad key or value
+    (validate, windowed, force, skip_unknown); None leaves a key out.  A bad key or value
     raises Error with the command line's message."""
 
     __slots__ = ("_h", "_flag", "__weakref__")
@@ -485,7 +486,8 @@ def run(machine=None, coll=None, algo=None, bytes=None, mode=None, validate=None
         timeout=None, **keys):
     """Runs one request and returns its Result: a collective of the suite
     (coll, algo, bytes; root, ranks, order, opt), a GOAL program (program=)
-    or a trace to replay (trace=; format, map, algo_for, flops), in packet
+    or a trace to replay (trace=; format, map, algo_for, flops, skip_unknown,
+    comm_group; format="chakra" reads a Chakra trace's PREFIX), in packet
     or fluid mode (mode=), checked (validate=True), with record="timeline"
     or "window:T0:T1" for the figures, force=True past the work limit.
 

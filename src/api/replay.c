@@ -20,21 +20,20 @@
 #include "core/shuffle.h"
 #include "core/units.h"
 #include "io/algofile.h"
-#include "io/goal.h"
 
 /* ---- options ------------------------------------------------------------------ */
 
 void cs_replay_init(cs_replay_t *a)
 {
     memset(a, 0, sizeof *a);
-    a->format = CS_REPLAY_AUTO;
     a->flops = 1e9;
 }
 
 int cs_replay_is_key(const char *key)
 {
     return !strcmp(key, "trace") || !strcmp(key, "format") || !strcmp(key, "map") ||
-           !strcmp(key, "algo-for") || !strcmp(key, "flops");
+           !strcmp(key, "algo-for") || !strcmp(key, "flops") || !strcmp(key, "skip-unknown") ||
+           !strcmp(key, "comm-group");
 }
 
 /* "2.5G" -> 2.5e9 */
@@ -102,15 +101,24 @@ int cs_replay_set(cs_replay_t *a, const char *key, const char *value, cs_error_t
     if (!strcmp(key, "trace")) {
         a->trace = value;
     } else if (!strcmp(key, "format")) {
-        if (!strcmp(value, "goal"))
-            a->format = CS_REPLAY_GOAL;
-        else if (!strcmp(value, "ti"))
-            a->format = CS_REPLAY_TI;
-        else if (!strcmp(value, "auto"))
-            a->format = CS_REPLAY_AUTO;
+        const cs_trace_format_t *f = cs_trace_format_find(value);
+        if (!f && strcmp(value, "auto")) {
+            char names[128];
+            cs_trace_format_names(names, sizeof names);
+            return cs_error_set(err, CS_ERR_USAGE, "--format '%s': expected %s or auto", value,
+                                names);
+        }
+        a->format = f;
+    } else if (!strcmp(key, "skip-unknown")) {
+        if (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes"))
+            a->skip_unknown = 1;
+        else if (!strcmp(value, "0") || !strcmp(value, "false") || !strcmp(value, "no"))
+            a->skip_unknown = 0;
         else
-            return cs_error_set(err, CS_ERR_USAGE, "--format '%s': expected goal, ti or auto",
+            return cs_error_set(err, CS_ERR_USAGE, "--skip-unknown '%s': expected 1 or 0",
                                 value);
+    } else if (!strcmp(key, "comm-group")) {
+        a->comm_group = value;
     } else if (!strcmp(key, "map")) {
         a->map = value;
     } else if (!strcmp(key, "algo-for")) {
@@ -122,7 +130,7 @@ int cs_replay_set(cs_replay_t *a, const char *key, const char *value, cs_error_t
         a->flops_text = value;
     } else {
         return cs_error_set(err, CS_ERR_USAGE, "unknown replay option '%s'; valid: trace, "
-                            "format, map, algo-for, flops", key);
+                            "format, map, algo-for, flops, skip-unknown, comm-group", key);
     }
     return CS_OK;
 }
@@ -132,12 +140,16 @@ int cs_replay_check_unused(const cs_replay_t *a, cs_error_t *err)
     const char *what = NULL;
     if (a->trace)
         return CS_OK;
-    if (a->format != CS_REPLAY_AUTO)
+    if (a->format)
         what = "format";
     else if (a->map)
         what = "map";
     else if (a->flops_text)
         what = "flops";
+    else if (a->skip_unknown)
+        what = "skip-unknown";
+    else if (a->comm_group)
+        what = "comm-group";
     for (int k = 0; !what && k < CS_COLL_NKINDS; k++)
         if (a->algo[k] || a->algo_file[k])
             what = "algo-for";
@@ -236,7 +248,7 @@ int cs_replay_read_map(const char *path, const cs_machine_t *m, int P, int32_t *
     return rc;
 }
 
-/* What the TI reader's callback needs to place the ranks. */
+/* What a reader's callback needs to place the ranks. */
 typedef struct replay_ctx {
     const cs_replay_t *a;
     const cs_machine_t *m;
@@ -283,8 +295,8 @@ static int replay_place(const replay_ctx_t *x, int P, cs_error_t *err)
     return CS_OK;
 }
 
-/* The TI reader asks for the hints once it knows P. */
-static int replay_ti_prepare(void *ctx, int P, const cs_coll_hints_t **hints, cs_error_t *err)
+/* A reader asks for the hints once it knows P. */
+static int replay_prepare(void *ctx, int P, const cs_coll_hints_t **hints, cs_error_t *err)
 {
     replay_ctx_t *x = ctx;
     int rc = replay_place(x, P, err);
@@ -298,29 +310,32 @@ int cs_replay_load(const cs_replay_t *a, const cs_machine_t *m, cs_replay_run_t 
                    cs_error_t *err)
 {
     replay_ctx_t x = {a, m, run};
-    int rc, is_ti = a->format == CS_REPLAY_TI;
+    int rc;
+    const cs_trace_format_t *fmt = a->format;
     memset(run, 0, sizeof *run);
-    if (a->format == CS_REPLAY_AUTO && (rc = cs_ti_sniff(a->trace, &is_ti, err)))
+    if (!fmt && (rc = cs_trace_format_sniff(a->trace, &fmt, err)))
         return rc;
-    run->is_ti = is_ti;
-    if (!is_ti) {
-        for (int k = 0; k < CS_COLL_NKINDS; k++)
-            if (a->algo[k] || a->algo_file[k])
-                return cs_error_set(err, CS_ERR_USAGE, "--algo-for %s: %s is a GOAL schedule, "
-                                    "which names its own ops; --algo-for applies to TI traces",
-                                    a->algo_arg[k], a->trace);
-        if ((rc = cs_goal_read_file(a->trace, &run->p, err)))
-            return rc;
-        return replay_place(&x, cs_program_nranks(run->p), err);
-    }
-    cs_ti_opts_t o;
-    cs_ti_opts_default(&o);
+    run->fmt = fmt;
+    for (int k = 0; k < CS_COLL_NKINDS && !fmt->expands_collectives; k++)
+        if (a->algo[k] || a->algo_file[k])
+            return cs_error_set(err, CS_ERR_USAGE, "--algo-for %s: %s is a GOAL schedule, "
+                                "which names its own ops; --algo-for applies to TI and Chakra "
+                                "traces", a->algo_arg[k], a->trace);
+    if (strcmp(fmt->name, "chakra") && (a->skip_unknown || a->comm_group))
+        return cs_error_set(err, CS_ERR_USAGE, "--%s: %s is read as %s; --skip-unknown and "
+                            "--comm-group apply to Chakra traces",
+                            a->skip_unknown ? "skip-unknown" : "comm-group", a->trace,
+                            fmt->name);
+    cs_trace_opts_t o;
+    memset(&o, 0, sizeof o);
     o.flops_per_second = a->flops;
     o.unit = m->net.unit_bytes;
-    o.prepare = replay_ti_prepare;
+    o.prepare = replay_prepare;
     o.prepare_ctx = &x;
     o.max_ranks = cs_machine_nodes(m);
-    for (int k = 0; k < CS_COLL_NKINDS; k++) {
+    o.skip_unknown = a->skip_unknown;
+    o.comm_group = a->comm_group;
+    for (int k = 0; k < CS_COLL_NKINDS && fmt->expands_collectives; k++) {
         o.algo[k] = a->algo[k];
         if (a->algo_file[k]) {
             if ((rc = cs_request_find_algo((cs_coll_kind_t)k, a->algo_file[k], NULL, &o.algo[k],
@@ -340,7 +355,7 @@ int cs_replay_load(const cs_replay_t *a, const cs_machine_t *m, cs_replay_run_t 
             o.algo_opts[k] = &run->opts[k];
         }
     }
-    if ((rc = cs_ti_read_file(a->trace, &o, &run->p, &run->info, err)))
+    if ((rc = fmt->read(a->trace, &o, &run->p, &run->info, err)))
         return rc;
     /* a trace without collectives never asked for the placement */
     if (!run->place.rank_to_node)

@@ -17,19 +17,13 @@
 #include "core/error.h"
 #include "core/program.h"
 #include "engine/exec.h"
-#include "io/ti.h"
+#include "io/tracefmt.h"
 #include "machines/machine.h"
-
-typedef enum cs_replay_format {
-    CS_REPLAY_AUTO, /* from the content (cs_ti_sniff) */
-    CS_REPLAY_GOAL,
-    CS_REPLAY_TI
-} cs_replay_format_t;
 
 /* The options of a replay; strings are borrowed. */
 typedef struct cs_replay {
     const char *trace;              /* the file; NULL: no replay */
-    cs_replay_format_t format;
+    const cs_trace_format_t *format; /* NULL: auto (io/tracefmt.h's sniffers) */
     const char *map;                /* NULL: linear */
     double flops;                   /* TI compute speed, flop/s */
     const char *flops_text;         /* as typed, NULL: the default */
@@ -39,14 +33,17 @@ typedef struct cs_replay {
     const char *algo_file[CS_COLL_NKINDS];
     const char *algo_text[CS_COLL_NKINDS]; /* the options after ':' or NULL */
     const char *algo_arg[CS_COLL_NKINDS];  /* the --algo-for as typed */
+    int skip_unknown;               /* Chakra: skip unknown nodes and attributes */
+    const char *comm_group;         /* Chakra: ASTRA-sim's comm-group JSON */
 } cs_replay_t;
 
 /* No trace, auto format, linear map, 1 Gflop/s, the default algorithms. */
 void cs_replay_init(cs_replay_t *a);
-/* Whether key is one of the replay's: trace, format, map, algo-for, flops. */
+/* Whether key is one of the replay's: trace, format, map, algo-for, flops,
+ * skip-unknown, comm-group. */
 int cs_replay_is_key(const char *key);
 /* Sets one from its text (value borrowed), with the messages of `collsim
- * replay` ("--format 'x': expected goal, ti or auto", "--algo-for ...").
+ * replay` ("--format 'x': expected goal, ti, chakra or auto", "--algo-for ...").
  * CS_ERR_USAGE; a unchanged then. */
 int cs_replay_set(cs_replay_t *a, const char *key, const char *value, cs_error_t *err);
 /* The replay's options given without a trace: CS_ERR_USAGE naming the
@@ -60,8 +57,8 @@ int cs_replay_check_request(const cs_request_t *r, cs_error_t *err);
 typedef struct cs_replay_run {
     cs_program_t *p;           /* owned */
     cs_request_coll_t place;   /* rank_to_node, hints; no algorithm */
-    cs_ti_info_t info;
-    int is_ti;
+    cs_trace_info_t info;
+    const cs_trace_format_t *fmt;   /* the format read */
     cs_spec_t opts[CS_COLL_NKINDS]; /* --algo-for's options */
     int has_opts[CS_COLL_NKINDS];
     cs_coll_algo_t *algo_file[CS_COLL_NKINDS]; /* owned: read from cs_replay_t.algo_file */

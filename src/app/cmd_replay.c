@@ -57,21 +57,28 @@ static void replay_help(void)
            "   or: collsim replay TRACE --machines 'SPEC;SPEC;...' [OPTIONS]\n"
            "\n"
            "Replays a trace on a machine and prints a summary (or writes JSON); with\n"
-           "--machines, one row per machine.  TRACE is a GOAL schedule or a SimGrid\n"
-           "time-independent trace (one combined file, or an index of per-rank files).\n"
+           "--machines, one row per machine.  TRACE is a GOAL schedule, a SimGrid\n"
+           "time-independent trace (one combined file, or an index of per-rank files), or\n"
+           "a Chakra execution trace (PREFIX of PREFIX.0.et .. PREFIX.(P-1).et, or one of\n"
+           "those files; docs/chakra.md).\n"
            "\n"
            "  -m, --machine SPEC       the machine (see 'collsim list machines')\n"
            "      --machines LIST      several machines separated by ';': a table\n"
-           "  -f, --format FMT         goal, ti or auto (default: from the content)\n"
+           "  -f, --format FMT         goal, ti, chakra or auto (default: from the content)\n"
            "      --map MAP            trace rank r runs on node: linear (r, the default),\n"
            "                           ring (the machine's ring order), snake (boustrophedon\n"
            "                           over its grid), random:SEED (a shuffle), or a FILE of\n"
            "                           `rank node` lines\n"
            "      --algo-for C=A[:k=v,...]  the algorithm (and options) of collective C in\n"
-           "                           a TI trace, e.g. allreduce=ring (repeatable; default:\n"
-           "                           the collective's default)\n"
-           "      --flops RATE         TI compute speed in flop/s (default 1G: 1 flop = 1 ns);\n"
-           "                           suffixes k, M, G, T\n"
+           "                           a TI or Chakra trace, e.g. allreduce=ring, or\n"
+           "                           allreduce=msccl:FILE (repeatable; default: the\n"
+           "                           collective's default)\n"
+           "      --flops RATE         TI compute speed, and Chakra num_ops rate, in flop/s\n"
+           "                           (default 1G: 1 flop = 1 ns); suffixes k, M, G, T\n"
+           "      --skip-unknown       Chakra: skip unknown node types and attributes (as\n"
+           "                           zero-time ops) and count them, instead of an error\n"
+           "      --comm-group FILE    Chakra: process groups' ranks, ASTRA-sim's comm-group\n"
+           "                           JSON ({\"1\": [0, 1], ...})\n"
            "  -M, --mode MODE          network fidelity: packet (default) or fluid\n"
            "      --force              run a packet-mode run above the work limit (docs/limits.md)\n"
            "  -j, --json FILE          write the JSON result to FILE ('-' = stdout)\n"
@@ -104,7 +111,8 @@ static void replay_set(replay_args_t *a, const char *key, const char *value)
 
 static void replay_parse_args(int argc, char **argv, replay_args_t *a)
 {
-    enum { OPT_NO_TIMING = 256, OPT_MAP, OPT_ALGO_FOR, OPT_MACHINES, OPT_FLOPS };
+    enum { OPT_NO_TIMING = 256, OPT_MAP, OPT_ALGO_FOR, OPT_MACHINES, OPT_FLOPS, OPT_SKIP_UNKNOWN,
+           OPT_COMM_GROUP };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"machines", required_argument, NULL, OPT_MACHINES},
@@ -112,6 +120,8 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         {"map", required_argument, NULL, OPT_MAP},
         {"algo-for", required_argument, NULL, OPT_ALGO_FOR},
         {"flops", required_argument, NULL, OPT_FLOPS},
+        {"skip-unknown", no_argument, NULL, OPT_SKIP_UNKNOWN},
+        {"comm-group", required_argument, NULL, OPT_COMM_GROUP},
         {"mode", required_argument, NULL, 'M'},
         {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"json", required_argument, NULL, 'j'},
@@ -134,6 +144,8 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         case OPT_MAP: replay_set(a, "map", optarg); break;
         case OPT_ALGO_FOR: replay_set(a, "algo-for", optarg); break;
         case OPT_FLOPS: replay_set(a, "flops", optarg); break;
+        case OPT_SKIP_UNKNOWN: replay_set(a, "skip-unknown", "1"); break;
+        case OPT_COMM_GROUP: replay_set(a, "comm-group", optarg); break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case 'h': replay_help(); exit(0);
@@ -193,11 +205,18 @@ static void print_summary(FILE *f, const replay_run_t *run)
     const replay_args_t *a = run->a;
     const cs_program_t *p = run->rr.p;
     cs_report_machine(f, m, &run->res, a->req.mode, a->req.queue);
-    const cs_ti_info_t *info = &run->rr.info;
-    if (run->rr.is_ti) {
-        fprintf(f, "trace     %s (ti, %d file%s): %d ranks, %lld actions -> %ld ops\n",
-                a->rp.trace, info->files, info->files == 1 ? "" : "s", cs_program_nranks(p),
-                (long long)info->actions, (long)cs_program_nops(p));
+    const cs_trace_info_t *info = &run->rr.info;
+    const cs_trace_format_t *fmt = run->rr.fmt;
+    if (fmt->records) {
+        fprintf(f, "trace     %s (%s, %d file%s): %d ranks, %lld %s -> %ld ops\n",
+                a->rp.trace, fmt->name, info->files, info->files == 1 ? "" : "s",
+                cs_program_nranks(p), (long long)info->records, fmt->records,
+                (long)cs_program_nops(p));
+        for (int i = 0; i < info->ncounts; i++)
+            fprintf(f, "%s%s %lld", i ? ", " : "held      ", info->counts[i].name,
+                    (long long)info->counts[i].value);
+        if (info->ncounts)
+            fprintf(f, "\n");
         int any = 0;
         for (int k = 0; k < CS_COLL_NKINDS; k++) {
             if (!info->calls[k])
@@ -213,8 +232,8 @@ static void print_summary(FILE *f, const replay_run_t *run)
         if (any)
             fprintf(f, " (%lld ops)\n", (long long)info->coll_ops);
     } else {
-        fprintf(f, "trace     %s (goal): %d ranks, %ld ops\n", a->rp.trace, cs_program_nranks(p),
-                (long)cs_program_nops(p));
+        fprintf(f, "trace     %s (%s): %d ranks, %ld ops\n", a->rp.trace, fmt->name,
+                cs_program_nranks(p), (long)cs_program_nops(p));
     }
     fprintf(f, "map       %s\n", run->rr.place.order_name);
     cs_report_result(f, m, &run->res);

@@ -695,6 +695,14 @@ static int body_replay(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t 
     }
     if ((rc = body_machine(b->machine[0], "machine", b->files, f)))
         goto out;
+    if (format && !strcmp(format, "chakra")) {
+        /* binary, one file per rank: a request's inline files are JSON strings */
+        rc = cs_serve_fail(f, 400, "format", CS_ERR_USAGE,
+                           "--format 'chakra': a Chakra trace is binary, one file per rank, and "
+                           "a request carries text; replay it with the command line, the C "
+                           "library or the Python module");
+        goto out;
+    }
     if (format && strcmp(format, "goal") && strcmp(format, "ti")) {
         rc = cs_serve_fail(f, 400, "format", CS_ERR_USAGE,
                            "--format '%.64s': expected goal or ti", format);

@@ -314,7 +314,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         if ((rc = serve_write_temp(s, name, b->trace, b->trace_len, path, sizeof path, e)))
             return rc;
         a.trace = path;
-        a.format = b->format_ti ? CS_REPLAY_TI : CS_REPLAY_GOAL;
+        a.format = cs_trace_format_find(b->format_ti ? "ti" : "goal");
         rc = cs_replay_load(&a, m, &sr->replay, e);
         unlink(path);
         if (rc) {

@@ -10,13 +10,14 @@
  * record and a placeholder op (`join`, a calc of the call's local work)
  * that the rank's next action follows.  At the end the reader pairs every
  * send with its recv (to report unmatched or oversized messages with both
- * lines), checks that the ranks' collective calls agree, builds each call
- * with the chosen algorithm (a small cache: traces repeat the same call),
- * and splices its ops in: the call's first ops on a rank follow what
- * preceded the call there, and the rank's join follows its last ones.
+ * lines), checks that the ranks' collective calls agree, and has
+ * io/tracecoll.h build each call with the chosen algorithm and splice its
+ * ops in: the call's first ops on a rank follow what preceded the call
+ * there, and the rank's join follows its last ones.
  */
 #include "io/ti.h"
 #include "core/lines.h"
+#include "io/tracecoll.h"
 
 #include "core/checked.h"
 
@@ -31,7 +32,6 @@
 #include <sys/types.h>
 
 #define TI_ANY_ARGS INT_MAX
-#define TI_CACHE 8
 #define NONE (-1)
 
 /* ---- per rank state ------------------------------------------------------ */
@@ -790,171 +790,9 @@ static int pair_messages(ti_reader_t *r, int32_t nops)
     return rc;
 }
 
-typedef struct cached {
-    cs_program_t *prog;
-    cs_coll_kind_t kind;
-    int64_t bytes;
-    int32_t root;
-    int32_t **src_ops, **sink_ops; /* per rank: the call's first / last ops */
-    int32_t *nsrc, *nsink;
-} cached_t;
-
-static void cached_free(cached_t *c, int P)
+static const char *ti_call_name(char *buf, size_t n, const ti_call_t *c)
 {
-    if (!c->prog)
-        return;
-    for (int i = 0; i < P; i++) {
-        free(c->src_ops[i]);
-        free(c->sink_ops[i]);
-    }
-    free(c->src_ops);
-    free(c->sink_ops);
-    free(c->nsrc);
-    free(c->nsink);
-    cs_program_free(c->prog);
-    memset(c, 0, sizeof *c);
-}
-
-static const char *call_name(char *buf, size_t n, const ti_call_t *c)
-{
-    char root[32] = "";
-    if (c->kind == CS_COLL_BARRIER) {
-        snprintf(buf, n, "barrier");
-        return buf;
-    }
-    if (c->root >= 0)
-        snprintf(root, sizeof root, ", root %d", c->root);
-    snprintf(buf, n, "%s of %lld bytes%s", cs_coll_name((cs_coll_kind_t)c->kind),
-             (long long)c->bytes, root);
-    return buf;
-}
-
-static int build_call(ti_reader_t *r, const ti_call_t *c, const cs_coll_hints_t *hints,
-                      cached_t *cache, int *victim, int *slot)
-{
-    int P = r->P, rc;
-    for (int i = 0; i < TI_CACHE; i++)
-        if (cache[i].prog && cache[i].kind == c->kind && cache[i].bytes == c->bytes &&
-            cache[i].root == c->root) {
-            *slot = i;
-            return CS_OK;
-        }
-    int s = NONE;
-    for (int i = 0; i < TI_CACHE && s == NONE; i++)
-        if (!cache[i].prog)
-            s = i;
-    if (s == NONE) {
-        s = (*victim)++ % TI_CACHE;
-        cached_free(&cache[s], P);
-    }
-    const cs_coll_algo_t *algo = r->o->algo[c->kind];
-    if (!algo && (rc = cs_coll_find((cs_coll_kind_t)c->kind, NULL, &algo, r->err)))
-        return rc;
-    cs_coll_args_t args = {(cs_coll_kind_t)c->kind, P, c->bytes, c->root >= 0 ? c->root : 0,
-                           r->o->unit > 0 ? r->o->unit : 1, hints, r->o->algo_opts[c->kind],
-                           1 /* its ops are copied below without descriptors */};
-    cs_program_t *cp;
-    if ((rc = cs_coll_build(algo, &args, &cp, r->err))) {
-        char name[128];
-        cs_error_prefix(r->err, "%s:%d: %s with %s/%s on %d ranks", rank_file(r, 0), c->line,
-                        call_name(name, sizeof name, c), cs_coll_name(algo->kind), algo->name, P);
-        return rc;
-    }
-    double unit = cs_program_time_unit(cp);
-    int32_t n = cs_program_nops(cp);
-    for (int32_t i = 0; i < n; i++) {
-        const cs_op_t *o = cs_program_op(cp, i);
-        if (o->kind == CS_OP_CALC && o->ticks && !(unit > 0)) {
-            cs_program_free(cp);
-            return cs_error_set(r->err, CS_ERR_INTERNAL,
-                                "%s/%s: a fixed calc time in machine ticks cannot be replayed "
-                                "from a trace", cs_coll_name(algo->kind), algo->name);
-        }
-        if (o->kind != CS_OP_CALC && (o->tag == CS_ANY || o->tag > CS_TI_MAX_TAG)) {
-            cs_program_free(cp);
-            return cs_error_set(r->err, CS_ERR_INTERNAL,
-                                "%s/%s: tag %d does not fit the collectives' tag space",
-                                cs_coll_name(algo->kind), algo->name, o->tag);
-        }
-    }
-    cached_t *e = &cache[s];
-    e->prog = cp;
-    e->kind = (cs_coll_kind_t)c->kind;
-    e->bytes = c->bytes;
-    e->root = c->root;
-    e->src_ops = cs_calloc((size_t)P, sizeof *e->src_ops);
-    e->sink_ops = cs_calloc((size_t)P, sizeof *e->sink_ops);
-    e->nsrc = cs_calloc((size_t)P, sizeof *e->nsrc);
-    e->nsink = cs_calloc((size_t)P, sizeof *e->nsink);
-    int32_t *cap_src = cs_calloc((size_t)P, sizeof *cap_src);
-    int32_t *cap_sink = cs_calloc((size_t)P, sizeof *cap_sink);
-    for (int32_t i = 0; i < n; i++) {
-        int np, ns, rk = cs_program_op(cp, i)->rank;
-        cs_program_preds(cp, i, &np);
-        cs_program_succs(cp, i, &ns);
-        if (!np) {
-            e->src_ops[rk] = grow(e->src_ops[rk], &cap_src[rk], e->nsrc[rk], sizeof(int32_t));
-            e->src_ops[rk][e->nsrc[rk]++] = i;
-        }
-        if (!ns) {
-            e->sink_ops[rk] = grow(e->sink_ops[rk], &cap_sink[rk], e->nsink[rk], sizeof(int32_t));
-            e->sink_ops[rk][e->nsink[rk]++] = i;
-        }
-    }
-    free(cap_src);
-    free(cap_sink);
-    *slot = s;
-    return CS_OK;
-}
-
-/* Copies collective call k (every rank's record) into the program. */
-static int splice_call(ti_reader_t *r, int k, const cached_t *e, int32_t *map)
-{
-    const cs_program_t *cp = e->prog;
-    double unit = cs_program_time_unit(cp);
-    int32_t n = cs_program_nops(cp);
-    for (int32_t i = 0; i < n; i++) {
-        const cs_op_t *o = cs_program_op(cp, i);
-        int32_t id;
-        int tag = o->kind == CS_OP_CALC ? 0 : o->tag + CS_TI_COLL_TAG_BASE; /* calc: no tag */
-        switch (o->kind) {
-        case CS_OP_SEND: id = cs_program_send(r->p, o->rank, o->peer, o->bytes, tag); break;
-        case CS_OP_RECV: id = cs_program_recv(r->p, o->rank, o->peer, o->bytes, tag); break;
-        case CS_OP_MCAST:
-            id = cs_program_mcast(r->p, o->rank, cs_program_mcast_peers(cp, o),
-                                  cs_program_npeers(cp, o), o->bytes, tag);
-            break;
-        default: {
-            int64_t ns = o->ticks ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
-            id = cs_program_calc(r->p, o->rank, ns, o->bytes);
-        }
-        }
-        if (id < 0) {
-            cs_error_t e2;
-            cs_program_finalize(r->p, &e2);
-            return cs_error_set(r->err, CS_ERR_INTERNAL, "expanding a collective: %s", e2.msg);
-        }
-        map[i] = id;
-        cs_program_set_origin(r->p, id, r->ranks[o->rank].calls[k].line, NULL);
-    }
-    for (int32_t i = 0; i < n; i++) {
-        int np;
-        const cs_dep_t *d = cs_program_preds(cp, i, &np);
-        for (int j = 0; j < np; j++)
-            cs_program_dep(r->p, map[i], map[cs_dep_op(d[j])], cs_dep_kind(d[j]));
-    }
-    for (int rk = 0; rk < r->P; rk++) {
-        const ti_call_t *c = &r->ranks[rk].calls[k];
-        if (c->pred >= 0)
-            for (int32_t j = 0; j < e->nsrc[rk]; j++)
-                cs_program_dep(r->p, map[e->src_ops[rk][j]], c->pred, (cs_dep_kind_t)c->pred_kind);
-        for (int32_t j = 0; j < e->nsink[rk]; j++)
-            cs_program_dep(r->p, c->join, map[e->sink_ops[rk][j]], CS_DEP_AFTER);
-        if (!e->nsink[rk] && c->pred >= 0) /* no op on this rank: keep the order */
-            cs_program_dep(r->p, c->join, c->pred, (cs_dep_kind_t)c->pred_kind);
-    }
-    r->info.coll_ops += n;
-    return CS_OK;
+    return cs_tracecoll_name(buf, n, (cs_coll_kind_t)c->kind, c->bytes, c->root);
 }
 
 static int expand_collectives(ti_reader_t *r)
@@ -979,7 +817,7 @@ static int expand_collectives(ti_reader_t *r)
                                     "on rank %d, which makes only %d collective call%s; expected "
                                     "every rank to make the same collective calls in the same "
                                     "order", rank_file(r, who), ref->line, who, k + 1,
-                                    call_name(a, sizeof a, ref), rk, r->ranks[rk].ncalls,
+                                    ti_call_name(a, sizeof a, ref), rk, r->ranks[rk].ncalls,
                                     r->ranks[rk].ncalls == 1 ? "" : "s");
             }
             const ti_call_t *c = &r->ranks[rk].calls[k];
@@ -989,32 +827,42 @@ static int expand_collectives(ti_reader_t *r)
                                     "(%s:%d) is %s; expected every rank to make the same "
                                     "collective calls in the same order",
                                     rank_file(r, rk), c->line, rk, k + 1,
-                                    call_name(a, sizeof a, c), who, rank_file(r, who), ref->line,
-                                    call_name(b, sizeof b, ref));
+                                    ti_call_name(a, sizeof a, c), who, rank_file(r, who), ref->line,
+                                    ti_call_name(b, sizeof b, ref));
         }
     }
     if (!most)
         return CS_OK;
     if (r->o->prepare && (rc = r->o->prepare(r->o->prepare_ctx, P, &hints, r->err)))
         return rc;
-    cached_t cache[TI_CACHE];
-    memset(cache, 0, sizeof cache);
-    int32_t *map = NULL, cap_map = 0;
-    int victim = 0;
+    cs_tracecoll_opts_t to = {r->o->algo, r->o->algo_opts, r->o->unit, CS_TI_COLL_TAG_BASE,
+                              CS_TI_MAX_TAG};
+    cs_tracecoll_t *tc = cs_tracecoll_new(&to);
+    int32_t *pred = cs_malloc((size_t)P * sizeof *pred), *join = cs_malloc((size_t)P * sizeof *join);
+    int32_t *line = cs_malloc((size_t)P * sizeof *line);
+    uint8_t *pred_kind = cs_malloc((size_t)P);
     for (int32_t k = 0; k < most && !rc; k++) {
-        int slot = 0;
-        if ((rc = build_call(r, &r->ranks[0].calls[k], hints, cache, &victim, &slot)))
-            break;
-        int32_t n = cs_program_nops(cache[slot].prog);
-        if (n > cap_map) {
-            cap_map = n;
-            map = cs_realloc(map, (size_t)cap_map * sizeof *map);
+        const ti_call_t *c0 = &r->ranks[0].calls[k];
+        char where[CS_ERROR_MSG_MAX / 2];
+        snprintf(where, sizeof where, "%s:%d", rank_file(r, 0), c0->line);
+        for (int rk = 0; rk < P; rk++) {
+            const ti_call_t *c = &r->ranks[rk].calls[k];
+            pred[rk] = c->pred;
+            pred_kind[rk] = c->pred_kind;
+            join[rk] = c->join;
+            line[rk] = c->line;
         }
-        rc = splice_call(r, k, &cache[slot], map);
+        cs_tracecoll_call_t call = {(cs_coll_kind_t)c0->kind, c0->bytes, c0->root, P, NULL,
+                                    pred, pred_kind, join, line, where};
+        int64_t n = 0;
+        rc = cs_tracecoll_splice(tc, r->p, &call, hints, &n, r->err);
+        r->info.coll_ops += n;
     }
-    for (int i = 0; i < TI_CACHE; i++)
-        cached_free(&cache[i], P);
-    free(map);
+    cs_tracecoll_free(tc);
+    free(pred);
+    free(join);
+    free(line);
+    free(pred_kind);
     return rc;
 }
 

@@ -283,7 +283,7 @@ Test(replay, options)
         {"--algo-for", "bcast=nosuch", "unknown"},
         {"--algo-for", "frob=ring", "frob"},
         {"--algo-for", "allreduce", "expected COLL=ALGO"},
-        {"--format", "xml", "expected goal, ti or auto"},
+        {"--format", "xml", "expected goal, ti, chakra or auto"},
         {"--flops", "-3", "--flops '-3'"},
         {"--map", "random:x", "seed"},
     };

@@ -1,0 +1,1232 @@
+/*
+ * chakra.c - reading MLCommons Chakra execution traces into programs
+ * (chakra.h, docs/chakra.md).  The wire format is Chakra's
+ * schema/protobuf/et_def.proto (our copy: chakra_et.proto, decoded by
+ * protobuf-c); the meaning of each node follows ASTRA-sim's workload layer
+ * (astra-sim/workload/Workload.cc): durations in microseconds, comm_size
+ * as the rank's input buffer of the collective (its Ring.cc: all-gather
+ * sends comm_size per step, all-reduce comm_size / P), process groups by
+ * pg_name from a comm-group JSON or a PyTorch metadata node, "" and "0"
+ * meaning every rank.
+ *
+ * Reading goes in passes: each rank's bytes are split into messages and
+ * every node kept as a small record (its dependencies, what it becomes);
+ * then per rank the node ids are indexed, every dependency checked and the
+ * DAG checked for cycles (naming node ids, before the program's own check
+ * would name ops); then ops are made rank by rank in file order and tied
+ * by the nodes' dependencies; sends and recvs are paired per (src, dst,
+ * tag); finally each process group's collectives are matched across its
+ * ranks and expanded by io/tracecoll.h.
+ */
+#include "io/chakra.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *cs_chakra_type_name(int type)
+{
+    static const char *const names[CS_CHAKRA_NTYPES] = {
+        "INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE", "COMP_NODE",
+        "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE", "STORAGE_NODE", "BATCH_NODE",
+        "CHECKPOINT_NODE"};
+    return type >= 0 && type < CS_CHAKRA_NTYPES ? names[type] : "?";
+}
+
+void cs_chakra_opts_default(cs_chakra_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->flops_per_second = 1e9;
+    o->unit = 4096;
+}
+
+#if !CS_HAVE_CHAKRA
+
+int cs_chakra_available(void) { return 0; }
+
+static int unavailable(cs_error_t *err)
+{
+    return cs_error_set(err, CS_ERR_USAGE, "Chakra traces: this collsim was built without "
+                        "protobuf-c (install libprotobuf-c-dev and protobuf-c-compiler, then "
+                        "rebuild; meson option -Dchakra=enabled)");
+}
+
+int cs_chakra_read(const char *path, const cs_chakra_opts_t *o, cs_program_t **out,
+                   cs_chakra_info_t *info, cs_error_t *err)
+{
+    (void)path, (void)o, (void)info;
+    *out = NULL;
+    return unavailable(err);
+}
+
+int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
+                           const char *name, const cs_chakra_opts_t *o, cs_program_t **out,
+                           cs_chakra_info_t *info, cs_error_t *err)
+{
+    (void)data, (void)len, (void)P, (void)name, (void)o, (void)info;
+    *out = NULL;
+    return unavailable(err);
+}
+
+int cs_chakra_sniff(const char *path, int *is_chakra, cs_error_t *err)
+{
+    (void)path, (void)err;
+    *is_chakra = 0;
+    return CS_OK;
+}
+
+#else
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "chakra_et.pb-c.h"
+#include "io/tracecoll.h"
+#if CS_HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+int cs_chakra_available(void) { return 1; }
+
+/* What a node becomes. */
+enum { NK_CALC, NK_SEND, NK_RECV, NK_COLL };
+
+typedef struct cnode {
+    uint64_t id;
+    int64_t off;        /* byte offset of its message in the file */
+    uint64_t *deps;     /* data_deps then ctrl_deps (owned) */
+    int64_t ns;         /* calc: nanoseconds */
+    int64_t size;       /* send / recv / coll: comm_size */
+    int32_t ndeps;
+    int32_t index;      /* node # in the file */
+    int32_t peer, tag;  /* send: dst, recv: src */
+    int32_t group;      /* coll: index in the reader's groups, once resolved */
+    int32_t op;         /* the op that completes the node */
+    int32_t first;      /* coll: the op its dependencies gather on, or -1 */
+    uint8_t type, kind, coll; /* NodeType, NK_*, CollectiveCommType */
+    char *pg;           /* coll: pg_name (owned), NULL: none */
+} cnode_t;
+
+typedef struct crank {
+    cnode_t *nodes;
+    int32_t n, cap;
+    int32_t *slot;      /* id -> node index, open addressing (-1: empty) */
+    uint32_t mask;
+} crank_t;
+
+typedef struct cgroup {
+    char *name;
+    int32_t *members;   /* sorted by group rank */
+    int G;
+    int from_file;      /* defined by --comm-group (else by a metadata node) */
+    int used;
+} cgroup_t;
+
+typedef struct creader {
+    const cs_chakra_opts_t *o;
+    cs_error_t *err;
+    const char *name;   /* the prefix */
+    int P;
+    crank_t *ranks;
+    cgroup_t *groups;
+    int32_t ngroups, cap_groups;
+    cs_program_t *p;
+    cs_chakra_info_t info;
+    char file[PATH_MAX + 32]; /* scratch for a rank file's name */
+} creader_t;
+
+static const char *rank_file(creader_t *r, int rank)
+{
+    snprintf(r->file, sizeof r->file, "%s.%d.et", r->name, rank);
+    return r->file;
+}
+
+static int node_fail(creader_t *r, int rank, const cnode_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int node_fail(creader_t *r, int rank, const cnode_t *n, const char *fmt, ...)
+{
+    char msg[CS_ERROR_MSG_MAX - 200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(r->err, CS_ERR_PARSE, "%s: node %llu: %s", rank_file(r, rank),
+                        (unsigned long long)n->id, msg);
+}
+
+static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? 2 * *cap : 16;
+    return cs_realloc(v, (size_t)*cap * size);
+}
+
+/* ---- attributes -------------------------------------------------------------- */
+
+/* An integer attribute of any integer (or bool) type; 0 if it is not one. */
+static int attr_int(const ChakraProtoMsg__AttributeProto *a, int64_t *v, int *too_big)
+{
+    *too_big = 0;
+    switch (a->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: *v = a->int32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: *v = a->int64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: *v = a->uint32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: *v = a->sint32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: *v = a->sint64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: *v = a->fixed32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: *v = a->sfixed32_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: *v = a->sfixed64_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL: *v = a->bool_val; return 1;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL:
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: {
+        uint64_t u = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL
+                         ? a->uint64_val : a->fixed64_val;
+        if (u > INT64_MAX) {
+            *too_big = 1;
+            return 0;
+        }
+        *v = (int64_t)u;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* The attributes collsim reads (A_*) and those it knows not to change the
+ * replay (ASTRA-sim ignores them too, or they describe the host side). */
+enum { A_COMM_TYPE, A_COMM_SIZE, A_COMM_SRC, A_COMM_DST, A_COMM_TAG, A_NUM_OPS, A_PG_NAME,
+       A_NREAD };
+static const char *const read_attrs[A_NREAD] = {"comm_type", "comm_size", "comm_src",
+                                                "comm_dst", "comm_tag", "num_ops", "pg_name"};
+static const char *const harmless_attrs[] = {
+    "is_cpu_op", "op_schema", "rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid",
+    "stream", "tensor_size", "comm_priority", "involved_dim", "involve_dims", "name",
+    "root_rank", NULL};
+
+/* ---- one rank's bytes ---------------------------------------------------------- */
+
+/* A varint32 length at *off; 0 with *trunc set when the bytes end first. */
+static int read_varint32(const uint8_t *d, size_t len, size_t *off, uint64_t *v, int *bad)
+{
+    uint64_t x = 0;
+    *bad = 0;
+    for (int i = 0; i < 5; i++) {
+        if (*off >= len)
+            return 0;
+        uint8_t b = d[(*off)++];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            return 1;
+        }
+    }
+    *bad = 1;
+    return 0;
+}
+
+#define ERR_AT(fmt, ...)                                                                   \
+    cs_error_set(r->err, CS_ERR_PARSE, "%s: byte %zu: %s" fmt, rank_file(r, rank), at,     \
+                 what, __VA_ARGS__)
+
+/* Fills the node record from a decoded Node; errors name the node id. */
+static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnode_t *n);
+
+static int parse_rank(creader_t *r, int rank, const uint8_t *d, size_t len)
+{
+    crank_t *k = &r->ranks[rank];
+    size_t off = 0;
+    int32_t index = -1; /* -1: the metadata message */
+    r->info.files++;
+    if (!len)
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: empty file; expected a length-delimited "
+                            "GlobalMetadata message, then the nodes", rank_file(r, rank));
+    while (off < len) {
+        size_t at = off;
+        uint64_t mlen;
+        int bad;
+        char what[64];
+        if (index < 0)
+            snprintf(what, sizeof what, "the global metadata");
+        else
+            snprintf(what, sizeof what, "node #%d", (int)index);
+        if (!read_varint32(d, len, &off, &mlen, &bad))
+            return ERR_AT(": %s", bad ? "a length prefix longer than 5 bytes; expected a "
+                          "varint32" : "the file ends inside a length prefix (truncated)");
+        if (mlen > len - off)
+            return ERR_AT(": a length prefix of %llu bytes runs past the file's end (%zu bytes "
+                          "left); the file is truncated or not a Chakra trace",
+                          (unsigned long long)mlen, len - off);
+        if (index < 0) {
+            ChakraProtoMsg__GlobalMetadata *g =
+                chakra_proto_msg__global_metadata__unpack(NULL, (size_t)mlen, d + off);
+            if (!g)
+                return ERR_AT(": %llu bytes that do not parse as a GlobalMetadata message",
+                              (unsigned long long)mlen);
+            chakra_proto_msg__global_metadata__free_unpacked(g, NULL);
+        } else {
+            ChakraProtoMsg__Node *m = chakra_proto_msg__node__unpack(NULL, (size_t)mlen, d + off);
+            if (!m)
+                return ERR_AT(": %llu bytes that do not parse as a Node message",
+                              (unsigned long long)mlen);
+            k->nodes = grow(k->nodes, &k->cap, k->n, sizeof *k->nodes);
+            cnode_t *n = &k->nodes[k->n++];
+            memset(n, 0, sizeof *n);
+            n->off = (int64_t)at;
+            n->index = index;
+            int rc = take_node(r, rank, m, n);
+            chakra_proto_msg__node__free_unpacked(m, NULL);
+            if (rc)
+                return rc;
+        }
+        off += (size_t)mlen;
+        if (index == INT32_MAX - 1)
+            return cs_error_set(r->err, CS_ERR_RANGE, "%s: more than %d nodes",
+                                rank_file(r, rank), INT32_MAX - 1);
+        index++;
+    }
+    return CS_OK;
+}
+
+/* ---- process groups ------------------------------------------------------------ */
+
+static cgroup_t *find_group(creader_t *r, const char *name)
+{
+    for (int32_t i = 0; i < r->ngroups; i++)
+        if (!strcmp(r->groups[i].name, name))
+            return &r->groups[i];
+    return NULL;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds group `name` with members (copied, checked); where names the source
+ * in messages.  A second definition must agree with the first. */
+static int add_group(creader_t *r, const char *where, const char *name, const int64_t *ranks,
+                     int n, int from_file)
+{
+    int P = r->P;
+    if (n == 0) /* PyTorch's empty list: every rank (as ASTRA-sim reads it) */
+        n = P;
+    if (n > P)
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' lists %d ranks but "
+                            "the trace has %d", where, name, n, P);
+    int32_t *m = cs_malloc((size_t)n * sizeof *m);
+    for (int i = 0; i < n; i++) {
+        int64_t v = ranks ? ranks[i] : i;
+        if (v < 0 || v >= P) {
+            free(m);
+            return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s': rank %lld is "
+                                "outside the trace's ranks 0..%d", where, name, (long long)v,
+                                P - 1);
+        }
+        m[i] = (int32_t)v;
+    }
+    qsort(m, (size_t)n, sizeof *m, cmp_i32);
+    for (int i = 1; i < n; i++)
+        if (m[i] == m[i - 1]) {
+            free(m);
+            return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' lists rank %d "
+                                "twice", where, name, m[i]);
+        }
+    cgroup_t *old = find_group(r, name);
+    if (old) {
+        int same = old->G == n && !memcmp(old->members, m, (size_t)n * sizeof *m);
+        free(m);
+        /* --comm-group overrides the trace's own metadata */
+        if (same || old->from_file)
+            return CS_OK;
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' is defined again "
+                            "with other ranks; expected one definition", where, name);
+    }
+    r->groups = grow(r->groups, &r->cap_groups, r->ngroups, sizeof *r->groups);
+    r->groups[r->ngroups++] = (cgroup_t){cs_strdup(name), m, n, from_file, 0};
+    return CS_OK;
+}
+
+#if CS_HAVE_JANSSON
+/* A JSON array of integer ranks into add_group. */
+static int add_json_group(creader_t *r, const char *where, const char *name, json_t *arr,
+                          int from_file)
+{
+    if (!json_is_array(arr))
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s': expected an array "
+                            "of ranks", where, name);
+    size_t n = json_array_size(arr);
+    if (n > (size_t)r->P)
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' lists %zu ranks but "
+                            "the trace has %d", where, name, n, r->P);
+    int64_t *v = cs_malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(arr, i);
+        if (!json_is_integer(x)) {
+            free(v);
+            return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s': entry %zu is "
+                                "not an integer rank", where, name, i);
+        }
+        v[i] = json_integer_value(x);
+    }
+    int rc = add_group(r, where, name, v, (int)n, from_file);
+    free(v);
+    return rc;
+}
+#endif
+
+/* ASTRA-sim's --comm-group-configuration: {"1": [0, 1], "2": [2, 3]}. */
+static int read_comm_group_file(creader_t *r, const char *path)
+{
+#if CS_HAVE_JANSSON
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return cs_error_set(r->err, je.line > 0 ? CS_ERR_PARSE : CS_ERR_IO, "%s:%d: %s", path,
+                            je.line, je.text);
+    int rc = CS_OK;
+    if (!json_is_object(root)) {
+        rc = cs_error_set(r->err, CS_ERR_PARSE, "%s: expected an object of process groups "
+                          "({\"1\": [0, 1], ...}, ASTRA-sim's comm-group JSON)", path);
+    } else {
+        const char *key;
+        json_t *val;
+        json_object_foreach(root, key, val) {
+            if ((rc = add_json_group(r, path, key, val, 1)))
+                break;
+        }
+    }
+    json_decref(root);
+    return rc;
+#else
+    return cs_error_set(r->err, CS_ERR_USAGE, "--comm-group %s: this collsim was built "
+                        "without jansson, which reads the comm-group JSON", path);
+#endif
+}
+
+/* A PyTorch trace's process groups in a METADATA_NODE's inputs.values:
+ * a JSON list (possibly inside a one-string list, as ASTRA-sim strips it)
+ * of {"pg_name": "1", "ranks": [...]}. */
+static int read_metadata_groups(creader_t *r, int rank, const cnode_t *n, const char *values)
+{
+    if (!strstr(values, "pg_name"))
+        return CS_OK;
+#if CS_HAVE_JANSSON
+    char where[PATH_MAX + 64];
+    snprintf(where, sizeof where, "%s: node %llu", rank_file(r, rank),
+             (unsigned long long)n->id);
+    json_t *root = json_loads(values, 0, NULL);
+    if (root && json_is_array(root) && json_array_size(root) == 1 &&
+        json_is_string(json_array_get(root, 0))) {
+        json_t *inner = json_loads(json_string_value(json_array_get(root, 0)), 0, NULL);
+        json_decref(root);
+        root = inner;
+    }
+    if (!root || !json_is_array(root)) {
+        json_decref(root);
+        return node_fail(r, rank, n, "the process groups of this METADATA_NODE do not parse; "
+                         "expected a JSON list of {\"pg_name\": ..., \"ranks\": [...]}");
+    }
+    int rc = CS_OK;
+    size_t i;
+    json_t *item;
+    json_array_foreach(root, i, item) {
+        json_t *name = json_object_get(item, "pg_name"), *ranks = json_object_get(item, "ranks");
+        if (!json_is_string(name) || !ranks) {
+            rc = node_fail(r, rank, n, "process group entry %zu has no string pg_name and "
+                           "ranks", i);
+            break;
+        }
+        if ((rc = add_json_group(r, where, json_string_value(name), ranks, 0)))
+            break;
+    }
+    json_decref(root);
+    return rc;
+#else
+    return node_fail(r, rank, n, "this METADATA_NODE defines process groups, which are JSON; "
+                     "this collsim was built without jansson (give the groups' members with "
+                     "--comm-group? that needs jansson too)");
+#endif
+}
+
+/* ---- nodes --------------------------------------------------------------------- */
+
+static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnode_t *n)
+{
+    int64_t v[A_NREAD];
+    int has[A_NREAD] = {0};
+    const char *pg = NULL;
+    int type = (int)m->type; /* an open enum: any value may come */
+    n->id = m->id;
+    n->type = (uint8_t)(type >= 0 && type < CS_CHAKRA_NTYPES ? type : 0);
+    n->op = n->first = -1;
+    r->info.nodes++;
+    int known = type >= 0 && type < CS_CHAKRA_NTYPES;
+    if (known)
+        r->info.types[type]++;
+    for (size_t i = 0; i < m->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = m->attr[i];
+        int which = -1, big;
+        for (int j = 0; j < A_NREAD && which < 0; j++)
+            if (!strcmp(a->name, read_attrs[j]))
+                which = j;
+        if (which < 0) {
+            int harmless = 0;
+            for (int j = 0; harmless_attrs[j] && !harmless; j++)
+                harmless = !strcmp(a->name, harmless_attrs[j]);
+            if (harmless)
+                continue;
+            if (r->o->skip_unknown) {
+                r->info.skipped_attrs++;
+                continue;
+            }
+            return node_fail(r, rank, n, "unknown attribute '%.64s'; collsim reads comm_type, "
+                             "comm_size, comm_src, comm_dst, comm_tag, num_ops and pg_name "
+                             "(--skip-unknown skips others and counts them)", a->name);
+        }
+        if (which == A_PG_NAME) {
+            if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+                return node_fail(r, rank, n, "attribute pg_name: expected a string_val");
+            pg = a->string_val;
+            has[which] = 1;
+            continue;
+        }
+        if (!attr_int(a, &v[which], &big))
+            return node_fail(r, rank, n, "attribute %s: %s", read_attrs[which],
+                             big ? "larger than 2^63-1" : "expected an integer value");
+        has[which] = 1;
+    }
+    int64_t ndeps = (int64_t)m->n_data_deps + (int64_t)m->n_ctrl_deps;
+    if (ndeps > INT32_MAX)
+        return node_fail(r, rank, n, "too many dependencies");
+    if (ndeps) {
+        n->deps = cs_malloc((size_t)ndeps * sizeof *n->deps);
+        if (m->n_data_deps)
+            memcpy(n->deps, m->data_deps, m->n_data_deps * sizeof *n->deps);
+        if (m->n_ctrl_deps)
+            memcpy(n->deps + m->n_data_deps, m->ctrl_deps, m->n_ctrl_deps * sizeof *n->deps);
+    }
+    n->ndeps = (int32_t)ndeps;
+    if (m->duration_micros > (uint64_t)INT64_MAX / 1000)
+        return node_fail(r, rank, n, "duration_micros %llu is too large",
+                         (unsigned long long)m->duration_micros);
+    int64_t dur_ns = (int64_t)m->duration_micros * 1000;
+    n->kind = NK_CALC;
+    switch (known ? type : -1) {
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE:
+        n->ns = dur_ns;
+        if (!dur_ns && has[A_NUM_OPS]) {
+            if (v[A_NUM_OPS] < 0)
+                return node_fail(r, rank, n, "num_ops %lld is negative",
+                                 (long long)v[A_NUM_OPS]);
+            double ns = (double)v[A_NUM_OPS] / r->o->flops_per_second * 1e9;
+            if (!(ns < 9e18))
+                return node_fail(r, rank, n, "num_ops %lld at %g op/s is too long a time",
+                                 (long long)v[A_NUM_OPS], r->o->flops_per_second);
+            n->ns = (int64_t)llround(ns);
+        }
+        return CS_OK;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__MEM_LOAD_NODE:
+    case CHAKRA_PROTO_MSG__NODE_TYPE__MEM_STORE_NODE:
+        n->ns = dur_ns;
+        if (!dur_ns)
+            r->info.skipped_mem++;
+        return CS_OK;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE:
+        if (m->inputs && m->inputs->values)
+            return read_metadata_groups(r, rank, n, m->inputs->values);
+        return CS_OK;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE: {
+        int send = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+        int peer_a = send ? A_COMM_DST : A_COMM_SRC, self_a = send ? A_COMM_SRC : A_COMM_DST;
+        if (!has[peer_a] || !has[A_COMM_SIZE])
+            return node_fail(r, rank, n, "%s without %s; expected attributes %s and comm_size",
+                             cs_chakra_type_name(type),
+                             !has[peer_a] ? read_attrs[peer_a] : "comm_size",
+                             read_attrs[peer_a]);
+        if (v[peer_a] < 0 || v[peer_a] >= r->P)
+            return node_fail(r, rank, n, "%s %lld is outside the trace's ranks 0..%d",
+                             read_attrs[peer_a], (long long)v[peer_a], r->P - 1);
+        if (has[self_a] && v[self_a] != rank)
+            return node_fail(r, rank, n, "%s %lld is not this file's rank %d (a %s is issued "
+                             "by its %s)", read_attrs[self_a], (long long)v[self_a], rank,
+                             send ? "send" : "recv", send ? "sender" : "receiver");
+        if (v[A_COMM_SIZE] < 0)
+            return node_fail(r, rank, n, "comm_size %lld is negative", (long long)v[A_COMM_SIZE]);
+        int64_t tag = has[A_COMM_TAG] ? v[A_COMM_TAG] : 0;
+        if (tag < 0 || tag > CS_CHAKRA_MAX_TAG)
+            return node_fail(r, rank, n, "comm_tag %lld is outside 0..%d", (long long)tag,
+                             CS_CHAKRA_MAX_TAG);
+        n->kind = send ? NK_SEND : NK_RECV;
+        n->peer = (int32_t)v[peer_a];
+        n->tag = (int32_t)tag;
+        n->size = v[A_COMM_SIZE];
+        return CS_OK;
+    }
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
+        if (!has[A_COMM_TYPE])
+            return node_fail(r, rank, n, "COMM_COLL_NODE without comm_type");
+        if (v[A_COMM_TYPE] < 0 || v[A_COMM_TYPE] > 9)
+            return node_fail(r, rank, n, "comm_type %lld is not a Chakra collective (0 "
+                             "ALL_REDUCE .. 9 BARRIER)", (long long)v[A_COMM_TYPE]);
+        if (!has[A_COMM_SIZE] && v[A_COMM_TYPE] != 9)
+            return node_fail(r, rank, n, "COMM_COLL_NODE without comm_size");
+        n->size = has[A_COMM_SIZE] ? v[A_COMM_SIZE] : 0;
+        if (n->size < 0)
+            return node_fail(r, rank, n, "comm_size %lld is negative", (long long)n->size);
+        n->kind = NK_COLL;
+        n->coll = (uint8_t)v[A_COMM_TYPE];
+        n->pg = pg && *pg ? cs_strdup(pg) : NULL;
+        return CS_OK;
+    default:
+        if (r->o->skip_unknown) {
+            r->info.skipped_nodes++;
+            return CS_OK; /* a zero-time op: its successors keep their order */
+        }
+        return node_fail(r, rank, n, "node type %d (%s) is not replayed; collsim reads "
+                         "COMP, MEM_LOAD, MEM_STORE, COMM_SEND, COMM_RECV, COMM_COLL and "
+                         "METADATA nodes (--skip-unknown skips others and counts them)",
+                         type, cs_chakra_type_name(type));
+    }
+}
+
+/* ---- the DAG ------------------------------------------------------------------- */
+
+static uint32_t id_hash(uint64_t id)
+{
+    id *= 0x9e3779b97f4a7c15ULL;
+    return (uint32_t)(id ^ (id >> 32));
+}
+
+static int32_t find_node(const crank_t *k, uint64_t id)
+{
+    for (uint32_t h = id_hash(id) & k->mask;; h = (h + 1) & k->mask) {
+        int32_t i = k->slot[h];
+        if (i < 0 || k->nodes[i].id == id)
+            return i;
+    }
+}
+
+/* Indexes rank's node ids, checks every dependency names a node of the
+ * file, and that the dependencies have no cycle. */
+static int check_dag(creader_t *r, int rank)
+{
+    crank_t *k = &r->ranks[rank];
+    uint32_t cap = 16;
+    while (cap < 2u * (uint32_t)k->n)
+        cap *= 2;
+    k->mask = cap - 1;
+    k->slot = cs_malloc((size_t)cap * sizeof *k->slot);
+    memset(k->slot, 0xff, (size_t)cap * sizeof *k->slot);
+    for (int32_t i = 0; i < k->n; i++) {
+        uint32_t h = id_hash(k->nodes[i].id) & k->mask;
+        while (k->slot[h] >= 0) {
+            if (k->nodes[k->slot[h]].id == k->nodes[i].id)
+                return node_fail(r, rank, &k->nodes[i], "node id used twice (node #%d and #%d); "
+                                 "expected unique ids", k->nodes[k->slot[h]].index,
+                                 k->nodes[i].index);
+            h = (h + 1) & k->mask;
+        }
+        k->slot[h] = i;
+    }
+    /* Kahn: indegree per node, successors as a CSR */
+    int32_t n = k->n;
+    int32_t *indeg = cs_calloc((size_t)n + 1, sizeof *indeg);
+    int64_t total = 0;
+    int rc = CS_OK;
+    for (int32_t i = 0; i < n && !rc; i++)
+        for (int32_t j = 0; j < k->nodes[i].ndeps; j++) {
+            int32_t d = find_node(k, k->nodes[i].deps[j]);
+            if (d < 0) {
+                rc = node_fail(r, rank, &k->nodes[i], "depends on node %llu, which is not in "
+                               "the file", (unsigned long long)k->nodes[i].deps[j]);
+                break;
+            }
+            indeg[i]++;
+            total++;
+        }
+    if (rc) {
+        free(indeg);
+        return rc;
+    }
+    int64_t *start = cs_calloc((size_t)n + 1, sizeof *start);
+    int32_t *succ = cs_malloc(((size_t)total + 1) * sizeof *succ);
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < k->nodes[i].ndeps; j++)
+            start[find_node(k, k->nodes[i].deps[j]) + 1]++;
+    for (int32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    int64_t *fill = cs_malloc(((size_t)n + 1) * sizeof *fill);
+    memcpy(fill, start, ((size_t)n + 1) * sizeof *fill);
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < k->nodes[i].ndeps; j++)
+            succ[fill[find_node(k, k->nodes[i].deps[j])]++] = i;
+    int32_t *queue = cs_malloc(((size_t)n + 1) * sizeof *queue), head = 0, tail = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (!indeg[i])
+            queue[tail++] = i;
+    while (head < tail) {
+        int32_t i = queue[head++];
+        for (int64_t s = start[i]; s < start[i + 1]; s++)
+            if (!--indeg[succ[s]])
+                queue[tail++] = succ[s];
+    }
+    if (tail < n) {
+        /* every node left waits on another left: walk back to a repeat */
+        int32_t at = 0;
+        while (!indeg[at])
+            at++;
+        int32_t *seen = cs_calloc((size_t)n, sizeof *seen);
+        int32_t step = 1;
+        while (!seen[at]) {
+            seen[at] = step++;
+            const cnode_t *c = &k->nodes[at];
+            for (int32_t j = 0; j < c->ndeps; j++) {
+                int32_t d = find_node(k, c->deps[j]);
+                if (indeg[d]) {
+                    at = d;
+                    break;
+                }
+            }
+        }
+        char ids[512] = "";
+        size_t used = 0;
+        int32_t cur = at, count = 0;
+        do {
+            if (used < sizeof ids - 40)
+                used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%llu",
+                                         count ? " <- " : "",
+                                         (unsigned long long)k->nodes[cur].id);
+            count++;
+            const cnode_t *c = &k->nodes[cur];
+            for (int32_t j = 0; j < c->ndeps; j++) {
+                int32_t d = find_node(k, c->deps[j]);
+                if (indeg[d]) { /* the first loop's choice: back to `at` */
+                    cur = d;
+                    break;
+                }
+            }
+        } while (cur != at && count < n);
+        rc = node_fail(r, rank, &k->nodes[at], "dependency cycle: node %s <- %llu; expected "
+                       "the nodes' data_deps and ctrl_deps to form a DAG", ids,
+                       (unsigned long long)k->nodes[at].id);
+        free(seen);
+    }
+    free(indeg);
+    free(start);
+    free(succ);
+    free(fill);
+    free(queue);
+    return rc;
+}
+
+/* ---- ops ----------------------------------------------------------------------- */
+
+static int line_of(uint64_t id)
+{
+    return id > INT_MAX ? INT_MAX : (int)id;
+}
+
+static int make_ops(creader_t *r, int rank)
+{
+    crank_t *k = &r->ranks[rank];
+    for (int32_t i = 0; i < k->n; i++) {
+        cnode_t *n = &k->nodes[i];
+        int32_t op;
+        switch (n->kind) {
+        case NK_SEND: op = cs_program_send(r->p, rank, n->peer, n->size, n->tag); break;
+        case NK_RECV: op = cs_program_recv(r->p, rank, n->peer, n->size, n->tag); break;
+        case NK_COLL:
+            if (n->ndeps > 1) { /* several predecessors: one zero-time op gathers them */
+                n->first = cs_program_calc(r->p, rank, 0, 0);
+                if (n->first >= 0)
+                    cs_program_set_origin(r->p, n->first, line_of(n->id), NULL);
+            }
+            op = cs_program_calc(r->p, rank, 0, 0);
+            break;
+        default: op = cs_program_calc(r->p, rank, n->ns, 0);
+        }
+        if (op < 0 || (n->kind == NK_COLL && n->ndeps > 1 && n->first < 0)) {
+            cs_error_t e;
+            cs_program_finalize(r->p, &e);
+            return node_fail(r, rank, n, "%s", e.msg);
+        }
+        n->op = op;
+        cs_program_set_origin(r->p, op, line_of(n->id), NULL);
+    }
+    for (int32_t i = 0; i < k->n; i++) {
+        cnode_t *n = &k->nodes[i];
+        if (n->kind == NK_COLL && n->ndeps == 1)
+            continue; /* its one predecessor is the collective's (tracecoll) */
+        int32_t at = n->kind == NK_COLL ? n->first : n->op;
+        for (int32_t j = 0; j < n->ndeps; j++)
+            cs_program_dep(r->p, at, k->nodes[find_node(k, n->deps[j])].op, CS_DEP_AFTER);
+    }
+    return CS_OK;
+}
+
+/* A send or recv for pairing. */
+typedef struct msg {
+    int32_t src, dst, tag, rank, node; /* node: index in its rank */
+    uint8_t send;
+    int32_t op;
+} msg_t;
+
+static int cmp_msg(const void *a, const void *b)
+{
+    const msg_t *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    if (x->send != y->send)
+        return x->send ? -1 : 1;
+    return (x->op > y->op) - (x->op < y->op);
+}
+
+/* The k-th send of each (src, dst, tag) meets its k-th recv (in op order,
+ * the ranks' file order) and fits it. */
+static int pair_messages(creader_t *r)
+{
+    int64_t total = 0;
+    for (int rk = 0; rk < r->P; rk++)
+        for (int32_t i = 0; i < r->ranks[rk].n; i++)
+            total += r->ranks[rk].nodes[i].kind == NK_SEND ||
+                     r->ranks[rk].nodes[i].kind == NK_RECV;
+    if (!total)
+        return CS_OK;
+    msg_t *m = cs_malloc((size_t)total * sizeof *m);
+    int64_t n = 0;
+    for (int rk = 0; rk < r->P; rk++)
+        for (int32_t i = 0; i < r->ranks[rk].n; i++) {
+            const cnode_t *c = &r->ranks[rk].nodes[i];
+            if (c->kind == NK_SEND)
+                m[n++] = (msg_t){rk, c->peer, c->tag, rk, i, 1, c->op};
+            else if (c->kind == NK_RECV)
+                m[n++] = (msg_t){c->peer, rk, c->tag, rk, i, 0, c->op};
+        }
+    qsort(m, (size_t)n, sizeof *m, cmp_msg);
+    int rc = CS_OK;
+    for (int64_t a = 0; a < n && !rc;) {
+        int64_t b = a, s, ns = 0, nr = 0;
+        while (b < n && m[b].src == m[a].src && m[b].dst == m[a].dst && m[b].tag == m[a].tag)
+            (m[b].send ? ns++ : nr++), b++;
+        for (s = 0; s < ns && s < nr; s++) {
+            const msg_t *snd = &m[a + s], *rcv = &m[a + ns + s];
+            const cnode_t *sn = &r->ranks[snd->rank].nodes[snd->node];
+            const cnode_t *rn = &r->ranks[rcv->rank].nodes[rcv->node];
+            if (sn->size > rn->size) {
+                char other[PATH_MAX + 32];
+                snprintf(other, sizeof other, "%s", rank_file(r, snd->rank));
+                rc = node_fail(r, rcv->rank, rn, "recv of %lld bytes from rank %d (tag %d) is "
+                               "smaller than the %lld-byte message it takes (%s: node %llu)",
+                               (long long)rn->size, snd->rank, snd->tag, (long long)sn->size,
+                               other, (unsigned long long)sn->id);
+                break;
+            }
+        }
+        if (!rc && ns != nr) {
+            const msg_t *x = &m[a + (ns > nr ? nr : ns + ns)];
+            const cnode_t *c = &r->ranks[x->rank].nodes[x->node];
+            rc = x->send ? node_fail(r, x->rank, c, "send to rank %d (tag %d, %lld bytes) is "
+                                     "never received; expected a COMM_RECV_NODE on rank %d "
+                                     "with comm_src %d and comm_tag %d", x->dst, x->tag,
+                                     (long long)c->size, x->dst, x->src, x->tag)
+                         : node_fail(r, x->rank, c, "recv from rank %d (tag %d, %lld bytes) "
+                                     "has no matching send; expected a COMM_SEND_NODE on rank "
+                                     "%d with comm_dst %d and comm_tag %d", x->src, x->tag,
+                                     (long long)c->size, x->src, x->dst, x->tag);
+        }
+        a = b;
+    }
+    free(m);
+    return rc;
+}
+
+/* ---- collectives --------------------------------------------------------------- */
+
+static const cs_coll_kind_t coll_kind[10] = {
+    CS_COLL_ALLREDUCE, CS_COLL_REDUCE, CS_COLL_ALLGATHER, CS_COLL_GATHER, CS_COLL_SCATTER,
+    CS_COLL_BROADCAST, CS_COLL_ALLTOALL, CS_COLL_REDUCE_SCATTER, CS_COLL_REDUCE_SCATTER,
+    CS_COLL_BARRIER};
+static const char *const coll_names[10] = {
+    "ALL_REDUCE", "REDUCE", "ALL_GATHER", "GATHER", "SCATTER", "BROADCAST", "ALL_TO_ALL",
+    "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER"};
+
+/* Resolves every collective node's group. */
+static int resolve_groups(creader_t *r)
+{
+    for (int rk = 0; rk < r->P; rk++)
+        for (int32_t i = 0; i < r->ranks[rk].n; i++) {
+            cnode_t *n = &r->ranks[rk].nodes[i];
+            if (n->kind != NK_COLL)
+                continue;
+            const char *name = n->pg ? n->pg : "";
+            cgroup_t *g = find_group(r, name);
+            if (!g && (!strcmp(name, "") || !strcmp(name, "0"))) {
+                int rc = add_group(r, "the default group", name, NULL, r->P, 0);
+                if (rc)
+                    return rc;
+                g = &r->groups[r->ngroups - 1];
+            }
+            if (!g)
+                return node_fail(r, rk, n, "process group '%s' is not defined; give its ranks "
+                                 "with --comm-group FILE (ASTRA-sim's comm-group JSON) or in "
+                                 "the trace's METADATA_NODE", name);
+            n->group = (int32_t)(g - r->groups);
+            if (!bsearch(&(int32_t){rk}, g->members, (size_t)g->G, sizeof(int32_t), cmp_i32))
+                return node_fail(r, rk, n, "rank %d is not a member of process group '%s', on "
+                                 "which this collective runs", rk, name);
+            g->used = 1;
+        }
+    return CS_OK;
+}
+
+static int coll_bytes(creader_t *r, int rank, const cnode_t *n, int G, int64_t *bytes)
+{
+    switch (coll_kind[n->coll]) {
+    case CS_COLL_BARRIER: *bytes = 0; return CS_OK;
+    case CS_COLL_REDUCE_SCATTER:
+    case CS_COLL_ALLTOALL:
+    case CS_COLL_SCATTER:
+        /* comm_size is the whole input; the suite's count is one block of it */
+        if (n->size % G)
+            return node_fail(r, rank, n, "%s comm_size %lld is not a multiple of the %d ranks "
+                             "of its group; expected the whole input buffer of P blocks",
+                             coll_names[n->coll], (long long)n->size, G);
+        *bytes = n->size / G;
+        return CS_OK;
+    default: *bytes = n->size; return CS_OK;
+    }
+}
+
+static int expand_collectives(creader_t *r)
+{
+    int rc = CS_OK, any = 0;
+    for (int32_t g = 0; g < r->ngroups; g++)
+        any |= r->groups[g].used;
+    if (!any)
+        return CS_OK;
+    const cs_coll_hints_t *hints = NULL;
+    if (r->o->prepare && (rc = r->o->prepare(r->o->prepare_ctx, r->P, &hints, r->err)))
+        return rc;
+    cs_tracecoll_opts_t to = {r->o->algo, r->o->algo_opts, r->o->unit, CS_CHAKRA_COLL_TAG_BASE,
+                              CS_CHAKRA_MAX_TAG};
+    cs_tracecoll_t *tc = cs_tracecoll_new(&to);
+    int P = r->P;
+    int32_t *cursor = cs_calloc((size_t)P, sizeof *cursor); /* per rank: next node to look at */
+    int32_t *pred = cs_malloc((size_t)P * sizeof *pred), *join = cs_malloc((size_t)P * sizeof *join);
+    int32_t *line = cs_malloc((size_t)P * sizeof *line), *at = cs_malloc((size_t)P * sizeof *at);
+    for (int32_t g = 0; g < r->ngroups && !rc; g++) {
+        const cgroup_t *grp = &r->groups[g];
+        if (!grp->used)
+            continue;
+        r->info.groups++;
+        memset(cursor, 0, (size_t)P * sizeof *cursor);
+        for (int64_t call = 0; !rc; call++) {
+            /* each member's next collective on this group */
+            int found = 0, missing = -1;
+            for (int m = 0; m < grp->G; m++) {
+                int rk = grp->members[m];
+                crank_t *k = &r->ranks[rk];
+                int32_t i = cursor[rk];
+                while (i < k->n && !(k->nodes[i].kind == NK_COLL && k->nodes[i].group == g))
+                    i++;
+                cursor[rk] = i;
+                at[m] = i < k->n ? i : -1;
+                if (at[m] >= 0)
+                    found++;
+                else if (missing < 0)
+                    missing = m;
+            }
+            if (!found)
+                break;
+            int ref = 0;
+            while (at[ref] < 0)
+                ref++;
+            int rref = grp->members[ref];
+            const cnode_t *c0 = &r->ranks[rref].nodes[at[ref]];
+            char other[PATH_MAX + 32];
+            snprintf(other, sizeof other, "%s", rank_file(r, rref));
+            if (missing >= 0) {
+                rc = cs_error_set(r->err, CS_ERR_PARSE, "%s: node %llu: collective #%lld of "
+                                  "process group '%s' (%s of %lld bytes) has no match on rank "
+                                  "%d (%s), which makes fewer collectives in that group; "
+                                  "expected every rank of the group to make the same "
+                                  "collectives in the same order", other,
+                                  (unsigned long long)c0->id, (long long)call + 1, grp->name,
+                                  coll_names[c0->coll], (long long)c0->size,
+                                  grp->members[missing], rank_file(r, grp->members[missing]));
+                break;
+            }
+            for (int m = 0; m < grp->G && !rc; m++) {
+                int rk = grp->members[m];
+                const cnode_t *c = &r->ranks[rk].nodes[at[m]];
+                if (c->coll != c0->coll || c->size != c0->size)
+                    rc = node_fail(r, rk, c, "collective #%lld of process group '%s' is %s of "
+                                   "%lld bytes but %s: node %llu is %s of %lld bytes; expected "
+                                   "every rank of the group to make the same collectives in "
+                                   "the same order", (long long)call + 1, grp->name,
+                                   coll_names[c->coll], (long long)c->size, other,
+                                   (unsigned long long)c0->id, coll_names[c0->coll],
+                                   (long long)c0->size);
+            }
+            int64_t bytes = 0;
+            if (rc || (rc = coll_bytes(r, rref, c0, grp->G, &bytes)))
+                break;
+            for (int m = 0; m < grp->G; m++) {
+                const crank_t *k = &r->ranks[grp->members[m]];
+                const cnode_t *c = &k->nodes[at[m]];
+                pred[m] = c->ndeps == 0 ? -1 : c->ndeps == 1
+                              ? k->nodes[find_node(k, c->deps[0])].op : c->first;
+                join[m] = c->op;
+                line[m] = line_of(c->id);
+                cursor[grp->members[m]] = at[m] + 1;
+            }
+            int identity = grp->G == P;
+            char where[PATH_MAX + 64];
+            snprintf(where, sizeof where, "%s: node %llu", other, (unsigned long long)c0->id);
+            cs_coll_kind_t kind = coll_kind[c0->coll];
+            cs_tracecoll_call_t tcall = {kind, bytes, cs_coll_rooted(kind) ? 0 : -1, grp->G,
+                                         identity ? NULL : grp->members, pred, NULL, join, line,
+                                         where};
+            int64_t nops = 0;
+            rc = cs_tracecoll_splice(tc, r->p, &tcall, identity ? hints : NULL, &nops, r->err);
+            r->info.coll_ops += nops;
+            r->info.calls[kind]++;
+        }
+    }
+    cs_tracecoll_free(tc);
+    free(cursor);
+    free(pred);
+    free(join);
+    free(line);
+    free(at);
+    return rc;
+}
+
+/* ---- driver -------------------------------------------------------------------- */
+
+static void reader_free(creader_t *r)
+{
+    if (r->ranks)
+        for (int rk = 0; rk < r->P; rk++) {
+            crank_t *k = &r->ranks[rk];
+            for (int32_t i = 0; i < k->n; i++) {
+                free(k->nodes[i].deps);
+                free(k->nodes[i].pg);
+            }
+            free(k->nodes);
+            free(k->slot);
+        }
+    free(r->ranks);
+    for (int32_t g = 0; g < r->ngroups; g++) {
+        free(r->groups[g].name);
+        free(r->groups[g].members);
+    }
+    free(r->groups);
+    cs_program_free(r->p);
+}
+
+static int check_ranks(const cs_chakra_opts_t *o, const char *name, int P, cs_error_t *err)
+{
+    if (o->max_ranks > 0 && P > o->max_ranks)
+        return cs_error_set(err, CS_ERR_RANGE, "%s: the trace has %d ranks but the machine has "
+                            "only %d nodes; choose a machine with at least %d nodes", name, P,
+                            o->max_ranks, P);
+    if (P > CS_CHAKRA_MAX_RANKS)
+        return cs_error_set(err, CS_ERR_RANGE, "%s: the trace has %d ranks; at most %d", name, P,
+                            CS_CHAKRA_MAX_RANKS);
+    return CS_OK;
+}
+
+int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
+                           const char *name, const cs_chakra_opts_t *o, cs_program_t **out,
+                           cs_chakra_info_t *info, cs_error_t *err)
+{
+    creader_t r;
+    int rc;
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.err = err;
+    r.name = name ? name : "<buffer>";
+    if (P < 1)
+        return cs_error_set(err, CS_ERR_PARSE, "%s: no rank file", r.name);
+    if ((rc = check_ranks(o, r.name, P, err)))
+        return rc;
+    if (!(o->flops_per_second > 0))
+        return cs_error_set(err, CS_ERR_USAGE, "Chakra: the compute rate must be > 0");
+    r.P = P;
+    r.ranks = cs_calloc((size_t)P, sizeof *r.ranks);
+    if (o->comm_group && (rc = read_comm_group_file(&r, o->comm_group)))
+        goto out;
+    for (int rk = 0; rk < P && !rc; rk++)
+        rc = parse_rank(&r, rk, data[rk], len[rk]);
+    for (int rk = 0; rk < P && !rc; rk++)
+        rc = check_dag(&r, rk);
+    if (rc)
+        goto out;
+    r.p = cs_program_new(P);
+    for (int rk = 0; rk < P && !rc; rk++)
+        rc = make_ops(&r, rk);
+    if (!rc && !(rc = pair_messages(&r)) && !(rc = resolve_groups(&r)))
+        rc = expand_collectives(&r);
+    if (rc)
+        goto out;
+    cs_program_set_source(r.p, r.name);
+    cs_program_set_time_unit(r.p, 1e-9);
+    if ((rc = cs_program_finalize(r.p, err)))
+        goto out;
+    *out = r.p;
+    r.p = NULL;
+    if (info)
+        *info = r.info;
+out:
+    reader_free(&r);
+    return rc;
+}
+
+/* "X.12.et" -> 12 (and the prefix's length); -1 when path is not one. */
+static long rank_suffix(const char *path, size_t *prefix_len)
+{
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 3, ".et"))
+        return -1;
+    size_t e = n - 3, b = e;
+    while (b > 0 && path[b - 1] >= '0' && path[b - 1] <= '9')
+        b--;
+    if (b == e || e - b > 9 || b < 2 || path[b - 1] != '.' || (path[b] == '0' && e - b > 1))
+        return -1;
+    *prefix_len = b - 1;
+    return strtol(path + b, NULL, 10);
+}
+
+static int read_whole(const char *path, uint8_t **data, size_t *len, cs_error_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        if (f)
+            fclose(f);
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot read the rank file: %s", path,
+                            f ? "not a regular file" : strerror(e));
+    }
+    *len = (size_t)st.st_size;
+    *data = cs_malloc(*len ? *len : 1);
+    if (*len && fread(*data, 1, *len, f) != *len) {
+        fclose(f);
+        return cs_error_set(err, CS_ERR_IO, "%s: read error", path);
+    }
+    fclose(f);
+    return CS_OK;
+}
+
+int cs_chakra_read(const char *path, const cs_chakra_opts_t *o, cs_program_t **out,
+                   cs_chakra_info_t *info, cs_error_t *err)
+{
+    size_t plen;
+    char prefix[PATH_MAX];
+    *out = NULL;
+    if (strlen(path) >= sizeof prefix - 16)
+        return cs_error_set(err, CS_ERR_USAGE, "%s: path too long", path);
+    if (rank_suffix(path, &plen) >= 0)
+        snprintf(prefix, sizeof prefix, "%.*s", (int)plen, path);
+    else
+        snprintf(prefix, sizeof prefix, "%s", path);
+    /* the directory and the file names' start */
+    char dir[PATH_MAX];
+    const char *slash = strrchr(prefix, '/'), *base = slash ? slash + 1 : prefix;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - prefix) + (slash == prefix) : 1,
+             slash ? prefix : ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot list the directory '%s' for the rank "
+                            "files %s.N.et: %s", path, dir, prefix, strerror(errno));
+    long most = -1, count = 0;
+    size_t blen = strlen(base);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t pl;
+        long rk;
+        if (strncmp(de->d_name, base, blen) || (rk = rank_suffix(de->d_name, &pl)) < 0 ||
+            pl != blen)
+            continue;
+        count++;
+        if (rk > most)
+            most = rk;
+    }
+    closedir(d);
+    if (most < 0)
+        return cs_error_set(err, CS_ERR_IO, "%s.0.et: no such rank file; expected a Chakra "
+                            "trace's files PREFIX.0.et .. PREFIX.(P-1).et", prefix);
+    int rc, P = (int)(most + 1);
+    if (most >= CS_CHAKRA_MAX_RANKS)
+        return cs_error_set(err, CS_ERR_RANGE, "%s.%ld.et: rank %ld; at most %d ranks", prefix,
+                            most, most, CS_CHAKRA_MAX_RANKS);
+    if ((rc = check_ranks(o, prefix, P, err)))
+        return rc;
+    uint8_t **data = cs_calloc((size_t)P, sizeof *data);
+    size_t *len = cs_calloc((size_t)P, sizeof *len);
+    for (int rk = 0; rk < P && !rc; rk++) {
+        char file[PATH_MAX + 32];
+        struct stat st;
+        snprintf(file, sizeof file, "%s.%d.et", prefix, rk);
+        if (stat(file, &st) && errno == ENOENT)
+            rc = cs_error_set(err, CS_ERR_IO, "%s: missing rank file; the trace has %s.%ld.et, "
+                              "so expected one file per rank 0..%ld", file, prefix, most, most);
+        else
+            rc = read_whole(file, &data[rk], &len[rk], err);
+    }
+    if (!rc)
+        rc = cs_chakra_read_buffers((const uint8_t *const *)data, len, P, prefix, o, out, info,
+                                    err);
+    for (int rk = 0; rk < P; rk++)
+        free(data[rk]);
+    free(data);
+    free(len);
+    return rc;
+}
+
+int cs_chakra_sniff(const char *path, int *is_chakra, cs_error_t *err)
+{
+    size_t plen;
+    struct stat st;
+    (void)err;
+    *is_chakra = 0;
+    if (rank_suffix(path, &plen) >= 0) {
+        *is_chakra = 1;
+        return CS_OK;
+    }
+    if (stat(path, &st)) {
+        char file[PATH_MAX + 32];
+        snprintf(file, sizeof file, "%s.0.et", path);
+        *is_chakra = !stat(file, &st);
+        return CS_OK;
+    }
+    /* a file of another name: a length prefix, then GlobalMetadata's field
+     * 1 (version, a string: tag byte 0x0a) */
+    FILE *f = fopen(path, "rb");
+    uint8_t b[16];
+    size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+    if (f)
+        fclose(f);
+    size_t off = 0;
+    uint64_t mlen;
+    int bad;
+    if (n >= 3 && read_varint32(b, n, &off, &mlen, &bad) && off < n && b[off] == 0x0a &&
+        mlen > 0 && (int64_t)mlen <= (int64_t)st.st_size - (int64_t)off)
+        *is_chakra = 1;
+    return CS_OK;
+}
+
+#endif
