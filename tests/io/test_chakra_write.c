@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "coll/coll.h"
@@ -570,6 +571,77 @@ Test(chakra_write, ti_trace_round_trip)
     cr_assert_eq(cs_ti_read_file(path, &o, &p, NULL, &err), CS_OK, "%s", err.msg);
     trace_round_trip(p, "alphabeta:topo=torus,rows=4,cols=4");
     cs_program_free(p);
+}
+
+/* ---- the command line: export, then replay ------------------------------------- */
+
+/* The `finish` line of a command's output (static), or "" on failure. */
+static const char *finish_of(const char *cmd)
+{
+    static char line[256];
+    char buf[256];
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    line[0] = '\0';
+    while (fgets(buf, sizeof buf, f))
+        if (!strncmp(buf, "finish", 6))
+            snprintf(line, sizeof line, "%s", buf);
+    if (pclose(f) != 0)
+        line[0] = '\0';
+    return line;
+}
+
+/* `collsim replay` of the exported set takes the original's time. */
+static void cli_same_time(const char *trace, const char *export_opts, const char *machine)
+{
+    const char *c = getenv("COLLSIM");
+    char dir[] = "/tmp/collsim-chakra-XXXXXX", cmd[2048], want[256];
+    cr_assert_not_null(c, "COLLSIM is set by meson");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "'%s' export --format chakra --trace '%s/%s' %s -o %s/x", c,
+             source_root(), trace, export_opts, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    for (int fluid = 0; fluid < 2; fluid++) {
+        const char *mode = fluid ? "--mode fluid" : "";
+        snprintf(cmd, sizeof cmd, "'%s' replay '%s/%s' -m '%s' %s --no-timing", c,
+                 source_root(), trace, machine, mode);
+        snprintf(want, sizeof want, "%s", finish_of(cmd));
+        cr_assert(want[0], "%s failed", cmd);
+        snprintf(cmd, sizeof cmd, "'%s' replay %s/x --format chakra -m '%s' %s --no-timing", c,
+                 dir, machine, mode);
+        cr_assert_str_eq(finish_of(cmd), want, "%s", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(chakra_write, cli_goal_replays_to_same_time)
+{
+    cli_same_time("traces/pipeline.goal", "--ranks 4", "alphabeta:topo=ring,p=4");
+}
+
+Test(chakra_write, cli_ti_replays_to_same_time)
+{
+    cli_same_time("traces/stencil16.ti", "--machine alphabeta:topo=torus,rows=4,cols=4",
+                  "alphabeta:topo=torus,rows=4,cols=4");
+}
+
+Test(chakra_write, cli_refusal_writes_nothing)
+{
+    const char *c = getenv("COLLSIM");
+    char dir[] = "/tmp/collsim-chakra-XXXXXX", cmd[1024];
+    cr_assert_not_null(c);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "'%s' export --format chakra --coll allreduce --algo naive "
+             "--ranks 8 --bytes 64KiB -o %s/x 2>%s/err", c, dir, dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit status %d", st);
+    snprintf(cmd, sizeof cmd, "grep -q 'allreduce/naive: op .*multicast' %s/err", dir);
+    cr_assert_eq(system(cmd), 0, "the message names the algorithm, the op and why");
+    snprintf(cmd, sizeof cmd, "%s/err", dir);
+    unlink(cmd);
+    cr_assert_eq(count_files(dir), 0, "no file written");
+    rmdir(dir);
 }
 
 #else /* !CS_HAVE_CHAKRA */
