@@ -289,11 +289,12 @@ int cs_chakra_write_rank(const cs_program_t *p, int rank, FILE *f, cs_error_t *e
 
 /* ---- the whole set ------------------------------------------------------------- */
 
-static char *rank_path(const char *prefix, int rank, const char *suffix)
+/* "PREFIX.R.et" plus a suffix ("" or ".part"). */
+static char *rank_path(const char *prefix, int rank, int part)
 {
     size_t n = strlen(prefix) + 32;
     char *s = cs_malloc(n);
-    snprintf(s, n, "%s.%d.et%s", prefix, rank, suffix);
+    snprintf(s, n, "%s.%d.et%s", prefix, rank, part ? ".part" : "");
     return s;
 }
 
@@ -301,7 +302,7 @@ static char *rank_path(const char *prefix, int rank, const char *suffix)
 static void remove_parts(const char *prefix, int n)
 {
     for (int r = 0; r < n; r++) {
-        char *part = rank_path(prefix, r, ".part");
+        char *part = rank_path(prefix, r, 1);
         unlink(part);
         free(part);
     }
@@ -311,6 +312,8 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
 {
     int rc, P = cs_program_nranks(p);
     int32_t n = cs_program_nops(p);
+    if (!prefix || !*prefix)
+        return cs_error_set(err, CS_ERR_USAGE, "Chakra export: no file prefix (-o PREFIX)");
     if ((rc = cs_chakra_write_check(p, err)))
         return rc;
     /* each rank's ops in id order: a counting sort by rank, O(ops + P) */
@@ -328,7 +331,7 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
 
     int done = 0;
     for (; done < P && rc == CS_OK; done++) {
-        char *part = rank_path(prefix, done, ".part");
+        char *part = rank_path(prefix, done, 1);
         cs_outfile_t *o = NULL;
         if ((rc = cs_outfile_open(NULL, part, &o, err)) == CS_OK) {
             rc = write_ops(p, ids + start[done], start[done + 1] - start[done],
@@ -349,7 +352,7 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
         return rc;
     }
     for (int r = 0; r < P; r++) {
-        char *part = rank_path(prefix, r, ".part"), *path = rank_path(prefix, r, "");
+        char *part = rank_path(prefix, r, 1), *path = rank_path(prefix, r, 0);
         if (rename(part, path) != 0 && rc == CS_OK)
             rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rename %s over it: %s", path, part,
                               strerror(errno));
@@ -362,7 +365,7 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
     }
     /* an earlier, larger set's higher ranks would be read as ours */
     for (int r = P; ; r++) {
-        char *path = rank_path(prefix, r, "");
+        char *path = rank_path(prefix, r, 0);
         int gone = unlink(path) == 0;
         free(path);
         if (!gone)
