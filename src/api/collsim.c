@@ -65,7 +65,8 @@ _Static_assert(sizeof(sig_atomic_t) == sizeof(int), "sig_atomic_t is not an int"
 /* Every key, in the order of collsim.h (the message of an unknown key). */
 static const char *const collsim_keys[] = {
     "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
-    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "mode", "queue",
+    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "skip-unknown",
+    "comm-group", "mode", "queue",
     "force", "record", NULL};
 #define COLLSIM_NKEYS ((int)(sizeof collsim_keys / sizeof collsim_keys[0]) - 1)
 

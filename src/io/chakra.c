@@ -496,9 +496,10 @@ static int add_group(creader_t *r, const char *where, const char *name, const in
     qsort(m, (size_t)n, sizeof *m, cmp_i32);
     for (int i = 1; i < n; i++)
         if (m[i] == m[i - 1]) {
+            int twice = m[i];
             free(m);
             return cs_error_set(r->err, CS_ERR_PARSE, "%s: process group '%s' lists rank %d "
-                                "twice", where, name, m[i]);
+                                "twice", where, name, twice);
         }
     cgroup_t *old = find_group(r, name);
     if (old) {
@@ -549,9 +550,10 @@ static int read_comm_group_file(creader_t *r, const char *path)
 #if CS_HAVE_JANSSON
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root && je.line <= 0)
+        return cs_error_set(r->err, CS_ERR_IO, "--comm-group %s: %s", path, je.text);
     if (!root)
-        return cs_error_set(r->err, je.line > 0 ? CS_ERR_PARSE : CS_ERR_IO, "%s:%d: %s", path,
-                            je.line, je.text);
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s:%d: %s", path, je.line, je.text);
     int rc = CS_OK;
     if (!json_is_object(root)) {
         rc = cs_error_set(r->err, CS_ERR_PARSE, "%s: expected an object of process groups "
