@@ -95,8 +95,12 @@ static void export_help(void)
 static void export_trace_set(export_args_t *a, const char *key, const char *value)
 {
     cs_error_t err = {0};
-    if (cs_replay_set(&a->trace, key, value, &err) != CS_OK)
+    if (cs_replay_set(&a->trace, key, value, &err) != CS_OK) {
+        if (!strcmp(key, "format")) /* replay's message names its own --format */
+            cs_app_usage_error("export", "--trace-format '%s': expected goal, ti or auto",
+                               value);
         cs_app_usage_error("export", "%s", err.msg);
+    }
 }
 
 static void export_parse_args(int argc, char **argv, export_args_t *a)
