@@ -31,6 +31,8 @@
 #include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
+#include "io/chakra.h"
+#include "io/chakra_write.h"
 #include "io/goal.h"
 #include "io/ti.h"
 #include "machines/machine.h"
@@ -303,6 +305,67 @@ static int bench_build_msccl(const cs_machine_t *m, const char *path, cs_program
     return rc;
 }
 
+/* Issue 31: a Chakra trace of BENCH_CHAKRA_RANKS ranks, the suite's ring
+ * all-reduce of 1 MiB written as PREFIX.R.et files (`collsim export
+ * --format chakra`) in a temporary folder and read back as `collsim replay
+ * --format chakra` reads it: a comment line times the writing and the
+ * reading (ops per second of reading), the row the replay (the same finish
+ * as ring-ar-1k: it is the same program). */
+#define BENCH_CHAKRA_RANKS 1024
+static int bench_build_chakra(const cs_machine_t *m, const char *path, cs_program_t **out,
+                              cs_error_t *err)
+{
+    (void)path; /* writes its own files */
+    const char *dir = getenv("TMPDIR");
+    char tmp[512], prefix[600];
+    cs_request_t req;
+    cs_request_coll_t c;
+    cs_program_t *ring = NULL;
+    struct timespec t0, t1, t2;
+    int rc;
+    snprintf(tmp, sizeof tmp, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (!mkdtemp(tmp))
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    snprintf(prefix, sizeof prefix, "%s/ring", tmp);
+    cs_request_init(&req);
+    memset(&c, 0, sizeof c);
+    if ((rc = cs_request_set(&req, "coll", "allreduce", err)) == CS_OK &&
+        (rc = cs_request_set(&req, "algo", "ring", err)) == CS_OK &&
+        (rc = cs_request_set(&req, "bytes", "1MiB", err)) == CS_OK &&
+        (rc = cs_request_coll_prepare(&req, m, &c, err)) == CS_OK)
+        rc = cs_request_coll_build(&c, &ring, err);
+    cs_request_coll_destroy(&c);
+    if (rc == CS_OK) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = cs_chakra_write(ring, prefix, err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    }
+    if (rc == CS_OK) {
+        cs_chakra_opts_t o;
+        cs_chakra_opts_default(&o);
+        o.unit = m->net.unit_bytes;
+        o.max_ranks = cs_machine_nodes(m);
+        rc = cs_chakra_read(prefix, &o, out, NULL, err);
+        clock_gettime(CLOCK_MONOTONIC, &t2);
+    }
+    int32_t n = ring ? cs_program_nops(ring) : 0;
+    cs_program_free(ring);
+    for (int r = 0; r < BENCH_CHAKRA_RANKS; r++) {
+        char f[640];
+        snprintf(f, sizeof f, "%s.%d.et", prefix, r);
+        unlink(f);
+    }
+    rmdir(tmp);
+    if (rc == CS_OK) {
+        double wr = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        double rd = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+        printf("# chakra-ring-1k: %ld ops of %d ranks written as Chakra in %.3f s, read in "
+               "%.3f s: %.2f M ops/s of reading\n", (long)n, BENCH_CHAKRA_RANKS, wr, rd,
+               rd > 0 ? (double)n / rd / 1e6 : 0.0);
+    }
+    return rc;
+}
+
 /* LogGOPSim's workload: a GOAL schedule (Schedgen's dissemination barrier,
  * written by tools/gen-goal) read from the --data folder. */
 static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_t **out,
@@ -338,6 +401,8 @@ static const bench_workload_t bench_workloads[] = {
      .bytes = "1MiB"},
     {"msccl-ring-1k", "ring-ar-1k from an MSCCL XML file of 1,024 GPUs, read as msccl:FILE",
      "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .build = bench_build_msccl},
+    {"chakra-ring-1k", "ring-ar-1k written as a Chakra trace of 1,024 rank files and read "
+     "back", "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns", .build = bench_build_chakra},
     {"ring-ar-1280", "ring all-reduce of 1 MiB on 1,280 hosts: flows a byte apart (SimGrid)",
      "alphabeta:topo=ring,p=1280,alpha=1us,beta=0.08ns", .coll = "allreduce", .algo = "ring",
      .bytes = "1MiB"},

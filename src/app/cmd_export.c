@@ -4,7 +4,12 @@
  * GOAL tool can run it, and `collsim replay` gives back exactly the time of
  * `collsim run --coll`; or as MSCCL XML (--format msccl, docs/msccl.md
  * "Export"), so that the MSCCL executor runs it on GPUs and `--algo
- * msccl:FILE` gives back the same program.
+ * msccl:FILE` gives back the same program; or as per-rank Chakra execution
+ * traces (--format chakra -o PREFIX, docs/chakra.md "Export") that
+ * ASTRA-sim runs and `collsim replay --format chakra` reads back.  Chakra
+ * also takes a trace as input (--trace FILE: a GOAL program, or a TI trace
+ * whose collectives the suite expands for the machine, read as `collsim
+ * replay` reads them, api/replay.h).
  *
  * The collective is prepared as `collsim run` prepares it (the request
  * path, api/request.h): with --machine, the algorithm sees that machine's
@@ -17,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/replay.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "core/units.h"
+#include "io/chakra_write.h"
 #include "io/goal.h"
 #include "io/msccl_write.h"
 #include "machines/machine.h"
@@ -31,6 +38,8 @@ typedef struct export_args {
     cs_request_t req;    /* the collective; machine NULL: none given */
     const char *out;
     int msccl;           /* --format msccl */
+    int chakra;          /* --format chakra */
+    cs_replay_t trace;   /* --trace FILE and its options (chakra only) */
     int64_t chunks;      /* --chunks K (msccl), 0: the smallest that fits */
 } export_args_t;
 
@@ -41,12 +50,17 @@ typedef struct export_args {
 static void export_help(void)
 {
     printf("Usage: collsim export --coll NAME [--algo NAME] --ranks P --bytes N\n"
-           "                      [--format goal|msccl] [--chunks K] [--root R]\n"
+           "                      [--format goal|msccl|chakra] [--chunks K] [--root R]\n"
            "                      [--opt KEY=VALUE ...] [--machine SPEC] [-o FILE]\n"
+           "       collsim export --format chakra --trace FILE [--trace-format goal|ti|auto]\n"
+           "                      [--algo-for COLL=ALGO ...] [--flops RATE]\n"
+           "                      (--machine SPEC | --ranks P) -o PREFIX\n"
            "\n"
            "Writes a collective built by an algorithm of the suite as a GOAL schedule, or as\n"
            "MSCCL XML that the MSCCL executor runs and '--algo msccl:FILE' reads back as the\n"
-           "same program (docs/msccl.md, \"Export\").\n"
+           "same program (docs/msccl.md, \"Export\"), or as Chakra execution traces, one\n"
+           "file PREFIX.R.et per rank, that ASTRA-sim runs and 'collsim replay --format\n"
+           "chakra' reads back as the same program (docs/chakra.md, \"Export\").\n"
            "\n"
            "      --coll NAME        broadcast, reduce, allreduce, allgather, reduce-scatter,\n"
            "                         gather, scatter, barrier, alltoall\n"
@@ -57,20 +71,42 @@ static void export_help(void)
            "                         broadcast, reduce)\n"
            "      --root R           root of broadcast, reduce, gather, scatter (default 0)\n"
            "      --opt KEY=VALUE    an algorithm option (repeatable)\n"
-           "      --format FORMAT    goal (GOAL text, the default) or msccl (MSCCL XML);\n"
-           "                         an algorithm MSCCL cannot express is refused with the\n"
-           "                         reason (a multicast, a streamed dependency, ...)\n"
+           "      --format FORMAT    goal (GOAL text, the default), msccl (MSCCL XML) or\n"
+           "                         chakra (needs -o PREFIX); what a format cannot express\n"
+           "                         is refused with the reason (a multicast, a streamed\n"
+           "                         dependency for msccl, ...)\n"
+           "      --trace FILE       chakra: export this GOAL program or TI trace instead of\n"
+           "                         a collective (TI collectives expanded by the suite for\n"
+           "                         --machine, or a line of --ranks P nodes, as 'collsim\n"
+           "                         replay' does)\n"
+           "      --trace-format F   goal, ti or auto (default: told from the content)\n"
+           "      --algo-for C=A     a TI collective's algorithm, as for 'collsim replay'\n"
+           "      --flops RATE       TI compute speed in flop/s (default 1G)\n"
            "      --chunks K         msccl: nchunksperloop, the buffer cut in K chunks (default:\n"
            "                         the smallest count that makes every message whole chunks)\n"
            "  -m, --machine SPEC     build as for this machine (its packet size and hints,\n"
            "                         natural placement), as 'collsim run' would\n"
-           "  -o, --output FILE      write to FILE (default: standard output)\n"
+           "  -o, --output FILE      write to FILE (default: standard output); chakra: the\n"
+           "                         files' PREFIX (the set is written whole or not at all)\n"
            "  -h, --help             show this help and exit\n");
+}
+
+/* One of --trace's options (api/replay.h), a usage error if refused. */
+static void export_trace_set(export_args_t *a, const char *key, const char *value)
+{
+    cs_error_t err = {0};
+    if (cs_replay_set(&a->trace, key, value, &err) != CS_OK) {
+        if (!strcmp(key, "format")) /* replay's message names its own --format */
+            cs_app_usage_error("export", "--trace-format '%s': expected goal, ti or auto",
+                               value);
+        cs_app_usage_error("export", "%s", err.msg);
+    }
 }
 
 static void export_parse_args(int argc, char **argv, export_args_t *a)
 {
-    enum { OPT_OPT = 256, OPT_FORMAT, OPT_CHUNKS };
+    enum { OPT_OPT = 256, OPT_FORMAT, OPT_CHUNKS, OPT_TRACE, OPT_TRACE_FORMAT, OPT_ALGO_FOR,
+           OPT_FLOPS };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
         {"algo", required_argument, NULL, CS_APP_OPT_ALGO},
@@ -80,6 +116,10 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
         {"opt", required_argument, NULL, OPT_OPT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"chunks", required_argument, NULL, OPT_CHUNKS},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"trace-format", required_argument, NULL, OPT_TRACE_FORMAT},
+        {"algo-for", required_argument, NULL, OPT_ALGO_FOR},
+        {"flops", required_argument, NULL, OPT_FLOPS},
         {"machine", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -88,16 +128,21 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
     int c;
     memset(a, 0, sizeof *a);
     cs_request_init(&a->req);
+    cs_replay_init(&a->trace);
     while ((c = getopt_long(argc, argv, ":m:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': a->out = optarg; break;
         case OPT_FORMAT:
-            if (!strcmp(optarg, "msccl"))
-                a->msccl = 1;
-            else if (strcmp(optarg, "goal"))
-                cs_app_usage_error("export", "--format '%s': only goal and msccl are written",
-                                   optarg);
+            a->msccl = !strcmp(optarg, "msccl");
+            a->chakra = !strcmp(optarg, "chakra");
+            if (!a->msccl && !a->chakra && strcmp(optarg, "goal"))
+                cs_app_usage_error("export", "--format '%s': only goal, msccl and chakra are "
+                                   "written", optarg);
             break;
+        case OPT_TRACE: export_trace_set(a, "trace", optarg); break;
+        case OPT_TRACE_FORMAT: export_trace_set(a, "format", optarg); break;
+        case OPT_ALGO_FOR: export_trace_set(a, "algo-for", optarg); break;
+        case OPT_FLOPS: export_trace_set(a, "flops", optarg); break;
         case OPT_CHUNKS: {
             char *end;
             errno = 0;
@@ -118,6 +163,30 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
         }
     }
     cs_app_no_operands("export", argc, argv);
+    if (a->chakra && !a->out)
+        cs_app_usage_error("export", "--format chakra writes one file per rank: give their "
+                                     "prefix with -o PREFIX");
+    if (a->trace.trace && !a->chakra)
+        cs_app_usage_error("export", "--trace is for --format chakra (a GOAL program is "
+                                     "already GOAL)");
+    if (!a->trace.trace) {
+        cs_error_t e = {0};
+        if (cs_replay_check_unused(&a->trace, &e) != CS_OK)
+            cs_app_usage_error("export", "%s", e.msg);
+    } else if (a->req.coll) {
+        cs_app_usage_error("export", "--trace and --coll exclude each other (export one "
+                                     "program)");
+    }
+    if (a->trace.trace) {
+        if (!a->req.machine && !a->req.ranks)
+            cs_app_usage_error("export", "--trace needs --machine SPEC (the machine TI "
+                                         "collectives are built for) or --ranks P (a line of "
+                                         "P nodes)");
+        if (a->req.algo || a->req.bytes_text || a->req.has_root || a->req.nopts || a->chunks)
+            cs_app_usage_error("export", "--trace exports the trace's own ops: --algo, "
+                                         "--bytes, --root, --opt and --chunks are for --coll");
+        return;
+    }
     if (!a->req.coll)
         cs_app_usage_error("export", "missing --coll NAME");
     if (!a->req.machine && !a->req.ranks)
@@ -125,6 +194,28 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
                                      "the ranks)");
     if (a->chunks && !a->msccl)
         cs_app_usage_error("export", "--chunks is for --format msccl");
+}
+
+/* --trace: the trace read as `collsim replay` reads it, written as
+ * Chakra (the writer refuses before writing anything). */
+static int export_trace(const export_args_t *a, cs_error_t *err)
+{
+    char spec[96];
+    cs_machine_t *m = NULL;
+    cs_replay_run_t rr;
+    int rc;
+    memset(&rr, 0, sizeof rr);
+    if (!a->req.machine)
+        snprintf(spec, sizeof spec, "%s,p=%lld", EXPORT_DEFAULT_MACHINE,
+                 (long long)a->req.ranks);
+    rc = cs_machine_new(a->req.machine ? a->req.machine : spec, &m, err);
+    if (rc == CS_OK)
+        rc = cs_replay_load(&a->trace, m, &rr, err);
+    if (rc == CS_OK && (rc = cs_chakra_write(rr.p, a->out, err)))
+        cs_error_prefix(err, "%s", a->trace.trace);
+    cs_replay_run_destroy(&rr);
+    cs_machine_free(m);
+    return rc;
 }
 
 int cs_app_cmd_export(int argc, char **argv)
@@ -137,6 +228,10 @@ int cs_app_cmd_export(int argc, char **argv)
 
     cs_request_run_init(&run);
     export_parse_args(argc, argv, &a);
+    if (a.trace.trace) {
+        rc = export_trace(&a, &err);
+        goto done;
+    }
     cs_request_t req = a.req;
     if (!a.req.machine) {
         /* a line of exactly P nodes (its hints are dropped below) */
@@ -165,8 +260,16 @@ int cs_app_cmd_export(int argc, char **argv)
                                    k == CS_COLL_REDUCE ? run.coll.args.P : 1);
         }
     }
+    if (rc == CS_OK && a.chakra)
+        run.coll.args.no_data = 0; /* the placement goes along (collsim_data) */
     if (rc == CS_OK)
         rc = cs_request_build(&req, &run, &err);
+    if (rc == CS_OK && a.chakra) {
+        rc = cs_chakra_write(run.program, a.out, &err);
+        if (rc != CS_OK)
+            cs_error_prefix(&err, "%s/%s", cs_coll_name(coll->algo->kind), coll->algo->name);
+        goto done;
+    }
     if (rc == CS_OK) {
         cs_app_out_t out;
         FILE *f = NULL;

@@ -85,6 +85,7 @@ int cs_chakra_sniff(const char *path, int *is_chakra, cs_error_t *err)
 #include <sys/stat.h>
 
 #include "chakra_et.pb-c.h"
+#include "io/chakra_write.h"
 #include "io/tracecoll.h"
 #if CS_HAVE_JANSSON
 #include <jansson.h>
@@ -109,6 +110,7 @@ typedef struct cnode {
     int32_t first;      /* coll: the op its dependencies gather on, or -1 */
     uint8_t type, kind, coll; /* NodeType, NK_*, CollectiveCommType */
     char *pg;           /* coll: pg_name (owned), NULL: none */
+    struct cextra *x;   /* collsim's own attributes (owned), NULL: none */
 } cnode_t;
 
 typedef struct crank {
@@ -136,6 +138,8 @@ typedef struct creader {
     int32_t ngroups, cap_groups;
     cs_program_t *p;
     cs_chakra_info_t info;
+    int op_ids;         /* collsim_op_ids: -1 unknown yet, 0 no, 1 yes (all files agree) */
+    double time_unit;   /* collsim_time_unit, when op_ids */
     char file[PATH_MAX + 32]; /* scratch for a rank file's name */
 } creader_t;
 
@@ -208,6 +212,162 @@ static const char *const harmless_attrs[] = {
     "stream", "tensor_size", "comm_priority", "involved_dim", "involve_dims", "name",
     "root_rank", NULL};
 
+/* ---- collsim's own attributes (io/chakra_write.h, docs/chakra.md "Export") ----- */
+
+/* What `collsim export --format chakra` keeps beside Chakra's fields, so
+ * that its files read back as the same program: exact calc ticks and
+ * reduced bytes, data descriptors, dependency kinds; in the metadata, op
+ * ids and the time unit.  Other traces have none of them. */
+typedef struct cextra {
+    int64_t ticks, calc_bytes;
+    int64_t data[3];        /* off, len, mode */
+    uint8_t has_ticks, has_data;
+    int32_t nkinds;
+    uint8_t *kinds;         /* one cs_dep_kind_t per data_deps entry, or NULL */
+} cextra_t;
+
+static int collsim_list(const ChakraProtoMsg__AttributeProto *a, const int64_t **v, size_t *n)
+{
+    if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_LIST || !a->int64_list)
+        return 0;
+    *v = a->int64_list->values;
+    *n = a->int64_list->n_values;
+    return 1;
+}
+
+/* A collsim_* attribute of node n (decoded m); errors name the node. */
+static int collsim_attr(creader_t *r, int rank, cnode_t *n, const ChakraProtoMsg__Node *m,
+                        const ChakraProtoMsg__AttributeProto *a)
+{
+    int64_t v = 0;
+    const int64_t *l = NULL;
+    size_t nl = 0;
+    int big, type = (int)m->type;
+    int calc = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+    int msg = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ||
+              type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
+    if (!n->x)
+        n->x = cs_calloc(1, sizeof *n->x);
+    cextra_t *x = n->x;
+    if (!strcmp(a->name, CS_CHAKRA_ATTR_CALC_TICKS) || !strcmp(a->name, CS_CHAKRA_ATTR_CALC_BYTES)) {
+        if (!calc)
+            return node_fail(r, rank, n, "%s on a %s; expected it on a COMP_NODE", a->name,
+                             cs_chakra_type_name(type));
+        if (!attr_int(a, &v, &big) || v < 0)
+            return node_fail(r, rank, n, "%s: expected an integer >= 0", a->name);
+        if (!strcmp(a->name, CS_CHAKRA_ATTR_CALC_TICKS))
+            x->ticks = v, x->has_ticks = 1;
+        else
+            x->calc_bytes = v;
+        return CS_OK;
+    }
+    if (!strcmp(a->name, CS_CHAKRA_ATTR_DATA)) {
+        if (!msg)
+            return node_fail(r, rank, n, "%s on a %s; expected it on a send or recv", a->name,
+                             cs_chakra_type_name(type));
+        if (!collsim_list(a, &l, &nl) || nl != 3 || l[0] < 0 || l[1] < 0 ||
+            l[1] >= CS_DATA_MAX_LEN || (l[2] != CS_DATA_COPY && l[2] != CS_DATA_REDUCE))
+            return node_fail(r, rank, n, "%s: expected an int64_list of offset >= 0, length "
+                             ">= 0 and mode 0 (copy) or 1 (reduce)", a->name);
+        memcpy(x->data, l, sizeof x->data);
+        x->has_data = 1;
+        return CS_OK;
+    }
+    if (!strcmp(a->name, CS_CHAKRA_ATTR_DEP_KINDS)) {
+        if (!collsim_list(a, &l, &nl) || nl != m->n_data_deps)
+            return node_fail(r, rank, n, "%s: expected an int64_list of one kind per data_deps "
+                             "entry (%zu)", a->name, m->n_data_deps);
+        free(x->kinds);
+        x->kinds = cs_malloc(nl ? nl : 1);
+        x->nkinds = (int32_t)nl;
+        for (size_t i = 0; i < nl; i++) {
+            if (l[i] < CS_DEP_AFTER || l[i] > CS_DEP_STREAM)
+                return node_fail(r, rank, n, "%s: kind %lld; expected 0 (after), 1 (after "
+                                 "start) or 2 (streaming)", a->name, (long long)l[i]);
+            x->kinds[i] = (uint8_t)l[i];
+        }
+        return CS_OK;
+    }
+    return node_fail(r, rank, n, "unknown attribute '%.64s' (collsim writes %s, %s, %s and %s)",
+                     a->name, CS_CHAKRA_ATTR_CALC_TICKS, CS_CHAKRA_ATTR_CALC_BYTES,
+                     CS_CHAKRA_ATTR_DATA, CS_CHAKRA_ATTR_DEP_KINDS);
+}
+
+/* The metadata's collsim attributes; every file must agree. */
+static int collsim_metadata(creader_t *r, int rank, const ChakraProtoMsg__GlobalMetadata *g)
+{
+    int op_ids = 0, has_unit = 0;
+    double unit = 0;
+    int64_t ranks = -1;
+    for (size_t i = 0; i < g->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = g->attr[i];
+        int big;
+        if (!strcmp(a->name, CS_CHAKRA_ATTR_OP_IDS))
+            op_ids = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL &&
+                     a->bool_val;
+        else if (!strcmp(a->name, CS_CHAKRA_ATTR_TIME_UNIT)) {
+            if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL ||
+                !(a->double_val >= 0 && a->double_val < 1e6))
+                return cs_error_set(r->err, CS_ERR_PARSE, "%s: metadata: %s: expected a "
+                                    "double_val of seconds >= 0", rank_file(r, rank), a->name);
+            unit = a->double_val;
+            has_unit = 1;
+        } else if (!strcmp(a->name, CS_CHAKRA_ATTR_RANKS) && !attr_int(a, &ranks, &big))
+            ranks = -1;
+    }
+    if (op_ids && ranks != r->P)
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: metadata: %s %lld, but the trace has %d "
+                            "rank files (a file of another export?)", rank_file(r, rank),
+                            CS_CHAKRA_ATTR_RANKS, (long long)ranks, r->P);
+    if (r->op_ids >= 0 && (op_ids != r->op_ids || (op_ids && unit != r->time_unit)))
+        return cs_error_set(r->err, CS_ERR_PARSE, "%s: metadata: %s or %s differ from %s's (a "
+                            "file of another export?)", rank_file(r, rank), CS_CHAKRA_ATTR_OP_IDS,
+                            CS_CHAKRA_ATTR_TIME_UNIT, rank_file(r, 0));
+    r->op_ids = op_ids;
+    r->time_unit = has_unit ? unit : 1e-9;
+    return CS_OK;
+}
+
+/* The kind of node n's j-th dependency. */
+static cs_dep_kind_t collsim_dep_kind(const cnode_t *n, int32_t j)
+{
+    return n->x && n->x->kinds && j < n->x->nkinds ? (cs_dep_kind_t)n->x->kinds[j]
+                                                   : CS_DEP_AFTER;
+}
+
+/* With collsim_op_ids: gives each op its node's id (one op per node, the
+ * ids a permutation of 0..ops-1) and the export's time unit. */
+static int collsim_finish(creader_t *r)
+{
+    if (r->op_ids != 1)
+        return CS_OK;
+    int32_t nops = cs_program_nops(r->p);
+    int32_t *new_id = cs_malloc(((size_t)nops + 1) * sizeof *new_id);
+    uint8_t *seen = cs_calloc((size_t)nops + 1, 1);
+    int64_t nodes = 0;
+    int rc = CS_OK;
+    for (int rk = 0; rk < r->P && !rc; rk++)
+        for (int32_t i = 0; i < r->ranks[rk].n && !rc; i++) {
+            const cnode_t *n = &r->ranks[rk].nodes[i];
+            nodes++;
+            if (n->kind == NK_COLL || n->id >= (uint64_t)nops || seen[n->id])
+                rc = node_fail(r, rk, n, "%s: node ids must be the ops' ids, each once, below "
+                               "%d (a file edited after export?)", CS_CHAKRA_ATTR_OP_IDS, nops);
+            else {
+                seen[n->id] = 1;
+                new_id[n->op] = (int32_t)n->id;
+            }
+        }
+    if (!rc && nodes != nops)
+        rc = cs_error_set(r->err, CS_ERR_PARSE, "%s: %s: %lld nodes for %d ops", r->name,
+                          CS_CHAKRA_ATTR_OP_IDS, (long long)nodes, nops);
+    if (!rc)
+        rc = cs_program_renumber(r->p, new_id, r->err);
+    free(new_id);
+    free(seen);
+    return rc;
+}
+
 /* ---- one rank's bytes ---------------------------------------------------------- */
 
 /* A varint32 length at *off; 0 with *trunc set when the bytes end first. */
@@ -267,7 +427,10 @@ static int parse_rank(creader_t *r, int rank, const uint8_t *d, size_t len)
             if (!g)
                 return ERR_AT(": %llu bytes that do not parse as a GlobalMetadata message",
                               (unsigned long long)mlen);
+            int rc = collsim_metadata(r, rank, g);
             chakra_proto_msg__global_metadata__free_unpacked(g, NULL);
+            if (rc)
+                return rc;
         } else {
             ChakraProtoMsg__Node *m = chakra_proto_msg__node__unpack(NULL, (size_t)mlen, d + off);
             if (!m)
@@ -477,6 +640,12 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
         for (int j = 0; j < A_NREAD && which < 0; j++)
             if (!strcmp(a->name, read_attrs[j]))
                 which = j;
+        if (which < 0 && !strncmp(a->name, "collsim_", 8)) {
+            int rc = collsim_attr(r, rank, n, m, a);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (which < 0) {
             int harmless = 0;
             for (int j = 0; harmless_attrs[j] && !harmless; j++)
@@ -562,9 +731,12 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
         if (v[A_COMM_SIZE] < 0)
             return node_fail(r, rank, n, "comm_size %lld is negative", (long long)v[A_COMM_SIZE]);
         int64_t tag = has[A_COMM_TAG] ? v[A_COMM_TAG] : 0;
-        if (tag < 0 || tag > CS_CHAKRA_MAX_TAG)
+        /* collsim's export has no collectives (collsim_finish checks): its
+         * tags (a TI trace's expanded collectives') may use the whole range */
+        int32_t max_tag = r->op_ids == 1 ? INT32_MAX : CS_CHAKRA_MAX_TAG;
+        if (tag < 0 || tag > max_tag)
             return node_fail(r, rank, n, "comm_tag %lld is outside 0..%d", (long long)tag,
-                             CS_CHAKRA_MAX_TAG);
+                             max_tag);
         n->kind = send ? NK_SEND : NK_RECV;
         n->peer = (int32_t)v[peer_a];
         n->tag = (int32_t)tag;
@@ -752,8 +924,13 @@ static int make_ops(creader_t *r, int rank)
             }
             op = cs_program_calc(r->p, rank, 0, 0);
             break;
-        default: op = cs_program_calc(r->p, rank, n->ns, 0);
+        default:
+            op = n->x && n->x->has_ticks ? cs_program_calc(r->p, rank, n->x->ticks, n->x->calc_bytes)
+                                         : cs_program_calc(r->p, rank, n->ns, 0);
         }
+        if (op >= 0 && n->x && n->x->has_data)
+            cs_program_set_data(r->p, op, n->x->data[0], n->x->data[1],
+                                (cs_data_mode_t)n->x->data[2]);
         if (op < 0 || (n->kind == NK_COLL && n->ndeps > 1 && n->first < 0)) {
             cs_error_t e;
             cs_program_finalize(r->p, &e);
@@ -768,7 +945,8 @@ static int make_ops(creader_t *r, int rank)
             continue; /* its one predecessor is the collective's (tracecoll) */
         int32_t at = n->kind == NK_COLL ? n->first : n->op;
         for (int32_t j = 0; j < n->ndeps; j++)
-            cs_program_dep(r->p, at, k->nodes[find_node(k, n->deps[j])].op, CS_DEP_AFTER);
+            cs_program_dep(r->p, at, k->nodes[find_node(k, n->deps[j])].op,
+                           collsim_dep_kind(n, j));
     }
     return CS_OK;
 }
@@ -1025,6 +1203,9 @@ static void reader_free(creader_t *r)
             for (int32_t i = 0; i < k->n; i++) {
                 free(k->nodes[i].deps);
                 free(k->nodes[i].pg);
+                if (k->nodes[i].x)
+                    free(k->nodes[i].x->kinds);
+                free(k->nodes[i].x);
             }
             free(k->nodes);
             free(k->slot);
@@ -1061,6 +1242,7 @@ int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
     r.o = o;
     r.err = err;
     r.name = name ? name : "<buffer>";
+    r.op_ids = -1;
     if (P < 1)
         return cs_error_set(err, CS_ERR_PARSE, "%s: no rank file", r.name);
     if ((rc = check_ranks(o, r.name, P, err)))
@@ -1082,10 +1264,12 @@ int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
         rc = make_ops(&r, rk);
     if (!rc && !(rc = pair_messages(&r)) && !(rc = resolve_groups(&r)))
         rc = expand_collectives(&r);
+    if (!rc)
+        rc = collsim_finish(&r);
     if (rc)
         goto out;
     cs_program_set_source(r.p, r.name);
-    cs_program_set_time_unit(r.p, 1e-9);
+    cs_program_set_time_unit(r.p, r.op_ids == 1 ? r.time_unit : 1e-9);
     if ((rc = cs_program_finalize(r.p, err)))
         goto out;
     *out = r.p;
