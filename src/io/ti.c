@@ -140,7 +140,9 @@ static int ends_word(char c)
 
 /* Splits the line in place into at most max_tok words (the rest of the
  * line is left as it is); 0 tokens for a blank or comment line. */
-static int tokenize(ti_reader_t *r, char *s, int32_t max_tok)
+/* always inlined: it is the inner loop of both passes over a file */
+static inline __attribute__((always_inline)) int tokenize(ti_reader_t *r, char *s,
+                                                          int32_t max_tok)
 {
     r->ntok = 0;
     while (*s == ' ' || *s == '\t')
@@ -402,10 +404,28 @@ enum { P2P_SEND, P2P_ISEND, P2P_RECV, P2P_IRECV };
  * file with none). */
 enum { FORM_NONE, FORM_OLD, FORM_CUR, FORM_EITHER };
 
-static int is_p2p_name(const char *w)
+/* 1: send, isend, recv or irecv; 2: wait or test; 0: another action.  The
+ * first letter picks the one or two names to compare (every line of a
+ * combined file's first pass comes here). */
+static int name_is(const char *w, const char *name) /* name: lower-case letters */
 {
-    return !strcasecmp(w, "send") || !strcasecmp(w, "isend") || !strcasecmp(w, "recv") ||
-           !strcasecmp(w, "irecv");
+    int i = 0;
+    for (; name[i]; i++)
+        if ((w[i] | 0x20) != name[i]) /* | 0x20 lower-cases a letter, keeps no other one */
+            return 0;
+    return w[i] == '\0';
+}
+
+static int p2p_or_wait(const char *w)
+{
+    switch (w[0] | 0x20) {
+    case 's': return name_is(w, "send");
+    case 'r': return name_is(w, "recv");
+    case 'i': return name_is(w, "isend") || name_is(w, "irecv");
+    case 'w': return name_is(w, "wait") ? 2 : 0;
+    case 't': return name_is(w, "test") ? 2 : 0;
+    default: return 0;
+    }
 }
 
 /* The form of `send a0 a1 a2`: whether a2 can be a datatype id and a1 a
@@ -426,19 +446,40 @@ static int line_form(const ti_reader_t *r)
 {
     if (r->ntok < 2)
         return FORM_NONE;
-    int nargs = r->ntok - 2;
-    const char *w = r->tok[1];
-    if (is_p2p_name(w))
+    int nargs = r->ntok - 2, kind = p2p_or_wait(r->tok[1]);
+    if (kind == 1)
         return nargs == 2 ? FORM_OLD : nargs == 4 ? FORM_CUR
                : nargs == 3 ? p2p3_form(r->tok[3], r->tok[4]) : FORM_NONE;
-    if (!strcasecmp(w, "wait") || !strcasecmp(w, "test"))
+    if (kind == 2)
         return nargs == 0 ? FORM_OLD : nargs == 3 ? FORM_CUR : FORM_NONE;
     return FORM_NONE;
+}
+
+/* Splits the rest of a line that tokenize left after its first two words
+ * (max_tok 2) into at most max_tok words in all.  tokenize put a NUL after
+ * the second word and a line's text ends in two NULs (next_line), so the
+ * rest starts one byte on, at a NUL when the line had ended. */
+static void tokenize_more(ti_reader_t *r, int32_t max_tok)
+{
+    if (r->ntok != 2)
+        return;
+    char *t0 = r->tok[0], *t1 = r->tok[1], *s = t1 + strlen(t1);
+    if (s[1] == '\0')
+        return;
+    tokenize(r, s + 1, max_tok - 2);
+    int32_t k = r->ntok;
+    r->tok = grow(r->tok, &r->cap_tok, k + 2, sizeof *r->tok);
+    memmove(r->tok + 2, r->tok, (size_t)k * sizeof *r->tok);
+    r->tok[0] = t0;
+    r->tok[1] = t1;
+    r->ntok = k + 2;
 }
 
 /* Records the first line of each form (the current line's). */
 static void note_form(ti_reader_t *r)
 {
+    if (r->old_line && r->cur_line)
+        return;
     int f = line_form(r);
     if (f == FORM_OLD && !r->old_line)
         r->old_line = r->line;
@@ -1234,11 +1275,15 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
     int64_t most = -1;
     int rc, more;
     r->line = 0;
-    /* six words: enough for the forms of point-to-point lines */
-    while (!(rc = next_line(r, src, 6, &more)) && more) {
+    while (!(rc = next_line(r, src, 2, &more)) && more) {
         if (!r->ntok)
             continue;
-        note_form(r);
+        /* the rest of the words of the lines that tell a form (six: enough
+         * for their arities), while the file's forms are still unknown */
+        if (!(r->old_line && r->cur_line) && r->ntok == 2 && p2p_or_wait(r->tok[1])) {
+            tokenize_more(r, 6);
+            note_form(r);
+        }
         int64_t rank;
         if (!parse_u63(r->tok[0], &rank)) {
             rc = fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
