@@ -201,6 +201,16 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
     json_kv_string(f, in2, "topology", cs_topo_name(t), 0);
     json_kv_int(f, in2, "nodes", cs_topo_nodes(t), 0);
     json_kv_int(f, in2, "channels", nchan, 0);
+    if (m->type->fields) {
+        cs_machine_field_t fl[CS_MACHINE_MAX_FIELDS];
+        int nf = m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS);
+        for (int i = 0; i < nf; i++) {
+            if (fl[i].text)
+                json_kv_string(f, in2, fl[i].key, fl[i].text, 0);
+            else
+                json_kv_double(f, in2, fl[i].key, fl[i].number, 0);
+        }
+    }
     json_kv_double(f, in2, "tick_seconds", m->tick_seconds, 1);
     fprintf(f, "%s},\n", in1);
 

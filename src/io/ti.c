@@ -80,6 +80,13 @@ typedef struct ti_reader {
     int32_t ntok, cap_tok;
     char *text; /* the current line, NUL-terminated, split in place by tokenize */
     size_t cap_text;
+    /* The forms the current file's lines are written in (SimGrid's older
+     * untagged form or the current one): the first line of each that tells
+     * (0: none), for the lines that could be either.  A combined file's
+     * first pass fills it; a rank file of an index is scanned for it when
+     * such a line needs it (forms_known 0 until then). */
+    long old_line, cur_line;
+    int forms_known;
 } ti_reader_t;
 
 static const char *rank_file(const ti_reader_t *r, int rank)
@@ -201,13 +208,34 @@ static int parse_u63(const char *t, int64_t *v)
     return 1;
 }
 
-/* A count of elements (or bytes): a non-negative integer. */
+/* A count of elements (or bytes): a non-negative whole number.  SimGrid
+ * reads counts as decimals (smpi_replay.cpp's parse_integer: strtod, then
+ * trunc), and its own example traces write them so (`send 1 0 1e6`), so a
+ * decimal or exponent form of a whole number is taken too; a fraction is
+ * refused rather than cut as SimGrid does (no tracer writes one: it would
+ * be a corrupt trace).  Whole numbers up to 2^53, where a double is still
+ * exact. */
 static int get_count(ti_reader_t *r, const char *what, const char *t, int64_t *v)
 {
     if (parse_u63(t, v))
         return CS_OK;
     if (t[0] == '-')
         return fail(r, "%s '%s' is negative; expected a count >= 0", what, t);
+    char *end;
+    errno = 0;
+    double x = strtod(t, &end);
+    /* plain decimal notation only: no hexadecimal, inf or nan */
+    if (end != t && !*end && errno != ERANGE && isfinite(x) && x >= 0 &&
+        isdigit((unsigned char)t[0]) && !t[strspn(t, "0123456789.eE+-")]) {
+        if (x != floor(x))
+            return fail(r, "%s '%s' is not a whole number; expected a count of elements", what,
+                        t);
+        if (x > 9007199254740992.0)
+            return fail(r, "%s '%s' is too large; expected at most 2^53 written as a decimal",
+                        what, t);
+        *v = (int64_t)x;
+        return CS_OK;
+    }
     return fail(r, "%s '%s' is not a count; expected a non-negative integer", what, t);
 }
 
@@ -359,6 +387,108 @@ static int act_compute(ti_reader_t *r, int rank, char **arg, int n, int which)
 
 enum { P2P_SEND, P2P_ISEND, P2P_RECV, P2P_IRECV };
 
+/* ---- the two forms of point-to-point lines ----------------------------------
+ *
+ * SimGrid's replay read `send DST COUNT [dt]` (and isend, recv, irecv) with
+ * tag 0 for every message, and a bare `wait` / `test` on the rank's most
+ * recent request, up to release 3.19 (smpi_replay.cpp before commit
+ * b55fc9b8 of March 2018 added the tag, and 90c0a75f of June 2018 the
+ * wait's `SRC DST TAG`).  A line tells its form by its arity - two
+ * arguments or none are the older form, four or three (a wait) the current
+ * one - except `send A B C`: the older form with a datatype or the current
+ * one without.  Such a line is read the way its values allow (C beyond a
+ * datatype id 0..7 is a count, B that is no tag is a count), and when both
+ * readings fit, in the form of the file's other lines (the current one in a
+ * file with none). */
+enum { FORM_NONE, FORM_OLD, FORM_CUR, FORM_EITHER };
+
+static int is_p2p_name(const char *w)
+{
+    return !strcasecmp(w, "send") || !strcasecmp(w, "isend") || !strcasecmp(w, "recv") ||
+           !strcasecmp(w, "irecv");
+}
+
+/* The form of `send a0 a1 a2`: whether a2 can be a datatype id and a1 a
+ * tag. */
+static int p2p3_form(const char *a1, const char *a2)
+{
+    int64_t x;
+    if (!parse_u63(a2, &x) || x > 7)
+        return FORM_CUR;
+    if (!parse_u63(a1, &x) || x > CS_TI_MAX_TAG)
+        return FORM_OLD;
+    return FORM_EITHER;
+}
+
+/* The form the tokenized line tells (FORM_NONE: another action, or an
+ * arity of neither form, which parsing reports). */
+static int line_form(const ti_reader_t *r)
+{
+    if (r->ntok < 2)
+        return FORM_NONE;
+    int nargs = r->ntok - 2;
+    const char *w = r->tok[1];
+    if (is_p2p_name(w))
+        return nargs == 2 ? FORM_OLD : nargs == 4 ? FORM_CUR
+               : nargs == 3 ? p2p3_form(r->tok[3], r->tok[4]) : FORM_NONE;
+    if (!strcasecmp(w, "wait") || !strcasecmp(w, "test"))
+        return nargs == 0 ? FORM_OLD : nargs == 3 ? FORM_CUR : FORM_NONE;
+    return FORM_NONE;
+}
+
+/* Records the first line of each form (the current line's). */
+static void note_form(ti_reader_t *r)
+{
+    int f = line_form(r);
+    if (f == FORM_OLD && !r->old_line)
+        r->old_line = r->line;
+    else if (f == FORM_CUR && !r->cur_line)
+        r->cur_line = r->line;
+}
+
+static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more);
+
+/* The forms of a rank file of an index, scanned from a second reading of
+ * the file (only when a line could be of either form). */
+static int scan_forms(ti_reader_t *r)
+{
+    ti_reader_t s;
+    cs_lines_t *src;
+    int rc, more;
+    memset(&s, 0, sizeof s);
+    s.err = r->err;
+    s.file = r->file;
+    if (cs_lines_open_file(r->file, &src) != CS_OK)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: cannot open: %s", r->file, strerror(errno));
+    while (!(rc = next_line(&s, src, 6, &more)) && more && !(s.old_line && s.cur_line))
+        note_form(&s);
+    cs_lines_free(src);
+    free(s.tok);
+    free(s.text);
+    r->old_line = s.old_line;
+    r->cur_line = s.cur_line;
+    r->forms_known = 1;
+    return rc;
+}
+
+/* *old = 1 if the p2p line with n arguments is in the older form. */
+static int p2p_is_old(ti_reader_t *r, char **arg, int n, int *old)
+{
+    int f = n == 2 ? FORM_OLD : n == 4 ? FORM_CUR : p2p3_form(arg[1], arg[2]);
+    int rc;
+    if (f == FORM_EITHER && !r->forms_known && (rc = scan_forms(r)))
+        return rc;
+    if (f == FORM_EITHER && r->old_line && r->cur_line)
+        return fail(r, "`%s %s %s %s` reads as SimGrid's older form (`%s <peer> <count> "
+                       "<datatype>`) or as the current one (`%s <peer> <tag> <count>`), and "
+                       "this file has lines of both (older at line %ld, current at line %ld); "
+                       "expected the current form `%s <peer> <tag> <count> <datatype>`",
+                    r->tok[1], arg[0], arg[1], arg[2], r->tok[1], r->tok[1], r->old_line,
+                    r->cur_line, r->tok[1]);
+    *old = f == FORM_OLD || (f == FORM_EITHER && r->old_line);
+    return CS_OK;
+}
+
 static void push_req(ti_rank_t *k, int32_t op, int src, int dst, int tag)
 {
     k->req = grow(k->req, &k->cap_req, k->nreq, sizeof *k->req);
@@ -371,10 +501,16 @@ static int act_p2p(ti_reader_t *r, int rank, char **arg, int n, int which)
     int block = which == P2P_SEND || which == P2P_RECV;
     int32_t peer = 0, tag = 0;
     int64_t count = 0, dt = r->ranks[rank].dtsize, bytes = 0;
-    int rc;
+    int rc, old = 0;
+    if ((rc = p2p_is_old(r, arg, n, &old)))
+        return rc;
+    /* the older form: no tag (SimGrid sent and received every message
+     * with tag 0, so they match in order per source and destination) */
+    int c = old ? 1 : 2;
     if ((rc = get_rank(r, send ? "destination rank" : "source rank", arg[0], &peer)) ||
-        (rc = get_tag(r, arg[1], &tag)) || (rc = get_count(r, "count", arg[2], &count)) ||
-        (n > 3 && (rc = get_dt(r, arg[3], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
+        (!old && (rc = get_tag(r, arg[1], &tag))) ||
+        (rc = get_count(r, "count", arg[c], &count)) ||
+        (n > c + 1 && (rc = get_dt(r, arg[c + 1], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
         return rc;
     int32_t op = send ? cs_program_send(r->p, rank, peer, bytes, tag)
                       : cs_program_recv(r->p, rank, peer, bytes, tag);
@@ -390,7 +526,25 @@ static int act_wait(ti_reader_t *r, int rank, char **arg, int n, int which)
     ti_rank_t *k = &r->ranks[rank];
     int32_t src = 0, dst = 0, tag = 0;
     int rc;
-    (void)n;
+    if (n != 0 && n != 3)
+        return fail(r, "%s takes 3 arguments (`%s <src> <dst> <tag>`) or none (SimGrid's older "
+                       "`%s`), got %d", which ? "test" : "wait", which ? "test" : "wait",
+                    which ? "test" : "wait", n);
+    if (n == 0 && which) /* the older test: as the current one, a later wait decides */
+        return k->tested = 1, CS_OK;
+    if (n == 0) {
+        /* The older bare wait completes the rank's MOST RECENT outstanding
+         * request: SimGrid popped the back of the rank's request list
+         * (smpi_replay.c of 3.10, xbt_dynar_pop_as; smpi_replay.cpp of
+         * 3.17, get_reqq_self()->back()), and its own example agrees
+         * (actions1.txt's `Isend`, `Irecv`, `wait` became `wait 0 1 2`,
+         * the irecv, when tags came). */
+        if (!k->nreq)
+            return fail(r, "wait on rank %d without an outstanding isend or irecv; SimGrid's "
+                           "older bare `wait` completes the rank's most recent one", rank);
+        push_waited(k, k->req[--k->nreq].op);
+        return CS_OK;
+    }
     if ((rc = get_rank(r, "source rank", arg[0], &src)) ||
         (rc = get_rank(r, "destination rank", arg[1], &dst)) || (rc = get_tag(r, arg[2], &tag)))
         return rc;
@@ -594,12 +748,12 @@ static const ti_action_t actions[] = {
     {"location", 2, 2, "location <file> <line>", act_nothing, 0},
     {"compute", 1, 1, "compute <flops>", act_compute, 0},
     {"sleep", 1, 1, "sleep <seconds>", act_compute, 1},
-    {"send", 3, 4, "send <dst> <tag> <count> [datatype]", act_p2p, P2P_SEND},
-    {"isend", 3, 4, "isend <dst> <tag> <count> [datatype]", act_p2p, P2P_ISEND},
-    {"recv", 3, 4, "recv <src> <tag> <count> [datatype]", act_p2p, P2P_RECV},
-    {"irecv", 3, 4, "irecv <src> <tag> <count> [datatype]", act_p2p, P2P_IRECV},
-    {"wait", 3, 3, "wait <src> <dst> <tag>", act_wait, 0},
-    {"test", 3, 3, "test <src> <dst> <tag>", act_wait, 1},
+    {"send", 2, 4, "send <dst> <tag> <count> [datatype]` or SimGrid's older `send <dst> <count> [datatype]", act_p2p, P2P_SEND},
+    {"isend", 2, 4, "isend <dst> <tag> <count> [datatype]` or SimGrid's older `isend <dst> <count> [datatype]", act_p2p, P2P_ISEND},
+    {"recv", 2, 4, "recv <src> <tag> <count> [datatype]` or SimGrid's older `recv <src> <count> [datatype]", act_p2p, P2P_RECV},
+    {"irecv", 2, 4, "irecv <src> <tag> <count> [datatype]` or SimGrid's older `irecv <src> <count> [datatype]", act_p2p, P2P_IRECV},
+    {"wait", 0, 3, "wait <src> <dst> <tag>", act_wait, 0},
+    {"test", 0, 3, "test <src> <dst> <tag>", act_wait, 1},
     {"waitall", 0, 0, "waitall", act_waitall, 0},
     {"sendrecv", 4, 6, "sendRecv <sendcount> <dst> <recvcount> <src> [dt1 dt2]", act_sendrecv, 0},
     {"barrier", 0, 0, "barrier", act_barrier, 0},
@@ -1080,9 +1234,11 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
     int64_t most = -1;
     int rc, more;
     r->line = 0;
-    while (!(rc = next_line(r, src, 1, &more)) && more) {
+    /* six words: enough for the forms of point-to-point lines */
+    while (!(rc = next_line(r, src, 6, &more)) && more) {
         if (!r->ntok)
             continue;
+        note_form(r);
         int64_t rank;
         if (!parse_u63(r->tok[0], &rank)) {
             rc = fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
@@ -1101,6 +1257,7 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
                           r->line ? "no action in the file (only blank lines and comments)"
                                   : "empty file");
     *P = (int)(most + 1);
+    r->forms_known = 1;
     return rc;
 }
 
@@ -1281,6 +1438,8 @@ static int read_index(ti_reader_t *r, cs_lines_t *idx, cs_program_t **out, cs_ti
                                 r->files[i], i, index, strerror(errno));
         r->file = r->files[i];
         r->file_rank = i;
+        r->old_line = r->cur_line = 0;
+        r->forms_known = 0;
         rc = parse_lines(r, g);
         cs_lines_free(g);
     }

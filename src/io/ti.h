@@ -3,7 +3,9 @@
  *
  * A TI trace lists MPI actions, one per line: `<rank> <action> <args...>`
  * (reference/trace-formats.md; docs/replay.md has the full grammar and the
- * meaning collsim gives every action).  It is either one file holding every
+ * meaning collsim gives every action), in SimGrid's current form or its
+ * older one (untagged `send <dst> <count>`, a bare `wait` on the rank's
+ * most recent request), told apart line by line.  It is either one file holding every
  * rank's lines, interleaved in any order, or an index file listing one
  * trace file per rank (rank i's is the i-th path, relative to the index's
  * directory).

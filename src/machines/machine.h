@@ -136,6 +136,15 @@ typedef struct cs_filekey {
     cs_filekey_mode_t mode;
 } cs_filekey_t;
 
+/* A machine-specific field of a result (cs_machine_type_t.fields): a
+ * number, or a string when text is not NULL (static storage). */
+typedef struct cs_machine_field {
+    const char *key;
+    const char *text;
+    double number;
+} cs_machine_field_t;
+#define CS_MACHINE_MAX_FIELDS 8
+
 /* ---- a machine type: one constant table ------------------------------------
  *
  * Everything that makes a kind of machine, in one place
@@ -173,6 +182,10 @@ typedef struct cs_machine_type {
      * class) and the summary of `collsim run` (net: the engine after the
      * run), written to f; NULL: none */
     void (*report)(const cs_machine_t *m, const cs_net_t *net, FILE *f);
+    /* machine-specific fields of the JSON result's `machine` object
+     * (docs/json.md lists them): fills at most max of out and returns how
+     * many; NULL: none */
+    int (*fields)(const cs_machine_t *m, cs_machine_field_t *out, int max);
     /* node names for figures ("SPE3", "MIC"): writes into buf and returns
      * it, or returns NULL for "use the id"; NULL: ids everywhere */
     const char *(*node_label)(const cs_machine_t *m, int node, char *buf, size_t len);

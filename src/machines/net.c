@@ -61,7 +61,13 @@ typedef struct net {
     int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
     cs_hop_t *shape_hops;
+    /* a SimGrid platform's alpha (the report says it and where it came
+     * from): NET_ALPHA_NONE for other networks */
+    int alpha_from;
+    double alpha;
 } net_t;
+
+enum { NET_ALPHA_NONE, NET_ALPHA_GIVEN, NET_ALPHA_SIMGRID };
 
 static void net_destroy(void *impl)
 {
@@ -227,14 +233,16 @@ static int net_shape(net_t *n, cs_error_t *err)
 }
 
 /* The description: a file or a generator's, with its routing. */
+/* *simgrid = 1 when the network was read from a SimGrid platform file. */
 static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **out,
-                        cs_error_t *err)
+                        int *simgrid, cs_error_t *err)
 {
     const char *gen = cs_spec_get(spec, "gen");
     const char *routing = cs_spec_get(spec, "routing");
     cs_source_t file;
     int rc;
     *out = NULL;
+    *simgrid = 0;
     if ((rc = cs_source_from_spec(spec, "file", &file, err)))
         return rc;
     if (file.name && gen)
@@ -251,6 +259,7 @@ static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **o
                                 "or ECMP over them (routing=ecmp)", routing);
         if ((rc = cs_netfile_read(&file, fmt, bw, lat, out, err)))
             return rc;
+        *simgrid = cs_netfile_resolve_format(file.name, fmt) == CS_NETFILE_SIMGRID;
         if (routing && !strcmp(routing, "ecmp") && (rc = cs_netdesc_route_ecmp(*out, err))) {
             cs_netdesc_free(*out);
             *out = NULL;
@@ -419,9 +428,23 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     /* the description is bounded by the generators' and readers' own
      * limits (CS_NETGEN_MAX_NODES); the machine's tables, routes and
      * engine, many times its size, wait for the node limit */
-    if ((rc = net_describe(spec, bw, lat, &n->d, err)) || (rc = cs_netdesc_check(n->d, err)) ||
+    int simgrid = 0;
+    if ((rc = net_describe(spec, bw, lat, &n->d, &simgrid, err)) ||
+        (rc = cs_netdesc_check(n->d, err)) ||
         (rc = cs_spec_check_nodes(spec, cs_netdesc_nodes(n->d), err)))
         return rc;
+    /* A SimGrid platform runs with alpha = 0 unless alpha is given:
+     * SimGrid's network models charge a message its links' latencies and
+     * bandwidths and no per-message host overhead, so a user's platform
+     * gives SimGrid's times as it stands (tools/simgrid-check compares at
+     * alpha = 0); collsim's 1 us default is the lecture's alpha-beta host,
+     * which a SimGrid platform does not describe (docs/networks.md). */
+    if (simgrid) {
+        if (!cs_spec_get(spec, "alpha"))
+            ab.alpha = 0;
+        n->alpha_from = cs_spec_get(spec, "alpha") ? NET_ALPHA_GIVEN : NET_ALPHA_SIMGRID;
+        n->alpha = ab.alpha;
+    }
 
     int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
     net_number(n);
@@ -531,6 +554,26 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
                                           : "shortest paths (lowest channel id first)");
     if (bis > 0)
         fprintf(f, "bisection %s (the generator's value)\n", cs_units_spec_bandwidth(bis, b, sizeof b));
+    if (n->alpha_from == NET_ALPHA_GIVEN)
+        fprintf(f, "alpha     %s per message (given)\n",
+                cs_units_spec_seconds(n->alpha, b, sizeof b));
+    else if (n->alpha_from == NET_ALPHA_SIMGRID)
+        fprintf(f, "alpha     %s per message (a SimGrid platform's default: SimGrid adds no "
+                   "per-message host overhead; set alpha= to add one)\n",
+                cs_units_spec_seconds(n->alpha, b, sizeof b));
+}
+
+/* The result's machine fields: a SimGrid platform's alpha and where it
+ * came from ("given" or "simgrid-default"); none for other networks. */
+static int fields(const cs_machine_t *m, cs_machine_field_t *out, int max)
+{
+    const net_t *n = m->impl;
+    if (n->alpha_from == NET_ALPHA_NONE || max < 2)
+        return 0;
+    out[0] = (cs_machine_field_t){"alpha_seconds", NULL, n->alpha};
+    out[1] = (cs_machine_field_t){"alpha_source", n->alpha_from == NET_ALPHA_GIVEN
+                                                      ? "given" : "simgrid-default", 0};
+    return 2;
 }
 
 static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t len)
@@ -557,6 +600,7 @@ const cs_machine_type_t cs_machine_net = {
     .create = create,
     .destroy = net_destroy,
     .report = report,
+    .fields = fields,
     .node_label = node_label,
     .layout = layout,
 };

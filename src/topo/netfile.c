@@ -518,15 +518,20 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
+cs_netfile_format_t cs_netfile_resolve_format(const char *name, cs_netfile_format_t format)
+{
+    if (format != CS_NETFILE_AUTO)
+        return format;
+    return ends_with(name, ".graphml") ? CS_NETFILE_GRAPHML
+           : ends_with(name, ".xml")   ? CS_NETFILE_SIMGRID
+                                       : CS_NETFILE_EDGELIST;
+}
+
 int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double dflt_bw,
                     double dflt_lat, cs_netdesc_t **out, cs_error_t *err)
 {
-    const char *path = src->name;
     *out = NULL;
-    if (format == CS_NETFILE_AUTO)
-        format = ends_with(path, ".graphml") ? CS_NETFILE_GRAPHML
-                 : ends_with(path, ".xml")   ? CS_NETFILE_SIMGRID
-                                             : CS_NETFILE_EDGELIST;
+    format = cs_netfile_resolve_format(src->name, format);
     switch (format) {
     case CS_NETFILE_GRAPHML: return read_graphml(src, dflt_bw, dflt_lat, out, err);
     case CS_NETFILE_SIMGRID: return cs_netfile_read_simgrid(src, dflt_bw, dflt_lat, out, err);

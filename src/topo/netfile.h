@@ -38,6 +38,11 @@ typedef enum cs_netfile_format {
 /* "auto", "edgelist", "graphml", "simgrid"; CS_ERR_USAGE otherwise. */
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err);
 
+/* The format `format` means for a file named `name`: itself, or for AUTO
+ * the one told from the name (so that a machine can say what a file was
+ * read as, e.g. a SimGrid platform's own defaults). */
+cs_netfile_format_t cs_netfile_resolve_format(const char *name, cs_netfile_format_t format);
+
 /* Reads src (a path, or a request's inline file: core/source.h), named
  * src->name in messages; the format AUTO is told from that name.  dflt_bw
  * (bytes/s) and dflt_lat (s) are used where the file gives none.  Hosts

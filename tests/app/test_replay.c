@@ -41,7 +41,7 @@ typedef struct bad {
 } bad_t;
 
 static const bad_t bads[] = {
-    {"truncated-line.ti", "truncated-line.ti:4:", {"send takes 3 to 4 arguments", "got 2"}},
+    {"truncated-line.ti", "truncated-line.ti:4:", {"send takes 2 to 4 arguments", "got 1"}},
     {"bad-count.ti", "bad-count.ti:3:", {"count '12x'", "non-negative integer"}},
     {"negative-size.goal", "negative-size.goal:4:6:", {"non-negative size", "'-8b'"}},
     {"rank-beyond.goal", "rank-beyond.goal:4:12:", {"destination rank 4 is out of range", "0..3"}},

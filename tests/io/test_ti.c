@@ -257,13 +257,13 @@ Test(ti, hints_callback)
 
 Test(ti, errors)
 {
-    EXPECT_ERR("0 send 1 7\n", "t.ti:1: send takes 3 to 4 arguments");
+    EXPECT_ERR("0 send 1\n", "t.ti:1: send takes 2 to 4 arguments");
     EXPECT_ERR("0 init\n0 send 1 7 12x\n1 init\n", "t.ti:2: count '12x' is not a count");
     EXPECT_ERR("0 send 1 7 -4\n1 init\n", "t.ti:1: count '-4' is negative");
     EXPECT_ERR("0 send 1 7 4 9\n1 init\n", "t.ti:1: datatype '9' is not one of");
     EXPECT_ERR("0 send 5 7 4\n1 recv 0 7 4\n", "t.ti:1: destination rank 5 is out of range; "
                                                "expected a rank in 0..1 (the trace has 2 ranks)");
-    EXPECT_ERR("0 send 1 1073741824 4\n1 init\n", "tag 1073741824 is too large");
+    EXPECT_ERR("0 send 1 1073741824 40\n1 init\n", "tag 1073741824 is too large");
     EXPECT_ERR("x send 1 7 4\n", "t.ti:1: 'x' is not a rank");
     EXPECT_ERR("0\n", "t.ti:1: rank 0 without an action");
     EXPECT_ERR("0 init\n0 dance\n", "t.ti:2: unknown action 'dance'; valid actions: init,");
@@ -456,4 +456,220 @@ Test(ti, action_names_any_case_and_numbers_any_form)
     cr_expect_eq(cs_program_op(a, 0)->ticks, cs_program_op(b, 0)->ticks);
     cs_program_free(a);
     cs_program_free(b);
+}
+
+/* ---- SimGrid's older form (issue 31) --------------------------------------- */
+
+/* tests/data/ti/simgrid-old/DIR/NAME under the source root. */
+static const char *old_path(const char *dir, const char *name)
+{
+    static char buf[4096];
+    const char *root = getenv("COLLSIM_SOURCE_ROOT");
+    snprintf(buf, sizeof buf, "%s/tests/data/ti/simgrid-old/%s/%s", root ? root : ".", dir, name);
+    return buf;
+}
+
+static cs_program_t *read_path_ok(const char *path)
+{
+    cs_ti_opts_t o;
+    cs_program_t *p = NULL;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    cr_assert_eq(cs_ti_read_file(path, &o, &p, NULL, &err), CS_OK, "%s", err.msg);
+    return p;
+}
+
+/* The same program but for the messages' tags (which the older form does
+ * not have): kinds, ranks, peers, bytes, durations and dependencies. */
+static void expect_same_but_tags(const cs_program_t *p, const cs_program_t *q, const char *what)
+{
+    cr_assert_eq(cs_program_nops(q), cs_program_nops(p), "%s: op counts", what);
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        const cs_op_t *a = cs_program_op(p, i), *b = cs_program_op(q, i);
+        int na, nb;
+        cr_assert(a->kind == b->kind && a->rank == b->rank && a->bytes == b->bytes,
+                  "%s: op %d differs", what, i);
+        if (a->kind == CS_OP_CALC)
+            cr_assert_eq(a->ticks, b->ticks, "%s: op %d ticks", what, i);
+        else
+            cr_assert_eq(a->peer, b->peer, "%s: op %d peer", what, i);
+        const cs_dep_t *da = cs_program_preds(p, i, &na), *db = cs_program_preds(q, i, &nb);
+        cr_assert_eq(nb, na, "%s: op %d preds", what, i);
+        for (int j = 0; j < na; j++)
+            cr_assert_eq(db[j], da[j], "%s: op %d pred %d", what, i, j);
+    }
+}
+
+/* SimGrid's replay examples as release 3.17 shipped them (untagged sends,
+ * bare waits, camel-case names) and as SimGrid converted them in April
+ * 2018 (its commit e12865649a, which left every simulated time of its
+ * replay.tesh unchanged): the same programs, the same times on three
+ * machines of different models. */
+Test(ti, simgrid_older_examples_run_as_their_current_form)
+{
+    static const char *const pairs[][2] = {
+        {"split_traces", "split_traces"},
+        {"actions_with_isend.txt", "actions_with_isend.txt"},
+        {"actions_waitall.txt", "actions_waitall.txt"},
+        {"actions_barrier.txt", "actions_barrier.txt"},
+        {"actions_allReduce.txt", "actions_allreduce.txt"},
+        {"actions_alltoall.txt", "actions_alltoall.txt"},
+    };
+    static const char *const machines[] = {AB, "loggp:p=4", "net:gen=fattree,k=4,n=2"};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        cs_program_t *old = read_path_ok(old_path("older", pairs[i][0]));
+        cs_program_t *cur = read_path_ok(old_path("current", pairs[i][1]));
+        expect_same_but_tags(old, cur, pairs[i][0]);
+        for (size_t m = 0; m < sizeof machines / sizeof machines[0]; m++) {
+            cs_tick_t a = run(machines[m], old, NULL), b = run(machines[m], cur, NULL);
+            cr_expect_eq(a, b, "%s on %s: older form %lld, current %lld", pairs[i][0],
+                         machines[m], (long long)a, (long long)b);
+        }
+        cs_program_free(old);
+        cs_program_free(cur);
+    }
+}
+
+/* The split example against its formula on the alpha-beta line (alpha
+ * 1 us, 1 ns a byte): rank 0 sends 1e6 bytes, rank 1 computes 1e9 flops
+ * (1 s), then rank 0 receives 1e6 bytes and sends 1e6 more, which rank 1's
+ * bare wait (on its Irecv) takes: 1 s + 3 (1 us + 1 ms). */
+Test(ti, simgrid_older_split_example_time)
+{
+    cs_program_t *p = read_path_ok(old_path("older", "split_traces"));
+    cr_expect_eq(run(AB, p, NULL), 1000000 * US + 3 * (US + 1000 * US));
+    cs_program_free(p);
+}
+
+/* A line's form is told by its arity: 2 arguments (older, tag 0) or 4
+ * (current); 3 by the values (a last one beyond 0..7 is a count, a middle
+ * one that is no tag is a count); counts in exponent form as SimGrid
+ * writes them. */
+Test(ti, older_form_told_per_line)
+{
+    cs_program_t *p = read_ok("0 send 1 1e3\n"     /* older: 1000 bytes, tag 0 */
+                              "0 send 1 4 100\n"   /* 3 args, 100 is no datatype: current */
+                              "0 send 1 2e3 0\n"   /* 3 args, 2e3 is no tag: older, doubles */
+                              "0 isend 1 9 10 1\n" /* current with datatype (int) */
+                              "0 wait 0 1 9\n"
+                              "1 recv 0 1000\n1 recv 0 4 100\n1 recv 0 16000\n"
+                              "1 recv 0 9 40\n",
+                              NULL);
+    static const int64_t bytes[] = {1000, 100, 16000, 40};
+    static const int32_t tags[] = {0, 4, 0, 9};
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(cs_program_op(p, i)->bytes, bytes[i], "op %d", i);
+        cr_expect_eq(cs_program_op(p, i)->tag, tags[i], "op %d", i);
+    }
+    cs_program_free(p);
+}
+
+/* `send 1 5 3` reads both ways (5 shorts, or 3 bytes with tag 5): the
+ * file's other lines decide; none: the current form; both: an error. */
+Test(ti, ambiguous_line_takes_the_file_form)
+{
+    cs_program_t *p = read_ok("0 send 1 5 3\n0 isend 1 7\n0 wait\n1 recv 0 5 3\n1 recv 0 7\n",
+                              NULL);
+    cr_expect_eq(cs_program_op(p, 0)->bytes, 10); /* older: 5 shorts */
+    cr_expect_eq(cs_program_op(p, 0)->tag, 0);
+    cs_program_free(p);
+    p = read_ok("0 send 1 5 3\n0 isend 1 0 70\n0 wait 0 1 0\n1 recv 0 5 3\n1 recv 0 0 70\n",
+                NULL);
+    cr_expect_eq(cs_program_op(p, 0)->bytes, 3); /* current: tag 5, 3 bytes */
+    cr_expect_eq(cs_program_op(p, 0)->tag, 5);
+    cs_program_free(p);
+    p = read_ok("0 send 1 5 3\n1 recv 0 5 3\n", NULL);
+    cr_expect_eq(cs_program_op(p, 0)->bytes, 3);
+    cs_program_free(p);
+    /* the telling line may come after the ambiguous one */
+    p = read_ok("0 send 1 5 3\n1 recv 0 5 3\n1 irecv 0 7\n0 send 1 7\n1 wait\n", NULL);
+    cr_expect_eq(cs_program_op(p, 0)->bytes, 10);
+    cs_program_free(p);
+    EXPECT_ERR("0 send 1 5 3\n0 isend 1 0 70\n0 wait\n1 recv 0 5 3\n",
+               "t.ti:1: `send 1 5 3` reads as SimGrid's older form");
+    EXPECT_ERR("0 send 1 5 3\n0 isend 1 0 70\n0 wait\n1 recv 0 5 3\n",
+               "(older at line 3, current at line 2)");
+}
+
+/* In an index the form is each rank file's own. */
+Test(ti, ambiguous_line_in_an_index_takes_its_file_form)
+{
+    char dir[] = "/tmp/test_ti_old_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char idx[256], f0[256], f1[256];
+    snprintf(idx, sizeof idx, "%s/index", dir);
+    snprintf(f0, sizeof f0, "%s/r0.txt", dir);
+    snprintf(f1, sizeof f1, "%s/r1.txt", dir);
+    FILE *f = fopen(idx, "w");
+    fputs("r0.txt\nr1.txt\n", f);
+    fclose(f);
+    f = fopen(f0, "w"); /* older: 5 shorts, then an untagged isend and a bare wait */
+    fputs("0 send 1 5 3\n0 isend 1 7\n0 wait\n", f);
+    fclose(f);
+    f = fopen(f1, "w"); /* current: its `recv 0 0 7` is 7 bytes with tag 0, not 0 of dt 7 */
+    fputs("1 recv 0 0 10\n1 recv 0 0 7\n", f);
+    fclose(f);
+    cs_program_t *p = read_path_ok(idx);
+    cr_expect_eq(cs_program_op(p, 0)->bytes, 10);
+    cr_expect_eq(cs_program_op(p, 0)->tag, 0);
+    cr_expect_eq(cs_program_op(p, 3)->kind, CS_OP_RECV);
+    cr_expect_eq(cs_program_op(p, 3)->bytes, 7);
+    cs_program_free(p);
+    unlink(idx);
+    unlink(f0);
+    unlink(f1);
+    rmdir(dir);
+}
+
+/* The bare wait completes the MOST RECENT request, as SimGrid's replay
+ * popped the back of the rank's request list: rank 0's send after `Isend,
+ * Irecv, wait` follows the Irecv, which rank 1 serves only after 1 ms of
+ * compute, not the Isend that ends at 2 us.  A second bare wait takes the
+ * Isend. */
+Test(ti, bare_wait_takes_the_most_recent_request)
+{
+    cs_tick_t ends[16];
+    cs_program_t *p = read_ok("0 Isend 1 1000\n0 Irecv 1 1000\n0 wait\n0 send 1 1000\n"
+                              "0 wait\n0 compute 0\n"
+                              "1 recv 0 1000\n1 compute 1000000\n1 send 0 1000\n1 recv 0 1000\n",
+                              NULL);
+    /* ops: 0 isend, 1 irecv, 2 send, 3 calc */
+    int n;
+    const cs_dep_t *d = cs_program_preds(p, 2, &n);
+    int after_irecv = 0, after_isend = 0;
+    for (int j = 0; j < n; j++) {
+        after_irecv |= cs_dep_op(d[j]) == 1 && cs_dep_kind(d[j]) == CS_DEP_AFTER;
+        after_isend |= cs_dep_op(d[j]) == 0 && cs_dep_kind(d[j]) == CS_DEP_AFTER;
+    }
+    cr_expect(after_irecv && !after_isend, "the send must follow the Irecv's end only");
+    d = cs_program_preds(p, 3, &n);
+    after_isend = 0;
+    for (int j = 0; j < n; j++)
+        after_isend |= cs_dep_op(d[j]) == 0 && cs_dep_kind(d[j]) == CS_DEP_AFTER;
+    cr_expect(after_isend, "the second wait takes the Isend");
+    /* isend 0->1: 0..2 us; rank 1 computes to 1002 us, sends to 1004 us;
+     * rank 0's send then ends at 1006 us */
+    run(AB, p, ends);
+    cr_expect_eq(ends[1], 1004 * US);
+    cr_expect_eq(ends[2], 1006 * US);
+    cs_program_free(p);
+}
+
+Test(ti, older_form_errors)
+{
+    EXPECT_ERR("0 wait 1\n", "t.ti:1: wait takes 3 arguments (`wait <src> <dst> <tag>`) or "
+                             "none (SimGrid's older `wait`), got 1");
+    EXPECT_ERR("0 test 1 2\n", "t.ti:1: test takes 3 arguments");
+    EXPECT_ERR("0 init\n0 wait\n", "t.ti:2: wait on rank 0 without an outstanding isend or "
+                                   "irecv");
+    EXPECT_ERR("0 isend 1 5\n0 waitall\n0 wait\n1 recv 0 5\n", "t.ti:3: wait on rank 0 without");
+    EXPECT_ERR("0 send 1 2.5\n1 recv 0 2.5\n", "t.ti:1: count '2.5' is not a whole number");
+    EXPECT_ERR("0 send 1 0x10\n1 recv 0 16\n", "t.ti:1: count '0x10' is not a count");
+    EXPECT_ERR("0 send 1 inf\n1 recv 0 16\n", "t.ti:1: count 'inf' is not a count");
+    EXPECT_ERR("0 send 1 1e300\n1 recv 0 16\n", "t.ti:1: count '1e300' is too large");
+    EXPECT_ERR("0 send 1 10\n1 recv 0 5\n", "t.ti:2: rank 1: recv of 5 bytes from rank 0 "
+                                            "(tag 0) is smaller than the 10-byte message");
+    /* an untagged message has tag 0: it does not match a tagged recv */
+    EXPECT_ERR("0 send 1 10\n1 recv 0 3 10\n", "t.ti:1: rank 0: send to rank 1 (tag 0, 10 "
+                                               "bytes) is never received");
 }

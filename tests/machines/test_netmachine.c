@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/exec.h"
@@ -427,4 +428,136 @@ Test(netmachine, unknown_keys_refused_first)
     cs_error_t err = {0};
     cr_assert_neq(cs_machine_new("net:vh=3,n=abc", &m, &err), CS_OK);
     cr_assert(strstr(err.msg, "unknown key 'vh'"), "%s", err.msg);
+}
+
+/* ---- alpha on a SimGrid platform (issue 31) -------------------------------- */
+
+/* Two hosts joined by one link of 1 GB/s, as a SimGrid platform and as an
+ * edge list. */
+static const char SG_TWO[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\">\n"
+    "<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n"
+    "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+    "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n"
+    "</zone>\n</platform>\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The machine's report (what the run summary prints) as a string. */
+static char *report_text(const char *spec)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    char *buf = NULL;
+    size_t len = 0;
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s: %s", spec, err.msg);
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    cs_machine_report(m, NULL, f);
+    fclose(f);
+    cs_machine_free(m);
+    return buf;
+}
+
+/* A SimGrid platform runs with alpha = 0 unless alpha is given (SimGrid
+ * adds no per-message host overhead): one n-byte message costs n/B, and
+ * alpha + n/B with alpha given; an edge list keeps alpha = 1 us.  The
+ * report and the result's fields say which alpha and where it came from. */
+Test(net, simgrid_platform_alpha_defaults_to_zero)
+{
+    write_file("sg-two.xml", SG_TWO);
+    write_file("sg-two.edges", "a b 1GB/s\n");
+    int src[] = {0}, dst[] = {1};
+    for (int i = 0; i < 2; i++) {
+        cs_tick_t end[1];
+        run_msgs("net:file=sg-two.xml", 1, src, dst, N, modes[i], end);
+        cr_expect_eq(end[0], (cs_tick_t)N * PER_BYTE, "SimGrid default, mode %d", i);
+        run_msgs("net:file=sg-two.xml,alpha=1us", 1, src, dst, N, modes[i], end);
+        cr_expect_eq(end[0], ALPHA + (cs_tick_t)N * PER_BYTE, "SimGrid alpha given, mode %d", i);
+        run_msgs("net:file=sg-two.edges", 1, src, dst, N, modes[i], end);
+        cr_expect_eq(end[0], ALPHA + (cs_tick_t)N * PER_BYTE, "edge list default, mode %d", i);
+    }
+    /* format=simgrid on a file not named .xml is a SimGrid platform too */
+    write_file("sg-two.platform", SG_TWO);
+    cs_tick_t end[1];
+    run_msgs("net:file=sg-two.platform,format=simgrid", 1, src, dst, N, CS_NET_FLUID, end);
+    cr_expect_eq(end[0], (cs_tick_t)N * PER_BYTE);
+
+    char *t = report_text("net:file=sg-two.xml");
+    cr_expect(strstr(t, "alpha     0s per message (a SimGrid platform's default: SimGrid adds "
+                        "no per-message host overhead") != NULL, "%s", t);
+    free(t);
+    t = report_text("net:file=sg-two.xml,alpha=2us");
+    cr_expect(strstr(t, "alpha     2us per message (given)") != NULL, "%s", t);
+    free(t);
+    t = report_text("net:file=sg-two.edges");
+    cr_expect(strstr(t, "alpha") == NULL, "%s", t);
+    free(t);
+
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_machine_field_t fl[CS_MACHINE_MAX_FIELDS];
+    cr_assert_eq(cs_machine_new("net:file=sg-two.xml", &m, &err), CS_OK, "%s", err.msg);
+    cr_expect(strstr(m->spec, ",alpha=0s") != NULL, "%s", m->spec);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 2);
+    cr_expect_str_eq(fl[0].key, "alpha_seconds");
+    cr_expect_eq(fl[0].number, 0.0);
+    cr_expect_str_eq(fl[1].text, "simgrid-default");
+    cs_machine_free(m);
+    cr_assert_eq(cs_machine_new("net:file=sg-two.xml,alpha=2us", &m, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 2);
+    cr_expect_eq(fl[0].number, 2e-6);
+    cr_expect_str_eq(fl[1].text, "given");
+    cs_machine_free(m);
+    cr_assert_eq(cs_machine_new("net:file=sg-two.edges", &m, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 0);
+    cs_machine_free(m);
+    remove("sg-two.xml");
+    remove("sg-two.edges");
+    remove("sg-two.platform");
+}
+
+static cs_tick_t run_ring_allreduce(const char *spec)
+{
+    cs_request_t r;
+    cs_request_run_t run;
+    cs_exec_opts_t o;
+    cs_error_t err;
+    cs_request_init(&r);
+    cs_request_run_init(&run);
+    cr_assert_eq(cs_request_set(&r, "machine", spec, &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "coll", "allreduce", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "algo", "ring", &err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "bytes", "1MiB", &err), CS_OK);
+    r.mode = CS_NET_FLUID;
+    cr_assert_eq(cs_request_prepare(&r, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_request_build(&r, &run, &err), CS_OK, "%s", err.msg);
+    cs_request_exec_opts(&r, &run, &o);
+    cr_assert_eq(cs_request_run(&run, &o, &err), CS_OK, "%s: %s", spec, err.msg);
+    cs_tick_t fin = run.result.finish;
+    cs_request_run_destroy(&run);
+    return fin;
+}
+
+/* A ring allreduce on one of the SimGrid check's platforms (16 hosts):
+ * without alpha it runs 2 (P - 1) alpha = 30 us faster than with alpha=1us
+ * (one message per rank and step on the critical path). */
+Test(net, simgrid_platform_alpha_on_a_ring_allreduce)
+{
+    char spec[4200], given[4300];
+    const char *root = getenv("COLLSIM_SOURCE_ROOT");
+    snprintf(spec, sizeof spec, "net:file=%s/tests/data/net/simgrid/ft16.xml",
+             root ? root : ".");
+    snprintf(given, sizeof given, "%s,alpha=1us", spec);
+    cs_tick_t a = run_ring_allreduce(spec), b = run_ring_allreduce(given);
+    cr_expect_eq(b - a, 2 * 15 * (cs_tick_t)ALPHA, "%lld vs %lld", (long long)a, (long long)b);
 }
