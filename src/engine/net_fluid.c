@@ -141,7 +141,6 @@ static cs_fluid_t *fluid_of(cs_net_chan_t *n)
         n->fl = cs_calloc(1, sizeof *n->fl);
         n->fl->ch = cs_calloc((size_t)n->nchans + 1, sizeof *n->fl->ch);
         n->fl->bound = INFINITY;
-        if (getenv("CSFULL")) n->fl->solver = CS_NET_FLUID_FULL;
     }
     return n->fl;
 }
