@@ -40,6 +40,16 @@
  * flows whose rate changed get a new step event, issued in the order of the
  * active array so that same-tick steps run in the same order either way.
  *
+ * Latency and weights (cs_net_params_t.fluid_latency, .fluid_share;
+ * docs/engine.md, "When the latency is paid"): a flow pays its path
+ * latency after its bytes (LAST) or joins the solver only once it has
+ * passed (FIRST, CM02's: Casanova & Marchal 2002, SimGrid's
+ * network_cm02.cpp); flows share max-min fairly (EQUAL, weight 1) or by
+ * weight 1 / path latency (LATENCY).  With weights, "level" below is the
+ * water level L at which a flow froze, its rate w * L; every bound is a
+ * level.  Weights of 1 keep the arithmetic bit-identical to the unweighted
+ * solver.
+ *
  * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared
  * channel engine state (net_chan.c does posting, ports and completion).
  */
@@ -539,10 +549,12 @@ static void lv_remove(cs_fluid_t *fl, int32_t c)
 
 /* ---- max-min fair rates by water-filling ------------------------------
  *
- * All unfrozen flows share one rising "water level" L.  A channel with
- * capacity left `left` and n unfrozen flows saturates at L = left / n; the
- * channel with the least such key saturates first, its flows freeze at that
- * rate, and the channels they cross give up that rate and lose one flow.
+ * All unfrozen flows share one rising "water level" L, flow i at rate
+ * w_i * L.  A channel with capacity left `left` and unfrozen flows of total
+ * weight W (their number when every w is 1) saturates at L = left / W; the
+ * channel with the least such key saturates first, its flows freeze at
+ * w * L, and the channels they cross give up that rate and lose that
+ * weight.
  * Keys only grow when flows freeze below them; the level heap (one entry
  * per channel, moved as its key changes) finds the next bottleneck.  Cost:
  * O(S*H log C) for S flows of H hops over C channels.
