@@ -21,7 +21,11 @@
  *         channels on its path, recomputed whenever a flow starts or ends (all
  *         changes at one tick are batched).  Delivery is when the last byte
  *         has crossed plus the path's latency (wire on every hop, router on
- *         every intermediate node).
+ *         every intermediate node), or, with fluid_latency FIRST, the
+ *         flow takes no bandwidth until its path latency has passed and is
+ *         delivered when its bytes have crossed; fluid_share LATENCY weighs
+ *         each flow's share by the inverse of its path latency (see
+ *         cs_net_params_t).
  *
  * Uncontended, both modes give send_overhead + H*wire_lat + (H-1)*router_lat
  * + ser(n) for an n-byte message over H hops: with the alpha-beta machine's
@@ -51,6 +55,23 @@
 
 typedef enum cs_net_mode { CS_NET_PACKET = 0, CS_NET_FLUID = 1 } cs_net_mode_t;
 
+/* Fluid mode: when a flow pays its path latency.  Both give one isolated
+ * flow send_overhead + latency + ser(n); they differ when flows of unequal
+ * path latencies contend (docs/engine.md, "When the latency is paid"). */
+typedef enum cs_net_fluid_latency {
+    CS_NET_LATENCY_LAST = 0, /* shares from its start, latency added after its bytes crossed */
+    CS_NET_LATENCY_FIRST     /* joins the max-min system after its latency, delivered when
+                              * its bytes crossed (CM02, Casanova & Marchal; SimGrid) */
+} cs_net_fluid_latency_t;
+
+/* Fluid mode: how flows share a bottleneck. */
+typedef enum cs_net_fluid_share {
+    CS_NET_SHARE_EQUAL = 0,  /* max-min fair: k flows each get 1/k */
+    CS_NET_SHARE_LATENCY     /* weighted max-min, weight 1 / path latency: a flow's share
+                              * is inversely proportional to its latency, like TCP's to its
+                              * round-trip time (CM02's sharing penalty; SimGrid) */
+} cs_net_fluid_share_t;
+
 /* Timing parameters of a machine's network.  The per-channel arrays are
  * optional (NULL = the uniform value for every channel) and owned by the
  * caller, who keeps them alive as long as the engine. */
@@ -74,6 +95,11 @@ typedef struct cs_net_params {
      * do not grow with the bytes.  The channel engine ignores it (its packet
      * mode counts units of unit_bytes, its fluid mode none). */
     int64_t own_work_unit;
+    /* Fluid mode only (packet mode moves units hop by hop, so their
+     * latency is physical): when a flow pays its path latency and how
+     * flows share a channel.  0 (LAST, EQUAL): the engine's defaults. */
+    cs_net_fluid_latency_t fluid_latency;
+    cs_net_fluid_share_t fluid_share;
 } cs_net_params_t;
 
 /* Fills the alpha-beta defaults: unit 4 KiB, 1 tick per byte, no latency,

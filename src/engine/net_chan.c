@@ -122,7 +122,7 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
     n->h_begin = cs_sim_register(sim, mode->begin, n);
     n->h_complete = cs_sim_register(sim, on_complete, n);
     for (int i = 0; i < CS_NET_CHAN_HANDLERS; i++)
-        n->h_mode[i] = cs_sim_register(sim, mode->handlers[i], n);
+        n->h_mode[i] = mode->handlers[i] ? cs_sim_register(sim, mode->handlers[i], n) : NIL32;
     *out = n->net = cs_net_new_engine(mode->ops, n, topo);
     return CS_OK;
 }

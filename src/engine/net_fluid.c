@@ -40,6 +40,16 @@
  * flows whose rate changed get a new step event, issued in the order of the
  * active array so that same-tick steps run in the same order either way.
  *
+ * Latency and weights (cs_net_params_t.fluid_latency, .fluid_share;
+ * docs/engine.md, "When the latency is paid"): a flow pays its path
+ * latency after its bytes (LAST) or joins the solver only once it has
+ * passed (FIRST, CM02's: Casanova & Marchal 2002, SimGrid's
+ * network_cm02.cpp); flows share max-min fairly (EQUAL, weight 1) or by
+ * weight 1 / path latency (LATENCY).  With weights, "level" below is the
+ * water level L at which a flow froze, its rate w * L; every bound is a
+ * level.  Weights of 1 keep the arithmetic bit-identical to the unweighted
+ * solver.
+ *
  * The mode is cs_net_fluid_mode (its ops table and handlers) over the shared
  * channel engine state (net_chan.c does posting, ports and completion).
  */
@@ -51,7 +61,7 @@
 #include <stdlib.h>
 
 /* The mode's handlers, by their index in h_mode[]. */
-enum { H_STEP, H_RECOMPUTE, H_PROGRESS };
+enum { H_STEP, H_RECOMPUTE, H_PROGRESS, H_JOIN };
 
 /* ---- the solver's state ------------------------------------------------ */
 
@@ -75,7 +85,8 @@ typedef struct fl_chan {
     /* solve scratch */
     double left;       /* capacity not yet given */
     int32_t nflows;    /* unfrozen flows (hops) of the solved set */
-    double key;        /* saturation level left / nflows, while in the heap */
+    double wsum;       /* their weights (nflows when every weight is 1) */
+    double key;        /* saturation level left / wsum, while in the heap */
     uint32_t epoch;    /* last solve that used it */
     int32_t hpos;      /* index in the level heap, -1 when out */
     int32_t first, fill; /* offsets in the adjacency */
@@ -88,6 +99,10 @@ typedef struct fl_msg {
     uint32_t epoch;    /* last solve that put it in the solved set */
     uint32_t listed;   /* last solve that listed it for a new step */
     double newrate;    /* solve result */
+    /* its sharing weight w and p = 1 / w (fluid_share): a flow's rate is
+     * w times the level at which it froze, its level rate * p; both are 1
+     * for max-min fair sharing, so that arithmetic is unchanged */
+    double w, p;
     uint8_t in;        /* in its channels' flows (not stopped at its gate) */
     uint8_t pending;   /* in the pending list */
     uint8_t frozen;    /* water-filling scratch */
@@ -104,7 +119,8 @@ struct cs_fluid {
     int32_t npend, cappend;
     int32_t *seeds;    /* channels of flows that finished */
     int32_t nseeds, capseeds;
-    double bound;      /* least rate of a flow that finished */
+    double bound;      /* least level (rate * p) of a flow that finished */
+    double wmax;       /* largest weight of a flow that joined (1 when equal) */
     /* the gate watch: flows that may come within tolerance of their gate
      * before their step, by tick; and those whose tick has come */
     heap_t watch;
@@ -229,6 +245,13 @@ static cs_tick_t path_latency(const cs_net_chan_t *n, const msg_t *m)
     for (int32_t h = 0; h < m->nhops; h++)
         lat = cs_tick_add(lat, n->ch[m->hs[h].chan].wire);
     return cs_tick_add(lat, m->nhops > 1 ? cs_tick_mul(m->nhops - 1, n->p.router_lat) : 0);
+}
+
+/* Latency from the last byte crossing to its arrival: the path's, unless
+ * the flow paid it before it joined (fluid_latency FIRST). */
+static cs_tick_t tail_latency(const cs_net_chan_t *n, const msg_t *m)
+{
+    return n->p.fluid_latency == CS_NET_LATENCY_FIRST ? 0 : path_latency(n, m);
 }
 
 static void mark_dirty(cs_net_chan_t *n)
@@ -393,13 +416,9 @@ static void seed_chans(cs_fluid_t *fl, const msg_t *m)
 
 /* ---- events ---------------------------------------------------------------- */
 
-/* Overhead over: the flow joins the active set and rates are recomputed. */
-static void on_begin(void *ctx, const cs_event_t *ev)
+/* The flow joins the active set and rates are recomputed. */
+static void join(cs_net_chan_t *n, uint32_t id)
 {
-    cs_net_chan_t *n = ctx;
-    uint32_t id = ev->a;
-    if (!cs_net_chan_begin(n, id))
-        return;
     msg_t *m = &n->msgs[id];
     fl_msg_t *f;
     /* the solver's constraint per hop: the channel's capacity, or the one
@@ -419,16 +438,54 @@ static void on_begin(void *ctx, const cs_event_t *ev)
         f->pos = cs_realloc(f->pos, (size_t)f->poscap * sizeof *f->pos);
     }
     f->in = 0;
+    f->w = f->p = 1;
+    if (n->p.fluid_share == CS_NET_SHARE_LATENCY) {
+        /* weight 1 / latency; a path without latency weighs as one of a
+         * tick, the largest weight the clock can express */
+        cs_tick_t lat = path_latency(n, m);
+        f->p = lat > 0 ? (double)lat : 1;
+        f->w = 1 / f->p;
+    }
+    if (f->w > n->fl->wmax)
+        n->fl->wmax = f->w;
     pend(n, id);
     mark_dirty(n);
+}
+
+/* Overhead over: the flow joins now, or (fluid_latency FIRST) once its
+ * path latency has passed. */
+static void on_begin(void *ctx, const cs_event_t *ev)
+{
+    cs_net_chan_t *n = ctx;
+    uint32_t id = ev->a;
+    if (!cs_net_chan_begin(n, id))
+        return;
+    if (n->p.fluid_latency == CS_NET_LATENCY_FIRST) {
+        msg_t *m = &n->msgs[id];
+        cs_tick_t lat = path_latency(n, m);
+        if (lat > 0) {
+            m->lat_wait = 1; /* not in the solver, nor counted on its channels */
+            cs_sim_at(n->sim, cs_tick_add(cs_sim_now(n->sim), lat), n->h_mode[H_JOIN], id, 0);
+            return;
+        }
+    }
+    join(n, id);
+}
+
+/* Latency paid (fluid_latency FIRST): the flow starts sharing. */
+static void on_join(void *ctx, const cs_event_t *ev)
+{
+    cs_net_chan_t *n = ctx;
+    n->msgs[ev->a].lat_wait = 0;
+    join(n, ev->a);
 }
 
 static void fluid_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rate)
 {
     cs_net_chan_t *n = impl;
     (void)rate; /* a slope is not modelled: the gate steps */
-    if (!cs_net_chan_raise_gate(n, id, gate_bytes))
-        return;
+    if (!cs_net_chan_raise_gate(n, id, gate_bytes) || n->msgs[id].lat_wait)
+        return; /* a flow paying its latency reads its gate when it joins */
     n->msgs[id].fresh = 1; /* its step must be rescheduled even at an equal rate */
     pend(n, id);
     mark_dirty(n);
@@ -492,10 +549,12 @@ static void lv_remove(cs_fluid_t *fl, int32_t c)
 
 /* ---- max-min fair rates by water-filling ------------------------------
  *
- * All unfrozen flows share one rising "water level" L.  A channel with
- * capacity left `left` and n unfrozen flows saturates at L = left / n; the
- * channel with the least such key saturates first, its flows freeze at that
- * rate, and the channels they cross give up that rate and lose one flow.
+ * All unfrozen flows share one rising "water level" L, flow i at rate
+ * w_i * L.  A channel with capacity left `left` and unfrozen flows of total
+ * weight W (their number when every w is 1) saturates at L = left / W; the
+ * channel with the least such key saturates first, its flows freeze at
+ * w * L, and the channels they cross give up that rate and lose that
+ * weight.
  * Keys only grow when flows freeze below them; the level heap (one entry
  * per channel, moved as its key changes) finds the next bottleneck.  Cost:
  * O(S*H log C) for S flows of H hops over C channels.
@@ -541,7 +600,7 @@ static void water_fill(cs_net_chan_t *n)
             fl_chan_t *c = &fl->ch[fl->chans[k]];
             c->hpos = -1;
             if (c->nflows > 0) {
-                c->key = c->left / c->nflows;
+                c->key = c->left / c->wsum;
                 lv_place(fl, fl->nlv++, fl->chans[k]);
             }
         }
@@ -562,7 +621,7 @@ static void water_fill(cs_net_chan_t *n)
                 if (d->nflows <= 0)
                     continue;
                 fl->chans[live++] = dc;
-                double dk = d->left / d->nflows;
+                double dk = d->left / d->wsum;
                 if (ci < 0 || dk < key || (dk == key && dc < ci)) {
                     ci = dc;
                     key = dk;
@@ -586,21 +645,23 @@ static void water_fill(cs_net_chan_t *n)
             msg_t *m = &n->msgs[id];
             if (fl->m[id].frozen)
                 continue;
+            double w = fl->m[id].w, rate = level * w;
             fl->m[id].frozen = 1;
-            fl->m[id].newrate = level;
+            fl->m[id].newrate = rate;
             unfrozen--;
             for (int32_t h = 0; h < m->nhops; h++) {
                 int32_t dc = m->hs[h].res;
                 fl_chan_t *d = &fl->ch[dc];
-                d->left -= level;
+                d->left -= rate;
                 if (d->left < 0)
                     d->left = 0;
                 d->nflows--;
+                d->wsum -= w;
                 if (scan || d->hpos < 0)
                     continue;
                 if (d->nflows > 0) {
                     /* its level mostly rises (rounding may lower it) */
-                    d->key = d->left / d->nflows;
+                    d->key = d->left / d->wsum;
                     lv_up(fl, d->hpos);
                     lv_down(fl, d->hpos);
                 } else
@@ -660,10 +721,12 @@ static void chan_residual(cs_net_chan_t *n, int32_t ci)
     int32_t nfixed = 0;
     c->left = n->ch[ci].cap;
     c->nflows = 0;
+    c->wsum = 0;
     for (int32_t i = 0; i < c->n; i++) {
         uint32_t id = key_msg(c->flows[i]);
         if (fl->m[id].epoch == fl->epoch) {
             c->nflows++;
+            c->wsum += fl->m[id].w;
             continue;
         }
         fl->fixed = cs_grow(fl->fixed, nfixed, &fl->capfixed, 64, sizeof *fl->fixed);
@@ -741,11 +804,14 @@ static void solve_full(cs_net_chan_t *n)
         fl_chan_t *c = &fl->ch[fl->chans[k]];
         c->left = n->ch[fl->chans[k]].cap;
         c->nflows = 0;
+        c->wsum = 0;
     }
     for (int32_t i = 0; i < fl->nset; i++) {
         msg_t *m = &n->msgs[fl->set[i]];
-        for (int32_t h = 0; h < m->nhops; h++)
+        for (int32_t h = 0; h < m->nhops; h++) {
             fl->ch[m->hs[h].res].nflows++;
+            fl->ch[m->hs[h].res].wsum += fl->m[fl->set[i]].w;
+        }
     }
     water_fill(n);
 }
@@ -785,8 +851,8 @@ static double take_changes(cs_net_chan_t *n, double bound)
         f->newrate = m->rate;
         if (gate_reached(m, remaining_at(m, now))) {
             if (f->in) { /* it stops: its bandwidth goes to others */
-                if (m->rate < bound)
-                    bound = m->rate;
+                if (m->rate * f->p < bound)
+                    bound = m->rate * f->p;
                 chans_remove(n, id);
                 seed_chans(fl, m);
             }
@@ -803,11 +869,13 @@ static double take_changes(cs_net_chan_t *n, double bound)
         }
     }
     fl->npend = 0;
-    /* a joining flow's rate is at least its fair share of its fullest channel */
+    /* a joining flow's level is at least its fair share of its fullest
+     * channel (with weights: capacity over the channel's total weight, at
+     * most its flows times the largest weight) */
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++) {
-            double share = n->ch[m->hs[h].res].cap / fl->ch[m->hs[h].res].n;
+            double share = n->ch[m->hs[h].res].cap / (fl->ch[m->hs[h].res].n * fl->wmax);
             if (share < bound)
                 bound = share;
         }
@@ -835,7 +903,7 @@ static void collect_set(cs_net_chan_t *n, double level)
         for (int32_t j = 0; j < c->n; j++) {
             uint32_t id = key_msg(c->flows[j]);
             const msg_t *m = &n->msgs[id];
-            if (fl->m[id].epoch == fl->epoch || m->rate < level)
+            if (fl->m[id].epoch == fl->epoch || m->rate * fl->m[id].p < level)
                 continue;
             set_add(fl, id);
             for (int32_t h = 0; h < m->nhops; h++)
@@ -908,8 +976,8 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
     cs_tick_t now = cs_sim_now(n->sim);
     m->version++;
     if (fl->m[id].in) {
-        if (m->rate < fl->bound)
-            fl->bound = m->rate;
+        if (m->rate * fl->m[id].p < fl->bound)
+            fl->bound = m->rate * fl->m[id].p;
         chans_remove(n, id);
         seed_chans(fl, m);
     }
@@ -921,7 +989,7 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
         cs_net_i_record(n, m->hs[h].chan, m->t_start, now - m->t_start, net_ser(c, m->bytes),
                         m->bytes, 1);
     }
-    cs_sim_at(n->sim, cs_tick_add(now, path_latency(n, m)), n->h_mode[H_PROGRESS], id,
+    cs_sim_at(n->sim, cs_tick_add(now, tail_latency(n, m)), n->h_mode[H_PROGRESS], id,
               (uint64_t)m->bytes);
     mark_dirty(n);
 }
@@ -954,8 +1022,8 @@ static void on_step(void *ctx, const cs_event_t *ev)
         int64_t b = units * n->p.unit_bytes;
         if (b > m->reported) {
             m->reported = b;
-            cs_sim_at(n->sim, cs_sim_now(n->sim) + path_latency(n, m), n->h_mode[H_PROGRESS], id,
-                      (uint64_t)b);
+            cs_sim_at(n->sim, cs_sim_now(n->sim) + tail_latency(n, m), n->h_mode[H_PROGRESS],
+                      id, (uint64_t)b);
         }
     }
     if (at_gate(m)) {
@@ -1003,7 +1071,8 @@ static int64_t fluid_load(const void *ctx, int chan)
 const cs_net_chan_mode_t cs_net_fluid_mode = {
     .ops = &fluid_ops,
     .begin = on_begin,
-    .handlers = {[H_STEP] = on_step, [H_RECOMPUTE] = on_recompute, [H_PROGRESS] = on_progress},
+    .handlers = {[H_STEP] = on_step, [H_RECOMPUTE] = on_recompute, [H_PROGRESS] = on_progress,
+                 [H_JOIN] = on_join},
     .load = fluid_load,
 };
 

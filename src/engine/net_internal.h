@@ -61,11 +61,12 @@ typedef struct msg {
     uint32_t active_idx;/* index in the fluid active array */
     cs_tick_t t_start;  /* fluid: when the flow began */
     uint8_t fresh;      /* fluid: needs a step even if its rate is unchanged */
+    uint8_t lat_wait;   /* fluid, latency first: paying its latency, not yet sharing */
     uint32_t next_free;
 } msg_t;
 
 /* How many event handlers of its own a mode registers (cs_net_chan_mode_t). */
-#define CS_NET_CHAN_HANDLERS 3
+#define CS_NET_CHAN_HANDLERS 4
 
 /* A channel.  What packet mode touches for every unit (wait queue, buffer
  * use, busy, wire and unit times) is in the first 48 bytes, and the array is
@@ -162,7 +163,8 @@ typedef struct cs_net_chan_mode {
      * starts the transfer */
     cs_sim_handler_fn begin;
     /* the mode's other handlers (ctx: the state), registered in this order
-     * after the core's; their ids are h_mode[i] */
+     * after the core's; their ids are h_mode[i] (a NULL entry registers
+     * nothing) */
     cs_sim_handler_fn handlers[CS_NET_CHAN_HANDLERS];
     /* the load of channel `chan` (ctx: the state) that an adaptive route
      * reads (cs_topo_load_t): the mode's own measure of its queue */

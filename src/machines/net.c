@@ -40,6 +40,8 @@ static const char *const keys[] = {
     "gen", "file", "format", "routing", "bw", "lat",
     /* the hosts and switches */
     "alpha", "hop", "ports", "packet", "buf", "tick", "reduce",
+    /* fluid mode: when latency is paid, how flows share (engine/net.h) */
+    "fluid_latency", "fluid_share",
     /* generators' own keys (each reads its own; netgen.h) */
     "k", "n", "levels", "down", "up", "par", "nodes", "gpus", "nvbw", "nvlat", "radix", "hosts",
     "backbone", "backlat", "dims", "a", "p", "h", "g", "arrangement", "gbw", "glat",
@@ -65,9 +67,17 @@ typedef struct net {
      * from): NET_ALPHA_NONE for other networks */
     int alpha_from;
     double alpha;
+    int fluid_from;      /* NET_FLUID_*: the report's line on the fluid model */
 } net_t;
 
 enum { NET_ALPHA_NONE, NET_ALPHA_GIVEN, NET_ALPHA_SIMGRID };
+
+/* The fluid model's two keys: values as the engine's enums number them. */
+static const char *const fluid_latency_names[] = {"last", "first", NULL};
+static const char *const fluid_share_names[] = {"equal", "latency", NULL};
+/* Where they came from, for the report: NONE when both are the engine's
+ * defaults on a network that is not a SimGrid platform (nothing said). */
+enum { NET_FLUID_NONE, NET_FLUID_GIVEN, NET_FLUID_SIMGRID };
 
 static void net_destroy(void *impl)
 {
@@ -445,6 +455,25 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         n->alpha_from = cs_spec_get(spec, "alpha") ? NET_ALPHA_GIVEN : NET_ALPHA_SIMGRID;
         n->alpha = ab.alpha;
     }
+    /* The fluid model.  A SimGrid platform runs as SimGrid's CM02 model
+     * runs it unless told otherwise: a flow pays its route's latency
+     * before it takes bandwidth, and its share of a link is weighted by
+     * 1 / latency (network_cm02.cpp: the max-min variable gets penalty 0
+     * until latency_ is paid, then its sharing penalty, the latency); other
+     * networks keep the engine's max-min fair flows that pay latency last
+     * (docs/networks.md, "Agreement with SimGrid"). */
+    int flat, fshare;
+    if ((rc = cs_spec_get_choice(spec, "fluid_latency", fluid_latency_names,
+                                 simgrid ? CS_NET_LATENCY_FIRST : CS_NET_LATENCY_LAST, &flat,
+                                 err)) ||
+        (rc = cs_spec_get_choice(spec, "fluid_share", fluid_share_names,
+                                 simgrid ? CS_NET_SHARE_LATENCY : CS_NET_SHARE_EQUAL, &fshare,
+                                 err)))
+        return rc;
+    n->fluid_from = cs_spec_get(spec, "fluid_latency") || cs_spec_get(spec, "fluid_share")
+                        ? NET_FLUID_GIVEN
+                    : simgrid ? NET_FLUID_SIMGRID
+                              : NET_FLUID_NONE;
 
     int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
     net_number(n);
@@ -509,6 +538,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     if ((rc = cs_machine_ab_apply(&ab, m, err)))
         return rc;
     m->net.send_ports = m->net.recv_ports = (int)ports;
+    m->net.fluid_latency = (cs_net_fluid_latency_t)flat;
+    m->net.fluid_share = (cs_net_fluid_share_t)fshare;
     m->net.chan_ser_num = n->ser_num;
     m->net.chan_ser_den = n->ser_den;
     m->net.chan_wire_lat = n->wire_lat;
@@ -534,6 +565,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     snprintf(v, sizeof v, "%lld", (long long)ports);
     if (!cs_spec_get(spec, "ports"))
         snprintf(text + strlen(text), sizeof text - strlen(text), ",ports=%s", v);
+    /* a SimGrid platform's fluid model differs from the engine's defaults:
+     * say it (other networks' specs stay as they were) */
+    if (simgrid && !cs_spec_get(spec, "fluid_latency"))
+        snprintf(text + strlen(text), sizeof text - strlen(text), ",fluid_latency=%s",
+                 fluid_latency_names[flat]);
+    if (simgrid && !cs_spec_get(spec, "fluid_share"))
+        snprintf(text + strlen(text), sizeof text - strlen(text), ",fluid_share=%s",
+                 fluid_share_names[fshare]);
     m->spec = cs_strdup(text);
     return CS_OK;
 }
@@ -561,6 +600,17 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         fprintf(f, "alpha     %s per message (a SimGrid platform's default: SimGrid adds no "
                    "per-message host overhead; set alpha= to add one)\n",
                 cs_units_spec_seconds(n->alpha, b, sizeof b));
+    if (n->fluid_from != NET_FLUID_NONE)
+        fprintf(f, "fluid     latency paid %s, shares %s (%s; packet mode pays latency hop "
+                   "by hop)\n",
+                m->net.fluid_latency == CS_NET_LATENCY_FIRST ? "first (before the flow "
+                                                               "shares)"
+                                                             : "last (after its bytes)",
+                m->net.fluid_share == CS_NET_SHARE_LATENCY ? "weighted by 1/latency"
+                                                           : "max-min fair",
+                n->fluid_from == NET_FLUID_GIVEN ? "given"
+                                                 : "a SimGrid platform's default: CM02's; "
+                                                   "set fluid_latency=, fluid_share= to change");
 }
 
 /* The result's machine fields: a SimGrid platform's alpha and where it
@@ -568,12 +618,21 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
 static int fields(const cs_machine_t *m, cs_machine_field_t *out, int max)
 {
     const net_t *n = m->impl;
-    if (n->alpha_from == NET_ALPHA_NONE || max < 2)
-        return 0;
-    out[0] = (cs_machine_field_t){"alpha_seconds", NULL, n->alpha};
-    out[1] = (cs_machine_field_t){"alpha_source", n->alpha_from == NET_ALPHA_GIVEN
-                                                      ? "given" : "simgrid-default", 0};
-    return 2;
+    int k = 0;
+    if (n->alpha_from != NET_ALPHA_NONE && max >= 2) {
+        out[k++] = (cs_machine_field_t){"alpha_seconds", NULL, n->alpha};
+        out[k++] = (cs_machine_field_t){"alpha_source", n->alpha_from == NET_ALPHA_GIVEN
+                                                            ? "given" : "simgrid-default", 0};
+    }
+    /* the fluid model, where the report says it */
+    if (n->fluid_from != NET_FLUID_NONE && max - k >= 3) {
+        out[k++] = (cs_machine_field_t){"fluid_latency",
+                                        fluid_latency_names[m->net.fluid_latency], 0};
+        out[k++] = (cs_machine_field_t){"fluid_share", fluid_share_names[m->net.fluid_share], 0};
+        out[k++] = (cs_machine_field_t){"fluid_source", n->fluid_from == NET_FLUID_GIVEN
+                                                            ? "given" : "simgrid-default", 0};
+    }
+    return k;
 }
 
 static const char *node_label(const cs_machine_t *m, int node, char *buf, size_t len)
@@ -593,7 +652,7 @@ const cs_machine_type_t cs_machine_net = {
     .usage = "net:gen=fattree|dragonfly|torus|mesh|hyperx|twotier|star[,GENERATOR KEYS] or "
              "net:file=PATH[,format=auto|edgelist|graphml|simgrid|astra]; [,routing=R][,bw=100Gbps]"
              "[,lat=0][,alpha=1us][,hop=0][,ports=1][,packet=4KiB][,buf=8][,tick=1ps]"
-             "[,reduce=0]",
+             "[,reduce=0][,fluid_latency=last|first][,fluid_share=equal|latency]",
     .keys = keys,
     .file_keys = (const cs_filekey_t[]){{"file", CS_FILEKEY_READ}, {NULL, 0}},
     .example = "net:gen=fattree,k=4,n=2",

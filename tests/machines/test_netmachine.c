@@ -508,13 +508,13 @@ Test(net, simgrid_platform_alpha_defaults_to_zero)
     cs_machine_field_t fl[CS_MACHINE_MAX_FIELDS];
     cr_assert_eq(cs_machine_new("net:file=sg-two.xml", &m, &err), CS_OK, "%s", err.msg);
     cr_expect(strstr(m->spec, ",alpha=0s") != NULL, "%s", m->spec);
-    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 2);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 5); /* and the fluid model's */
     cr_expect_str_eq(fl[0].key, "alpha_seconds");
     cr_expect_eq(fl[0].number, 0.0);
     cr_expect_str_eq(fl[1].text, "simgrid-default");
     cs_machine_free(m);
     cr_assert_eq(cs_machine_new("net:file=sg-two.xml,alpha=2us", &m, &err), CS_OK, "%s", err.msg);
-    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 2);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 5);
     cr_expect_eq(fl[0].number, 2e-6);
     cr_expect_str_eq(fl[1].text, "given");
     cs_machine_free(m);
@@ -524,6 +524,96 @@ Test(net, simgrid_platform_alpha_defaults_to_zero)
     remove("sg-two.xml");
     remove("sg-two.edges");
     remove("sg-two.platform");
+}
+
+/* ---- the fluid model on a SimGrid platform (issue 31) ---------------------- */
+
+/* Hosts a and b send to c over a shared link lc (1 GB/s, latency 0):
+ * a's path has latency 100 ns (la), b's 400 ns (lb). */
+static const char SG_THREE[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\">\n"
+    "<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n"
+    "<host id=\"c\" speed=\"1Gf\"/>\n"
+    "<link id=\"la\" bandwidth=\"1GBps\" latency=\"100ns\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+    "<link id=\"lb\" bandwidth=\"1GBps\" latency=\"400ns\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+    "<link id=\"lc\" bandwidth=\"1GBps\" latency=\"0\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+    "<router id=\"r\"/>\n"
+    "<route src=\"a\" dst=\"r\"><link_ctn id=\"la\" direction=\"UP\"/></route>\n"
+    "<route src=\"b\" dst=\"r\"><link_ctn id=\"lb\" direction=\"UP\"/></route>\n"
+    "<route src=\"r\" dst=\"c\"><link_ctn id=\"lc\" direction=\"UP\"/></route>\n"
+    "<route src=\"a\" dst=\"c\"><link_ctn id=\"la\" direction=\"UP\"/>"
+    "<link_ctn id=\"lc\" direction=\"UP\"/></route>\n"
+    "<route src=\"b\" dst=\"c\"><link_ctn id=\"lb\" direction=\"UP\"/>"
+    "<link_ctn id=\"lc\" direction=\"UP\"/></route>\n"
+    "<route src=\"a\" dst=\"b\"><link_ctn id=\"la\" direction=\"UP\"/>"
+    "<link_ctn id=\"lb\" direction=\"DOWN\"/></route>\n"
+    "</zone>\n</platform>\n";
+
+/* A SimGrid platform runs CM02's fluid model by default: a (latency
+ * l_a = 100 ns) has lc alone until b (l_b = 400 ns) joins, D = 300 ns =
+ * 300 bytes at 1 GB/s; then a gets l_b / (l_a + l_b) = 4/5 of lc and b
+ * 1/5, so a's N - D bytes take (N - D) * 5/4 ns and b, having moved
+ * (N - D) / 4 meanwhile, finishes the rest alone.  Told fluid_latency=last
+ * and fluid_share=equal, the engine's defaults: both at B/2 from 0,
+ * 2N/B + l.  Expected ends computed here in ticks (1 ps). */
+Test(net, simgrid_platform_fluid_model_defaults_to_cm02)
+{
+    write_file("sg-three.xml", SG_THREE);
+    int src[] = {0, 1}, dst[] = {2, 2};
+    cs_tick_t end[2];
+    const int64_t la = 100000, lb = 400000, d = (lb - la) / PER_BYTE; /* ticks, bytes */
+    run_msgs("net:file=sg-three.xml,ports=2", 2, src, dst, N, CS_NET_FLUID, end);
+    cs_tick_t ea = lb + (N - d) * PER_BYTE * 5 / 4;
+    cs_tick_t eb = ea + (N - (N - d) / 4) * PER_BYTE;
+    cr_expect_eq(end[0], ea, "a: %lld, formula %lld", (long long)end[0], (long long)ea);
+    cr_expect_eq(end[1], eb, "b: %lld, formula %lld", (long long)end[1], (long long)eb);
+    run_msgs("net:file=sg-three.xml,ports=2,fluid_latency=last,fluid_share=equal", 2, src, dst,
+             N, CS_NET_FLUID, end);
+    cr_expect_eq(end[0], 2 * N * PER_BYTE + la);
+    cr_expect_eq(end[1], 2 * N * PER_BYTE + lb);
+
+    char *t = report_text("net:file=sg-three.xml");
+    cr_expect(strstr(t, "fluid     latency paid first (before the flow shares), shares "
+                        "weighted by 1/latency (a SimGrid platform's default") != NULL, "%s", t);
+    free(t);
+    t = report_text("net:file=sg-three.xml,fluid_latency=last");
+    cr_expect(strstr(t, "latency paid last (after its bytes), shares weighted by 1/latency "
+                        "(given") != NULL, "%s", t);
+    free(t);
+
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_machine_field_t fl[CS_MACHINE_MAX_FIELDS];
+    cr_assert_eq(cs_machine_new("net:file=sg-three.xml", &m, &err), CS_OK, "%s", err.msg);
+    cr_expect(strstr(m->spec, ",fluid_latency=first,fluid_share=latency") != NULL, "%s", m->spec);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 5);
+    cr_expect_str_eq(fl[2].key, "fluid_latency");
+    cr_expect_str_eq(fl[2].text, "first");
+    cr_expect_str_eq(fl[3].text, "latency");
+    cr_expect_str_eq(fl[4].text, "simgrid-default");
+    cs_machine_free(m);
+    /* a bad value names the key and the valid ones */
+    cr_assert_neq(cs_machine_new("net:file=sg-three.xml,fluid_latency=early", &m, &err), CS_OK);
+    cr_expect(strstr(err.msg, "fluid_latency") && strstr(err.msg, "first"), "%s", err.msg);
+    remove("sg-three.xml");
+
+    /* other networks: the engine's model, said nowhere unless given */
+    write_file("two.edges", "a b 1GB/s\n");
+    t = report_text("net:file=two.edges");
+    cr_expect(strstr(t, "fluid") == NULL, "%s", t);
+    free(t);
+    cr_assert_eq(cs_machine_new("net:file=two.edges", &m, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 0);
+    cr_expect(strstr(m->spec, "fluid") == NULL, "%s", m->spec);
+    cs_machine_free(m);
+    cr_assert_eq(cs_machine_new("net:file=two.edges,fluid_latency=first", &m, &err), CS_OK);
+    cr_expect_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 3);
+    cr_expect_str_eq(fl[2].text, "given");
+    cs_machine_free(m);
+    remove("two.edges");
 }
 
 static cs_tick_t run_ring_allreduce(const char *spec)

@@ -3,6 +3,11 @@
 // then allgather (step s: sends piece (i-s) mod P, receives (i-s-1) mod P); piece j of the
 // N-byte vector has N/P bytes, the first N%P pieces one byte more. Each step: isend right,
 // irecv left, wait both. No compute (reduction cost 0).
+// Sends are eager, as collsim's executor makes them (docs/engine.md, "Sends are eager"): each
+// rank is its mailbox's permanent receiver (Mailbox::set_receiver), so a step's message starts
+// flowing when its sender posts it, not when the receiver has finished its previous step (S4U's
+// default rendezvous).  Ranks whose steps end at different times (a 2-hop and a 4-hop neighbour
+// on a fat-tree) otherwise start their next messages later than collsim's.
 // usage: ring_allreduce PLATFORM.xml P [BYTES] [--cfg=...]  (hosts h0..h(P-1))
 #include <simgrid/s4u.hpp>
 #include <cstdio>
@@ -23,6 +28,7 @@ static void rank_main(int i)
   sg4::Mailbox* right = sg4::Mailbox::by_name("mb" + std::to_string((i + 1) % P));
   sg4::Mailbox* me    = sg4::Mailbox::by_name("mb" + std::to_string(i));
   static char token;
+  me->set_receiver(sg4::Actor::self());
   for (int phase = 0; phase < 2; phase++) {
     for (int s = 0; s < P - 1; s++) {
       int ps = phase == 0 ? mod(i - s - 1, P) : mod(i - s, P);
