@@ -63,21 +63,24 @@ typedef struct net {
     int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
     cs_hop_t *shape_hops;
-    /* a SimGrid platform's alpha (the report says it and where it came
-     * from): NET_ALPHA_NONE for other networks */
+    /* the format's row of a file written for another simulator, whose
+     * defaults the run keeps (NULL: none) */
+    const cs_netfile_format_info_t *origin;
+    /* such a file's alpha (the report says it and where it came from):
+     * NET_ALPHA_NONE for other networks */
     int alpha_from;
     double alpha;
     int fluid_from;      /* NET_FLUID_*: the report's line on the fluid model */
 } net_t;
 
-enum { NET_ALPHA_NONE, NET_ALPHA_GIVEN, NET_ALPHA_SIMGRID };
+enum { NET_ALPHA_NONE, NET_ALPHA_GIVEN, NET_ALPHA_ORIGIN };
 
 /* The fluid model's two keys: values as the engine's enums number them. */
 static const char *const fluid_latency_names[] = {"last", "first", NULL};
 static const char *const fluid_share_names[] = {"equal", "latency", NULL};
 /* Where they came from, for the report: NONE when both are the engine's
  * defaults on a network that is not a SimGrid platform (nothing said). */
-enum { NET_FLUID_NONE, NET_FLUID_GIVEN, NET_FLUID_SIMGRID };
+enum { NET_FLUID_NONE, NET_FLUID_GIVEN, NET_FLUID_ORIGIN };
 
 static void net_destroy(void *impl)
 {
@@ -242,17 +245,18 @@ static int net_shape(net_t *n, cs_error_t *err)
     return CS_OK;
 }
 
-/* The description: a file or a generator's, with its routing. */
-/* *simgrid = 1 when the network was read from a SimGrid platform file. */
+/* The description: a file or a generator's, with its routing.  *origin:
+ * the format's row when the file was written for another simulator
+ * (SimGrid, ASTRA-sim), else NULL. */
 static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **out,
-                        int *simgrid, cs_error_t *err)
+                        const cs_netfile_format_info_t **origin, cs_error_t *err)
 {
     const char *gen = cs_spec_get(spec, "gen");
     const char *routing = cs_spec_get(spec, "routing");
     cs_source_t file;
     int rc;
     *out = NULL;
-    *simgrid = 0;
+    *origin = NULL;
     if ((rc = cs_source_from_spec(spec, "file", &file, err)))
         return rc;
     if (file.name && gen)
@@ -269,7 +273,10 @@ static int net_describe(cs_spec_t *spec, double bw, double lat, cs_netdesc_t **o
                                 "or ECMP over them (routing=ecmp)", routing);
         if ((rc = cs_netfile_read(&file, fmt, bw, lat, out, err)))
             return rc;
-        *simgrid = cs_netfile_resolve_format(file.name, fmt) == CS_NETFILE_SIMGRID;
+        const cs_netfile_format_info_t *info =
+            cs_netfile_format_info(cs_netfile_resolve_format(file.name, fmt));
+        if (info->simulator)
+            *origin = info;
         if (routing && !strcmp(routing, "ecmp") && (rc = cs_netdesc_route_ecmp(*out, err))) {
             cs_netdesc_free(*out);
             *out = NULL;
@@ -438,23 +445,28 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     /* the description is bounded by the generators' and readers' own
      * limits (CS_NETGEN_MAX_NODES); the machine's tables, routes and
      * engine, many times its size, wait for the node limit */
-    int simgrid = 0;
-    if ((rc = net_describe(spec, bw, lat, &n->d, &simgrid, err)) ||
+    const cs_netfile_format_info_t *origin = NULL;
+    if ((rc = net_describe(spec, bw, lat, &n->d, &origin, err)) ||
         (rc = cs_netdesc_check(n->d, err)) ||
         (rc = cs_spec_check_nodes(spec, cs_netdesc_nodes(n->d), err)))
         return rc;
-    /* A SimGrid platform runs with alpha = 0 unless alpha is given:
-     * SimGrid's network models charge a message its links' latencies and
-     * bandwidths and no per-message host overhead, so a user's platform
-     * gives SimGrid's times as it stands (tools/simgrid-check compares at
-     * alpha = 0); collsim's 1 us default is the lecture's alpha-beta host,
-     * which a SimGrid platform does not describe (docs/networks.md). */
-    if (simgrid) {
+    /* A SimGrid platform or an ASTRA-sim network runs with alpha = 0
+     * unless alpha is given: neither simulator's network charges a message
+     * a per-message host overhead (SimGrid's models charge its links'
+     * latencies and bandwidths; ASTRA-sim's endpoint delay lives in its
+     * system configuration, not in the network file), so a user's file
+     * gives that simulator's times as it stands (tools/simgrid-check,
+     * tools/astra-check); collsim's 1 us default is the lecture's
+     * alpha-beta host, which such a file does not describe
+     * (docs/networks.md). */
+    n->origin = origin;
+    if (origin) {
         if (!cs_spec_get(spec, "alpha"))
             ab.alpha = 0;
-        n->alpha_from = cs_spec_get(spec, "alpha") ? NET_ALPHA_GIVEN : NET_ALPHA_SIMGRID;
+        n->alpha_from = cs_spec_get(spec, "alpha") ? NET_ALPHA_GIVEN : NET_ALPHA_ORIGIN;
         n->alpha = ab.alpha;
     }
+    int cm02 = origin && origin->cm02;
     /* The fluid model.  A SimGrid platform runs as SimGrid's CM02 model
      * runs it unless told otherwise: a flow pays its route's latency
      * before it takes bandwidth, and its share of a link is weighted by
@@ -464,15 +476,15 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
      * (docs/networks.md, "Agreement with SimGrid"). */
     int flat, fshare;
     if ((rc = cs_spec_get_choice(spec, "fluid_latency", fluid_latency_names,
-                                 simgrid ? CS_NET_LATENCY_FIRST : CS_NET_LATENCY_LAST, &flat,
+                                 cm02 ? CS_NET_LATENCY_FIRST : CS_NET_LATENCY_LAST, &flat,
                                  err)) ||
         (rc = cs_spec_get_choice(spec, "fluid_share", fluid_share_names,
-                                 simgrid ? CS_NET_SHARE_LATENCY : CS_NET_SHARE_EQUAL, &fshare,
+                                 cm02 ? CS_NET_SHARE_LATENCY : CS_NET_SHARE_EQUAL, &fshare,
                                  err)))
         return rc;
     n->fluid_from = cs_spec_get(spec, "fluid_latency") || cs_spec_get(spec, "fluid_share")
                         ? NET_FLUID_GIVEN
-                    : simgrid ? NET_FLUID_SIMGRID
+                    : cm02 ? NET_FLUID_ORIGIN
                               : NET_FLUID_NONE;
 
     int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
@@ -567,10 +579,10 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         snprintf(text + strlen(text), sizeof text - strlen(text), ",ports=%s", v);
     /* a SimGrid platform's fluid model differs from the engine's defaults:
      * say it (other networks' specs stay as they were) */
-    if (simgrid && !cs_spec_get(spec, "fluid_latency"))
+    if (cm02 && !cs_spec_get(spec, "fluid_latency"))
         snprintf(text + strlen(text), sizeof text - strlen(text), ",fluid_latency=%s",
                  fluid_latency_names[flat]);
-    if (simgrid && !cs_spec_get(spec, "fluid_share"))
+    if (cm02 && !cs_spec_get(spec, "fluid_share"))
         snprintf(text + strlen(text), sizeof text - strlen(text), ",fluid_share=%s",
                  fluid_share_names[fshare]);
     m->spec = cs_strdup(text);
@@ -596,10 +608,10 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
     if (n->alpha_from == NET_ALPHA_GIVEN)
         fprintf(f, "alpha     %s per message (given)\n",
                 cs_units_spec_seconds(n->alpha, b, sizeof b));
-    else if (n->alpha_from == NET_ALPHA_SIMGRID)
-        fprintf(f, "alpha     %s per message (a SimGrid platform's default: SimGrid adds no "
+    else if (n->alpha_from == NET_ALPHA_ORIGIN)
+        fprintf(f, "alpha     %s per message (the default on %s's files: its network adds no "
                    "per-message host overhead; set alpha= to add one)\n",
-                cs_units_spec_seconds(n->alpha, b, sizeof b));
+                cs_units_spec_seconds(n->alpha, b, sizeof b), n->origin->simulator);
     if (n->fluid_from != NET_FLUID_NONE)
         fprintf(f, "fluid     latency paid %s, shares %s (%s; packet mode pays latency hop "
                    "by hop)\n",
@@ -613,8 +625,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
                                                    "set fluid_latency=, fluid_share= to change");
 }
 
-/* The result's machine fields: a SimGrid platform's alpha and where it
- * came from ("given" or "simgrid-default"); none for other networks. */
+/* The result's machine fields: the alpha of a file written for another
+ * simulator and where it came from ("given", or that simulator's defaults:
+ * "simgrid-default", "astra-default"); none for other networks. */
 static int fields(const cs_machine_t *m, cs_machine_field_t *out, int max)
 {
     const net_t *n = m->impl;
@@ -622,7 +635,7 @@ static int fields(const cs_machine_t *m, cs_machine_field_t *out, int max)
     if (n->alpha_from != NET_ALPHA_NONE && max >= 2) {
         out[k++] = (cs_machine_field_t){"alpha_seconds", NULL, n->alpha};
         out[k++] = (cs_machine_field_t){"alpha_source", n->alpha_from == NET_ALPHA_GIVEN
-                                                            ? "given" : "simgrid-default", 0};
+                                                            ? "given" : n->origin->defaults, 0};
     }
     /* the fluid model, where the report says it */
     if (n->fluid_from != NET_FLUID_NONE && max - k >= 3) {
@@ -630,7 +643,7 @@ static int fields(const cs_machine_t *m, cs_machine_field_t *out, int max)
                                         fluid_latency_names[m->net.fluid_latency], 0};
         out[k++] = (cs_machine_field_t){"fluid_share", fluid_share_names[m->net.fluid_share], 0};
         out[k++] = (cs_machine_field_t){"fluid_source", n->fluid_from == NET_FLUID_GIVEN
-                                                            ? "given" : "simgrid-default", 0};
+                                                            ? "given" : n->origin->defaults, 0};
     }
     return k;
 }

@@ -499,17 +499,48 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
 
 /* ---- entry points ----------------------------------------------------------------- */
 
+/* ASTRA-sim's file gives every link's bandwidth and latency: no defaults. */
+static int read_astra(const cs_source_t *file, double bw, double lat, cs_netdesc_t **out,
+                      cs_error_t *err)
+{
+    (void)bw, (void)lat;
+    return cs_netfile_read_astra(file, out, err);
+}
+
+/* The formats, one row each, in cs_netfile_format_t's order: a new format
+ * is a reader file and a row here.  A file written for another simulator
+ * names it: a run keeps that simulator's defaults for what the file does
+ * not say (machines/net.c; docs/networks.md). */
+static const struct netfile_row {
+    cs_netfile_format_info_t info;
+    const char *suffix[3]; /* told from the name by these, under auto */
+    int (*read)(const cs_source_t *file, double bw, double lat, cs_netdesc_t **out,
+                cs_error_t *err);
+} formats[] = {
+    {{"edgelist", NULL, NULL, 0}, {NULL}, read_edgelist},
+    {{"graphml", NULL, NULL, 0}, {".graphml"}, read_graphml},
+    {{"simgrid", "SimGrid", "simgrid-default", 1}, {".xml"}, cs_netfile_read_simgrid},
+    {{"astra", "ASTRA-sim", "astra-default", 0}, {".yml", ".yaml"}, read_astra},
+};
+#define NFORMATS (int)(sizeof formats / sizeof formats[0])
+
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err)
 {
-    static const char *const names[] = {"auto", "edgelist", "graphml", "simgrid", "astra"};
-    for (int i = 0; i < 5; i++) {
-        if (name && !strcmp(name, names[i])) {
-            *out = (cs_netfile_format_t)i;
+    char valid[128] = "auto";
+    if (name && !strcmp(name, "auto")) {
+        *out = CS_NETFILE_AUTO;
+        return CS_OK;
+    }
+    for (int i = 0; i < NFORMATS; i++) {
+        if (name && !strcmp(name, formats[i].info.name)) {
+            *out = (cs_netfile_format_t)(i + 1);
             return CS_OK;
         }
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), ", %s",
+                 formats[i].info.name);
     }
-    return cs_error_set(err, CS_ERR_USAGE, "unknown network file format \"%s\"; valid: auto, "
-                        "edgelist, graphml, simgrid, astra", name ? name : "");
+    return cs_error_set(err, CS_ERR_USAGE, "unknown network file format \"%s\"; valid: %s",
+                        name ? name : "", valid);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -522,10 +553,17 @@ cs_netfile_format_t cs_netfile_resolve_format(const char *name, cs_netfile_forma
 {
     if (format != CS_NETFILE_AUTO)
         return format;
-    return ends_with(name, ".graphml") ? CS_NETFILE_GRAPHML
-           : ends_with(name, ".xml")   ? CS_NETFILE_SIMGRID
-           : ends_with(name, ".yml") || ends_with(name, ".yaml") ? CS_NETFILE_ASTRA
-                                       : CS_NETFILE_EDGELIST;
+    for (int i = 0; i < NFORMATS; i++)
+        for (int k = 0; k < 3 && formats[i].suffix[k]; k++)
+            if (ends_with(name, formats[i].suffix[k]))
+                return (cs_netfile_format_t)(i + 1);
+    return CS_NETFILE_EDGELIST;
+}
+
+const cs_netfile_format_info_t *cs_netfile_format_info(cs_netfile_format_t format)
+{
+    return format > CS_NETFILE_AUTO && (int)format <= NFORMATS ? &formats[format - 1].info
+                                                               : NULL;
 }
 
 int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double dflt_bw,
@@ -533,10 +571,5 @@ int cs_netfile_read(const cs_source_t *src, cs_netfile_format_t format, double d
 {
     *out = NULL;
     format = cs_netfile_resolve_format(src->name, format);
-    switch (format) {
-    case CS_NETFILE_GRAPHML: return read_graphml(src, dflt_bw, dflt_lat, out, err);
-    case CS_NETFILE_SIMGRID: return cs_netfile_read_simgrid(src, dflt_bw, dflt_lat, out, err);
-    case CS_NETFILE_ASTRA: return cs_netfile_read_astra(src, out, err);
-    default: return read_edgelist(src, dflt_bw, dflt_lat, out, err);
-    }
+    return formats[format - 1].read(src, dflt_bw, dflt_lat, out, err);
 }

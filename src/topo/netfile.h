@@ -40,7 +40,21 @@ typedef enum cs_netfile_format {
     CS_NETFILE_ASTRA /* ASTRA-sim's analytical .yml (.yml, .yaml) */
 } cs_netfile_format_t;
 
-/* "auto", "edgelist", "graphml", "simgrid", "astra"; CS_ERR_USAGE otherwise. */
+/* A format's name, and the simulator whose files it reads (SimGrid's
+ * platforms, ASTRA-sim's networks): a run on such a file keeps that
+ * simulator's defaults for what the file does not say (machines/net.c). */
+typedef struct cs_netfile_format_info {
+    const char *name;      /* "edgelist", "graphml", "simgrid", "astra" */
+    const char *simulator; /* "SimGrid", "ASTRA-sim"; NULL: no other simulator's */
+    const char *defaults;  /* the name of its defaults in results ("simgrid-default") */
+    int cm02;              /* 1: the simulator's fluid model is SimGrid's CM02 (latency
+                            * paid first, shares weighted by 1/latency) */
+} cs_netfile_format_info_t;
+
+/* The row of a format other than AUTO (NULL for AUTO). */
+const cs_netfile_format_info_t *cs_netfile_format_info(cs_netfile_format_t format);
+
+/* "auto" or a format's name; CS_ERR_USAGE listing them otherwise. */
 int cs_netfile_parse_format(const char *name, cs_netfile_format_t *out, cs_error_t *err);
 
 /* The format `format` means for a file named `name`: itself, or for AUTO

@@ -468,6 +468,43 @@ static char *report_text(const char *spec)
     return buf;
 }
 
+/* An ASTRA-sim network file, too, runs with alpha = 0 unless alpha is
+ * given (its network has no per-message host overhead; its endpoint delay
+ * is in ASTRA-sim's system configuration): one message costs what it costs
+ * with alpha=0 written, and alpha more with alpha given; CM02's fluid
+ * model stays SimGrid's alone.  Skipped in a build without libyaml. */
+Test(net, astra_network_alpha_defaults_to_zero)
+{
+    write_file("astra-two.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\n"
+                                "bandwidth: [ 1.0 ]\nlatency: [ 500.0 ]\n");
+    cs_machine_t *m;
+    cs_error_t err;
+    if (cs_machine_new("net:file=astra-two.yml", &m, &err) != CS_OK) {
+        cr_expect(strstr(err.msg, "libyaml") != NULL, "%s", err.msg);
+        return;
+    }
+    cs_machine_free(m);
+    int src[] = {0}, dst[] = {1};
+    for (int i = 0; i < 2; i++) {
+        cs_tick_t dflt[1], zero[1], given[1];
+        run_msgs("net:file=astra-two.yml", 1, src, dst, N, modes[i], dflt);
+        run_msgs("net:file=astra-two.yml,alpha=0", 1, src, dst, N, modes[i], zero);
+        run_msgs("net:file=astra-two.yml,alpha=1us", 1, src, dst, N, modes[i], given);
+        cr_expect_eq(dflt[0], zero[0], "mode %d", i);
+        cr_expect_eq(given[0], zero[0] + ALPHA, "mode %d", i);
+    }
+    char *t = report_text("net:file=astra-two.yml");
+    cr_expect(strstr(t, "alpha     0s per message (the default on ASTRA-sim's files") != NULL,
+              "%s", t);
+    cr_expect(strstr(t, "fluid ") == NULL, "%s", t);
+    free(t);
+    cs_machine_field_t fl[CS_MACHINE_MAX_FIELDS];
+    cr_assert_eq(cs_machine_new("net:file=astra-two.yml", &m, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(m->type->fields(m, fl, CS_MACHINE_MAX_FIELDS), 2);
+    cr_expect_str_eq(fl[1].text, "astra-default");
+    cs_machine_free(m);
+}
+
 /* A SimGrid platform runs with alpha = 0 unless alpha is given (SimGrid
  * adds no per-message host overhead): one n-byte message costs n/B, and
  * alpha + n/B with alpha given; an edge list keeps alpha = 1 us.  The
@@ -493,8 +530,8 @@ Test(net, simgrid_platform_alpha_defaults_to_zero)
     cr_expect_eq(end[0], (cs_tick_t)N * PER_BYTE);
 
     char *t = report_text("net:file=sg-two.xml");
-    cr_expect(strstr(t, "alpha     0s per message (a SimGrid platform's default: SimGrid adds "
-                        "no per-message host overhead") != NULL, "%s", t);
+    cr_expect(strstr(t, "alpha     0s per message (the default on SimGrid's files: its "
+                        "network adds no per-message host overhead") != NULL, "%s", t);
     free(t);
     t = report_text("net:file=sg-two.xml,alpha=2us");
     cr_expect(strstr(t, "alpha     2us per message (given)") != NULL, "%s", t);
