@@ -16,8 +16,8 @@
  * dependency checked and the DAG checked for cycles (naming node ids,
  * before the program's own check would name ops); then the rank's ops are
  * made in file order and tied by the nodes' dependencies.  What the later
- * passes need is all that stays: each op's node id, the sends and recvs,
- * the collective nodes.  Then sends and recvs are paired per (src, dst,
+ * passes need is all that stays: the sends and recvs (16 bytes each), the
+ * collective nodes (each op's node id is its line).  Then sends and recvs are paired per (src, dst,
  * tag); each process group's collectives are matched across its ranks and
  * expanded by io/tracecoll.h; an export's op ids are given back.
  */
@@ -154,11 +154,18 @@ typedef struct crank {
     int32_t op0, op1;   /* the ops made from its nodes: op0 .. op1-1 */
 } crank_t;
 
-/* A send or recv, for pairing; its node's id is op_node[op]. */
+/* A send or recv, for pairing: 16 bytes, for the sort; sends sort first. */
 typedef struct msg {
-    int32_t src, dst, tag, op;
-    uint8_t send;
+    int32_t src, dst, tag;
+    uint32_t key;       /* the op, plus MSG_RECV for a recv */
 } msg_t;
+#define MSG_RECV (1u << 31) /* above every op id (CS_PROGRAM_MAX_OPS) */
+
+/* An op whose node's id does not fit its line (INT_MAX and above). */
+typedef struct bigid {
+    int32_t op;
+    uint64_t id;
+} bigid_t;
 
 /* protobuf-c allocates each decoded submessage, string and repeated field
  * on its own (a dozen mallocs for a node of collsim's export) and frees them
@@ -192,8 +199,10 @@ typedef struct creader {
     ProtobufCAllocator pba;
     msg_t *msgs;        /* every send and recv */
     int64_t nmsgs, cap_msgs;
-    uint64_t *op_node;  /* the node id of each op made from a node */
-    int64_t cap_op_node;
+    /* an op's node id is its line (cs_program_set_origin), or for ids from
+     * INT_MAX up, in this table (in op order) */
+    bigid_t *bigids;
+    int64_t nbigids, cap_bigids;
     char *names;        /* pg_name pool */
     int64_t nnames, cap_names;
     cgroup_t *groups;
@@ -222,6 +231,28 @@ static int node_fail(creader_t *r, int rank, uint64_t id, const char *fmt, ...)
     va_end(ap);
     return cs_error_set(r->err, CS_ERR_PARSE, "%s: node %llu: %s", rank_file(r, rank),
                         (unsigned long long)id, msg);
+}
+
+static int line_of(uint64_t id)
+{
+    return id > INT_MAX ? INT_MAX : (int)id;
+}
+
+static int cmp_bigid(const void *a, const void *b)
+{
+    int32_t x = ((const bigid_t *)a)->op, y = ((const bigid_t *)b)->op;
+    return (x > y) - (x < y);
+}
+
+/* The id of the node that made op (an op made by make_ops). */
+static uint64_t op_node(const creader_t *r, int32_t op)
+{
+    int line = cs_program_line(r->p, op);
+    if (line < INT_MAX)
+        return (uint64_t)line;
+    bigid_t key = {op, 0};
+    const bigid_t *b = bsearch(&key, r->bigids, (size_t)r->nbigids, sizeof key, cmp_bigid);
+    return b ? b->id : (uint64_t)line;
 }
 
 static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
@@ -423,7 +454,7 @@ static int collsim_finish(creader_t *r)
                 continue;
             if (c < k->n && op == k->colls[c].op)
                 coll = 1, c++;
-            uint64_t id = r->op_node[op];
+            uint64_t id = op_node(r, op);
             nodes++;
             if (coll || id >= (uint64_t)nops || seen[id])
                 rc = node_fail(r, rk, id, "%s: node ids must be the ops' ids, each once, below "
@@ -1039,11 +1070,6 @@ static int check_dag(creader_t *r, int rank)
 
 /* ---- ops ----------------------------------------------------------------------- */
 
-static int line_of(uint64_t id)
-{
-    return id > INT_MAX ? INT_MAX : (int)id;
-}
-
 /* Makes the rank's ops from r->buf's nodes, in file order, and ties them
  * by the nodes' dependencies; keeps what the later passes need: each op's
  * node id, the sends and recvs, the collective nodes. */
@@ -1079,15 +1105,17 @@ static int make_ops(creader_t *r, int rank)
         }
         n->op = op;
         cs_program_set_origin(r->p, op, line_of(n->id), NULL);
-        r->op_node = grow64(r->op_node, &r->cap_op_node, op, 1, sizeof *r->op_node);
-        r->op_node[op] = n->id;
-        if (n->first >= 0)
-            r->op_node[n->first] = n->id;
+        if (n->id >= INT_MAX) { /* op_node's exceptions */
+            r->bigids = grow64(r->bigids, &r->cap_bigids, r->nbigids, 2, sizeof *r->bigids);
+            if (n->first >= 0)
+                r->bigids[r->nbigids++] = (bigid_t){n->first, n->id};
+            r->bigids[r->nbigids++] = (bigid_t){op, n->id};
+        }
         if (n->kind == NK_SEND || n->kind == NK_RECV) {
             int send = n->kind == NK_SEND;
             r->msgs = grow64(r->msgs, &r->cap_msgs, r->nmsgs, 1, sizeof *r->msgs);
             r->msgs[r->nmsgs++] = (msg_t){send ? rank : n->peer, send ? n->peer : rank, n->tag,
-                                          op, (uint8_t)send};
+                                          (uint32_t)op | (send ? 0 : MSG_RECV)};
         }
     }
     rk->op1 = cs_program_nops(r->p);
@@ -1118,9 +1146,7 @@ static int cmp_msg(const void *a, const void *b)
         return x->dst < y->dst ? -1 : 1;
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
-    if (x->send != y->send)
-        return x->send ? -1 : 1;
-    return (x->op > y->op) - (x->op < y->op);
+    return (x->key > y->key) - (x->key < y->key);
 }
 
 /* The k-th send of each (src, dst, tag) meets its k-th recv (in op order,
@@ -1135,27 +1161,28 @@ static int pair_messages(creader_t *r)
     for (int64_t a = 0; a < n && !rc;) {
         int64_t b = a, s, ns = 0, nr = 0;
         while (b < n && m[b].src == m[a].src && m[b].dst == m[a].dst && m[b].tag == m[a].tag)
-            (m[b].send ? ns++ : nr++), b++;
+            (m[b].key & MSG_RECV ? nr++ : ns++), b++;
         for (s = 0; s < ns && s < nr; s++) {
             const msg_t *snd = &m[a + s], *rcv = &m[a + ns + s];
-            int64_t sbytes = cs_program_op(r->p, snd->op)->bytes;
-            int64_t rbytes = cs_program_op(r->p, rcv->op)->bytes;
+            int32_t sop = (int32_t)snd->key, rop = (int32_t)(rcv->key & ~MSG_RECV);
+            int64_t sbytes = cs_program_op(r->p, sop)->bytes;
+            int64_t rbytes = cs_program_op(r->p, rop)->bytes;
             if (sbytes > rbytes) {
                 char other[PATH_MAX + 32];
                 snprintf(other, sizeof other, "%s", rank_file(r, snd->src));
-                rc = node_fail(r, rcv->dst, r->op_node[rcv->op], "recv of %lld bytes from rank "
-                               "%d (tag %d) is smaller than the %lld-byte message it takes (%s: "
+                rc = node_fail(r, rcv->dst, op_node(r, rop), "recv of %lld bytes from rank %d "
+                               "(tag %d) is smaller than the %lld-byte message it takes (%s: "
                                "node %llu)", (long long)rbytes, snd->src, snd->tag,
-                               (long long)sbytes, other,
-                               (unsigned long long)r->op_node[snd->op]);
+                               (long long)sbytes, other, (unsigned long long)op_node(r, sop));
                 break;
             }
         }
         if (!rc && ns != nr) {
             const msg_t *x = &m[a + (ns > nr ? nr : ns + ns)];
-            uint64_t id = r->op_node[x->op];
-            long long bytes = (long long)cs_program_op(r->p, x->op)->bytes;
-            rc = x->send ? node_fail(r, x->src, id, "send to rank %d (tag %d, %lld bytes) is "
+            int32_t op = (int32_t)(x->key & ~MSG_RECV);
+            uint64_t id = op_node(r, op);
+            long long bytes = (long long)cs_program_op(r->p, op)->bytes;
+            rc = !(x->key & MSG_RECV) ? node_fail(r, x->src, id, "send to rank %d (tag %d, %lld bytes) is "
                                      "never received; expected a COMM_RECV_NODE on rank %d "
                                      "with comm_src %d and comm_tag %d", x->dst, x->tag, bytes,
                                      x->dst, x->src, x->tag)
@@ -1348,9 +1375,9 @@ static void reader_release(creader_t *r)
     free(r->ranks);
     r->ranks = NULL;
     free(r->msgs);
-    free(r->op_node);
+    free(r->bigids);
     free(r->names);
-    r->msgs = NULL, r->op_node = NULL, r->names = NULL;
+    r->msgs = NULL, r->bigids = NULL, r->names = NULL;
 }
 
 static void reader_free(creader_t *r)
