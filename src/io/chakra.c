@@ -1121,7 +1121,7 @@ static int make_ops(creader_t *r, int rank)
     rk->op1 = cs_program_nops(r->p);
     for (int32_t i = 0; i < k->n; i++) {
         const cnode_t *n = &k->nodes[i];
-        const int32_t *dix = k->dix + n->dep0;
+        const int32_t *dix = n->ndeps ? k->dix + n->dep0 : NULL; /* no pool without deps */
         if (n->kind == NK_COLL) {
             int32_t pred = n->ndeps == 0 ? -1 : n->ndeps == 1 ? k->nodes[dix[0]].op : n->first;
             rk->colls = grow(rk->colls, &rk->cap, rk->n, sizeof *rk->colls);
