@@ -309,9 +309,18 @@ static int bench_build_msccl(const cs_machine_t *m, const char *path, cs_program
  * all-reduce of 1 MiB written as PREFIX.R.et files (`collsim export
  * --format chakra`) in a temporary folder and read back as `collsim replay
  * --format chakra` reads it: a comment line times the writing and the
- * reading (ops per second of reading), the row the replay (the same finish
- * as ring-ar-1k: it is the same program). */
+ * reading (wall and CPU seconds, ops per second of reading), the row the
+ * replay (the same finish as ring-ar-1k: it is the same program).  The
+ * written program is freed before the reading, so that the row's peak RSS
+ * is the reader's and the run's, not the writer's input. */
 #define BENCH_CHAKRA_RANKS 1024
+static double bench_seconds(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int bench_build_chakra(const cs_machine_t *m, const char *path, cs_program_t **out,
                               cs_error_t *err)
 {
@@ -321,7 +330,7 @@ static int bench_build_chakra(const cs_machine_t *m, const char *path, cs_progra
     cs_request_t req;
     cs_request_coll_t c;
     cs_program_t *ring = NULL;
-    struct timespec t0, t1, t2;
+    double w0 = 0, w1 = 0, r0 = 0, r1 = 0, c0 = 0, c1 = 0;
     int rc;
     snprintf(tmp, sizeof tmp, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
     if (!mkdtemp(tmp))
@@ -336,20 +345,23 @@ static int bench_build_chakra(const cs_machine_t *m, const char *path, cs_progra
         rc = cs_request_coll_build(&c, &ring, err);
     cs_request_coll_destroy(&c);
     if (rc == CS_OK) {
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        w0 = bench_seconds(CLOCK_MONOTONIC);
         rc = cs_chakra_write(ring, prefix, err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        w1 = bench_seconds(CLOCK_MONOTONIC);
     }
+    int32_t n = ring ? cs_program_nops(ring) : 0;
+    cs_program_free(ring);
     if (rc == CS_OK) {
         cs_chakra_opts_t o;
         cs_chakra_opts_default(&o);
         o.unit = m->net.unit_bytes;
         o.max_ranks = cs_machine_nodes(m);
+        c0 = bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
+        r0 = bench_seconds(CLOCK_MONOTONIC);
         rc = cs_chakra_read(prefix, &o, out, NULL, err);
-        clock_gettime(CLOCK_MONOTONIC, &t2);
+        r1 = bench_seconds(CLOCK_MONOTONIC);
+        c1 = bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
     }
-    int32_t n = ring ? cs_program_nops(ring) : 0;
-    cs_program_free(ring);
     for (int r = 0; r < BENCH_CHAKRA_RANKS; r++) {
         char f[640];
         snprintf(f, sizeof f, "%s.%d.et", prefix, r);
@@ -357,11 +369,12 @@ static int bench_build_chakra(const cs_machine_t *m, const char *path, cs_progra
     }
     rmdir(tmp);
     if (rc == CS_OK) {
-        double wr = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        double rd = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+        double rd = r1 - r0, cpu = c1 - c0;
         printf("# chakra-ring-1k: %ld ops of %d ranks written as Chakra in %.3f s, read in "
-               "%.3f s: %.2f M ops/s of reading\n", (long)n, BENCH_CHAKRA_RANKS, wr, rd,
-               rd > 0 ? (double)n / rd / 1e6 : 0.0);
+               "%.3f s (%.3f s of CPU): %.2f M ops/s of reading (%.2f per CPU second); "
+               "program %.1f MiB\n", (long)n, BENCH_CHAKRA_RANKS, w1 - w0, rd, cpu,
+               rd > 0 ? (double)n / rd / 1e6 : 0.0, cpu > 0 ? (double)n / cpu / 1e6 : 0.0,
+               (double)cs_program_bytes(*out) / (1024.0 * 1024.0));
     }
     return rc;
 }

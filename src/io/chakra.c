@@ -9,14 +9,17 @@
  * pg_name from a comm-group JSON or a PyTorch metadata node, "" and "0"
  * meaning every rank.
  *
- * Reading goes in passes: each rank's bytes are split into messages and
- * every node kept as a small record (its dependencies, what it becomes);
- * then per rank the node ids are indexed, every dependency checked and the
- * DAG checked for cycles (naming node ids, before the program's own check
- * would name ops); then ops are made rank by rank in file order and tied
- * by the nodes' dependencies; sends and recvs are paired per (src, dst,
- * tag); finally each process group's collectives are matched across its
- * ranks and expanded by io/tracecoll.h.
+ * Reading goes rank by rank, one rank's file and nodes held at a time: the
+ * rank's bytes are split into messages, each decoded by protobuf-c into an
+ * arena reset per message, and every node kept as a small record (its
+ * dependencies, what it becomes); the node ids are indexed, every
+ * dependency checked and the DAG checked for cycles (naming node ids,
+ * before the program's own check would name ops); then the rank's ops are
+ * made in file order and tied by the nodes' dependencies.  What the later
+ * passes need is all that stays: the sends and recvs (16 bytes each), the
+ * collective nodes (each op's node id is its line).  Then sends and recvs are paired per (src, dst,
+ * tag); each process group's collectives are matched across its ranks and
+ * expanded by io/tracecoll.h; an export's op ids are given back.
  */
 #include "io/chakra.h"
 
@@ -96,29 +99,86 @@ int cs_chakra_available(void) { return 1; }
 /* What a node becomes. */
 enum { NK_CALC, NK_SEND, NK_RECV, NK_COLL };
 
+/* A node of the rank being read, kept only until its ops are made; its
+ * variable parts live in the rank's pools (crankbuf_t). */
 typedef struct cnode {
     uint64_t id;
-    int64_t off;        /* byte offset of its message in the file */
-    uint64_t *deps;     /* data_deps then ctrl_deps (owned) */
     int64_t ns;         /* calc: nanoseconds */
     int64_t size;       /* send / recv / coll: comm_size */
-    int32_t ndeps;
+    int64_t ticks, calc_bytes; /* collsim_calc_ticks, collsim_calc_bytes */
+    int64_t data[3];    /* collsim_data: off, len, mode */
+    int64_t dep0;       /* deps[dep0 ..] of the pool: data_deps then ctrl_deps */
+    int64_t kind0;      /* kinds[kind0 ..] of the pool: collsim_dep_kinds */
+    int64_t pg;         /* coll: pg_name at this offset of the name pool, -1: none */
+    int32_t ndeps, nkinds;
     int32_t index;      /* node # in the file */
     int32_t peer, tag;  /* send: dst, recv: src */
-    int32_t group;      /* coll: index in the reader's groups, once resolved */
     int32_t op;         /* the op that completes the node */
     int32_t first;      /* coll: the op its dependencies gather on, or -1 */
     uint8_t type, kind, coll; /* NodeType, NK_*, CollectiveCommType */
-    char *pg;           /* coll: pg_name (owned), NULL: none */
-    struct cextra *x;   /* collsim's own attributes (owned), NULL: none */
+    uint8_t has_ticks, has_data;
 } cnode_t;
 
-typedef struct crank {
+/* The rank being read: its nodes and their pools, reused rank after rank
+ * so that the reader holds one rank's nodes at a time. */
+typedef struct crankbuf {
     cnode_t *nodes;
     int32_t n, cap;
+    uint64_t *deps;     /* every node's dependency ids */
+    int32_t *dix;       /* the same resolved to node indices (check_dag) */
+    int64_t ndeps, cap_deps, cap_dix;
+    uint8_t *kinds;     /* collsim_dep_kinds */
+    int64_t nkinds, cap_kinds;
     int32_t *slot;      /* id -> node index, open addressing (-1: empty) */
-    uint32_t mask;
+    uint32_t mask, cap_slot;
+    /* check_dag's scratch */
+    int32_t *indeg, *succ, *queue;
+    int64_t *start;
+    int64_t cap_n, cap_succ;
+} crankbuf_t;
+
+/* What is kept of a collective node once its rank is read. */
+typedef struct ccoll {
+    uint64_t id;
+    int64_t size;       /* comm_size */
+    int64_t pg;         /* pg_name at this offset of the name pool, -1: none */
+    int32_t op, first;  /* as cnode_t */
+    int32_t pred;       /* the op the collective's first ops follow, or -1 */
+    int32_t group;      /* index in the reader's groups, once resolved */
+    uint8_t coll;       /* CollectiveCommType */
+} ccoll_t;
+
+typedef struct crank {
+    ccoll_t *colls;     /* its collective nodes in file order */
+    int32_t n, cap;
+    int32_t op0, op1;   /* the ops made from its nodes: op0 .. op1-1 */
 } crank_t;
+
+/* A send or recv, for pairing: 16 bytes, for the sort; sends sort first. */
+typedef struct msg {
+    int32_t src, dst, tag;
+    uint32_t key;       /* the op, plus MSG_RECV for a recv */
+} msg_t;
+#define MSG_RECV (1u << 31) /* above every op id (CS_PROGRAM_MAX_OPS) */
+
+/* An op whose node's id does not fit its line (INT_MAX and above). */
+typedef struct bigid {
+    int32_t op;
+    uint64_t id;
+} bigid_t;
+
+/* protobuf-c allocates each decoded submessage, string and repeated field
+ * on its own (a dozen mallocs for a node of collsim's export) and frees them
+ * one by one; a message's allocations all die together, so they come from
+ * a bump arena instead, reset before each message.  The block grows to the
+ * largest message's needs (what does not fit is malloc'ed and freed at the
+ * reset); a message's needs are bounded by its length, itself bounded by
+ * the file's. */
+typedef struct carena {
+    char *base;
+    size_t cap, used, spill;
+    void *big;          /* allocations past the block, linked through their first word */
+} carena_t;
 
 typedef struct cgroup {
     char *name;
@@ -134,6 +194,17 @@ typedef struct creader {
     const char *name;   /* the prefix */
     int P;
     crank_t *ranks;
+    crankbuf_t buf;     /* the rank being read */
+    carena_t arena;
+    ProtobufCAllocator pba;
+    msg_t *msgs;        /* every send and recv */
+    int64_t nmsgs, cap_msgs;
+    /* an op's node id is its line (cs_program_set_origin), or for ids from
+     * INT_MAX up, in this table (in op order) */
+    bigid_t *bigids;
+    int64_t nbigids, cap_bigids;
+    char *names;        /* pg_name pool */
+    int64_t nnames, cap_names;
     cgroup_t *groups;
     int32_t ngroups, cap_groups;
     cs_program_t *p;
@@ -149,9 +220,9 @@ static const char *rank_file(creader_t *r, int rank)
     return r->file;
 }
 
-static int node_fail(creader_t *r, int rank, const cnode_t *n, const char *fmt, ...)
+static int node_fail(creader_t *r, int rank, uint64_t id, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static int node_fail(creader_t *r, int rank, const cnode_t *n, const char *fmt, ...)
+static int node_fail(creader_t *r, int rank, uint64_t id, const char *fmt, ...)
 {
     char msg[CS_ERROR_MSG_MAX - 200];
     va_list ap;
@@ -159,7 +230,29 @@ static int node_fail(creader_t *r, int rank, const cnode_t *n, const char *fmt, 
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return cs_error_set(r->err, CS_ERR_PARSE, "%s: node %llu: %s", rank_file(r, rank),
-                        (unsigned long long)n->id, msg);
+                        (unsigned long long)id, msg);
+}
+
+static int line_of(uint64_t id)
+{
+    return id > INT_MAX ? INT_MAX : (int)id;
+}
+
+static int cmp_bigid(const void *a, const void *b)
+{
+    int32_t x = ((const bigid_t *)a)->op, y = ((const bigid_t *)b)->op;
+    return (x > y) - (x < y);
+}
+
+/* The id of the node that made op (an op made by make_ops). */
+static uint64_t op_node(const creader_t *r, int32_t op)
+{
+    int line = cs_program_line(r->p, op);
+    if (line < INT_MAX)
+        return (uint64_t)line;
+    bigid_t key = {op, 0};
+    const bigid_t *b = bsearch(&key, r->bigids, (size_t)r->nbigids, sizeof key, cmp_bigid);
+    return b ? b->id : (uint64_t)line;
 }
 
 static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
@@ -168,6 +261,18 @@ static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
         return v;
     *cap = *cap ? 2 * *cap : 16;
     return cs_realloc(v, (size_t)*cap * size);
+}
+
+/* As grow, for arrays counted in 64 bits (room for `more` entries past n). */
+static void *grow64(void *v, int64_t *cap, int64_t n, int64_t more, size_t size)
+{
+    if (n + more <= *cap)
+        return v;
+    int64_t c = *cap ? *cap : 16;
+    while (c < n + more)
+        c *= 2;
+    *cap = c;
+    return cs_realloc(v, (size_t)c * size);
 }
 
 /* ---- attributes -------------------------------------------------------------- */
@@ -216,15 +321,9 @@ static const char *const harmless_attrs[] = {
 
 /* What `collsim export --format chakra` keeps beside Chakra's fields, so
  * that its files read back as the same program: exact calc ticks and
- * reduced bytes, data descriptors, dependency kinds; in the metadata, op
- * ids and the time unit.  Other traces have none of them. */
-typedef struct cextra {
-    int64_t ticks, calc_bytes;
-    int64_t data[3];        /* off, len, mode */
-    uint8_t has_ticks, has_data;
-    int32_t nkinds;
-    uint8_t *kinds;         /* one cs_dep_kind_t per data_deps entry, or NULL */
-} cextra_t;
+ * reduced bytes, data descriptors, dependency kinds (cnode_t's ticks ..
+ * kinds); in the metadata, op ids and the time unit.  Other traces have
+ * none of them. */
 
 static int collsim_list(const ChakraProtoMsg__AttributeProto *a, const int64_t **v, size_t *n)
 {
@@ -246,49 +345,48 @@ static int collsim_attr(creader_t *r, int rank, cnode_t *n, const ChakraProtoMsg
     int calc = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
     int msg = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ||
               type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
-    if (!n->x)
-        n->x = cs_calloc(1, sizeof *n->x);
-    cextra_t *x = n->x;
     if (!strcmp(a->name, CS_CHAKRA_ATTR_CALC_TICKS) || !strcmp(a->name, CS_CHAKRA_ATTR_CALC_BYTES)) {
         if (!calc)
-            return node_fail(r, rank, n, "%s on a %s; expected it on a COMP_NODE", a->name,
+            return node_fail(r, rank, n->id, "%s on a %s; expected it on a COMP_NODE", a->name,
                              cs_chakra_type_name(type));
         if (!attr_int(a, &v, &big) || v < 0)
-            return node_fail(r, rank, n, "%s: expected an integer >= 0", a->name);
+            return node_fail(r, rank, n->id, "%s: expected an integer >= 0", a->name);
         if (!strcmp(a->name, CS_CHAKRA_ATTR_CALC_TICKS))
-            x->ticks = v, x->has_ticks = 1;
+            n->ticks = v, n->has_ticks = 1;
         else
-            x->calc_bytes = v;
+            n->calc_bytes = v;
         return CS_OK;
     }
     if (!strcmp(a->name, CS_CHAKRA_ATTR_DATA)) {
         if (!msg)
-            return node_fail(r, rank, n, "%s on a %s; expected it on a send or recv", a->name,
+            return node_fail(r, rank, n->id, "%s on a %s; expected it on a send or recv", a->name,
                              cs_chakra_type_name(type));
         if (!collsim_list(a, &l, &nl) || nl != 3 || l[0] < 0 || l[1] < 0 ||
             l[1] >= CS_DATA_MAX_LEN || (l[2] != CS_DATA_COPY && l[2] != CS_DATA_REDUCE))
-            return node_fail(r, rank, n, "%s: expected an int64_list of offset >= 0, length "
+            return node_fail(r, rank, n->id, "%s: expected an int64_list of offset >= 0, length "
                              ">= 0 and mode 0 (copy) or 1 (reduce)", a->name);
-        memcpy(x->data, l, sizeof x->data);
-        x->has_data = 1;
+        memcpy(n->data, l, sizeof n->data);
+        n->has_data = 1;
         return CS_OK;
     }
     if (!strcmp(a->name, CS_CHAKRA_ATTR_DEP_KINDS)) {
         if (!collsim_list(a, &l, &nl) || nl != m->n_data_deps)
-            return node_fail(r, rank, n, "%s: expected an int64_list of one kind per data_deps "
+            return node_fail(r, rank, n->id, "%s: expected an int64_list of one kind per data_deps "
                              "entry (%zu)", a->name, m->n_data_deps);
-        free(x->kinds);
-        x->kinds = cs_malloc(nl ? nl : 1);
-        x->nkinds = (int32_t)nl;
+        /* a second list replaces the first (its pool entries stay unused) */
+        crankbuf_t *b = &r->buf;
+        b->kinds = grow64(b->kinds, &b->cap_kinds, b->nkinds, (int64_t)nl, 1);
+        n->kind0 = b->nkinds;
+        n->nkinds = (int32_t)nl;
         for (size_t i = 0; i < nl; i++) {
             if (l[i] < CS_DEP_AFTER || l[i] > CS_DEP_STREAM)
-                return node_fail(r, rank, n, "%s: kind %lld; expected 0 (after), 1 (after "
+                return node_fail(r, rank, n->id, "%s: kind %lld; expected 0 (after), 1 (after "
                                  "start) or 2 (streaming)", a->name, (long long)l[i]);
-            x->kinds[i] = (uint8_t)l[i];
+            b->kinds[b->nkinds++] = (uint8_t)l[i];
         }
         return CS_OK;
     }
-    return node_fail(r, rank, n, "unknown attribute '%.64s' (collsim writes %s, %s, %s and %s)",
+    return node_fail(r, rank, n->id, "unknown attribute '%.64s' (collsim writes %s, %s, %s and %s)",
                      a->name, CS_CHAKRA_ATTR_CALC_TICKS, CS_CHAKRA_ATTR_CALC_BYTES,
                      CS_CHAKRA_ATTR_DATA, CS_CHAKRA_ATTR_DEP_KINDS);
 }
@@ -329,14 +427,15 @@ static int collsim_metadata(creader_t *r, int rank, const ChakraProtoMsg__Global
 }
 
 /* The kind of node n's j-th dependency. */
-static cs_dep_kind_t collsim_dep_kind(const cnode_t *n, int32_t j)
+static cs_dep_kind_t collsim_dep_kind(const crankbuf_t *b, const cnode_t *n, int32_t j)
 {
-    return n->x && n->x->kinds && j < n->x->nkinds ? (cs_dep_kind_t)n->x->kinds[j]
-                                                   : CS_DEP_AFTER;
+    return j < n->nkinds ? (cs_dep_kind_t)b->kinds[n->kind0 + j] : CS_DEP_AFTER;
 }
 
 /* With collsim_op_ids: gives each op its node's id (one op per node, the
- * ids a permutation of 0..ops-1) and the export's time unit. */
+ * ids a permutation of 0..ops-1) and the export's time unit.  The nodes are
+ * walked in file order through their ops (make_ops makes a rank's ops in
+ * its nodes' order; a collective makes its gathering op, then its own). */
 static int collsim_finish(creader_t *r)
 {
     if (r->op_ids != 1)
@@ -346,18 +445,26 @@ static int collsim_finish(creader_t *r)
     uint8_t *seen = cs_calloc((size_t)nops + 1, 1);
     int64_t nodes = 0;
     int rc = CS_OK;
-    for (int rk = 0; rk < r->P && !rc; rk++)
-        for (int32_t i = 0; i < r->ranks[rk].n && !rc; i++) {
-            const cnode_t *n = &r->ranks[rk].nodes[i];
+    for (int rk = 0; rk < r->P && !rc; rk++) {
+        const crank_t *k = &r->ranks[rk];
+        int32_t c = 0;
+        for (int32_t op = k->op0; op < k->op1 && !rc; op++) {
+            int coll = 0;
+            if (c < k->n && op == k->colls[c].first)
+                continue;
+            if (c < k->n && op == k->colls[c].op)
+                coll = 1, c++;
+            uint64_t id = op_node(r, op);
             nodes++;
-            if (n->kind == NK_COLL || n->id >= (uint64_t)nops || seen[n->id])
-                rc = node_fail(r, rk, n, "%s: node ids must be the ops' ids, each once, below "
+            if (coll || id >= (uint64_t)nops || seen[id])
+                rc = node_fail(r, rk, id, "%s: node ids must be the ops' ids, each once, below "
                                "%d (a file edited after export?)", CS_CHAKRA_ATTR_OP_IDS, nops);
             else {
-                seen[n->id] = 1;
-                new_id[n->op] = (int32_t)n->id;
+                seen[id] = 1;
+                new_id[op] = (int32_t)id;
             }
         }
+    }
     if (!rc && nodes != nops)
         rc = cs_error_set(r->err, CS_ERR_PARSE, "%s: %s: %lld nodes for %d ops", r->name,
                           CS_CHAKRA_ATTR_OP_IDS, (long long)nodes, nops);
@@ -389,6 +496,48 @@ static int read_varint32(const uint8_t *d, size_t len, size_t *off, uint64_t *v,
     return 0;
 }
 
+static void *arena_alloc(void *data, size_t size)
+{
+    carena_t *a = data;
+    if (size > SIZE_MAX / 2)
+        return NULL; /* protobuf-c fails the message */
+    size = (size + 15) & ~(size_t)15;
+    if (size <= a->cap - a->used) {
+        void *v = a->base + a->used;
+        a->used += size;
+        return v;
+    }
+    /* past the block: its own malloc until the reset, which grows the block */
+    a->spill += size;
+    void **v = cs_malloc(size + 16);
+    *v = a->big;
+    a->big = v;
+    return (char *)v + 16;
+}
+
+static void arena_free(void *data, void *v)
+{
+    (void)data, (void)v; /* everything goes at the reset */
+}
+
+static void arena_reset(carena_t *a)
+{
+    while (a->big) {
+        void **v = a->big;
+        a->big = *v;
+        free(v);
+    }
+    if (a->spill || !a->base) {
+        size_t want = a->used + a->spill;
+        a->cap = a->cap ? a->cap : 64 * 1024;
+        while (a->cap < want)
+            a->cap *= 2;
+        free(a->base);
+        a->base = cs_malloc(a->cap);
+    }
+    a->used = a->spill = 0;
+}
+
 #define ERR_AT(fmt, ...)                                                                   \
     cs_error_set(r->err, CS_ERR_PARSE, "%s: byte %zu: %s" fmt, rank_file(r, rank), at,     \
                  what, __VA_ARGS__)
@@ -396,11 +545,23 @@ static int read_varint32(const uint8_t *d, size_t len, size_t *off, uint64_t *v,
 /* Fills the node record from a decoded Node; errors name the node id. */
 static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnode_t *n);
 
+/* Message #index's name for errors (-1: the metadata); buf of 64 bytes. */
+static void msg_name(char *buf, int32_t index)
+{
+    if (index < 0)
+        snprintf(buf, 64, "the global metadata");
+    else
+        snprintf(buf, 64, "node #%d", (int)index);
+}
+
+/* Decodes rank's messages into r->buf's nodes. */
 static int parse_rank(creader_t *r, int rank, const uint8_t *d, size_t len)
 {
-    crank_t *k = &r->ranks[rank];
+    crankbuf_t *k = &r->buf;
     size_t off = 0;
     int32_t index = -1; /* -1: the metadata message */
+    k->n = 0;
+    k->ndeps = k->nkinds = 0;
     r->info.files++;
     if (!len)
         return cs_error_set(r->err, CS_ERR_PARSE, "%s: empty file; expected a length-delimited "
@@ -408,44 +569,42 @@ static int parse_rank(creader_t *r, int rank, const uint8_t *d, size_t len)
     while (off < len) {
         size_t at = off;
         uint64_t mlen;
-        int bad;
-        char what[64];
-        if (index < 0)
-            snprintf(what, sizeof what, "the global metadata");
-        else
-            snprintf(what, sizeof what, "node #%d", (int)index);
+        int bad, rc;
+        char what[64]; /* the message's name, written on an error only */
         if (!read_varint32(d, len, &off, &mlen, &bad))
-            return ERR_AT(": %s", bad ? "a length prefix longer than 5 bytes; expected a "
+            return msg_name(what, index),
+                   ERR_AT(": %s", bad ? "a length prefix longer than 5 bytes; expected a "
                           "varint32" : "the file ends inside a length prefix (truncated)");
         if (mlen > len - off)
-            return ERR_AT(": a length prefix of %llu bytes runs past the file's end (%zu bytes "
+            return msg_name(what, index),
+                   ERR_AT(": a length prefix of %llu bytes runs past the file's end (%zu bytes "
                           "left); the file is truncated or not a Chakra trace",
                           (unsigned long long)mlen, len - off);
+        /* the previous message's allocations go; this one's live until the next */
+        arena_reset(&r->arena);
         if (index < 0) {
             ChakraProtoMsg__GlobalMetadata *g =
-                chakra_proto_msg__global_metadata__unpack(NULL, (size_t)mlen, d + off);
+                chakra_proto_msg__global_metadata__unpack(&r->pba, (size_t)mlen, d + off);
             if (!g)
-                return ERR_AT(": %llu bytes that do not parse as a GlobalMetadata message",
+                return msg_name(what, index),
+                       ERR_AT(": %llu bytes that do not parse as a GlobalMetadata message",
                               (unsigned long long)mlen);
-            int rc = collsim_metadata(r, rank, g);
-            chakra_proto_msg__global_metadata__free_unpacked(g, NULL);
-            if (rc)
-                return rc;
+            rc = collsim_metadata(r, rank, g);
         } else {
-            ChakraProtoMsg__Node *m = chakra_proto_msg__node__unpack(NULL, (size_t)mlen, d + off);
+            ChakraProtoMsg__Node *m =
+                chakra_proto_msg__node__unpack(&r->pba, (size_t)mlen, d + off);
             if (!m)
-                return ERR_AT(": %llu bytes that do not parse as a Node message",
+                return msg_name(what, index),
+                       ERR_AT(": %llu bytes that do not parse as a Node message",
                               (unsigned long long)mlen);
             k->nodes = grow(k->nodes, &k->cap, k->n, sizeof *k->nodes);
             cnode_t *n = &k->nodes[k->n++];
             memset(n, 0, sizeof *n);
-            n->off = (int64_t)at;
             n->index = index;
-            int rc = take_node(r, rank, m, n);
-            chakra_proto_msg__node__free_unpacked(m, NULL);
-            if (rc)
-                return rc;
+            rc = take_node(r, rank, m, n);
         }
+        if (rc)
+            return rc;
         off += (size_t)mlen;
         if (index == INT32_MAX - 1)
             return cs_error_set(r->err, CS_ERR_RANGE, "%s: more than %d nodes",
@@ -594,7 +753,7 @@ static int read_metadata_groups(creader_t *r, int rank, const cnode_t *n, const 
     }
     if (!root || !json_is_array(root)) {
         json_decref(root);
-        return node_fail(r, rank, n, "the process groups of this METADATA_NODE do not parse; "
+        return node_fail(r, rank, n->id, "the process groups of this METADATA_NODE do not parse; "
                          "expected a JSON list of {\"pg_name\": ..., \"ranks\": [...]}");
     }
     int rc = CS_OK;
@@ -603,7 +762,7 @@ static int read_metadata_groups(creader_t *r, int rank, const cnode_t *n, const 
     json_array_foreach(root, i, item) {
         json_t *name = json_object_get(item, "pg_name"), *ranks = json_object_get(item, "ranks");
         if (!json_is_string(name) || !ranks) {
-            rc = node_fail(r, rank, n, "process group entry %zu has no string pg_name and "
+            rc = node_fail(r, rank, n->id, "process group entry %zu has no string pg_name and "
                            "ranks", i);
             break;
         }
@@ -613,7 +772,7 @@ static int read_metadata_groups(creader_t *r, int rank, const cnode_t *n, const 
     json_decref(root);
     return rc;
 #else
-    return node_fail(r, rank, n, "this METADATA_NODE defines process groups, which are JSON; "
+    return node_fail(r, rank, n->id, "this METADATA_NODE defines process groups, which are JSON; "
                      "this collsim was built without jansson (give the groups' members with "
                      "--comm-group? that needs jansson too)");
 #endif
@@ -637,8 +796,9 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
     for (size_t i = 0; i < m->n_attr; i++) {
         const ChakraProtoMsg__AttributeProto *a = m->attr[i];
         int which = -1, big;
+        /* the first byte before strcmp: most names differ there */
         for (int j = 0; j < A_NREAD && which < 0; j++)
-            if (!strcmp(a->name, read_attrs[j]))
+            if (a->name[0] == read_attrs[j][0] && !strcmp(a->name, read_attrs[j]))
                 which = j;
         if (which < 0 && !strncmp(a->name, "collsim_", 8)) {
             int rc = collsim_attr(r, rank, n, m, a);
@@ -649,42 +809,45 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
         if (which < 0) {
             int harmless = 0;
             for (int j = 0; harmless_attrs[j] && !harmless; j++)
-                harmless = !strcmp(a->name, harmless_attrs[j]);
+                harmless = a->name[0] == harmless_attrs[j][0] &&
+                           !strcmp(a->name, harmless_attrs[j]);
             if (harmless)
                 continue;
             if (r->o->skip_unknown) {
                 r->info.skipped_attrs++;
                 continue;
             }
-            return node_fail(r, rank, n, "unknown attribute '%.64s'; collsim reads comm_type, "
+            return node_fail(r, rank, n->id, "unknown attribute '%.64s'; collsim reads comm_type, "
                              "comm_size, comm_src, comm_dst, comm_tag, num_ops and pg_name "
                              "(--skip-unknown skips others and counts them)", a->name);
         }
         if (which == A_PG_NAME) {
             if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
-                return node_fail(r, rank, n, "attribute pg_name: expected a string_val");
+                return node_fail(r, rank, n->id, "attribute pg_name: expected a string_val");
             pg = a->string_val;
             has[which] = 1;
             continue;
         }
         if (!attr_int(a, &v[which], &big))
-            return node_fail(r, rank, n, "attribute %s: %s", read_attrs[which],
+            return node_fail(r, rank, n->id, "attribute %s: %s", read_attrs[which],
                              big ? "larger than 2^63-1" : "expected an integer value");
         has[which] = 1;
     }
     int64_t ndeps = (int64_t)m->n_data_deps + (int64_t)m->n_ctrl_deps;
     if (ndeps > INT32_MAX)
-        return node_fail(r, rank, n, "too many dependencies");
-    if (ndeps) {
-        n->deps = cs_malloc((size_t)ndeps * sizeof *n->deps);
-        if (m->n_data_deps)
-            memcpy(n->deps, m->data_deps, m->n_data_deps * sizeof *n->deps);
-        if (m->n_ctrl_deps)
-            memcpy(n->deps + m->n_data_deps, m->ctrl_deps, m->n_ctrl_deps * sizeof *n->deps);
-    }
+        return node_fail(r, rank, n->id, "too many dependencies");
+    crankbuf_t *k = &r->buf;
+    k->deps = grow64(k->deps, &k->cap_deps, k->ndeps, ndeps, sizeof *k->deps);
+    n->dep0 = k->ndeps;
+    if (m->n_data_deps)
+        memcpy(k->deps + k->ndeps, m->data_deps, m->n_data_deps * sizeof *k->deps);
+    if (m->n_ctrl_deps)
+        memcpy(k->deps + k->ndeps + m->n_data_deps, m->ctrl_deps,
+               m->n_ctrl_deps * sizeof *k->deps);
+    k->ndeps += ndeps;
     n->ndeps = (int32_t)ndeps;
     if (m->duration_micros > (uint64_t)INT64_MAX / 1000)
-        return node_fail(r, rank, n, "duration_micros %llu is too large",
+        return node_fail(r, rank, n->id, "duration_micros %llu is too large",
                          (unsigned long long)m->duration_micros);
     int64_t dur_ns = (int64_t)m->duration_micros * 1000;
     n->kind = NK_CALC;
@@ -693,11 +856,11 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
         n->ns = dur_ns;
         if (!dur_ns && has[A_NUM_OPS]) {
             if (v[A_NUM_OPS] < 0)
-                return node_fail(r, rank, n, "num_ops %lld is negative",
+                return node_fail(r, rank, n->id, "num_ops %lld is negative",
                                  (long long)v[A_NUM_OPS]);
             double ns = (double)v[A_NUM_OPS] / r->o->flops_per_second * 1e9;
             if (!(ns < 9e18))
-                return node_fail(r, rank, n, "num_ops %lld at %g op/s is too long a time",
+                return node_fail(r, rank, n->id, "num_ops %lld at %g op/s is too long a time",
                                  (long long)v[A_NUM_OPS], r->o->flops_per_second);
             n->ns = (int64_t)llround(ns);
         }
@@ -717,25 +880,25 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
         int send = type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
         int peer_a = send ? A_COMM_DST : A_COMM_SRC, self_a = send ? A_COMM_SRC : A_COMM_DST;
         if (!has[peer_a] || !has[A_COMM_SIZE])
-            return node_fail(r, rank, n, "%s without %s; expected attributes %s and comm_size",
+            return node_fail(r, rank, n->id, "%s without %s; expected attributes %s and comm_size",
                              cs_chakra_type_name(type),
                              !has[peer_a] ? read_attrs[peer_a] : "comm_size",
                              read_attrs[peer_a]);
         if (v[peer_a] < 0 || v[peer_a] >= r->P)
-            return node_fail(r, rank, n, "%s %lld is outside the trace's ranks 0..%d",
+            return node_fail(r, rank, n->id, "%s %lld is outside the trace's ranks 0..%d",
                              read_attrs[peer_a], (long long)v[peer_a], r->P - 1);
         if (has[self_a] && v[self_a] != rank)
-            return node_fail(r, rank, n, "%s %lld is not this file's rank %d (a %s is issued "
+            return node_fail(r, rank, n->id, "%s %lld is not this file's rank %d (a %s is issued "
                              "by its %s)", read_attrs[self_a], (long long)v[self_a], rank,
                              send ? "send" : "recv", send ? "sender" : "receiver");
         if (v[A_COMM_SIZE] < 0)
-            return node_fail(r, rank, n, "comm_size %lld is negative", (long long)v[A_COMM_SIZE]);
+            return node_fail(r, rank, n->id, "comm_size %lld is negative", (long long)v[A_COMM_SIZE]);
         int64_t tag = has[A_COMM_TAG] ? v[A_COMM_TAG] : 0;
         /* collsim's export has no collectives (collsim_finish checks): its
          * tags (a TI trace's expanded collectives') may use the whole range */
         int32_t max_tag = r->op_ids == 1 ? INT32_MAX : CS_CHAKRA_MAX_TAG;
         if (tag < 0 || tag > max_tag)
-            return node_fail(r, rank, n, "comm_tag %lld is outside 0..%d", (long long)tag,
+            return node_fail(r, rank, n->id, "comm_tag %lld is outside 0..%d", (long long)tag,
                              max_tag);
         n->kind = send ? NK_SEND : NK_RECV;
         n->peer = (int32_t)v[peer_a];
@@ -745,25 +908,32 @@ static int take_node(creader_t *r, int rank, const ChakraProtoMsg__Node *m, cnod
     }
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
         if (!has[A_COMM_TYPE])
-            return node_fail(r, rank, n, "COMM_COLL_NODE without comm_type");
+            return node_fail(r, rank, n->id, "COMM_COLL_NODE without comm_type");
         if (v[A_COMM_TYPE] < 0 || v[A_COMM_TYPE] > 9)
-            return node_fail(r, rank, n, "comm_type %lld is not a Chakra collective (0 "
+            return node_fail(r, rank, n->id, "comm_type %lld is not a Chakra collective (0 "
                              "ALL_REDUCE .. 9 BARRIER)", (long long)v[A_COMM_TYPE]);
         if (!has[A_COMM_SIZE] && v[A_COMM_TYPE] != 9)
-            return node_fail(r, rank, n, "COMM_COLL_NODE without comm_size");
+            return node_fail(r, rank, n->id, "COMM_COLL_NODE without comm_size");
         n->size = has[A_COMM_SIZE] ? v[A_COMM_SIZE] : 0;
         if (n->size < 0)
-            return node_fail(r, rank, n, "comm_size %lld is negative", (long long)n->size);
+            return node_fail(r, rank, n->id, "comm_size %lld is negative", (long long)n->size);
         n->kind = NK_COLL;
         n->coll = (uint8_t)v[A_COMM_TYPE];
-        n->pg = pg && *pg ? cs_strdup(pg) : NULL;
+        n->pg = -1;
+        if (pg && *pg) {
+            int64_t l = (int64_t)strlen(pg) + 1;
+            r->names = grow64(r->names, &r->cap_names, r->nnames, l, 1);
+            memcpy(r->names + r->nnames, pg, (size_t)l);
+            n->pg = r->nnames;
+            r->nnames += l;
+        }
         return CS_OK;
     default:
         if (r->o->skip_unknown) {
             r->info.skipped_nodes++;
             return CS_OK; /* a zero-time op: its successors keep their order */
         }
-        return node_fail(r, rank, n, "node type %d (%s) is not replayed; collsim reads "
+        return node_fail(r, rank, n->id, "node type %d (%s) is not replayed; collsim reads "
                          "COMP, MEM_LOAD, MEM_STORE, COMM_SEND, COMM_RECV, COMM_COLL and "
                          "METADATA nodes (--skip-unknown skips others and counts them)",
                          type, cs_chakra_type_name(type));
@@ -778,7 +948,7 @@ static uint32_t id_hash(uint64_t id)
     return (uint32_t)(id ^ (id >> 32));
 }
 
-static int32_t find_node(const crank_t *k, uint64_t id)
+static int32_t find_node(const crankbuf_t *k, uint64_t id)
 {
     for (uint32_t h = id_hash(id) & k->mask;; h = (h + 1) & k->mask) {
         int32_t i = k->slot[h];
@@ -787,61 +957,65 @@ static int32_t find_node(const crank_t *k, uint64_t id)
     }
 }
 
-/* Indexes rank's node ids, checks every dependency names a node of the
- * file, and that the dependencies have no cycle. */
+/* Indexes the rank's node ids, resolves every dependency to a node of the
+ * file (k->dix), and checks that the dependencies have no cycle. */
 static int check_dag(creader_t *r, int rank)
 {
-    crank_t *k = &r->ranks[rank];
+    crankbuf_t *k = &r->buf;
     uint32_t cap = 16;
     while (cap < 2u * (uint32_t)k->n)
         cap *= 2;
+    if (cap > k->cap_slot) {
+        free(k->slot);
+        k->slot = cs_malloc((size_t)cap * sizeof *k->slot);
+        k->cap_slot = cap;
+    }
     k->mask = cap - 1;
-    k->slot = cs_malloc((size_t)cap * sizeof *k->slot);
     memset(k->slot, 0xff, (size_t)cap * sizeof *k->slot);
     for (int32_t i = 0; i < k->n; i++) {
         uint32_t h = id_hash(k->nodes[i].id) & k->mask;
         while (k->slot[h] >= 0) {
             if (k->nodes[k->slot[h]].id == k->nodes[i].id)
-                return node_fail(r, rank, &k->nodes[i], "node id used twice (node #%d and #%d); "
-                                 "expected unique ids", k->nodes[k->slot[h]].index,
+                return node_fail(r, rank, k->nodes[i].id, "node id used twice (node #%d and "
+                                 "#%d); expected unique ids", k->nodes[k->slot[h]].index,
                                  k->nodes[i].index);
             h = (h + 1) & k->mask;
         }
         k->slot[h] = i;
     }
-    /* Kahn: indegree per node, successors as a CSR */
     int32_t n = k->n;
-    int32_t *indeg = cs_calloc((size_t)n + 1, sizeof *indeg);
-    int64_t total = 0;
-    int rc = CS_OK;
-    for (int32_t i = 0; i < n && !rc; i++)
+    k->dix = grow64(k->dix, &k->cap_dix, 0, k->ndeps, sizeof *k->dix);
+    for (int32_t i = 0; i < n; i++)
         for (int32_t j = 0; j < k->nodes[i].ndeps; j++) {
-            int32_t d = find_node(k, k->nodes[i].deps[j]);
-            if (d < 0) {
-                rc = node_fail(r, rank, &k->nodes[i], "depends on node %llu, which is not in "
-                               "the file", (unsigned long long)k->nodes[i].deps[j]);
-                break;
-            }
-            indeg[i]++;
-            total++;
+            int64_t e = k->nodes[i].dep0 + j;
+            if ((k->dix[e] = find_node(k, k->deps[e])) < 0)
+                return node_fail(r, rank, k->nodes[i].id, "depends on node %llu, which is not "
+                                 "in the file", (unsigned long long)k->deps[e]);
         }
-    if (rc) {
-        free(indeg);
-        return rc;
+    /* Kahn: indegree per node, successors as a CSR */
+    if (n + 1 > k->cap_n) {
+        k->cap_n = 2 * ((int64_t)n + 1);
+        free(k->indeg), free(k->start), free(k->queue);
+        k->indeg = cs_malloc((size_t)k->cap_n * sizeof *k->indeg);
+        k->start = cs_malloc((size_t)k->cap_n * sizeof *k->start);
+        k->queue = cs_malloc((size_t)k->cap_n * sizeof *k->queue);
     }
-    int64_t *start = cs_calloc((size_t)n + 1, sizeof *start);
-    int32_t *succ = cs_malloc(((size_t)total + 1) * sizeof *succ);
-    for (int32_t i = 0; i < n; i++)
+    k->succ = grow64(k->succ, &k->cap_succ, 0, k->ndeps + 1, sizeof *k->succ);
+    int32_t *indeg = k->indeg, *succ = k->succ, *queue = k->queue, head = 0, tail = 0;
+    int64_t *start = k->start;
+    memset(start, 0, ((size_t)n + 1) * sizeof *start);
+    for (int32_t i = 0; i < n; i++) {
+        indeg[i] = k->nodes[i].ndeps;
         for (int32_t j = 0; j < k->nodes[i].ndeps; j++)
-            start[find_node(k, k->nodes[i].deps[j]) + 1]++;
-    for (int32_t i = 0; i < n; i++)
-        start[i + 1] += start[i];
-    int64_t *fill = cs_malloc(((size_t)n + 1) * sizeof *fill);
-    memcpy(fill, start, ((size_t)n + 1) * sizeof *fill);
-    for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < k->nodes[i].ndeps; j++)
-            succ[fill[find_node(k, k->nodes[i].deps[j])]++] = i;
-    int32_t *queue = cs_malloc(((size_t)n + 1) * sizeof *queue), head = 0, tail = 0;
+            start[k->dix[k->nodes[i].dep0 + j]]++;
+    }
+    for (int32_t i = 1; i <= n; i++)
+        start[i] += start[i - 1];
+    /* start[d] is d's list's end; filled from the end down, it ends as its
+     * start (and start[n] as the total) */
+    for (int32_t i = n - 1; i >= 0; i--)
+        for (int32_t j = k->nodes[i].ndeps - 1; j >= 0; j--)
+            succ[--start[k->dix[k->nodes[i].dep0 + j]]] = i;
     for (int32_t i = 0; i < n; i++)
         if (!indeg[i])
             queue[tail++] = i;
@@ -851,65 +1025,59 @@ static int check_dag(creader_t *r, int rank)
             if (!--indeg[succ[s]])
                 queue[tail++] = succ[s];
     }
-    if (tail < n) {
-        /* every node left waits on another left: walk back to a repeat */
-        int32_t at = 0;
-        while (!indeg[at])
-            at++;
-        int32_t *seen = cs_calloc((size_t)n, sizeof *seen);
-        int32_t step = 1;
-        while (!seen[at]) {
-            seen[at] = step++;
-            const cnode_t *c = &k->nodes[at];
-            for (int32_t j = 0; j < c->ndeps; j++) {
-                int32_t d = find_node(k, c->deps[j]);
-                if (indeg[d]) {
-                    at = d;
-                    break;
-                }
+    if (tail == n)
+        return CS_OK;
+    /* every node left waits on another left: walk back to a repeat (the
+     * queue, done with, holds the walk's marks) */
+    int32_t at = 0;
+    while (!indeg[at])
+        at++;
+    int32_t *seen = queue;
+    memset(seen, 0, (size_t)n * sizeof *seen);
+    int32_t step = 1;
+    while (!seen[at]) {
+        seen[at] = step++;
+        const cnode_t *c = &k->nodes[at];
+        for (int32_t j = 0; j < c->ndeps; j++) {
+            int32_t d = k->dix[c->dep0 + j];
+            if (indeg[d]) {
+                at = d;
+                break;
             }
         }
-        char ids[512] = "";
-        size_t used = 0;
-        int32_t cur = at, count = 0;
-        do {
-            if (used < sizeof ids - 40)
-                used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%llu",
-                                         count ? " <- " : "",
-                                         (unsigned long long)k->nodes[cur].id);
-            count++;
-            const cnode_t *c = &k->nodes[cur];
-            for (int32_t j = 0; j < c->ndeps; j++) {
-                int32_t d = find_node(k, c->deps[j]);
-                if (indeg[d]) { /* the first loop's choice: back to `at` */
-                    cur = d;
-                    break;
-                }
-            }
-        } while (cur != at && count < n);
-        rc = node_fail(r, rank, &k->nodes[at], "dependency cycle: node %s <- %llu; expected "
-                       "the nodes' data_deps and ctrl_deps to form a DAG", ids,
-                       (unsigned long long)k->nodes[at].id);
-        free(seen);
     }
-    free(indeg);
-    free(start);
-    free(succ);
-    free(fill);
-    free(queue);
-    return rc;
+    char ids[512] = "";
+    size_t used = 0;
+    int32_t cur = at, count = 0;
+    do {
+        if (used < sizeof ids - 40)
+            used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%llu",
+                                     count ? " <- " : "", (unsigned long long)k->nodes[cur].id);
+        count++;
+        const cnode_t *c = &k->nodes[cur];
+        for (int32_t j = 0; j < c->ndeps; j++) {
+            int32_t d = k->dix[c->dep0 + j];
+            if (indeg[d]) { /* the first loop's choice: back to `at` */
+                cur = d;
+                break;
+            }
+        }
+    } while (cur != at && count < n);
+    return node_fail(r, rank, k->nodes[at].id, "dependency cycle: node %s <- %llu; expected "
+                     "the nodes' data_deps and ctrl_deps to form a DAG", ids,
+                     (unsigned long long)k->nodes[at].id);
 }
 
 /* ---- ops ----------------------------------------------------------------------- */
 
-static int line_of(uint64_t id)
-{
-    return id > INT_MAX ? INT_MAX : (int)id;
-}
-
+/* Makes the rank's ops from r->buf's nodes, in file order, and ties them
+ * by the nodes' dependencies; keeps what the later passes need: each op's
+ * node id, the sends and recvs, the collective nodes. */
 static int make_ops(creader_t *r, int rank)
 {
-    crank_t *k = &r->ranks[rank];
+    crankbuf_t *k = &r->buf;
+    crank_t *rk = &r->ranks[rank];
+    rk->op0 = cs_program_nops(r->p);
     for (int32_t i = 0; i < k->n; i++) {
         cnode_t *n = &k->nodes[i];
         int32_t op;
@@ -925,38 +1093,49 @@ static int make_ops(creader_t *r, int rank)
             op = cs_program_calc(r->p, rank, 0, 0);
             break;
         default:
-            op = n->x && n->x->has_ticks ? cs_program_calc(r->p, rank, n->x->ticks, n->x->calc_bytes)
-                                         : cs_program_calc(r->p, rank, n->ns, 0);
+            op = n->has_ticks ? cs_program_calc(r->p, rank, n->ticks, n->calc_bytes)
+                              : cs_program_calc(r->p, rank, n->ns, 0);
         }
-        if (op >= 0 && n->x && n->x->has_data)
-            cs_program_set_data(r->p, op, n->x->data[0], n->x->data[1],
-                                (cs_data_mode_t)n->x->data[2]);
+        if (op >= 0 && n->has_data)
+            cs_program_set_data(r->p, op, n->data[0], n->data[1], (cs_data_mode_t)n->data[2]);
         if (op < 0 || (n->kind == NK_COLL && n->ndeps > 1 && n->first < 0)) {
             cs_error_t e;
             cs_program_finalize(r->p, &e);
-            return node_fail(r, rank, n, "%s", e.msg);
+            return node_fail(r, rank, n->id, "%s", e.msg);
         }
         n->op = op;
         cs_program_set_origin(r->p, op, line_of(n->id), NULL);
+        if (n->id >= INT_MAX) { /* op_node's exceptions */
+            r->bigids = grow64(r->bigids, &r->cap_bigids, r->nbigids, 2, sizeof *r->bigids);
+            if (n->first >= 0)
+                r->bigids[r->nbigids++] = (bigid_t){n->first, n->id};
+            r->bigids[r->nbigids++] = (bigid_t){op, n->id};
+        }
+        if (n->kind == NK_SEND || n->kind == NK_RECV) {
+            int send = n->kind == NK_SEND;
+            r->msgs = grow64(r->msgs, &r->cap_msgs, r->nmsgs, 1, sizeof *r->msgs);
+            r->msgs[r->nmsgs++] = (msg_t){send ? rank : n->peer, send ? n->peer : rank, n->tag,
+                                          (uint32_t)op | (send ? 0 : MSG_RECV)};
+        }
     }
+    rk->op1 = cs_program_nops(r->p);
     for (int32_t i = 0; i < k->n; i++) {
-        cnode_t *n = &k->nodes[i];
-        if (n->kind == NK_COLL && n->ndeps == 1)
-            continue; /* its one predecessor is the collective's (tracecoll) */
+        const cnode_t *n = &k->nodes[i];
+        const int32_t *dix = n->ndeps ? k->dix + n->dep0 : NULL; /* no pool without deps */
+        if (n->kind == NK_COLL) {
+            int32_t pred = n->ndeps == 0 ? -1 : n->ndeps == 1 ? k->nodes[dix[0]].op : n->first;
+            rk->colls = grow(rk->colls, &rk->cap, rk->n, sizeof *rk->colls);
+            rk->colls[rk->n++] = (ccoll_t){n->id, n->size, n->pg, n->op, n->first, pred, -1,
+                                           n->coll};
+            if (n->ndeps == 1)
+                continue; /* its one predecessor is the collective's (tracecoll) */
+        }
         int32_t at = n->kind == NK_COLL ? n->first : n->op;
         for (int32_t j = 0; j < n->ndeps; j++)
-            cs_program_dep(r->p, at, k->nodes[find_node(k, n->deps[j])].op,
-                           collsim_dep_kind(n, j));
+            cs_program_dep(r->p, at, k->nodes[dix[j]].op, collsim_dep_kind(k, n, j));
     }
     return CS_OK;
 }
-
-/* A send or recv for pairing. */
-typedef struct msg {
-    int32_t src, dst, tag, rank, node; /* node: index in its rank */
-    uint8_t send;
-    int32_t op;
-} msg_t;
 
 static int cmp_msg(const void *a, const void *b)
 {
@@ -967,67 +1146,56 @@ static int cmp_msg(const void *a, const void *b)
         return x->dst < y->dst ? -1 : 1;
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
-    if (x->send != y->send)
-        return x->send ? -1 : 1;
-    return (x->op > y->op) - (x->op < y->op);
+    return (x->key > y->key) - (x->key < y->key);
 }
 
 /* The k-th send of each (src, dst, tag) meets its k-th recv (in op order,
- * the ranks' file order) and fits it. */
+ * the ranks' file order) and fits it.  Frees the list. */
 static int pair_messages(creader_t *r)
 {
-    int64_t total = 0;
-    for (int rk = 0; rk < r->P; rk++)
-        for (int32_t i = 0; i < r->ranks[rk].n; i++)
-            total += r->ranks[rk].nodes[i].kind == NK_SEND ||
-                     r->ranks[rk].nodes[i].kind == NK_RECV;
-    if (!total)
-        return CS_OK;
-    msg_t *m = cs_malloc((size_t)total * sizeof *m);
-    int64_t n = 0;
-    for (int rk = 0; rk < r->P; rk++)
-        for (int32_t i = 0; i < r->ranks[rk].n; i++) {
-            const cnode_t *c = &r->ranks[rk].nodes[i];
-            if (c->kind == NK_SEND)
-                m[n++] = (msg_t){rk, c->peer, c->tag, rk, i, 1, c->op};
-            else if (c->kind == NK_RECV)
-                m[n++] = (msg_t){c->peer, rk, c->tag, rk, i, 0, c->op};
-        }
-    qsort(m, (size_t)n, sizeof *m, cmp_msg);
+    msg_t *m = r->msgs;
+    int64_t n = r->nmsgs;
     int rc = CS_OK;
+    if (n)
+        qsort(m, (size_t)n, sizeof *m, cmp_msg);
     for (int64_t a = 0; a < n && !rc;) {
         int64_t b = a, s, ns = 0, nr = 0;
         while (b < n && m[b].src == m[a].src && m[b].dst == m[a].dst && m[b].tag == m[a].tag)
-            (m[b].send ? ns++ : nr++), b++;
+            (m[b].key & MSG_RECV ? nr++ : ns++), b++;
         for (s = 0; s < ns && s < nr; s++) {
             const msg_t *snd = &m[a + s], *rcv = &m[a + ns + s];
-            const cnode_t *sn = &r->ranks[snd->rank].nodes[snd->node];
-            const cnode_t *rn = &r->ranks[rcv->rank].nodes[rcv->node];
-            if (sn->size > rn->size) {
+            int32_t sop = (int32_t)snd->key, rop = (int32_t)(rcv->key & ~MSG_RECV);
+            int64_t sbytes = cs_program_op(r->p, sop)->bytes;
+            int64_t rbytes = cs_program_op(r->p, rop)->bytes;
+            if (sbytes > rbytes) {
                 char other[PATH_MAX + 32];
-                snprintf(other, sizeof other, "%s", rank_file(r, snd->rank));
-                rc = node_fail(r, rcv->rank, rn, "recv of %lld bytes from rank %d (tag %d) is "
-                               "smaller than the %lld-byte message it takes (%s: node %llu)",
-                               (long long)rn->size, snd->rank, snd->tag, (long long)sn->size,
-                               other, (unsigned long long)sn->id);
+                snprintf(other, sizeof other, "%s", rank_file(r, snd->src));
+                rc = node_fail(r, rcv->dst, op_node(r, rop), "recv of %lld bytes from rank %d "
+                               "(tag %d) is smaller than the %lld-byte message it takes (%s: "
+                               "node %llu)", (long long)rbytes, snd->src, snd->tag,
+                               (long long)sbytes, other, (unsigned long long)op_node(r, sop));
                 break;
             }
         }
         if (!rc && ns != nr) {
             const msg_t *x = &m[a + (ns > nr ? nr : ns + ns)];
-            const cnode_t *c = &r->ranks[x->rank].nodes[x->node];
-            rc = x->send ? node_fail(r, x->rank, c, "send to rank %d (tag %d, %lld bytes) is "
+            int32_t op = (int32_t)(x->key & ~MSG_RECV);
+            uint64_t id = op_node(r, op);
+            long long bytes = (long long)cs_program_op(r->p, op)->bytes;
+            rc = !(x->key & MSG_RECV) ? node_fail(r, x->src, id, "send to rank %d (tag %d, %lld bytes) is "
                                      "never received; expected a COMM_RECV_NODE on rank %d "
-                                     "with comm_src %d and comm_tag %d", x->dst, x->tag,
-                                     (long long)c->size, x->dst, x->src, x->tag)
-                         : node_fail(r, x->rank, c, "recv from rank %d (tag %d, %lld bytes) "
+                                     "with comm_src %d and comm_tag %d", x->dst, x->tag, bytes,
+                                     x->dst, x->src, x->tag)
+                         : node_fail(r, x->dst, id, "recv from rank %d (tag %d, %lld bytes) "
                                      "has no matching send; expected a COMM_SEND_NODE on rank "
                                      "%d with comm_dst %d and comm_tag %d", x->src, x->tag,
-                                     (long long)c->size, x->src, x->dst, x->tag);
+                                     bytes, x->src, x->dst, x->tag);
         }
         a = b;
     }
-    free(m);
+    free(r->msgs);
+    r->msgs = NULL;
+    r->nmsgs = r->cap_msgs = 0;
     return rc;
 }
 
@@ -1046,10 +1214,8 @@ static int resolve_groups(creader_t *r)
 {
     for (int rk = 0; rk < r->P; rk++)
         for (int32_t i = 0; i < r->ranks[rk].n; i++) {
-            cnode_t *n = &r->ranks[rk].nodes[i];
-            if (n->kind != NK_COLL)
-                continue;
-            const char *name = n->pg ? n->pg : "";
+            ccoll_t *n = &r->ranks[rk].colls[i];
+            const char *name = n->pg >= 0 ? r->names + n->pg : "";
             cgroup_t *g = find_group(r, name);
             if (!g && (!strcmp(name, "") || !strcmp(name, "0"))) {
                 int rc = add_group(r, "the default group", name, NULL, r->P, 0);
@@ -1058,19 +1224,19 @@ static int resolve_groups(creader_t *r)
                 g = &r->groups[r->ngroups - 1];
             }
             if (!g)
-                return node_fail(r, rk, n, "process group '%s' is not defined; give its ranks "
-                                 "with --comm-group FILE (ASTRA-sim's comm-group JSON) or in "
-                                 "the trace's METADATA_NODE", name);
+                return node_fail(r, rk, n->id, "process group '%s' is not defined; give its "
+                                 "ranks with --comm-group FILE (ASTRA-sim's comm-group JSON) "
+                                 "or in the trace's METADATA_NODE", name);
             n->group = (int32_t)(g - r->groups);
             if (!bsearch(&(int32_t){rk}, g->members, (size_t)g->G, sizeof(int32_t), cmp_i32))
-                return node_fail(r, rk, n, "rank %d is not a member of process group '%s', on "
-                                 "which this collective runs", rk, name);
+                return node_fail(r, rk, n->id, "rank %d is not a member of process group '%s', "
+                                 "on which this collective runs", rk, name);
             g->used = 1;
         }
     return CS_OK;
 }
 
-static int coll_bytes(creader_t *r, int rank, const cnode_t *n, int G, int64_t *bytes)
+static int coll_bytes(creader_t *r, int rank, const ccoll_t *n, int G, int64_t *bytes)
 {
     switch (coll_kind[n->coll]) {
     case CS_COLL_BARRIER: *bytes = 0; return CS_OK;
@@ -1079,8 +1245,8 @@ static int coll_bytes(creader_t *r, int rank, const cnode_t *n, int G, int64_t *
     case CS_COLL_SCATTER:
         /* comm_size is the whole input; the suite's count is one block of it */
         if (n->size % G)
-            return node_fail(r, rank, n, "%s comm_size %lld is not a multiple of the %d ranks "
-                             "of its group; expected the whole input buffer of P blocks",
+            return node_fail(r, rank, n->id, "%s comm_size %lld is not a multiple of the %d "
+                             "ranks of its group; expected the whole input buffer of P blocks",
                              coll_names[n->coll], (long long)n->size, G);
         *bytes = n->size / G;
         return CS_OK;
@@ -1118,7 +1284,7 @@ static int expand_collectives(creader_t *r)
                 int rk = grp->members[m];
                 crank_t *k = &r->ranks[rk];
                 int32_t i = cursor[rk];
-                while (i < k->n && !(k->nodes[i].kind == NK_COLL && k->nodes[i].group == g))
+                while (i < k->n && k->colls[i].group != g)
                     i++;
                 cursor[rk] = i;
                 at[m] = i < k->n ? i : -1;
@@ -1133,7 +1299,7 @@ static int expand_collectives(creader_t *r)
             while (at[ref] < 0)
                 ref++;
             int rref = grp->members[ref];
-            const cnode_t *c0 = &r->ranks[rref].nodes[at[ref]];
+            const ccoll_t *c0 = &r->ranks[rref].colls[at[ref]];
             char other[PATH_MAX + 32];
             snprintf(other, sizeof other, "%s", rank_file(r, rref));
             if (missing >= 0) {
@@ -1149,9 +1315,9 @@ static int expand_collectives(creader_t *r)
             }
             for (int m = 0; m < grp->G && !rc; m++) {
                 int rk = grp->members[m];
-                const cnode_t *c = &r->ranks[rk].nodes[at[m]];
+                const ccoll_t *c = &r->ranks[rk].colls[at[m]];
                 if (c->coll != c0->coll || c->size != c0->size)
-                    rc = node_fail(r, rk, c, "collective #%lld of process group '%s' is %s of "
+                    rc = node_fail(r, rk, c->id, "collective #%lld of process group '%s' is %s of "
                                    "%lld bytes but %s: node %llu is %s of %lld bytes; expected "
                                    "every rank of the group to make the same collectives in "
                                    "the same order", (long long)call + 1, grp->name,
@@ -1163,10 +1329,8 @@ static int expand_collectives(creader_t *r)
             if (rc || (rc = coll_bytes(r, rref, c0, grp->G, &bytes)))
                 break;
             for (int m = 0; m < grp->G; m++) {
-                const crank_t *k = &r->ranks[grp->members[m]];
-                const cnode_t *c = &k->nodes[at[m]];
-                pred[m] = c->ndeps == 0 ? -1 : c->ndeps == 1
-                              ? k->nodes[find_node(k, c->deps[0])].op : c->first;
+                const ccoll_t *c = &r->ranks[grp->members[m]].colls[at[m]];
+                pred[m] = c->pred;
                 join[m] = c->op;
                 line[m] = line_of(c->id);
                 cursor[grp->members[m]] = at[m] + 1;
@@ -1195,22 +1359,30 @@ static int expand_collectives(creader_t *r)
 
 /* ---- driver -------------------------------------------------------------------- */
 
+/* Frees what the passes keep (the program stays). */
+static void reader_release(creader_t *r)
+{
+    crankbuf_t *k = &r->buf;
+    free(k->nodes), free(k->deps), free(k->dix), free(k->kinds), free(k->slot);
+    free(k->indeg), free(k->succ), free(k->queue), free(k->start);
+    memset(k, 0, sizeof *k);
+    arena_reset(&r->arena);
+    free(r->arena.base);
+    memset(&r->arena, 0, sizeof r->arena);
+    if (r->ranks)
+        for (int rk = 0; rk < r->P; rk++)
+            free(r->ranks[rk].colls);
+    free(r->ranks);
+    r->ranks = NULL;
+    free(r->msgs);
+    free(r->bigids);
+    free(r->names);
+    r->msgs = NULL, r->bigids = NULL, r->names = NULL;
+}
+
 static void reader_free(creader_t *r)
 {
-    if (r->ranks)
-        for (int rk = 0; rk < r->P; rk++) {
-            crank_t *k = &r->ranks[rk];
-            for (int32_t i = 0; i < k->n; i++) {
-                free(k->nodes[i].deps);
-                free(k->nodes[i].pg);
-                if (k->nodes[i].x)
-                    free(k->nodes[i].x->kinds);
-                free(k->nodes[i].x);
-            }
-            free(k->nodes);
-            free(k->slot);
-        }
-    free(r->ranks);
+    reader_release(r);
     for (int32_t g = 0; g < r->ngroups; g++) {
         free(r->groups[g].name);
         free(r->groups[g].members);
@@ -1231,9 +1403,16 @@ static int check_ranks(const cs_chakra_opts_t *o, const char *name, int P, cs_er
     return CS_OK;
 }
 
-int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
-                           const char *name, const cs_chakra_opts_t *o, cs_program_t **out,
-                           cs_chakra_info_t *info, cs_error_t *err)
+/* Where the ranks' bytes come from: rank's whole file, valid until the next
+ * call. */
+typedef int (*rank_bytes_fn)(void *ctx, int rank, const uint8_t **data, size_t *len,
+                             cs_error_t *err);
+
+/* The passes: each rank in turn is decoded, checked and made into ops (so
+ * that one rank's bytes and nodes are held at a time), then the messages
+ * are paired, the collectives expanded, the export's ids given back. */
+static int read_trace(int P, const char *name, const cs_chakra_opts_t *o, rank_bytes_fn get,
+                      void *ctx, cs_program_t **out, cs_chakra_info_t *info, cs_error_t *err)
 {
     creader_t r;
     int rc;
@@ -1251,23 +1430,24 @@ int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
         return cs_error_set(err, CS_ERR_USAGE, "Chakra: the compute rate must be > 0");
     r.P = P;
     r.ranks = cs_calloc((size_t)P, sizeof *r.ranks);
+    r.pba = (ProtobufCAllocator){arena_alloc, arena_free, &r.arena};
     if (o->comm_group && (rc = read_comm_group_file(&r, o->comm_group)))
         goto out;
-    for (int rk = 0; rk < P && !rc; rk++)
-        rc = parse_rank(&r, rk, data[rk], len[rk]);
-    for (int rk = 0; rk < P && !rc; rk++)
-        rc = check_dag(&r, rk);
-    if (rc)
-        goto out;
     r.p = cs_program_new(P);
-    for (int rk = 0; rk < P && !rc; rk++)
-        rc = make_ops(&r, rk);
+    for (int rk = 0; rk < P && !rc; rk++) {
+        const uint8_t *data;
+        size_t len;
+        if (!(rc = get(ctx, rk, &data, &len, err)) && !(rc = parse_rank(&r, rk, data, len)) &&
+            !(rc = check_dag(&r, rk)))
+            rc = make_ops(&r, rk);
+    }
     if (!rc && !(rc = pair_messages(&r)) && !(rc = resolve_groups(&r)))
         rc = expand_collectives(&r);
     if (!rc)
         rc = collsim_finish(&r);
     if (rc)
         goto out;
+    reader_release(&r); /* before finalize builds the program's tables */
     cs_program_set_source(r.p, r.name);
     cs_program_set_time_unit(r.p, r.op_ids == 1 ? r.time_unit : 1e-9);
     if ((rc = cs_program_finalize(r.p, err)))
@@ -1279,6 +1459,28 @@ int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
 out:
     reader_free(&r);
     return rc;
+}
+
+typedef struct buffers {
+    const uint8_t *const *data;
+    const size_t *len;
+} buffers_t;
+
+static int buffer_bytes(void *ctx, int rank, const uint8_t **data, size_t *len, cs_error_t *err)
+{
+    const buffers_t *b = ctx;
+    (void)err;
+    *data = b->data[rank];
+    *len = b->len[rank];
+    return CS_OK;
+}
+
+int cs_chakra_read_buffers(const uint8_t *const *data, const size_t *len, int P,
+                           const char *name, const cs_chakra_opts_t *o, cs_program_t **out,
+                           cs_chakra_info_t *info, cs_error_t *err)
+{
+    buffers_t b = {data, len};
+    return read_trace(P, name, o, buffer_bytes, &b, out, info, err);
 }
 
 /* "X.12.et" -> 12 (and the prefix's length); -1 when path is not one. */
@@ -1296,8 +1498,19 @@ static long rank_suffix(const char *path, size_t *prefix_len)
     return strtol(path + b, NULL, 10);
 }
 
-static int read_whole(const char *path, uint8_t **data, size_t *len, cs_error_t *err)
+/* The rank files, read one at a time into one buffer (the largest file's
+ * size). */
+typedef struct rankfiles {
+    const char *prefix;
+    uint8_t *buf;
+    size_t cap;
+} rankfiles_t;
+
+static int file_bytes(void *ctx, int rank, const uint8_t **data, size_t *len, cs_error_t *err)
 {
+    rankfiles_t *rf = ctx;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s.%d.et", rf->prefix, rank);
     FILE *f = fopen(path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
@@ -1308,12 +1521,17 @@ static int read_whole(const char *path, uint8_t **data, size_t *len, cs_error_t 
                             f ? "not a regular file" : strerror(e));
     }
     *len = (size_t)st.st_size;
-    *data = cs_malloc(*len ? *len : 1);
-    if (*len && fread(*data, 1, *len, f) != *len) {
+    if (*len > rf->cap) {
+        free(rf->buf);
+        rf->buf = cs_malloc(*len);
+        rf->cap = *len;
+    }
+    if (*len && fread(rf->buf, 1, *len, f) != *len) {
         fclose(f);
         return cs_error_set(err, CS_ERR_IO, "%s: read error", path);
     }
     fclose(f);
+    *data = rf->buf;
     return CS_OK;
 }
 
@@ -1361,8 +1579,7 @@ int cs_chakra_read(const char *path, const cs_chakra_opts_t *o, cs_program_t **o
                             most, most, CS_CHAKRA_MAX_RANKS);
     if ((rc = check_ranks(o, prefix, P, err)))
         return rc;
-    uint8_t **data = cs_calloc((size_t)P, sizeof *data);
-    size_t *len = cs_calloc((size_t)P, sizeof *len);
+    /* every file is there before any is read: a missing one is named first */
     for (int rk = 0; rk < P && !rc; rk++) {
         char file[PATH_MAX + 32];
         struct stat st;
@@ -1370,16 +1587,11 @@ int cs_chakra_read(const char *path, const cs_chakra_opts_t *o, cs_program_t **o
         if (stat(file, &st) && errno == ENOENT)
             rc = cs_error_set(err, CS_ERR_IO, "%s: missing rank file; the trace has %s.%ld.et, "
                               "so expected one file per rank 0..%ld", file, prefix, most, most);
-        else
-            rc = read_whole(file, &data[rk], &len[rk], err);
     }
+    rankfiles_t rf = {prefix, NULL, 0};
     if (!rc)
-        rc = cs_chakra_read_buffers((const uint8_t *const *)data, len, P, prefix, o, out, info,
-                                    err);
-    for (int rk = 0; rk < P; rk++)
-        free(data[rk]);
-    free(data);
-    free(len);
+        rc = read_trace(P, prefix, o, file_bytes, &rf, out, info, err);
+    free(rf.buf);
     return rc;
 }
 

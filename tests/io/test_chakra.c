@@ -426,6 +426,26 @@ Test(chakra, peer_out_of_range_and_unmatched_messages)
     free_bufs(c, 2);
 }
 
+/* The reader keeps an op's node id in its line, and ids from INT_MAX up
+ * beside it: the pairing errors, made once the nodes are gone, still name
+ * both nodes by their full ids. */
+Test(chakra, pairing_errors_name_ids_past_int_max)
+{
+    buf_t b[2] = {{0}};
+    for (int r = 0; r < 2; r++) {
+        put_meta(&b[r]);
+        put_node(&b[r], &(nspec_t){1, COMP, 1, {0}, 0, {NULL}, {0}, NULL, NULL});
+    }
+    put_node(&b[0], &(nspec_t){5000000000ULL, SEND, 0, {1}, 1, {"comm_dst", "comm_size", NULL},
+                               {1, 8}, NULL, NULL});
+    put_node(&b[1], &(nspec_t){9223372036854775815ULL, RECV, 0, {1}, 1,
+                               {"comm_src", "comm_size", NULL}, {0, 4}, NULL, NULL});
+    const char *m = fails(b, 2, 0, CS_ERR_PARSE);
+    cr_expect(strstr(m, "t.1.et: node 9223372036854775815: recv of 4 bytes from rank 0") &&
+              strstr(m, "8-byte message it takes (t.0.et: node 5000000000)"), "%s", m);
+    free_bufs(b, 2);
+}
+
 Test(chakra, unknown_node_type_and_attribute_or_skipped_and_counted)
 {
     buf_t b[2] = {{0}};
