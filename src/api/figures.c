@@ -158,9 +158,24 @@ int cs_figures_parse_window(const char *text, double tick_seconds, cs_figures_wi
     return CS_OK;
 }
 
+int cs_figures_parse_style(const char *scale, const char *size, int metric,
+                           cs_heatmap_style_t *st, cs_error_t *err)
+{
+    int rc;
+    memset(st, 0, sizeof *st);
+    if (scale && (rc = cs_heatmap_parse_scale(scale, (cs_heatmap_metric_t)metric, &st->lo,
+                                              &st->hi, err)))
+        return rc;
+    if (scale)
+        st->range_why = "colour range fixed by --scale";
+    if (size && (rc = cs_heatmap_parse_size(size, &st->size, err)))
+        return rc;
+    return CS_OK;
+}
+
 int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_result_t *r,
-                       int metric, const cs_figures_window_t *w, const char *title,
-                       const char *path, int *whole_out, cs_error_t *err)
+                       int metric, const cs_figures_window_t *w, const cs_heatmap_style_t *st,
+                       const char *title, const char *path, int *whole_out, cs_error_t *err)
 {
     cs_heatmap_data_t d;
     char sub[320];
@@ -178,7 +193,7 @@ int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_res
     if (rc == CS_OK) {
         cs_figures_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub,
                                     sizeof sub);
-        rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
+        rc = cs_heatmap_write(h, &d, title, sub, st, path, err);
     }
     cs_heatmap_data_destroy(&d);
     if (rc)
