@@ -28,9 +28,23 @@ void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
     if (rows > 0 && cols > 0 && (int64_t)rows * cols == cs_topo_nodes(t))
         snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : type, has_type ? "" : " ",
                  name, rows, cols);
-    else
-        snprintf(buf, len, "%s%s%s of %d nodes", has_type ? "" : type, has_type ? "" : " ",
-                 name, cs_topo_nodes(t));
+    else {
+        /* in the machine's own words (its table): "of 64 hosts + 1 switch",
+         * "of 64 TSPs in 8 nodes" -- ranks run on the first count only */
+        const cs_machine_type_t *ty = m->type;
+        int all = cs_topo_nodes(t), ranks = m->rank_nodes > 0 ? m->rank_nodes : all;
+        int other = all - ranks;
+        size_t n = (size_t)snprintf(buf, len, "%s%s%s of %d %s", has_type ? "" : type,
+                                    has_type ? "" : " ", name, ranks,
+                                    ty->rank_noun[0] ? ty->rank_noun[ranks != 1]
+                                    : ranks != 1 ? "nodes" : "node");
+        if (other > 0 && n < len)
+            n += (size_t)snprintf(buf + n, len - n, " + %d %s", other,
+                                  ty->other_noun[0] ? ty->other_noun[other != 1]
+                                  : other != 1 ? "network nodes" : "network node");
+        if (ty->group_noun[0] && m->ngroups > 1 && n < len)
+            snprintf(buf + n, len - n, " in %d %s", m->ngroups, ty->group_noun[1]);
+    }
 }
 
 void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
