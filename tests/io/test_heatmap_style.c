@@ -22,6 +22,7 @@
 #include "io/anim.h"
 #include "io/figure.h"
 #include "io/heatmap.h"
+#include "io/plot.h"
 #include "machines/machine.h"
 
 static char dir[PATH_MAX];
@@ -37,6 +38,7 @@ static void teardown(void)
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
+    cs_plot_cleanup(); /* fontconfig's caches: no leak reports */
 }
 
 TestSuite(heatmap_style, .init = setup, .fini = teardown);
