@@ -23,6 +23,8 @@ CS_PACKAGES=(
     protobuf-c-compiler
     # ASTRA-sim's analytical network files (net:file=X.yml, docs/networks.md)
     libyaml-dev
+    # animated heatmap frames (--frames FILE.gif, docs/figures.md): giflib
+    libgif-dev
     # the Python module's tests (tests/python) and examples/allreduce_sweep.py
     python3
     python3-numpy

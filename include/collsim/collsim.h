@@ -146,6 +146,9 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  *              "window:T0:T1": channel records of that window for heatmaps
  *              (ticks or times with a unit; either may be left out);
  *              "none" clears both
+ *   scale      collsim_result_heatmap's colour range LO:HI in the metric's
+ *              units (util, stall: %; bytes: a size; k: messages), as --scale
+ *   size       its size: column, page or WxH (3.5x3in, 1600x1200), as --size
  *
  * A flag (validate, windowed, force) is set by any value but "0"; "0"
  * clears it.  COLLSIM_ERR_USAGE names the key for an unknown key or a bad

@@ -243,7 +243,7 @@ class Machine:
 
     @property
     def name(self):
-        """"cerebras mesh 8x8", "cell eib of 24 nodes": the `machine` column
+        """"cerebras mesh 8x8", "cell eib of 16 SPEs + 8 other ramps in 2 chips": the `machine` column
         of `collsim compare --csv` (needs collsim_machine_name)."""
         f = getattr(_C, "collsim_machine_name", None)
         if f is None:  # an older library: the type and the size only

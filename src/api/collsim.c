@@ -67,7 +67,7 @@ static const char *const collsim_keys[] = {
     "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
     "windowed", "program", "trace", "format", "map", "algo-for", "flops", "skip-unknown",
     "comm-group", "mode", "queue",
-    "force", "record", NULL};
+    "force", "record", "scale", "size", NULL};
 #define COLLSIM_NKEYS ((int)(sizeof collsim_keys / sizeof collsim_keys[0]) - 1)
 
 struct collsim_machine {
@@ -98,6 +98,7 @@ struct collsim_result {
     int validated;             /* 1, 0, -1 (collsim_result_validated) */
     int timeline;              /* messages and op times were recorded */
     cs_figures_window_t win;   /* record=window */
+    char *scale, *size;        /* the request's scale and size (owned copies), or NULL */
     char *window_text;         /* owned copy win.text points to */
 };
 
@@ -399,6 +400,20 @@ static int request_set_in_c(collsim_request *r, const char *key, const char *val
         return collsim_set_error(err, COLLSIM_ERR_USAGE, "%s: needs a value", key);
     if (!strcmp(key, "record"))
         return collsim_set_record(r, value, err);
+    if (!strcmp(key, "scale") || !strcmp(key, "size")) {
+        /* figure keys: the size is checked now; the scale's units need the
+         * heatmap's metric, so only its form is, the rest at the figure */
+        cs_heatmap_size_t sz;
+        if (key[1] == 'i' && cs_heatmap_parse_size(value, &sz, &e))
+            return collsim_fail(err, &e);
+        if (key[1] == 'c' && !strchr(value, ':'))
+            return collsim_set_error(err, COLLSIM_ERR_USAGE, "scale '%s': expected LO:HI in "
+                                     "the metric's units (util: %%, bytes: a size, k: "
+                                     "messages)", value);
+        collsim_commit(r, collsim_copy(value, k));
+        collsim_ok(err);
+        return COLLSIM_OK;
+    }
     collsim_copy_t c = collsim_copy(value, k);
     if (cs_replay_is_key(key))
         rc = cs_replay_set(&r->replay, key, c.text, &e);
@@ -429,6 +444,8 @@ void collsim_result_free(collsim_result *res)
     collsim_machine_close(res->own);
     free(res->program);
     free(res->window_text);
+    free(res->scale);
+    free(res->size);
     free(res);
 }
 
@@ -439,6 +456,9 @@ static int collsim_exec_opts(const collsim_request *r, collsim_result *res, cs_e
 {
     const cs_machine_t *m = res->run.machine;
     int rc;
+    int ks = collsim_key_index("scale"), kz = collsim_key_index("size");
+    res->scale = r->value[ks] ? cs_strdup(r->value[ks]) : NULL;
+    res->size = r->value[kz] ? cs_strdup(r->value[kz]) : NULL;
     if (r->record_window) {
         res->window_text = cs_strdup(r->record_window);
         if ((rc = cs_figures_parse_window(res->window_text, m->tick_seconds, &res->win, e))) {
@@ -721,10 +741,13 @@ static int result_heatmap_in_c(const collsim_result *res, const char *path, cons
     collsim_title(res, title, sizeof title);
     /* no cs_plot_cleanup here: it releases fontconfig's process-wide data,
      * which another thread may be drawing with */
+    cs_heatmap_style_t st;
+    if ((rc = cs_figures_parse_style(res->scale, res->size, mt, &st, &e)))
+        return collsim_fail(err, &e);
     rc = cs_heatmap_new(res->run.machine, &h, &e);
     if (rc == CS_OK)
-        rc = cs_figures_heatmap(h, res->run.machine, &res->run.result, mt, &res->win, title,
-                                path, NULL, &e);
+        rc = cs_figures_heatmap(h, res->run.machine, &res->run.result, mt, &res->win, &st,
+                                title, path, NULL, &e);
     cs_heatmap_free(h);
     if (rc)
         return collsim_fail(err, &e);

@@ -28,9 +28,23 @@ void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
     if (rows > 0 && cols > 0 && (int64_t)rows * cols == cs_topo_nodes(t))
         snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : type, has_type ? "" : " ",
                  name, rows, cols);
-    else
-        snprintf(buf, len, "%s%s%s of %d nodes", has_type ? "" : type, has_type ? "" : " ",
-                 name, cs_topo_nodes(t));
+    else {
+        /* in the machine's own words (its table): "of 64 hosts + 1 switch",
+         * "of 64 TSPs in 8 nodes" -- ranks run on the first count only */
+        const cs_machine_type_t *ty = m->type;
+        int all = cs_topo_nodes(t), ranks = m->rank_nodes > 0 ? m->rank_nodes : all;
+        int other = all - ranks;
+        size_t n = (size_t)snprintf(buf, len, "%s%s%s of %d %s", has_type ? "" : type,
+                                    has_type ? "" : " ", name, ranks,
+                                    ty->rank_noun[0] ? ty->rank_noun[ranks != 1]
+                                    : ranks != 1 ? "nodes" : "node");
+        if (other > 0 && n < len)
+            n += (size_t)snprintf(buf + n, len - n, " + %d %s", other,
+                                  ty->other_noun[0] ? ty->other_noun[other != 1]
+                                  : other != 1 ? "network nodes" : "network node");
+        if (ty->group_noun[0] && m->ngroups > 1 && n < len)
+            snprintf(buf + n, len - n, " in %d %s", m->ngroups, ty->group_noun[1]);
+    }
 }
 
 void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
@@ -158,9 +172,24 @@ int cs_figures_parse_window(const char *text, double tick_seconds, cs_figures_wi
     return CS_OK;
 }
 
+int cs_figures_parse_style(const char *scale, const char *size, int metric,
+                           cs_heatmap_style_t *st, cs_error_t *err)
+{
+    int rc;
+    memset(st, 0, sizeof *st);
+    if (scale && (rc = cs_heatmap_parse_scale(scale, (cs_heatmap_metric_t)metric, &st->lo,
+                                              &st->hi, err)))
+        return rc;
+    if (scale)
+        st->range_why = "colour range fixed by --scale";
+    if (size && (rc = cs_heatmap_parse_size(size, &st->size, err)))
+        return rc;
+    return CS_OK;
+}
+
 int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_result_t *r,
-                       int metric, const cs_figures_window_t *w, const char *title,
-                       const char *path, int *whole_out, cs_error_t *err)
+                       int metric, const cs_figures_window_t *w, const cs_heatmap_style_t *st,
+                       const char *title, const char *path, int *whole_out, cs_error_t *err)
 {
     cs_heatmap_data_t d;
     char sub[320];
@@ -178,7 +207,7 @@ int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_res
     if (rc == CS_OK) {
         cs_figures_heatmap_subtitle(m, r->net, &d, whole ? "whole run" : "window", sub,
                                     sizeof sub);
-        rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
+        rc = cs_heatmap_write(h, &d, title, sub, st, path, err);
     }
     cs_heatmap_data_destroy(&d);
     if (rc)

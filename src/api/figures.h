@@ -14,6 +14,7 @@
 #include "core/sim.h"
 #include "engine/exec.h"
 #include "engine/net.h"
+#include "io/heatmap.h"
 #include "machines/machine.h"
 
 /* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
@@ -25,9 +26,8 @@ void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, con
 /* The second line of a heatmap: the metric, the window ("whole run",
  * "window", "frame 3 of 20,") with its times, the engine and the hottest
  * channel with its value. */
-struct cs_heatmap_data;
 void cs_figures_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
-                                 const struct cs_heatmap_data *d, const char *window_note,
+                                 const cs_heatmap_data_t *d, const char *window_note,
                                  char *buf, size_t len);
 /* A time: a whole number of ticks ("1000") or a duration with a unit
  * ("2.5us"), converted to ticks of tick_seconds (rounded). */
@@ -53,13 +53,18 @@ int cs_figures_bucket_count(const cs_machine_t *m);
 
 /* Draws the heatmap of run r of machine m (layout h) with `metric` over
  * window w (its buckets recorded: cs_exec_opts_t.bucket_width) to path, the
- * subtitle saying which window; *whole (may be NULL) tells whether it was
- * the whole run.  Errors as cs_heatmap_write prefixed "--heatmap: ", and
- * CS_ERR_RANGE naming --window when the run ended before the window
- * starts. */
-struct cs_heatmap;
-int cs_figures_heatmap(struct cs_heatmap *h, const cs_machine_t *m, const cs_exec_result_t *r,
-                       int metric, const cs_figures_window_t *w, const char *title,
-                       const char *path, int *whole, cs_error_t *err);
+ * subtitle saying which window, with style st (NULL: the defaults);
+ * *whole (may be NULL) tells whether it was the whole run.  Errors as cs_heatmap_write
+ * prefixed "--heatmap: ", and CS_ERR_RANGE naming --window when the run
+ * ended before the window starts. */
+int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_result_t *r,
+                       int metric, const cs_figures_window_t *w, const cs_heatmap_style_t *st,
+                       const char *title, const char *path, int *whole, cs_error_t *err);
+
+/* Parses the figure options every front end shares, each may be NULL:
+ * --scale for metric m and --size, into st (zeroed first).  Errors name
+ * the option. */
+int cs_figures_parse_style(const char *scale, const char *size, int metric,
+                           cs_heatmap_style_t *st, cs_error_t *err);
 
 #endif

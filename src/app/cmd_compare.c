@@ -25,6 +25,7 @@
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
+#include "api/figures.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -37,7 +38,9 @@ typedef struct compare_args {
     const char *specs[COMPARE_MAX_MACHINES];
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
-    const char *csv, *markdown, *plot, *heatmaps, *title, *json;
+    const char *csv, *markdown, *plot, *heatmaps, *title, *json, *scale, *size;
+    cs_heatmap_style_t style; /* --scale, --size */
+    int own_scale;            /* --scale each: every heatmap its own range */
     const char *heatmaps_tmp; /* where the heatmaps are written until the end */
     cs_heatmap_metric_t metric;
     int to_stdout;            /* one of --csv, --markdown, --json is '-' */
@@ -47,6 +50,8 @@ typedef struct compare_args {
 typedef struct compare_row {
     cs_compare_row_t r;
     char heatmap[4200];
+    cs_request_run_t *run;    /* kept until the shared range is known, or NULL */
+    double vmax;              /* its heatmap's largest value */
     char *json;               /* --json: the run's JSON, or NULL */
     size_t json_len;
 } compare_row_t;
@@ -91,6 +96,11 @@ static void compare_help(void)
            "      --title TEXT       the chart's title\n"
            "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...\n"
            "      --metric M         the heatmaps' metric: util (default), bytes, stall, k\n"
+           "      --scale LO:HI|each the heatmaps' colour range in the metric's units (util\n"
+           "                         0:50, bytes 0:4MiB, k 1:4); default: one range shared\n"
+           "                         by every machine (0 to the largest value of all);\n"
+           "                         each: every heatmap its own range\n"
+           "      --size SIZE        the heatmaps' size: column, page or WxH (3.5x3in)\n"
            "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
            "  -h, --help             show this help and exit\n"
            "\n"
@@ -102,7 +112,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -125,6 +135,8 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"title", required_argument, NULL, OPT_TITLE},
         {"heatmaps", required_argument, NULL, OPT_HEATMAPS},
         {"metric", required_argument, NULL, OPT_METRIC},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"size", required_argument, NULL, OPT_SIZE},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -149,6 +161,8 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_TITLE: a->title = optarg; break;
         case OPT_HEATMAPS: a->heatmaps = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
+        case OPT_SCALE: a->scale = optarg; break;
+        case OPT_SIZE: a->size = optarg; break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
@@ -160,6 +174,12 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     cs_app_no_operands("compare", argc, argv);
     if (!a->req.coll)
         cs_app_usage_error("compare", "missing --coll NAME");
+    if ((a->scale || a->size) && !a->heatmaps)
+        cs_app_usage_error("compare", "%s needs --heatmaps DIR", a->scale ? "--scale" : "--size");
+    a->own_scale = a->scale && !strcmp(a->scale, "each");
+    if (cs_figures_parse_style(a->own_scale ? NULL : a->scale, a->size, a->metric, &a->style,
+                               &err) != CS_OK)
+        cs_app_usage_error("compare", "%s", err.msg);
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
     a->to_stdout = (a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
@@ -197,6 +217,35 @@ static void compare_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts
     cs_app_progress_attach(ctx, m->tick_seconds, opts);
 }
 
+/* Draws row's heatmap (run: its run) with style st. */
+static int compare_heatmap(const compare_args_t *a, int index, const compare_row_t *row,
+                           const cs_request_run_t *run, const cs_heatmap_style_t *st,
+                           cs_error_t *err)
+{
+    const cs_machine_t *m = run->machine;
+    const cs_exec_result_t *res = &run->result;
+    cs_heatmap_t *h = NULL;
+    cs_heatmap_data_t d;
+    char title[320], sub[320], path[sizeof row->heatmap + 64];
+    int rc;
+    memset(&d, 0, sizeof d);
+    snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
+    cs_figures_run_title(m, &run->coll, NULL, run->coll.args.P, title, sizeof title);
+    rc = cs_heatmap_new(m, &h, err);
+    if (rc == CS_OK)
+        rc = cs_heatmap_data_from_net(res->net, cs_topo_channels(m->topo), a->metric, 0,
+                                      res->finish, 1, &d, err);
+    if (rc == CS_OK) {
+        cs_figures_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
+        rc = cs_heatmap_write(h, &d, title, sub, st, path, err);
+    }
+    if (rc)
+        cs_error_prefix(err, "--heatmaps");
+    cs_heatmap_data_destroy(&d);
+    cs_heatmap_free(h);
+    return rc;
+}
+
 static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
@@ -217,28 +266,58 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
             rc = cs_error_set(err, CS_ERR_OOM, "--json: cannot write to memory");
     }
     if (rc == CS_OK && a->heatmaps) {
-        cs_heatmap_t *h = NULL;
-        cs_heatmap_data_t d;
-        char title[320], sub[320], path[sizeof row->heatmap + 64];
-        memset(&d, 0, sizeof d);
         snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
                  m->type->name);
-        snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
-        cs_figures_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
-        rc = cs_heatmap_new(m, &h, err);
-        if (rc == CS_OK)
+        if (a->own_scale || a->style.hi > a->style.lo) {
+            /* the range is known: drawn now, the run freed */
+            rc = compare_heatmap(a, index, row, &run, &a->style, err);
+        } else {
+            /* the shared range needs every machine's largest value: the
+             * run is kept until all have run */
+            cs_heatmap_data_t d;
             rc = cs_heatmap_data_from_net(res->net, cs_topo_channels(m->topo), a->metric, 0,
                                           res->finish, 1, &d, err);
-        if (rc == CS_OK) {
-            cs_figures_heatmap_subtitle(m, res->net, &d, "whole run", sub, sizeof sub);
-            rc = cs_heatmap_write(h, &d, title, sub, 0, path, err);
+            row->vmax = cs_heatmap_data_max(&d);
+            cs_heatmap_data_destroy(&d);
+            if (rc == CS_OK) {
+                row->run = cs_malloc(sizeof *row->run);
+                *row->run = run;
+                return CS_OK;
+            }
         }
-        if (rc)
-            cs_error_prefix(err, "--heatmaps");
-        cs_heatmap_data_destroy(&d);
-        cs_heatmap_free(h);
     }
     cs_request_run_destroy(&run);
+    return rc;
+}
+
+/* The heatmaps kept for the shared range: drawn with 0 (k: 1) to the
+ * largest value of every machine, said in each caption. */
+static int compare_shared_heatmaps(const compare_args_t *a, compare_row_t *rows, int n,
+                                   cs_error_t *err)
+{
+    cs_heatmap_style_t st = a->style;
+    char why[96];
+    int drawn = 0, rc = CS_OK;
+    for (int i = 0; i < n; i++)
+        if (rows[i].run) {
+            drawn++;
+            if (rows[i].vmax > st.hi)
+                st.hi = rows[i].vmax;
+        }
+    st.lo = a->metric == CS_HEATMAP_K ? 1 : 0;
+    if (st.hi <= st.lo)
+        st.hi = st.lo + 1; /* nothing moved anywhere: any range is the same */
+    snprintf(why, sizeof why, "colour range shared across the %d machines", drawn);
+    st.range_why = why;
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].run)
+            continue;
+        if (rc == CS_OK && !rows[i].r.rc)
+            rc = compare_heatmap(a, i, &rows[i], rows[i].run, &st, err);
+        cs_request_run_destroy(rows[i].run);
+        free(rows[i].run);
+        rows[i].run = NULL;
+    }
     return rc;
 }
 
@@ -440,6 +519,12 @@ int cs_app_cmd_compare(int argc, char **argv)
         }
     }
     cs_app_progress_done(&progress);
+    if (a.heatmaps && (rc = compare_shared_heatmaps(&a, rows, a.nspecs, &err)) &&
+        first_rc == CS_OK) {
+        cs_app_report(&err);
+        first_rc = rc;
+    }
+    rc = CS_OK;
 
     if (!a.to_stdout) {
         print_table(stdout, rows, a.nspecs);

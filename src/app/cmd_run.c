@@ -28,6 +28,7 @@
 #include "engine/net.h"
 #include "core/program.h"
 #include "core/units.h"
+#include "io/anim.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/timeline.h"
@@ -35,6 +36,7 @@
 
 #define RUN_MAX_FRAMES 1000
 #define RUN_DEFAULT_FRAMES 20
+#define RUN_FRAME_DELAY_CS 25 /* an animation's frame: 0.25 s, 20 frames in 5 s */
 
 /* Everything the command line says about one run. */
 typedef struct run_args {
@@ -43,8 +45,10 @@ typedef struct run_args {
     int with_timing;     /* 0 with --no-timing */
     int predict;
     /* figures */
-    const char *heatmap, *window, *frames, *frame_step, *timeline;
+    const char *heatmap, *window, *frames, *frame_step, *timeline, *scale, *size;
     cs_heatmap_metric_t metric;
+    cs_heatmap_style_t style; /* --scale, --size */
+    int animate;              /* --frames FILE.gif: one animated file */
     int has_metric;
     int64_t timeline_limit;
 } run_args_t;
@@ -92,7 +96,13 @@ static void run_help(void)
            "      --metric M         util (default), bytes, stall or k\n"
            "      --window T0:T1     only this time window (ticks, or times such as 2us;\n"
            "                         either side may be left out)\n"
+           "      --scale LO:HI      fix the colour range, in the metric's units: util and\n"
+           "                         stall in %% (0:50), bytes as a size (0:4MiB), k in\n"
+           "                         messages (1:4); LO may be left out\n"
+           "      --size SIZE        column (3.5 in wide), page (7 in) or WxH (3.5x3in,\n"
+           "                         1600x1200): the figure's size, text stays readable\n"
            "      --frames DIR       one heatmap per time window: DIR/frame-0001.png, ...\n"
+           "      --frames FILE.gif  the same frames as one animated GIF%s\n"
            "      --frame-step T     the windows' length (default: the run in 20 frames)\n"
            "      --timeline FILE    the run in Chrome trace event format (Perfetto)\n"
            "      --timeline-limit N at most N trace events (default %d); larger runs are\n"
@@ -110,6 +120,7 @@ static void run_help(void)
            "\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
            "5 model error.\n",
+           cs_anim_check_path("x.gif", &(cs_error_t){0}) ? " (not in this build)" : "",
            CS_TIMELINE_MAX_EVENTS, queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
 }
 
@@ -117,7 +128,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
-        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT
+        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -137,6 +148,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"window", required_argument, NULL, OPT_WINDOW},
         {"frames", required_argument, NULL, OPT_FRAMES},
         {"frame-step", required_argument, NULL, OPT_FRAME_STEP},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"size", required_argument, NULL, OPT_SIZE},
         {"timeline", required_argument, NULL, OPT_TIMELINE},
         {"timeline-limit", required_argument, NULL, OPT_TIMELINE_LIMIT},
         {"mode", required_argument, NULL, 'M'},
@@ -163,6 +176,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_FRAMES: a->frames = optarg; break;
         case OPT_FRAME_STEP: a->frame_step = optarg; break;
         case OPT_TIMELINE: a->timeline = optarg; break;
+        case OPT_SCALE: a->scale = optarg; break;
+        case OPT_SIZE: a->size = optarg; break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("run", "--metric: %s", err.msg);
@@ -185,9 +200,16 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         cs_app_usage_error("run", "%s", err.msg);
     if (a->heatmap && cs_heatmap_check_path(a->heatmap, &err) != CS_OK)
         cs_app_usage_error("run", "--heatmap: %s", err.msg);
-    if (!a->heatmap && !a->frames && (a->has_metric || a->window))
+    if (!a->heatmap && !a->frames && (a->has_metric || a->window || a->scale || a->size))
         cs_app_usage_error("run", "%s needs --heatmap FILE or --frames DIR",
-                           a->has_metric ? "--metric" : "--window");
+                           a->has_metric ? "--metric" : a->window ? "--window"
+                           : a->scale ? "--scale" : "--size");
+    /* the metric is known now, whatever the order of the options */
+    if (cs_figures_parse_style(a->scale, a->size, a->metric, &a->style, &err) != CS_OK)
+        cs_app_usage_error("run", "%s", err.msg);
+    a->animate = a->frames && cs_anim_is_anim_path(a->frames);
+    if (a->animate && cs_anim_check_path(a->frames, &err) != CS_OK)
+        cs_app_usage_error("run", "--frames: %s; --frames DIR writes PNG frames", err.msg);
     if (a->frame_step && !a->frames)
         cs_app_usage_error("run", "--frame-step needs --frames DIR");
     if (a->frames && a->window)
@@ -251,7 +273,9 @@ static int run_prepare_figures(const run_args_t *a, const cs_machine_t *m, run_f
         return rc;
     /* the folder is made after the run, whole (core/outfile.h): here only
      * whether it can be */
-    if (a->frames && (rc = cs_app_check_folder("--frames", a->frames, err)))
+    if (a->frames && !a->animate && (rc = cs_app_check_folder("--frames", a->frames, err)))
+        return rc;
+    if (a->animate && (rc = cs_app_check_writable("--frames", a->frames, err)))
         return rc;
     if (fg->win.has || a->frames || a->timeline) {
         /* frames get buckets of their own step, so that each frame is a
@@ -269,7 +293,8 @@ static int run_write_heatmap(const run_args_t *a, const cs_machine_t *m, const c
                              FILE *say, cs_error_t *err)
 {
     int whole = 1;
-    int rc = cs_figures_heatmap(h, m, r, a->metric, &fg->win, title, a->heatmap, &whole, err);
+    int rc = cs_figures_heatmap(h, m, r, a->metric, &fg->win, &a->style, title, a->heatmap,
+                                &whole, err);
     if (rc == CS_OK && say)
         fprintf(say, "heatmap   %s (%s, %s layout%s)\n", a->heatmap,
                 cs_heatmap_metric_name(a->metric), cs_heatmap_layout_name(h),
@@ -300,10 +325,15 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
     int n = (int)((end + step - 1) / step);
     double vmax = 0;
     cs_outdir_t *dir = NULL;
-    if ((rc = cs_outdir_open("--frames", a->frames, &dir, err)))
+    cs_anim_t *anim = NULL;
+    cs_heatmap_style_t st = a->style;
+    if (!a->animate && (rc = cs_outdir_open("--frames", a->frames, &dir, err)))
         return rc;
-    /* one scale for every frame, so that colours compare across frames */
-    for (int pass = 0; pass < 2 && rc == CS_OK; pass++)
+    /* one scale for every frame, so that colours compare across frames:
+     * --scale's, or the largest value of any frame (a first pass) */
+    for (int pass = st.hi > st.lo; pass < 2 && rc == CS_OK; pass++) {
+        if (pass == 1 && !(st.hi > st.lo))
+            st.hi = vmax; /* lo 0: the frames' own range, said by the bar */
         for (int i = 0; i < n && rc == CS_OK; i++) {
             cs_heatmap_data_t d;
             cs_tick_t t0 = (cs_tick_t)i * step, t1 = t0 + step < end ? t0 + step : end;
@@ -314,26 +344,50 @@ static int run_write_frames(const run_args_t *a, const cs_machine_t *m, const cs
                     vmax = mx;
             } else if (rc == CS_OK) {
                 char path[4096 + 32], sub[320], note[64];
-                snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
                 snprintf(note, sizeof note, "frame %d of %d,", i + 1, n);
                 cs_figures_heatmap_subtitle(m, r->net, &d, note, sub, sizeof sub);
-                rc = cs_heatmap_write(h, &d, title, sub, vmax, path, err);
+                if (a->animate) {
+                    unsigned char *rgb = NULL;
+                    int w, hh;
+                    rc = cs_heatmap_render_rgb(h, &d, title, sub, &st, &rgb, &w, &hh, err);
+                    if (rc == CS_OK && !anim)
+                        rc = cs_anim_new(a->frames, w, hh, RUN_FRAME_DELAY_CS, &anim, err);
+                    if (rc == CS_OK)
+                        rc = cs_anim_add(anim, rgb, err);
+                    free(rgb);
+                } else {
+                    snprintf(path, sizeof path, "%s/frame-%04d.png", cs_outdir_path(dir), i + 1);
+                    rc = cs_heatmap_write(h, &d, title, sub, &st, path, err);
+                }
             }
             cs_heatmap_data_destroy(&d);
             if (rc == CS_OK)
                 rc = cs_app_check_interrupt(err);
         }
-    if (rc == CS_OK)
+    }
+    if (a->animate) {
+        if (rc == CS_OK)
+            rc = cs_anim_finish(anim, err);
+        else
+            cs_anim_free(anim);
+    } else if (rc == CS_OK) {
         rc = cs_outdir_commit(dir, err);
-    else
+    } else {
         cs_outdir_abort(dir);
+    }
     if (rc && rc != CS_ERR_CANCELLED && !strstr(err->msg, "--frames"))
         cs_error_prefix(err, "--frames");
     else if (say) {
-        char st[32];
-        cs_units_format_seconds((double)step * m->tick_seconds, st, sizeof st);
-        fprintf(say, "frames    %s/frame-0001.png .. frame-%04d.png (%s, %s each, %s layout)\n",
-                a->frames, n, cs_heatmap_metric_name(a->metric), st, cs_heatmap_layout_name(h));
+        char st_text[32];
+        cs_units_format_seconds((double)step * m->tick_seconds, st_text, sizeof st_text);
+        if (a->animate)
+            fprintf(say, "frames    %s (%d frames of %s, %.2f s each; %s, %s layout)\n",
+                    a->frames, n, st_text, RUN_FRAME_DELAY_CS / 100.0,
+                    cs_heatmap_metric_name(a->metric), cs_heatmap_layout_name(h));
+        else
+            fprintf(say, "frames    %s/frame-0001.png .. frame-%04d.png (%s, %s each, %s "
+                    "layout)\n", a->frames, n, cs_heatmap_metric_name(a->metric), st_text,
+                    cs_heatmap_layout_name(h));
         if (w > step)
             fprintf(say, "          note: the buckets grew to %lld ticks, coarser than a frame; "
                     "frames share them in proportion\n", (long long)w);

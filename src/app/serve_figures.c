@@ -110,7 +110,8 @@ void cs_serve_draw(cs_serve_t *s, cs_serve_task_t *t, uint64_t seq)
         if (rc == CS_OK)
             rc = cs_heatmap_new(m, &h, e);
         if (rc == CS_OK)
-            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, sr->title, path, NULL, e);
+            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, NULL, sr->title, path, NULL,
+                                    e);
         cs_heatmap_free(h);
     }
     if (rc == CS_OK)

@@ -32,18 +32,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/units.h"
 #include "io/figure.h"
 
 /* figure geometry (figure units) */
-#define MAP_X0 30.0
-#define MAP_X1 850.0
-#define MAP_Y0 82.0
-#define MAP_Y1 756.0
-#define BAR_X 892.0
 #define BAR_W 22.0
-#define BAR_Y0 140.0
-#define BAR_Y1 560.0
 #define MIN_CELL 10.0     /* grids: below this many units per node, tiles */
 #define KK_MAX_NODES 1000 /* graph layout: Kamada-Kawai up to this size */
 #define FOLD_MIN 33       /* lines of more nodes are folded into a snake */
@@ -66,8 +61,22 @@ typedef struct hm_stroke {
     double v[5];
 } hm_stroke_t;
 
+/* The canvas a layout is built for: its size in figure units (1000 x 800
+ * by default; a paper size gets the proportions of the page and a scale
+ * that keeps the text readable when printed), the boxes of the map and of
+ * the colour bar, and the caption lines above and below the map. */
+typedef struct hm_frame {
+    double W, H;               /* the canvas, figure units */
+    double zoom_png, zoom_vec; /* file units per figure unit: PNG pixels, SVG/PDF points */
+    double min_font;           /* the smallest text (figure units): 6.5 pt printed, >= 8 */
+    double mx0, mx1, my0, my1; /* the map */
+    double bx, by0, by1;       /* the colour bar */
+    int title_lines, sub_lines, range_line, note_lines;
+} hm_frame_t;
+
 struct cs_heatmap {
     const cs_machine_t *m;
+    hm_frame_t fr;
     const cs_topo_t *t;
     int kind;
     int nnodes, nchans;
@@ -98,10 +107,209 @@ struct cs_heatmap {
     double mat_x, mat_y, mat_size;
     /* the write in progress */
     const cs_heatmap_data_t *d;
-    double vmax;
-    int kmax;
+    double vlo, vmax;    /* the colour range */
+    int klo, kmax;       /* the same for k, in whole messages */
     const char *title, *subtitle;
+    char range[200];     /* the caption line of a fixed range, or "" */
+    double zoom;         /* this write's file units per figure unit */
 };
+
+/* ---- the canvas: size and caption lines ------------------------------------- */
+
+/* The canvas of a figure of size sz (NULL or w 0: 1000 x 800) with the
+ * given caption lines.  A figure narrower than 1000 units gets a canvas
+ * 1.6 times its width in points (at most 1000), drawn scaled down: a
+ * 3.5 in column (252 pt) is a canvas of 403 units at 0.625, so the 11-unit
+ * footer prints at 6.9 pt and the 19-unit title at 11.9 pt, the sizes of a
+ * paper's captions; wider figures keep 1 unit = 1 point. */
+static void frame_set(hm_frame_t *f, const cs_heatmap_size_t *sz, int title_lines,
+                      int sub_lines, int range_line, int note_lines)
+{
+    double w = sz && sz->w > 0 ? sz->w : CS_HEATMAP_WIDTH;
+    double hh = sz && sz->w > 0 ? sz->h : CS_HEATMAP_HEIGHT;
+    double L = fmin(1.6 * w, fmax(w, CS_HEATMAP_WIDTH));
+    if (L < w)
+        L = w;
+    memset(f, 0, sizeof *f);
+    f->W = L;
+    f->H = hh * L / w;
+    f->zoom_vec = w / L;
+    f->zoom_png = (sz && sz->physical ? CS_HEATMAP_DPI / 72.0 : 1) * w / L;
+    f->min_font = fmax(8, 6.5 / f->zoom_vec);
+    f->title_lines = title_lines;
+    f->sub_lines = sub_lines;
+    f->range_line = range_line;
+    f->note_lines = note_lines;
+    /* the default canvas: map 30..850 x 82..756, bar at 892, 140..560 */
+    f->mx0 = 30;
+    f->mx1 = f->W - 150;
+    f->my0 = 82 + 22 * (title_lines - 1) + 16 * (sub_lines - 1) + 17 * range_line;
+    f->my1 = f->H - 44 - 14 * (note_lines - 1);
+    f->bx = f->W - 108;
+    f->by0 = f->my0 + 58;
+    f->by1 = f->by0 + fmin(420, f->my1 - 60 - f->by0);
+    /* a short canvas: the bar's legend ("idle") must clear the footer */
+    if (f->by1 > f->my1 - 45)
+        f->by1 = f->my1 - 45;
+    if (f->by1 - f->by0 < 80)
+        f->by0 = fmax(f->my0 + 42, f->by1 - 80);
+}
+
+static int frame_same(const hm_frame_t *a, const hm_frame_t *b)
+{
+    return a->W == b->W && a->H == b->H && a->zoom_png == b->zoom_png &&
+           a->title_lines == b->title_lines && a->sub_lines == b->sub_lines &&
+           a->range_line == b->range_line && a->note_lines == b->note_lines;
+}
+
+static int path_is_png(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && !strcasecmp(dot, ".png");
+}
+
+void cs_heatmap_file_size(const cs_heatmap_size_t *s, const char *path, double *w, double *h)
+{
+    double sw = s && s->w > 0 ? s->w : CS_HEATMAP_WIDTH;
+    double sh = s && s->w > 0 ? s->h : CS_HEATMAP_HEIGHT;
+    double k = s && s->w > 0 && s->physical && path_is_png(path) ? CS_HEATMAP_DPI / 72.0 : 1;
+    *w = k == 1 ? sw : round(sw * k);
+    *h = k == 1 ? sh : round(sh * k);
+}
+
+/* One side of --size: a number and an optional unit; *unit gets 0 (none),
+ * 1 (px) or 2 (physical), *pt the value in points or figure units. */
+static int size_side(const char *text, const char *all, double *pt, int *unit, cs_error_t *err)
+{
+    static const struct { const char *name; double pt; } units[] = {
+        {"in", 72}, {"cm", 72 / 2.54}, {"mm", 72 / 25.4}, {"pt", 1}};
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v > 0) || !isfinite(v))
+        return cs_error_set(err, CS_ERR_USAGE, "--size '%s': expected column, page or WxH "
+                            "(e.g. 3.5x2.8in, 1600x1200)", all);
+    *pt = v;
+    *unit = 0;
+    if (!*end)
+        return CS_OK;
+    if (!strcmp(end, "px")) {
+        *unit = 1;
+        return CS_OK;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i].name)) {
+            *pt = v * units[i].pt;
+            *unit = 2;
+            return CS_OK;
+        }
+    return cs_error_set(err, CS_ERR_USAGE, "--size '%s': unknown unit '%s'; valid: in, cm, "
+                        "mm, pt (paper), px or none (figure units)", all, end);
+}
+
+int cs_heatmap_parse_size(const char *text, cs_heatmap_size_t *out, cs_error_t *err)
+{
+    char a[64], b[64];
+    const char *x;
+    int ua, ub, rc;
+    memset(out, 0, sizeof *out);
+    if (!strcmp(text, "column") || !strcmp(text, "page")) {
+        /* an IEEE or ACM column is 3.5 in wide, a two-column page 7 in; the
+         * default figure's 5:4 */
+        out->w = text[0] == 'c' ? 3.5 * 72 : 7 * 72;
+        out->h = 0.8 * out->w;
+        out->physical = 1;
+        return CS_OK;
+    }
+    x = strchr(text, 'x');
+    if (!x || strchr(x + 1, 'x') || (size_t)(x - text) >= sizeof a || strlen(x + 1) >= sizeof b)
+        return cs_error_set(err, CS_ERR_USAGE, "--size '%s': expected column, page or WxH "
+                            "(e.g. 3.5x2.8in, 1600x1200)", text);
+    snprintf(a, sizeof a, "%.*s", (int)(x - text), text);
+    snprintf(b, sizeof b, "%s", x + 1);
+    if ((rc = size_side(a, text, &out->w, &ua, err)) || (rc = size_side(b, text, &out->h, &ub, err)))
+        return rc;
+    /* a unit on one side holds for the other: 3.5x2.8in */
+    if (ua == 2 && ub == 0)
+        out->h *= out->w / (a[0] ? strtod(a, NULL) : 1), ub = 2;
+    else if (ub == 2 && ua == 0)
+        out->w *= out->h / strtod(b, NULL), ua = 2;
+    if ((ua == 2) != (ub == 2))
+        return cs_error_set(err, CS_ERR_USAGE, "--size '%s': one side in paper units, the "
+                            "other in figure units", text);
+    out->physical = ua == 2;
+    double lo = out->physical ? 72 : 100, hi = out->physical ? 26 * 72 : 8000;
+    if (out->w < lo || out->h < lo || out->w > hi || out->h > hi)
+        return cs_error_set(err, CS_ERR_RANGE, "--size '%s': each side must be %s", text,
+                            out->physical ? "1 to 26 inches" : "100 to 8000 figure units");
+    if (out->w > 4 * out->h || out->h > 4 * out->w)
+        return cs_error_set(err, CS_ERR_RANGE, "--size '%s': the sides may differ by a factor "
+                            "4 at most", text);
+    return CS_OK;
+}
+
+/* ---- the colour range --------------------------------------------------------- */
+
+/* One side of --scale in the data's units. */
+static int scale_side(const char *text, const char *all, cs_heatmap_metric_t m, double *out,
+                      cs_error_t *err)
+{
+    char *end;
+    if (m == CS_HEATMAP_BYTES) {
+        int64_t b;
+        cs_error_t e;
+        if (cs_units_parse_bytes(text, &b, &e) != CS_OK || b < 0)
+            return cs_error_set(err, CS_ERR_USAGE, "--scale '%s': '%s' is not a size in bytes "
+                                "(e.g. 0:4MiB)", all, text);
+        *out = (double)b;
+        return CS_OK;
+    }
+    double v = strtod(text, &end);
+    if (end == text || !isfinite(v) || v < 0 ||
+        (*end && !(m != CS_HEATMAP_K && !strcmp(end, "%"))))
+        return cs_error_set(err, CS_ERR_USAGE, "--scale '%s': '%s' is not %s", all, text,
+                            m == CS_HEATMAP_K ? "a count of messages (e.g. 1:4)"
+                                              : "a percentage (e.g. 0:50 or 0%:50%)");
+    if (m != CS_HEATMAP_K && v > 100)
+        return cs_error_set(err, CS_ERR_RANGE, "--scale '%s': %s is above 100%%", all, text);
+    *out = m == CS_HEATMAP_K ? v : v / 100;
+    return CS_OK;
+}
+
+int cs_heatmap_parse_scale(const char *text, cs_heatmap_metric_t m, double *lo, double *hi,
+                           cs_error_t *err)
+{
+    const char *colon = strchr(text, ':');
+    char a[64];
+    int rc;
+    if (!colon || strchr(colon + 1, ':') || !colon[1] || (size_t)(colon - text) >= sizeof a)
+        return cs_error_set(err, CS_ERR_USAGE, "--scale '%s': expected LO:HI in the metric's "
+                            "units (util, stall: %%; bytes: a size; k: messages), LO may be "
+                            "left out", text);
+    snprintf(a, sizeof a, "%.*s", (int)(colon - text), text);
+    *lo = m == CS_HEATMAP_K ? 1 : 0;
+    if ((a[0] && (rc = scale_side(a, text, m, lo, err))) ||
+        (rc = scale_side(colon + 1, text, m, hi, err)))
+        return rc;
+    if (!(*hi > *lo))
+        return cs_error_set(err, CS_ERR_RANGE, "--scale '%s': HI must be above LO", text);
+    return CS_OK;
+}
+
+void cs_heatmap_range_text(cs_heatmap_metric_t m, double lo, double hi, char *buf, size_t len)
+{
+    char a[32], b[32];
+    if (m == CS_HEATMAP_BYTES) {
+        cs_units_format_bytes((int64_t)llround(lo), a, sizeof a);
+        cs_units_format_bytes((int64_t)llround(hi), b, sizeof b);
+        if (lo == 0)
+            snprintf(a, sizeof a, "0");
+        snprintf(buf, len, "%s\xe2\x80\x93%s", a, b);
+    } else if (m == CS_HEATMAP_K) {
+        snprintf(buf, len, "%.0f\xe2\x80\x93%.0f", lo, hi);
+    } else {
+        snprintf(buf, len, "%.3g\xe2\x80\x93%.3g%%", 100 * lo, 100 * hi);
+    }
+}
 
 /* ---- metrics and data ------------------------------------------------------- */
 
@@ -365,11 +573,11 @@ static void map_fit(cs_heatmap_t *h, double x0, double y0, double x1, double y1)
     h->by0 = y0;
     h->bx1 = x1;
     h->by1 = y1;
-    double sw = (x1 - x0) > 0 ? (MAP_X1 - MAP_X0) / (x1 - x0) : 1;
-    double sh = (y1 - y0) > 0 ? (MAP_Y1 - MAP_Y0) / (y1 - y0) : 1;
+    double sw = (x1 - x0) > 0 ? (h->fr.mx1 - h->fr.mx0) / (x1 - x0) : 1;
+    double sh = (y1 - y0) > 0 ? (h->fr.my1 - h->fr.my0) / (y1 - y0) : 1;
     h->s = sw < sh ? sw : sh;
-    h->ox = (MAP_X0 + MAP_X1) / 2 - h->s * (x0 + x1) / 2;
-    h->oy = (MAP_Y0 + MAP_Y1) / 2 - h->s * (y0 + y1) / 2;
+    h->ox = (h->fr.mx0 + h->fr.mx1) / 2 - h->s * (x0 + x1) / 2;
+    h->oy = (h->fr.my0 + h->fr.my1) / 2 - h->s * (y0 + y1) / 2;
 }
 
 /* The display grid: margins for stubs, then the fit. */
@@ -405,7 +613,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
     h->drows = rows;
     if (line && P >= FOLD_MIN) {
         /* a snake about as wide as the map is, in proportion */
-        double aspect = (MAP_X1 - MAP_X0) / (MAP_Y1 - MAP_Y0);
+        double aspect = (h->fr.mx1 - h->fr.mx0) / (h->fr.my1 - h->fr.my0);
         h->fold = 1;
         h->dcols = (int)ceil(sqrt(P * aspect));
         h->drows = (P + h->dcols - 1) / h->dcols;
@@ -420,7 +628,7 @@ static void build_grid(cs_heatmap_t *h, const cs_machine_layout_t *lay)
                 continue; /* the same band width with fewer bands */
             double w = bw + 0.5 + (nb > 1 || h->wrap_x ? 0.5 : 0);
             double hh = nb * rows + (nb - 1) * h->gap + (h->wrap_y ? 0.5 : 0);
-            double cell = fmin((MAP_X1 - MAP_X0) / w, (MAP_Y1 - MAP_Y0) / hh);
+            double cell = fmin((h->fr.mx1 - h->fr.mx0) / w, (h->fr.my1 - h->fr.my0) / hh);
             if (cell > best * 1.05) { /* a band more only if clearly better */
                 best = cell;
                 h->bands = nb;
@@ -525,7 +733,7 @@ static void build_slices(cs_heatmap_t *h, const cs_machine_layout_t *lay)
             continue; /* the same slices a row with fewer rows */
         double w = nc * cols + (nc - 1) * SLICE_GAP_X - 1 + 2 * m;
         double hh = nr * rows + (nr - 1) * SLICE_GAP_Y - 1 + 2 * m + SLICE_LABEL;
-        double cell = fmin((MAP_X1 - MAP_X0) / w, (MAP_Y1 - MAP_Y0) / hh);
+        double cell = fmin((h->fr.mx1 - h->fr.mx0) / w, (h->fr.my1 - h->fr.my0) / hh);
         if (cell > best * 1.05) {
             best = cell;
             h->srows = nr;
@@ -893,17 +1101,17 @@ static int build_tree(cs_heatmap_t *h, const int32_t *level)
 
 static void build_dragonfly(cs_heatmap_t *h)
 {
-    double size = fmin(MAP_Y1 - MAP_Y0 - 60, 0.46 * (MAP_X1 - MAP_X0));
-    double top = (MAP_Y0 + MAP_Y1) / 2 - size / 2 + 10;
+    double size = fmin(h->fr.my1 - h->fr.my0 - 60, 0.46 * (h->fr.mx1 - h->fr.mx0));
+    double top = (h->fr.my0 + h->fr.my1) / 2 - size / 2 + 10;
     h->ngroups = h->m->ngroups;
-    h->mat_x = MAP_X0 + 34;
+    h->mat_x = h->fr.mx0 + 34;
     h->mat_y = top;
     h->mat_size = size;
     h->agg = (int)ceil(h->ngroups / size); /* at least one unit per cell */
     if (h->agg < 1)
         h->agg = 1;
     /* the panel: a circle right of the matrix; its strokes come at write */
-    double px0 = h->mat_x + size + 40, px1 = MAP_X1 + 20;
+    double px0 = h->mat_x + size + 40, px1 = h->fr.mx1 + 20;
     double r = fmin((px1 - px0) / 2, size / 2) / 1.2;
     h->s = r;
     h->ox = (px0 + px1) / 2;
@@ -962,16 +1170,13 @@ static int groups_cover(const cs_machine_t *m)
            (m->rank_nodes == 0 || m->rank_nodes == cs_topo_nodes(m->topo));
 }
 
-int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
+/* The layout of h->m on the canvas h->fr: every field below `fr` in
+ * struct cs_heatmap.  On failure the caller frees what was built. */
+static int heatmap_build(cs_heatmap_t *h, cs_error_t *err)
 {
-    cs_heatmap_t *h = cs_calloc(1, sizeof *h);
+    const cs_machine_t *m = h->m;
     int rc = CS_OK;
     cs_machine_layout_t lay;
-    *out = NULL;
-    h->m = m;
-    h->t = m->topo;
-    h->nnodes = cs_topo_nodes(m->topo);
-    h->nchans = cs_topo_channels(m->topo);
     /* the machine says which layout; what it cannot hold falls back to a graph */
     cs_machine_layout(m, &lay);
     cs_layout_kind_t hint = lay.kind;
@@ -1070,18 +1275,12 @@ int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
         break;
     }
     }
-    if (rc) {
-        cs_heatmap_free(h);
-        return rc;
-    }
-    *out = h;
-    return CS_OK;
+    return rc;
 }
 
-void cs_heatmap_free(cs_heatmap_t *h)
+/* Frees what heatmap_build made (not h). */
+static void heatmap_release(cs_heatmap_t *h)
 {
-    if (!h)
-        return;
     free(h->st);
     free(h->first);
     free(h->nx);
@@ -1094,6 +1293,55 @@ void cs_heatmap_free(cs_heatmap_t *h)
     free(h->ring_a0);
     free(h->ring_dir);
     free(h->bridged);
+}
+
+/* A fresh heatmap of m on canvas fr. */
+static int heatmap_create(const cs_machine_t *m, const hm_frame_t *fr, cs_heatmap_t **out,
+                          cs_error_t *err)
+{
+    cs_heatmap_t *h = cs_calloc(1, sizeof *h);
+    *out = NULL;
+    h->m = m;
+    h->t = m->topo;
+    h->nnodes = cs_topo_nodes(m->topo);
+    h->nchans = cs_topo_channels(m->topo);
+    h->fr = *fr;
+    int rc = heatmap_build(h, err);
+    if (rc) {
+        heatmap_release(h);
+        free(h);
+        return rc;
+    }
+    *out = h;
+    return CS_OK;
+}
+
+int cs_heatmap_new(const cs_machine_t *m, cs_heatmap_t **out, cs_error_t *err)
+{
+    hm_frame_t fr;
+    frame_set(&fr, NULL, 1, 1, 0, 1);
+    return heatmap_create(m, &fr, out, err);
+}
+
+/* Lays h out again on canvas fr (a new size, more caption lines): built
+ * aside first, so that h is unchanged when that fails. */
+static int heatmap_relayout(cs_heatmap_t *h, const hm_frame_t *fr, cs_error_t *err)
+{
+    cs_heatmap_t *n;
+    int rc = heatmap_create(h->m, fr, &n, err);
+    if (rc)
+        return rc;
+    heatmap_release(h);
+    *h = *n;
+    free(n);
+    return CS_OK;
+}
+
+void cs_heatmap_free(cs_heatmap_t *h)
+{
+    if (!h)
+        return;
+    heatmap_release(h);
     free(h);
 }
 
@@ -1109,8 +1357,8 @@ void cs_heatmap_hot_rgb(double rgb[3]) { cs_fig_viridis(1, rgb); }
 static double scale_t(const cs_heatmap_t *h, double v)
 {
     if (h->d->metric == CS_HEATMAP_K)
-        return h->kmax > 1 ? (v - 1) / (h->kmax - 1) : 1;
-    return h->vmax > 0 ? v / h->vmax : 0;
+        return h->kmax > h->klo ? (v - h->klo) / (h->kmax - h->klo) : 1;
+    return h->vmax > h->vlo ? (v - h->vlo) / (h->vmax - h->vlo) : 0;
 }
 
 static void value_rgb(const cs_heatmap_t *h, int c, double rgb[3])
@@ -1468,37 +1716,39 @@ static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
 
 /* ---- the colour bar ------------------------------------------------------------------------- */
 
-static void bar_labels(const cs_heatmap_t *h, double *top, double *unit, const char **l1,
+/* The bar's two label lines and its ends in the units it shows. */
+static void bar_labels(const cs_heatmap_t *h, double *bottom, double *top, const char **l1,
                        const char **l2)
 {
     static const char *const bytes_units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    *unit = 1;
     switch (h->d->metric) {
     case CS_HEATMAP_UTIL:
         *l1 = "utilisation";
         *l2 = "(% of time busy)";
+        *bottom = 100 * h->vlo;
         *top = 100 * h->vmax;
-        *unit = 0.01;
         break;
     case CS_HEATMAP_STALL:
         *l1 = "stall";
         *l2 = "(% of time)";
+        *bottom = 100 * h->vlo;
         *top = 100 * h->vmax;
-        *unit = 0.01;
         break;
     case CS_HEATMAP_BYTES: {
         int u = 0;
         while (u < 4 && h->vmax >= 1024.0 * pow(1024.0, u))
             u++;
-        *unit = pow(1024.0, u);
+        double unit = pow(1024.0, u);
         *l1 = "data moved";
         *l2 = bytes_units[u];
-        *top = h->vmax / *unit;
+        *bottom = h->vlo / unit;
+        *top = h->vmax / unit;
         break;
     }
     default:
         *l1 = "peak k";
         *l2 = "(messages)";
+        *bottom = h->klo;
         *top = h->kmax;
         break;
     }
@@ -1506,42 +1756,43 @@ static void bar_labels(const cs_heatmap_t *h, double *top, double *unit, const c
 
 static void draw_bar(cairo_t *cr, const cs_heatmap_t *h)
 {
-    double top, unit;
+    double bottom, top;
     const char *l1, *l2;
-    bar_labels(h, &top, &unit, &l1, &l2);
+    bar_labels(h, &bottom, &top, &l1, &l2);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cs_fig_font(cr, 13, 1);
-    cs_fig_text(cr, BAR_X - 6, BAR_Y0 - 40, l1, 0, 1);
+    cs_fig_text(cr, h->fr.bx - 6, h->fr.by0 - 40, l1, 0, 1);
     cs_fig_font(cr, 12, 0);
-    cs_fig_text(cr, BAR_X - 6, BAR_Y0 - 20, l2, 0, 1);
-    double H = BAR_Y1 - BAR_Y0;
-    if (h->d->metric == CS_HEATMAP_K && h->kmax <= 16) {
+    cs_fig_text(cr, h->fr.bx - 6, h->fr.by0 - 20, l2, 0, 1);
+    double H = h->fr.by1 - h->fr.by0;
+    if (h->d->metric == CS_HEATMAP_K && h->kmax - h->klo < 16) {
         /* one block per k */
-        int K = h->kmax > 0 ? h->kmax : 1;
-        for (int k = 1; k <= K; k++) {
-            double rgb[3], y0 = BAR_Y1 - H * k / K;
-            cs_fig_viridis(K > 1 ? (double)(k - 1) / (K - 1) : 1, rgb);
+        int K = h->kmax - h->klo + 1;
+        for (int i = 1; i <= K; i++) {
+            int k = h->klo + i - 1;
+            double rgb[3], y0 = h->fr.by1 - H * i / K;
+            cs_fig_viridis(K > 1 ? (double)(i - 1) / (K - 1) : 1, rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-            cairo_rectangle(cr, BAR_X, y0, BAR_W, H / K);
+            cairo_rectangle(cr, h->fr.bx, y0, BAR_W, H / K);
             cairo_fill(cr);
             char num[16];
             snprintf(num, sizeof num, "%d", k);
             cairo_set_source_rgb(cr, 0, 0, 0);
             cs_fig_font(cr, 12, 0);
-            cs_fig_text(cr, BAR_X + BAR_W + 7, y0 + H / K / 2, num, 0, 0.5);
+            cs_fig_text(cr, h->fr.bx + BAR_W + 7, y0 + H / K / 2, num, 0, 0.5);
         }
     } else {
-        cairo_pattern_t *g = cairo_pattern_create_linear(0, BAR_Y1, 0, BAR_Y0);
+        cairo_pattern_t *g = cairo_pattern_create_linear(0, h->fr.by1, 0, h->fr.by0);
         for (int i = 0; i <= 10; i++) {
             double rgb[3];
             cs_fig_viridis(i / 10.0, rgb);
             cairo_pattern_add_color_stop_rgb(g, i / 10.0, rgb[0], rgb[1], rgb[2]);
         }
         cairo_set_source(cr, g);
-        cairo_rectangle(cr, BAR_X, BAR_Y0, BAR_W, H);
+        cairo_rectangle(cr, h->fr.bx, h->fr.by0, BAR_W, H);
         cairo_fill(cr);
         cairo_pattern_destroy(g);
-        double lo = h->d->metric == CS_HEATMAP_K ? 1 : 0, span = top - lo;
+        double lo = bottom, span = top - lo;
         if (!(span > 0))
             span = 1;
         double step = cs_fig_nice_step(span, 5);
@@ -1550,34 +1801,144 @@ static void draw_bar(cairo_t *cr, const cs_heatmap_t *h)
         cs_fig_font(cr, 12, 0);
         cairo_set_line_width(cr, 1);
         for (double v = ceil(lo / step) * step; v <= lo + span * (1 + 1e-9); v += step) {
-            double y = BAR_Y1 - H * (v - lo) / span;
+            double y = h->fr.by1 - H * (v - lo) / span;
             char num[32];
             snprintf(num, sizeof num, "%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
-            cairo_move_to(cr, BAR_X + BAR_W, cs_fig_snap(y));
-            cairo_line_to(cr, BAR_X + BAR_W + 4, cs_fig_snap(y));
+            cairo_move_to(cr, h->fr.bx + BAR_W, cs_fig_snap(y));
+            cairo_line_to(cr, h->fr.bx + BAR_W + 4, cs_fig_snap(y));
             cairo_stroke(cr);
-            cs_fig_text(cr, BAR_X + BAR_W + 7, y, num, 0, 0.5);
+            cs_fig_text(cr, h->fr.bx + BAR_W + 7, y, num, 0, 0.5);
         }
     }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
-    cairo_rectangle(cr, cs_fig_snap(BAR_X), cs_fig_snap(BAR_Y0), BAR_W - 1, H - 1);
+    cairo_rectangle(cr, cs_fig_snap(h->fr.bx), cs_fig_snap(h->fr.by0), BAR_W - 1, H - 1);
     cairo_stroke(cr);
     /* what grey means */
     cairo_set_source_rgb(cr, idle_rgb[0], idle_rgb[1], idle_rgb[2]);
-    cairo_rectangle(cr, BAR_X, BAR_Y1 + 26, BAR_W, 14);
+    cairo_rectangle(cr, h->fr.bx, h->fr.by1 + 26, BAR_W, 14);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cs_fig_font(cr, 12, 0);
-    cs_fig_text(cr, BAR_X + BAR_W + 7, BAR_Y1 + 33, "idle", 0, 0.5);
-    (void)unit;
+    cs_fig_text(cr, h->fr.bx + BAR_W + 7, h->fr.by1 + 33, "idle", 0, 0.5);
+}
+
+/* ---- captions ---------------------------------------------------------------------------------- */
+
+/* How a caption is set: its size and, when it takes two lines, where the
+ * second starts (cut) and where the first ends (end). */
+typedef struct hm_caption {
+    double size;
+    int lines;
+    size_t end, cut;
+} hm_caption_t;
+
+/* The break nearest the middle of s: after a " · " separator if there is
+ * one, else after ", ", else at a space.  0: none. */
+static size_t caption_break(const char *s, size_t *end)
+{
+    static const char *const seps[] = {" \xc2\xb7 ", ", ", " "};
+    size_t n = strlen(s);
+    for (int k = 0; k < 3; k++) {
+        size_t best = 0, sl = strlen(seps[k]);
+        for (const char *p = strstr(s, seps[k]); p; p = strstr(p + 1, seps[k])) {
+            size_t at = (size_t)(p - s);
+            if (!best || fabs((double)at - n / 2.0) < fabs((double)*end - n / 2.0)) {
+                best = at + sl;
+                *end = k == 1 ? at + 1 : at; /* a comma stays with the first line */
+            }
+        }
+        if (best)
+            return best;
+    }
+    return 0;
+}
+
+/* Sets s at `size` shrunk by whole units (as cs_fig_title) until it fits
+ * maxw or reaches the canvas's smallest readable size (or, when two lines
+ * are allowed, oneline_min x size); then, if allowed, on two lines
+ * instead. */
+static hm_caption_t caption_fit(cairo_t *cr, const char *s, double size, int bold, double maxw,
+                                double minsz, double oneline_min, int maxlines)
+{
+    hm_caption_t c = {size, 1, 0, 0};
+    double floor1 = maxlines > 1 ? fmax(minsz, oneline_min * size) : minsz;
+    cs_fig_font(cr, c.size, bold);
+    while (c.size > floor1 && cs_fig_text_width(cr, s) > maxw) {
+        c.size -= 1;
+        cs_fig_font(cr, c.size, bold);
+    }
+    if (maxlines < 2 || cs_fig_text_width(cr, s) <= maxw || !(c.cut = caption_break(s, &c.end)))
+        return c;
+    char *one = cs_strdup(s);
+    one[c.end] = '\0';
+    c.lines = 2;
+    c.size = size;
+    for (;;) {
+        cs_fig_font(cr, c.size, bold);
+        if (c.size <= minsz || (cs_fig_text_width(cr, one) <= maxw &&
+                                cs_fig_text_width(cr, s + c.cut) <= maxw))
+            break;
+        c.size -= 1;
+    }
+    free(one);
+    return c;
+}
+
+/* Draws s as c says, the first line centred at (x, y), the second `step`
+ * lower. */
+static void caption_draw(cairo_t *cr, const char *s, const hm_caption_t *c, int bold, double x,
+                         double y, double step)
+{
+    cs_fig_font(cr, c->size, bold);
+    if (c->lines == 1) {
+        cs_fig_text(cr, x, y, s, 0.5, 0.5);
+        return;
+    }
+    char *one = cs_strdup(s);
+    one[c->end] = '\0';
+    cs_fig_text(cr, x, y, one, 0.5, 0.5);
+    cs_fig_text(cr, x, y + step, s + c->cut, 0.5, 0.5);
+    free(one);
+}
+
+/* The caption lines of this write on canvas fr: title, subtitle, range,
+ * footer (the layout's note). */
+typedef struct hm_captions {
+    hm_caption_t title, sub, range, note;
+} hm_captions_t;
+
+static void captions_fit(const cs_heatmap_t *h, const hm_frame_t *fr, hm_captions_t *out)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    /* a caption shrinks on one line to 80% of its size before it wraps,
+     * except on the default canvas, whose captions shrink as they always
+     * have (its figures stay byte-identical) */
+    double k = fr->W == CS_HEATMAP_WIDTH && fr->H == CS_HEATMAP_HEIGHT ? 0 : 0.8;
+    out->title = caption_fit(cr, h->title, 19, 1, fr->W - 40, fr->min_font, k, 2);
+    out->sub = caption_fit(cr, h->subtitle, 13, 0, fr->W - 40, fr->min_font, k, 2);
+    out->range = caption_fit(cr, h->range, 12, 0, fr->W - 40, fr->min_font, k, 1);
+    out->note = caption_fit(cr, h->note, 11, 0, fr->W - 30, fr->min_font, k, 2);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
 }
 
 /* ---- the figure -------------------------------------------------------------------------------- */
 
+/* The write in progress: the heatmap and its captions. */
+typedef struct hm_job {
+    cs_heatmap_t *h;
+    hm_captions_t cap;
+} hm_job_t;
+
 static void heatmap_draw(cairo_t *cr, void *ctx)
 {
-    cs_heatmap_t *h = ctx;
+    hm_job_t *job = ctx;
+    cs_heatmap_t *h = job->h;
+    const hm_frame_t *f = &h->fr;
+    if (h->zoom != 1)
+        cairo_scale(cr, h->zoom, h->zoom);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     switch (h->kind) {
@@ -1600,12 +1961,20 @@ static void heatmap_draw(cairo_t *cr, void *ctx)
         break;
     }
     draw_bar(cr, h);
+    double y = 26;
     cairo_set_source_rgb(cr, 0, 0, 0);
-    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, 26, h->title, 19, 1, CS_HEATMAP_WIDTH - 40);
+    caption_draw(cr, h->title, &job->cap.title, 1, f->W / 2, y, 22);
+    y = 52 + 22 * (f->title_lines - 1);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, 52, h->subtitle, 13, 0, CS_HEATMAP_WIDTH - 40);
+    caption_draw(cr, h->subtitle, &job->cap.sub, 0, f->W / 2, y, 16);
+    if (f->range_line) {
+        y += 16 * (f->sub_lines - 1) + 17;
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        caption_draw(cr, h->range, &job->cap.range, 0, f->W / 2, y, 0);
+    }
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-    cs_fig_title(cr, CS_HEATMAP_WIDTH / 2, CS_HEATMAP_HEIGHT - 16, h->note, 11, 0, CS_HEATMAP_WIDTH - 30);
+    caption_draw(cr, h->note, &job->cap.note, 0, f->W / 2, f->H - 16 - 14 * (f->note_lines - 1),
+                 14);
 }
 
 int cs_heatmap_check_path(const char *path, cs_error_t *err)
@@ -1613,24 +1982,77 @@ int cs_heatmap_check_path(const char *path, cs_error_t *err)
     return cs_fig_check_path(path, "heatmap", err);
 }
 
-int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
-                     const char *subtitle, double vmax, const char *path, cs_error_t *err)
+/* The colour range of d under style st, and its caption line. */
+static void heatmap_range(cs_heatmap_t *h, const cs_heatmap_data_t *d,
+                          const cs_heatmap_style_t *st)
 {
-    char sub[160];
-    CS_ASSERT(d->nchans == h->nchans);
-    h->d = d;
-    h->vmax = vmax > 0 ? vmax : cs_heatmap_data_max(d);
+    int fixed = st && st->hi > st->lo;
+    h->vlo = fixed ? st->lo : 0;
+    h->vmax = fixed ? st->hi : cs_heatmap_data_max(d);
+    h->klo = fixed ? (int)fmax(1, floor(st->lo)) : 1;
     h->kmax = (int)ceil(h->vmax);
-    if (h->kmax < 1)
-        h->kmax = 1;
+    if (h->kmax < h->klo)
+        h->kmax = h->klo;
+    h->range[0] = '\0';
+    if (!st || !st->range_why)
+        return;
+    char r[64];
+    int above = 0, below = 0;
+    double top = d->metric == CS_HEATMAP_K ? h->kmax : h->vmax;
+    double bottom = d->metric == CS_HEATMAP_K ? h->klo : h->vlo;
+    for (int c = 0; c < d->nchans; c++)
+        if (d->active[c]) {
+            above += d->val[c] > top * (1 + 1e-12);
+            below += d->val[c] < bottom * (1 - 1e-12);
+        }
+    cs_heatmap_range_text(d->metric, bottom, top, r, sizeof r);
+    int n = snprintf(h->range, sizeof h->range, "%s: %s", st->range_why, r);
+    if (above && n > 0 && (size_t)n < sizeof h->range)
+        n += snprintf(h->range + n, sizeof h->range - n, " \xc2\xb7 %d channel%s above it, in "
+                      "the top colour", above, above > 1 ? "s" : "");
+    if (below && n > 0 && (size_t)n < sizeof h->range)
+        snprintf(h->range + n, sizeof h->range - n, " \xc2\xb7 %d below it, in the bottom "
+                 "colour", below);
+}
+
+/* Everything a write needs before drawing: the range, the captions, the
+ * canvas (laid out again when it changed) and the dragonfly's panel. */
+static int heatmap_prepare(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
+                           const char *subtitle, const cs_heatmap_style_t *st, int png,
+                           char *sub, size_t sublen, hm_job_t *job, cs_error_t *err)
+{
+    CS_ASSERT(d->nchans == h->nchans);
+    heatmap_range(h, d, st);
     h->title = title ? title : "";
     if (!subtitle) {
         static const char *const what[] = {"link utilisation", "bytes per link",
                                            "stall time per link", "peak k per link"};
-        snprintf(sub, sizeof sub, "%s over the whole run", what[d->metric & 3]);
+        snprintf(sub, sublen, "%s over the whole run", what[d->metric & 3]);
         subtitle = sub;
     }
     h->subtitle = subtitle;
+    /* the canvas the captions need; the footer is the layout's, so a new
+     * layout may want another footer line: twice at most */
+    for (int pass = 0; pass < 3; pass++) {
+        hm_frame_t fr;
+        frame_set(&fr, st ? &st->size : NULL, 1, 1, 0, 1);
+        captions_fit(h, &fr, &job->cap);
+        frame_set(&fr, st ? &st->size : NULL, job->cap.title.lines, job->cap.sub.lines,
+                  h->range[0] != '\0', job->cap.note.lines);
+        if (frame_same(&fr, &h->fr))
+            break;
+        if (pass == 2)
+            break; /* the footer keeps changing its mind: draw as it is */
+        int rc = heatmap_relayout(h, &fr, err);
+        if (rc)
+            return rc;
+        heatmap_range(h, d, st);
+        h->title = title ? title : "";
+        h->subtitle = subtitle;
+    }
+    h->d = d;
+    h->zoom = png ? h->fr.zoom_png : h->fr.zoom_vec;
+    job->h = h;
     if (h->kind == L_DRAGONFLY) {
         /* the panel shows the group with the busiest intra-group channel */
         int best = -1;
@@ -1643,13 +2065,72 @@ int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *ti
         }
         dragonfly_panel(h, best >= 0 ? group_of(h, cs_topo_channel_src(h->t, best)) : 0);
     }
-    int rc = cs_fig_write(path, "heatmap", CS_HEATMAP_WIDTH, CS_HEATMAP_HEIGHT, heatmap_draw, h,
-                          title, err);
+    return CS_OK;
+}
+
+int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
+                     const char *subtitle, const cs_heatmap_style_t *style, const char *path,
+                     cs_error_t *err)
+{
+    char sub[160];
+    hm_job_t job;
+    double w, hh;
+    int rc = cs_heatmap_check_path(path, err);
+    if (rc == CS_OK)
+        rc = heatmap_prepare(h, d, title, subtitle, style, path_is_png(path), sub, sizeof sub,
+                             &job, err);
+    if (rc)
+        return rc;
+    cs_heatmap_file_size(style ? &style->size : NULL, path, &w, &hh);
+    rc = cs_fig_write(path, "heatmap", w, hh, heatmap_draw, &job, title, err);
     h->d = NULL;
     return rc;
 }
 
-int cs_heatmap_chan_point(const cs_heatmap_t *h, int chan, double *x, double *y)
+int cs_heatmap_render_rgb(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
+                          const char *subtitle, const cs_heatmap_style_t *style,
+                          unsigned char **rgb, int *w, int *hgt, cs_error_t *err)
+{
+    char sub[160];
+    hm_job_t job;
+    double fw, fh;
+    *rgb = NULL;
+    int rc = heatmap_prepare(h, d, title, subtitle, style, 1, sub, sizeof sub, &job, err);
+    if (rc)
+        return rc;
+    cs_heatmap_file_size(style ? &style->size : NULL, "x.png", &fw, &fh);
+    *w = (int)fw;
+    *hgt = (int)fh;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, *w, *hgt);
+    cairo_t *cr = cairo_create(s);
+    heatmap_draw(cr, &job);
+    cairo_status_t st = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    h->d = NULL;
+    if (st != CAIRO_STATUS_SUCCESS || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(s);
+        return cs_error_set(err, CS_ERR_IO, "cannot draw the heatmap: cairo: %s",
+                            cairo_status_to_string(st));
+    }
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    unsigned char *out = cs_malloc((size_t)*w * (size_t)*hgt * 3);
+    for (int y = 0; y < *hgt; y++)
+        for (int x = 0; x < *w; x++) {
+            uint32_t v = *(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x);
+            unsigned char *o = out + 3 * ((size_t)y * *w + x);
+            o[0] = (unsigned char)(v >> 16);
+            o[1] = (unsigned char)(v >> 8);
+            o[2] = (unsigned char)v;
+        }
+    cairo_surface_destroy(s);
+    *rgb = out;
+    return CS_OK;
+}
+
+/* cs_heatmap_chan_point in figure units (before the file's zoom). */
+static int chan_point_canvas(const cs_heatmap_t *h, int chan, double *x, double *y)
 {
     if (chan < 0 || chan >= h->nchans)
         return 0;
@@ -1681,5 +2162,14 @@ int cs_heatmap_chan_point(const cs_heatmap_t *h, int chan, double *x, double *y)
         *x = fx(h, s->v[0] + 0.4 * (s->v[2] - s->v[0]));
         *y = fy(h, s->v[1] + 0.4 * (s->v[3] - s->v[1]));
     }
+    return 1;
+}
+
+int cs_heatmap_chan_point(const cs_heatmap_t *h, int chan, double *x, double *y)
+{
+    if (!chan_point_canvas(h, chan, x, y))
+        return 0;
+    *x *= h->fr.zoom_png;
+    *y *= h->fr.zoom_png;
     return 1;
 }

@@ -32,12 +32,20 @@
  * channels that carried nothing in the window are light grey, drawn
  * beneath the others, and hotter lanes are drawn over cooler ones.  The
  * legend is a colour bar with the metric's unit.  Figures are 1000 x 800
- * (pixels in PNG, points in SVG and PDF, whose text stays vector).
+ * (pixels in PNG, points in SVG and PDF, whose text stays vector) unless a
+ * style gives a size (a paper's column, its page, W x H): the canvas then
+ * has the figure's proportions and its text a printed size of at least
+ * 6.5 pt, wrapping onto a second line rather than shrinking further.
+ *
+ * The colour range runs from 0 (k: 1) to the data's largest value, or
+ * over the range a style fixes (--scale, or one range shared by several
+ * figures); values outside it take the end colours, and a caption line
+ * says which range and why.
  *
  *     cs_heatmap_t *h;
  *     cs_heatmap_new(machine, &h, &err);
  *     cs_heatmap_data_from_net(res.net, nchans, CS_HEATMAP_UTIL, 0, res.finish, 1, &d, &err);
- *     cs_heatmap_write(h, &d, "allreduce/ring, 1 MiB", NULL, 0, "fig.png", &err);
+ *     cs_heatmap_write(h, &d, "allreduce/ring, 1 MiB", NULL, NULL, "fig.png", &err);
  */
 #ifndef CS_HEATMAP_H
 #define CS_HEATMAP_H
@@ -89,6 +97,46 @@ double cs_heatmap_data_max(const cs_heatmap_data_t *d);
 
 typedef struct cs_heatmap cs_heatmap_t; /* opaque */
 
+/* ---- colour range and size (--scale, --size) ---- */
+
+/* Parses --scale "LO:HI" in the metric's units as the figures show them:
+ * util and stall in % ("0:50", "0%:50%"), bytes with a unit ("0:4MiB"),
+ * k as counts ("1:4"); LO may be left out (0, k: 1).  *lo and *hi are in
+ * the data's units (fractions for util and stall).  Errors (CS_ERR_USAGE)
+ * name --scale and what would be valid; HI must exceed LO. */
+int cs_heatmap_parse_scale(const char *text, cs_heatmap_metric_t m, double *lo, double *hi,
+                           cs_error_t *err);
+/* "0–94%", "0–1 MiB", "1–4": a range as a caption says it. */
+void cs_heatmap_range_text(cs_heatmap_metric_t m, double lo, double hi, char *buf, size_t len);
+
+/* A figure's size.  physical 0: w x h figure units (PNG pixels, SVG/PDF
+ * points), as the default 1000 x 800; physical 1: w x h points of paper
+ * (72 a inch), written as points in SVG/PDF and at CS_HEATMAP_DPI in PNG. */
+typedef struct cs_heatmap_size {
+    double w, h;
+    int physical;
+} cs_heatmap_size_t;
+#define CS_HEATMAP_DPI 300.0
+/* "column" (3.5 x 2.8 in, an IEEE/ACM column), "page" (7 x 5.6 in, both
+ * columns), or "WxH" with an optional unit on either side (in, cm, mm, pt:
+ * physical; px or none: figure units), e.g. "3.5x3in", "1600x1200".
+ * Limits: 100..8000 figure units, 1..26 in, sides within a factor 4.
+ * Errors (CS_ERR_USAGE) name --size. */
+int cs_heatmap_parse_size(const char *text, cs_heatmap_size_t *out, cs_error_t *err);
+/* The size of the file written to path with size s (NULL: the default):
+ * PNG pixels, or SVG/PDF points. */
+void cs_heatmap_file_size(const cs_heatmap_size_t *s, const char *path, double *w, double *h);
+
+/* How a figure is drawn beyond its data; zeroed = the defaults. */
+typedef struct cs_heatmap_style {
+    double lo, hi;          /* the colour range (data units); hi <= lo: 0 (k: 1) to the
+                             * data's largest value */
+    const char *range_why;  /* the caption line for a fixed range: "colour range fixed by
+                             * --scale" (the figure adds ": 0-50%" and how many channels
+                             * lie above); NULL: no line */
+    cs_heatmap_size_t size; /* w 0: 1000 x 800 figure units */
+} cs_heatmap_style_t;
+
 /* CS_OK when path ends in .png, .svg or .pdf, else a usage error that says
  * so (checked before a run, so that a typo costs nothing). */
 int cs_heatmap_check_path(const char *path, cs_error_t *err);
@@ -103,15 +151,23 @@ const char *cs_heatmap_layout_name(const cs_heatmap_t *h);
 
 /* Draws d and writes it to `path` (.png, .svg or .pdf).  title: the first
  * line (machine, collective, algorithm, size: the caller knows them);
- * subtitle: the second (NULL: the metric and "whole run"); vmax: the top of
- * the scale (<= 0: the data's largest value; frames pass one value for
- * all).  Errors as cs_fig_write: bad extension (CS_ERR_USAGE), cairo or
- * file (CS_ERR_IO). */
+ * subtitle: the second (NULL: the metric and "whole run"); style (NULL:
+ * defaults): the colour range (frames pass one range for all) and the
+ * size.  A style whose size or caption lines differ from the last write's
+ * lays the machine out again for the new canvas.  Errors as cs_fig_write:
+ * bad extension (CS_ERR_USAGE), cairo or file (CS_ERR_IO). */
 int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
-                     const char *subtitle, double vmax, const char *path, cs_error_t *err);
+                     const char *subtitle, const cs_heatmap_style_t *style, const char *path,
+                     cs_error_t *err);
+/* The same figure as an RGB image in memory (for animations): *rgb gets
+ * w x h pixels of 3 bytes, row by row (the caller frees it); w, h as a PNG
+ * of that style would have.  Errors: cairo (CS_ERR_IO). */
+int cs_heatmap_render_rgb(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *title,
+                          const char *subtitle, const cs_heatmap_style_t *style,
+                          unsigned char **rgb, int *w, int *hgt, cs_error_t *err);
 
-/* Where channel c was drawn by the last cs_heatmap_write (figure units,
- * i.e. PNG pixels): the middle of its lane's body, its tile, or its cell of
+/* Where channel c was drawn by the last cs_heatmap_write (PNG pixels of
+ * that write's size): the middle of its lane's body, its tile, or its cell of
  * the group matrix (an intra-group link outside the panel: the diagonal
  * cell of its group).  Returns 0 only for a channel out of range. */
 int cs_heatmap_chan_point(const cs_heatmap_t *h, int chan, double *x, double *y);

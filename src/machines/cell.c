@@ -223,4 +223,7 @@ const cs_machine_type_t cs_machine_cell = {
     .report = report,
     .node_label = node_label,
     .layout = layout,
+    .rank_noun = {"SPE", "SPEs"},
+    .other_noun = {"other ramp", "other ramps"},
+    .group_noun = {"chip", "chips"},
 };

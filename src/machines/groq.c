@@ -884,4 +884,6 @@ const cs_machine_type_t cs_machine_groq = {
     .report = report,
     .layout = layout,
     .predict = predict,
+    .rank_noun = {"TSP", "TSPs"},
+    .group_noun = {"node", "nodes"},
 };

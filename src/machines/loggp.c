@@ -729,4 +729,6 @@ const cs_machine_type_t cs_machine_loggp = {
     .report = loggp_report,
     .layout = NULL, /* a crossbar: the graph layout draws it as a star */
     .predict = predict,
+    .rank_noun = {"host", "hosts"},
+    .other_noun = {"switch", "switches"},
 };

@@ -197,6 +197,11 @@ typedef struct cs_machine_type {
      * formula for the request; NULL: the machine has no model at all */
     int (*predict)(const cs_machine_t *m, const cs_model_request_t *req, cs_model_t *out,
                    cs_error_t *err);
+    /* what its nodes are called in figure titles and table rows, singular
+     * and plural: nodes that run ranks ("TSP", "TSPs"), network-only nodes
+     * ("switch", "switches"), node groups ("node", "nodes": a Groq node of 8
+     * TSPs).  NULL: "node"/"nodes", "network node(s)", groups not said */
+    const char *rank_noun[2], *other_noun[2], *group_noun[2];
 } cs_machine_type_t;
 
 /* All registered machine types, in listing order. */

@@ -675,4 +675,6 @@ const cs_machine_type_t cs_machine_net = {
     .fields = fields,
     .node_label = node_label,
     .layout = layout,
+    .rank_noun = {"host", "hosts"},
+    .other_noun = {"switch", "switches"},
 };
