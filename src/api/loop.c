@@ -329,7 +329,8 @@ int cs_loop_new(cs_loop_parts_t *parts, cs_loop_t **out, cs_error_t *err)
     if (ops > parts->max_ops) {
         loop_parts_free(parts);
         return cs_error_set(err, CS_ERR_RANGE,
-                            "--iterations: %lld iterations of %lld ops%s make %lld ops, above "
+                            "--iterations: %lld iterations of %lld ops (a join per rank "
+                            "included)%s make %lld ops, above "
                             "the limit of %lld (docs/limits.md); fewer iterations, or --force",
                             (long long)total, (long long)per[0],
                             parts->between ? " (and the barriers between)" : "",
