@@ -92,6 +92,36 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
     fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
 }
 
+/* ticks with the machine's seconds: "1234 ticks = 1.234 us" */
+static void report_ticks(FILE *f, const cs_machine_t *m, double ticks)
+{
+    char buf[64];
+    cs_units_format_seconds(ticks * m->tick_seconds, buf, sizeof buf);
+    if (ticks == (double)(int64_t)ticks)
+        fprintf(f, "%lld ticks = %s", (long long)ticks, buf);
+    else
+        fprintf(f, "%.2f ticks = %s", ticks, buf);
+}
+
+void cs_report_loop(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c)
+{
+    const cs_result_loop_t *lp = c ? c->loop : NULL;
+    if (!lp)
+        return;
+    fprintf(f, "loop      %lld timed + %lld warm-up iterations back to back (%s), between: %s\n",
+            (long long)lp->iterations, (long long)lp->warmup, lp->style, lp->between);
+    fprintf(f, "average   ");
+    report_ticks(f, m, lp->avg_ticks);
+    fprintf(f, " (the timed loop's ");
+    report_ticks(f, m, (double)lp->timed_ticks);
+    fprintf(f, " / %lld, as nccl-tests)\n", (long long)lp->iterations);
+    fprintf(f, "iteration mean ");
+    report_ticks(f, m, lp->iteration_avg_ticks);
+    fprintf(f, ", min %lld, max %lld ticks (first op's start to last op's end); the first "
+            "iteration %lld ticks\n", (long long)lp->iteration_min_ticks,
+            (long long)lp->iteration_max_ticks, (long long)lp->first_ticks);
+}
+
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated)
 {
@@ -122,7 +152,7 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
     cs_model_t model;
     cs_error_t e;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
-                             .predict = predict};
+                             .predict = predict, .loop = c ? c->loop : NULL};
     if (predict && !c)
         info.model_none = "not a collective (--predict models --coll runs)";
     else if (predict && cs_request_model(m, c, &model, &e))
