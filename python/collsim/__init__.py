@@ -10,7 +10,8 @@ request.  docs/python.md is the guide.
     r = collsim.run(machine="cerebras:rows=8,cols=8", coll="reduce",
                     algo="tree", bytes=4096, validate=True)
     r.seconds, r.cycles, r.validated, r.per_rank, r.channels["utilisation"]
-    r.heatmap("reduce.png")
+    r.heatmap("reduce.png")          # a file; in Jupyter, `r` alone shows it
+    r.heatmap(ax=plt.gca())          # into a matplotlib axis
     rows = collsim.sweep("loggp:p=16", "allreduce", ["ring", "rdb"], "8..1MiB:x4")
     pandas.DataFrame(rows)
 
@@ -22,7 +23,9 @@ import ctypes
 import json as _json
 import math as _math
 import numbers as _numbers
+import operator as _operator
 import os as _os
+import tempfile as _tempfile
 import threading as _threading
 
 from . import _interrupt, _lib
@@ -103,6 +106,48 @@ def _no_bool(name, v, hint=None):
             name, v, name, hint or "True / False only set the flags " + ", ".join(_FLAGS)))
 
 
+# Keys whose value is one number: an int (numpy's too) or a text the
+# library reads ("4KiB"); a float or a sequence is refused here, where
+# str() would hand the library "1024.0" or "[8 64]".
+_NUMBERS = ("bytes", "ranks", "root")
+
+
+def _as_int(name, v):
+    """v as a Python int when it is an integer of any kind (int, numpy.int64,
+    a 0-d integer array: whatever operator.index takes); TypeError naming
+    name otherwise (a float, even 1024.0, is not rounded silently)."""
+    _no_bool(name, v, "sizes and rank counts are integers or texts such as '4KiB'")
+    if _np is not None and isinstance(v, _np.bool_):
+        raise TypeError("%s=%r: a bool is not a size or a rank count" % (name, v))
+    try:
+        return _operator.index(v)
+    except TypeError:
+        pass
+    hint = ""
+    if isinstance(v, _numbers.Real):
+        hint = " (round it first: int(x), or for a numpy array numpy.rint(a).astype(int))"
+    raise TypeError("%s=%r: not an integer; sizes and rank counts are integers or texts such "
+                    "as '4KiB'%s" % (name, v, hint))
+
+
+def _one_number(name, v):
+    """The value of a one-number key (bytes, ranks, root): an integer or a
+    text; a sequence is refused naming collsim.sweep, which takes many."""
+    if isinstance(v, (str, bytes)):
+        return v
+    if not isinstance(v, _numbers.Integral) and hasattr(v, "__iter__") and \
+            getattr(v, "ndim", 1) != 0:
+        raise TypeError("%s=%s: one value per run; collsim.sweep() takes a sequence of them"
+                        % (name, _short(v)))
+    return _as_int(name, v)
+
+
+def _short(v):
+    """repr(v) cut to 60 characters (a long array in a message)."""
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def _c_text(name, v):
     """v (a value of argument name) as the bytes of a C string.  A NUL
     would end the string there, and the library would silently see a
@@ -171,6 +216,8 @@ class Request:
                 continue
             if key not in _FLAGS:
                 _no_bool(key, value)
+            if key in _NUMBERS:
+                value = _one_number(key, value)
             name = _c_text("key", key.replace("_", "-"))
             for v in _values(key, value):
                 if _C.collsim_request_set(self._h, name, _c_text(key, v), ctypes.byref(err)):
@@ -467,16 +514,53 @@ class Result:
                                         _path("path", path), ctypes.byref(err)):
             _raise(err)
 
-    def heatmap(self, path, metric="util"):
+    def heatmap(self, path=None, metric="util", ax=None):
         """Draws the heatmap of `collsim run --heatmap PATH --metric METRIC`
-        (.png, .svg or .pdf; util, bytes, stall or k) of the whole run, or
-        of the window the request's record="window:T0:T1" kept."""
+        (util, bytes, stall or k) of the whole run, or of the window the
+        request's record="window:T0:T1" kept:
+          path (.png, .svg or .pdf): writes that file, returns path;
+          ax (a matplotlib Axes): draws the same picture into it (imshow of
+            the library's PNG, axis lines off), returns the AxesImage.
+        One of the two.  In Jupyter the Result shows its heatmap by itself
+        (_repr_png_); heatmap_bytes() gives the file's bytes."""
+        if (path is None) == (ax is None):
+            raise TypeError("heatmap: give path= (a .png, .svg or .pdf to write) or ax= (a "
+                            "matplotlib Axes to draw into), one of them")
+        if ax is not None:
+            import io
+            import matplotlib.image as mpimg  # only for ax=
+            img = mpimg.imread(io.BytesIO(self.heatmap_bytes(metric, "png")), format="png")
+            im = ax.imshow(img, interpolation="none")
+            ax.set_axis_off()
+            return im
         err = _lib.CError()
         if _C.collsim_result_heatmap(self._h, _path("path", path),
                                      _c_text("metric", metric) if metric else None,
                                      ctypes.byref(err)):
             _raise(err)
         return path
+
+    def heatmap_bytes(self, metric="util", format="png"):
+        """The heatmap as the bytes of a .png, .svg or .pdf file (format),
+        drawn by the library's writer into a private temporary folder, read
+        back and removed."""
+        if format not in ("png", "svg", "pdf"):
+            raise Error(1, "heatmap_bytes: format %r: png, svg or pdf" % (format,))
+        with _tempfile.TemporaryDirectory(prefix="collsim-heatmap-") as d:
+            p = _os.path.join(d, "heatmap." + format)
+            self.heatmap(p, metric)
+            with open(p, "rb") as f:
+                return f.read()
+
+    def _repr_png_(self):
+        """Jupyter's inline picture of the result: its utilisation heatmap
+        (PNG only: one image a cell, bounded in size on any machine, where
+        an SVG grows with the links drawn).  None (no picture, the text
+        repr alone) when the run has none to draw."""
+        try:
+            return self.heatmap_bytes("util", "png")
+        except Error:
+            return None
 
     def timeline(self, path):
         """Writes the Chrome trace of `--timeline PATH` (Perfetto); the

@@ -9,7 +9,7 @@ significant digits).
 
 import time
 
-from . import Error, Machine, Request, algorithms, parse_sizes, _no_bool, _str
+from . import Error, Machine, Request, algorithms, parse_sizes, _as_int, _no_bool, _short, _str
 
 # The sweep's ticks are the runs': nothing here computes a time itself.
 
@@ -27,17 +27,29 @@ def _names(algos, coll):
 
 
 def _sizes(name, v):
-    """Sizes as the sweep takes them (argument name: bytes or ranks): an
-    int, a list, or a text that collsim_parse_sizes reads ("8..1MiB:x2").
-    A bool is refused: int(True) would be a size of 1."""
-    if isinstance(v, (list, tuple, range)):
-        for x in v:
-            _no_bool(name, x, "sizes and rank counts are ints or texts")
-        return [int(x) if not isinstance(x, str) else x for x in v]
+    """Sizes as the sweep takes them (argument name: bytes or ranks): one
+    integer, a text that collsim_parse_sizes reads ("8..1MiB:x2"), or any
+    sequence of integers and size texts: a list, a tuple, a range, a numpy
+    array (numpy's integer types are integers), a generator.  TypeError for
+    a bool (int(True) would be a size of 1) and for a non-integer (a float,
+    even 1024.0: numpy.logspace gives floats, round them), naming the
+    element; Error for an empty sequence (nothing would run)."""
     _no_bool(name, v, "sizes and rank counts are ints or texts")
     if isinstance(v, str):
         return parse_sizes(v)
-    return [int(v)]
+    if isinstance(v, bytes) or not hasattr(v, "__iter__") or getattr(v, "ndim", 1) == 0:
+        return [_as_int(name, v)]
+    if getattr(v, "ndim", 1) != 1:
+        raise TypeError("%s=%s: a one-dimensional sequence of sizes (this array has shape %s)"
+                        % (name, _short(v), getattr(v, "shape", "?")))
+    out = []
+    for i, x in enumerate(v):
+        # a text element is read as --bytes reads it ("4KiB": 4096); the
+        # rows carry ints, whatever the caller wrote
+        out += parse_sizes(x) if isinstance(x, str) else [_as_int("%s[%d]" % (name, i), x)]
+    if not out:
+        raise Error(1, "%s: an empty sequence: no size to run" % name)
+    return out
 
 
 def _scope(opt):

@@ -367,6 +367,42 @@ out:
     return rc;
 }
 
+/* A queued job's place (mutex held): "position" (1: the next to start
+ * when a worker is free), the jobs queued before it and the jobs on the
+ * workers, each by kind, size and progress.  Other jobs' ids are left out:
+ * they are not secrets (docs/security.md), but a client waiting for its
+ * own job needs what is ahead of it, not handles to it.  Bounded: at most
+ * --max-queue jobs ahead and --jobs workers. */
+static void serve_queue_json(const cs_serve_t *s, const cs_serve_job_t *j, FILE *out)
+{
+    double now = cs_serve_now();
+    int pos = 1;
+    for (const cs_serve_job_t *q = s->qhead; q && q != j; q = q->qnext)
+        pos++;
+    fprintf(out, ", \"queue\": {\"position\": %d, \"workers\": %d, \"ahead\": [", pos,
+            s->nthreads);
+    for (const cs_serve_job_t *q = s->qhead; q && q != j; q = q->qnext) {
+        fprintf(out, "%s{\"kind\": ", q == s->qhead ? "" : ", ");
+        cs_json_write_string(out, cs_serve_kind_name(q->body.kind));
+        fprintf(out, ", \"runs\": %d}", q->body.npoints);
+    }
+    fputs("], \"running\": [", out);
+    int n = 0;
+    for (int i = 0; i < s->nthreads; i++) {
+        const cs_serve_job_t *r = s->slots[i].job;
+        if (!r)
+            continue;
+        /* a cancelled job still holds its worker until its run stops */
+        fprintf(out, "%s{\"kind\": ", n++ ? ", " : "");
+        cs_json_write_string(out, cs_serve_kind_name(r->body.kind));
+        fputs(", \"state\": ", out);
+        cs_json_write_string(out, cs_serve_state_name(r->state));
+        fprintf(out, ", \"runs\": %d, \"progress\": %.4f, \"elapsed\": %.3f}",
+                r->body.npoints, r->progress, r->t_start > 0 ? now - r->t_start : 0.0);
+    }
+    fputs("]}", out);
+}
+
 int cs_serve_job_json(cs_serve_t *s, const char *id, FILE *out, cs_serve_fail_t *f)
 {
     pthread_mutex_lock(&s->mu);
@@ -389,6 +425,8 @@ int cs_serve_job_json(cs_serve_t *s, const char *id, FILE *out, cs_serve_fail_t 
         fputs(", \"error\": ", out);
         cs_serve_fail_object(out, &j->fail);
     }
+    if (j->state == CS_SERVE_QUEUED)
+        serve_queue_json(s, j, out);
     fprintf(out, ", \"elapsed\": %.3f}\n", elapsed);
     pthread_mutex_unlock(&s->mu);
     return CS_OK;

@@ -13,6 +13,9 @@
 //   - the window slider re-requests the heatmap with window=T0:T1;
 //   - the page's URL, opened in a fresh tab, reproduces the request (same form,
 //     same table);
+//   - the heatmap's format "auto" asks for SVG on these small machines;
+//   - a job queued behind another shows its place in the queue and what it
+//     waits behind (the job's "queue", docs/api.md);
 //   - a running job shows its progress, and Cancel stops it;
 //   - a bad size is refused with the server's message next to the bytes field;
 //   - a job failing on its root shows the message next to the root field;
@@ -235,8 +238,13 @@ async function main() {
     const rows = await tableOf(page);
     compareTable(rows, ref, "table");
 
-    // The heatmap of the first run, then of the second in a time window.
+    // The heatmap of the first run, then of the second in a time window:
+    // "auto" draws small machines as SVG, then PNG is chosen by hand.
     let hm = await heatmapShown(page);
+    check(!hm.err && hm.src.includes("/heatmap.svg?"), "auto format: an SVG heatmap for a small machine",
+      `${hm.src} ${hm.err}`);
+    await page.select("#heatmap-format", "png");
+    hm = await heatmapShown(page, "/heatmap.png?");
     check(!hm.err, "heatmap loads", hm.err);
     if (!hm.err) {
       const png = await pngSize(new URL(hm.src, args.url).href);
@@ -286,11 +294,30 @@ async function main() {
     await page.bringToFront(); // a background tab gets no animation frames: waitForFunction would stall
     step("shared URL reproduced the comparison");
 
+    // The queue: a long job of another client holds the one worker, the
+    // page's job waits and says so; then it runs once that job is cancelled.
+    const other = await (await fetch(args.url + "/api/run", { method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ machine: "alphabeta:topo=torus,rows=16,cols=16", coll: COLL, bytes: "255MiB" }) })).json();
+    for (let i = 0; i < 500; i++) {
+      const j = await (await fetch(`${args.url}/api/jobs/${other.id}`)).json();
+      if (j.state !== "queued") break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     // Progress and cancel: a run of some seconds, cancelled while it runs.
     await page.select("#kind", "run");
     await page.$eval("#machines", (t) => { t.value = "alphabeta:topo=torus,rows=16,cols=16"; });
     await page.$eval("#bytes", (e) => { e.value = "256MiB"; });
     await page.click("#submit");
+    try {
+      await page.waitForFunction(() => document.getElementById("status").dataset.queue === "1", { timeout: TIMEOUT });
+      const qt = await page.$eval("#status", (e) => e.textContent);
+      check(/^queued: 1st in line, behind a running run \(\d+%, [\d.]+ s\) \(1 worker\)$/.test(qt),
+        "a queued job shows its place and what it waits behind", qt);
+    } catch (e) {
+      check(false, "a queued job shows its place", await page.$eval("#status", (e) => e.textContent));
+    }
+    await fetch(`${args.url}/api/jobs/${other.id}`, { method: "DELETE" });
     await page.waitForFunction(() => document.getElementById("status").dataset.state === "running" &&
       !document.getElementById("progress").classList.contains("hidden") &&
       !document.getElementById("cancel").disabled, { timeout: TIMEOUT });

@@ -392,7 +392,9 @@ class Errors(unittest.TestCase):
         for call, name in ((lambda: collsim.run(machine=True, coll="barrier"), "machine"),
                            (lambda: m.node_name(True), "node"),
                            (lambda: collsim.parse_sizes(True), "sizes"),
-                           (lambda: collsim.sweep(m, "allreduce", "ring", [64, True]), "bytes"),
+                           # the element of a sequence is named
+                           (lambda: collsim.sweep(m, "allreduce", "ring", [64, True]),
+                            "bytes[1]"),
                            (lambda: collsim.sweep(m, "allreduce", "ring", 64, ranks=True),
                             "ranks"),
                            (lambda: collsim.compare([m], "allreduce", bytes=True), "bytes")):
@@ -642,6 +644,144 @@ class Example(unittest.TestCase):
             self.assertIn("cerebras", text)
             self.assertEqual(len([ln for ln in text.splitlines()
                                   if ln.split() and ln.split()[0].isdigit()]), 7)
+
+
+def need(module):
+    """The module, or the test skipped naming the Debian package."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise unittest.SkipTest("%s is not installed (Debian python3-%s)"
+                                % (module, module.split(".")[0]))
+
+
+class Notebook(unittest.TestCase):
+    """What a notebook does (issue 32): numpy sizes, the Result shown inline
+    (_repr_png_), its heatmap drawn into a matplotlib axis.  The oracle is
+    the command line (its sweep CSV, its --heatmap PNG)."""
+
+    def setUp(self):
+        self.np = need("numpy")
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_numpy_sizes_are_the_clis(self):
+        np = self.np
+        want = list(csv.DictReader(io.StringIO(cli(
+            "sweep", "--machine", "loggp:p=8", "--coll", "allreduce", "--algos", "ring,rdb",
+            "--bytes", "8,64,4096", "--ranks", "4,8", "--csv", "-").stdout.decode())))
+        for sizes in (np.array([8, 64, 4096]), np.array([8, 64, 4096], dtype=np.int32),
+                      [np.int64(8), np.uint16(64), 4096], (8, "64", "4KiB"),
+                      (2 ** k for k in (3, 6, 12))):
+            with self.subTest(sizes=repr(sizes)):
+                rows = collsim.sweep("loggp:p=8", "allreduce", ["ring", "rdb"], sizes,
+                                     ranks=np.arange(4, 9, 4))
+                self.assertEqual([(r["algo"], r["ranks"], r["bytes"], r["ticks"]) for r in rows],
+                                 [(w["algo"], int(w["ranks"]), int(w["bytes"]), int(w["ticks"]))
+                                  for w in want])
+                self.assertEqual({type(r["bytes"]) for r in rows}, {int})
+        # a range is a sequence of sizes too: 8, 16, 24
+        rows = collsim.sweep("loggp:p=8", "allreduce", "ring", range(8, 25, 8))
+        self.assertEqual([r["bytes"] for r in rows], [8, 16, 24])
+
+    def test_numpy_scalars_in_run(self):
+        np = self.np
+        a = collsim.run(machine="loggp:p=8", coll="broadcast", bytes=np.int64(4096),
+                        ranks=np.int32(6), root=np.uint8(2))
+        want = json.loads(cli("run", "--machine", "loggp:p=8", "--coll", "broadcast", "--bytes",
+                              "4096", "--ranks", "6", "--root", "2", "--json", "-",
+                              "--no-timing").stdout)
+        self.assertEqual((a.ticks, a.ranks), (want["finish_ticks"], 6))
+
+    def test_non_integers_are_type_errors(self):
+        np = self.np
+        bad = [(np.array([8.0, 64.0]), "bytes[0]=8.0: not an integer"),
+               ([8, 1.5], "bytes[1]=1.5: not an integer"),
+               (np.logspace(3, 4, 2), "bytes[0]=1000.0: not an integer"),
+               (np.array([[8, 64]]), "one-dimensional"),
+               (2.0, "bytes=2.0: not an integer"),
+               ([8, True], "bytes[1]=True"),
+               (np.array([True]), "bool"),
+               ([8, None], "bytes[1]=None: not an integer")]
+        for sizes, text in bad:
+            with self.subTest(sizes=repr(sizes)):
+                with self.assertRaises(TypeError) as cm:
+                    collsim.sweep("loggp:p=8", "allreduce", "ring", sizes)
+                self.assertIn(text, str(cm.exception))
+        for value, text in ((np.array([8, 64]), "collsim.sweep() takes a sequence"),
+                            (1.5, "bytes=1.5: not an integer"),
+                            (np.float64(8), "bytes=8.0: not an integer")):
+            with self.subTest(run=repr(value)):
+                with self.assertRaises(TypeError) as cm:
+                    collsim.run(machine="loggp:p=8", coll="allreduce", bytes=value)
+                self.assertIn(text, str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            collsim.run(machine="loggp:p=8", coll="allreduce", bytes=64, ranks=4.0)
+        self.assertIn("ranks=4.0", str(cm.exception))
+        with self.assertRaises(collsim.Error) as cm:
+            collsim.sweep("loggp:p=8", "allreduce", "ring", np.array([], dtype=int))
+        self.assertIn("empty", cm.exception.message)
+
+    def cli_png(self, spec, coll, size):
+        path = os.path.join(self.dir.name, "cli.png")
+        cli("run", "--machine", spec, "--coll", coll, "--bytes", size, "--heatmap", path,
+            "--json", os.devnull)
+        with open(path, "rb") as f:
+            return f.read()
+
+    def test_repr_png_is_the_clis_heatmap(self):
+        spec = "alphabeta:topo=torus,rows=4,cols=4"
+        r = collsim.run(machine=spec, coll="allreduce", bytes="64KiB")
+        png = r._repr_png_()
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        # the IHDR chunk: 1000 x 800 pixels (docs/figures.md: heatmaps are 1000 x 800)
+        self.assertEqual(png[12:16], b"IHDR")
+        self.assertEqual((int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")),
+                         (1000, 800))
+        self.assertEqual(png, self.cli_png(spec, "allreduce", "64KiB"))
+        self.assertEqual(r.heatmap_bytes("util", "svg")[:5], b"<?xml")
+        self.assertEqual(os.listdir(self.dir.name), ["cli.png"])  # nothing else left
+        with self.assertRaises(collsim.Error):
+            r.heatmap_bytes(format="jpg")
+
+    def test_repr_png_none_without_channels(self):
+        # a result without channel records has no picture: None, IPython's
+        # "no such representation", not an exception in the notebook
+        r = collsim.run(machine="loggp:p=4", coll="allreduce", bytes=64)
+        try:
+            r.heatmap(os.path.join(self.dir.name, "x.png"))
+        except collsim.Error:
+            self.assertIsNone(r._repr_png_())
+        else:
+            self.assertEqual(r._repr_png_()[:8], b"\x89PNG\r\n\x1a\n")
+
+    def test_heatmap_into_a_matplotlib_axis(self):
+        matplotlib = need("matplotlib")
+        matplotlib.use("Agg")
+        import matplotlib.image as mpimg
+        import matplotlib.pyplot as plt
+        spec = "cerebras:rows=4,cols=4"
+        r = collsim.run(machine=spec, coll="allreduce", bytes="256")
+        fig, (left, right) = plt.subplots(1, 2)
+        try:
+            im = r.heatmap(ax=right, metric="util")
+            self.assertEqual(left.get_images(), [])
+            self.assertEqual(right.get_images(), [im])
+            self.assertFalse(right.axison)
+            # the axis holds the command line's picture, pixel for pixel
+            want = mpimg.imread(io.BytesIO(self.cli_png(spec, "allreduce", "256")), format="png")
+            got = im.get_array()
+            self.assertEqual(got.shape, want.shape)
+            self.assertTrue(self.np.array_equal(self.np.asarray(got), want))
+            fig.canvas.draw()  # Agg renders it without error
+        finally:
+            plt.close(fig)
+        with self.assertRaises(TypeError):
+            r.heatmap()
+        with self.assertRaises(TypeError):
+            r.heatmap(os.path.join(self.dir.name, "h.png"), ax=left)
 
 
 class WithoutNumpy(unittest.TestCase):

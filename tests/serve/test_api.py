@@ -528,6 +528,55 @@ class TestServe(unittest.TestCase):
         self.assertEqual(os.listdir(self.s.tmp.name), [])
 
 
+class TestQueue(unittest.TestCase):
+    """A queued job says where it is in the queue and what it waits behind
+    (docs/api.md, "queue"): one worker busy with a long run, then a sweep
+    and a run queued behind it."""
+
+    def test_queue_place(self):
+        s = Server("--jobs", "1", "--max-queue", "4")
+        try:
+            long1 = s.submit("run", LONG)
+            end = time.time() + 30  # running, past building (elapsed > 0)
+            while s.json("GET", "/api/jobs/" + long1)[1]["progress"] == 0:
+                self.assertLess(time.time(), end, "the long job never made progress")
+                time.sleep(0.02)
+            sweep = s.submit("sweep", {"machine": "loggp:p=8", "coll": "allreduce",
+                                       "algos": "ring,rdb", "bytes": "8,64,512"})
+            run = s.submit("run", SMALL)
+            status, q1 = s.json("GET", "/api/jobs/" + sweep)
+            self.assertEqual((status, q1["state"]), (200, "queued"), q1)
+            status, q2 = s.json("GET", "/api/jobs/" + run)
+            self.assertEqual((status, q2["state"]), (200, "queued"), q2)
+            # the sweep is next; the run waits behind it (2 algorithms x 3
+            # sizes: 6 runs) and both behind the long run on the one worker
+            self.assertEqual(q1["queue"]["position"], 1)
+            self.assertEqual(q1["queue"]["ahead"], [])
+            self.assertEqual(q2["queue"]["position"], 2)
+            self.assertEqual(q2["queue"]["ahead"], [{"kind": "sweep", "runs": 6}])
+            for q in (q1, q2):
+                self.assertEqual(q["queue"]["workers"], 1)
+                running = q["queue"]["running"]
+                self.assertEqual(len(running), 1, running)
+                self.assertEqual((running[0]["kind"], running[0]["state"], running[0]["runs"]),
+                                 ("run", "running", 1))
+                self.assertTrue(0 <= running[0]["progress"] <= 1, running)
+                self.assertGreater(running[0]["elapsed"], 0)
+                self.assertNotIn(long1, json.dumps(q["queue"]))  # no other job's id
+            # the sweep leaves the queue: the run moves up
+            s.json("DELETE", "/api/jobs/" + sweep)
+            status, q2 = s.json("GET", "/api/jobs/" + run)
+            self.assertEqual((q2["queue"]["position"], q2["queue"]["ahead"]), (1, []), q2)
+            # a job that is not queued has no "queue"
+            self.assertNotIn("queue", s.json("GET", "/api/jobs/" + long1)[1])
+            s.json("DELETE", "/api/jobs/" + long1)
+            done = s.wait(run)
+            self.assertEqual(done["state"], "done", done)
+            self.assertNotIn("queue", done)
+        finally:
+            s.stop()
+
+
 class TestExpiry(unittest.TestCase):
     def test_finished_jobs_expire(self):
         s = Server("--keep", "0.5")
