@@ -442,21 +442,6 @@ static int p2p3_form(const char *a1, const char *a2)
     return FORM_EITHER;
 }
 
-/* The form the tokenized line tells (FORM_NONE: another action, or an
- * arity of neither form, which parsing reports). */
-static int line_form(const ti_reader_t *r)
-{
-    if (r->ntok < 2)
-        return FORM_NONE;
-    int nargs = r->ntok - 2, kind = p2p_or_wait(r->tok[1]);
-    if (kind == 1)
-        return nargs == 2 ? FORM_OLD : nargs == 4 ? FORM_CUR
-               : nargs == 3 ? p2p3_form(r->tok[3], r->tok[4]) : FORM_NONE;
-    if (kind == 2)
-        return nargs == 0 ? FORM_OLD : nargs == 3 ? FORM_CUR : FORM_NONE;
-    return FORM_NONE;
-}
-
 /* Records the current line as the file's first of form f (FORM_OLD or
  * FORM_CUR) unless one was seen. */
 static inline void saw_form(ti_reader_t *r, int f)
@@ -466,36 +451,98 @@ static inline void saw_form(ti_reader_t *r, int f)
         *first = r->line;
 }
 
-/* Records the form the tokenized line tells, if it tells one. */
-static void note_form(ti_reader_t *r)
+/* The form a line tells, read in place (s[0 .. n), split into words as
+ * tokenize splits it, without copying it): FORM_NONE for another action or
+ * an arity of neither form, which parsing reports.  Only the first six
+ * words are looked at (enough for the arities that tell a form), and the
+ * rest of the line only when the second word has the length and the first
+ * letter of send, recv, isend, irecv, wait or test; the two values of
+ * `send A B C` are copied into buf (n + 2 bytes) to be parsed. */
+static int line_form(const char *s, size_t n, char *buf)
 {
-    int f = line_form(r);
-    if (f == FORM_OLD || f == FORM_CUR)
-        saw_form(r, f);
+    const char *e = s + n, *w[6];
+    size_t len[6];
+    int k = 0;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    if (s < e && *s == '#')
+        return FORM_NONE;
+    while (k < 6 && s < e && *s != '\r') {
+        w[k] = s;
+        /* the bytes up to ' ' that end a word (ends_word) are the only ones
+         * a checked line holds (check_bytes) */
+        while (s < e && (unsigned char)*s > ' ')
+            s++;
+        len[k] = (size_t)(s - w[k]);
+        if (++k == 2) {
+            if (len[1] != 4 && len[1] != 5)
+                return FORM_NONE;
+            switch (*w[1] | 0x20) {
+            case 's': case 'r': case 'i': case 'w': case 't': break;
+            default: return FORM_NONE;
+            }
+        }
+        if (s < e && *s++ == '\r')
+            break;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+    }
+    if (k < 2)
+        return FORM_NONE;
+    char name[6];
+    for (size_t i = 0; i < len[1]; i++)
+        name[i] = w[1][i];
+    name[len[1]] = '\0';
+    int nargs = k - 2, kind = p2p_or_wait(name);
+    if (kind == 2)
+        return nargs == 0 ? FORM_OLD : nargs == 3 ? FORM_CUR : FORM_NONE;
+    if (kind != 1 || nargs < 2)
+        return FORM_NONE;
+    if (nargs != 3)
+        return nargs == 2 ? FORM_OLD : FORM_CUR;
+    memcpy(buf, w[3], len[3]);
+    buf[len[3]] = '\0';
+    memcpy(buf + len[3] + 1, w[4], len[4]);
+    buf[len[3] + 1 + len[4]] = '\0';
+    return p2p3_form(buf, buf + len[3] + 1);
 }
-
-static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more);
 
 /* The forms of the rest of the file, for a line that could be either met
  * before the file's lines had shown both: the lines after the current one
- * are read from r->src into a reader of their own (the current line's
- * words stay in r) until both forms are found or the file ends; then r->src
- * is rewound and the lines up to the current one are skipped unsplit, so
- * that parsing goes on where it was.  At most once per file (forms_known);
- * a file without such a line is never read again.  Six words are enough
- * for the arities that tell a form. */
+ * are read from r->src in place (the current line's words stay in r) until
+ * both forms are found or the file ends, each checked for bytes as parsing
+ * checks it; then r->src is rewound and the lines up to the current one
+ * are skipped unread, so that parsing goes on where it was.  At most once
+ * per file (forms_known); a file without such a line is never read
+ * again. */
 static int scan_forms(ti_reader_t *r)
 {
     ti_reader_t s;
-    int rc, more;
+    cs_line_t ln;
+    int rc = CS_OK, got;
     memset(&s, 0, sizeof s);
     s.err = r->err;
     s.file = r->file;
     s.line = r->line;
     s.old_line = r->old_line;
     s.cur_line = r->cur_line;
-    while (!(rc = next_line(&s, r->src, 6, &more)) && more && !(s.old_line && s.cur_line))
-        note_form(&s);
+    while ((got = cs_lines_next(r->src, &ln)) > 0) {
+        s.line++;
+        /* a combined file's lines were all checked by its first pass */
+        if ((r->index_mode && (rc = check_bytes(&s, ln.s, ln.len))) ||
+            (s.old_line && s.cur_line))
+            break;
+        if (ln.len + 2 > s.cap_text) {
+            s.cap_text = ln.len + 256;
+            free(s.text);
+            s.text = cs_malloc(s.cap_text);
+        }
+        int f = line_form(ln.s, ln.len, s.text);
+        if (f == FORM_OLD || f == FORM_CUR)
+            saw_form(&s, f);
+    }
+    if (got < 0)
+        rc = cs_lines_error(got, s.file, s.line, s.err);
     free(s.tok);
     free(s.text);
     if (rc)
@@ -506,8 +553,7 @@ static int scan_forms(ti_reader_t *r)
     if (cs_lines_rewind(r->src) != CS_OK)
         return cs_error_set(r->err, CS_ERR_IO, "%s: cannot rewind: %s", r->file, strerror(errno));
     for (long i = 0; i < r->line; i++) {
-        cs_line_t ln;
-        int got = cs_lines_next(r->src, &ln);
+        got = cs_lines_next(r->src, &ln);
         if (got < 0)
             return cs_lines_error(got, r->file, i, r->err);
         if (got == 0)
