@@ -543,7 +543,6 @@ static int scan_forms(ti_reader_t *r)
     }
     if (got < 0)
         rc = cs_lines_error(got, s.file, s.line, s.err);
-    free(s.tok);
     free(s.text);
     if (rc)
         return rc;
