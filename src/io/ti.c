@@ -80,11 +80,13 @@ typedef struct ti_reader {
     int32_t ntok, cap_tok;
     char *text; /* the current line, NUL-terminated, split in place by tokenize */
     size_t cap_text;
+    cs_lines_t *src;      /* the file being parsed (parse_lines) */
     /* The forms the current file's lines are written in (SimGrid's older
      * untagged form or the current one): the first line of each that tells
-     * (0: none), for the lines that could be either.  A combined file's
-     * first pass fills it; a rank file of an index is scanned for it when
-     * such a line needs it (forms_known 0 until then). */
+     * (0: none), for the lines that could be either.  Parsing notes the
+     * lines it has read; the rest of the file is scanned only when a line
+     * that could be either is met before both forms were seen (forms_known
+     * 0 until then), so that a file without such a line costs nothing. */
     long old_line, cur_line;
     int forms_known;
 } ti_reader_t;
@@ -440,93 +442,142 @@ static int p2p3_form(const char *a1, const char *a2)
     return FORM_EITHER;
 }
 
-/* The form the tokenized line tells (FORM_NONE: another action, or an
- * arity of neither form, which parsing reports). */
-static int line_form(const ti_reader_t *r)
+/* Records the current line as the file's first of form f (FORM_OLD or
+ * FORM_CUR) unless one was seen. */
+static inline void saw_form(ti_reader_t *r, int f)
 {
-    if (r->ntok < 2)
+    long *first = f == FORM_OLD ? &r->old_line : &r->cur_line;
+    if (!*first)
+        *first = r->line;
+}
+
+/* The form a line tells, read in place (s[0 .. n), split into words as
+ * tokenize splits it, without copying it): FORM_NONE for another action or
+ * an arity of neither form, which parsing reports.  Only the first six
+ * words are looked at (enough for the arities that tell a form), and the
+ * rest of the line only when the second word has the length and the first
+ * letter of send, recv, isend, irecv, wait or test; the two values of
+ * `send A B C` are copied into buf (n + 2 bytes) to be parsed. */
+static int line_form(const char *s, size_t n, char *buf)
+{
+    const char *e = s + n, *w[6];
+    size_t len[6];
+    int k = 0;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    if (s < e && *s == '#')
         return FORM_NONE;
-    int nargs = r->ntok - 2, kind = p2p_or_wait(r->tok[1]);
-    if (kind == 1)
-        return nargs == 2 ? FORM_OLD : nargs == 4 ? FORM_CUR
-               : nargs == 3 ? p2p3_form(r->tok[3], r->tok[4]) : FORM_NONE;
+    while (k < 6 && s < e && *s != '\r') {
+        w[k] = s;
+        /* the bytes up to ' ' that end a word (ends_word) are the only ones
+         * a checked line holds (check_bytes) */
+        while (s < e && (unsigned char)*s > ' ')
+            s++;
+        len[k] = (size_t)(s - w[k]);
+        if (++k == 2) {
+            if (len[1] != 4 && len[1] != 5)
+                return FORM_NONE;
+            switch (*w[1] | 0x20) {
+            case 's': case 'r': case 'i': case 'w': case 't': break;
+            default: return FORM_NONE;
+            }
+        }
+        if (s < e && *s++ == '\r')
+            break;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+    }
+    if (k < 2)
+        return FORM_NONE;
+    char name[6];
+    for (size_t i = 0; i < len[1]; i++)
+        name[i] = w[1][i];
+    name[len[1]] = '\0';
+    int nargs = k - 2, kind = p2p_or_wait(name);
     if (kind == 2)
         return nargs == 0 ? FORM_OLD : nargs == 3 ? FORM_CUR : FORM_NONE;
-    return FORM_NONE;
+    if (kind != 1 || nargs < 2)
+        return FORM_NONE;
+    if (nargs != 3)
+        return nargs == 2 ? FORM_OLD : FORM_CUR;
+    memcpy(buf, w[3], len[3]);
+    buf[len[3]] = '\0';
+    memcpy(buf + len[3] + 1, w[4], len[4]);
+    buf[len[3] + 1 + len[4]] = '\0';
+    return p2p3_form(buf, buf + len[3] + 1);
 }
 
-/* Splits the rest of a line that tokenize left after its first two words
- * (max_tok 2) into at most max_tok words in all.  tokenize put a NUL after
- * the second word and a line's text ends in two NULs (next_line), so the
- * rest starts one byte on, at a NUL when the line had ended. */
-static void tokenize_more(ti_reader_t *r, int32_t max_tok)
-{
-    if (r->ntok != 2)
-        return;
-    char *t0 = r->tok[0], *t1 = r->tok[1], *s = t1 + strlen(t1);
-    if (s[1] == '\0')
-        return;
-    tokenize(r, s + 1, max_tok - 2);
-    int32_t k = r->ntok;
-    r->tok = grow(r->tok, &r->cap_tok, k + 2, sizeof *r->tok);
-    memmove(r->tok + 2, r->tok, (size_t)k * sizeof *r->tok);
-    r->tok[0] = t0;
-    r->tok[1] = t1;
-    r->ntok = k + 2;
-}
-
-/* Records the first line of each form (the current line's). */
-static void note_form(ti_reader_t *r)
-{
-    if (r->old_line && r->cur_line)
-        return;
-    int f = line_form(r);
-    if (f == FORM_OLD && !r->old_line)
-        r->old_line = r->line;
-    else if (f == FORM_CUR && !r->cur_line)
-        r->cur_line = r->line;
-}
-
-static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more);
-
-/* The forms of a rank file of an index, scanned from a second reading of
- * the file (only when a line could be of either form). */
+/* The forms of the rest of the file, for a line that could be either met
+ * before the file's lines had shown both: the lines after the current one
+ * are read from r->src in place (the current line's words stay in r) until
+ * both forms are found or the file ends, each checked for bytes as parsing
+ * checks it; then r->src is rewound and the lines up to the current one
+ * are skipped unread, so that parsing goes on where it was.  At most once
+ * per file (forms_known); a file without such a line is never read
+ * again. */
 static int scan_forms(ti_reader_t *r)
 {
     ti_reader_t s;
-    cs_lines_t *src;
-    int rc, more;
+    cs_line_t ln;
+    int rc = CS_OK, got;
     memset(&s, 0, sizeof s);
     s.err = r->err;
     s.file = r->file;
-    if (cs_lines_open_file(r->file, &src) != CS_OK)
-        return cs_error_set(r->err, CS_ERR_IO, "%s: cannot open: %s", r->file, strerror(errno));
-    while (!(rc = next_line(&s, src, 6, &more)) && more && !(s.old_line && s.cur_line))
-        note_form(&s);
-    cs_lines_free(src);
-    free(s.tok);
+    s.line = r->line;
+    s.old_line = r->old_line;
+    s.cur_line = r->cur_line;
+    while ((got = cs_lines_next(r->src, &ln)) > 0) {
+        s.line++;
+        /* a combined file's lines were all checked by its first pass */
+        if ((r->index_mode && (rc = check_bytes(&s, ln.s, ln.len))) ||
+            (s.old_line && s.cur_line))
+            break;
+        if (ln.len + 2 > s.cap_text) {
+            s.cap_text = ln.len + 256;
+            free(s.text);
+            s.text = cs_malloc(s.cap_text);
+        }
+        int f = line_form(ln.s, ln.len, s.text);
+        if (f == FORM_OLD || f == FORM_CUR)
+            saw_form(&s, f);
+    }
+    if (got < 0)
+        rc = cs_lines_error(got, s.file, s.line, s.err);
     free(s.text);
+    if (rc)
+        return rc;
     r->old_line = s.old_line;
     r->cur_line = s.cur_line;
     r->forms_known = 1;
-    return rc;
+    if (cs_lines_rewind(r->src) != CS_OK)
+        return cs_error_set(r->err, CS_ERR_IO, "%s: cannot rewind: %s", r->file, strerror(errno));
+    for (long i = 0; i < r->line; i++) {
+        got = cs_lines_next(r->src, &ln);
+        if (got < 0)
+            return cs_lines_error(got, r->file, i, r->err);
+        if (got == 0)
+            return cs_error_set(r->err, CS_ERR_IO, "%s: ended after line %ld when read again, "
+                                "before line %ld (did it change while it was read?)", r->file,
+                                i, r->line);
+    }
+    return CS_OK;
 }
 
-/* *old = 1 if the p2p line with n arguments is in the older form. */
-static int p2p_is_old(ti_reader_t *r, char **arg, int n, int *old)
+/* The form of a p2p line that could be either (its file's, from the lines
+ * seen or else scanned for), or the error when the file has both. */
+static int either_form(ti_reader_t *r, char **arg, int *f)
 {
-    int f = n == 2 ? FORM_OLD : n == 4 ? FORM_CUR : p2p3_form(arg[1], arg[2]);
     int rc;
-    if (f == FORM_EITHER && !r->forms_known && (rc = scan_forms(r)))
+    if (!r->forms_known && !(r->old_line && r->cur_line) && (rc = scan_forms(r)))
         return rc;
-    if (f == FORM_EITHER && r->old_line && r->cur_line)
+    if (r->old_line && r->cur_line)
         return fail(r, "`%s %s %s %s` reads as SimGrid's older form (`%s <peer> <count> "
                        "<datatype>`) or as the current one (`%s <peer> <tag> <count>`), and "
                        "this file has lines of both (older at line %ld, current at line %ld); "
                        "expected the current form `%s <peer> <tag> <count> <datatype>`",
                     r->tok[1], arg[0], arg[1], arg[2], r->tok[1], r->tok[1], r->old_line,
                     r->cur_line, r->tok[1]);
-    *old = f == FORM_OLD || (f == FORM_EITHER && r->old_line);
+    *f = r->old_line ? FORM_OLD : FORM_CUR;
     return CS_OK;
 }
 
@@ -542,15 +593,24 @@ static int act_p2p(ti_reader_t *r, int rank, char **arg, int n, int which)
     int block = which == P2P_SEND || which == P2P_RECV;
     int32_t peer = 0, tag = 0;
     int64_t count = 0, dt = r->ranks[rank].dtsize, bytes = 0;
-    int rc, old = 0;
-    if ((rc = p2p_is_old(r, arg, n, &old)))
-        return rc;
+    int rc, f = n == 2 ? FORM_OLD : FORM_CUR, counted = 0;
+    /* Three arguments: the last one is parsed once, as the count it is in
+     * the current form; only a datatype id (0..7) there needs a closer
+     * look.  Every line that tells its form is noted, so that a line that
+     * could be either rarely has to scan the rest of the file. */
+    if (n == 3 && (counted = parse_u63(arg[2], &count)) && count <= 7)
+        f = p2p3_form(arg[1], arg[2]);
+    if (f == FORM_EITHER) {
+        if ((rc = either_form(r, arg, &f)))
+            return rc;
+    } else
+        saw_form(r, f);
     /* the older form: no tag (SimGrid sent and received every message
      * with tag 0, so they match in order per source and destination) */
-    int c = old ? 1 : 2;
+    int old = f == FORM_OLD, c = old ? 1 : 2;
     if ((rc = get_rank(r, send ? "destination rank" : "source rank", arg[0], &peer)) ||
         (!old && (rc = get_tag(r, arg[1], &tag))) ||
-        (rc = get_count(r, "count", arg[c], &count)) ||
+        (!(counted && !old) && (rc = get_count(r, "count", arg[c], &count))) ||
         (n > c + 1 && (rc = get_dt(r, arg[c + 1], &dt))) || (rc = to_bytes(r, count, dt, &bytes)))
         return rc;
     int32_t op = send ? cs_program_send(r->p, rank, peer, bytes, tag)
@@ -571,6 +631,7 @@ static int act_wait(ti_reader_t *r, int rank, char **arg, int n, int which)
         return fail(r, "%s takes 3 arguments (`%s <src> <dst> <tag>`) or none (SimGrid's older "
                        "`%s`), got %d", which ? "test" : "wait", which ? "test" : "wait",
                     which ? "test" : "wait", n);
+    saw_form(r, n == 0 ? FORM_OLD : FORM_CUR);
     if (n == 0 && which) /* the older test: as the current one, a later wait decides */
         return k->tested = 1, CS_OK;
     if (n == 0) {
@@ -1110,6 +1171,7 @@ static int parse_lines(ti_reader_t *r, cs_lines_t *src)
 {
     int rc, more;
     r->line = 0;
+    r->src = src;
     while (!(rc = next_line(r, src, INT32_MAX, &more)) && more)
         if (r->ntok && (rc = parse_action(r)))
             break;
@@ -1123,15 +1185,9 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
     int64_t most = -1;
     int rc, more;
     r->line = 0;
-    while (!(rc = next_line(r, src, 2, &more)) && more) {
+    while (!(rc = next_line(r, src, 1, &more)) && more) {
         if (!r->ntok)
             continue;
-        /* the rest of the words of the lines that tell a form (six: enough
-         * for their arities), while the file's forms are still unknown */
-        if (!(r->old_line && r->cur_line) && r->ntok == 2 && p2p_or_wait(r->tok[1])) {
-            tokenize_more(r, 6);
-            note_form(r);
-        }
         int64_t rank;
         if (!parse_u63(r->tok[0], &rank)) {
             rc = fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
@@ -1150,7 +1206,6 @@ static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
                           r->line ? "no action in the file (only blank lines and comments)"
                                   : "empty file");
     *P = (int)(most + 1);
-    r->forms_known = 1;
     return rc;
 }
 

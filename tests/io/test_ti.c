@@ -591,6 +591,77 @@ Test(ti, ambiguous_line_takes_the_file_form)
                "(older at line 3, current at line 2)");
 }
 
+/* A line that could be either, met before any line told a form, has the
+ * rest of the file scanned, and reading goes on at the line after it: a
+ * comment and a blank line before it, the telling (older) line after it.
+ * The same ops whether the file is a string, a mapped file or a stream
+ * that starts past a first line of its own (rewound to its start, not to
+ * the file's). */
+#define SCAN_TEXT                                                                             \
+    "# a comment\n0 compute 10\n\n0 send 1 5 3\n1 recv 0 5 3\n0 compute 20\n1 irecv 0 7\n"    \
+    "0 send 1 7\n1 wait\n0 compute 30\n"
+
+static void expect_scan_ops(const cs_program_t *p, const char *what)
+{
+    /* older form: `send 1 5 3` is 5 shorts (10 bytes), `send 1 7` 7 bytes, tag 0 */
+    static const int kinds[] = {CS_OP_CALC, CS_OP_SEND, CS_OP_RECV, CS_OP_CALC,
+                                CS_OP_RECV, CS_OP_SEND, CS_OP_CALC};
+    static const int64_t size[] = {10, 10, 10, 20, 7, 7, 30}; /* bytes, or ns of a calc */
+    cr_assert_eq(cs_program_nops(p), 7, "%s: op count", what);
+    for (int i = 0; i < 7; i++) {
+        const cs_op_t *o = cs_program_op(p, i);
+        cr_expect_eq(o->kind, kinds[i], "%s: op %d kind", what, i);
+        if (o->kind == CS_OP_CALC)
+            cr_expect_eq(o->ticks, size[i], "%s: op %d ns", what, i);
+        else
+            cr_expect(o->bytes == size[i] && o->tag == 0, "%s: op %d: %lld bytes, tag %d", what,
+                      i, (long long)o->bytes, o->tag);
+    }
+}
+
+Test(ti, ambiguous_line_scan_resumes_where_it_was)
+{
+    cs_program_t *p = read_ok(SCAN_TEXT, NULL);
+    expect_scan_ops(p, "string");
+    cs_program_free(p);
+    char path[] = "/tmp/test_ti_scan_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w+");
+    fputs(SCAN_TEXT, f);
+    fflush(f);
+    p = read_path_ok(path);
+    expect_scan_ops(p, "file");
+    cs_program_free(p);
+    rewind(f);
+    fputs("not a trace line\n" SCAN_TEXT, f);
+    fflush(f);
+    fseek(f, (long)strlen("not a trace line\n"), SEEK_SET);
+    cs_ti_opts_t o;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    cr_assert_eq(cs_ti_read_stream(f, "t.ti", &o, &p, NULL, &err), CS_OK, "%s", err.msg);
+    expect_scan_ops(p, "stream");
+    cs_program_free(p);
+    fclose(f);
+    unlink(path);
+}
+
+/* Lines of both forms before or around a line that could be either: the
+ * error names the first of each, whether they were parsed already or found
+ * by the scan. */
+Test(ti, ambiguous_line_in_a_file_of_both_forms)
+{
+    EXPECT_ERR("0 isend 1 0 70\n0 wait\n0 send 1 5 3\n1 recv 0 5 3\n",
+               "t.ti:3: `send 1 5 3` reads as SimGrid's older form");
+    EXPECT_ERR("0 isend 1 0 70\n0 wait\n0 send 1 5 3\n1 recv 0 5 3\n",
+               "(older at line 2, current at line 1)");
+    EXPECT_ERR("0 isend 1 0 70\n0 send 1 5 3\n0 wait\n0 isend 1 70\n1 init\n",
+               "t.ti:2: `send 1 5 3` reads as SimGrid's older form (`send <peer> <count> "
+               "<datatype>`) or as the current one (`send <peer> <tag> <count>`), and this file "
+               "has lines of both (older at line 3, current at line 1)");
+}
+
 /* In an index the form is each rank file's own. */
 Test(ti, ambiguous_line_in_an_index_takes_its_file_form)
 {
@@ -615,6 +686,56 @@ Test(ti, ambiguous_line_in_an_index_takes_its_file_form)
     cr_expect_eq(cs_program_op(p, 3)->kind, CS_OP_RECV);
     cr_expect_eq(cs_program_op(p, 3)->bytes, 7);
     cs_program_free(p);
+    unlink(idx);
+    unlink(f0);
+    unlink(f1);
+    rmdir(dir);
+}
+
+/* An index's rank file is scanned from its ambiguous line on, and read
+ * on from the line after it; a rank file of both forms is an error naming
+ * it and its lines. */
+Test(ti, ambiguous_line_in_an_index_mid_file)
+{
+    char dir[] = "/tmp/test_ti_mid_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char idx[256], f0[256], f1[256];
+    snprintf(idx, sizeof idx, "%s/index", dir);
+    snprintf(f0, sizeof f0, "%s/r0.txt", dir);
+    snprintf(f1, sizeof f1, "%s/r1.txt", dir);
+    FILE *f = fopen(idx, "w");
+    fputs("r0.txt\nr1.txt\n", f);
+    fclose(f);
+    f = fopen(f0, "w"); /* older, told after the ambiguous line */
+    fputs("0 compute 5\n0 send 1 5 3\n0 compute 6\n0 isend 1 7\n0 wait\n", f);
+    fclose(f);
+    f = fopen(f1, "w");
+    fputs("1 recv 0 0 10\n1 recv 0 0 7\n", f);
+    fclose(f);
+    cs_program_t *p = read_path_ok(idx);
+    static const int kinds[] = {CS_OP_CALC, CS_OP_SEND, CS_OP_CALC, CS_OP_SEND, CS_OP_RECV,
+                                CS_OP_RECV};
+    static const int64_t size[] = {5, 10, 6, 7, 10, 7};
+    cr_assert_eq(cs_program_nops(p), 6);
+    for (int i = 0; i < 6; i++) {
+        const cs_op_t *o = cs_program_op(p, i);
+        cr_expect_eq(o->kind, kinds[i], "op %d kind", i);
+        cr_expect_eq(o->kind == CS_OP_CALC ? o->ticks : o->bytes, size[i], "op %d size", i);
+    }
+    cs_program_free(p);
+    f = fopen(f0, "w");
+    fputs("0 isend 1 0 10\n0 send 1 5 3\n0 wait\n", f);
+    fclose(f);
+    cs_ti_opts_t o;
+    cs_error_t err;
+    cs_ti_opts_default(&o);
+    p = NULL;
+    cr_assert_eq(cs_ti_read_file(idx, &o, &p, NULL, &err), CS_ERR_PARSE);
+    cr_expect_null(p);
+    char want[512];
+    snprintf(want, sizeof want, "%s:2: `send 1 5 3` reads as SimGrid's older form", f0);
+    cr_expect(strstr(err.msg, want) != NULL, "expected '%s' in: %s", want, err.msg);
+    cr_expect(strstr(err.msg, "(older at line 3, current at line 1)") != NULL, "%s", err.msg);
     unlink(idx);
     unlink(f0);
     unlink(f1);
