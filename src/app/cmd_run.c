@@ -213,6 +213,8 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
     if (c)
         cs_report_collective(f, c, run->validated);
     cs_report_result(f, m, r);
+    if (c)
+        cs_report_bandwidth(f, m, c, r);
     if (a->predict && c)
         cs_report_model(f, m, c, r->finish);
     cs_report_wall(f, r, a->with_timing);
