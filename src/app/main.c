@@ -35,6 +35,8 @@ static const app_cmd_t app_cmds[] = {
     {"list", "list what can be chosen (machines, algorithms)", cs_app_cmd_list},
     {"sweep", "time a collective's algorithms over a range of sizes (CSV, plot)",
      cs_app_cmd_sweep},
+    {"bench-table", "print a collective over sizes as nccl-tests or OSU print their tables",
+     cs_app_cmd_benchtable},
     {"compare", "run one algorithm on several machines side by side (table, chart)",
      cs_app_cmd_compare},
     {"replay", "replay a trace (GOAL, SimGrid TI) on one machine or several",
