@@ -356,11 +356,9 @@ static void sweep_csv_row(FILE *f, const sweep_args_t *a, const cs_machine_t *m,
     fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a->kind), a->algos[k]->name,
             (long long)bytes, P, (long long)res->finish, seconds,
             (unsigned long long)res->events);
-    /* nccl-tests' algbw and busbw (docs/bandwidth.md); empty for a barrier */
-    if (cs_bandwidth_defined(a->kind))
-        fprintf(f, ",%.9g,%.9g", bw.algbw, bw.busbw);
-    else
-        fputs(",,", f);
+    /* nccl-tests' algbw and busbw (docs/bandwidth.md); 0 for a barrier,
+     * as compare's columns */
+    fprintf(f, ",%.9g,%.9g", bw.algbw, bw.busbw);
     if (model && !isnan(*model))
         fprintf(f, ",%.15g,%.9g", *model, mo->form[0].seconds);
     else if (model)
