@@ -146,6 +146,10 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  *              "window:T0:T1": channel records of that window for heatmaps
  *              (ticks or times with a unit; either may be left out);
  *              "none" clears both
+ *   iterations warmup between loop
+ *              a benchmark loop (docs/loops.md): iterations N or "default"
+ *              (nccl-tests' 5 + 20), warmup W, between none | barrier |
+ *              barrier:ALGO, loop nccl-tests | osu
  *
  * A flag (validate, windowed, force) is set by any value but "0"; "0"
  * clears it.  COLLSIM_ERR_USAGE names the key for an unknown key or a bad
@@ -212,6 +216,25 @@ typedef struct collsim_channel {
  * channels 0..min(n, channels)-1 to out and returns how many it copied. */
 int collsim_result_channels(const collsim_result *res);
 int collsim_result_channel_records(const collsim_result *res, collsim_channel *out, int n);
+
+/* A benchmark loop's times in ticks (docs/loops.md, the JSON "loop"
+ * object): nccl-tests' average (the timed loop / iterations), the timed
+ * loop, the timed iterations' own mean, minimum and maximum, and the first
+ * (cold) iteration. */
+typedef struct collsim_loop {
+    int64_t iterations, warmup;
+    double avg_ticks;
+    int64_t timed_ticks;
+    double iteration_avg_ticks;
+    int64_t iteration_min_ticks, iteration_max_ticks;
+    int64_t first_ticks;
+} collsim_loop;
+
+/* 1 with *out filled when the run was a loop, else 0 (*out zeroed). */
+int collsim_result_loop(const collsim_result *res, collsim_loop *out);
+/* Each iteration's start and end ticks (warm-up first): copies
+ * min(n, warmup + iterations) of them and returns how many (0: no loop). */
+int collsim_result_loop_times(const collsim_result *res, int64_t *start, int64_t *end, int n);
 
 /* ---- outputs ---------------------------------------------------------------- */
 

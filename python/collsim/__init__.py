@@ -144,7 +144,8 @@ class Request:
     """A request: the keys of `collsim run` / `collsim replay` (coll, algo,
     bytes, root, ranks, order, opt, validate, windowed, program, trace,
     format, map, algo_for, flops, skip_unknown, comm_group, mode, queue,
-    force, record; an
+    force, record; iterations, warmup, between, loop for a benchmark loop,
+    docs/loops.md; an
     underscore stands for the option's dash).  Built once, it can be run
     many times (Machine.run(request)): the cheapest way to make many runs.
     cancel() stops its run in progress (from another thread): the run
@@ -436,6 +437,31 @@ class Result:
             rec = _np.frombuffer(a, dtype=_CHANNEL_DTYPE, count=n)
             return {c: rec[c].copy() for c in CHANNEL_COLUMNS}
         return {c: [getattr(a[i], c) for i in range(n)] for c in CHANNEL_COLUMNS}
+
+    @property
+    def loop(self):
+        """A benchmark loop's times (iterations=, warmup=, between=, loop=;
+        docs/loops.md), or None for one call: a dict of iterations, warmup,
+        avg_ticks and avg_seconds (nccl-tests' average: the timed loop /
+        iterations), timed_ticks, iteration_avg_ticks, iteration_min_ticks,
+        iteration_max_ticks (each timed iteration from its first op's start
+        to its last op's end), first_ticks (the cold first iteration) and
+        start_ticks, end_ticks (per iteration, warm-up first)."""
+        f = getattr(_C, "collsim_result_loop", None)
+        if f is None:
+            raise Error(1, "this libcollsim has no benchmark loops (older than the module)")
+        c = _lib.CLoop()
+        if not f(self._h, ctypes.byref(c)):
+            return None
+        d = {name: getattr(c, name) for name, _ in _lib.CLoop._fields_}
+        d["avg_seconds"] = c.avg_ticks * _C.collsim_machine_tick_seconds(
+            _C.collsim_result_machine(self._h))
+        n = c.warmup + c.iterations
+        start, end = (ctypes.c_int64 * n)(), (ctypes.c_int64 * n)()
+        n = _C.collsim_result_loop_times(self._h, start, end, n)
+        d["start_ticks"] = list(start[:n])
+        d["end_ticks"] = list(end[:n])
+        return d
 
     # -- outputs
     def json(self, timing=True):

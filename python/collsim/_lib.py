@@ -37,6 +37,20 @@ class CChannel(ctypes.Structure):
     ]
 
 
+class CLoop(ctypes.Structure):
+    """collsim_loop: a benchmark loop's times in ticks."""
+    _fields_ = [
+        ("iterations", ctypes.c_int64),
+        ("warmup", ctypes.c_int64),
+        ("avg_ticks", ctypes.c_double),
+        ("timed_ticks", ctypes.c_int64),
+        ("iteration_avg_ticks", ctypes.c_double),
+        ("iteration_min_ticks", ctypes.c_int64),
+        ("iteration_max_ticks", ctypes.c_int64),
+        ("first_ticks", ctypes.c_int64),
+    ]
+
+
 def _candidates():
     env = os.environ.get("COLLSIM_LIBRARY")
     if env:
@@ -127,6 +141,9 @@ _PROTOTYPES = {
 _OPTIONAL = {
     "collsim_machine_name": (I, [P, ctypes.c_char_p, ctypes.c_size_t]),
     "collsim_machine_node_name": (I, [P, I, ctypes.c_char_p, ctypes.c_size_t]),
+    "collsim_result_loop": (I, [P, ctypes.POINTER(CLoop)]),
+    "collsim_result_loop_times": (I, [P, ctypes.POINTER(ctypes.c_int64),
+                                      ctypes.POINTER(ctypes.c_int64), I]),
 }
 
 

@@ -67,7 +67,7 @@ static const char *const collsim_keys[] = {
     "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
     "windowed", "program", "trace", "format", "map", "algo-for", "flops", "skip-unknown",
     "comm-group", "mode", "queue",
-    "force", "record", NULL};
+    "force", "record", "iterations", "warmup", "between", "loop", NULL};
 #define COLLSIM_NKEYS ((int)(sizeof collsim_keys / sizeof collsim_keys[0]) - 1)
 
 struct collsim_machine {
@@ -631,6 +631,35 @@ int collsim_result_channel_records(const collsim_result *res, collsim_channel *o
         o->stall_ticks = s->stall;
         o->peak_k = s->peak_k;
         o->utilisation = r->finish > 0 ? (double)s->busy / (double)r->finish : 0;
+    }
+    return k < 0 ? 0 : k;
+}
+
+int collsim_result_loop(const collsim_result *res, collsim_loop *out)
+{
+    const cs_result_loop_t *lp = res->coll ? res->coll->loop : NULL;
+    memset(out, 0, sizeof *out);
+    if (!lp)
+        return 0;
+    out->iterations = lp->iterations;
+    out->warmup = lp->warmup;
+    out->avg_ticks = lp->avg_ticks;
+    out->timed_ticks = lp->timed_ticks;
+    out->iteration_avg_ticks = lp->iteration_avg_ticks;
+    out->iteration_min_ticks = lp->iteration_min_ticks;
+    out->iteration_max_ticks = lp->iteration_max_ticks;
+    out->first_ticks = lp->first_ticks;
+    return 1;
+}
+
+int collsim_result_loop_times(const collsim_result *res, int64_t *start, int64_t *end, int n)
+{
+    const cs_result_loop_t *lp = res->coll ? res->coll->loop : NULL;
+    int64_t total = lp ? lp->warmup + lp->iterations : 0;
+    int k = n < total ? n : (int)total;
+    for (int i = 0; i < k; i++) {
+        start[i] = lp->start[i];
+        end[i] = lp->end[i];
     }
     return k < 0 ? 0 : k;
 }

@@ -41,9 +41,10 @@ int cs_report_bandwidth_of(const cs_machine_t *m, const cs_request_coll_t *c,
     const cs_coll_args_t *ca = &c->args;
     if (!cs_bandwidth_defined(ca->kind))
         return 0;
-    /* TODO(loops): the benchmark loop's average per-iteration time once
-     * branch loops is merged; until then the single call's finish */
-    cs_bandwidth_of(ca->kind, ca->P, ca->bytes, (double)r->finish * m->tick_seconds, out);
+    /* a benchmark loop's bandwidths are those of its average iteration,
+     * nccl-tests' (timed loop / iterations); one call's, of its finish */
+    double ticks = c->loop ? c->loop->avg_ticks : (double)r->finish;
+    cs_bandwidth_of(ca->kind, ca->P, ca->bytes, ticks * m->tick_seconds, out);
     return 1;
 }
 
@@ -128,6 +129,36 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
     fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
 }
 
+/* ticks with the machine's seconds: "1234 ticks = 1.234 us" */
+static void report_ticks(FILE *f, const cs_machine_t *m, double ticks)
+{
+    char buf[64];
+    cs_units_format_seconds(ticks * m->tick_seconds, buf, sizeof buf);
+    if (ticks == (double)(int64_t)ticks)
+        fprintf(f, "%lld ticks = %s", (long long)ticks, buf);
+    else
+        fprintf(f, "%.2f ticks = %s", ticks, buf);
+}
+
+void cs_report_loop(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c)
+{
+    const cs_result_loop_t *lp = c ? c->loop : NULL;
+    if (!lp)
+        return;
+    fprintf(f, "loop      %lld timed + %lld warm-up iterations back to back (%s), between: %s\n",
+            (long long)lp->iterations, (long long)lp->warmup, lp->style, lp->between);
+    fprintf(f, "average   ");
+    report_ticks(f, m, lp->avg_ticks);
+    fprintf(f, " (the timed loop's ");
+    report_ticks(f, m, (double)lp->timed_ticks);
+    fprintf(f, " / %lld, as nccl-tests)\n", (long long)lp->iterations);
+    fprintf(f, "iteration mean ");
+    report_ticks(f, m, lp->iteration_avg_ticks);
+    fprintf(f, ", min %lld, max %lld ticks (first op's start to last op's end); the first "
+            "iteration %lld ticks\n", (long long)lp->iteration_min_ticks,
+            (long long)lp->iteration_max_ticks, (long long)lp->first_ticks);
+}
+
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated)
 {
@@ -159,7 +190,7 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
     cs_error_t e;
     cs_bandwidth_t bw;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
-                             .predict = predict};
+                             .predict = predict, .loop = c ? c->loop : NULL};
     if (c && cs_report_bandwidth_of(m, c, r, &bw))
         info.bandwidth = &bw;
     if (predict && !c)

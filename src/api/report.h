@@ -31,6 +31,10 @@ void cs_report_program(FILE *f, const char *name, const cs_program_t *p);
 void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated);
 /* The lines `messages`, `finish`, `events` and the machine's own. */
 void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* The lines `loop`, `average` and `iteration` of a benchmark loop
+ * (c->loop; nothing for one call): the counts, nccl-tests' average and
+ * the timed iterations' own mean, minimum and maximum (docs/loops.md). */
+void cs_report_loop(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c);
 /* The `model` lines (--predict): the machine's closed-form model of
  * collective c (cs_request_model) beside the simulated finish, one line per
  * form of the formula, or "none" and why. */
@@ -38,7 +42,8 @@ void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated);
 /* The bandwidths of collective c's run r on m as nccl-tests defines them
  * (coll/bandwidth.h, docs/bandwidth.md): S from c's kind, ranks and bytes,
- * t the run's finish in seconds.  Returns 1 with *out filled, or 0 when the
+ * t the run's finish in seconds, or a benchmark loop's average iteration
+ * (c->loop: nccl-tests' timed loop / iterations).  Returns 1 with *out filled, or 0 when the
  * collective has none (a barrier moves no data). */
 int cs_report_bandwidth_of(const cs_machine_t *m, const cs_request_coll_t *c,
                            const cs_exec_result_t *r, cs_bandwidth_t *out);
@@ -52,7 +57,7 @@ void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
 void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
 
 /* The JSON result (docs/json.md) to f; with_timing 0 writes the wall time
- * as 0.  Errors of io/result_json. */
+ * as 0; a loop's "loop" object from c->loop.  Errors of io/result_json. */
 int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
                    const cs_exec_result_t *r, int validated, int predict,
                    const cs_request_coll_t *c, cs_error_t *err);

@@ -34,6 +34,7 @@ void cs_request_init(cs_request_t *r)
     memset(r, 0, sizeof *r);
     r->mode = CS_NET_PACKET;
     r->queue = CS_QUEUE_DEFAULT;
+    cs_loop_spec_init(&r->loop);
 }
 
 int cs_request_add_opt(cs_request_t *r, const char *kv, cs_error_t *err)
@@ -108,10 +109,13 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
         if (cs_request_parse_queue(value, &q, &e) != CS_OK)
             return cs_error_set(err, CS_ERR_USAGE, "--queue: %s", e.msg);
         r->queue = q;
+    } else if (!strcmp(key, "iterations") || !strcmp(key, "warmup") ||
+               !strcmp(key, "between") || !strcmp(key, "loop")) {
+        return cs_loop_set(&r->loop, key, value, err);
     } else {
         return cs_error_set(err, CS_ERR_USAGE, "unknown request field '%s'; valid: machine, "
                             "program, coll, algo, order, bytes, root, ranks, opt, validate, force, "
-                            "windowed, mode, queue", key);
+                            "windowed, mode, queue, iterations, warmup, between, loop", key);
     }
     return CS_OK;
 }
@@ -134,6 +138,13 @@ int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
         return cs_error_set(err, CS_ERR_USAGE, "--windowed and %s exclude each other: it reads "
                             "every op of the whole program",
                             r->validate ? "--validate" : "--timeline");
+    if (r->windowed && r->loop.style != CS_LOOP_STYLE_NONE)
+        return cs_error_set(err, CS_ERR_USAGE, "--windowed and a benchmark loop (--iterations, "
+                            "--warmup, --between, --loop) exclude each other: a loop repeats the "
+                            "whole program, which a window does not keep");
+    if (!r->coll && r->loop.style != CS_LOOP_STYLE_NONE)
+        return cs_error_set(err, CS_ERR_USAGE, "a benchmark loop (--iterations, --warmup, "
+                            "--between, --loop) needs --coll: it repeats a collective");
     if (!r->coll) {
         const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
                          : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
@@ -462,8 +473,9 @@ void cs_request_run_destroy(cs_request_run_t *run)
     cs_exec_result_destroy(&run->result);
     if (run->gen)
         cs_progen_free(run->gen); /* its program too */
-    else
+    else if (!run->loop)
         cs_program_free(run->program);
+    cs_loop_free(run->loop); /* its program too */
     if (!run->machine_borrowed)
         cs_machine_free(run->machine);
     memset(run, 0, sizeof *run);
@@ -512,6 +524,61 @@ static int request_check_fits(const cs_request_t *r, const cs_machine_t *m, cons
     return CS_OK;
 }
 
+/* The barrier between a loop's iterations (--between barrier[:ALGO]): the
+ * suite's barrier on the collective's ranks, with its hints, without data
+ * descriptors (validation checks the iterations, not the barriers). */
+static int request_loop_barrier(const cs_request_t *r, const cs_request_coll_t *c,
+                                cs_program_t **out, char *name, size_t len, cs_error_t *err)
+{
+    const cs_coll_algo_t *algo;
+    cs_coll_algo_t *owned = NULL;
+    cs_coll_args_t a = c->args;
+    int rc = cs_request_find_algo(CS_COLL_BARRIER, r->loop.barrier_algo, r->env, &algo, &owned,
+                                  err);
+    if (rc) {
+        cs_error_prefix(err, "--between");
+        return rc;
+    }
+    a.kind = CS_COLL_BARRIER;
+    a.bytes = 0;
+    a.root = 0;
+    a.opts = NULL;
+    a.no_data = 1;
+    snprintf(name, len, "barrier:%s", algo->name);
+    rc = cs_coll_build(algo, &a, out, err);
+    if (rc)
+        cs_error_prefix(err, "--between barrier/%s", algo->name);
+    cs_algofile_free(owned);
+    return rc;
+}
+
+/* The loop program of a built collective (api/loop.h): run->program
+ * becomes the loop's. */
+static int request_build_loop(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
+{
+    cs_request_coll_t *c = &run->coll;
+    cs_loop_parts_t parts = {0};
+    char name[96] = "none";
+    int rc;
+    parts.body = run->program;
+    run->program = NULL;
+    if (r->loop.barrier &&
+        (rc = request_loop_barrier(r, c, &parts.between, name, sizeof name, err))) {
+        cs_program_free(parts.body);
+        return rc;
+    }
+    parts.between_name = name;
+    parts.style = r->loop.style;
+    cs_loop_counts(&r->loop, c->args.bytes, &parts.warmup, &parts.iterations);
+    parts.max_ops = r->force ? CS_PROGRAM_MAX_OPS : CS_LOOP_MAX_OPS;
+    if ((rc = cs_loop_new(&parts, &run->loop, err)))
+        return rc;
+    run->program = (cs_program_t *)cs_loop_program(run->loop);
+    if (r->validate)
+        cs_loop_validate(run->loop, &c->args, REQUEST_VALIDATE_SEED);
+    return CS_OK;
+}
+
 int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
 {
     int rc;
@@ -540,6 +607,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
         return rc;
     }
+    if (r->loop.style != CS_LOOP_STYLE_NONE)
+        return request_build_loop(r, run, err);
     if (r->validate)
         return cs_coll_check_new(&c->args, run->program, REQUEST_VALIDATE_SEED, &run->check, err);
     return CS_OK;
@@ -555,6 +624,8 @@ void cs_request_exec_opts(const cs_request_t *r, const cs_request_run_t *run,
     opts->observer = run->check ? cs_coll_check_observer(run->check) : NULL;
     if (r->force)
         opts->max_work = 0;
+    if (run->loop)
+        cs_loop_exec_opts(run->loop, opts);
 }
 
 /* D8 of issue 19: fluid mode is the channel engine's; a machine with its
@@ -598,6 +669,16 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
     if (run->gen)
         return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
     rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+    if (rc == CS_OK && run->loop) {
+        if ((rc = cs_loop_finish(run->loop, &run->result, err))) {
+            cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);
+            cs_error_prefix(err, "validation failed");
+        } else {
+            run->coll.loop = cs_loop_result(run->loop);
+        }
+        run->validated = rc == CS_OK && cs_loop_validating(run->loop);
+        return rc;
+    }
     if (rc == CS_OK && run->check && (rc = cs_coll_check_verify(run->check, err))) {
         cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);
         cs_error_prefix(err, "validation failed");

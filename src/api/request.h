@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/loop.h"
 #include "coll/check.h"
 #include "coll/coll.h"
 #include "core/error.h"
@@ -51,6 +52,7 @@ typedef struct cs_request {
     int force;                    /* no work limit (cs_exec_opts_t.max_work = 0) */
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
+    cs_loop_spec_t loop;          /* a benchmark loop (api/loop.h); style NONE: one call */
 } cs_request_t;
 
 /* An empty request: no machine, no program or collective, packet mode, the
@@ -64,6 +66,8 @@ void cs_request_init(cs_request_t *r);
  *   validate (value ignored)                mode (packet, fluid)
  *   windowed (value ignored)           force (value ignored: no work limit)
  *   queue  (an event queue kind)
+ *   iterations (N or "default"), warmup (W), between (none, barrier,
+ *   barrier:ALGO), loop (nccl-tests, osu): a benchmark loop (api/loop.h)
  * CS_ERR_USAGE with a message naming the option for a value that is none,
  * or for an unknown key; r is unchanged then. */
 int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error_t *err);
@@ -82,7 +86,8 @@ int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *e
  * cs_request_check_kind wants a machine (unless need_machine is 0: a front
  * end that has one open) and exactly one of program and collective;
  * cs_request_check_keys refuses the collective's fields without a
- * collective and windowed with validate or (timeline non-zero) a timeline.
+ * collective and windowed with validate, (timeline non-zero) a timeline
+ * or a loop.
  * CS_ERR_USAGE. */
 int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *err);
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err);
@@ -103,6 +108,9 @@ typedef struct cs_request_coll {
     int32_t *rank_to_node; /* P entries, owned */
     cs_machine_hints_t place; /* owns the arrays `hints` points to */
     char order_name[64];   /* for the summary */
+    /* a benchmark loop's times once it ran (owned by the run's loop), for
+     * the reports; NULL: one call */
+    const cs_result_loop_t *loop;
 } cs_request_coll_t;
 
 /* The algorithm `name` of collective kind (NULL: the default): FORMAT:FILE
@@ -155,6 +163,7 @@ typedef struct cs_request_run {
     cs_exec_result_t result;
     int validated;            /* the run was checked and passed */
     int machine_borrowed;     /* machine is the caller's (cs_request_prepare_on) */
+    cs_loop_t *loop;          /* owned: a benchmark loop (program is its) */
 } cs_request_run_t;
 
 void cs_request_run_init(cs_request_run_t *run);
@@ -170,7 +179,9 @@ int cs_request_prepare_on(const cs_request_t *r, cs_machine_t *m, cs_request_run
                           cs_error_t *err);
 /* Builds the collective's program (errors prefixed "COLL/ALGO: ") and the
  * validation checker, or reads the GOAL program and checks that it fits the
- * machine. */
+ * machine.  With a loop (r->loop), the program is the loop's: the
+ * collective repeated, with the barrier between iterations when asked
+ * (api/loop.h; errors name --iterations or --between). */
 int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err);
 /* The executor's options of the request: its mode and queue, the
  * placement, the validation observer.  A front end may then add figure
@@ -178,7 +189,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
 void cs_request_exec_opts(const cs_request_t *r, const cs_request_run_t *run,
                           cs_exec_opts_t *opts);
 /* Runs the built program on the machine with opts, then checks the data
- * placement when validating ("validation failed: ..."). */
+ * placement when validating ("validation failed: ...", naming the
+ * iteration of a loop); a loop's times are then in run->coll.loop. */
 int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t *err);
 
 /* The machine's closed-form model of prepared collective c

@@ -83,6 +83,22 @@ static void run_help(void)
            "                         time: the same times, memory that follows the ops in\n"
            "                         flight (docs/engine.md; not with --validate or\n"
            "                         --timeline)\n"
+           "\n"
+           "A benchmark loop (docs/loops.md): the collective back to back, as nccl-tests\n"
+           "and the OSU benchmarks run it; each rank starts iteration i+1 when it is done\n"
+           "with iteration i:\n"
+           "      --iterations N     N timed iterations (1..%d; 'default': nccl-tests' %d)\n"
+           "      --warmup W         W warm-up iterations before them (default %d, as\n"
+           "                         nccl-tests)\n"
+           "      --between B        none (default) or barrier[:ALGO]: the suite's barrier\n"
+           "                         between iterations\n"
+           "      --loop STYLE       nccl-tests (%d + %d) or osu (%d + %d up to %d bytes,\n"
+           "                         %d + %d above)\n"
+           "                         the summary and JSON then give the average per\n"
+           "                         iteration (nccl-tests': the timed loop / N) and each\n"
+           "                         iteration's mean, minimum and maximum; --validate\n"
+           "                         checks every iteration\n"
+           "\n"
            "      --predict          also print the machine's closed-form model of the\n"
            "                         collective beside the simulated time (cerebras, alphabeta,\n"
            "                         cns1, groq, loggp; \"none\" and why where there is none)\n"
@@ -110,14 +126,19 @@ static void run_help(void)
            "\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
            "5 model error.\n",
-           CS_TIMELINE_MAX_EVENTS, queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
+           CS_LOOP_MAX_ITERATIONS, CS_LOOP_NCCL_ITERATIONS, CS_LOOP_NCCL_WARMUP,
+           CS_LOOP_NCCL_WARMUP, CS_LOOP_NCCL_ITERATIONS, CS_LOOP_OSU_WARMUP,
+           CS_LOOP_OSU_ITERATIONS, CS_LOOP_OSU_LARGE_BYTES, CS_LOOP_OSU_WARMUP_LARGE,
+           CS_LOOP_OSU_ITERATIONS_LARGE, CS_TIMELINE_MAX_EVENTS, queues,
+           cs_queue_kind_name(CS_QUEUE_DEFAULT));
 }
 
 static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
-        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT
+        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_ITERATIONS, OPT_WARMUP,
+        OPT_BETWEEN, OPT_LOOP
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -132,6 +153,10 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"windowed", no_argument, NULL, CS_APP_OPT_WINDOWED},
         {"predict", no_argument, NULL, OPT_PREDICT},
+        {"iterations", required_argument, NULL, OPT_ITERATIONS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"between", required_argument, NULL, OPT_BETWEEN},
+        {"loop", required_argument, NULL, OPT_LOOP},
         {"heatmap", required_argument, NULL, OPT_HEATMAP},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"window", required_argument, NULL, OPT_WINDOW},
@@ -158,6 +183,15 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case OPT_PREDICT: a->predict = 1; break;
+        case OPT_ITERATIONS:
+        case OPT_WARMUP:
+        case OPT_BETWEEN:
+        case OPT_LOOP:
+            if (cs_request_set(&a->req, c == OPT_ITERATIONS ? "iterations" : c == OPT_WARMUP
+                               ? "warmup" : c == OPT_BETWEEN ? "between" : "loop", optarg,
+                               &err) != CS_OK)
+                cs_app_usage_error("run", "%s", err.msg);
+            break;
         case OPT_HEATMAP: a->heatmap = optarg; break;
         case OPT_WINDOW: a->window = optarg; break;
         case OPT_FRAMES: a->frames = optarg; break;
@@ -213,10 +247,12 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
     if (c)
         cs_report_collective(f, c, run->validated);
     cs_report_result(f, m, r);
+    cs_report_loop(f, m, c);
     if (c)
         cs_report_bandwidth(f, m, c, r);
+    /* a loop's model is the one call's: beside the first (cold) iteration */
     if (a->predict && c)
-        cs_report_model(f, m, c, r->finish);
+        cs_report_model(f, m, c, c->loop ? c->loop->first_ticks : r->finish);
     cs_report_wall(f, r, a->with_timing);
     cs_report_channels(f, m, r);
 }

@@ -289,12 +289,35 @@ static void satisfy(exec_t *x, int32_t op)
     }
 }
 
+/* The span op belongs to (cs_exec_opts_t.span_first), or NULL: a binary
+ * search for the last span that starts at or before op. */
+static cs_op_times_t *span_of(exec_t *x, int32_t op)
+{
+    const cs_exec_opts_t *o = x->opts;
+    int32_t lo = 0, hi = o->nspans; /* the answer is below hi */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (o->span_first[mid] <= op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || op >= o->span_end[lo - 1])
+        return NULL;
+    return &x->res->spans[lo - 1];
+}
+
 static void on_started(exec_t *x, int32_t op)
 {
     dep_iter_t it;
     cs_dep_t d;
     if (x->res->ops)
         x->res->ops[op].start = cs_sim_now(x->sim);
+    if (x->res->spans) {
+        cs_op_times_t *sp = span_of(x, op);
+        if (sp && sp->start < 0) /* time never goes back: the first start is the earliest */
+            sp->start = cs_sim_now(x->sim);
+    }
     S(x, op)->state = OP_STARTED;
     for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
         if (cs_dep_kind(d) != CS_DEP_AFTER)
@@ -339,6 +362,11 @@ static void on_done(exec_t *x, int32_t op)
     }
     if (x->res->ops)
         x->res->ops[op].end = now;
+    if (x->res->spans) {
+        cs_op_times_t *sp = span_of(x, op);
+        if (sp)
+            sp->end = now; /* the last end so far is the latest */
+    }
     if (now > x->res->rank_finish[o->rank])
         x->res->rank_finish[o->rank] = now;
     if (now > x->res->finish)
@@ -1288,6 +1316,12 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         for (int32_t i = 0; i < nops; i++)
             res->ops[i].start = res->ops[i].end = -1;
     }
+    if (o->nspans > 0) {
+        res->nspans = o->nspans;
+        res->spans = cs_malloc((size_t)o->nspans * sizeof *res->spans);
+        for (int32_t k = 0; k < o->nspans; k++)
+            res->spans[k].start = res->spans[k].end = -1;
+    }
     if (o->record_messages) {
         x.cap_rec = 1024;
         res->msgs = cs_malloc((size_t)x.cap_rec * sizeof *res->msgs);
@@ -1413,6 +1447,7 @@ void cs_exec_result_destroy(cs_exec_result_t *res)
     cs_sim_free(res->sim);
     free(res->rank_finish);
     free(res->ops);
+    free(res->spans);
     free(res->msgs);
     memset(res, 0, sizeof *res);
 }

@@ -87,6 +87,14 @@ typedef struct cs_exec_opts {
      * CS_ERR_CANCELLED and a message saying how far it got ("interrupted at
      * t=T ticks, N events, M of K ops done").  NULL: never. */
     const volatile sig_atomic_t *cancel;
+    /* Spans (issue 32: the iterations of a benchmark loop): span k is the
+     * ops with ids in [span_first[k], span_end[k]); spans are in id order
+     * and do not overlap (span_end[k] <= span_first[k+1]); ops between
+     * spans belong to none.  The result's spans[k] is the earliest start
+     * and the latest end of span k's ops.  Costs a binary search per op
+     * start and end, and 16 bytes per span.  nspans 0: none. */
+    const int32_t *span_first, *span_end;
+    int32_t nspans;
 } cs_exec_opts_t;
 
 void cs_exec_opts_default(cs_exec_opts_t *o);
@@ -114,6 +122,9 @@ typedef struct cs_exec_result {
     cs_exec_msg_t *msgs;     /* with opts.record_messages: every message in
                                 the order the sends started, else NULL */
     int64_t nmsgs;
+    cs_op_times_t *spans;    /* with opts.nspans: per span, the earliest start
+                                and latest end of its ops (-1: none), else NULL */
+    int32_t nspans;
     int64_t ops_held_peak;   /* the most ops the executor held at once: a
                                 windowed run's window, else all of them */
     cs_net_t *net;           /* kept for channel statistics; owned */

@@ -152,7 +152,9 @@ static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
     }
     json_model_form(f, in2, &mo->form[0], 0);
     json_kv_string(f, in2, "unit", mo->unit, 0);
-    json_kv_double(f, in2, "simulated_minus_model_ticks", (double)r->finish - mo->form[0].ticks,
+    /* a loop's model is the one call's: beside its first (cold) iteration */
+    json_kv_double(f, in2, "simulated_minus_model_ticks",
+                   (double)(info->loop ? info->loop->first_ticks : r->finish) - mo->form[0].ticks,
                    0);
     json_key(f, in2, "forms");
     fputs("[", f);
@@ -178,6 +180,37 @@ static void json_bandwidth(FILE *f, const char *in1, const cs_bandwidth_t *bw)
     json_kv_double(f, in2, "busbw_bytes_per_second", bw->busbw, 0);
     json_kv_double(f, in2, "busbw_factor", bw->factor, 1);
     fprintf(f, "%s},\n", in1);
+}
+
+/* "loop": a benchmark loop's times (issue 32), per iteration on one line
+ * each like the other arrays. */
+static void json_loop(FILE *f, const char *in1, const cs_result_loop_t *lp, double tick)
+{
+    const char *in2 = "    ";
+    json_key(f, in1, "loop");
+    fputs("{\n", f);
+    json_kv_int(f, in2, "iterations", lp->iterations, 0);
+    json_kv_int(f, in2, "warmup", lp->warmup, 0);
+    json_kv_string(f, in2, "between", lp->between, 0);
+    json_kv_string(f, in2, "style", lp->style, 0);
+    json_kv_double(f, in2, "avg_ticks", lp->avg_ticks, 0);
+    json_kv_double(f, in2, "avg_seconds", lp->avg_ticks * tick, 0);
+    json_kv_int(f, in2, "timed_ticks", lp->timed_ticks, 0);
+    json_kv_double(f, in2, "timed_seconds", (double)lp->timed_ticks * tick, 0);
+    json_kv_double(f, in2, "iteration_avg_ticks", lp->iteration_avg_ticks, 0);
+    json_kv_double(f, in2, "iteration_avg_seconds", lp->iteration_avg_ticks * tick, 0);
+    json_kv_int(f, in2, "iteration_min_ticks", lp->iteration_min_ticks, 0);
+    json_kv_double(f, in2, "iteration_min_seconds", (double)lp->iteration_min_ticks * tick, 0);
+    json_kv_int(f, in2, "iteration_max_ticks", lp->iteration_max_ticks, 0);
+    json_kv_double(f, in2, "iteration_max_seconds", (double)lp->iteration_max_ticks * tick, 0);
+    json_kv_int(f, in2, "first_ticks", lp->first_ticks, 0);
+    json_key(f, in2, "per_iteration");
+    fputs("[", f);
+    for (int64_t i = 0; i < lp->warmup + lp->iterations; i++)
+        fprintf(f, "%s\n      {\"iteration\": %" PRId64 ", \"warmup\": %s, \"start_ticks\": %" PRId64
+                ", \"end_ticks\": %" PRId64 "}",
+                i ? "," : "", i, i < lp->warmup ? "true" : "false", lp->start[i], lp->end[i]);
+    fprintf(f, "\n%s]\n%s},\n", in2, in1);
 }
 
 static int json_chan_listed(const cs_chan_stats_t *s)
@@ -258,10 +291,12 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
                    with_timing && r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
                    0);
     json_kv_int(f, in1, "messages", r->messages, 0);
-    if (info->bandwidth)
-        json_bandwidth(f, in1, info->bandwidth);
     if (info->predict)
         json_model(f, in1, info, r);
+    if (info->loop)
+        json_loop(f, in1, info->loop, m->tick_seconds);
+    if (info->bandwidth) /* after the loop, whose average it is of */
+        json_bandwidth(f, in1, info->bandwidth);
 
     /* Arrays hold one object per line: large machines give long arrays, and
      * line-per-record keeps them greppable and diffable. */

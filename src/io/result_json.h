@@ -40,6 +40,22 @@ void cs_json_write_string(FILE *f, const char *s);
 int cs_result_write_json(FILE *f, const cs_machine_t *m, const cs_program_t *p,
                          const cs_exec_result_t *r, int with_timing, cs_error_t *err);
 
+/* A benchmark loop's times (issue 32, docs/loops.md), in ticks.  An
+ * iteration's time runs from the earliest start of any of its ops to the
+ * latest end of any of them; `avg_ticks` is nccl-tests' average: (end of
+ * the last timed iteration - start of the first timed one) / iterations. */
+typedef struct cs_result_loop {
+    int64_t iterations, warmup;      /* timed, warm-up */
+    const char *between;             /* "none", "barrier:ALGO" */
+    const char *style;               /* "nccl-tests", "osu" or "custom": where the counts came from */
+    double avg_ticks;                /* timed_ticks / iterations */
+    int64_t timed_ticks;             /* end of the last timed - start of the first timed */
+    double iteration_avg_ticks;      /* mean of the timed iterations' own times */
+    int64_t iteration_min_ticks, iteration_max_ticks;
+    int64_t first_ticks;             /* iteration 0's own time: the cold single call */
+    const int64_t *start, *end;      /* per iteration (warm-up first), warmup + iterations */
+} cs_result_loop_t;
+
 /* Facts about the run that the result alone does not hold. */
 typedef struct cs_result_info {
     int with_timing; /* as above */
@@ -60,6 +76,8 @@ typedef struct cs_result_info {
      * (coll/bandwidth.h, docs/bandwidth.md): a "bandwidth" object after
      * "messages"; NULL leaves it out (programs, barriers) */
     const cs_bandwidth_t *bandwidth;
+    /* a benchmark loop: a "loop" object (docs/json.md); NULL leaves it out */
+    const cs_result_loop_t *loop;
 } cs_result_info_t;
 
 /* cs_result_write_json with the run's info (cs_result_write_json writes

@@ -110,6 +110,34 @@ class EveryMachine(unittest.TestCase):
                                      (c["busy_ticks"] if c else 0) / want["finish_ticks"])
                 self.assertTrue(listed, "a run that moved no data")
 
+    def test_loop_matches_cli_json(self):
+        # a benchmark loop (docs/loops.md) on every machine: Result.loop is
+        # the JSON's "loop" object of the same request on the command line
+        for spec, coll, algo, size, extra in CASES:
+            with self.subTest(machine=spec):
+                loop = {"iterations": 3, "warmup": 1, "between": "barrier"}
+                args = cli_args(spec, coll, algo, size, extra)
+                for k, v in loop.items():
+                    args += ["--" + k, str(v)]
+                want_text = cli("run", *args, "--json", "-", "--no-timing").stdout.decode()
+                want = json.loads(want_text)["loop"]
+                r = collsim.run(machine=spec, coll=coll, algo=algo, bytes=size, validate=True,
+                                **extra, **loop)
+                self.assertEqual(r.json(timing=False), want_text)
+                got = r.loop
+                for k in ("iterations", "warmup", "avg_ticks", "avg_seconds", "timed_ticks",
+                          "iteration_avg_ticks", "iteration_min_ticks", "iteration_max_ticks",
+                          "first_ticks"):
+                    self.assertEqual(got[k], want[k], k)
+                self.assertEqual(got["start_ticks"],
+                                 [x["start_ticks"] for x in want["per_iteration"]])
+                self.assertEqual(got["end_ticks"], [x["end_ticks"] for x in want["per_iteration"]])
+                self.assertIs(r.validated, True)
+        self.assertIsNone(collsim.run(machine=CASES[0][0], coll="barrier").loop)
+        with self.assertRaises(collsim.Error) as e:
+            collsim.run(machine=CASES[0][0], coll="barrier", iterations=0)
+        self.assertIn("--iterations", str(e.exception))
+
     def test_machine_reuse_gives_the_same_runs(self):
         spec, coll, algo, size, extra = CASES[1]
         one = collsim.run(machine=spec, coll=coll, algo=algo, bytes=size, **extra)
