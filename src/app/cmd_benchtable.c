@@ -30,7 +30,7 @@ typedef struct bt_args {
     const char *bytes_text;
     const char *format;
     int64_t ranks;         /* 0: every node */
-    int validate, full;
+    int validate, full, single, looped; /* looped: a loop option was given */
     int64_t sizes[CS_SIZES_MAX];
     int nsizes;
 } bt_args_t;
@@ -56,9 +56,18 @@ static void bt_help(void)
            "                         # Size  Avg Latency(us)\n"
            "      --full             osu: also Min Latency(us), Max Latency(us), Iterations\n"
            "                         (OSU's -f)\n"
-           "      --validate         check every run's data: nccl's #wrong counts wrong\n"
-           "                         float elements (N/A without), osu adds Validation\n"
-           "                         (Pass/Fail, OSU's -c); a wrong row exits 4 at the end\n"
+           "      --validate         check each size's data on one call, as nccl-tests does\n"
+           "                         after its loop: nccl's #wrong counts wrong float\n"
+           "                         elements (N/A without), osu adds Validation (Pass/Fail,\n"
+           "                         OSU's -c); a wrong row exits 4 at the end\n"
+           "\n"
+           "The loop (docs/loops.md): by default the tool's own, nccl-tests' 5 warm-up and\n"
+           "20 timed iterations back to back, or OSU's 100 + 1,000 up to 8 KiB and 10 + 100\n"
+           "above with a barrier between; 'collsim run' takes the same options:\n"
+           "      --iterations N|default, --warmup W, --between none|barrier[:ALGO],\n"
+           "      --loop nccl-tests|osu\n"
+           "      --single           one call instead of a loop\n"
+           "\n"
            "      --root R           root rank of rooted collectives (default 0)\n"
            "      --ranks P          ranks (default: every node)\n"
            "      --order ORDER      placement, as for 'collsim run'\n"
@@ -67,15 +76,16 @@ static void bt_help(void)
            "      --force            run a packet-mode run above the work limit\n"
            "  -h, --help             show this help and exit\n"
            "\n"
-           "Times are one call's, every rank starting together: nccl's time is the\n"
-           "collective's (the last rank's finish), osu's Avg/Min/Max are over the ranks'\n"
-           "finishes.  collsim has no buffers: the in-place columns repeat out-of-place.\n"
+           "nccl's time is the loop's average iteration (the timed loop / iterations, as\n"
+           "nccl-tests); osu's Avg/Min/Max are over the timed iterations (with --single,\n"
+           "over the ranks' finishes of the one call).  collsim has no buffers: the in-place\n"
+           "columns repeat the out-of-place ones.\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 a wrong row.\n");
 }
 
 static void bt_parse_args(int argc, char **argv, bt_args_t *a)
 {
-    enum { OPT_FULL = 256 };
+    enum { OPT_FULL = 256, OPT_SINGLE, OPT_ITERATIONS, OPT_WARMUP, OPT_BETWEEN, OPT_LOOP };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -83,6 +93,11 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
         {"bytes", required_argument, NULL, 'b'},
         {"format", required_argument, NULL, 'f'},
         {"full", no_argument, NULL, OPT_FULL},
+        {"single", no_argument, NULL, OPT_SINGLE},
+        {"iterations", required_argument, NULL, OPT_ITERATIONS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"between", required_argument, NULL, OPT_BETWEEN},
+        {"loop", required_argument, NULL, OPT_LOOP},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"root", required_argument, NULL, CS_APP_OPT_ROOT},
         {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
@@ -106,6 +121,17 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
         case 'b': a->bytes_text = optarg; break;
         case 'f': a->format = optarg; break;
         case OPT_FULL: a->full = 1; break;
+        case OPT_SINGLE: a->single = 1; break;
+        case OPT_ITERATIONS:
+        case OPT_WARMUP:
+        case OPT_BETWEEN:
+        case OPT_LOOP:
+            if (cs_request_set(&a->req, c == OPT_ITERATIONS ? "iterations" : c == OPT_WARMUP
+                               ? "warmup" : c == OPT_BETWEEN ? "between" : "loop", optarg,
+                               &err) != CS_OK)
+                cs_app_usage_error("bench-table", "%s", err.msg);
+            a->looped = 1;
+            break;
         case 'h': bt_help(); exit(0);
         default: cs_app_option("bench-table", &a->req, c, argv);
         }
@@ -121,6 +147,16 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
         cs_app_usage_error("bench-table", "--coll: %s", err.msg);
     if (cs_benchtable_find(a->format, &fmt, &err) != CS_OK)
         cs_app_usage_error("bench-table", "--format: %s", err.msg);
+    if (a->single && a->looped)
+        cs_app_usage_error("bench-table", "--single runs one call: it excludes --iterations, "
+                           "--warmup, --between and --loop");
+    /* the tool's own loop unless told otherwise */
+    if (!a->single && !a->looped) {
+        int osu = !strcmp(a->format, "osu");
+        cs_request_set(&a->req, "loop", osu ? "osu" : "nccl-tests", &err);
+        if (osu)
+            cs_request_set(&a->req, "between", "barrier", &err);
+    }
     if (a->full && strcmp(a->format, "osu"))
         cs_app_usage_error("bench-table", "--full is OSU's -f; it needs --format osu");
     if (!a->bytes_text && kind != CS_COLL_BARRIER)
@@ -164,7 +200,7 @@ int cs_app_cmd_benchtable(int argc, char **argv)
         rc = cs_sweep_prepare(&a.req, algo, a.ranks, m, &coll, &err);
     if (rc == CS_OK) {
         info = (cs_benchtable_info_t){coll.args.kind, coll.args.P, coll.args.root, m->spec,
-                                      algo->name, NULL, a.validate, a.full, a.sizes, a.nsizes};
+                                      algo->name, NULL, a.validate, a.full, a.sizes, a.nsizes, 0, 1};
         rc = fmt->check(&info, &err);
     }
     if (rc == CS_OK)
@@ -177,8 +213,10 @@ int cs_app_cmd_benchtable(int argc, char **argv)
                                      cs_app_cancel_flag(), &pts[i], &engine, &err);
         if (rc != CS_OK)
             break;
-        if (i == 0) { /* the engine that ran is known after the first run */
+        if (i == 0) { /* the engine and the loop's counts are known after the first run */
             info.engine = engine;
+            info.warmup = pts[0].warmup;
+            info.iterations = pts[0].iterations;
             fmt->header(stdout, &info);
         }
         fmt->row(stdout, &info, &pts[i]);

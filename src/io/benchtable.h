@@ -33,16 +33,22 @@ typedef struct cs_benchtable_info {
     int full;              /* OSU's -f: min, max and iterations columns */
     const int64_t *sizes;  /* collsim's --bytes of every row, ascending */
     int nsizes;
+    int64_t warmup, iterations; /* the first row's loop counts (nccl-tests' header) */
 } cs_benchtable_info_t;
 
-/* One row: a size's simulated run. */
+/* One row: a size's simulated run (seconds). */
 typedef struct cs_benchtable_point {
     int64_t bytes;       /* collsim's --bytes */
-    double t_max;        /* seconds: the collective's time (the last rank's finish) */
-    double t_min;        /* the first rank's finish */
-    double t_avg;        /* the mean of the ranks' finishes */
+    /* nccl-tests' time: a benchmark loop's average iteration (the timed
+     * loop's span / iterations, as nccl-tests divides its timer), or one
+     * call's finish (the last rank's) */
+    double time;
+    /* OSU's Avg, Min and Max: over a loop's timed iterations, each from
+     * its first op's start to its last op's end; for one call, over the
+     * ranks' finishes (every rank starting at 0) */
+    double avg, min, max;
+    int64_t warmup, iterations; /* the loop's counts; 0 and 1 for one call */
     int64_t wrong_bytes; /* bytes found wrong by --validate, summed over ranks (-1: not checked) */
-    int iterations;      /* the timed iterations the times average */
 } cs_benchtable_point_t;
 
 /* A format: the tool's layout, one function per part of its output. */

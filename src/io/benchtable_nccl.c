@@ -10,9 +10,11 @@
  * the vector for broadcast, reduce and allreduce, and the per-rank block x
  * ranks for allgather, reduce-scatter, alltoall, gather and scatter, whose
  * `count` is per rank (nccl-tests' paramcount).  algbw and busbw are
- * coll/bandwidth.h's in GB/s (10^9 bytes/s); time is the collective's (the
- * last rank's finish), as one nccl-tests process driving every rank's GPU
- * (-g P) measures it.  #wrong counts wrong float elements over all ranks
+ * coll/bandwidth.h's in GB/s (10^9 bytes/s); time is a benchmark loop's
+ * average iteration, the timed loop over its iterations as nccl-tests
+ * divides its timer (by default nccl-tests' loop: 5 warm-up, 20 timed), or
+ * one call's (the last rank's finish), as one nccl-tests process driving
+ * every rank's GPU (-g P) measures it.  #wrong counts wrong float elements over all ranks
  * (wrong bytes / 4, rounded up), N/A without --validate, as with -c 0.
  * collsim has no buffers: the in-place columns repeat the out-of-place
  * ones (the same messages move; the local copy an out-of-place call makes
@@ -96,8 +98,8 @@ static void nccl_header(FILE *f, const cs_benchtable_info_t *in)
     fprintf(f, "# nThread %d nGpus %d minBytes %lld maxBytes %lld step: %lld(%s) warmup iters: %d "
                "iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
             1, in->P, (long long)nccl_size(in, in->sizes[0]),
-            (long long)nccl_size(in, in->sizes[in->nsizes - 1]), step, kind, 0, 1, 1,
-            in->validate, 0, 0);
+            (long long)nccl_size(in, in->sizes[in->nsizes - 1]), step, kind, (int)in->warmup,
+            (int)in->iterations, 1, in->validate, 0, 0);
     fputs("#\n", f);
     fputs("# Using devices\n", f);
     fprintf(f, "#  Rank %2d..%d: simulated, %s\n", 0, in->P - 1, in->machine);
@@ -128,9 +130,9 @@ static void nccl_row(FILE *f, const cs_benchtable_info_t *in, const cs_benchtabl
                   in->kind == CS_COLL_REDUCE_SCATTER;
     char root[16], t[32], alg[32], bus[32];
     cs_bandwidth_t bw;
-    cs_bandwidth_of(in->kind, in->P, pt->bytes, pt->t_max, &bw);
+    cs_bandwidth_of(in->kind, in->P, pt->bytes, pt->time, &bw);
     snprintf(root, sizeof root, "%6d", cs_coll_rooted(in->kind) ? in->root : -1);
-    nccl_float(pt->t_max * 1e6, 7, t, sizeof t);
+    nccl_float(pt->time * 1e6, 7, t, sizeof t);
     nccl_float(bw.algbw / 1e9, 6, alg, sizeof alg);
     nccl_float(bw.busbw / 1e9, 6, bus, sizeof bus);
     fprintf(f, "%12lld  %12lld  %8s  %6s  %6s", (long long)nccl_size(in, pt->bytes),
@@ -152,7 +154,7 @@ static void nccl_footer(FILE *f, const cs_benchtable_info_t *in, const cs_bencht
     long long wrong = 0;
     for (int i = 0; i < n; i++) {
         cs_bandwidth_t bw;
-        cs_bandwidth_of(in->kind, in->P, pts[i].bytes, pts[i].t_max, &bw);
+        cs_bandwidth_of(in->kind, in->P, pts[i].bytes, pts[i].time, &bw);
         sum += 2 * bw.busbw / 1e9; /* both columns count in nccl-tests' average */
         /* nccl-tests counts the tests (sizes x placements) that had a
          * wrong element, not the elements */

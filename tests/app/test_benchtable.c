@@ -181,7 +181,8 @@ Test(benchtable, nccl_table_allgather)
 Test(benchtable, osu_table)
 {
     cli_out_t o = RUN("bench-table", "--machine", RING8, "--coll", "allgather", "--algo", "ring",
-                      "--bytes", "16,4KiB", "--format", "osu", "--full", "--validate");
+                      "--bytes", "16,4KiB", "--format", "osu", "--full", "--validate",
+                      "--single");
     cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
     ASSERT_HAS(o.out, "\n# OSU MPI Allgather Latency Test\n");
     ASSERT_HAS(o.out, "\n# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)"
@@ -199,7 +200,7 @@ Test(benchtable, osu_table)
         cr_assert(f[0][0] != ' ', "the size is left-aligned");
         for (int k = 1; k <= 3; k++) /* a ring allgather ends on every rank together */
             cr_assert_float_eq(atof(f[k]), t, 0.006, "column %d: %s, formula %g", k, f[k], t);
-        cr_assert_eq(atoi(f[4]), 1, "one call");
+        cr_assert_eq(atoi(f[4]), 1, "one call (--single)");
         cr_assert_str_eq(f[5], "              Pass");
     }
     cli_out_free(&o);
@@ -209,6 +210,53 @@ Test(benchtable, osu_table)
     cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
     ASSERT_HAS(o.out, "# OSU MPI Reduce_scatter Latency Test\n");
     ASSERT_HAS(o.out, "\n# Size       Avg Latency(us)\n1024      ");
+    cli_out_free(&o);
+}
+
+/* The tools' loops by default: nccl-tests' 5 + 20 iterations, whose
+ * average is the run's loop average (`collsim run --iterations default`),
+ * and on a pipelined chain broadcast below the one call's time, since
+ * iterations overlap; OSU's 1,000 iterations up to 8 KiB, 100 above. */
+Test(benchtable, loops)
+{
+    cli_out_t o = RUN("bench-table", "--machine", RING8, "--coll", "broadcast", "--algo", "chain",
+                      "--bytes", "64KiB");
+    cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+    ASSERT_HAS(o.out, " warmup iters: 5 iters: 20 agg iters: 1 ");
+    char *lines[4];
+    cr_assert_eq(data_lines(o.out, lines, 4), 1);
+    nccl_row_t loop, one;
+    nccl_parse(lines[0], &loop);
+    cli_out_t j = RUN("run", "--machine", RING8, "--coll", "broadcast", "--algo", "chain",
+                      "--bytes", "64KiB", "--iterations", "default", "--json", "-",
+                      "--no-timing");
+    cr_assert_eq(j.status, 0, "stderr:\n%s", j.err);
+    const char *avg = strstr(j.out, "\"avg_seconds\": ");
+    cr_assert_not_null(avg);
+    cr_assert_float_eq(loop.time[0], 1e6 * strtod(avg + 15, NULL), 0.006);
+    cli_out_free(&j);
+    cli_out_free(&o);
+    o = RUN("bench-table", "--machine", RING8, "--coll", "broadcast", "--algo", "chain",
+            "--bytes", "64KiB", "--single");
+    cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+    ASSERT_HAS(o.out, " warmup iters: 0 iters: 1 agg iters: 1 ");
+    cr_assert_eq(data_lines(o.out, lines, 4), 1);
+    nccl_parse(lines[0], &one);
+    cr_assert_lt(loop.time[0], one.time[0] - 1, "the loop overlaps: %g us, one call %g us",
+                 loop.time[0], one.time[0]);
+    cr_assert_gt(loop.busbw[0], one.busbw[0]);
+    cli_out_free(&o);
+    o = RUN("bench-table", "--machine", RING8, "--coll", "allreduce", "--bytes", "8KiB,16KiB",
+            "--format", "osu", "--full");
+    cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+    cr_assert_eq(data_lines(o.out, lines, 4), 2);
+    cr_assert_eq(atoi(lines[0] + 64), 1000, "'%s'", lines[0]);
+    cr_assert_eq(atoi(lines[1] + 64), 100, "'%s'", lines[1]);
+    cli_out_free(&o);
+    o = RUN("bench-table", "--machine", RING8, "--coll", "allreduce", "--bytes", "8",
+            "--single", "--iterations", "3");
+    cr_assert_eq(o.status, 2);
+    ASSERT_HAS(o.err, "--single runs one call");
     cli_out_free(&o);
 }
 
@@ -332,6 +380,15 @@ Test(benchtable, json)
     o = RUN("run", "--machine", RING8, "--coll", "barrier", "--json", "-", "--no-timing");
     cr_assert_eq(o.status, 0);
     cr_assert_null(strstr(o.out, "\"bandwidth\""));
+    cli_out_free(&o);
+    /* a loop's bandwidths are of its average iteration */
+    o = RUN("run", "--machine", RING8, "--coll", "broadcast", "--algo", "chain", "--bytes",
+            "64KiB", "--iterations", "4", "--warmup", "1", "--json", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+    t = json_number(o.out, "avg_seconds");
+    cr_assert_lt(t, json_number(o.out, "first_ticks") * 1e-12, "the chain's iterations overlap");
+    cr_assert_eq(json_number(o.out, "seconds"), t);
+    cr_assert_float_eq(json_number(o.out, "algbw_bytes_per_second"), 65536 / t, 1e-9 * 65536 / t);
     cli_out_free(&o);
     /* the summary: algbw and busbw lines in GB/s */
     o = RUN("run", "--machine", RING8, "--coll", "allreduce", "--algo", "ring", "--bytes",
