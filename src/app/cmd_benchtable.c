@@ -194,8 +194,12 @@ int cs_app_cmd_benchtable(int argc, char **argv)
     if (rc == CS_OK) {
         cs_coll_kind_t kind;
         cs_coll_parse(a.req.coll, &kind, &err);
-        rc = cs_request_find_algo(kind, a.req.algo, NULL, &algo, &algo_file, &err);
+        if ((rc = cs_request_find_algo(kind, a.req.algo, NULL, &algo, &algo_file, &err)))
+            cs_error_prefix(&err, "--algo");
     }
+    /* an option the algorithm does not take, named before any run */
+    if (rc == CS_OK)
+        rc = cs_sweep_check_opts(a.req.opts, a.req.nopts, &algo, 1, 0, &err);
     if (rc == CS_OK)
         rc = cs_sweep_prepare(&a.req, algo, a.ranks, m, &coll, &err);
     if (rc == CS_OK) {
