@@ -188,7 +188,7 @@ int cs_app_cmd_benchtable(int argc, char **argv)
     memset(&coll, 0, sizeof coll);
     memset(&info, 0, sizeof info);
     cs_benchtable_find(a.format, &fmt, &err); /* checked by the parser */
-    a.req.bytes_text = a.bytes_text ? a.bytes_text : NULL;
+    a.req.bytes_text = a.bytes_text; /* NULL for a barrier without --bytes */
     a.req.bytes = a.sizes[0];
     rc = cs_machine_new(a.req.machine, &m, &err);
     if (rc == CS_OK) {
@@ -203,8 +203,11 @@ int cs_app_cmd_benchtable(int argc, char **argv)
     if (rc == CS_OK)
         rc = cs_sweep_prepare(&a.req, algo, a.ranks, m, &coll, &err);
     if (rc == CS_OK) {
-        info = (cs_benchtable_info_t){coll.args.kind, coll.args.P, coll.args.root, m->spec,
-                                      algo->name, NULL, a.validate, a.full, a.sizes, a.nsizes, 0, 1};
+        info = (cs_benchtable_info_t){.kind = coll.args.kind, .P = coll.args.P,
+                                      .root = coll.args.root, .machine = m->spec,
+                                      .algo = algo->name, .validate = a.validate,
+                                      .full = a.full, .sizes = a.sizes, .nsizes = a.nsizes,
+                                      .iterations = 1};
         rc = fmt->check(&info, &err);
     }
     if (rc == CS_OK)
