@@ -49,10 +49,11 @@ CHANNEL_COLUMNS = ("src", "dst", "bytes", "units", "busy_ticks", "stall_ticks",
                    "peak_k", "utilisation")
 # The columns of sweep()'s and compare()'s rows: the CSV header lines of
 # `collsim sweep --csv` and `collsim compare --csv`.
-SWEEP_COLUMNS = ("machine", "coll", "algo", "bytes", "ranks", "ticks", "seconds", "events")
+SWEEP_COLUMNS = ("machine", "coll", "algo", "bytes", "ranks", "ticks", "seconds", "events",
+                 "algbw_bytes_per_s", "busbw_bytes_per_s")
 COMPARE_COLUMNS = ("machine", "spec", "coll", "algo", "bytes", "ranks", "ticks", "seconds",
-                   "bandwidth_bytes_per_s", "busiest_link", "busiest_util", "events",
-                   "wall_seconds")
+                   "algbw_bytes_per_s", "busbw_bytes_per_s", "busiest_link", "busiest_util",
+                   "events", "wall_seconds")
 
 
 # ---- errors -------------------------------------------------------------------
@@ -435,6 +436,29 @@ class Result:
         # A view that keeps this result (its owner) alive; not cached, so
         # that no reference cycle delays freeing the C result.
         return Machine._view(_C.collsim_result_machine(self._h), self)
+
+    # -- bandwidths (docs/bandwidth.md)
+    @property
+    def bandwidth(self):
+        """The bandwidths as nccl-tests defines them, the "bandwidth" object
+        of docs/json.md: a dict with size_bytes (nccl-tests' S), seconds,
+        algbw_bytes_per_second, busbw_bytes_per_second and busbw_factor; None
+        for a program or a barrier (no data moved)."""
+        return self.to_dict(timing=False).get("bandwidth")
+
+    @property
+    def algbw(self):
+        """nccl-tests' algorithm bandwidth S / t in bytes per second (None
+        without a bandwidth: a program, a barrier)."""
+        b = self.bandwidth
+        return None if b is None else b["algbw_bytes_per_second"]
+
+    @property
+    def busbw(self):
+        """nccl-tests' bus bandwidth, algbw x the collective's factor
+        (allreduce 2(n-1)/n, ...), in bytes per second (None as algbw)."""
+        b = self.bandwidth
+        return None if b is None else b["busbw_bytes_per_second"]
 
     # -- arrays
     @property

@@ -77,7 +77,8 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
     once, in the order of `collsim sweep` (algorithm, then ranks, then
     size).  Returns a list of dicts with the columns of `collsim sweep
     --csv`: machine (the normalised spec), coll, algo, bytes, ranks, ticks,
-    seconds, events.
+    seconds, events, algbw_bytes_per_s, busbw_bytes_per_s (nccl-tests'
+    bandwidths, docs/bandwidth.md; 0 for a barrier).
 
     algos: a list, "a,b" or "all".  bytes and ranks: an int, a list, or a
     text in the syntax of `collsim sweep --bytes` ("8..1MiB:x2").  opt: a
@@ -107,9 +108,12 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
                         coll, name, b, "" if p is None else ", %s ranks" % p), keep_going)
                     continue
                 ticks = r.ticks
+                bw = r.bandwidth or {}
                 rows.append({"machine": m.spec, "coll": coll, "algo": name, "bytes": int(b),
                              "ranks": r.ranks, "ticks": ticks,
-                             "seconds": ticks * m.tick_seconds, "events": r.events})
+                             "seconds": ticks * m.tick_seconds, "events": r.events,
+                             "algbw_bytes_per_s": bw.get("algbw_bytes_per_second", 0.0),
+                             "busbw_bytes_per_s": bw.get("busbw_bytes_per_second", 0.0)})
     return rows
 
 
@@ -152,7 +156,8 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
     by ';' (default: one example of every machine type, as `collsim
     compare`).  Returns a list of dicts with the columns of `collsim
     compare --csv`: machine (the short description), spec, coll, algo,
-    bytes, ranks, ticks, seconds, bandwidth_bytes_per_s, busiest_link
+    bytes, ranks, ticks, seconds, algbw_bytes_per_s, busbw_bytes_per_s
+    (nccl-tests' bandwidths, docs/bandwidth.md; 0 for a barrier), busiest_link
     ("u→v" with the nodes' labels, "-" when no channel was used),
     busiest_util, events, wall_seconds (0 with timing=False, as
     --no-timing).  As `collsim compare`, mode="fluid" runs the machines
@@ -192,10 +197,12 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
         ch = r.channels
         c = _busiest(ch)
         nbytes = int(parse_sizes(bytes)[0]) if isinstance(bytes, str) else int(bytes)
+        bw = r.bandwidth or {}
         rows.append({
             "machine": m.name, "spec": m.spec, "coll": coll, "algo": algo, "bytes": nbytes,
             "ranks": r.ranks, "ticks": ticks, "seconds": seconds,
-            "bandwidth_bytes_per_s": nbytes / seconds if seconds > 0 and nbytes > 0 else 0.0,
+            "algbw_bytes_per_s": bw.get("algbw_bytes_per_second", 0.0),
+            "busbw_bytes_per_s": bw.get("busbw_bytes_per_second", 0.0),
             "busiest_link": "-" if c is None else "%s\u2192%s" % (
                 m.node_name(int(ch["src"][c])), m.node_name(int(ch["dst"][c]))),
             "busiest_util": 0.0 if c is None or ticks <= 0 else int(ch["busy_ticks"][c]) / ticks,

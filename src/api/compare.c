@@ -53,7 +53,10 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
         row->ranks = run->coll.args.P;
         row->ticks = res->finish;
         row->seconds = (double)res->finish * m->tick_seconds;
-        row->bandwidth = row->seconds > 0 && req.bytes > 0 ? (double)req.bytes / row->seconds : 0;
+        cs_bandwidth_t bw = {0};
+        cs_report_bandwidth_of(m, &run->coll, res, &bw);
+        row->bandwidth = bw.algbw;
+        row->busbw = bw.busbw;
         row->events = res->events;
         row->wall = with_timing ? res->wall_seconds : 0;
         if (c >= 0) {

@@ -27,7 +27,10 @@ typedef struct cs_compare_row {
     char err[CS_ERROR_MSG_MAX];
     int ranks;
     cs_tick_t ticks;
-    double seconds, bandwidth; /* bytes per second, 0 if no bytes */
+    double seconds;
+    /* nccl-tests' algorithm and bus bandwidths (coll/bandwidth.h), bytes
+     * per second, 0 for a barrier or a run of no time */
+    double bandwidth, busbw;
     char link[80];            /* busiest channel "u->v" (node names), or "-" */
     double link_util;         /* its busy share of the run */
     uint64_t events;

@@ -35,6 +35,43 @@ void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
     cs_machine_report(m, r->net, f);
 }
 
+int cs_report_bandwidth_of(const cs_machine_t *m, const cs_request_coll_t *c,
+                           const cs_exec_result_t *r, cs_bandwidth_t *out)
+{
+    const cs_coll_args_t *ca = &c->args;
+    if (!cs_bandwidth_defined(ca->kind))
+        return 0;
+    /* a benchmark loop's bandwidths are those of its average iteration,
+     * nccl-tests' (timed loop / iterations); one call's, of its finish */
+    double ticks = c->loop ? c->loop->avg_ticks : (double)r->finish;
+    cs_bandwidth_of(ca->kind, ca->P, ca->bytes, ticks * m->tick_seconds, out);
+    return 1;
+}
+
+void cs_report_bandwidth(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
+                         const cs_exec_result_t *r)
+{
+    cs_bandwidth_t bw;
+    char size[32], t[32];
+    if (!cs_report_bandwidth_of(m, c, r, &bw)) {
+        fprintf(f, "bandwidth none: a %s moves no data (docs/bandwidth.md)\n",
+                cs_coll_name(c->args.kind));
+        return;
+    }
+    if (bw.seconds <= 0 || bw.size_bytes <= 0) {
+        fprintf(f, "bandwidth none: the run %s (docs/bandwidth.md)\n",
+                bw.size_bytes <= 0 ? "moves no bytes" : "takes no time");
+        return;
+    }
+    cs_units_format_bytes((int64_t)bw.size_bytes, size, sizeof size);
+    cs_units_format_seconds(bw.seconds, t, sizeof t);
+    /* GB/s of 10^9 bytes, as nccl-tests prints them; the size S is
+     * nccl-tests' (bytes x ranks for the per-rank-block collectives) */
+    fprintf(f, "algbw     %.4g GB/s (S = %s in %s)\n", bw.algbw / 1e9, size, t);
+    fprintf(f, "busbw     %.4g GB/s (algbw x %s = %.4g, n = %d ranks; docs/bandwidth.md)\n",
+            bw.busbw / 1e9, cs_bandwidth_formula(c->args.kind), bw.factor, c->args.P);
+}
+
 void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing)
 {
     if (with_timing) {
@@ -151,8 +188,11 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
 {
     cs_model_t model;
     cs_error_t e;
+    cs_bandwidth_t bw;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
                              .predict = predict, .loop = c ? c->loop : NULL};
+    if (c && cs_report_bandwidth_of(m, c, r, &bw))
+        info.bandwidth = &bw;
     if (predict && !c)
         info.model_none = "not a collective (--predict models --coll runs)";
     else if (predict && cs_request_model(m, c, &model, &e))

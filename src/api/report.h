@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "api/request.h"
+#include "coll/bandwidth.h"
 #include "core/error.h"
 #include "core/program.h"
 #include "engine/exec.h"
@@ -39,6 +40,17 @@ void cs_report_loop(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c);
  * form of the formula, or "none" and why. */
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated);
+/* The bandwidths of collective c's run r on m as nccl-tests defines them
+ * (coll/bandwidth.h, docs/bandwidth.md): S from c's kind, ranks and bytes,
+ * t the run's finish in seconds, or a benchmark loop's average iteration
+ * (c->loop: nccl-tests' timed loop / iterations).  Returns 1 with *out filled, or 0 when the
+ * collective has none (a barrier moves no data). */
+int cs_report_bandwidth_of(const cs_machine_t *m, const cs_request_coll_t *c,
+                           const cs_exec_result_t *r, cs_bandwidth_t *out);
+/* The summary lines `algbw` and `busbw` (GB/s, 10^9 bytes per second, as
+ * nccl-tests prints them), or `bandwidth none` for a barrier. */
+void cs_report_bandwidth(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
+                         const cs_exec_result_t *r);
 /* The `wall` line (with_timing 0: "not shown"). */
 void cs_report_wall(FILE *f, const cs_exec_result_t *r, int with_timing);
 /* The busiest channels table (cs_net_busiest_channels). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/report.h"
 #include "api/sweep.h"
 #include "io/result_json.h"
 
@@ -103,9 +104,12 @@ int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const c
                         const cs_exec_result_t *r, int validated, const cs_request_coll_t *c,
                         cs_error_t *err)
 {
+    cs_bandwidth_t bw;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
                              .point_algo = c->algo->name, .point_bytes = c->args.bytes,
                              .point_ranks = cs_program_nranks(p)};
+    if (cs_report_bandwidth_of(m, c, r, &bw))
+        info.bandwidth = &bw;
     return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 

@@ -34,6 +34,7 @@ int cs_app_cmd_topo(int argc, char **argv);
 int cs_app_cmd_list(int argc, char **argv);
 int cs_app_cmd_bench(int argc, char **argv);
 int cs_app_cmd_sweep(int argc, char **argv);
+int cs_app_cmd_benchtable(int argc, char **argv);
 int cs_app_cmd_compare(int argc, char **argv);
 int cs_app_cmd_replay(int argc, char **argv);
 int cs_app_cmd_export(int argc, char **argv);

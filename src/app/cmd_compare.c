@@ -62,9 +62,9 @@ static void compare_help(void)
            "                       [--machines SPEC;SPEC;...] [OPTIONS]\n"
            "\n"
            "Runs one collective algorithm on several machines and prints a table: time in\n"
-           "ticks (cycles) and seconds, achieved bandwidth, the busiest link and its\n"
-           "utilisation, events and wall time; optionally CSV, Markdown, a bar chart and\n"
-           "a heatmap per machine.\n"
+           "ticks (cycles) and seconds, nccl-tests' algorithm and bus bandwidths (algbw,\n"
+           "busbw: docs/bandwidth.md), the busiest link and its utilisation, events and\n"
+           "wall time; optionally CSV, Markdown, a bar chart and a heatmap per machine.\n"
            "\n"
            "      --machines LIST    machine specs separated by ';' (default: one\n"
            "                         representative configuration of every machine type:\n");
@@ -332,7 +332,7 @@ static void put_padded(FILE *f, const char *s, int width, int right)
         fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
 }
 
-#define NCOLS 9
+#define NCOLS 10
 
 /* The cells of a row as text (the table and Markdown share them). */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
@@ -341,20 +341,24 @@ static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
     snprintf(cells[1], 96, "%d", r->ranks);
     snprintf(cells[2], 96, "%lld", (long long)r->ticks);
     cs_units_format_seconds(r->seconds, cells[3], 96);
-    if (r->bandwidth > 0)
+    /* nccl-tests' algbw and busbw (docs/bandwidth.md) */
+    if (r->bandwidth > 0) {
         snprintf(cells[4], 96, "%.3g GB/s", r->bandwidth / 1e9);
-    else
+        snprintf(cells[5], 96, "%.3g GB/s", r->busbw / 1e9);
+    } else {
         snprintf(cells[4], 96, "-");
-    snprintf(cells[5], 96, "%s", r->link);
-    snprintf(cells[6], 96, "%.1f%%", 100 * r->link_util);
-    snprintf(cells[7], 96, "%llu", (unsigned long long)r->events);
-    snprintf(cells[8], 96, "%.3f", r->wall);
+        snprintf(cells[5], 96, "-");
+    }
+    snprintf(cells[6], 96, "%s", r->link);
+    snprintf(cells[7], 96, "%.1f%%", 100 * r->link_util);
+    snprintf(cells[8], 96, "%llu", (unsigned long long)r->events);
+    snprintf(cells[9], 96, "%.3f", r->wall);
 }
 
-static const char *const col_names[NCOLS] = {"machine", "ranks",         "ticks",
-                                              "time",    "bandwidth",     "busiest link",
-                                              "util",    "events",        "wall s"};
-static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 0, 1, 1, 1};
+static const char *const col_names[NCOLS] = {"machine", "ranks",  "ticks", "time",
+                                              "algbw",   "busbw",  "busiest link",
+                                              "util",    "events", "wall s"};
+static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 0, 1, 1, 1};
 
 static void print_table(FILE *f, const compare_row_t *rows, int n)
 {
@@ -417,8 +421,8 @@ static void print_markdown(FILE *f, const compare_row_t *rows, int n)
 static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n,
                       const char *algo)
 {
-    fputs("machine,spec,coll,algo,bytes,ranks,ticks,seconds,bandwidth_bytes_per_s,"
-          "busiest_link,busiest_util,events,wall_seconds\n", f);
+    fputs("machine,spec,coll,algo,bytes,ranks,ticks,seconds,algbw_bytes_per_s,"
+          "busbw_bytes_per_s,busiest_link,busiest_util,events,wall_seconds\n", f);
     for (int i = 0; i < n; i++) {
         const cs_compare_row_t *r = &rows[i].r;
         if (r->rc)
@@ -426,8 +430,9 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         cs_report_csv_field(f, r->name);
         fputc(',', f);
         cs_report_csv_field(f, r->norm);
-        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->req.coll, algo, (long long)a->req.bytes,
-                r->ranks, (long long)r->ticks, r->seconds, r->bandwidth);
+        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,%.9g,", a->req.coll, algo,
+                (long long)a->req.bytes, r->ranks, (long long)r->ticks, r->seconds,
+                r->bandwidth, r->busbw);
         cs_report_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }

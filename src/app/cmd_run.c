@@ -270,6 +270,8 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
         cs_report_collective(f, c, run->validated);
     cs_report_result(f, m, r);
     cs_report_loop(f, m, c);
+    if (c)
+        cs_report_bandwidth(f, m, c, r);
     /* a loop's model is the one call's: beside the first (cold) iteration */
     if (a->predict && c)
         cs_report_model(f, m, c, c->loop ? c->loop->first_ticks : r->finish);

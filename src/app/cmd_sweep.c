@@ -24,6 +24,7 @@
 #include "api/sizes.h"
 #include "api/sweep.h"
 #include "app/app.h"
+#include "coll/bandwidth.h"
 #include "coll/coll.h"
 #include "engine/net.h"
 #include "core/units.h"
@@ -61,7 +62,8 @@ static void sweep_help(void)
            "\n"
            "Runs a collective with several algorithms over a range of sizes (and of rank\n"
            "counts); writes one CSV row per run (machine,coll,algo,bytes,ranks,ticks,\n"
-           "seconds,events) and a log-log plot of time against size, one line per\n"
+           "seconds,events,algbw_bytes_per_s,busbw_bytes_per_s: nccl-tests' bandwidths,\n"
+           "docs/bandwidth.md) and a log-log plot of time against size, one line per\n"
            "algorithm (and rank count), or against ranks when there is a single size.\n"
            "\n"
            "  -m, --machine SPEC     machine, e.g. alphabeta:topo=ring,p=8\n"
@@ -347,10 +349,16 @@ static void sweep_csv_row(FILE *f, const sweep_args_t *a, const cs_machine_t *m,
                           int64_t bytes, const cs_exec_result_t *res, const double *model,
                           const cs_model_t *mo)
 {
+    cs_bandwidth_t bw;
+    double seconds = (double)res->finish * m->tick_seconds;
+    cs_bandwidth_of(a->kind, P, bytes, seconds, &bw);
     cs_report_csv_field(f, m->spec); /* specs hold commas */
     fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a->kind), a->algos[k]->name,
-            (long long)bytes, P, (long long)res->finish, (double)res->finish * m->tick_seconds,
+            (long long)bytes, P, (long long)res->finish, seconds,
             (unsigned long long)res->events);
+    /* nccl-tests' algbw and busbw (docs/bandwidth.md); 0 for a barrier,
+     * as compare's columns */
+    fprintf(f, ",%.9g,%.9g", bw.algbw, bw.busbw);
     if (model && !isnan(*model))
         fprintf(f, ",%.15g,%.9g", *model, mo->form[0].seconds);
     else if (model)
@@ -411,7 +419,8 @@ int cs_app_cmd_sweep(int argc, char **argv)
             done_f = open_memstream(&done_rows, &done_len);
         }
         if (csv)
-            fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events%s\n",
+            fprintf(csv, "machine,coll,algo,bytes,ranks,ticks,seconds,events,"
+                    "algbw_bytes_per_s,busbw_bytes_per_s%s\n",
                     a.predict ? ",model_ticks,model_seconds" : "");
     }
     if (rc == CS_OK && a.json) {

@@ -35,6 +35,8 @@ static const app_cmd_t app_cmds[] = {
     {"list", "list what can be chosen (machines, algorithms)", cs_app_cmd_list},
     {"sweep", "time a collective's algorithms over a range of sizes (CSV, plot)",
      cs_app_cmd_sweep},
+    {"bench-table", "a collective over sizes in nccl-tests' or OSU's table layout",
+     cs_app_cmd_benchtable},
     {"compare", "run one algorithm on several machines side by side (table, chart)",
      cs_app_cmd_compare},
     {"replay", "replay a trace (GOAL, SimGrid TI) on one machine or several",
@@ -272,8 +274,11 @@ static void app_help(void)
            "or trace on very different machines and shows where it is fast or slow.\n"
            "\n"
            "Commands:\n");
+    int width = 0; /* the longest command's name: the summaries in one column */
     for (int i = 0; i < APP_NCMDS; i++)
-        printf("  %-8s %s\n", app_cmds[i].name, app_cmds[i].summary);
+        width = (int)strlen(app_cmds[i].name) > width ? (int)strlen(app_cmds[i].name) : width;
+    for (int i = 0; i < APP_NCMDS; i++)
+        printf("  %-*s %s\n", width, app_cmds[i].name, app_cmds[i].summary);
     printf("\n"
            "Options:\n"
            "  -h, --help     show this help and exit\n"

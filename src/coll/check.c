@@ -823,7 +823,7 @@ static void describe_error(const cs_coll_check_t *c, const expect_t *e, int cls,
     }
 }
 
-static int verify_barrier(cs_coll_check_t *c, cs_error_t *err)
+static int verify_barrier(cs_coll_check_t *c, int64_t *nwrong, cs_error_t *err)
 {
     int wrong = 0, fr = -1, fq = -1, missing = 0;
     for (int r = 0; r < c->P; r++) {
@@ -844,6 +844,7 @@ static int verify_barrier(cs_coll_check_t *c, cs_error_t *err)
             wrong++;
         }
     }
+    *nwrong = wrong;
     if (!wrong)
         return CS_OK;
     if (wrong > 1)
@@ -860,6 +861,12 @@ static int verify_barrier(cs_coll_check_t *c, cs_error_t *err)
 
 int cs_coll_check_verify(cs_coll_check_t *c, cs_error_t *err)
 {
+    int64_t wrong;
+    return cs_coll_check_verify_count(c, &wrong, err);
+}
+
+int cs_coll_check_verify_count(cs_coll_check_t *c, int64_t *wrong, cs_error_t *err)
+{
     uint64_t *total = NULL;
     int32_t np = npieces(c);
     int64_t groups = 0;
@@ -870,10 +877,12 @@ int cs_coll_check_verify(cs_coll_check_t *c, cs_error_t *err)
     uint32_t fcnt = 0;
     char what[512];
 
+    *wrong = -1;
     if (c->fail_code)
         return cs_error_set(err, c->fail_code, "%s", c->fail_msg);
     if (c->barrier)
-        return verify_barrier(c, err);
+        return verify_barrier(c, wrong, err);
+    *wrong = 0;
 
     if (c->kind == CS_COLL_REDUCE || c->kind == CS_COLL_ALLREDUCE ||
         c->kind == CS_COLL_REDUCE_SCATTER) {
@@ -902,6 +911,7 @@ int cs_coll_check_verify(cs_coll_check_t *c, cs_error_t *err)
                 prev = OK_VAL;
                 continue;
             }
+            *wrong += b - a;
             /* consecutive pieces with the same kind of error form one range;
              * wrong values only when they are the same wrong value (one
              * misplaced piece) where the same data belongs */

@@ -39,5 +39,12 @@ const cs_exec_observer_t *cs_coll_check_observer(cs_coll_check_t *c);
  * left early, a send and recv whose ranges differ in length), followed by
  * how many other byte ranges are wrong. */
 int cs_coll_check_verify(cs_coll_check_t *c, cs_error_t *err);
+/* cs_coll_check_verify that also counts what is wrong, for the #wrong
+ * column of nccl-tests' tables: *wrong gets the bytes, summed over ranks,
+ * that do not hold what the collective's definition says (a barrier: the
+ * ranks that leave too early); 0 when the run is right, -1 when the
+ * program itself is malformed (a send and recv whose ranges differ: the
+ * error says so, and no count is meaningful). */
+int cs_coll_check_verify_count(cs_coll_check_t *c, int64_t *wrong, cs_error_t *err);
 
 #endif

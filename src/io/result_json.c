@@ -166,6 +166,22 @@ static void json_model(FILE *f, const char *in1, const cs_result_info_t *info,
     fprintf(f, "\n%s]\n%s},\n", in2, in1);
 }
 
+/* "bandwidth": S, t, algbw, busbw and the factor between them, as
+ * nccl-tests defines them (coll/bandwidth.h); bytes and bytes per second. */
+static void json_bandwidth(FILE *f, const char *in1, const cs_bandwidth_t *bw)
+{
+    const char *in2 = "    ";
+    json_key(f, in1, "bandwidth");
+    fputs("{\n", f);
+    json_kv_string(f, in2, "definition", "nccl-tests", 0);
+    json_kv_double(f, in2, "size_bytes", bw->size_bytes, 0);
+    json_kv_double(f, in2, "seconds", bw->seconds, 0);
+    json_kv_double(f, in2, "algbw_bytes_per_second", bw->algbw, 0);
+    json_kv_double(f, in2, "busbw_bytes_per_second", bw->busbw, 0);
+    json_kv_double(f, in2, "busbw_factor", bw->factor, 1);
+    fprintf(f, "%s},\n", in1);
+}
+
 /* "loop": a benchmark loop's times (issue 32), per iteration on one line
  * each like the other arrays. */
 static void json_loop(FILE *f, const char *in1, const cs_result_loop_t *lp, double tick)
@@ -279,6 +295,8 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
         json_model(f, in1, info, r);
     if (info->loop)
         json_loop(f, in1, info->loop, m->tick_seconds);
+    if (info->bandwidth) /* after the loop, whose average it is of */
+        json_bandwidth(f, in1, info->bandwidth);
 
     /* Arrays hold one object per line: large machines give long arrays, and
      * line-per-record keeps them greppable and diffable. */

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "coll/bandwidth.h"
 #include "core/error.h"
 #include "engine/exec.h"
 #include "core/program.h"
@@ -71,6 +72,10 @@ typedef struct cs_result_info {
     const char *point_algo;
     int64_t point_bytes;
     int point_ranks;
+    /* a collective's bandwidths as nccl-tests defines them
+     * (coll/bandwidth.h, docs/bandwidth.md): a "bandwidth" object after
+     * "messages"; NULL leaves it out (programs, barriers) */
+    const cs_bandwidth_t *bandwidth;
     /* a benchmark loop: a "loop" object (docs/json.md); NULL leaves it out */
     const cs_result_loop_t *loop;
 } cs_result_info_t;

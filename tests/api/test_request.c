@@ -52,6 +52,7 @@ static char *request_summary(const cs_request_t *r, const cs_request_run_t *run)
     cs_report_program(f, cs_program_source(run->program), run->program);
     cs_report_collective(f, &run->coll, run->validated);
     cs_report_result(f, run->machine, &run->result);
+    cs_report_bandwidth(f, run->machine, &run->coll, &run->result);
     cs_report_wall(f, &run->result, 0);
     cs_report_channels(f, run->machine, &run->result);
     fclose(f);
@@ -66,7 +67,7 @@ static char *request_json(const cs_request_run_t *run)
     FILE *f = open_memstream(&buf, &len);
     cr_assert_not_null(f);
     cr_assert_eq(cs_report_json(f, 0, run->machine, run->program, &run->result, run->validated,
-                                0, NULL, &err),
+                                0, run->is_coll ? &run->coll : NULL, &err),
                  CS_OK, "%s", err.msg);
     fclose(f);
     return buf;

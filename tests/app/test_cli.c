@@ -743,7 +743,8 @@ typedef struct sweep_row {
  * commas); the others never are. */
 static int sweep_rows(const char *csv, sweep_row_t *rows, int max)
 {
-    static const char header[] = "machine,coll,algo,bytes,ranks,ticks,seconds,events\n";
+    static const char header[] = "machine,coll,algo,bytes,ranks,ticks,seconds,events,"
+                                 "algbw_bytes_per_s,busbw_bytes_per_s\n";
     const char *p = csv;
     int n = 0;
     cr_assert_eq(strncmp(csv, header, sizeof header - 1), 0, "CSV header:\n%s", csv);
@@ -763,8 +764,9 @@ static int sweep_rows(const char *csv, sweep_row_t *rows, int max)
         cr_assert_eq(*p, '"');
         p++;
         int used = 0;
-        int got = sscanf(p, ",%31[^,],%63[^,],%lld,%d,%lld,%lf,%lld\n%n", r->coll, r->algo,
-                         &r->bytes, &r->ranks, &r->ticks, &r->seconds, &r->events, &used);
+        int got = sscanf(p, ",%31[^,],%63[^,],%lld,%d,%lld,%lf,%lld,%*f,%*f\n%n", r->coll,
+                         r->algo, &r->bytes, &r->ranks, &r->ticks, &r->seconds, &r->events,
+                         &used);
         cr_assert_eq(got, 7, "bad CSV row: %s", p);
         cr_assert_gt(used, 0, "CSV row not ended by a newline: %s", p);
         p += used;
@@ -1014,8 +1016,8 @@ Test(cli, sweep_predict_columns)
                       "broadcast", "--algos", "binomial,chain", "--bytes", "1000,8000",
                       "--predict", "--csv", "-");
     cr_expect_eq(o.status, 0, "stderr: %s", o.err);
-    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events,model_ticks,"
-                      "model_seconds\n");
+    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events,algbw_bytes_per_s,"
+                      "busbw_bytes_per_s,model_ticks,model_seconds\n");
     ASSERT_HAS(o.out, ",broadcast,binomial,1000,8,6000000,6e-06,");
     ASSERT_HAS(o.out, ",6000000,6e-06\n");
     ASSERT_HAS(o.out, ",broadcast,binomial,8000,8,27000000,2.7e-05,");
@@ -1029,7 +1031,8 @@ Test(cli, sweep_predict_columns)
     cli_out_free(&o);
     o = RUN("sweep", "--machine", "alphabeta:topo=complete,p=8", "--coll", "broadcast",
             "--algos", "binomial", "--bytes", "1000", "--csv", "-");
-    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events\n");
+    ASSERT_HAS(o.out, "machine,coll,algo,bytes,ranks,ticks,seconds,events,algbw_bytes_per_s,"
+                      "busbw_bytes_per_s\n");
     cr_expect(!strstr(o.out, "model"), "%s", o.out);
     cli_out_free(&o);
 }

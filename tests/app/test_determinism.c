@@ -67,7 +67,7 @@ static char *json_in_process(const char *spec, const char *mode, int c)
     FILE *f = open_memstream(&buf, &len);
     cr_assert_not_null(f);
     cr_assert_eq(cs_report_json(f, 0, run.machine, run.program, &run.result, run.validated, 0,
-                                NULL, &err),
+                                run.is_coll ? &run.coll : NULL, &err),
                  CS_OK, "%s", err.msg);
     fclose(f);
     cs_request_run_destroy(&run);

@@ -358,6 +358,7 @@ Test(errors, cli_matches_in_process)
               "--bytes", "8,16"
 #define CMP "compare", "--coll", "allreduce", "--bytes", "64", "--machines", "loggp:p=4"
 #define REPLAY "replay", "@SRC@/traces/ring4.goal", "--machine", "loggp:p=4"
+#define BT "bench-table", "--machine", "loggp:p=4", "--coll", "allreduce", "--bytes", "64"
 #define EXPORT "export", "--coll", "allreduce", "--ranks", "4", "--bytes", "64"
 
 /* One case: the arguments (NULL-terminated; "@SRC@" at the start of one
@@ -446,6 +447,33 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--program", "x.goal", NULL}, 2, "--program"},
     {{RUNC, "--predict", "--nosuch", NULL}, 2, "--nosuch"},
     {{RUNC, "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
+    /* run's benchmark loop (branch loops) */
+    {{RUNC, "--iterations", "0", NULL}, 2, "--iterations"},
+    {{RUNC, "--warmup", "-1", NULL}, 2, "--warmup"},
+    {{RUNC, "--between", "nope", NULL}, 2, "--between"},
+    {{RUNC, "--loop", "nope", NULL}, 2, "--loop"},
+    /* bench-table */
+    {{"bench-table", NULL}, 2, "--machine"},
+    {{BT, "--machine", NULL}, 2, "'--machine'"},
+    {{BT, "--coll", "nope", NULL}, 2, "--coll"},
+    {{BT, "--algo", "nope", NULL}, 2, "--algo"},
+    {{BT, "--bytes", "8..x", NULL}, 2, "--bytes"},
+    {{BT, "--bytes", "6", NULL}, 2, "--bytes 6"},
+    {{BT, "--format", "nope", NULL}, 2, "--format"},
+    {{BT, "--full", NULL}, 2, "--full"},
+    {{BT, "--validate", "extra", NULL}, 2, "'extra'"},
+    {{"bench-table", "--machine", "loggp:p=4", "--coll", "broadcast", "--bytes", "64",
+      "--root", "9", NULL}, 2, "--root"},
+    {{BT, "--ranks", "0", NULL}, 2, "--ranks"},
+    {{BT, "--order", "nope", NULL}, 2, "--order"},
+    {{BT, "--opt", "k=2", NULL}, 2, "--opt"},
+    {{BT, "--mode", "nope", NULL}, 2, "--mode"},
+    {{BT, "--force", "extra", NULL}, 2, "'extra'"},
+    {{BT, "--iterations", "0", NULL}, 2, "--iterations"},
+    {{BT, "--warmup", "-1", NULL}, 2, "--warmup"},
+    {{BT, "--between", "nope", NULL}, 2, "--between"},
+    {{BT, "--loop", "nope", NULL}, 2, "--loop"},
+    {{BT, "--single", "--loop", "osu", NULL}, 2, "--single"},
     /* sweep */
     {{"sweep", NULL}, 2, "--machine"},
     {{SWEEP, "--machine", NULL}, 2, "'--machine'"},
@@ -640,7 +668,7 @@ Test(errors, every_option_of_every_command)
 Test(errors, every_option_is_in_the_table)
 {
     const char *const cmds[] = {"run", "sweep", "compare", "replay", "export", "topo", "bench",
-                                NULL};
+                                "bench-table", NULL};
     char missing[4096] = "";
     size_t used = 0;
     for (int c = 0; cmds[c]; c++) {

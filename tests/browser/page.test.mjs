@@ -4,7 +4,7 @@
 // running server, asks for a comparison of allreduce/ring on two machines,
 // waits for the result and checks:
 //   - every table cell against the command line's own answer for the same
-//     request (`collsim compare --csv - --no-timing`: bandwidth, busiest link
+//     request (`collsim compare --csv - --no-timing`: algbw, busbw, busiest link
 //     and its utilisation are computed by the CLI; `collsim run --json` per
 //     machine for the ticks, seconds and events): the page derives what it
 //     shows from the result JSON, the CLI is the reference;
@@ -172,9 +172,11 @@ function compareTable(rows, ref, label) {
       `page ${r.ticks}, CLI ${c.ticks} / ${j.finish_ticks}`);
     check(close(Number(r.seconds), j.finish_seconds, 1e-12) && close(Number(r.seconds), Number(c.seconds), 1e-9),
       `${m} seconds`, `page ${r.seconds}, CLI ${c.seconds}`);
-    // The CSV prints bandwidth and util rounded (9 and 6 significant digits).
-    check(close(Number(r.bandwidth), Number(c.bandwidth_bytes_per_s), 1e-8), `${m} bandwidth`,
-      `page ${r.bandwidth}, CLI ${c.bandwidth_bytes_per_s}`);
+    // The CSV prints bandwidths and util rounded (9 and 6 significant digits).
+    check(close(Number(r.algbw), Number(c.algbw_bytes_per_s), 1e-8), `${m} algbw`,
+      `page ${r.algbw}, CLI ${c.algbw_bytes_per_s}`);
+    check(close(Number(r.busbw), Number(c.busbw_bytes_per_s), 1e-8), `${m} busbw`,
+      `page ${r.busbw}, CLI ${c.busbw_bytes_per_s}`);
     check(r.busiest === c.busiest_link, `${m} busiest link`, `page '${r.busiest}', CLI '${c.busiest_link}'`);
     check(Math.abs(Number(r.util) - Number(c.busiest_util)) <= 1e-6, `${m} util`,
       `page ${r.util}, CLI ${c.busiest_util}`);

@@ -532,8 +532,31 @@ class Lists(unittest.TestCase):
         self.assertEqual(collsim.version, cli("--version").stdout.decode().split()[1])
 
 
+# nccl-tests' bandwidths (docs/bandwidth.md), columns of both CSVs
+BW = {"algbw_bytes_per_s", "busbw_bytes_per_s"}
+
+
 def csv_rows(text):
     return list(csv.DictReader(io.StringIO(text)))
+
+
+class Bandwidth(unittest.TestCase):
+    def test_result_bandwidths(self):
+        # allreduce/ring on an alpha-beta ring of 8: 2(P-1)(alpha + beta n/P)
+        # = 14 (1 us + 131072 ns) = 1849.008 us for n = 1 MiB
+        r = collsim.run("alphabeta:topo=ring,p=8", coll="allreduce", algo="ring",
+                        bytes=1 << 20)
+        t = 14 * (1e-6 + 131072e-9)
+        self.assertAlmostEqual(r.algbw, (1 << 20) / t, delta=1e-6 * (1 << 20) / t)
+        self.assertAlmostEqual(r.busbw, r.algbw * 14 / 8, delta=1e-6 * r.algbw)
+        self.assertEqual(r.bandwidth["size_bytes"], 1 << 20)
+        # allgather: S is the block times the ranks
+        r = collsim.run("alphabeta:topo=ring,p=8", coll="allgather", bytes=1000)
+        self.assertEqual(r.bandwidth["size_bytes"], 8000)
+        self.assertEqual(r.bandwidth["busbw_factor"], 0.875)
+        r = collsim.run("alphabeta:topo=ring,p=8", coll="barrier")
+        self.assertIsNone(r.bandwidth)
+        self.assertIsNone(r.busbw)
 
 
 class Sweep(unittest.TestCase):
@@ -557,7 +580,7 @@ class Sweep(unittest.TestCase):
         text = cli("sweep", "--machine", spec, "--coll", "allreduce", "--algos", "ring,rdb",
                    "--bytes", "64..4KiB:x8", "--ranks", "4,8", "--csv", "-").stdout.decode()
         rows = collsim.sweep(spec, "allreduce", ["ring", "rdb"], "64..4KiB:x8", ranks="4,8")
-        self.check(rows, text, {"seconds"})
+        self.check(rows, text, BW | {"seconds"})
         self.assertEqual(len(rows), 2 * 2 * 3)
 
     def test_sweep_all_with_scoped_opt(self):
@@ -567,7 +590,7 @@ class Sweep(unittest.TestCase):
                    "-").stdout.decode()
         m = collsim.Machine(spec)
         rows = collsim.sweep(m, "broadcast", "all", [1024, 16384], opt=["chain:seg=512"])
-        self.check(rows, text, {"seconds"})
+        self.check(rows, text, BW | {"seconds"})
 
     def test_sweep_error_names_the_point(self):
         with self.assertRaises(collsim.Error) as cm:
@@ -590,8 +613,7 @@ class Sweep(unittest.TestCase):
         # the machine's short name and the nodes' labels come from
         # collsim_machine_name / _node_name: checked when the library has them
         names = hasattr(collsim._C, "collsim_machine_name")
-        self.check(rows, text, {"seconds", "bandwidth_bytes_per_s", "busiest_util",
-                                "wall_seconds"},
+        self.check(rows, text, BW | {"seconds", "busiest_util", "wall_seconds"},
                    () if names else ("machine", "busiest_link"))
         if not names:
             self.skipTest("libcollsim without collsim_machine_name: the other columns match; "
