@@ -6,9 +6,16 @@
  * --algo A --bytes N` would (the request path, api/request.h): the same
  * placement rules, the machine's hints in rank space, the same options.
  * The results go out as an aligned table (or CSV, or Markdown), a bar chart
- * of the times, and optionally a heatmap per machine.  A machine on which
- * the run fails is reported and left out; the others still run, and the
- * exit status is that of the first failure.
+ * of the times (a line plot, one line per machine, over a size range), and
+ * optionally a heatmap per machine.  A machine on which the run fails is
+ * reported and left out; the others still run, and the exit status is that
+ * of the first failure.
+ *
+ * Like for like (issue 32): every machine runs the same number of ranks,
+ * --ranks or the most that every machine can hold, said in the summary and
+ * the title; `--ranks all` gives each machine all its nodes, and the
+ * output then says, everywhere, that the counts differ.  Times are drawn in
+ * seconds (machines' ticks differ), in ticks only with --unit ticks.
  *
  * Without --machines, one representative configuration of every machine
  * type (its table's `example`), in registry order.
@@ -21,6 +28,7 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "api/sizes.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "core/units.h"
@@ -32,8 +40,13 @@
 #define COMPARE_MAX_MACHINES 64
 
 typedef struct compare_args {
-    cs_request_t req; /* the collective, mode; the machine is set per row */
+    cs_request_t req; /* the collective, mode; the machine and size are set per row */
     int with_timing, logy; /* logy: -1 auto */
+    int ranks_all;    /* --ranks all: each machine all its nodes (counts differ) */
+    int ticks, elements4; /* --unit ticks, --unit elements4 */
+    const char *bytes_text;
+    int64_t sizes[CS_SIZES_MAX]; /* --bytes, ascending; one 0 without --bytes */
+    int nsizes;
     const char *specs[COMPARE_MAX_MACHINES];
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
@@ -53,13 +66,14 @@ typedef struct compare_row {
 
 static void compare_help(void)
 {
-    printf("Usage: collsim compare --coll NAME [--algo NAME] --bytes N\n"
+    printf("Usage: collsim compare --coll NAME [--algo NAME] --bytes SIZES\n"
            "                       [--machines SPEC;SPEC;...] [OPTIONS]\n"
            "\n"
-           "Runs one collective algorithm on several machines and prints a table: time in\n"
-           "ticks (cycles) and seconds, achieved bandwidth, the busiest link and its\n"
-           "utilisation, events and wall time; optionally CSV, Markdown, a bar chart and\n"
-           "a heatmap per machine.\n"
+           "Runs one collective algorithm on several machines, all with the same number of\n"
+           "ranks, and prints a table: time in ticks (cycles) and seconds, achieved\n"
+           "bandwidth, the busiest link and its utilisation, events and wall time;\n"
+           "optionally CSV, Markdown, a chart (bars at one size, a line per machine over\n"
+           "a size range) and a heatmap per machine.\n"
            "\n"
            "      --machines LIST    machine specs separated by ';' (default: one\n"
            "                         representative configuration of every machine type:\n");
@@ -71,8 +85,12 @@ static void compare_help(void)
     printf("                         those registered in this build)\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "      --algo NAME        the algorithm (default: the collective's first)\n"
-           "      --bytes N          the size, as for 'collsim run'\n"
-           "      --ranks P          ranks on every machine (default: all its nodes)\n"
+           "      --bytes SIZES      the size, as for 'collsim run', or sizes and ranges\n"
+           "                         as for 'collsim sweep' (8..1MiB:x4, 1KiB,1MiB): a row\n"
+           "                         per machine and size, a line per machine in --plot\n"
+           "      --ranks P|all      ranks on every machine (default: the most that every\n"
+           "                         machine can hold); 'all': each machine all its nodes,\n"
+           "                         flagged as mixed counts in the output\n"
            "      --root R, --order ORDER, --opt KEY=VALUE\n"
            "                         as for 'collsim run', the same on every machine\n"
            "      --validate         check every run's final data placement\n"
@@ -85,9 +103,13 @@ static void compare_help(void)
            "  -j, --json FILE        the runs as one JSON document ('-': standard output):\n"
            "                         {\"coll\", \"algo\", \"bytes\", \"runs\": [...]}, each run\n"
            "                         the JSON of 'collsim run --json' (docs/api.md)\n"
-           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf)\n"
-           "      --log / --linear   the chart's y axis (default: log when the times span\n"
-           "                         more than a factor 30)\n"
+           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf); over several\n"
+           "                         sizes, a log-log plot with one line per machine\n"
+           "      --log / --linear   the bar chart's y axis (default: log when the times\n"
+           "                         span more than a factor 30)\n"
+           "      --unit UNIT        times in the chart: seconds (default, with SI prefixes)\n"
+           "                         or ticks (each machine's own); sizes: bytes (default)\n"
+           "                         or elements4 (4-byte elements); may be given twice\n"
            "      --title TEXT       the chart's title\n"
            "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...\n"
            "      --metric M         the heatmaps' metric: util (default), bytes, stall, k\n"
@@ -102,7 +124,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_UNIT
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -126,6 +148,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"heatmaps", required_argument, NULL, OPT_HEATMAPS},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+        {"unit", required_argument, NULL, OPT_UNIT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -149,6 +172,26 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_TITLE: a->title = optarg; break;
         case OPT_HEATMAPS: a->heatmaps = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
+        case CS_APP_OPT_BYTES: a->bytes_text = optarg; break;
+        case CS_APP_OPT_RANKS:
+            if (!strcmp(optarg, "all"))
+                a->ranks_all = 1;
+            else
+                cs_app_option("compare", &a->req, c, argv);
+            break;
+        case OPT_UNIT:
+            if (!strcmp(optarg, "seconds") || !strcmp(optarg, "s"))
+                a->ticks = 0;
+            else if (!strcmp(optarg, "ticks"))
+                a->ticks = 1;
+            else if (!strcmp(optarg, "bytes"))
+                a->elements4 = 0;
+            else if (!strcmp(optarg, "elements4"))
+                a->elements4 = 1;
+            else
+                cs_app_usage_error("compare", "--unit: unknown unit '%s'; valid: seconds, "
+                                   "ticks (times), bytes, elements4 (sizes)", optarg);
+            break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
@@ -160,6 +203,19 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     cs_app_no_operands("compare", argc, argv);
     if (!a->req.coll)
         cs_app_usage_error("compare", "missing --coll NAME");
+    if (a->ranks_all && a->req.ranks)
+        cs_app_usage_error("compare", "--ranks all and --ranks %lld: give one",
+                           (long long)a->req.ranks);
+    /* the sizes of a sweep (api/sizes.h); each row's request gets one */
+    if (a->bytes_text) {
+        if (cs_sizes_parse(a->bytes_text, a->sizes, &a->nsizes, &err) != CS_OK)
+            cs_app_usage_error("compare", "--bytes '%s': %s", a->bytes_text, err.msg);
+        if (a->nsizes == 0)
+            cs_app_usage_error("compare", "--bytes '%s': no sizes", a->bytes_text);
+    } else {
+        a->nsizes = 1; /* a barrier needs none; any other collective says so */
+    }
+    a->req.bytes_text = a->bytes_text;
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
     a->to_stdout = (a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
@@ -201,11 +257,13 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
     cs_request_run_t run;
+    cs_request_t req = a->req;
     int rc;
 
     cs_request_run_init(&run);
+    req.bytes = row->r.bytes;
     cs_compare_hooks_t hooks = {NULL, compare_setup, progress};
-    rc = cs_compare_run(&a->req, row->r.spec, a->with_timing, &hooks, &row->r, &run, err);
+    rc = cs_compare_run(&req, row->r.spec, a->with_timing, &hooks, &row->r, &run, err);
     const cs_machine_t *m = run.machine;
     const cs_exec_result_t *res = &run.result;
     if (rc == CS_OK && a->json) {
@@ -219,11 +277,16 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     if (rc == CS_OK && a->heatmaps) {
         cs_heatmap_t *h = NULL;
         cs_heatmap_data_t d;
-        char title[320], sub[320], path[sizeof row->heatmap + 64];
+        char title[320], sub[320], path[sizeof row->heatmap + 64], name[160];
         memset(&d, 0, sizeof d);
-        snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
-                 m->type->name);
-        snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
+        /* over several sizes, one heatmap per machine and size */
+        if (a->nsizes > 1)
+            snprintf(name, sizeof name, "%d-%s-%lld.png", index + 1, m->type->name,
+                     (long long)row->r.bytes);
+        else
+            snprintf(name, sizeof name, "%d-%s.png", index + 1, m->type->name);
+        snprintf(row->heatmap, sizeof row->heatmap, "%s/%s", a->heatmaps, name);
+        snprintf(path, sizeof path, "%s/%s", a->heatmaps_tmp, name);
         cs_figures_run_title(m, &run.coll, NULL, run.coll.args.P, title, sizeof title);
         rc = cs_heatmap_new(m, &h, err);
         if (rc == CS_OK)
@@ -253,33 +316,41 @@ static void put_padded(FILE *f, const char *s, int width, int right)
         fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
 }
 
-#define NCOLS 9
+#define NCOLS 10
+#define COL_SIZE 1 /* shown only over several sizes */
 
 /* The cells of a row as text (the table and Markdown share them). */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
 {
     snprintf(cells[0], 96, "%s", r->name);
-    snprintf(cells[1], 96, "%d", r->ranks);
-    snprintf(cells[2], 96, "%lld", (long long)r->ticks);
-    cs_units_format_seconds(r->seconds, cells[3], 96);
+    cs_units_format_bytes(r->bytes, cells[1], 96);
+    snprintf(cells[2], 96, "%d", r->ranks);
+    snprintf(cells[3], 96, "%lld", (long long)r->ticks);
+    cs_units_format_seconds(r->seconds, cells[4], 96);
     if (r->bandwidth > 0)
-        snprintf(cells[4], 96, "%.3g GB/s", r->bandwidth / 1e9);
+        snprintf(cells[5], 96, "%.3g GB/s", r->bandwidth / 1e9);
     else
-        snprintf(cells[4], 96, "-");
-    snprintf(cells[5], 96, "%s", r->link);
-    snprintf(cells[6], 96, "%.1f%%", 100 * r->link_util);
-    snprintf(cells[7], 96, "%llu", (unsigned long long)r->events);
-    snprintf(cells[8], 96, "%.3f", r->wall);
+        snprintf(cells[5], 96, "-");
+    snprintf(cells[6], 96, "%s", r->link);
+    snprintf(cells[7], 96, "%.1f%%", 100 * r->link_util);
+    snprintf(cells[8], 96, "%llu", (unsigned long long)r->events);
+    snprintf(cells[9], 96, "%.3f", r->wall);
 }
 
-static const char *const col_names[NCOLS] = {"machine", "ranks",         "ticks",
-                                              "time",    "bandwidth",     "busiest link",
-                                              "util",    "events",        "wall s"};
-static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 0, 1, 1, 1};
+static const char *const col_names[NCOLS] = {"machine", "size",          "ranks",
+                                              "ticks",   "time",          "bandwidth",
+                                              "busiest link", "util",   "events", "wall s"};
+static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 0, 1, 1, 1};
 
-static void print_table(FILE *f, const compare_row_t *rows, int n)
+/* Whether column k is printed. */
+static int col_shown(const compare_args_t *a, int k)
 {
-    int width[NCOLS];
+    return k != COL_SIZE || a->nsizes > 1;
+}
+
+static void print_table(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
+{
+    int width[NCOLS], last = NCOLS - 1;
     char cells[NCOLS][96];
     for (int k = 0; k < NCOLS; k++)
         width[k] = cs_app_text_width(col_names[k]);
@@ -292,8 +363,10 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
                 width[k] = cs_app_text_width(cells[k]);
     }
     for (int k = 0; k < NCOLS; k++) {
+        if (!col_shown(a, k))
+            continue;
         put_padded(f, col_names[k], width[k], col_right[k]);
-        fputs(k + 1 < NCOLS ? "  " : "\n", f);
+        fputs(k < last ? "  " : "\n", f);
     }
     for (int i = 0; i < n; i++) {
         if (rows[i].r.rc) {
@@ -303,34 +376,40 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
         }
         row_cells(&rows[i].r, cells);
         for (int k = 0; k < NCOLS; k++) {
+            if (!col_shown(a, k))
+                continue;
             put_padded(f, cells[k], width[k], col_right[k]);
-            fputs(k + 1 < NCOLS ? "  " : "\n", f);
+            fputs(k < last ? "  " : "\n", f);
         }
     }
 }
 
-static void print_markdown(FILE *f, const compare_row_t *rows, int n)
+static void print_markdown(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
 {
     char cells[NCOLS][96];
     fputs("|", f);
     for (int k = 0; k < NCOLS; k++)
-        fprintf(f, " %s |", col_names[k]);
+        if (col_shown(a, k))
+            fprintf(f, " %s |", col_names[k]);
     fputs("\n|", f);
     for (int k = 0; k < NCOLS; k++)
-        fputs(col_right[k] ? " ---: |" : " --- |", f);
+        if (col_shown(a, k))
+            fputs(col_right[k] ? " ---: |" : " --- |", f);
     fputs("\n", f);
     for (int i = 0; i < n; i++) {
         if (rows[i].r.rc) {
             fprintf(f, "| %s | failed: %s |", rows[i].r.name, rows[i].r.err);
             for (int k = 2; k < NCOLS; k++)
-                fputs(" |", f);
+                if (col_shown(a, k))
+                    fputs(" |", f);
             fputs("\n", f);
             continue;
         }
         row_cells(&rows[i].r, cells);
         fputs("|", f);
         for (int k = 0; k < NCOLS; k++)
-            fprintf(f, " %s |", cells[k]);
+            if (col_shown(a, k))
+                fprintf(f, " %s |", cells[k]);
         fputs("\n", f);
     }
 }
@@ -347,47 +426,94 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         cs_report_csv_field(f, r->name);
         fputc(',', f);
         cs_report_csv_field(f, r->norm);
-        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->req.coll, algo, (long long)a->req.bytes,
+        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,", a->req.coll, algo, (long long)r->bytes,
                 r->ranks, (long long)r->ticks, r->seconds, r->bandwidth);
         cs_report_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }
 }
 
-
-static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
-                      const char *algo, cs_error_t *err)
+/* The rank count every row that ran has, or -1 when they differ (0: none
+ * ran). */
+static int common_ranks(const compare_row_t *rows, int n)
 {
-    const char **labels = cs_calloc((size_t)n + 1, sizeof *labels);
-    double *seconds = cs_calloc((size_t)n + 1, sizeof *seconds);
-    char (*names)[128] = cs_calloc((size_t)n + 1, sizeof *names);
-    int k = 0, rc, same_ranks = 1, first = -1;
+    int P = 0;
     for (int i = 0; i < n; i++)
         if (!rows[i].r.rc) {
-            if (first >= 0 && rows[i].r.ranks != rows[first].r.ranks)
-                same_ranks = 0;
-            if (first < 0)
-                first = i;
+            if (P && rows[i].r.ranks != P)
+                return -1;
+            P = rows[i].r.ranks;
         }
-    for (int i = 0; i < n; i++) {
-        if (rows[i].r.rc)
-            continue;
-        /* the ranks under each bar when they differ between machines */
-        if (same_ranks)
-            snprintf(names[k], sizeof names[k], "%s", rows[i].r.name);
+    return P;
+}
+
+/* The chart: bars at one size, lines over several.  rows are machine by
+ * machine, size by size. */
+static int write_plot(const compare_args_t *a, const compare_row_t *rows, const char *algo,
+                      cs_error_t *err)
+{
+    int nm = a->nspecs, ns = a->nsizes, k = 0, rc;
+    const char **labels = cs_calloc((size_t)nm + 1, sizeof *labels);
+    const char **engines = cs_calloc((size_t)nm * ns + 1, sizeof *engines);
+    double *values = cs_calloc((size_t)nm * ns + 1, sizeof *values);
+    char (*names)[128] = cs_calloc((size_t)nm + 1, sizeof *names);
+    char engtext[160];
+    int P = common_ranks(rows, nm * ns), ne = 0;
+    for (int i = 0; i < nm * ns; i++)
+        if (!rows[i].r.rc)
+            engines[ne++] = rows[i].r.engine;
+    cs_compare_engines_text(engines, ne, engtext, sizeof engtext);
+    cs_compare_figure_t fig = {a->title, a->req.coll, algo, P, engtext, a->logy, a->ticks,
+                               a->elements4, NULL};
+    for (int m = 0; m < nm; m++) {
+        const compare_row_t *r = &rows[m * ns];
+        int any = 0, first = -1;
+        for (int i = 0; i < ns; i++)
+            if (!r[i].r.rc) {
+                any = 1;
+                if (first < 0)
+                    first = i;
+            }
+        if (!any)
+            continue; /* failed at every size: left out, as in the table */
+        /* the ranks beside each name when they differ between machines */
+        if (P >= 0)
+            snprintf(names[k], sizeof names[k], "%s", r[first].r.name);
         else
-            snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].r.name, rows[i].r.ranks);
+            snprintf(names[k], sizeof names[k], "%s (%d ranks)", r[first].r.name,
+                     r[first].r.ranks);
         labels[k] = names[k];
-        seconds[k++] = rows[i].r.seconds;
+        for (int i = 0; i < ns; i++)
+            values[(size_t)k * ns + i] = r[i].r.rc ? NAN
+                                         : a->ticks ? (double)r[i].r.ticks : r[i].r.seconds;
+        k++;
     }
-    rc = cs_compare_plot(a->plot, a->title, a->req.coll, algo, a->req.bytes, k, labels, seconds,
-                         a->logy, err);
+    if (ns == 1) {
+        rc = cs_compare_plot_bars(a->plot, &fig, a->sizes[0], k, labels, values, err);
+    } else {
+        char xlabel[96];
+        cs_coll_kind_t kind = CS_COLL_ALLREDUCE;
+        cs_error_t none;
+        cs_coll_parse(a->req.coll, &kind, &none);
+        snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(kind),
+                 a->elements4 ? "4-byte elements" : "bytes");
+        fig.xlabel = xlabel;
+        rc = cs_compare_plot_lines(a->plot, &fig, ns, a->sizes, k, labels, values, err);
+    }
     if (rc)
         cs_error_prefix(err, "--plot");
     free(labels);
+    free(engines);
     free(names);
-    free(seconds);
+    free(values);
     return rc;
+}
+
+/* Where "wrote FILE" goes: standard output unless it carries the data
+ * (--csv -, --markdown -, --json -). */
+static FILE *compare_notes(const compare_args_t *a)
+{
+    return a->to_stdout ? stderr : stdout;
 }
 
 int cs_app_cmd_compare(int argc, char **argv)
@@ -400,12 +526,15 @@ int cs_app_cmd_compare(int argc, char **argv)
     const cs_coll_algo_t *al;
     cs_coll_algo_t *al_file = NULL; /* owned: --algo FORMAT:FILE */
     cs_coll_kind_t kind;
+    int which = -1; /* the machine that sets the common rank count */
 
     compare_parse_args(argc, argv, &a);
     /* the collective and algorithm hold for every machine: checked once */
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_request_find_algo(kind, a.req.algo, NULL, &al, &al_file, &err)) == CS_OK)
         algo = al->name;
+    if (rc == CS_OK && kind != CS_COLL_BARRIER && !a.bytes_text)
+        rc = cs_error_set(&err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
     cs_outdir_t *hdir = NULL;
     if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
         a.heatmaps_tmp = cs_outdir_path(hdir);
@@ -414,26 +543,38 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_algofile_free(al_file);
         return cs_app_report(&err);
     }
-    compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
+    /* like for like: without --ranks, the most that every machine holds */
+    if (!a.req.ranks && !a.ranks_all)
+        a.req.ranks = cs_compare_common_ranks(a.specs, a.nspecs, &which);
+    int nrows = a.nspecs * a.nsizes;
+    compare_row_t *rows = cs_calloc((size_t)nrows, sizeof *rows);
     cs_app_progress_init(&progress, "compare");
-    for (int i = 0; i < a.nspecs; i++) {
-        rows[i].r.spec = a.specs[i];
+    for (int i = 0; i < nrows; i++) {
+        int mi = i / a.nsizes;
+        rows[i].r.spec = a.specs[mi];
+        rows[i].r.bytes = a.sizes[i % a.nsizes];
         rows[i].r.rc = CS_ERR_CANCELLED;
+        snprintf(rows[i].r.name, sizeof rows[i].r.name, "%s", a.specs[mi]);
         snprintf(rows[i].r.err, sizeof rows[i].r.err, "not run: interrupted");
         if (cs_app_interrupted())
             continue;
-        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
-                 a.specs[i]);
-        cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
+        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, nrows,
+                 a.specs[mi]);
+        cs_app_progress_show(&progress, (double)i / nrows, NULL);
         cs_error_t e = {0};
-        rows[i].r.rc = compare_one(&a, i, &rows[i], &progress, &e);
+        rows[i].r.rc = compare_one(&a, mi, &rows[i], &progress, &e);
         if (rows[i].r.rc) {
             snprintf(rows[i].r.err, sizeof rows[i].r.err, "%s", e.msg);
             cs_app_progress_done(&progress);
             /* name the machine, unless its error quotes the spec already
              * ("spec \"x\": ...": the spec twice helps no one) */
-            if (!strstr(e.msg, a.specs[i]))
-                cs_error_prefix(&e, "%s", a.specs[i]);
+            if (!strstr(e.msg, a.specs[mi]))
+                cs_error_prefix(&e, "%s", a.specs[mi]);
+            if (a.nsizes > 1) {
+                char size[32];
+                cs_units_format_bytes(rows[i].r.bytes, size, sizeof size);
+                cs_error_prefix(&e, "at %s", size);
+            }
             cs_app_report(&e);
             if (first_rc == CS_OK)
                 first_rc = rows[i].r.rc;
@@ -441,8 +582,30 @@ int cs_app_cmd_compare(int argc, char **argv)
     }
     cs_app_progress_done(&progress);
 
+    /* the rank count, said before the table; mixed counts flagged here and
+     * on standard error, whatever the output */
+    int P = common_ranks(rows, nrows);
+    if (P < 0)
+        fprintf(stderr, "collsim: compare: note: the machines ran different rank counts "
+                        "(--ranks all): their times are not like for like\n");
     if (!a.to_stdout) {
-        print_table(stdout, rows, a.nspecs);
+        if (P < 0) {
+            printf("ranks: each machine all its nodes (--ranks all):");
+            for (int i = 0; i < nrows; i += a.nsizes)
+                if (!rows[i].r.rc)
+                    printf(" %d", rows[i].r.ranks);
+            printf("\n");
+        } else if (P > 0 && which >= 0) {
+            char mach[96] = "";
+            for (int i = 0; i < a.nsizes; i++)
+                if (!rows[which * a.nsizes + i].r.rc)
+                    snprintf(mach, sizeof mach, "%s", rows[which * a.nsizes + i].r.name);
+            printf("ranks: %d on every machine, the most that every machine holds (%s holds %d)\n",
+                   P, mach[0] ? mach : a.specs[which], P);
+        } else if (P > 0) {
+            printf("ranks: %d on every machine (--ranks)\n", P);
+        }
+        print_table(stdout, &a, rows, nrows);
         if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
     }
@@ -450,14 +613,14 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_app_check_interrupt(&err)) == CS_OK && a.csv) {
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--csv", a.csv, &out, &err)) == CS_OK) {
-            print_csv(out.f, &a, rows, a.nspecs, algo);
+            print_csv(out.f, &a, rows, nrows, algo);
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.markdown) {
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--markdown", a.markdown, &out, &err)) == CS_OK) {
-            print_markdown(out.f, rows, a.nspecs);
+            print_markdown(out.f, &a, rows, nrows);
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
@@ -465,8 +628,8 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--json", a.json, &out, &err)) == CS_OK) {
             int k = 0;
-            cs_compare_json_begin(out.f, a.req.coll, algo, a.req.bytes);
-            for (int i = 0; i < a.nspecs; i++)
+            cs_compare_json_begin(out.f, a.req.coll, algo, a.sizes, a.nsizes);
+            for (int i = 0; i < nrows; i++)
                 if (!rows[i].r.rc) /* a failed machine is left out, as in the table */
                     fprintf(out.f, "%s%s", k++ ? ",\n" : "", rows[i].json);
             cs_compare_json_end(out.f);
@@ -474,16 +637,24 @@ int cs_app_cmd_compare(int argc, char **argv)
         }
     }
     if (rc == CS_OK && a.plot)
-        rc = write_plot(&a, rows, a.nspecs, algo, &err);
+        rc = write_plot(&a, rows, algo, &err);
     if (rc == CS_OK)
         rc = cs_outdir_commit(hdir, &err);
     else
         cs_outdir_abort(hdir);
-    if (rc == CS_OK && a.heatmaps && !a.to_stdout) {
-        printf("heatmaps:\n");
-        for (int i = 0; i < a.nspecs; i++)
-            if (!rows[i].r.rc)
-                printf("  %s\n", rows[i].heatmap);
+    if (rc == CS_OK) {
+        /* every file written is named (docs/cli.md: "wrote FILE") */
+        FILE *notes = compare_notes(&a);
+        const char *files[] = {a.csv, a.markdown, a.json, a.plot};
+        for (int i = 0; i < 4; i++)
+            if (files[i] && strcmp(files[i], "-"))
+                fprintf(notes, "wrote %s\n", files[i]);
+        if (a.heatmaps) {
+            fprintf(notes, "wrote heatmaps:\n");
+            for (int i = 0; i < nrows; i++)
+                if (!rows[i].r.rc)
+                    fprintf(notes, "  %s\n", rows[i].heatmap);
+        }
     }
     if (a.plot || a.heatmaps)
         cs_plot_cleanup();
@@ -491,7 +662,7 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_app_report(&err);
     else
         rc = first_rc;
-    for (int i = 0; i < a.nspecs; i++)
+    for (int i = 0; i < nrows; i++)
         free(rows[i].json);
     free(rows);
     free(a.spec_buf);
