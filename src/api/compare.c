@@ -155,19 +155,19 @@ void cs_compare_json_end(FILE *f)
 }
 
 /* "allreduce/ring, 1 MiB, 16 ranks on 7 machines (each machine's own
- * engine)"; size NULL for a line plot over sizes. */
+ * engine)", "... on 7 machines with DIFFERENT rank counts (...)"; size NULL
+ * for a line plot over sizes. */
 static void compare_title(const cs_compare_figure_t *fig, const char *size, int n, char *buf,
                           size_t len)
 {
     char ranks[48] = "", engines[160] = "";
     if (fig->ranks > 0)
         snprintf(ranks, sizeof ranks, "%d ranks ", fig->ranks);
-    else if (fig->ranks < 0)
-        snprintf(ranks, sizeof ranks, "ranks differ! ");
     if (fig->engines && fig->engines[0])
         snprintf(engines, sizeof engines, " (%s)", fig->engines);
-    snprintf(buf, len, "%s/%s%s%s, %son %d machine%s%s", fig->coll, fig->algo, size ? ", " : "",
-             size ? size : "", ranks, n, n == 1 ? "" : "s", engines);
+    snprintf(buf, len, "%s/%s%s%s, %son %d machine%s%s%s", fig->coll, fig->algo,
+             size ? ", " : "", size ? size : "", ranks, n, n == 1 ? "" : "s",
+             fig->ranks < 0 ? " with DIFFERENT rank counts" : "", engines);
 }
 
 static const char *compare_ylabel(const cs_compare_figure_t *fig)

@@ -288,6 +288,8 @@ Test(figures, compare_sizes_equal_single_runs)
     cli_out_free(&o);
 }
 
+static char *pdf_text(const char *name);
+
 /* --ranks all: each machine all its nodes, flagged on stderr, in the
  * summary, under each bar and in the title; --ranks beyond a machine fails
  * that machine only. */
@@ -301,6 +303,12 @@ Test(figures, compare_mixed_counts_are_flagged)
     ASSERT_HAS(o.out, "ranks: each machine all its nodes (--ranks all): 8 4");
     ASSERT_HAS(o.out, "wrote mixed.pdf");
     cr_expect(cli_file_starts("mixed.pdf", "%PDF-"));
+    char *text = pdf_text("mixed.pdf"); /* NULL without pdftotext */
+    if (text) {
+        ASSERT_HAS(text, "on 2 machines with DIFFERENT rank counts");
+        ASSERT_HAS(text, "loggp crossbar of 5 nodes (4 ranks)");
+        free(text);
+    }
     cli_out_free(&o);
     o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB", "--machines",
             "alphabeta:topo=ring,p=8; loggp:p=4", "--ranks", "8", "--csv", "-", "--no-timing");
