@@ -30,6 +30,9 @@ CS_PACKAGES=(
     python3-numpy
     python3-pandas
     python3-matplotlib
+    # pdftotext: app/figures reads the tick labels of a comparison's PDF back
+    # (cairo's SVG draws text as glyph outlines); the test skips without it
+    poppler-utils
 )
 
 cs_log() {

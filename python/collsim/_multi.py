@@ -160,7 +160,8 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
     (nccl-tests' bandwidths, docs/bandwidth.md; 0 for a barrier), busiest_link
     ("u→v" with the nodes' labels, "-" when no channel was used),
     busiest_util, events, wall_seconds (0 with timing=False, as
-    --no-timing).  As `collsim compare`, mode="fluid" runs the machines
+    --no-timing).  As `collsim compare`, every machine runs the same rank
+    count: `ranks`, or the most that every machine holds.  mode="fluid" runs the machines
     that have their own engine (no fluid mode) in packet mode.  A failing
     machine raises Error; with keep_going=True it is left out and its
     error kept in the list's `errors`."""
@@ -175,6 +176,9 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
         if not listed:
             raise Error(1, "compare: --coll: unknown collective \"%s\"" % coll)
         algo = next((a["name"] for a in listed if a.get("default")), listed[0]["name"])
+    if ranks is None:
+        # like for like, as `collsim compare`: the most ranks every machine holds
+        ranks = _common_ranks(machines)
     rows = _Rows()
     for spec in machines:
         try:
@@ -208,6 +212,23 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
             "busiest_util": 0.0 if c is None or ticks <= 0 else int(ch["busy_ticks"][c]) / ticks,
             "events": r.events, "wall_seconds": wall})
     return rows
+
+
+def _common_ranks(machines):
+    """The most ranks that every machine holds (`collsim compare`'s default,
+    cs_compare_common_ranks): the smallest default rank count, read from a
+    barrier run without ranks (the library gives topology nodes, not the
+    nodes that can run a rank); machines that fail are skipped (their own
+    run reports them).  None when none runs."""
+    best = None
+    for spec in machines:
+        try:
+            m = spec if isinstance(spec, Machine) else Machine(spec)
+            p = m.run(coll="barrier").ranks
+        except Error:
+            continue
+        best = p if best is None or p < best else best
+    return best
 
 
 def _examples():

@@ -24,6 +24,7 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
     int rc;
 
     row->spec = spec;
+    row->bytes = base->bytes;
     snprintf(row->name, sizeof row->name, "%s", spec);
     snprintf(row->link, sizeof row->link, "-");
     req.machine = spec;
@@ -58,6 +59,7 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
         row->bandwidth = bw.algbw;
         row->busbw = bw.busbw;
         row->events = res->events;
+        snprintf(row->engine, sizeof row->engine, "%s", cs_net_engine_name(res->net));
         row->wall = with_timing ? res->wall_seconds : 0;
         if (c >= 0) {
             char u[32], v[32];
@@ -72,13 +74,73 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
     return rc;
 }
 
-void cs_compare_json_begin(FILE *f, const char *coll, const char *algo, int64_t bytes)
+int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which)
+{
+    int64_t P = 0;
+    if (which)
+        *which = -1;
+    for (int i = 0; i < n; i++) {
+        cs_machine_t *m = NULL;
+        cs_error_t e;
+        if (cs_machine_new(specs[i], &m, &e) != CS_OK)
+            continue; /* its run reports it */
+        int64_t nodes = cs_machine_nodes(m);
+        if (P == 0 || nodes < P) {
+            P = nodes;
+            if (which)
+                *which = i;
+        }
+        cs_machine_free(m);
+    }
+    return P;
+}
+
+void cs_compare_engines_text(const char *const *engines, int n, char *buf, size_t len)
+{
+    const char *first = NULL, *second = NULL, *channel = NULL;
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        const char *e = engines[i];
+        if (!e || !e[0])
+            continue;
+        if (!strcmp(e, "packet") || !strcmp(e, "fluid"))
+            channel = e; /* compare runs every channel engine in one mode */
+        if (first && !strcmp(e, first))
+            continue;
+        if (second && !strcmp(e, second))
+            continue;
+        distinct++;
+        if (!first)
+            first = e;
+        else if (!second)
+            second = e;
+    }
+    if (distinct == 0)
+        snprintf(buf, len, "%s", "");
+    else if (distinct == 1)
+        snprintf(buf, len, "%s engine", first);
+    else if (distinct == 2)
+        snprintf(buf, len, "engines: %s, %s", first, second);
+    else
+        snprintf(buf, len, "each machine's own engine%s%s", channel ? ", channel engine: " : "",
+                 channel ? channel : "");
+}
+
+void cs_compare_json_begin(FILE *f, const char *coll, const char *algo, const int64_t *sizes,
+                           int nsizes)
 {
     fputs("{\"coll\": ", f);
     cs_json_write_string(f, coll);
     fputs(", \"algo\": ", f);
     cs_json_write_string(f, algo);
-    fprintf(f, ", \"bytes\": %lld, \"runs\": [\n", (long long)bytes);
+    fprintf(f, ", \"bytes\": %lld, ", (long long)(nsizes > 0 ? sizes[0] : 0));
+    if (nsizes > 1) {
+        fputs("\"sizes\": [", f);
+        for (int i = 0; i < nsizes; i++)
+            fprintf(f, "%s%lld", i ? ", " : "", (long long)sizes[i]);
+        fputs("], ", f);
+    }
+    fputs("\"runs\": [\n", f);
 }
 
 int cs_compare_json_run(FILE *f, int index, int with_timing, const cs_request_run_t *run,
@@ -95,33 +157,72 @@ void cs_compare_json_end(FILE *f)
     fputs("]}\n", f);
 }
 
-int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
-                    int64_t bytes, int n, const char *const *labels, const double *seconds,
-                    int logy, cs_error_t *err)
+/* "allreduce/ring, 1 MiB, 16 ranks on 7 machines (each machine's own
+ * engine)", "... on 7 machines with DIFFERENT rank counts (...)"; size NULL
+ * for a line plot over sizes. */
+static void compare_title(const cs_compare_figure_t *fig, const char *size, int n, char *buf,
+                          size_t len)
 {
-    char **texts = cs_calloc((size_t)n + 1, sizeof *texts);
-    double *values = cs_calloc((size_t)n + 1, sizeof *values);
+    char ranks[48] = "", engines[160] = "";
+    if (fig->ranks > 0)
+        snprintf(ranks, sizeof ranks, "%d ranks ", fig->ranks);
+    if (fig->engines && fig->engines[0])
+        snprintf(engines, sizeof engines, " (%s)", fig->engines);
+    snprintf(buf, len, "%s/%s%s%s, %son %d machine%s%s%s", fig->coll, fig->algo,
+             size ? ", " : "", size ? size : "", ranks, n, n == 1 ? "" : "s",
+             fig->ranks < 0 ? " with DIFFERENT rank counts" : "", engines);
+}
+
+static const char *compare_ylabel(const cs_compare_figure_t *fig)
+{
+    return fig->ticks ? "time (ticks of each machine)" : "time";
+}
+
+int cs_compare_plot_bars(const char *path, const cs_compare_figure_t *fig, int64_t bytes, int n,
+                         const char *const *labels, const double *values, cs_error_t *err)
+{
     double lo = HUGE_VAL, hi = 0;
-    char made[320], size[32];
-    for (int i = 0; i < n; i++) {
-        values[i] = seconds[i] * 1e6;
-        texts[i] = cs_malloc(32);
-        cs_units_format_seconds(seconds[i], texts[i], 32);
+    char made[400], size[32];
+    for (int i = 0; i < n; i++)
         if (values[i] > 0) {
             lo = fmin(lo, values[i]);
             hi = fmax(hi, values[i]);
         }
-    }
-    if (!title) {
+    if (!fig->title) {
         cs_units_format_bytes(bytes, size, sizeof size);
-        snprintf(made, sizeof made, "%s/%s, %s, on %d machines", coll, algo, size, n);
+        compare_title(fig, size, n, made, sizeof made);
     }
-    int rc = cs_plot_write_bars(path, title ? title : made, "time (\xc2\xb5s)", n, labels, values,
-                                (const char *const *)texts, logy >= 0 ? logy : hi > 30 * lo,
-                                err);
-    for (int i = 0; i < n; i++)
-        free(texts[i]);
-    free(texts);
-    free(values);
+    return cs_plot_write_bars(path, fig->title ? fig->title : made, compare_ylabel(fig), n,
+                              labels, values, NULL, fig->logy >= 0 ? fig->logy : hi > 30 * lo,
+                              fig->ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS, err);
+}
+
+int cs_compare_plot_lines(const char *path, const cs_compare_figure_t *fig, int nsizes,
+                          const int64_t *sizes, int n, const char *const *labels,
+                          const double *values, cs_error_t *err)
+{
+    char made[400], xlabel[64];
+    double *x = cs_malloc((size_t)(nsizes > 0 ? nsizes : 1) * sizeof *x);
+    if (!fig->title)
+        compare_title(fig, NULL, n, made, sizeof made);
+    snprintf(xlabel, sizeof xlabel, "size (%s)", fig->elements4 ? "4-byte elements" : "bytes");
+    cs_plot_t *p = cs_plot_new(fig->title ? fig->title : made, fig->xlabel ? fig->xlabel : xlabel,
+                               compare_ylabel(fig), 1, 1);
+    cs_plot_set_yunit(p, fig->ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS);
+    for (int i = 0; i < nsizes; i++)
+        x[i] = fig->elements4 ? (double)sizes[i] / 4 : (double)sizes[i];
+    for (int k = 0; k < n; k++)
+        cs_plot_add_series(p, labels[k], (size_t)nsizes, x, values + (size_t)k * nsizes);
+    int rc = cs_plot_write(p, path, err);
+    cs_plot_free(p);
+    free(x);
     return rc;
+}
+
+int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
+                    int64_t bytes, int n, const char *const *labels, const double *seconds,
+                    int logy, cs_error_t *err)
+{
+    cs_compare_figure_t fig = {title, coll, algo, 0, NULL, logy, 0, 0, NULL};
+    return cs_compare_plot_bars(path, &fig, bytes, n, labels, seconds, err);
 }

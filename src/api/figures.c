@@ -47,6 +47,17 @@ void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
     }
 }
 
+const char *cs_figures_size_meaning(cs_coll_kind_t k)
+{
+    switch (k) {
+    case CS_COLL_BROADCAST:
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE: return "vector size";
+    case CS_COLL_BARRIER: return "token size";
+    default: return "block per rank";
+    }
+}
+
 void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,
                       int ranks, char *buf, size_t len)
 {

@@ -19,6 +19,10 @@
 
 /* "alphabeta torus 8x8", "cell eib of 16 nodes": type, topology, size. */
 void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len);
+/* What a size means for collective k, for axis labels: "vector size"
+ * (broadcast, reduce, allreduce), "token size" (barrier), else "block per
+ * rank" (collsim run --bytes, docs/cli.md). */
+const char *cs_figures_size_meaning(cs_coll_kind_t k);
 /* The title of a run's figures: "allreduce/ring, 1 MiB, 64 ranks on
  * alphabeta torus 8x8" (c NULL: "PROGRAM (P ranks) on ..."). */
 void cs_figures_run_title(const cs_machine_t *m, const cs_request_coll_t *c, const char *program,

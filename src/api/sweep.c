@@ -122,6 +122,24 @@ void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll)
     fputs(", \"points\": [\n", f);
 }
 
+void cs_sweep_json_begin_machines(FILE *f, const char *const *machines, int n,
+                                  const char *coll)
+{
+    if (n == 1) {
+        cs_sweep_json_begin(f, machines[0], coll);
+        return;
+    }
+    fputs("{\"machines\": [", f);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", f);
+        cs_json_write_string(f, machines[i]);
+    }
+    fputs("], \"coll\": ", f);
+    cs_json_write_string(f, coll);
+    fputs(", \"points\": [\n", f);
+}
+
 void cs_sweep_json_next(FILE *f)
 {
     fputs(",\n", f);

@@ -55,8 +55,13 @@ int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const c
                         cs_error_t *err);
 
 /* The document: begin, the points' JSON separated by cs_sweep_json_next
- * (before every point but the first), end. */
+ * (before every point but the first), end.  A sweep over several machines
+ * (`collsim sweep --machines`) begins with cs_sweep_json_begin_machines:
+ * {"machines": [SPEC, ...], "coll", "points"}, each point's run JSON
+ * naming its machine. */
 void cs_sweep_json_begin(FILE *f, const char *machine, const char *coll);
+void cs_sweep_json_begin_machines(FILE *f, const char *const *machines, int n,
+                                  const char *coll);
 void cs_sweep_json_next(FILE *f);
 void cs_sweep_json_end(FILE *f);
 

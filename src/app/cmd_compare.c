@@ -6,9 +6,18 @@
  * --algo A --bytes N` would (the request path, api/request.h): the same
  * placement rules, the machine's hints in rank space, the same options.
  * The results go out as an aligned table (or CSV, or Markdown), a bar chart
- * of the times, and optionally a heatmap per machine.  A machine on which
- * the run fails is reported and left out; the others still run, and the
- * exit status is that of the first failure.
+ * of the times (a line plot, one line per machine, over a size range), and
+ * optionally a heatmap per machine (and size), on one colour range shared by
+ * the machines at each size unless --scale says otherwise (the runs are
+ * kept until the range is known).  A machine on which the run fails is
+ * reported and left out; the others still run, and the exit status is that
+ * of the first failure.
+ *
+ * Like for like (issue 32): every machine runs the same number of ranks,
+ * --ranks or the most that every machine can hold, said in the summary and
+ * the title; `--ranks all` gives each machine all its nodes, and the
+ * output then says, everywhere, that the counts differ.  Times are drawn in
+ * seconds (machines' ticks differ), in ticks only with --unit ticks.
  *
  * Without --machines, one representative configuration of every machine
  * type (its table's `example`), in registry order.
@@ -21,11 +30,12 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "api/figures.h"
+#include "api/sizes.h"
 #include "app/app.h"
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
-#include "api/figures.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -33,8 +43,13 @@
 #define COMPARE_MAX_MACHINES 64
 
 typedef struct compare_args {
-    cs_request_t req; /* the collective, mode; the machine is set per row */
+    cs_request_t req; /* the collective, mode; the machine and size are set per row */
     int with_timing, logy; /* logy: -1 auto */
+    int ranks_all;    /* --ranks all: each machine all its nodes (counts differ) */
+    int ticks, elements4; /* --unit ticks, --unit elements4 */
+    const char *bytes_text;
+    int64_t sizes[CS_SIZES_MAX]; /* --bytes, ascending; one 0 without --bytes */
+    int nsizes;
     const char *specs[COMPARE_MAX_MACHINES];
     int nspecs;
     char *spec_buf;  /* --machines split in place (owned) */
@@ -58,13 +73,15 @@ typedef struct compare_row {
 
 static void compare_help(void)
 {
-    printf("Usage: collsim compare --coll NAME [--algo NAME] --bytes N\n"
+    printf("Usage: collsim compare --coll NAME [--algo NAME] --bytes SIZES\n"
            "                       [--machines SPEC;SPEC;...] [OPTIONS]\n"
            "\n"
-           "Runs one collective algorithm on several machines and prints a table: time in\n"
-           "ticks (cycles) and seconds, nccl-tests' algorithm and bus bandwidths (algbw,\n"
-           "busbw: docs/bandwidth.md), the busiest link and its utilisation, events and\n"
-           "wall time; optionally CSV, Markdown, a bar chart and a heatmap per machine.\n"
+           "Runs one collective algorithm on several machines, all with the same number of\n"
+           "ranks, and prints a table: time in ticks (cycles) and seconds, nccl-tests'\n"
+           "algorithm and bus bandwidths (algbw, busbw: docs/bandwidth.md), the busiest\n"
+           "link and its utilisation, events and wall time; optionally CSV, Markdown, a\n"
+           "chart (bars at one size, a line per machine over a size range) and a heatmap\n"
+           "per machine.\n"
            "\n"
            "      --machines LIST    machine specs separated by ';' (default: one\n"
            "                         representative configuration of every machine type:\n");
@@ -76,8 +93,12 @@ static void compare_help(void)
     printf("                         those registered in this build)\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "      --algo NAME        the algorithm (default: the collective's first)\n"
-           "      --bytes N          the size, as for 'collsim run'\n"
-           "      --ranks P          ranks on every machine (default: all its nodes)\n"
+           "      --bytes SIZES      the size, as for 'collsim run', or sizes and ranges\n"
+           "                         as for 'collsim sweep' (8..1MiB:x4, 1KiB,1MiB): a row\n"
+           "                         per machine and size, a line per machine in --plot\n"
+           "      --ranks P|all      ranks on every machine (default: the most that every\n"
+           "                         machine can hold); 'all': each machine all its nodes,\n"
+           "                         flagged as mixed counts in the output\n"
            "      --root R, --order ORDER, --opt KEY=VALUE\n"
            "                         as for 'collsim run', the same on every machine\n"
            "      --validate         check every run's final data placement\n"
@@ -90,15 +111,22 @@ static void compare_help(void)
            "  -j, --json FILE        the runs as one JSON document ('-': standard output):\n"
            "                         {\"coll\", \"algo\", \"bytes\", \"runs\": [...]}, each run\n"
            "                         the JSON of 'collsim run --json' (docs/api.md)\n"
-           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf)\n"
-           "      --log / --linear   the chart's y axis (default: log when the times span\n"
-           "                         more than a factor 30)\n"
+           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf); over several\n"
+           "                         sizes, a log-log plot with one line per machine\n"
+           "      --log / --linear   the bar chart's y axis (default: log when the times\n"
+           "                         span more than a factor 30)\n"
+           "      --unit UNIT        times in the chart: seconds (default, with SI prefixes)\n"
+           "                         or ticks (each machine's own); sizes: bytes (default)\n"
+           "                         or elements4 (4-byte elements); may be given twice\n"
            "      --title TEXT       the chart's title\n"
-           "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...\n"
+           "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...;\n"
+           "                         over several sizes, per machine and size:\n"
+           "                         DIR/1-TYPE-BYTES.png\n"
            "      --metric M         the heatmaps' metric: util (default), bytes, stall, k\n"
            "      --scale LO:HI|each the heatmaps' colour range in the metric's units (util\n"
            "                         0:50, bytes 0:4MiB, k 1:4); default: one range shared\n"
-           "                         by every machine (0 to the largest value of all);\n"
+           "                         by every machine at each size (0 to the largest\n"
+           "                         value of all);\n"
            "                         each: every heatmap its own range\n"
            "      --size SIZE        the heatmaps' size: column, page or WxH (3.5x3in)\n"
            "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
@@ -112,7 +140,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE, OPT_UNIT
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -138,6 +166,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"scale", required_argument, NULL, OPT_SCALE},
         {"size", required_argument, NULL, OPT_SIZE},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+        {"unit", required_argument, NULL, OPT_UNIT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -163,6 +192,26 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case OPT_SCALE: a->scale = optarg; break;
         case OPT_SIZE: a->size = optarg; break;
+        case CS_APP_OPT_BYTES: a->bytes_text = optarg; break;
+        case CS_APP_OPT_RANKS:
+            if (!strcmp(optarg, "all"))
+                a->ranks_all = 1;
+            else
+                cs_app_option("compare", &a->req, c, argv);
+            break;
+        case OPT_UNIT:
+            if (!strcmp(optarg, "seconds") || !strcmp(optarg, "s"))
+                a->ticks = 0;
+            else if (!strcmp(optarg, "ticks"))
+                a->ticks = 1;
+            else if (!strcmp(optarg, "bytes"))
+                a->elements4 = 0;
+            else if (!strcmp(optarg, "elements4"))
+                a->elements4 = 1;
+            else
+                cs_app_usage_error("compare", "--unit: unknown unit '%s'; valid: seconds, "
+                                   "ticks (times), bytes, elements4 (sizes)", optarg);
+            break;
         case OPT_METRIC:
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
@@ -180,6 +229,19 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     if (cs_figures_parse_style(a->own_scale ? NULL : a->scale, a->size, a->metric, &a->style,
                                &err) != CS_OK)
         cs_app_usage_error("compare", "%s", err.msg);
+    if (a->ranks_all && a->req.ranks)
+        cs_app_usage_error("compare", "--ranks all and --ranks %lld: give one",
+                           (long long)a->req.ranks);
+    /* the sizes of a sweep (api/sizes.h); each row's request gets one */
+    if (a->bytes_text) {
+        if (cs_sizes_parse(a->bytes_text, a->sizes, &a->nsizes, &err) != CS_OK)
+            cs_app_usage_error("compare", "--bytes '%s': %s", a->bytes_text, err.msg);
+        if (a->nsizes == 0)
+            cs_app_usage_error("compare", "--bytes '%s': no sizes", a->bytes_text);
+    } else {
+        a->nsizes = 1; /* a barrier needs none; any other collective says so */
+    }
+    a->req.bytes_text = a->bytes_text;
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
         cs_app_usage_error("compare", "--plot: %s", err.msg);
     a->to_stdout = (a->csv && !strcmp(a->csv, "-")) + (a->markdown && !strcmp(a->markdown, "-")) +
@@ -217,8 +279,21 @@ static void compare_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts
     cs_app_progress_attach(ctx, m->tick_seconds, opts);
 }
 
-/* Draws row's heatmap (run: its run) with style st. */
-static int compare_heatmap(const compare_args_t *a, int index, const compare_row_t *row,
+/* The file name of a heatmap of machine mi (0-based) at `bytes`:
+ * "N-TYPE.png", or over several sizes "N-TYPE-BYTES.png", one per machine
+ * and size. */
+static void heatmap_name(const compare_args_t *a, int mi, const cs_machine_t *m, int64_t bytes,
+                         char *buf, size_t len)
+{
+    if (a->nsizes > 1)
+        snprintf(buf, len, "%d-%s-%lld.png", mi + 1, m->type->name, (long long)bytes);
+    else
+        snprintf(buf, len, "%d-%s.png", mi + 1, m->type->name);
+}
+
+/* Draws the heatmap of row (machine mi; run: its run) with style st into
+ * the temporary folder (committed under --heatmaps at the end). */
+static int compare_heatmap(const compare_args_t *a, int mi, const compare_row_t *row,
                            const cs_request_run_t *run, const cs_heatmap_style_t *st,
                            cs_error_t *err)
 {
@@ -226,10 +301,11 @@ static int compare_heatmap(const compare_args_t *a, int index, const compare_row
     const cs_exec_result_t *res = &run->result;
     cs_heatmap_t *h = NULL;
     cs_heatmap_data_t d;
-    char title[320], sub[320], path[sizeof row->heatmap + 64];
+    char title[320], sub[320], name[160], path[sizeof row->heatmap + 64];
     int rc;
     memset(&d, 0, sizeof d);
-    snprintf(path, sizeof path, "%s/%d-%s.png", a->heatmaps_tmp, index + 1, m->type->name);
+    heatmap_name(a, mi, m, row->r.bytes, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", a->heatmaps_tmp, name);
     cs_figures_run_title(m, &run->coll, NULL, run->coll.args.P, title, sizeof title);
     rc = cs_heatmap_new(m, &h, err);
     if (rc == CS_OK)
@@ -246,34 +322,42 @@ static int compare_heatmap(const compare_args_t *a, int index, const compare_row
     return rc;
 }
 
-static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
+/* Runs machine mi at row's size; row->r gets the outcome.  Its heatmap is
+ * drawn now when its colour range is known (--scale), else the run is kept
+ * in row->run for compare_shared_heatmaps. */
+static int compare_one(const compare_args_t *a, int mi, compare_row_t *row,
                        cs_app_progress_t *progress, cs_error_t *err)
 {
     cs_request_run_t run;
+    cs_request_t req = a->req;
     int rc;
 
     cs_request_run_init(&run);
+    req.bytes = row->r.bytes;
     cs_compare_hooks_t hooks = {NULL, compare_setup, progress};
-    rc = cs_compare_run(&a->req, row->r.spec, a->with_timing, &hooks, &row->r, &run, err);
+    rc = cs_compare_run(&req, row->r.spec, a->with_timing, &hooks, &row->r, &run, err);
     const cs_machine_t *m = run.machine;
     const cs_exec_result_t *res = &run.result;
     if (rc == CS_OK && a->json) {
         FILE *f = open_memstream(&row->json, &row->json_len);
-        if (!f)
+        if (!f) {
+            cs_request_run_destroy(&run);
             return cs_error_set(err, CS_ERR_OOM, "--json: cannot open a memory stream");
+        }
         rc = cs_compare_json_run(f, 0, a->with_timing, &run, err);
         if (fclose(f) != 0 && rc == CS_OK)
             rc = cs_error_set(err, CS_ERR_OOM, "--json: cannot write to memory");
     }
     if (rc == CS_OK && a->heatmaps) {
-        snprintf(row->heatmap, sizeof row->heatmap, "%s/%d-%s.png", a->heatmaps, index + 1,
-                 m->type->name);
+        char name[160];
+        heatmap_name(a, mi, m, row->r.bytes, name, sizeof name);
+        snprintf(row->heatmap, sizeof row->heatmap, "%s/%s", a->heatmaps, name);
         if (a->own_scale || a->style.hi > a->style.lo) {
             /* the range is known: drawn now, the run freed */
-            rc = compare_heatmap(a, index, row, &run, &a->style, err);
+            rc = compare_heatmap(a, mi, row, &run, &a->style, err);
         } else {
-            /* the shared range needs every machine's largest value: the
-             * run is kept until all have run */
+            /* the shared range needs the largest value of every machine at
+             * this size: the run is kept until all have run */
             cs_heatmap_data_t d;
             rc = cs_heatmap_data_from_net(res->net, cs_topo_channels(m->topo), a->metric, 0,
                                           res->finish, 1, &d, err);
@@ -290,33 +374,57 @@ static int compare_one(const compare_args_t *a, int index, compare_row_t *row,
     return rc;
 }
 
-/* The heatmaps kept for the shared range: drawn with 0 (k: 1) to the
- * largest value of every machine, said in each caption. */
-static int compare_shared_heatmaps(const compare_args_t *a, compare_row_t *rows, int n,
-                                   cs_error_t *err)
+/* The heatmaps kept for the shared range (rows machine by machine, size
+ * by size): at each size, drawn with 0 (k: 1) to the largest value of every
+ * machine at that size, said in each caption.  Per size rather than one
+ * range for all: the bytes a channel moves grow with the size, and one range
+ * over a sweep would leave the small sizes blank; the comparison is between
+ * machines (--scale LO:HI gives one range to every figure). */
+static int compare_shared_heatmaps(const compare_args_t *a, compare_row_t *rows)
 {
-    cs_heatmap_style_t st = a->style;
-    char why[96];
-    int drawn = 0, rc = CS_OK;
-    for (int i = 0; i < n; i++)
-        if (rows[i].run) {
-            drawn++;
-            if (rows[i].vmax > st.hi)
-                st.hi = rows[i].vmax;
+    int nm = a->nspecs, ns = a->nsizes, rc = CS_OK;
+    for (int si = 0; si < ns; si++) {
+        cs_heatmap_style_t st = a->style;
+        char why[128], size[32] = "";
+        int drawn = 0;
+        for (int mi = 0; mi < nm; mi++) {
+            const compare_row_t *r = &rows[mi * ns + si];
+            if (r->run) {
+                drawn++;
+                if (r->vmax > st.hi)
+                    st.hi = r->vmax;
+            }
         }
-    st.lo = a->metric == CS_HEATMAP_K ? 1 : 0;
-    if (st.hi <= st.lo)
-        st.hi = st.lo + 1; /* nothing moved anywhere: any range is the same */
-    snprintf(why, sizeof why, "colour range shared across the %d machines", drawn);
-    st.range_why = why;
-    for (int i = 0; i < n; i++) {
-        if (!rows[i].run)
+        if (!drawn)
             continue;
-        if (rc == CS_OK && !rows[i].r.rc)
-            rc = compare_heatmap(a, i, &rows[i], rows[i].run, &st, err);
-        cs_request_run_destroy(rows[i].run);
-        free(rows[i].run);
-        rows[i].run = NULL;
+        st.lo = a->metric == CS_HEATMAP_K ? 1 : 0;
+        if (st.hi <= st.lo)
+            st.hi = st.lo + 1; /* nothing moved anywhere: any range is the same */
+        if (ns > 1)
+            cs_units_format_bytes(a->sizes[si], size, sizeof size);
+        snprintf(why, sizeof why, "colour range shared across the %d machine%s%s%s", drawn,
+                 drawn != 1 ? "s" : "", ns > 1 ? " at " : "", size);
+        st.range_why = why;
+        for (int mi = 0; mi < nm; mi++) {
+            compare_row_t *r = &rows[mi * ns + si];
+            if (!r->run)
+                continue;
+            cs_error_t e = {0};
+            int rc1 = compare_heatmap(a, mi, r, r->run, &st, &e);
+            if (rc1) {
+                /* the row fails, as when its heatmap is drawn right after its run */
+                r->r.rc = rc1;
+                snprintf(r->r.err, sizeof r->r.err, "%s", e.msg);
+                if (!strstr(e.msg, r->r.spec))
+                    cs_error_prefix(&e, "%s", r->r.spec);
+                cs_app_report(&e);
+                if (rc == CS_OK)
+                    rc = rc1;
+            }
+            cs_request_run_destroy(r->run);
+            free(r->run);
+            r->run = NULL;
+        }
     }
     return rc;
 }
@@ -332,37 +440,45 @@ static void put_padded(FILE *f, const char *s, int width, int right)
         fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
 }
 
-#define NCOLS 10
+#define NCOLS 11
+#define COL_SIZE 1 /* shown only over several sizes */
 
 /* The cells of a row as text (the table and Markdown share them). */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
 {
     snprintf(cells[0], 96, "%s", r->name);
-    snprintf(cells[1], 96, "%d", r->ranks);
-    snprintf(cells[2], 96, "%lld", (long long)r->ticks);
-    cs_units_format_seconds(r->seconds, cells[3], 96);
+    cs_units_format_bytes(r->bytes, cells[1], 96);
+    snprintf(cells[2], 96, "%d", r->ranks);
+    snprintf(cells[3], 96, "%lld", (long long)r->ticks);
+    cs_units_format_seconds(r->seconds, cells[4], 96);
     /* nccl-tests' algbw and busbw (docs/bandwidth.md) */
     if (r->bandwidth > 0) {
-        snprintf(cells[4], 96, "%.3g GB/s", r->bandwidth / 1e9);
-        snprintf(cells[5], 96, "%.3g GB/s", r->busbw / 1e9);
+        snprintf(cells[5], 96, "%.3g GB/s", r->bandwidth / 1e9);
+        snprintf(cells[6], 96, "%.3g GB/s", r->busbw / 1e9);
     } else {
-        snprintf(cells[4], 96, "-");
         snprintf(cells[5], 96, "-");
+        snprintf(cells[6], 96, "-");
     }
-    snprintf(cells[6], 96, "%s", r->link);
-    snprintf(cells[7], 96, "%.1f%%", 100 * r->link_util);
-    snprintf(cells[8], 96, "%llu", (unsigned long long)r->events);
-    snprintf(cells[9], 96, "%.3f", r->wall);
+    snprintf(cells[7], 96, "%s", r->link);
+    snprintf(cells[8], 96, "%.1f%%", 100 * r->link_util);
+    snprintf(cells[9], 96, "%llu", (unsigned long long)r->events);
+    snprintf(cells[10], 96, "%.3f", r->wall);
 }
 
-static const char *const col_names[NCOLS] = {"machine", "ranks",  "ticks", "time",
-                                              "algbw",   "busbw",  "busiest link",
+static const char *const col_names[NCOLS] = {"machine", "size",  "ranks",        "ticks",
+                                              "time",    "algbw", "busbw",        "busiest link",
                                               "util",    "events", "wall s"};
-static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 0, 1, 1, 1};
+static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
 
-static void print_table(FILE *f, const compare_row_t *rows, int n)
+/* Whether column k is printed. */
+static int col_shown(const compare_args_t *a, int k)
 {
-    int width[NCOLS];
+    return k != COL_SIZE || a->nsizes > 1;
+}
+
+static void print_table(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
+{
+    int width[NCOLS], last = NCOLS - 1;
     char cells[NCOLS][96];
     for (int k = 0; k < NCOLS; k++)
         width[k] = cs_app_text_width(col_names[k]);
@@ -375,8 +491,10 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
                 width[k] = cs_app_text_width(cells[k]);
     }
     for (int k = 0; k < NCOLS; k++) {
+        if (!col_shown(a, k))
+            continue;
         put_padded(f, col_names[k], width[k], col_right[k]);
-        fputs(k + 1 < NCOLS ? "  " : "\n", f);
+        fputs(k < last ? "  " : "\n", f);
     }
     for (int i = 0; i < n; i++) {
         if (rows[i].r.rc) {
@@ -386,34 +504,40 @@ static void print_table(FILE *f, const compare_row_t *rows, int n)
         }
         row_cells(&rows[i].r, cells);
         for (int k = 0; k < NCOLS; k++) {
+            if (!col_shown(a, k))
+                continue;
             put_padded(f, cells[k], width[k], col_right[k]);
-            fputs(k + 1 < NCOLS ? "  " : "\n", f);
+            fputs(k < last ? "  " : "\n", f);
         }
     }
 }
 
-static void print_markdown(FILE *f, const compare_row_t *rows, int n)
+static void print_markdown(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
 {
     char cells[NCOLS][96];
     fputs("|", f);
     for (int k = 0; k < NCOLS; k++)
-        fprintf(f, " %s |", col_names[k]);
+        if (col_shown(a, k))
+            fprintf(f, " %s |", col_names[k]);
     fputs("\n|", f);
     for (int k = 0; k < NCOLS; k++)
-        fputs(col_right[k] ? " ---: |" : " --- |", f);
+        if (col_shown(a, k))
+            fputs(col_right[k] ? " ---: |" : " --- |", f);
     fputs("\n", f);
     for (int i = 0; i < n; i++) {
         if (rows[i].r.rc) {
             fprintf(f, "| %s | failed: %s |", rows[i].r.name, rows[i].r.err);
             for (int k = 2; k < NCOLS; k++)
-                fputs(" |", f);
+                if (col_shown(a, k))
+                    fputs(" |", f);
             fputs("\n", f);
             continue;
         }
         row_cells(&rows[i].r, cells);
         fputs("|", f);
         for (int k = 0; k < NCOLS; k++)
-            fprintf(f, " %s |", cells[k]);
+            if (col_shown(a, k))
+                fprintf(f, " %s |", cells[k]);
         fputs("\n", f);
     }
 }
@@ -430,48 +554,94 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         cs_report_csv_field(f, r->name);
         fputc(',', f);
         cs_report_csv_field(f, r->norm);
-        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,%.9g,", a->req.coll, algo,
-                (long long)a->req.bytes, r->ranks, (long long)r->ticks, r->seconds,
-                r->bandwidth, r->busbw);
+        fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,%.9g,", a->req.coll, algo, (long long)r->bytes,
+                r->ranks, (long long)r->ticks, r->seconds, r->bandwidth, r->busbw);
         cs_report_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }
 }
 
-
-static int write_plot(const compare_args_t *a, const compare_row_t *rows, int n,
-                      const char *algo, cs_error_t *err)
+/* The rank count every row that ran has, or -1 when they differ (0: none
+ * ran). */
+static int common_ranks(const compare_row_t *rows, int n)
 {
-    const char **labels = cs_calloc((size_t)n + 1, sizeof *labels);
-    double *seconds = cs_calloc((size_t)n + 1, sizeof *seconds);
-    char (*names)[128] = cs_calloc((size_t)n + 1, sizeof *names);
-    int k = 0, rc, same_ranks = 1, first = -1;
+    int P = 0;
     for (int i = 0; i < n; i++)
         if (!rows[i].r.rc) {
-            if (first >= 0 && rows[i].r.ranks != rows[first].r.ranks)
-                same_ranks = 0;
-            if (first < 0)
-                first = i;
+            if (P && rows[i].r.ranks != P)
+                return -1;
+            P = rows[i].r.ranks;
         }
-    for (int i = 0; i < n; i++) {
-        if (rows[i].r.rc)
-            continue;
-        /* the ranks under each bar when they differ between machines */
-        if (same_ranks)
-            snprintf(names[k], sizeof names[k], "%s", rows[i].r.name);
+    return P;
+}
+
+/* The chart: bars at one size, lines over several.  rows are machine by
+ * machine, size by size. */
+static int write_plot(const compare_args_t *a, const compare_row_t *rows, const char *algo,
+                      cs_error_t *err)
+{
+    int nm = a->nspecs, ns = a->nsizes, k = 0, rc;
+    const char **labels = cs_calloc((size_t)nm + 1, sizeof *labels);
+    const char **engines = cs_calloc((size_t)nm * ns + 1, sizeof *engines);
+    double *values = cs_calloc((size_t)nm * ns + 1, sizeof *values);
+    char (*names)[128] = cs_calloc((size_t)nm + 1, sizeof *names);
+    char engtext[160];
+    int P = common_ranks(rows, nm * ns), ne = 0;
+    for (int i = 0; i < nm * ns; i++)
+        if (!rows[i].r.rc)
+            engines[ne++] = rows[i].r.engine;
+    cs_compare_engines_text(engines, ne, engtext, sizeof engtext);
+    cs_compare_figure_t fig = {a->title, a->req.coll, algo, P, engtext, a->logy, a->ticks,
+                               a->elements4, NULL};
+    for (int m = 0; m < nm; m++) {
+        const compare_row_t *r = &rows[m * ns];
+        int any = 0, first = -1;
+        for (int i = 0; i < ns; i++)
+            if (!r[i].r.rc) {
+                any = 1;
+                if (first < 0)
+                    first = i;
+            }
+        if (!any)
+            continue; /* failed at every size: left out, as in the table */
+        /* the ranks beside each name when they differ between machines */
+        if (P >= 0)
+            snprintf(names[k], sizeof names[k], "%s", r[first].r.name);
         else
-            snprintf(names[k], sizeof names[k], "%s (%d ranks)", rows[i].r.name, rows[i].r.ranks);
+            snprintf(names[k], sizeof names[k], "%s (%d ranks)", r[first].r.name,
+                     r[first].r.ranks);
         labels[k] = names[k];
-        seconds[k++] = rows[i].r.seconds;
+        for (int i = 0; i < ns; i++)
+            values[(size_t)k * ns + i] = r[i].r.rc ? NAN
+                                         : a->ticks ? (double)r[i].r.ticks : r[i].r.seconds;
+        k++;
     }
-    rc = cs_compare_plot(a->plot, a->title, a->req.coll, algo, a->req.bytes, k, labels, seconds,
-                         a->logy, err);
+    if (ns == 1) {
+        rc = cs_compare_plot_bars(a->plot, &fig, a->sizes[0], k, labels, values, err);
+    } else {
+        char xlabel[96];
+        cs_coll_kind_t kind = CS_COLL_ALLREDUCE;
+        cs_error_t none;
+        cs_coll_parse(a->req.coll, &kind, &none);
+        snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(kind),
+                 a->elements4 ? "4-byte elements" : "bytes");
+        fig.xlabel = xlabel;
+        rc = cs_compare_plot_lines(a->plot, &fig, ns, a->sizes, k, labels, values, err);
+    }
     if (rc)
         cs_error_prefix(err, "--plot");
     free(labels);
+    free(engines);
     free(names);
-    free(seconds);
+    free(values);
     return rc;
+}
+
+/* Where "wrote FILE" goes: standard output unless it carries the data
+ * (--csv -, --markdown -, --json -). */
+static FILE *compare_notes(const compare_args_t *a)
+{
+    return a->to_stdout ? stderr : stdout;
 }
 
 int cs_app_cmd_compare(int argc, char **argv)
@@ -484,12 +654,15 @@ int cs_app_cmd_compare(int argc, char **argv)
     const cs_coll_algo_t *al;
     cs_coll_algo_t *al_file = NULL; /* owned: --algo FORMAT:FILE */
     cs_coll_kind_t kind;
+    int which = -1; /* the machine that sets the common rank count */
 
     compare_parse_args(argc, argv, &a);
     /* the collective and algorithm hold for every machine: checked once */
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_request_find_algo(kind, a.req.algo, NULL, &al, &al_file, &err)) == CS_OK)
         algo = al->name;
+    if (rc == CS_OK && kind != CS_COLL_BARRIER && !a.bytes_text)
+        rc = cs_error_set(&err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
     cs_outdir_t *hdir = NULL;
     if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
         a.heatmaps_tmp = cs_outdir_path(hdir);
@@ -498,41 +671,72 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_algofile_free(al_file);
         return cs_app_report(&err);
     }
-    compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
+    /* like for like: without --ranks, the most that every machine holds */
+    if (!a.req.ranks && !a.ranks_all)
+        a.req.ranks = cs_compare_common_ranks(a.specs, a.nspecs, &which);
+    int nrows = a.nspecs * a.nsizes;
+    compare_row_t *rows = cs_calloc((size_t)nrows, sizeof *rows);
     cs_app_progress_init(&progress, "compare");
-    for (int i = 0; i < a.nspecs; i++) {
-        rows[i].r.spec = a.specs[i];
+    for (int i = 0; i < nrows; i++) {
+        int mi = i / a.nsizes;
+        rows[i].r.spec = a.specs[mi];
+        rows[i].r.bytes = a.sizes[i % a.nsizes];
         rows[i].r.rc = CS_ERR_CANCELLED;
+        snprintf(rows[i].r.name, sizeof rows[i].r.name, "%s", a.specs[mi]);
         snprintf(rows[i].r.err, sizeof rows[i].r.err, "not run: interrupted");
         if (cs_app_interrupted())
             continue;
-        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, a.nspecs,
-                 a.specs[i]);
-        cs_app_progress_show(&progress, (double)i / a.nspecs, NULL);
+        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, nrows,
+                 a.specs[mi]);
+        cs_app_progress_show(&progress, (double)i / nrows, NULL);
         cs_error_t e = {0};
-        rows[i].r.rc = compare_one(&a, i, &rows[i], &progress, &e);
+        rows[i].r.rc = compare_one(&a, mi, &rows[i], &progress, &e);
         if (rows[i].r.rc) {
             snprintf(rows[i].r.err, sizeof rows[i].r.err, "%s", e.msg);
             cs_app_progress_done(&progress);
             /* name the machine, unless its error quotes the spec already
              * ("spec \"x\": ...": the spec twice helps no one) */
-            if (!strstr(e.msg, a.specs[i]))
-                cs_error_prefix(&e, "%s", a.specs[i]);
+            if (!strstr(e.msg, a.specs[mi]))
+                cs_error_prefix(&e, "%s", a.specs[mi]);
+            if (a.nsizes > 1) {
+                char size[32];
+                cs_units_format_bytes(rows[i].r.bytes, size, sizeof size);
+                cs_error_prefix(&e, "at %s", size);
+            }
             cs_app_report(&e);
             if (first_rc == CS_OK)
                 first_rc = rows[i].r.rc;
         }
     }
     cs_app_progress_done(&progress);
-    if (a.heatmaps && (rc = compare_shared_heatmaps(&a, rows, a.nspecs, &err)) &&
-        first_rc == CS_OK) {
-        cs_app_report(&err);
+    if (a.heatmaps && (rc = compare_shared_heatmaps(&a, rows)) && first_rc == CS_OK)
         first_rc = rc;
-    }
     rc = CS_OK;
 
+    /* the rank count, said before the table; mixed counts flagged here and
+     * on standard error, whatever the output */
+    int P = common_ranks(rows, nrows);
+    if (P < 0)
+        fprintf(stderr, "collsim: compare: note: the machines ran different rank counts "
+                        "(--ranks all): their times are not like for like\n");
     if (!a.to_stdout) {
-        print_table(stdout, rows, a.nspecs);
+        if (P < 0) {
+            printf("ranks: each machine all its nodes (--ranks all):");
+            for (int i = 0; i < nrows; i += a.nsizes)
+                if (!rows[i].r.rc)
+                    printf(" %d", rows[i].r.ranks);
+            printf("\n");
+        } else if (P > 0 && which >= 0) {
+            char mach[96] = "";
+            for (int i = 0; i < a.nsizes; i++)
+                if (!rows[which * a.nsizes + i].r.rc)
+                    snprintf(mach, sizeof mach, "%s", rows[which * a.nsizes + i].r.name);
+            printf("ranks: %d on every machine, the most that every machine holds (%s holds %d)\n",
+                   P, mach[0] ? mach : a.specs[which], P);
+        } else if (P > 0) {
+            printf("ranks: %d on every machine (--ranks)\n", P);
+        }
+        print_table(stdout, &a, rows, nrows);
         if (a.req.validate)
             printf("validation: the final data placement of every run above was checked: ok\n");
     }
@@ -540,14 +744,14 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_app_check_interrupt(&err)) == CS_OK && a.csv) {
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--csv", a.csv, &out, &err)) == CS_OK) {
-            print_csv(out.f, &a, rows, a.nspecs, algo);
+            print_csv(out.f, &a, rows, nrows, algo);
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
     if (rc == CS_OK && a.markdown) {
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--markdown", a.markdown, &out, &err)) == CS_OK) {
-            print_markdown(out.f, rows, a.nspecs);
+            print_markdown(out.f, &a, rows, nrows);
             rc = cs_app_out_close(&out, rc, &err);
         }
     }
@@ -555,8 +759,8 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_app_out_t out;
         if ((rc = cs_app_out_open("--json", a.json, &out, &err)) == CS_OK) {
             int k = 0;
-            cs_compare_json_begin(out.f, a.req.coll, algo, a.req.bytes);
-            for (int i = 0; i < a.nspecs; i++)
+            cs_compare_json_begin(out.f, a.req.coll, algo, a.sizes, a.nsizes);
+            for (int i = 0; i < nrows; i++)
                 if (!rows[i].r.rc) /* a failed machine is left out, as in the table */
                     fprintf(out.f, "%s%s", k++ ? ",\n" : "", rows[i].json);
             cs_compare_json_end(out.f);
@@ -564,16 +768,24 @@ int cs_app_cmd_compare(int argc, char **argv)
         }
     }
     if (rc == CS_OK && a.plot)
-        rc = write_plot(&a, rows, a.nspecs, algo, &err);
+        rc = write_plot(&a, rows, algo, &err);
     if (rc == CS_OK)
         rc = cs_outdir_commit(hdir, &err);
     else
         cs_outdir_abort(hdir);
-    if (rc == CS_OK && a.heatmaps && !a.to_stdout) {
-        printf("heatmaps:\n");
-        for (int i = 0; i < a.nspecs; i++)
-            if (!rows[i].r.rc)
-                printf("  %s\n", rows[i].heatmap);
+    if (rc == CS_OK) {
+        /* every file written is named (docs/cli.md: "wrote FILE") */
+        FILE *notes = compare_notes(&a);
+        const char *files[] = {a.csv, a.markdown, a.json, a.plot};
+        for (int i = 0; i < 4; i++)
+            if (files[i] && strcmp(files[i], "-"))
+                fprintf(notes, "wrote %s\n", files[i]);
+        if (a.heatmaps) {
+            fprintf(notes, "wrote heatmaps:\n");
+            for (int i = 0; i < nrows; i++)
+                if (!rows[i].r.rc)
+                    fprintf(notes, "  %s\n", rows[i].heatmap);
+        }
     }
     if (a.plot || a.heatmaps)
         cs_plot_cleanup();
@@ -581,7 +793,7 @@ int cs_app_cmd_compare(int argc, char **argv)
         cs_app_report(&err);
     else
         rc = first_rc;
-    for (int i = 0; i < a.nspecs; i++)
+    for (int i = 0; i < nrows; i++)
         free(rows[i].json);
     free(rows);
     free(a.spec_buf);

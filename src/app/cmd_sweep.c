@@ -10,6 +10,12 @@
  * come (a long sweep can be watched or cut short), and as a log-log plot
  * with one line per algorithm (src/io/plot.h) at the end.
  *
+ * With --machines, the same sweep runs on each machine in turn and the
+ * plot overlays them: times in seconds (one machine's ticks are not
+ * another's; --unit ticks on request), the same rank count on every machine
+ * (--ranks, or the most that every machine holds, as `collsim compare`),
+ * the engines that ran named in the title.
+ *
  * Everything a user can get wrong in the options (sizes, algorithm names,
  * option keys, the plot's file type) is checked before the first run, so
  * that a mistake never costs a half-finished sweep.
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/compare.h"
 #include "api/sizes.h"
 #include "api/sweep.h"
 #include "app/app.h"
@@ -35,6 +42,7 @@
 #define SWEEP_MAX_ALGOS 64
 #define SWEEP_MAX_SIZES CS_SIZES_MAX
 #define SWEEP_MAX_RANKS 64
+#define SWEEP_MAX_MACHINES 16
 
 /* Everything the command line says.  Fixed arrays rather than allocations,
  * so that option errors can exit at once without leaks. */
@@ -43,6 +51,10 @@ typedef struct sweep_args {
      * ([ALGO:]KEY=VALUE); each algorithm's request is made from it */
     cs_request_t req;
     const char *bytes_text;
+    const char *specs[SWEEP_MAX_MACHINES]; /* --machine, or --machines split */
+    int nspecs;
+    char spec_buf[4096];              /* --machines split in place */
+    int ticks;                        /* --unit ticks: y in machine ticks */
     const char *csv, *plot, *title, *xlabel, *ylabel, *json;
     int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
     int nranks;
@@ -57,16 +69,20 @@ typedef struct sweep_args {
 
 static void sweep_help(void)
 {
-    printf("Usage: collsim sweep --machine SPEC --coll NAME --algos A,B,... --bytes SIZES\n"
-           "                     [OPTIONS]\n"
+    printf("Usage: collsim sweep (--machine SPEC | --machines SPEC;SPEC;...) --coll NAME\n"
+           "                     --algos A,B,... --bytes SIZES [OPTIONS]\n"
            "\n"
            "Runs a collective with several algorithms over a range of sizes (and of rank\n"
            "counts); writes one CSV row per run (machine,coll,algo,bytes,ranks,ticks,\n"
            "seconds,events,algbw_bytes_per_s,busbw_bytes_per_s: nccl-tests' bandwidths,\n"
            "docs/bandwidth.md) and a log-log plot of time against size, one line per\n"
-           "algorithm (and rank count), or against ranks when there is a single size.\n"
+           "algorithm (and rank count, and machine), or against ranks when there is a\n"
+           "single size.\n"
            "\n"
            "  -m, --machine SPEC     machine, e.g. alphabeta:topo=ring,p=8\n"
+           "      --machines LIST    several machines, specs separated by ';' (at most %d):\n"
+           "                         the same sweep on each, overlaid in one plot, all\n"
+           "                         with the same rank count\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "  -a, --algos LIST       algorithms, comma-separated, or 'all' (every algorithm\n"
            "                         of the collective)\n"
@@ -76,7 +92,8 @@ static void sweep_help(void)
            "                         (1KiB..8KiB:+1KiB); LO..HI alone is LO..HI:x2\n"
            "      --root R           root rank of rooted collectives (default 0)\n"
            "      --ranks LIST       ranks: one count, or a list and ranges as for --bytes\n"
-           "                         (4,8,16 or 2..64:x2); default: every node\n"
+           "                         (4,8,16 or 2..64:x2); default: every node (with\n"
+           "                         --machines: the most that every machine holds)\n"
            "      --order ORDER      placement, as for 'collsim run'\n"
            "      --opt [ALGO:]KEY=VALUE\n"
            "                         an algorithm option (repeatable); with ALGO: only for\n"
@@ -102,14 +119,18 @@ static void sweep_help(void)
            "      --title TEXT       plot title (default: collective, machine, ranks, mode;\n"
            "                         '' for none)\n"
            "      --xlabel TEXT      x axis label (default: what the size means)\n"
-           "      --ylabel TEXT      y axis label (default: 'time (ticks)')\n"
+           "      --ylabel TEXT      y axis label (default: 'time', or 'time (ticks)')\n"
            "      --unit UNIT        x axis unit: bytes (default) or elements4 (bytes/4,\n"
-           "                         32-bit elements such as Cerebras wavelets)\n"
+           "                         32-bit elements such as Cerebras wavelets); y axis\n"
+           "                         unit: seconds (default, ns/µs/ms/s) or ticks (the\n"
+           "                         machine's own, cycles on Cerebras and CNS-1); may be\n"
+           "                         given twice (--unit elements4 --unit ticks)\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "A progress bar is shown on standard error when it is a terminal and the sweep\n"
            "takes more than a second.\n"
-           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
+           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n",
+           SWEEP_MAX_MACHINES);
 }
 
 /* ---- algorithms and options ------------------------------------------------ */
@@ -168,10 +189,11 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
         OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
-        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_MACHINES
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
+        {"machines", required_argument, NULL, OPT_MACHINES},
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
         {"algos", required_argument, NULL, 'a'},
         {"bytes", required_argument, NULL, 'b'},
@@ -194,7 +216,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {NULL, 0, NULL, 0},
     };
     cs_error_t err = {0};
-    const char *algos = NULL;
+    const char *algos = NULL, *machines = NULL;
     int c;
 
     memset(a, 0, sizeof *a);
@@ -202,6 +224,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
     while ((c = getopt_long(argc, argv, ":m:a:b:M:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': algos = optarg; break;
+        case OPT_MACHINES: machines = optarg; break;
         case 'b': a->bytes_text = optarg; break;
         case OPT_KEEP_GOING: a->keep_going = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
@@ -231,17 +254,37 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                 a->elements4 = 0;
             else if (!strcmp(optarg, "elements4"))
                 a->elements4 = 1;
+            else if (!strcmp(optarg, "seconds") || !strcmp(optarg, "s"))
+                a->ticks = 0;
+            else if (!strcmp(optarg, "ticks"))
+                a->ticks = 1;
             else
                 cs_app_usage_error("sweep", "--unit: unknown unit '%s'; valid: bytes, "
-                                   "elements4", optarg);
+                                   "elements4 (sizes), seconds, ticks (times)", optarg);
             break;
         case 'h': sweep_help(); exit(0);
         default: cs_app_option("sweep", &a->req, c, argv);
         }
     }
     cs_app_no_operands("sweep", argc, argv);
-    if (!a->req.machine)
-        cs_app_usage_error("sweep", "missing --machine SPEC");
+    if (a->req.machine && machines)
+        cs_app_usage_error("sweep", "--machine and --machines: give one");
+    if (machines) {
+        if (strlen(machines) >= sizeof a->spec_buf)
+            cs_app_usage_error("sweep", "--machines: overlong list (at most %zu characters)",
+                               sizeof a->spec_buf - 1);
+        snprintf(a->spec_buf, sizeof a->spec_buf, "%s", machines);
+        a->nspecs = cs_app_split_list(a->spec_buf, " ", a->specs, SWEEP_MAX_MACHINES);
+        if (a->nspecs < 0)
+            cs_app_usage_error("sweep", "--machines: at most %d machines", SWEEP_MAX_MACHINES);
+        if (a->nspecs == 0)
+            cs_app_usage_error("sweep", "--machines '%s': no machine spec", machines);
+        a->req.machine = a->specs[0];
+    } else if (a->req.machine) {
+        a->specs[a->nspecs++] = a->req.machine;
+    } else {
+        cs_app_usage_error("sweep", "missing --machine SPEC (or --machines SPEC;SPEC;...)");
+    }
     if (!a->req.coll)
         cs_app_usage_error("sweep", "missing --coll NAME");
     if (!algos)
@@ -269,72 +312,95 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* What a size means for collective k (the plot's x label). */
-static const char *sweep_size_meaning(cs_coll_kind_t k)
+/* Where "wrote FILE" goes: standard output unless the CSV or the JSON
+ * goes there. */
+static FILE *sweep_notes(const sweep_args_t *a)
 {
-    switch (k) {
-    case CS_COLL_BROADCAST:
-    case CS_COLL_REDUCE:
-    case CS_COLL_ALLREDUCE: return "vector size";
-    case CS_COLL_BARRIER: return "token size";
-    default: return "block per rank";
-    }
+    int busy = (a->csv && !strcmp(a->csv, "-")) || (a->json && !strcmp(a->json, "-"));
+    return busy ? stderr : stdout;
 }
 
-/* The plot: time against size, one line per algorithm (and rank count);
- * against ranks when there is one size and several rank counts.  ticks is
- * [algo][ranks][size]; Ps the rank counts the preparations gave.  model
- * (NULL without --predict) is laid out as ticks, NaN where there is none:
- * a line "ALGO (model)" beside each algorithm that has one. */
-static int sweep_write_plot(const sweep_args_t *a, int nr, const int *Ps, const double *ticks,
-                            const double *model, cs_error_t *err)
+/* The plot: time against size, one line per machine, algorithm and rank
+ * count; against ranks when there is one size and several rank counts.
+ * ticks is [machine][algo][ranks][size]; Ps[machine][ranks] the rank
+ * counts the preparations gave; tick_s[machine] each machine's clock;
+ * engines[machine] the engine that ran; shorts[machine] its short name.
+ * model (NULL without --predict) is laid out as ticks, NaN where there is
+ * none: a line "ALGO (model)" beside each algorithm that has one.  Times
+ * are drawn in seconds unless --unit ticks. */
+static int sweep_write_plot(const sweep_args_t *a, int nr, int (*Ps)[SWEEP_MAX_RANKS],
+                            const double *tick_s, const char (*engines)[48],
+                            const char (*shorts)[96], const double *ticks, const double *model,
+                            cs_error_t *err)
 {
-    char title[512], xlabel[128], pdesc[64];
-    int by_ranks = a->nsizes == 1 && nr > 1, npts = by_ranks ? nr : a->nsizes;
+    char title[512], xlabel[128], pdesc[64], engtext[160];
+    int nm = a->nspecs, by_ranks = a->nsizes == 1 && nr > 1, npts = by_ranks ? nr : a->nsizes;
     double *x = cs_malloc((size_t)(npts + 1) * sizeof *x);
     double *y = cs_malloc((size_t)(npts + 1) * sizeof *y);
-    int rc;
+    const char *eng[SWEEP_MAX_MACHINES];
+    int rc, neng = 0;
+    for (int mi = 0; mi < nm; mi++)
+        if (engines[mi][0])
+            eng[neng++] = engines[mi];
+    cs_compare_engines_text(eng, neng, engtext, sizeof engtext);
+    /* the rank counts; one machine's, or the common ones of several */
     if (nr > 1)
-        snprintf(pdesc, sizeof pdesc, "%d..%d ranks", Ps[0], Ps[nr - 1]);
+        snprintf(pdesc, sizeof pdesc, "%d..%d ranks", Ps[0][0], Ps[0][nr - 1]);
     else
-        snprintf(pdesc, sizeof pdesc, "%d ranks", Ps[0]);
+        snprintf(pdesc, sizeof pdesc, "%d ranks", Ps[0][0]);
+    char where[160];
+    if (nm > 1)
+        snprintf(where, sizeof where, "%d machines", nm);
+    else
+        snprintf(where, sizeof where, "%s", a->specs[0]);
     if (by_ranks) {
         char size[32];
         cs_units_format_bytes(a->sizes[0], size, sizeof size);
-        snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(a->kind), size,
-                 a->req.machine, cs_net_mode_name(a->req.mode));
+        snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(a->kind), size, where,
+                 engtext);
         snprintf(xlabel, sizeof xlabel, "ranks");
     } else {
-        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind),
-                 a->req.machine, pdesc, cs_net_mode_name(a->req.mode));
-        snprintf(xlabel, sizeof xlabel, "%s (%s)", sweep_size_meaning(a->kind),
+        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind), where, pdesc,
+                 engtext);
+        snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(a->kind),
                  a->elements4 ? "elements, 32-bit wavelets" : "bytes");
     }
     cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
-                               a->ylabel ? a->ylabel : "time (ticks)", 1, 1);
-    for (int k = 0; k < a->nalgos; k++)
-        for (int j = 0; j < (by_ranks ? 1 : nr); j++)
-            for (int which = 0; which < (model ? 2 : 1); which++) {
-                const double *v = which ? model : ticks;
-                char name[160];
-                int any = 0;
-                for (int i = 0; i < npts; i++) {
-                    int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
-                    x[i] = by_ranks ? Ps[i]
-                           : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
-                    y[i] = v[((size_t)k * nr + jj) * (size_t)a->nsizes + ii];
-                    any |= !isnan(y[i]);
+                               a->ylabel ? a->ylabel : a->ticks ? "time (ticks)" : "time", 1, 1);
+    cs_plot_set_yunit(p, a->ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS);
+    for (int mi = 0; mi < nm; mi++)
+        for (int k = 0; k < a->nalgos; k++)
+            for (int j = 0; j < (by_ranks ? 1 : nr); j++)
+                for (int which = 0; which < (model ? 2 : 1); which++) {
+                    const double *v = which ? model : ticks;
+                    double scale = a->ticks ? 1 : tick_s[mi];
+                    char name[256], mach[112] = "";
+                    int any = 0;
+                    for (int i = 0; i < npts; i++) {
+                        int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
+                        x[i] = by_ranks ? Ps[mi][i]
+                               : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
+                        y[i] = v[(((size_t)mi * a->nalgos + k) * nr + jj) * (size_t)a->nsizes +
+                                 ii] * scale;
+                        any |= !isnan(y[i]);
+                    }
+                    if (which && !any)
+                        continue; /* no model for this algorithm: no empty legend entry */
+                    /* several machines: the machine first, the algorithm when there
+                     * are several */
+                    if (nm > 1)
+                        snprintf(mach, sizeof mach, "%s%s", shorts[mi],
+                                 a->nalgos > 1 ? ": " : "");
+                    if (nr > 1 && !by_ranks)
+                        snprintf(name, sizeof name, "%s%s, P=%d%s", mach,
+                                 nm > 1 && a->nalgos == 1 ? "" : a->algos[k]->name, Ps[mi][j],
+                                 which ? " (model)" : "");
+                    else
+                        snprintf(name, sizeof name, "%s%s%s", mach,
+                                 nm > 1 && a->nalgos == 1 ? "" : a->algos[k]->name,
+                                 which ? " (model)" : "");
+                    cs_plot_add_series(p, name, (size_t)npts, x, y);
                 }
-                if (which && !any)
-                    continue; /* no model for this algorithm: no empty legend entry */
-                if (nr > 1 && !by_ranks)
-                    snprintf(name, sizeof name, "%s, P=%d%s", a->algos[k]->name, Ps[j],
-                             which ? " (model)" : "");
-                else
-                    snprintf(name, sizeof name, "%s%s", a->algos[k]->name,
-                             which ? " (model)" : "");
-                cs_plot_add_series(p, name, (size_t)npts, x, y);
-            }
     if ((rc = cs_plot_write(p, a->plot, err)))
         cs_error_prefix(err, "--plot");
     cs_plot_free(p);
@@ -382,33 +448,61 @@ int cs_app_cmd_sweep(int argc, char **argv)
     char *done_rows = NULL;
     size_t done_len = 0;
     FILE *done_f = NULL;
-    double *ticks = NULL; /* [algo][ranks][size]; NaN for a point that failed */
+    double *ticks = NULL; /* [machine][algo][ranks][size]; NaN for a point that failed */
     double *model = NULL; /* the same for --predict's model; NaN: none */
-    int rc, first_rc = CS_OK, total, nr, ncombo;
-    int Ps[SWEEP_MAX_RANKS];
+    int rc = CS_OK, first_rc = CS_OK, total, nr, ncombo;
+    int Ps[SWEEP_MAX_MACHINES][SWEEP_MAX_RANKS];
+    double tick_s[SWEEP_MAX_MACHINES];
+    char engines[SWEEP_MAX_MACHINES][48], shorts[SWEEP_MAX_MACHINES][96];
     cs_app_progress_t progress;
 
     sweep_parse_args(argc, argv, &a);
     nr = a.nranks ? a.nranks : 1;
     ncombo = a.nalgos * nr;
-    total = ncombo * a.nsizes;
+    total = a.nspecs * ncombo * a.nsizes;
     colls = cs_calloc((size_t)ncombo, sizeof *colls);
     ticks = cs_malloc((size_t)total * sizeof *ticks);
-    if (a.predict)
+    for (int i = 0; i < total; i++)
+        ticks[i] = NAN;
+    if (a.predict) {
         model = cs_malloc((size_t)total * sizeof *model);
+        for (int i = 0; i < total; i++)
+            model[i] = NAN;
+    }
+    memset(engines, 0, sizeof engines);
+    memset(shorts, 0, sizeof shorts);
 
     /* the request's size is the first: each point sets its own */
     a.req.bytes_text = a.bytes_text;
     a.req.bytes = a.sizes[0];
-    rc = cs_machine_new(a.req.machine, &m, &err);
-    /* the preparation's errors (ranks, root, order, --opt) name options
-     * that hold for every algorithm: no algorithm prefix */
-    for (int k = 0; rc == CS_OK && k < a.nalgos; k++)
-        for (int j = 0; rc == CS_OK && j < nr; j++) {
-            rc = cs_sweep_prepare(&a.req, a.algos[k], a.nranks ? a.ranks[j] : 0, m,
-                                  &colls[k * nr + j], &err);
-            Ps[j] = colls[k * nr + j].args.P;
+    /* several machines, like for like: the most ranks that every one holds */
+    if (a.nspecs > 1 && !a.nranks) {
+        int64_t P = cs_compare_common_ranks(a.specs, a.nspecs, NULL);
+        if (P > 0) {
+            a.ranks[0] = P;
+            a.nranks = 1;
         }
+    }
+    /* every machine is made and prepared before the first run: a wrong spec,
+     * --ranks or --order on the last machine never costs a sweep */
+    for (int mi = 0; rc == CS_OK && mi < a.nspecs; mi++) {
+        rc = cs_machine_new(a.specs[mi], &m, &err);
+        for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
+            rc = cs_sweep_prepare(&a.req, a.algos[kj / nr], a.nranks ? a.ranks[kj % nr] : 0, m,
+                                  &colls[kj], &err);
+            Ps[mi][kj % nr] = colls[kj].args.P;
+        }
+        if (rc == CS_OK) {
+            tick_s[mi] = m->tick_seconds;
+            cs_figures_machine_short(m, shorts[mi], sizeof shorts[mi]);
+        }
+        for (int kj = 0; kj < ncombo; kj++)
+            cs_request_coll_destroy(&colls[kj]);
+        cs_machine_free(m);
+        m = NULL;
+        if (rc && a.nspecs > 1 && !strstr(err.msg, a.specs[mi]))
+            cs_error_prefix(&err, "%s", a.specs[mi]);
+    }
     /* asked before the runs rather than found out after them; nothing is
      * created (a failed sweep leaves no empty figure behind) */
     if (rc == CS_OK && a.plot)
@@ -428,71 +522,87 @@ int cs_app_cmd_sweep(int argc, char **argv)
             !(json = open_memstream(&json_buf, &json_len)))
             rc = cs_error_set(&err, CS_ERR_OOM, "--json: cannot open a memory stream");
         if (json)
-            cs_sweep_json_begin(json, a.req.machine, cs_coll_name(a.kind));
+            cs_sweep_json_begin_machines(json, a.specs, a.nspecs, cs_coll_name(a.kind));
     }
     cs_app_progress_init(&progress, "sweep");
-    for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
-        int k = kj / nr;
-        for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
-            if ((rc = cs_app_check_interrupt(&err)))
-                break;
-            cs_exec_result_t res;
-            int64_t bytes = a.sizes[i];
-            char detail[96], size[32];
-            int done = kj * a.nsizes + i; /* points before this one */
-            memset(&res, 0, sizeof res);
-            cs_units_format_bytes(bytes, size, sizeof size);
-            snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
-                     cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
-            cs_app_progress_show(&progress, (double)done / total, detail);
-            long json_at = json ? ftell(json) : 0;
-            if (json && npoints_json)
-                cs_sweep_json_next(json);
-            rc = cs_sweep_point(&a.req, m, &colls[kj], bytes, cs_app_cancel_flag(), json, 0,
-                                &res, &err);
-            if (json && rc == CS_OK)
-                npoints_json++;
-            else if (json) /* a failed point is left out (--keep-going) */
-                fseek(json, json_at, SEEK_SET);
-            size_t at = (size_t)kj * (size_t)a.nsizes + (size_t)i;
-            cs_model_t mo;
-            cs_error_t none;
-            ticks[at] = rc ? NAN : (double)res.finish;
-            if (model) /* c->args.bytes is this point's: sweep_point set it */
-                model[at] = cs_request_model(m, &colls[kj], &mo, &none) ? NAN : mo.form[0].ticks;
-            int csv_rc = CS_OK;
-            if (rc == CS_OK && csv) {
-                sweep_csv_row(csv, &a, m, k, colls[kj].args.P, bytes, &res,
-                              model ? &model[at] : NULL, &mo);
-                if (done_f)
-                    sweep_csv_row(done_f, &a, m, k, colls[kj].args.P, bytes, &res,
+    for (int mi = 0; rc == CS_OK && mi < a.nspecs; mi++) {
+        if ((rc = cs_machine_new(a.specs[mi], &m, &err)))
+            break;
+        for (int kj = 0; rc == CS_OK && kj < ncombo; kj++)
+            rc = cs_sweep_prepare(&a.req, a.algos[kj / nr], a.nranks ? a.ranks[kj % nr] : 0, m,
+                                  &colls[kj], &err);
+        for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
+            int k = kj / nr;
+            for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
+                if ((rc = cs_app_check_interrupt(&err)))
+                    break;
+                cs_exec_result_t res;
+                int64_t bytes = a.sizes[i];
+                char detail[96], size[32];
+                size_t at = ((size_t)mi * ncombo + (size_t)kj) * (size_t)a.nsizes + (size_t)i;
+                int done = (int)at; /* points before this one */
+                memset(&res, 0, sizeof res);
+                cs_units_format_bytes(bytes, size, sizeof size);
+                snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
+                         cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
+                cs_app_progress_show(&progress, (double)done / total, detail);
+                long json_at = json ? ftell(json) : 0;
+                if (json && npoints_json)
+                    cs_sweep_json_next(json);
+                rc = cs_sweep_point(&a.req, m, &colls[kj], bytes, cs_app_cancel_flag(), json, 0,
+                                    &res, &err);
+                if (json && rc == CS_OK)
+                    npoints_json++;
+                else if (json) /* a failed point is left out (--keep-going) */
+                    fseek(json, json_at, SEEK_SET);
+                cs_model_t mo;
+                cs_error_t none;
+                ticks[at] = rc ? NAN : (double)res.finish;
+                if (rc == CS_OK && !engines[mi][0]) /* the engine that ran, for the title */
+                    snprintf(engines[mi], sizeof engines[mi], "%s", cs_net_engine_name(res.net));
+                if (model) /* c->args.bytes is this point's: sweep_point set it */
+                    model[at] = cs_request_model(m, &colls[kj], &mo, &none) ? NAN
+                                                                          : mo.form[0].ticks;
+                int csv_rc = CS_OK;
+                if (rc == CS_OK && csv) {
+                    sweep_csv_row(csv, &a, m, k, colls[kj].args.P, bytes, &res,
                                   model ? &model[at] : NULL, &mo);
-                /* a full disk is found at the first row, not after the run */
-                if (out.o)
-                    csv_rc = cs_outfile_check(out.o, &err);
-                else if (fflush(csv) != 0 || ferror(csv))
-                    csv_rc = cs_error_set(&err, CS_ERR_IO,
-                                          "--csv -: error writing to standard output");
-            }
-            cs_exec_result_destroy(&res);
-            if (csv_rc != CS_OK) { /* not the point's fault: no --keep-going */
-                rc = csv_rc;
-                break;
-            }
-            if (rc != CS_OK) {
-                cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
-                                size);
-                if (nr > 1)
-                    cs_error_prefix(&err, "%d ranks", colls[kj].args.P);
-                if (a.keep_going) {
-                    cs_app_progress_done(&progress);
-                    cs_app_report(&err);
-                    if (first_rc == CS_OK)
-                        first_rc = rc;
-                    rc = CS_OK;
+                    if (done_f)
+                        sweep_csv_row(done_f, &a, m, k, colls[kj].args.P, bytes, &res,
+                                      model ? &model[at] : NULL, &mo);
+                    /* a full disk is found at the first row, not after the run */
+                    if (out.o)
+                        csv_rc = cs_outfile_check(out.o, &err);
+                    else if (fflush(csv) != 0 || ferror(csv))
+                        csv_rc = cs_error_set(&err, CS_ERR_IO,
+                                              "--csv -: error writing to standard output");
+                }
+                cs_exec_result_destroy(&res);
+                if (csv_rc != CS_OK) { /* not the point's fault: no --keep-going */
+                    rc = csv_rc;
+                    break;
+                }
+                if (rc != CS_OK) {
+                    cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
+                                    size);
+                    if (nr > 1)
+                        cs_error_prefix(&err, "%d ranks", colls[kj].args.P);
+                    if (a.nspecs > 1)
+                        cs_error_prefix(&err, "%s", a.specs[mi]);
+                    if (a.keep_going) {
+                        cs_app_progress_done(&progress);
+                        cs_app_report(&err);
+                        if (first_rc == CS_OK)
+                            first_rc = rc;
+                        rc = CS_OK;
+                    }
                 }
             }
         }
+        for (int kj = 0; kj < ncombo; kj++)
+            cs_request_coll_destroy(&colls[kj]);
+        cs_machine_free(m);
+        m = NULL;
     }
     cs_app_progress_done(&progress);
     if (csv)
@@ -517,14 +627,20 @@ int cs_app_cmd_sweep(int argc, char **argv)
         free(json_buf);
     }
     if (rc == CS_OK && a.plot)
-        rc = sweep_write_plot(&a, nr, Ps, ticks, model, &err);
+        rc = sweep_write_plot(&a, nr, Ps, tick_s, (const char(*)[48])engines,
+                              (const char(*)[96])shorts, ticks, model, &err);
+    if (rc == CS_OK) {
+        /* every file written is named (docs/cli.md: "wrote FILE") */
+        const char *files[] = {a.csv, a.json, a.plot};
+        for (int i = 0; i < 3; i++)
+            if (files[i] && strcmp(files[i], "-"))
+                fprintf(sweep_notes(&a), "wrote %s\n", files[i]);
+    }
     if (rc != CS_OK)
         cs_app_report(&err);
     else
         rc = first_rc;
 
-    for (int k = 0; k < ncombo; k++)
-        cs_request_coll_destroy(&colls[k]);
     free(colls);
     free(ticks);
     free(model);

@@ -371,7 +371,7 @@ static int serve_result_doc(cs_serve_job_t *j, cs_error_t *err)
     if (b->kind == CS_SERVE_RUN || b->kind == CS_SERVE_REPLAY) {
         rc = serve_run_json(f, &j->runs[0], err);
     } else if (b->kind == CS_SERVE_COMPARE) {
-        cs_compare_json_begin(f, b->coll, b->points[0].algo, b->bytes);
+        cs_compare_json_begin(f, b->coll, b->points[0].algo, &b->bytes, 1);
         for (int i = 0; i < j->nruns && rc == CS_OK; i++)
             rc = cs_compare_json_run(f, i, 0, &j->runs[i].run, err);
         cs_compare_json_end(f);

@@ -21,13 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/axis.h"
 #include "io/figure.h"
 #include "io/plot.h"
 
 #define PLOT_W 900.0
 #define PLOT_H 600.0
 #define PLOT_PAD 0.05        /* share of the data span added on each side */
-#define PLOT_MAX_TICKS 512
+#define PLOT_MAX_TICKS CS_AXIS_MAX_TICKS
 #define PLOT_MINOR_DECADES 12 /* above this, no ticks between decades */
 #define PLOT_TITLE_SIZE 20.0
 #define PLOT_LABEL_SIZE 16.0
@@ -40,6 +41,8 @@
 #define PLOT_MARKER_R 4.5
 #define PLOT_NSHAPES 7
 
+typedef cs_axis_tick_t plot_tick_t;
+
 typedef struct plot_series {
     char *name;
     size_t n;
@@ -49,6 +52,7 @@ typedef struct plot_series {
 struct cs_plot {
     char *title, *xlabel, *ylabel;
     int logx, logy;
+    cs_axis_unit_t yunit;
     plot_series_t *s;
     int ns, cap;
 };
@@ -91,6 +95,11 @@ void cs_plot_add_series(cs_plot_t *p, const char *name, size_t n, const double *
     }
 }
 
+void cs_plot_set_yunit(cs_plot_t *p, cs_axis_unit_t unit)
+{
+    p->yunit = unit;
+}
+
 void cs_plot_free(cs_plot_t *p)
 {
     if (!p)
@@ -117,13 +126,6 @@ typedef struct plot_axis {
     double px0, px1; /* figure coordinates of lo and hi */
 } plot_axis_t;
 
-typedef struct plot_tick {
-    double t;       /* transformed value */
-    int major;      /* decade (log) or step (linear): longer tick, grid line */
-    int labelled;
-    char text[32];  /* label, or the mantissa part of "m x 10^e" */
-    char sup[12];   /* exponent drawn raised, or "" */
-} plot_tick_t;
 
 static int plot_shown(double v, int log)
 {
@@ -186,129 +188,9 @@ static void plot_range(const cs_plot_t *p, int which, plot_axis_t *a)
     a->hi = hi;
 }
 
-/* The label of m * 10^k: SI suffixes from 1 to 999T ("20", "5k", "100M"),
- * decimals down to 0.001, else (or with `sci`) "10" with a raised
- * exponent. */
-static void plot_log_label(int m, int k, int sci, plot_tick_t *t)
+static int plot_ticks(const plot_axis_t *a, cs_axis_unit_t unit, plot_tick_t *ticks)
 {
-    static const char *const si[] = {"", "k", "M", "G", "T"};
-    t->sup[0] = '\0';
-    if (!sci && k >= 0 && k < 15) {
-        int v = m;
-        for (int i = 0; i < k % 3; i++)
-            v *= 10;
-        snprintf(t->text, sizeof t->text, "%d%s", v, si[k / 3]);
-        return;
-    }
-    if (!sci && k < 0 && k >= -3) {
-        snprintf(t->text, sizeof t->text, "%.*f", -k, m * pow(10.0, k));
-        return;
-    }
-    if (m == 1)
-        snprintf(t->text, sizeof t->text, "10");
-    else
-        snprintf(t->text, sizeof t->text, "%d\xc3\x97" "10", m); /* U+00D7 times */
-    snprintf(t->sup, sizeof t->sup, "%d", k);
-}
-
-/* The label of any v > 0 between 1 and 10^15 with SI suffixes and as
- * many decimals as `step` needs ("14.05M"); "%g" outside. */
-static void plot_si_label(double v, double step, plot_tick_t *t)
-{
-    static const char *const si[] = {"", "k", "M", "G", "T"};
-    t->sup[0] = '\0';
-    if (v < 1 || v >= 1e15) {
-        snprintf(t->text, sizeof t->text, "%g", v);
-        return;
-    }
-    int g = (int)floor(log10(v) / 3 + 1e-9);
-    double unit = pow(1000.0, g);
-    int decimals = (int)ceil(-log10(step / unit) - 1e-9);
-    if (decimals < 0)
-        decimals = 0;
-    snprintf(t->text, sizeof t->text, "%.*f%s", decimals, v / unit, si[g]);
-}
-
-/* Under two labels a log axis spans less than a decade: plain multiples of
- * a 1-2-5 step in value space, placed on the log scale, do better. */
-static int plot_log_fine_ticks(const plot_axis_t *a, plot_tick_t *ticks)
-{
-    double lo = pow(10.0, a->lo), hi = pow(10.0, a->hi), step = cs_fig_nice_step(hi - lo, 4);
-    int n = 0;
-    for (double i = ceil(lo / step); i * step <= hi && n < 64; i++) {
-        plot_tick_t *tk = &ticks[n++];
-        memset(tk, 0, sizeof *tk);
-        tk->t = log10(i * step);
-        tk->major = 1;
-        tk->labelled = 1;
-        plot_si_label(i * step, step, tk);
-    }
-    return n;
-}
-
-/* Ticks of a log axis: every decade, 2..9 times each as minor ticks up to
- * PLOT_MINOR_DECADES decades.  Over 10 decades only every `step`-th decade
- * is major (labelled, grid line), the others are minor.  An axis that
- * reaches beyond the SI labels writes every label as 10^k, so that one
- * axis never mixes "100G" and "10^15".  Under two labelled decades
- * the minor ticks 2, 3 and 5 get labels too, and if that still makes less
- * than two labels, plot_log_fine_ticks takes over: every axis shows at
- * least two numbers. */
-static int plot_log_ticks(const plot_axis_t *a, plot_tick_t *ticks)
-{
-    const double eps = 1e-9;
-    int dlo = (int)floor(a->lo), dhi = (int)ceil(a->hi), n = 0, majors = 0, labels = 0;
-    int ndec = dhi - dlo, step = 1, minors = ndec <= PLOT_MINOR_DECADES;
-    int sci = dlo < -3 || dhi > 14;
-    for (int k = dlo; k <= dhi; k++)
-        majors += k >= a->lo - eps && k <= a->hi + eps;
-    if (ndec > 10)
-        step = (ndec + 7) / 8;
-    for (int k = dlo; k <= dhi; k++) {
-        for (int m = 1; m <= 9; m++) {
-            double t = k + log10((double)m);
-            if (m > 1 && !minors)
-                break;
-            if (t < a->lo - eps || t > a->hi + eps || n == PLOT_MAX_TICKS)
-                continue;
-            plot_tick_t *tk = &ticks[n++];
-            memset(tk, 0, sizeof *tk);
-            tk->t = t;
-            tk->major = m == 1 && k % step == 0;
-            tk->labelled = m == 1 ? tk->major
-                                  : majors < 2 && (m == 2 || m == 3 || m == 5 ||
-                                                   a->hi - a->lo < 0.5);
-            if (tk->labelled) {
-                plot_log_label(m, k, sci, tk);
-                labels++;
-            }
-        }
-    }
-    return labels < 2 ? plot_log_fine_ticks(a, ticks) : n;
-}
-
-/* Ticks of a linear axis: multiples of a 1-2-5 step, about six of them. */
-static int plot_lin_ticks(const plot_axis_t *a, plot_tick_t *ticks)
-{
-    double step = cs_fig_nice_step(a->hi - a->lo, 6);
-    int n = 0;
-    for (double i = ceil(a->lo / step); i * step <= a->hi + step * 1e-9 && n < 64; i++) {
-        plot_tick_t *tk = &ticks[n++];
-        double v = i * step;
-        memset(tk, 0, sizeof *tk);
-        tk->t = v;
-        tk->major = 1;
-        tk->labelled = 1;
-        if (fabs(v) < step * 1e-9)
-            v = 0; /* no "-0" or "1e-17" from rounding */
-        snprintf(tk->text, sizeof tk->text, "%g", v);
-    }
-    return n;
-}
-
-static int plot_ticks(const plot_axis_t *a, plot_tick_t *ticks)
-{
-    return a->log ? plot_log_ticks(a, ticks) : plot_lin_ticks(a, ticks);
+    return cs_axis_ticks(a->log, a->lo, a->hi, unit, ticks);
 }
 
 /* ---- text ------------------------------------------------------------------- */
@@ -559,8 +441,8 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
 
     plot_range(p, 0, &ax);
     plot_range(p, 1, &ay);
-    nx = plot_ticks(&ax, xt);
-    ny = plot_ticks(&ay, yt);
+    nx = plot_ticks(&ax, CS_AXIS_PLAIN, xt);
+    ny = plot_ticks(&ay, p->yunit, yt);
 
     left = plot_background(cr, yt, ny, p->ylabel[0] != '\0', &ylabw);
     top = has_title ? 62 : 24;
@@ -663,6 +545,7 @@ typedef struct plot_bars {
     const double *values;
     const char *const *texts;
     int logy;
+    cs_axis_unit_t yunit;
 } plot_bars_t;
 
 /* The grid, frame and ticks of a y axis spanning the plot area. */
@@ -694,7 +577,7 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
     ay.log = b->logy;
     ay.lo = lo;
     ay.hi = hi;
-    ny = plot_ticks(&ay, yt);
+    ny = plot_ticks(&ay, b->yunit, yt);
 
     double left = plot_background(cr, yt, ny, b->ylabel && b->ylabel[0], &ylabw);
     double right = PLOT_W - 30, top = b->title && b->title[0] ? 62 : 24;
@@ -747,7 +630,7 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
         if (b->texts && b->texts[i])
             snprintf(text, sizeof text, "%s", b->texts[i]);
         else
-            snprintf(text, sizeof text, "%.4g", v);
+            cs_axis_format(v, 4, b->yunit, text, sizeof text);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cs_fig_font(cr, PLOT_TICK_SIZE - 1, 0);
         cs_fig_text(cr, x + w / 2, y - 6, text, 0.5, 1);
@@ -791,9 +674,10 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
 
 int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
                        const char *const *labels, const double *values,
-                       const char *const *texts, int logy, cs_error_t *err)
+                       const char *const *texts, int logy, cs_axis_unit_t yunit,
+                       cs_error_t *err)
 {
-    plot_bars_t b = {title, ylabel, n, labels, values, texts, logy != 0};
+    plot_bars_t b = {title, ylabel, n, labels, values, texts, logy != 0, yunit};
     return cs_fig_write(path, "plot", PLOT_W, PLOT_H, plot_bars_draw, &b, title, err);
 }
 

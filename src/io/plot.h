@@ -19,16 +19,22 @@
 
 #include <stddef.h>
 #include "core/error.h"
+#include "io/axis.h"
 
 typedef struct cs_plot cs_plot_t; /* opaque */
 
 /* A new empty plot.  The strings are copied; NULL or "" leaves the title or
  * the axis label out.  logx, logy: nonzero for a logarithmic axis (decade
  * ticks labelled 1, 10, 100, 1k, ... and 10^k beyond 10^15 or below 1m;
- * minor ticks at 2..9 times each decade).  Never returns NULL (collsim's
+ * minor ticks at 2..9 times each decade; the tick rules of io/axis.h).  Never returns NULL (collsim's
  * out-of-memory policy: cs_malloc stops the process). */
 cs_plot_t *cs_plot_new(const char *title, const char *xlabel, const char *ylabel, int logx,
                        int logy);
+
+/* What the y values are (io/axis.h): plain numbers (the default) or times
+ * in seconds, whose ticks then read "1 ns", "10 µs", "2.5 ms" (the axis
+ * label should then say what the time is, without a unit). */
+void cs_plot_set_yunit(cs_plot_t *p, cs_axis_unit_t unit);
 
 /* Adds a series of n points (x[i], y[i]), drawn in the given order as one
  * line with markers, in the next colour and marker shape; `name` is its
@@ -55,13 +61,15 @@ int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err);
 /* A bar chart of n categories: bar i has height values[i] (a value the
  * axis cannot show, NaN or <= 0 on a log axis, gets no bar), labels[i]
  * under it (slanted when the labels do not fit their slots) and texts[i]
- * above it (NULL or a NULL entry: the value with 4 digits).  The y axis is
- * linear from 0, or logarithmic with logy.  Bars take the line plots'
+ * above it (NULL or a NULL entry: the value with 4 significant digits,
+ * cs_axis_format, in the axis's unit yunit: "2.190 ms").  The y axis is
+ * linear from 0, or logarithmic with logy; its ticks are in yunit too.  Bars take the line plots'
  * colours in order.  Written like cs_plot_write (same size, formats,
  * errors and determinism). */
 int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
                        const char *const *labels, const double *values,
-                       const char *const *texts, int logy, cs_error_t *err);
+                       const char *const *texts, int logy, cs_axis_unit_t yunit,
+                       cs_error_t *err);
 
 /* Frees the plot and its copies of the series; accepts NULL. */
 void cs_plot_free(cs_plot_t *p);

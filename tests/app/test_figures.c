@@ -1,9 +1,19 @@
 /*
  * test_figures.c - the figure options of `collsim run` (--heatmap, --metric,
  * --window, --frames, --timeline) and `collsim compare`, end to end: exit
- * statuses, messages, and the files they write (docs/figures.md).
+ * statuses, messages, and the files they write (docs/figures.md); compare's
+ * shared colour range is read back from the heatmaps' pixels against
+ * utilisations computed from the alpha-beta rules.
  */
 #include "cli_util.h"
+
+#include <cairo.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "io/figure.h"
+#include "io/heatmap.h"
+#include "machines/machine.h"
 
 TestSuite(figures, .init = cli_setup, .fini = cli_teardown, .timeout = 300);
 
@@ -228,5 +238,277 @@ Test(figures, sweep_over_ranks)
             "ring", "--bytes", "1KiB", "--ranks", "4,16");
     cr_expect_eq(o.status, 2);
     ASSERT_HAS(o.err, "--ranks 16: machine");
+    cli_out_free(&o);
+}
+
+/* ---- like-for-like comparisons (issue 32) -------------------------------------------- */
+
+/* The finish time in ticks of `collsim run` (its JSON's top-level key). */
+static long long run_ticks(const char *spec, const char *bytes, const char *ranks)
+{
+    cli_out_t o = RUN("run", "--machine", spec, "--coll", "allreduce", "--algo", "ring", "--bytes",
+                      bytes, "--ranks", ranks, "--json", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "run %s %s: %s", spec, bytes, o.err);
+    const char *p = strstr(o.out, "\n  \"finish_ticks\": ");
+    cr_assert_not_null(p, "%s", o.out);
+    long long t = strtoll(p + strlen("\n  \"finish_ticks\": "), NULL, 10);
+    cli_out_free(&o);
+    return t;
+}
+
+/* A comparison over a size range: one CSV row per (machine, size), machine
+ * by machine, sizes rising; every row at the rank count of the smallest
+ * machine (loggp:p=4 holds 4) and equal to the single `collsim run`. */
+Test(figures, compare_sizes_equal_single_runs)
+{
+    const char *specs[3] = {"alphabeta:topo=ring,p=8", "loggp:p=4",
+                            "alphabeta:topo=torus,rows=4,cols=4"};
+    const char *sizes[3] = {"1024", "4096", "16384"};
+    cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes",
+                      "1KiB..16KiB:x4", "--machines",
+                      "alphabeta:topo=ring,p=8; loggp:p=4; alphabeta:topo=torus,rows=4,cols=4",
+                      "--csv", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    int lines = 0;
+    const char *line = strchr(o.out, '\n') + 1; /* after the header */
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < 3; i++) {
+            cr_assert(*line, "row %d missing:\n%s", 3 * m + i, o.out);
+            char want[96];
+            /* ...,coll,algo,bytes,ranks,ticks,... after the quoted spec */
+            snprintf(want, sizeof want, ",allreduce,ring,%s,4,%lld,", sizes[i],
+                     run_ticks(specs[m], sizes[i], "4"));
+            const char *end = strchr(line, '\n');
+            cr_expect(strstr(line, want) && strstr(line, want) < end, "row %d: want %s in %.*s",
+                      3 * m + i, want, (int)(end - line), line);
+            cr_expect(strstr(line, specs[m]) && strstr(line, specs[m]) < end, "row %d: %s",
+                      3 * m + i, specs[m]);
+            line = end + 1;
+            lines++;
+        }
+    cr_expect_str_empty(line, "nothing after the 9 rows");
+    cr_expect_eq(lines, 9);
+    cli_out_free(&o);
+    /* the table says the rank count and why */
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB", "--machines",
+            "alphabeta:topo=ring,p=8; loggp:p=4", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "ranks: 4 on every machine, the most that every machine holds "
+                      "(loggp crossbar of");
+    cli_out_free(&o);
+}
+
+static char *pdf_text(const char *name);
+
+/* --ranks all: each machine all its nodes, flagged on stderr, in the
+ * summary, under each bar and in the title; --ranks beyond a machine fails
+ * that machine only. */
+Test(figures, compare_mixed_counts_are_flagged)
+{
+    cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB",
+                      "--machines", "alphabeta:topo=ring,p=8; loggp:p=4", "--ranks", "all",
+                      "--plot", "mixed.pdf", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.err, "different rank counts");
+    ASSERT_HAS(o.out, "ranks: each machine all its nodes (--ranks all): 8 4");
+    ASSERT_HAS(o.out, "wrote mixed.pdf");
+    cr_expect(cli_file_starts("mixed.pdf", "%PDF-"));
+    char *text = pdf_text("mixed.pdf"); /* NULL without pdftotext */
+    if (text) {
+        ASSERT_HAS(text, "on 2 machines with DIFFERENT rank counts");
+        ASSERT_HAS(text, "loggp crossbar of 4 hosts + 1 switch (4 ranks)");
+        free(text);
+    }
+    cli_out_free(&o);
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB", "--machines",
+            "alphabeta:topo=ring,p=8; loggp:p=4", "--ranks", "8", "--csv", "-", "--no-timing");
+    cr_expect_eq(o.status, 2, "status %d: %s", o.status, o.err);
+    ASSERT_HAS(o.err, "--ranks 8: machine 'loggp:p=4");
+    ASSERT_HAS(o.out, ",allreduce,ring,1024,8,");
+    cr_expect_null(strstr(o.out, "loggp:p=4,"), "the failed machine has no row:\n%s", o.out);
+    cli_out_free(&o);
+}
+
+/* pdftotext (poppler-utils), an independent reader, or 0 when absent. */
+static char *pdf_text(const char *name)
+{
+    if (system("command -v pdftotext >/dev/null 2>&1") != 0)
+        return NULL;
+    char *pdf = cli_path(name), *txt = cli_path("pdf.txt"), cmd[2 * PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "pdftotext -enc UTF-8 '%s' '%s'", pdf, txt);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char *text = cli_read(txt, NULL);
+    free(pdf);
+    free(txt);
+    return text;
+}
+
+/* The figures say what they show: seconds with SI prefixes on the axis and
+ * four significant digits in the same units on the bars, the rank count
+ * and the engines in the title; the files open in their format. */
+Test(figures, compare_figures_read_back)
+{
+    cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1MiB",
+                      "--machines", "alphabeta:topo=ring,p=8; loggp:p=8", "--plot", "bars.pdf",
+                      "--log", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cli_out_free(&o);
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB..1MiB:x32",
+            "--machines", "alphabeta:topo=ring,p=8; loggp:p=8", "--plot", "lines.pdf",
+            "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cli_out_free(&o);
+    const char *magic[3][2] = {{"l.png", "\x89PNG"}, {"l.svg", "<?xml"}, {"l.pdf", "%PDF-"}};
+    for (int i = 0; i < 3; i++) {
+        o = RUN("sweep", "--machines", "alphabeta:topo=ring,p=8;loggp:p=8", "--coll", "allreduce",
+                "--algos", "ring", "--bytes", "1KiB,1MiB", "--plot", magic[i][0]);
+        cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+        char want[64];
+        snprintf(want, sizeof want, "wrote %s\n", magic[i][0]);
+        cr_expect_str_eq(o.out, want);
+        cr_expect(cli_file_starts(magic[i][0], magic[i][1]), "%s", magic[i][0]);
+        cli_out_free(&o);
+    }
+    char *bars = pdf_text("bars.pdf");
+    if (!bars)
+        cr_skip_test("pdftotext (poppler-utils) is not installed");
+    /* 1 MiB ring allreduce on the alpha-beta ring of 8 (alpha 1 us, beta 1
+     * ns/B): 2 (P - 1) (alpha + beta n / P) = 14 (1 us + 131.072 us) =
+     * 1.849 ms; the axis has the decades 1 ms and 10 ms */
+    ASSERT_HAS(bars, "1.849 ms");
+    ASSERT_HAS(bars, "1 ms");
+    ASSERT_HAS(bars, "10 ms");
+    ASSERT_HAS(bars, "8 ranks on 2 machines (engines: packet, loggp)");
+    cr_expect_null(strstr(bars, "us"), "no ASCII us:\n%s", bars);
+    char *lines = pdf_text("lines.pdf");
+    /* 1 KiB: 14 (1 us + 128 ns) = 15.79 us, up to 1.849 ms and loggp's
+     * above: the decades 100 us, 1 ms and 10 ms */
+    ASSERT_HAS(lines, "100 \xc2\xb5s");
+    ASSERT_HAS(lines, "1 ms");
+    ASSERT_HAS(lines, "10 ms");
+    ASSERT_HAS(lines, "alphabeta ring of 8 nodes");
+    ASSERT_HAS(lines, "allreduce/ring, 8 ranks on 2 machines");
+    free(bars);
+    free(lines);
+}
+
+/* sweep --machines: the same points on every machine, all at the rank count
+ * every machine holds, rows machine by machine. */
+Test(figures, sweep_overlays_machines)
+{
+    cli_out_t o = RUN("sweep", "--machines", "alphabeta:topo=ring,p=8;loggp:p=4", "--coll",
+                      "allreduce", "--algos", "ring,rdb", "--bytes", "64,1KiB", "--csv", "-",
+                      "--json", "s.json");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.err, "wrote s.json"); /* standard output carries the CSV */
+    const char *p = strchr(o.out, '\n') + 1;
+    int rows = 0;
+    for (const char *q = p; *q; q = strchr(q, '\n') + 1, rows++)
+        cr_expect(strstr(q, ",4,") && strstr(q, ",4,") < strchr(q, '\n'), "4 ranks: %s", q);
+    cr_expect_eq(rows, 2 * 2 * 2, "machines x algorithms x sizes:\n%s", o.out);
+    cr_expect_eq(strncmp(p, "\"alphabeta:topo=ring,p=8,", 25), 0, "%s", p);
+    ASSERT_HAS(o.out, "\"loggp:p=4,");
+    char *path = cli_path("s.json"), *doc = cli_read(path, NULL);
+    ASSERT_HAS(doc, "{\"machines\": [\"alphabeta:topo=ring,p=8\", \"loggp:p=4\"], ");
+    free(doc);
+    free(path);
+    cli_out_free(&o);
+}
+
+/* ---- compare's shared colour range over several sizes ------------------------------- */
+
+/* The colour of heatmap `png` (default size: figure units are pixels) at
+ * the lane of channel src -> dst of machine spec.  Where the lane lies is
+ * known after a write (the caption lines move the map): a figure with as
+ * many lines (title, subtitle, with range_line a range line) is drawn
+ * first. */
+static uint32_t lane_colour(const char *spec, int src, int dst, const char *png, int range_line)
+{
+    cs_machine_t *m = NULL;
+    cs_heatmap_t *h = NULL;
+    cs_heatmap_data_t d;
+    cs_heatmap_style_t st = {0, 1, range_line ? "colour range" : NULL, {0, 0, 0}};
+    cs_error_t err = {0};
+    double x, y;
+    int c = -1;
+    cr_assert_eq(cs_machine_new(spec, &m, &err), CS_OK, "%s", err.msg);
+    for (int i = 0; i < cs_topo_channels(m->topo); i++)
+        if (cs_topo_channel_src(m->topo, i) == src && cs_topo_channel_dst(m->topo, i) == dst)
+            c = i;
+    cr_assert_geq(c, 0, "no channel %d -> %d", src, dst);
+    cr_assert_eq(cs_heatmap_new(m, &h, &err), CS_OK, "%s", err.msg);
+    cs_heatmap_data_init(&d, cs_topo_channels(m->topo), CS_HEATMAP_UTIL, 0, 1000);
+    char *probe = cli_path("probe.png");
+    cr_assert_eq(cs_heatmap_write(h, &d, "t", "s", &st, probe, &err), CS_OK, "%s", err.msg);
+    cs_heatmap_data_destroy(&d);
+    free(probe);
+    cr_assert(cs_heatmap_chan_point(h, c, &x, &y));
+    char *path = cli_path(png);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    uint32_t v = *(const uint32_t *)(px + (size_t)lround(y) * cairo_image_surface_get_stride(s) +
+                                     4 * (size_t)lround(x)) & 0xffffff;
+    cairo_surface_destroy(s);
+    free(path);
+    cs_heatmap_free(h);
+    cs_machine_free(m);
+    return v;
+}
+
+/* The largest difference of a channel of pixel px from viridis(t). */
+static double viridis_dist(uint32_t px, double t)
+{
+    double rgb[3], d = 0;
+    cs_fig_viridis(t, rgb);
+    for (int k = 0; k < 3; k++)
+        d = fmax(d, fabs(((px >> (16 - 8 * k)) & 0xff) / 255.0 - rgb[k]));
+    return d;
+}
+
+/* compare --heatmaps over sizes: a heatmap per machine and size
+ * (N-TYPE-BYTES.png), the colour range shared by the machines at each
+ * size.  Ring allreduce on a ring of 4 (alpha-beta rules 4 and 5, beta 1
+ * ns/B): each of the 2(P - 1) steps takes alpha + n/P ns and keeps every
+ * clockwise channel busy n/P ns, so its utilisation is (n/4)/(alpha + n/4):
+ * 256/1256 and 4096/5096 with alpha 1 us, 256/2256 and 4096/6096 with alpha
+ * 2 us.  The slower machine's hottest lane then takes viridis(u2/u1) at each
+ * size -- not 1 (a range per figure) nor u2/(the largest of all sizes) (one
+ * range for the sweep). */
+Test(figures, compare_shares_the_range_per_size)
+{
+    const char *fast = "alphabeta:topo=ring,p=4", *slow = "alphabeta:topo=ring,p=4,alpha=2us";
+    cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB,16KiB",
+                      "--machines", "alphabeta:topo=ring,p=4; alphabeta:topo=ring,p=4,alpha=2us",
+                      "--heatmaps", "hm", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    const char *files[4] = {"hm/1-alphabeta-1024.png", "hm/1-alphabeta-16384.png",
+                            "hm/2-alphabeta-1024.png", "hm/2-alphabeta-16384.png"};
+    for (int i = 0; i < 4; i++) {
+        ASSERT_HAS(o.out, files[i]);
+        cr_expect(cli_file_starts(files[i], "\x89PNG"), "%s", files[i]);
+    }
+    double n[2] = {256, 4096}, u_fast[2], u_slow[2];
+    for (int i = 0; i < 2; i++) {
+        u_fast[i] = n[i] / (1000 + n[i]);
+        u_slow[i] = n[i] / (2000 + n[i]);
+        uint32_t top = lane_colour(fast, 0, 1, files[i], 1);
+        uint32_t px = lane_colour(slow, 0, 1, files[2 + i], 1);
+        cr_expect_lt(viridis_dist(top, 1), 0.05, "size %d: the faster ring is the top: %06x", i,
+                     top);
+        cr_expect_lt(viridis_dist(px, u_slow[i] / u_fast[i]), 0.05,
+                     "size %d: %.3f of the shared range: %06x", i, u_slow[i] / u_fast[i], px);
+    }
+    /* the controls are far from the expected colours: not a range per figure,
+     * not one range for both sizes */
+    cr_expect_gt(viridis_dist(lane_colour(slow, 0, 1, files[2], 1), 1), 0.2);
+    cr_expect_gt(viridis_dist(lane_colour(slow, 0, 1, files[2], 1), u_slow[0] / u_fast[1]), 0.2);
+    cli_out_free(&o);
+    /* --scale each: each figure its own range, the hottest lane on top */
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB,16KiB",
+            "--machines", "alphabeta:topo=ring,p=4; alphabeta:topo=ring,p=4,alpha=2us",
+            "--heatmaps", "each", "--scale", "each", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_lt(viridis_dist(lane_colour(slow, 0, 1, "each/2-alphabeta-1024.png", 0), 1), 0.05);
     cli_out_free(&o);
 }

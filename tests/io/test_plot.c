@@ -380,10 +380,10 @@ Test(plot, ylabel_clears_tick_labels)
     char *bars = path_in_tmp("bars.png"), *slanted = path_in_tmp("slanted.png");
     char *lines = path_in_tmp("lines.png");
     cr_assert_eq(cs_plot_write_bars(bars, "allreduce/ring, 1 MiB", "time (µs)", 2, short_labels,
-                                    us, NULL, 0, &err), CS_OK, "%s", err.msg);
+                                    us, NULL, 0, CS_AXIS_PLAIN, &err), CS_OK, "%s", err.msg);
     expect_ylabel_clear(bars);
     cr_assert_eq(cs_plot_write_bars(slanted, NULL, "time (ticks)", 8, long_labels, many, NULL, 0,
-                                    &err), CS_OK, "%s", err.msg);
+                                    CS_AXIS_PLAIN, &err), CS_OK, "%s", err.msg);
     expect_ylabel_clear(slanted);
     cs_plot_t *p = two_series();
     write_ok(p, lines);
