@@ -12,6 +12,7 @@
 #ifndef CS_APP_H
 #define CS_APP_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,8 +62,10 @@ enum {
 /* The default branch of a command's getopt_long switch: sets the request
  * field of option c (what getopt_long returned) from optarg
  * (cs_request_set), and exits with a usage error naming the option when the
- * value is none; for any other c, a getopt failure (cs_app_getopt_error). */
-void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv);
+ * value is none; for any other c, a getopt failure (cs_app_getopt_error with
+ * longopts, the command's table). */
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv,
+                   const struct option *longopts);
 /* After a command's options: a usage error for an operand left over
  * ("unexpected argument"). */
 void cs_app_no_operands(const char *cmd, int argc, char **argv);
@@ -72,8 +75,13 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv);
 
 /* Reports a getopt_long failure (unknown option, missing argument) for
  * subcommand `cmd` and exits with the usage status.  `c` is what getopt_long
- * returned ('?' or ':'); the option string must start with ':'. */
-void cs_app_getopt_error(const char *cmd, int c, char **argv) __attribute__((noreturn));
+ * returned ('?' or ':'); the option string must start with ':'.  longopts
+ * (the command's table) names the nearest option of a misspelt one ("did
+ * you mean") and the candidates of an ambiguous prefix; it also answers
+ * `collsim complete`'s hidden query for the command's options (printed on
+ * standard output, exit 0), so that completion reads the same table. */
+void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct option *longopts)
+    __attribute__((noreturn));
 
 /* Whether an output file of option `opt` can be written, asked before the
  * work that makes it: the file, or else its folder, must be writable.

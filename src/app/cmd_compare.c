@@ -154,7 +154,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
         case 'h': compare_help(); exit(0);
-        default: cs_app_option("compare", &a->req, c, argv);
+        default: cs_app_option("compare", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("compare", argc, argv);

@@ -161,7 +161,7 @@ int cs_app_cmd_list(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': list_help(); exit(0);
-        default: cs_app_getopt_error("list", c, argv);
+        default: cs_app_getopt_error("list", c, argv, longopts);
         }
     }
     list_valid(valid, sizeof valid);

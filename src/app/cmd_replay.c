@@ -149,7 +149,7 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case 'h': replay_help(); exit(0);
-        default: cs_app_option("replay", &a->req, c, argv);
+        default: cs_app_option("replay", &a->req, c, argv, longopts);
         }
     }
     if (optind < argc)

@@ -176,7 +176,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                    optarg);
             break;
         case 'h': run_help(); exit(0);
-        default: cs_app_option("run", &a->req, c, argv);
+        default: cs_app_option("run", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("run", argc, argv);

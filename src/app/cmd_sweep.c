@@ -234,7 +234,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                                    "elements4", optarg);
             break;
         case 'h': sweep_help(); exit(0);
-        default: cs_app_option("sweep", &a->req, c, argv);
+        default: cs_app_option("sweep", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("sweep", argc, argv);

@@ -61,7 +61,7 @@ static void topo_parse_args(int argc, char **argv, topo_args_t *a)
         case 'g': a->graphml = optarg; break;
         case 'd': a->dot = optarg; break;
         case 'h': topo_help(); exit(0);
-        default: cs_app_getopt_error("topo", c, argv);
+        default: cs_app_getopt_error("topo", c, argv, longopts);
         }
     }
     cs_app_no_operands("topo", argc, argv);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "io/result_json.h"
 
@@ -67,7 +68,8 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
-void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv,
+                   const struct option *longopts)
 {
     static const struct {
         int c;
@@ -86,7 +88,7 @@ void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
                 cs_app_usage_error(cmd, "%s", err.msg);
             return;
         }
-    cs_app_getopt_error(cmd, c, argv);
+    cs_app_getopt_error(cmd, c, argv, longopts);
 }
 
 void cs_app_no_operands(const char *cmd, int argc, char **argv)
@@ -102,16 +104,55 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
         cs_app_usage_error(cmd, "%s", err.msg);
 }
 
-void cs_app_getopt_error(const char *cmd, int c, char **argv)
+/* The hidden word with which `collsim complete` asks a command for its
+ * options (app_complete_options): an option no one can type by mistake,
+ * answered where the command's getopt fails on it, so that the options
+ * table each command already has is the only list. */
+#define APP_OPTIONS_QUERY "--@options"
+
+/* Prints the long options of longopts, one "--name" a line, and exits. */
+static void app_print_options(const struct option *longopts)
+{
+    for (const struct option *o = longopts; o && o->name; o++)
+        printf("--%s%s\n", o->name, o->has_arg == required_argument ? "=" : "");
+    exit(0);
+}
+
+void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct option *longopts)
 {
     /* With opterr = 0 and a leading ':' getopt_long reports through its
      * return value; optind has moved past the offending word, so
      * argv[optind - 1] is what the user typed (also for long options). */
     const char *word = optind > 0 ? argv[optind - 1] : "?";
+    if (strcmp(word, APP_OPTIONS_QUERY) == 0)
+        app_print_options(longopts);
     if (c == ':')
         cs_app_usage_error(cmd, "option '%s' requires an argument", word);
     if (optopt && strncmp(word, "--", 2) != 0)
         cs_app_usage_error(cmd, "invalid option '-%c'", optopt);
+    if (strncmp(word, "--", 2) == 0 && longopts) {
+        /* the name without its dashes and any "=VALUE" */
+        char name[CS_SUGGEST_MAX_LEN + 1], list[256] = "";
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(word + 2, "="), word + 2);
+        size_t len = strlen(name);
+        int matches = 0;
+        cs_suggest_t s;
+        cs_suggest_init(&s, name);
+        for (const struct option *o = longopts; o->name; o++) {
+            cs_suggest_add(&s, o->name);
+            /* a prefix of several options: getopt_long's ambiguity */
+            if (len && strncmp(o->name, name, len) == 0) {
+                matches++;
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s",
+                         matches > 1 ? ", " : "", o->name);
+            }
+        }
+        if (matches > 1)
+            cs_app_usage_error(cmd, "ambiguous option '%s': %s", word, list);
+        if (cs_suggest_best(&s))
+            cs_app_usage_error(cmd, "unrecognized option '%s' (did you mean '--%s'?)", word,
+                               cs_suggest_best(&s));
+    }
     cs_app_usage_error(cmd, "unrecognized option '%s'", word);
 }
 
@@ -306,7 +347,7 @@ int main(int argc, char **argv)
             printf("collsim %s (JSON result schema %d)\n", COLLSIM_VERSION,
                    CS_RESULT_SCHEMA_VERSION);
             return 0;
-        default: cs_app_getopt_error(NULL, c, argv);
+        default: cs_app_getopt_error(NULL, c, argv, longopts);
         }
     }
     if (optind >= argc)
@@ -340,5 +381,11 @@ int main(int argc, char **argv)
         strncat(valid, i ? ", " : "", sizeof valid - strlen(valid) - 1);
         strncat(valid, app_cmds[i].name, sizeof valid - strlen(valid) - 1);
     }
-    cs_app_usage_error(NULL, "unknown command '%s'; valid commands: %s", name, valid);
+    cs_suggest_t s;
+    char hint[96];
+    cs_suggest_init(&s, name);
+    for (int i = 0; i < APP_NCMDS; i++)
+        cs_suggest_add(&s, app_cmds[i].name);
+    cs_app_usage_error(NULL, "unknown command '%s'%s; valid commands: %s", name,
+                       cs_suggest_hint(&s, "'", hint, sizeof hint), valid);
 }

@@ -42,6 +42,7 @@
  */
 #include "core/units.h"
 #include "core/checked.h"
+#include "core/suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -761,10 +762,14 @@ int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choi
             return CS_OK;
         }
     }
-    char list[CS_ERROR_MSG_MAX / 2];
+    char list[CS_ERROR_MSG_MAX / 2], hint[96];
+    cs_suggest_t sg;
+    cs_suggest_init(&sg, v);
+    cs_suggest_add_list(&sg, choices);
     join_list(choices, list, sizeof list);
-    return cs_error_set(err, CS_ERR_USAGE, "spec \"%s\": key '%s': expected one of %s, got \"%s\"",
-                        spec->text, key, list, v);
+    return cs_error_set(err, CS_ERR_USAGE,
+                        "spec \"%s\": key '%s': expected one of %s, got \"%s\"%s", spec->text,
+                        key, list, v, cs_suggest_hint(&sg, "\"", hint, sizeof hint));
 }
 
 static int spec_key_valid(const char *key, const char *const *valid)
@@ -785,10 +790,14 @@ int cs_spec_check_known(const cs_spec_t *spec, const char *const *valid, cs_erro
             return cs_error_set(err, CS_ERR_USAGE,
                                 "unknown key '%s' in spec \"%s\"; \"%s\" takes no keys", key,
                                 spec->text, spec->name);
-        char list[CS_ERROR_MSG_MAX / 2];
+        char list[CS_ERROR_MSG_MAX / 2], hint[96];
+        cs_suggest_t sg;
+        cs_suggest_init(&sg, key);
+        cs_suggest_add_list(&sg, valid);
         join_list(valid, list, sizeof list);
-        return cs_error_set(err, CS_ERR_USAGE, "unknown key '%s' in spec \"%s\"; valid keys: %s",
-                            key, spec->text, list);
+        return cs_error_set(err, CS_ERR_USAGE,
+                            "unknown key '%s'%s in spec \"%s\"; valid keys: %s", key,
+                            cs_suggest_hint(&sg, "'", hint, sizeof hint), spec->text, list);
     }
     return CS_OK;
 }
