@@ -140,10 +140,15 @@ int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
 
 /* ---- progress (progress.c) --------------------------------------------- */
 
-/* A progress bar on standard error: only on a terminal, only after the work
- * has taken a second, redrawn at most ten times a second. */
+/* The progress line on standard error (docs/cli.md, "Progress"): on a
+ * terminal a bar with the time left, after the work has taken a second,
+ * redrawn at most ten times a second; elsewhere a plain line every ten
+ * seconds after the first ten.  `quiet` (a command's --quiet, set after
+ * init) silences it and the "wrote FILE" lines (cs_app_wrote). */
 typedef struct cs_app_progress {
-    int on;              /* standard error is a terminal */
+    int on;              /* drawing at all (cleared by nothing yet; init sets it) */
+    int tty;             /* standard error is a terminal: a bar, else lines */
+    int quiet;           /* --quiet: nothing on standard error but errors */
     double t0, last;     /* started, last drawn (monotonic seconds) */
     int width;           /* characters on the line now */
     double tick_seconds; /* the run's clock, for the poll callback (attach) */
@@ -156,7 +161,11 @@ void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *det
 /* Clears the line (call before printing anything else). */
 void cs_app_progress_done(cs_app_progress_t *p);
 /* Lets a run of machine time tick_seconds draw on p: sets opts->poll
- * (only when the bar can show) and opts->poll_ctx. */
+ * (only when the line can show) and opts->poll_ctx. */
 void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_opts_t *opts);
+/* "collsim: wrote PATH (what)" on standard error after a file was written
+ * whole, unless p->quiet; nothing for "-" (standard output) or NULL.  what
+ * may be NULL. */
+void cs_app_wrote(const cs_app_progress_t *p, const char *path, const char *what);
 
 #endif
