@@ -32,6 +32,7 @@
 #define COMPARE_MAX_MACHINES 64
 
 typedef struct compare_args {
+    int quiet; /* --quiet: no progress line, no "wrote FILE" */
     cs_request_t req; /* the collective, mode; the machine is set per row */
     int with_timing, logy; /* logy: -1 auto */
     const char *specs[COMPARE_MAX_MACHINES];
@@ -92,6 +93,7 @@ static void compare_help(void)
            "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...\n"
            "      --metric M         the heatmaps' metric: util (default), bytes, stall, k\n"
            "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
+           "      --quiet                no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "A machine whose run fails is reported and left out; the others still run and\n"
@@ -102,7 +104,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -126,6 +128,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"heatmaps", required_argument, NULL, OPT_HEATMAPS},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -153,6 +156,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
+        case OPT_QUIET: a->quiet = 1; break;
         case 'h': compare_help(); exit(0);
         default: cs_app_option("compare", &a->req, c, argv, longopts);
         }
@@ -416,6 +420,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     }
     compare_row_t *rows = cs_calloc((size_t)a.nspecs, sizeof *rows);
     cs_app_progress_init(&progress, "compare");
+    progress.quiet = a.quiet;
     for (int i = 0; i < a.nspecs; i++) {
         rows[i].r.spec = a.specs[i];
         rows[i].r.rc = CS_ERR_CANCELLED;

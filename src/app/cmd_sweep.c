@@ -38,6 +38,7 @@
 /* Everything the command line says.  Fixed arrays rather than allocations,
  * so that option errors can exit at once without leaks. */
 typedef struct sweep_args {
+    int quiet; /* --quiet: no progress line, no "wrote FILE" */
     /* machine, collective, order, root, mode and the --opt texts as typed
      * ([ALGO:]KEY=VALUE); each algorithm's request is made from it */
     cs_request_t req;
@@ -103,6 +104,7 @@ static void sweep_help(void)
            "      --ylabel TEXT      y axis label (default: 'time (ticks)')\n"
            "      --unit UNIT        x axis unit: bytes (default) or elements4 (bytes/4,\n"
            "                         32-bit elements such as Cerebras wavelets)\n"
+           "      --quiet                no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "A progress bar is shown on standard error when it is a terminal and the sweep\n"
@@ -166,7 +168,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
         OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
-        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -188,6 +190,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"xlabel", required_argument, NULL, OPT_XLABEL},
         {"ylabel", required_argument, NULL, OPT_YLABEL},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -233,6 +236,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                 cs_app_usage_error("sweep", "--unit: unknown unit '%s'; valid: bytes, "
                                    "elements4", optarg);
             break;
+        case OPT_QUIET: a->quiet = 1; break;
         case 'h': sweep_help(); exit(0);
         default: cs_app_option("sweep", &a->req, c, argv, longopts);
         }
@@ -422,6 +426,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
             cs_sweep_json_begin(json, a.req.machine, cs_coll_name(a.kind));
     }
     cs_app_progress_init(&progress, "sweep");
+    progress.quiet = a.quiet;
     for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
         int k = kj / nr;
         for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
