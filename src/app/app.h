@@ -39,6 +39,16 @@ int cs_app_cmd_compare(int argc, char **argv);
 int cs_app_cmd_replay(int argc, char **argv);
 int cs_app_cmd_export(int argc, char **argv);
 int cs_app_cmd_serve(int argc, char **argv);
+int cs_app_cmd_complete(int argc, char **argv);
+
+/* The name of command i (0, 1, ...), NULL past the last one `collsim
+ * --help` lists (hidden ones are not named): what `collsim complete`
+ * offers first. */
+const char *cs_app_command_name(int i);
+/* Prints the long options of command cmd that start with prefix ("--name"
+ * a line) from its own getopt table and exits 0; returns when cmd is no
+ * command. */
+void cs_app_command_options(const char *cmd, const char *prefix);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */

@@ -23,6 +23,12 @@
 #include "core/units.h"
 #include "io/result_json.h"
 
+/* The hidden word with which `collsim complete` asks a command for its
+ * options (cs_app_command_options): an option no one can type by mistake,
+ * answered where the command's getopt fails on it, so that the options
+ * table each command already has is the only list. */
+#define APP_OPTIONS_QUERY "--@options"
+
 typedef struct app_cmd {
     const char *name;
     const char *summary;
@@ -43,8 +49,29 @@ static const app_cmd_t app_cmds[] = {
     {"export", "write an algorithm of the suite as a GOAL schedule", cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
     {"serve", "serve the JSON API and the page over HTTP (docs/api.md)", cs_app_cmd_serve},
+    /* hidden: what the shell completion scripts ask (cmd_complete.c) */
+    {"complete", NULL, cs_app_cmd_complete},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))
+
+const char *cs_app_command_name(int i)
+{
+    /* the hidden ones come last: the visible ones end at the first */
+    return i >= 0 && i < APP_NCMDS && app_cmds[i].summary ? app_cmds[i].name : NULL;
+}
+
+void cs_app_command_options(const char *cmd, const char *prefix)
+{
+    char query[256];
+    snprintf(query, sizeof query, "%s=%s", APP_OPTIONS_QUERY, prefix);
+    for (int i = 0; i < APP_NCMDS; i++)
+        if (strcmp(cmd, app_cmds[i].name) == 0) {
+            char *argv[] = {(char *)cmd, query, NULL};
+            optind = 0;
+            opterr = 0;
+            app_cmds[i].fn(2, argv); /* exits in cs_app_getopt_error */
+        }
+}
 
 int cs_app_report(const cs_error_t *err)
 {
@@ -104,17 +131,16 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
         cs_app_usage_error(cmd, "%s", err.msg);
 }
 
-/* The hidden word with which `collsim complete` asks a command for its
- * options (app_complete_options): an option no one can type by mistake,
- * answered where the command's getopt fails on it, so that the options
- * table each command already has is the only list. */
-#define APP_OPTIONS_QUERY "--@options"
-
-/* Prints the long options of longopts, one "--name" a line, and exits. */
-static void app_print_options(const struct option *longopts)
+/* Prints the long options of longopts that start with prefix, one
+ * "--name" a line, and exits. */
+static void app_print_options(const struct option *longopts, const char *prefix)
 {
-    for (const struct option *o = longopts; o && o->name; o++)
-        printf("--%s%s\n", o->name, o->has_arg == required_argument ? "=" : "");
+    char name[128];
+    for (const struct option *o = longopts; o && o->name; o++) {
+        snprintf(name, sizeof name, "--%s", o->name);
+        if (strncmp(name, prefix, strlen(prefix)) == 0)
+            printf("%s\n", name);
+    }
     exit(0);
 }
 
@@ -124,8 +150,8 @@ void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct optio
      * return value; optind has moved past the offending word, so
      * argv[optind - 1] is what the user typed (also for long options). */
     const char *word = optind > 0 ? argv[optind - 1] : "?";
-    if (strcmp(word, APP_OPTIONS_QUERY) == 0)
-        app_print_options(longopts);
+    if (strncmp(word, APP_OPTIONS_QUERY "=", strlen(APP_OPTIONS_QUERY) + 1) == 0)
+        app_print_options(longopts, word + strlen(APP_OPTIONS_QUERY) + 1);
     if (c == ':')
         cs_app_usage_error(cmd, "option '%s' requires an argument", word);
     if (optopt && strncmp(word, "--", 2) != 0)
@@ -314,7 +340,8 @@ static void app_help(void)
            "\n"
            "Commands:\n");
     for (int i = 0; i < APP_NCMDS; i++)
-        printf("  %-8s %s\n", app_cmds[i].name, app_cmds[i].summary);
+        if (app_cmds[i].summary)
+            printf("  %-8s %s\n", app_cmds[i].name, app_cmds[i].summary);
     printf("\n"
            "Options:\n"
            "  -h, --help     show this help and exit\n"
