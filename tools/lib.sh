@@ -28,6 +28,8 @@ CS_PACKAGES=(
     python3-numpy
     python3-pandas
     python3-matplotlib
+    # the man page, generated from the help texts when found (optional)
+    help2man
 )
 
 cs_log() {
