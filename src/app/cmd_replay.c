@@ -305,13 +305,14 @@ int cs_app_cmd_replay(int argc, char **argv)
     } else {
         rc = replay_one(&a, a.req.machine, &run, &err);
         if (rc == CS_OK) {
-            if (a.json)
+            if (a.json) {
                 rc = cs_app_write_json(a.json, a.with_timing, run.m, run.rr.p, &run.res, 0, 0,
                                        NULL, &err);
-            if (rc == CS_OK && !a.quiet && strcmp(a.json, "-") != 0)
-                fprintf(stderr, "collsim: wrote %s (JSON result)\n", a.json);
-            else
+                if (rc == CS_OK && !a.quiet && strcmp(a.json, "-") != 0)
+                    fprintf(stderr, "collsim: wrote %s (JSON result)\n", a.json);
+            } else {
                 print_summary(stdout, &run);
+            }
         }
         if (rc != CS_OK)
             cs_app_report(&err);

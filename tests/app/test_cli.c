@@ -608,7 +608,7 @@ Test(cli, list_algorithms)
 {
     int n;
     const cs_coll_algo_t *const *all = cs_coll_algos(&n);
-    cli_out_t o = RUN("list", "algorithms");
+    cli_out_t o = RUN("list", "algorithms", "--wide");
     cr_expect_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.out, "ALGORITHM");
     ASSERT_HAS(o.out, "SOURCE");
@@ -619,6 +619,36 @@ Test(cli, list_algorithms)
         ASSERT_HAS(o.out, all[i]->source);
         ASSERT_HAS(o.out, all[i]->summary);
     }
+    cli_out_free(&o);
+}
+
+/* Off a terminal the list fits 80 columns (display columns: "§" is one),
+ * or $COLUMNS; --coll keeps one collective's algorithms, every one of them. */
+Test(cli, list_algorithms_fits_the_width)
+{
+    int n, want = 0;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    for (int i = 0; i < n; i++)
+        want += all[i]->kind == CS_COLL_ALLREDUCE;
+    cli_out_t o = RUN("list", "algorithms", "--coll", "allreduce");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    int names = 0, width = 0;
+    for (char *l = o.out; *l; ) {
+        char *e = strchr(l, '\n');
+        int w = 0;
+        for (char *c = l; c < (e ? e : l + strlen(l)); c++)
+            w += ((unsigned char)*c & 0xc0) != 0x80;
+        if (w > width)
+            width = w;
+        names += strncmp(l, "allreduce/", 10) == 0;
+        cr_assert(l[0] == ' ' || l[0] == '\n' || l[0] == '*' || strncmp(l, "allreduce/", 10) == 0,
+                  "a line of another collective: %.80s", l);
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    cr_expect_eq(names, want);
+    cr_expect_leq(width, 80);
     cli_out_free(&o);
 }
 
