@@ -44,8 +44,11 @@ static void complete_spec(const char *cur)
         /* what precedes the key being typed: up to the last ':' or ',' */
         const char *last = strrchr(cur, ',');
         size_t keep = (size_t)((last ? last : colon) - cur) + 1;
+        if (keep >= sizeof buf / 2)
+            continue; /* a spec longer than any shell line needs */
+        memcpy(buf, cur, keep);
         for (int k = 0; types[i]->keys && types[i]->keys[k]; k++) {
-            snprintf(buf, sizeof buf, "%.*s%s=", (int)keep, cur, types[i]->keys[k]);
+            snprintf(buf + keep, sizeof buf - keep, "%s=", types[i]->keys[k]);
             complete_offer(cur, buf);
         }
     }

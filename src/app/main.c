@@ -149,7 +149,9 @@ void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct optio
     /* With opterr = 0 and a leading ':' getopt_long reports through its
      * return value; optind has moved past the offending word, so
      * argv[optind - 1] is what the user typed (also for long options). */
-    const char *word = optind > 0 ? argv[optind - 1] : "?";
+    if (optind < 1)
+        cs_app_usage_error(cmd, "invalid option");
+    const char *word = argv[optind - 1];
     if (strncmp(word, APP_OPTIONS_QUERY "=", strlen(APP_OPTIONS_QUERY) + 1) == 0)
         app_print_options(longopts, word + strlen(APP_OPTIONS_QUERY) + 1);
     if (c == ':')
