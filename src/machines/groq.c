@@ -651,11 +651,14 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
                "explicit schedule\n",
             (long long)s.vectors, (long long)s.messages, (long long)s.vector_hops,
             (long long)s.nonminimal, (long long)s.fixed);
+    /* The waits are sums over vectors (vector-seconds, larger than the run
+     * itself): said as the mean per vector, which has the unit of a time. */
     char a[48], b[48];
-    cs_units_format_seconds(s.source_wait * m->tick_seconds, a, sizeof a);
-    cs_units_format_seconds(s.sram_wait * m->tick_seconds, b, sizeof b);
-    fprintf(f, "waits     vector-time at sources %s, in intermediate SRAM %s; largest "
-               "calendar %lld interval(s)\n",
+    double per = s.vectors > 0 ? m->tick_seconds / (double)s.vectors : 0;
+    cs_units_format_seconds(s.source_wait * per, a, sizeof a);
+    cs_units_format_seconds(s.sram_wait * per, b, sizeof b);
+    fprintf(f, "waits     per vector on average: %s at its source, %s in intermediate SRAM; "
+               "largest calendar %lld interval(s)\n",
             a, b, (long long)s.max_intervals);
     if (g->align) {
         cs_units_format_seconds((double)g->align_ticks * m->tick_seconds, a, sizeof a);

@@ -5,6 +5,7 @@
  * machine means adding its type to `types` (docs/adding-a-machine.md).
  */
 #include "machines/machine.h"
+#include "core/suggest.h"
 
 #include "topo/netdesc.h"
 
@@ -86,8 +87,14 @@ static int machine_parse(const char *spec_text, cs_spec_t *spec, const cs_machin
                 strcat(names, ", ");
             strncat(names, types[i]->name, sizeof names - strlen(names) - 3);
         }
-        cs_error_set(err, CS_ERR_USAGE, "unknown machine \"%s\" in spec \"%s\"; valid machines: %s",
-                     spec->name, spec_text, names);
+        cs_suggest_t sg;
+        char hint[96];
+        cs_suggest_init(&sg, spec->name);
+        for (int i = 0; i < n; i++)
+            cs_suggest_add(&sg, types[i]->name);
+        cs_error_set(err, CS_ERR_USAGE,
+                     "unknown machine \"%s\"%s in spec \"%s\"; valid machines: %s", spec->name,
+                     cs_suggest_hint(&sg, "\"", hint, sizeof hint), spec_text, names);
         cs_spec_destroy(spec);
         return CS_ERR_USAGE;
     }

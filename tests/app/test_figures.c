@@ -165,8 +165,13 @@ Test(figures, compare_outputs)
                       "hm", "--no-timing", "--validate");
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.out, "alphabeta ring of 8 nodes");
-    ASSERT_HAS(o.out, "hm/1-alphabeta.png");
-    ASSERT_HAS(o.out, "hm/2-alphabeta.png");
+    /* each file written is named on standard error, once */
+    ASSERT_HAS(o.err, "collsim: wrote hm/1-alphabeta.png (heatmap)\n");
+    ASSERT_HAS(o.err, "collsim: wrote hm/2-alphabeta.png (heatmap)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.csv (CSV)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.md (Markdown)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.svg (chart)\n");
+    cr_expect_null(strstr(o.out, "wrote"), "no second 'wrote' line on stdout:\n%s", o.out);
     cr_expect(cli_file_starts("hm/1-alphabeta.png", "\x89PNG"));
     cr_expect(cli_file_starts("c.svg", "<?xml"));
     char *p = cli_path("c.csv"), *csv = cli_read(p, NULL);
@@ -311,7 +316,7 @@ Test(figures, compare_mixed_counts_are_flagged)
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.err, "different rank counts");
     ASSERT_HAS(o.out, "ranks: each machine all its nodes (--ranks all): 8 4");
-    ASSERT_HAS(o.out, "wrote mixed.pdf");
+    ASSERT_HAS(o.err, "collsim: wrote mixed.pdf (chart)");
     cr_expect(cli_file_starts("mixed.pdf", "%PDF-"));
     char *text = pdf_text("mixed.pdf"); /* NULL without pdftotext */
     if (text) {
@@ -364,8 +369,9 @@ Test(figures, compare_figures_read_back)
                 "--algos", "ring", "--bytes", "1KiB,1MiB", "--plot", magic[i][0]);
         cr_assert_eq(o.status, 0, "stderr: %s", o.err);
         char want[64];
-        snprintf(want, sizeof want, "wrote %s\n", magic[i][0]);
-        cr_expect_str_eq(o.out, want);
+        snprintf(want, sizeof want, "collsim: wrote %s (plot)\n", magic[i][0]);
+        cr_expect_str_empty(o.out);
+        cr_expect_str_eq(o.err, want);
         cr_expect(cli_file_starts(magic[i][0], magic[i][1]), "%s", magic[i][0]);
         cli_out_free(&o);
     }
@@ -485,7 +491,7 @@ Test(figures, compare_shares_the_range_per_size)
     const char *files[4] = {"hm/1-alphabeta-1024.png", "hm/1-alphabeta-16384.png",
                             "hm/2-alphabeta-1024.png", "hm/2-alphabeta-16384.png"};
     for (int i = 0; i < 4; i++) {
-        ASSERT_HAS(o.out, files[i]);
+        ASSERT_HAS(o.err, files[i]); /* "collsim: wrote FILE (heatmap)" */
         cr_expect(cli_file_starts(files[i], "\x89PNG"), "%s", files[i]);
     }
     double n[2] = {256, 4096}, u_fast[2], u_slow[2];
