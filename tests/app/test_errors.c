@@ -466,6 +466,7 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--warmup", "-1", NULL}, 2, "--warmup"},
     {{RUNC, "--between", "nope", NULL}, 2, "--between"},
     {{RUNC, "--loop", "nope", NULL}, 2, "--loop"},
+    {{RUNC, "--loop", "nccl-test", NULL}, 2, "did you mean 'nccl-tests'"},
     /* bench-table */
     {{"bench-table", NULL}, 2, "--machine"},
     {{BT, "--machine", NULL}, 2, "'--machine'"},
@@ -474,6 +475,7 @@ static const opt_case_t opt_cases[] = {
     {{BT, "--bytes", "8..x", NULL}, 2, "--bytes"},
     {{BT, "--bytes", "6", NULL}, 2, "--bytes 6"},
     {{BT, "--format", "nope", NULL}, 2, "--format"},
+    {{BT, "--format", "ncc", NULL}, 2, "did you mean 'nccl'"},
     {{BT, "--full", NULL}, 2, "--full"},
     {{BT, "--validate", "extra", NULL}, 2, "'extra'"},
     {{"bench-table", "--machine", "loggp:p=4", "--coll", "broadcast", "--bytes", "64",
