@@ -203,7 +203,16 @@ int cs_app_cmd_topo(int argc, char **argv)
         int too_large = st.nodes > TOPO_MAX_NODES_FOR_PATHS;
         printf("%-13s %s\n", "machine", m->spec);
         printf("%-13s %s\n", "topology", cs_topo_name(m->topo));
-        printf("%-13s %d\n", "nodes", st.nodes);
+        /* the graph's nodes, and what the machine calls them when that is
+         * more than "N nodes" (a Groq "node" is 8 TSPs: "nodes 16" alone
+         * would contradict groq:nodes=2) */
+        char count[80], plain[32];
+        cs_machine_count_text(m, count, sizeof count);
+        snprintf(plain, sizeof plain, "%d nodes", st.nodes);
+        if (strcmp(count, plain))
+            printf("%-13s %d (%s)\n", "nodes", st.nodes, count);
+        else
+            printf("%-13s %d\n", "nodes", st.nodes);
         printf("%-13s %lld\n", "links", (long long)st.links);
         printf("%-13s %lld\n", "channels", (long long)st.channels);
         printf("%-13s %d..%d\n", "degree", st.min_degree, st.max_degree);

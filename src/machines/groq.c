@@ -871,10 +871,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
 const cs_machine_type_t cs_machine_groq = {
     .name = "groq",
-    .summary = "Groq Dragonfly of TSPs: K8 nodes, 33 nodes or 145 racks, 12.5 GB/s links, "
-               "320-byte vectors placed in conflict-free slots at compile time (no "
-               "back-pressure, no arbitration)",
-    .usage = "groq:nodes=N (N <= 33) | groq:racks=R (R <= 145) [,hop=722ns][,lanes=4]"
+    /* "node" is the paper's: 8 TSPs fully connected (K8), the unit that
+     * nodes= counts; ranks run on TSPs (rank_noun), as every title says */
+    .summary = "Groq Dragonfly of TSPs: nodes of 8 TSPs fully connected (K8), up to 33 nodes "
+               "(264 TSPs) or 145 racks of 9 nodes (10,440 TSPs), 12.5 GB/s links, 320-byte "
+               "vectors placed in conflict-free slots at compile time (no back-pressure, no "
+               "arbitration)",
+    .usage = "groq:nodes=N (N <= 33 nodes of 8 TSPs) | groq:racks=R (R <= 145 racks of 9 "
+             "nodes) [,hop=722ns][,lanes=4]"
              "[,lane_gbps=25][,vector=320][,wire=328][,paths=1|K|auto][,even=0|1][,align=0|1]"
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,
