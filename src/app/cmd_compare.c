@@ -130,7 +130,8 @@ static void compare_help(void)
            "                         value of all);\n"
            "                         each: every heatmap its own range\n"
            "      --size SIZE        the heatmaps' size: column, page or WxH (3.5x3in)\n"
-           "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
+           "      --no-timing        no wall time: the table and Markdown leave the column\n"
+           "                         out, the CSV writes it as 0 (deterministic outputs)\n"
            "      --quiet            no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
@@ -445,7 +446,8 @@ static void put_padded(FILE *f, const char *s, int width, int right)
 }
 
 #define NCOLS 11
-#define COL_SIZE 1 /* shown only over several sizes */
+#define COL_SIZE 1  /* shown only over several sizes */
+#define COL_WALL 10 /* shown only with timing: --no-timing would make it a column of 0.000 */
 
 /* The cells of a row as text (the table and Markdown share them). */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
@@ -474,16 +476,19 @@ static const char *const col_names[NCOLS] = {"machine", "size",  "ranks",       
                                               "util",    "events", "wall s"};
 static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
 
-/* Whether column k is printed. */
+/* Whether column k is printed (in the table and the Markdown; the CSV
+ * keeps every column, so that its schema does not depend on options). */
 static int col_shown(const compare_args_t *a, int k)
 {
-    return k != COL_SIZE || a->nsizes > 1;
+    return (k != COL_SIZE || a->nsizes > 1) && (k != COL_WALL || a->with_timing);
 }
 
 static void print_table(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
 {
     int width[NCOLS], last = NCOLS - 1;
     char cells[NCOLS][96];
+    while (last > 0 && !col_shown(a, last))
+        last--;
     for (int k = 0; k < NCOLS; k++)
         width[k] = cs_app_text_width(col_names[k]);
     for (int i = 0; i < n; i++) {

@@ -268,8 +268,9 @@ static int replay_table(const replay_args_t *a)
             width = cs_app_text_width(names[i]);
     }
     printf("trace %s\n", a->rp.trace);
-    printf("%-*s %6s %14s %14s %12s %9s\n", width, "machine", "ranks", "ticks", "time",
-           "events", "wall s");
+    /* no wall column under --no-timing: it would be a column of 0.000 */
+    printf("%-*s %6s %14s %14s %12s%s\n", width, "machine", "ranks", "ticks", "time",
+           "events", a->with_timing ? "    wall s" : "");
     for (int i = 0; i < a->nmachines; i++) {
         cs_error_t err = {0};
         int rc = replay_one(a, a->machines[i], &run, &err);
@@ -281,9 +282,11 @@ static int replay_table(const replay_args_t *a)
         } else {
             char t[64];
             cs_units_format_seconds((double)run.res.finish * run.m->tick_seconds, t, sizeof t);
-            printf(" %6d %14lld %14s %12llu %9.3f\n", cs_program_nranks(run.rr.p),
-                   (long long)run.res.finish, t, (unsigned long long)run.res.events,
-                   a->with_timing ? run.res.wall_seconds : 0.0);
+            printf(" %6d %14lld %14s %12llu", cs_program_nranks(run.rr.p),
+                   (long long)run.res.finish, t, (unsigned long long)run.res.events);
+            if (a->with_timing)
+                printf(" %9.3f", run.res.wall_seconds);
+            printf("\n");
         }
         run_destroy(&run);
     }
