@@ -33,6 +33,8 @@ CS_PACKAGES=(
     # pdftotext: app/figures reads the tick labels of a comparison's PDF back
     # (cairo's SVG draws text as glyph outlines); the test skips without it
     poppler-utils
+    # the man page, generated from the help texts when found (optional)
+    help2man
 )
 
 cs_log() {

@@ -29,21 +29,11 @@ void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
         snprintf(buf, len, "%s%s%s %d\xc3\x97%d", has_type ? "" : type, has_type ? "" : " ",
                  name, rows, cols);
     else {
-        /* in the machine's own words (its table): "of 64 hosts + 1 switch",
-         * "of 64 TSPs in 8 nodes" -- ranks run on the first count only */
-        const cs_machine_type_t *ty = m->type;
-        int all = cs_topo_nodes(t), ranks = m->rank_nodes > 0 ? m->rank_nodes : all;
-        int other = all - ranks;
-        size_t n = (size_t)snprintf(buf, len, "%s%s%s of %d %s", has_type ? "" : type,
-                                    has_type ? "" : " ", name, ranks,
-                                    ty->rank_noun[0] ? ty->rank_noun[ranks != 1]
-                                    : ranks != 1 ? "nodes" : "node");
-        if (other > 0 && n < len)
-            n += (size_t)snprintf(buf + n, len - n, " + %d %s", other,
-                                  ty->other_noun[0] ? ty->other_noun[other != 1]
-                                  : other != 1 ? "network nodes" : "network node");
-        if (ty->group_noun[0] && m->ngroups > 1 && n < len)
-            snprintf(buf + n, len - n, " in %d %s", m->ngroups, ty->group_noun[1]);
+        /* in the machine's own words, as the summary says them: "of 64
+         * hosts + 1 switch", "of 64 TSPs in 8 nodes" */
+        char count[80];
+        snprintf(buf, len, "%s%s%s of %s", has_type ? "" : type, has_type ? "" : " ", name,
+                 cs_machine_count_text(m, count, sizeof count));
     }
 }
 

@@ -22,6 +22,7 @@
 #include "api/loop.h"
 #include "coll/check.h"
 #include "core/checked.h"
+#include "core/suggest.h"
 #include "core/units.h"
 
 /* An iteration's checker: made when its first message leaves, verified and
@@ -137,13 +138,20 @@ int cs_loop_set(cs_loop_spec_t *s, const char *key, const char *value, cs_error_
             s->style = CS_LOOP_STYLE_NCCL;
         else if (!strcmp(value, "osu"))
             s->style = CS_LOOP_STYLE_OSU;
-        else
-            return cs_error_set(err, CS_ERR_USAGE, "--loop '%s': expected nccl-tests (%d warm-up "
-                                "+ %d timed) or osu (%d + %d up to %d bytes, %d + %d above)",
-                                value, CS_LOOP_NCCL_WARMUP, CS_LOOP_NCCL_ITERATIONS,
+        else {
+            static const char *const styles[] = {"nccl-tests", "osu", NULL};
+            char hint[96];
+            cs_suggest_t sg;
+            cs_suggest_init(&sg, value);
+            cs_suggest_add_list(&sg, styles);
+            return cs_error_set(err, CS_ERR_USAGE, "--loop '%s'%s: expected nccl-tests (%d "
+                                "warm-up + %d timed) or osu (%d + %d up to %d bytes, %d + %d "
+                                "above)", value, cs_suggest_hint(&sg, "'", hint, sizeof hint),
+                                CS_LOOP_NCCL_WARMUP, CS_LOOP_NCCL_ITERATIONS,
                                 CS_LOOP_OSU_WARMUP, CS_LOOP_OSU_ITERATIONS,
                                 CS_LOOP_OSU_LARGE_BYTES, CS_LOOP_OSU_WARMUP_LARGE,
                                 CS_LOOP_OSU_ITERATIONS_LARGE);
+        }
         return CS_OK;
     }
     return cs_error_set(err, CS_ERR_INTERNAL, "loop: unknown key '%s'", key);

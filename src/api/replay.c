@@ -263,8 +263,9 @@ static int replay_place(const replay_ctx_t *x, int P, cs_error_t *err)
     int nodes = cs_machine_nodes(m), rc = CS_OK;
     if (P > nodes)
         return cs_error_set(err, CS_ERR_RANGE, "%s: the trace has %d ranks but machine '%s' "
-                            "has only %d nodes; choose a machine with at least %d nodes",
-                            x->a->trace, P, m->spec, nodes, P);
+                            "has only %d %s; choose a machine with at least %d %s",
+                            x->a->trace, P, m->spec, nodes, cs_machine_rank_noun(m, nodes), P,
+                            cs_machine_rank_noun(m, P));
     cs_request_coll_t *c = &x->run->place;
     cs_request_coll_destroy(c);
     c->rank_to_node = cs_malloc((size_t)P * sizeof *c->rank_to_node);

@@ -17,8 +17,12 @@
 void cs_report_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r,
                        cs_net_mode_t mode, cs_queue_kind_t queue)
 {
-    fprintf(f, "machine   %s (%d nodes, %d channels)\n", m->spec, cs_topo_nodes(m->topo),
-            cs_topo_channels(m->topo));
+    /* in the machine's own words, the figures' (cs_machine_count_text):
+     * nodes that hold no rank (a LogGP hub, a network's switches) said
+     * apart, since "65 nodes" for 64 ranks read as an off-by-one */
+    char count[80];
+    fprintf(f, "machine   %s (%s, %d channels)\n", m->spec,
+            cs_machine_count_text(m, count, sizeof count), cs_topo_channels(m->topo));
     fprintf(f, "mode      %s (queue %s)\n",
             r->net ? cs_net_engine_name(r->net) : cs_net_mode_name(mode),
             cs_queue_kind_name(queue));

@@ -411,8 +411,8 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
         if (fileish)
             return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: the order %s lists only %d "
                                 "nodes", (long long)a->ranks, a->order, norder);
-        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d nodes",
-                            (long long)a->ranks, m->spec, nodes);
+        return cs_error_set(err, CS_ERR_RANGE, "--ranks %lld: machine '%s' has only %d %s",
+                            (long long)a->ranks, m->spec, nodes, cs_machine_rank_noun(m, nodes));
     }
     if (a->has_root && (a->root < 0 || a->root >= P)) {
         free(order);
@@ -518,9 +518,10 @@ static int request_check_fits(const cs_request_t *r, const cs_machine_t *m, cons
     int ranks = cs_program_nranks(p), nodes = cs_machine_nodes(m);
     if (ranks > nodes)
         return cs_error_set(err, CS_ERR_RANGE,
-                            "%s: program has %d ranks but machine '%s' has only %d nodes; "
-                            "choose a machine with at least %d nodes",
-                            r->program, ranks, m->spec, nodes, ranks);
+                            "%s: program has %d ranks but machine '%s' has only %d %s; "
+                            "choose a machine with at least %d %s",
+                            r->program, ranks, m->spec, nodes, cs_machine_rank_noun(m, nodes),
+                            ranks, cs_machine_rank_noun(m, ranks));
     return CS_OK;
 }
 

@@ -12,6 +12,7 @@
 #ifndef CS_APP_H
 #define CS_APP_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,16 @@ int cs_app_cmd_compare(int argc, char **argv);
 int cs_app_cmd_replay(int argc, char **argv);
 int cs_app_cmd_export(int argc, char **argv);
 int cs_app_cmd_serve(int argc, char **argv);
+int cs_app_cmd_complete(int argc, char **argv);
+
+/* The name of command i (0, 1, ...), NULL past the last one `collsim
+ * --help` lists (hidden ones are not named): what `collsim complete`
+ * offers first. */
+const char *cs_app_command_name(int i);
+/* Prints the long options of command cmd that start with prefix ("--name"
+ * a line) from its own getopt table and exits 0; returns when cmd is no
+ * command. */
+void cs_app_command_options(const char *cmd, const char *prefix);
 
 /* Prints "collsim: <message>" on stderr and returns err->code (so a command
  * can `return cs_app_report(&err);`). */
@@ -62,8 +73,10 @@ enum {
 /* The default branch of a command's getopt_long switch: sets the request
  * field of option c (what getopt_long returned) from optarg
  * (cs_request_set), and exits with a usage error naming the option when the
- * value is none; for any other c, a getopt failure (cs_app_getopt_error). */
-void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv);
+ * value is none; for any other c, a getopt failure (cs_app_getopt_error with
+ * longopts, the command's table). */
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv,
+                   const struct option *longopts);
 /* After a command's options: a usage error for an operand left over
  * ("unexpected argument"). */
 void cs_app_no_operands(const char *cmd, int argc, char **argv);
@@ -73,8 +86,13 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv);
 
 /* Reports a getopt_long failure (unknown option, missing argument) for
  * subcommand `cmd` and exits with the usage status.  `c` is what getopt_long
- * returned ('?' or ':'); the option string must start with ':'. */
-void cs_app_getopt_error(const char *cmd, int c, char **argv) __attribute__((noreturn));
+ * returned ('?' or ':'); the option string must start with ':'.  longopts
+ * (the command's table) names the nearest option of a misspelt one ("did
+ * you mean") and the candidates of an ambiguous prefix; it also answers
+ * `collsim complete`'s hidden query for the command's options (printed on
+ * standard output, exit 0), so that completion reads the same table. */
+void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct option *longopts)
+    __attribute__((noreturn));
 
 /* Whether an output file of option `opt` can be written, asked before the
  * work that makes it: the file, or else its folder, must be writable.
@@ -133,10 +151,15 @@ int cs_app_write_json(const char *path, int with_timing, const cs_machine_t *m,
 
 /* ---- progress (progress.c) --------------------------------------------- */
 
-/* A progress bar on standard error: only on a terminal, only after the work
- * has taken a second, redrawn at most ten times a second. */
+/* The progress line on standard error (docs/cli.md, "Progress"): on a
+ * terminal a bar with the time left, after the work has taken a second,
+ * redrawn at most ten times a second; elsewhere a plain line every ten
+ * seconds after the first ten.  `quiet` (a command's --quiet, set after
+ * init) silences it and the "wrote FILE" lines (cs_app_wrote). */
 typedef struct cs_app_progress {
-    int on;              /* standard error is a terminal */
+    int on;              /* drawing at all (cleared by nothing yet; init sets it) */
+    int tty;             /* standard error is a terminal: a bar, else lines */
+    int quiet;           /* --quiet: nothing on standard error but errors */
     double t0, last;     /* started, last drawn (monotonic seconds) */
     int width;           /* characters on the line now */
     double tick_seconds; /* the run's clock, for the poll callback (attach) */
@@ -149,7 +172,11 @@ void cs_app_progress_show(cs_app_progress_t *p, double fraction, const char *det
 /* Clears the line (call before printing anything else). */
 void cs_app_progress_done(cs_app_progress_t *p);
 /* Lets a run of machine time tick_seconds draw on p: sets opts->poll
- * (only when the bar can show) and opts->poll_ctx. */
+ * (only when the line can show) and opts->poll_ctx. */
 void cs_app_progress_attach(cs_app_progress_t *p, double tick_seconds, cs_exec_opts_t *opts);
+/* "collsim: wrote PATH (what)" on standard error after a file was written
+ * whole, unless p->quiet; nothing for "-" (standard output) or NULL.  what
+ * may be NULL. */
+void cs_app_wrote(const cs_app_progress_t *p, const char *path, const char *what);
 
 #endif

@@ -575,7 +575,7 @@ static void bench_parse_args(int argc, char **argv, bench_args_t *a)
         case OPT_NO_FORK: a->fork_runs = 0; break;
         case OPT_NO_HEADER: a->header = 0; break;
         case 'h': bench_help(); exit(0);
-        default: cs_app_getopt_error("bench", c, argv);
+        default: cs_app_getopt_error("bench", c, argv, longopts);
         }
     }
     cs_app_no_operands("bench", argc, argv);

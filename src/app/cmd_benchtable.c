@@ -133,7 +133,7 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
             a->looped = 1;
             break;
         case 'h': bt_help(); exit(0);
-        default: cs_app_option("bench-table", &a->req, c, argv);
+        default: cs_app_option("bench-table", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("bench-table", argc, argv);

@@ -43,6 +43,7 @@
 #define COMPARE_MAX_MACHINES 64
 
 typedef struct compare_args {
+    int quiet; /* --quiet: no progress line, no "wrote FILE" */
     cs_request_t req; /* the collective, mode; the machine and size are set per row */
     int with_timing, logy; /* logy: -1 auto */
     int ranks_all;    /* --ranks all: each machine all its nodes (counts differ) */
@@ -129,7 +130,9 @@ static void compare_help(void)
            "                         value of all);\n"
            "                         each: every heatmap its own range\n"
            "      --size SIZE        the heatmaps' size: column, page or WxH (3.5x3in)\n"
-           "      --no-timing        write the wall time as 0 (deterministic CSV)\n"
+           "      --no-timing        no wall time: the table and Markdown leave the column\n"
+           "                         out, the CSV writes it as 0 (deterministic outputs)\n"
+           "      --quiet            no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "A machine whose run fails is reported and left out; the others still run and\n"
@@ -140,7 +143,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE, OPT_UNIT
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE, OPT_UNIT, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -167,6 +170,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"size", required_argument, NULL, OPT_SIZE},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -197,7 +201,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
             if (!strcmp(optarg, "all"))
                 a->ranks_all = 1;
             else
-                cs_app_option("compare", &a->req, c, argv);
+                cs_app_option("compare", &a->req, c, argv, longopts);
             break;
         case OPT_UNIT:
             if (!strcmp(optarg, "seconds") || !strcmp(optarg, "s"))
@@ -216,8 +220,9 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
+        case OPT_QUIET: a->quiet = 1; break;
         case 'h': compare_help(); exit(0);
-        default: cs_app_option("compare", &a->req, c, argv);
+        default: cs_app_option("compare", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("compare", argc, argv);
@@ -441,7 +446,8 @@ static void put_padded(FILE *f, const char *s, int width, int right)
 }
 
 #define NCOLS 11
-#define COL_SIZE 1 /* shown only over several sizes */
+#define COL_SIZE 1  /* shown only over several sizes */
+#define COL_WALL 10 /* shown only with timing: --no-timing would make it a column of 0.000 */
 
 /* The cells of a row as text (the table and Markdown share them). */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
@@ -470,16 +476,19 @@ static const char *const col_names[NCOLS] = {"machine", "size",  "ranks",       
                                               "util",    "events", "wall s"};
 static const int col_right[NCOLS] = {0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
 
-/* Whether column k is printed. */
+/* Whether column k is printed (in the table and the Markdown; the CSV
+ * keeps every column, so that its schema does not depend on options). */
 static int col_shown(const compare_args_t *a, int k)
 {
-    return k != COL_SIZE || a->nsizes > 1;
+    return (k != COL_SIZE || a->nsizes > 1) && (k != COL_WALL || a->with_timing);
 }
 
 static void print_table(FILE *f, const compare_args_t *a, const compare_row_t *rows, int n)
 {
     int width[NCOLS], last = NCOLS - 1;
     char cells[NCOLS][96];
+    while (last > 0 && !col_shown(a, last))
+        last--;
     for (int k = 0; k < NCOLS; k++)
         width[k] = cs_app_text_width(col_names[k]);
     for (int i = 0; i < n; i++) {
@@ -637,13 +646,6 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, const 
     return rc;
 }
 
-/* Where "wrote FILE" goes: standard output unless it carries the data
- * (--csv -, --markdown -, --json -). */
-static FILE *compare_notes(const compare_args_t *a)
-{
-    return a->to_stdout ? stderr : stdout;
-}
-
 int cs_app_cmd_compare(int argc, char **argv)
 {
     compare_args_t a;
@@ -677,6 +679,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     int nrows = a.nspecs * a.nsizes;
     compare_row_t *rows = cs_calloc((size_t)nrows, sizeof *rows);
     cs_app_progress_init(&progress, "compare");
+    progress.quiet = a.quiet;
     for (int i = 0; i < nrows; i++) {
         int mi = i / a.nsizes;
         rows[i].r.spec = a.specs[mi];
@@ -774,18 +777,15 @@ int cs_app_cmd_compare(int argc, char **argv)
     else
         cs_outdir_abort(hdir);
     if (rc == CS_OK) {
-        /* every file written is named (docs/cli.md: "wrote FILE") */
-        FILE *notes = compare_notes(&a);
-        const char *files[] = {a.csv, a.markdown, a.json, a.plot};
-        for (int i = 0; i < 4; i++)
-            if (files[i] && strcmp(files[i], "-"))
-                fprintf(notes, "wrote %s\n", files[i]);
-        if (a.heatmaps) {
-            fprintf(notes, "wrote heatmaps:\n");
-            for (int i = 0; i < nrows; i++)
-                if (!rows[i].r.rc)
-                    fprintf(notes, "  %s\n", rows[i].heatmap);
-        }
+        /* every file written is named (docs/cli.md: "wrote FILE"); on
+         * standard error, which carries no data, unless --quiet */
+        cs_app_wrote(&progress, a.csv, "CSV");
+        cs_app_wrote(&progress, a.markdown, "Markdown");
+        cs_app_wrote(&progress, a.json, "JSON");
+        cs_app_wrote(&progress, a.plot, "chart");
+        for (int i = 0; a.heatmaps && i < nrows; i++)
+            if (!rows[i].r.rc)
+                cs_app_wrote(&progress, rows[i].heatmap, "heatmap");
     }
     if (a.plot || a.heatmaps)
         cs_plot_cleanup();

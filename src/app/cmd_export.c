@@ -159,7 +159,7 @@ static void export_parse_args(int argc, char **argv, export_args_t *a)
             cs_app_add_opt("export", &a->req, optarg);
             break;
         case 'h': export_help(); exit(0);
-        default: cs_app_option("export", &a->req, c, argv);
+        default: cs_app_option("export", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("export", argc, argv);

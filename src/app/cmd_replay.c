@@ -38,6 +38,7 @@ typedef struct replay_args {
     int nmachines;
     const char *json;
     int with_timing;
+    int quiet;         /* --quiet: no progress line, no "wrote FILE" */
     cs_request_t req;  /* --machine, the engine's mode and queue */
 } replay_args_t;
 
@@ -84,6 +85,7 @@ static void replay_help(void)
            "  -j, --json FILE          write the JSON result to FILE ('-' = stdout)\n"
            "      --no-timing          no wall-clock fields (identical output every run)\n"
            "  -q, --queue KIND         event queue: %s (default %s)\n"
+           "      --quiet              no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help               show this help and exit\n"
            "\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n",
@@ -112,7 +114,7 @@ static void replay_set(replay_args_t *a, const char *key, const char *value)
 static void replay_parse_args(int argc, char **argv, replay_args_t *a)
 {
     enum { OPT_NO_TIMING = 256, OPT_MAP, OPT_ALGO_FOR, OPT_MACHINES, OPT_FLOPS, OPT_SKIP_UNKNOWN,
-           OPT_COMM_GROUP };
+           OPT_COMM_GROUP, OPT_QUIET };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"machines", required_argument, NULL, OPT_MACHINES},
@@ -127,6 +129,7 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"queue", required_argument, NULL, 'q'},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -148,8 +151,9 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         case OPT_COMM_GROUP: replay_set(a, "comm-group", optarg); break;
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
+        case OPT_QUIET: a->quiet = 1; break;
         case 'h': replay_help(); exit(0);
-        default: cs_app_option("replay", &a->req, c, argv);
+        default: cs_app_option("replay", &a->req, c, argv, longopts);
         }
     }
     if (optind < argc)
@@ -193,6 +197,7 @@ static int replay_one(const replay_args_t *a, const char *spec, replay_run_t *ru
     cs_app_progress_t progress;
     cs_replay_exec_opts(&a->req, &run->rr, &opts);
     cs_app_progress_init(&progress, a->rp.trace);
+    progress.quiet = a->quiet;
     cs_app_progress_attach(&progress, run->m->tick_seconds, &opts);
     rc = cs_request_exec(run->m, run->rr.p, &opts, &run->res, err);
     cs_app_progress_done(&progress);
@@ -263,8 +268,9 @@ static int replay_table(const replay_args_t *a)
             width = cs_app_text_width(names[i]);
     }
     printf("trace %s\n", a->rp.trace);
-    printf("%-*s %6s %14s %14s %12s %9s\n", width, "machine", "ranks", "ticks", "time",
-           "events", "wall s");
+    /* no wall column under --no-timing: it would be a column of 0.000 */
+    printf("%-*s %6s %14s %14s %12s%s\n", width, "machine", "ranks", "ticks", "time",
+           "events", a->with_timing ? "    wall s" : "");
     for (int i = 0; i < a->nmachines; i++) {
         cs_error_t err = {0};
         int rc = replay_one(a, a->machines[i], &run, &err);
@@ -276,9 +282,11 @@ static int replay_table(const replay_args_t *a)
         } else {
             char t[64];
             cs_units_format_seconds((double)run.res.finish * run.m->tick_seconds, t, sizeof t);
-            printf(" %6d %14lld %14s %12llu %9.3f\n", cs_program_nranks(run.rr.p),
-                   (long long)run.res.finish, t, (unsigned long long)run.res.events,
-                   a->with_timing ? run.res.wall_seconds : 0.0);
+            printf(" %6d %14lld %14s %12llu", cs_program_nranks(run.rr.p),
+                   (long long)run.res.finish, t, (unsigned long long)run.res.events);
+            if (a->with_timing)
+                printf(" %9.3f", run.res.wall_seconds);
+            printf("\n");
         }
         run_destroy(&run);
     }
@@ -300,11 +308,14 @@ int cs_app_cmd_replay(int argc, char **argv)
     } else {
         rc = replay_one(&a, a.req.machine, &run, &err);
         if (rc == CS_OK) {
-            if (a.json)
+            if (a.json) {
                 rc = cs_app_write_json(a.json, a.with_timing, run.m, run.rr.p, &run.res, 0, 0,
                                        NULL, &err);
-            else
+                if (rc == CS_OK && !a.quiet && strcmp(a.json, "-") != 0)
+                    fprintf(stderr, "collsim: wrote %s (JSON result)\n", a.json);
+            } else {
                 print_summary(stdout, &run);
+            }
         }
         if (rc != CS_OK)
             cs_app_report(&err);

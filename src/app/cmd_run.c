@@ -43,6 +43,7 @@ typedef struct run_args {
     cs_request_t req;    /* machine, program or collective, mode, queue */
     const char *json;    /* output path, "-" for stdout, NULL for the summary */
     int with_timing;     /* 0 with --no-timing */
+    int quiet;           /* --quiet: no progress line, no "wrote FILE" */
     int predict;
     /* figures */
     const char *heatmap, *window, *frames, *frame_step, *timeline, *scale, *size;
@@ -132,6 +133,7 @@ static void run_help(void)
            "      --no-timing        write wall_seconds and events_per_second as 0,\n"
            "                         so that repeated runs give identical output\n"
            "  -q, --queue KIND       event queue: %s (default %s)\n"
+           "      --quiet            no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 4 validation failed,\n"
@@ -149,7 +151,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
     enum {
         OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
         OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE, OPT_ITERATIONS,
-        OPT_WARMUP, OPT_BETWEEN, OPT_LOOP
+        OPT_WARMUP, OPT_BETWEEN, OPT_LOOP, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -181,6 +183,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"force", no_argument, NULL, CS_APP_OPT_FORCE},
         {"json", required_argument, NULL, 'j'},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"queue", required_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -195,6 +198,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         switch (c) {
         case 'j': a->json = optarg; break;
         case OPT_NO_TIMING: a->with_timing = 0; break;
+        case OPT_QUIET: a->quiet = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
         case OPT_ITERATIONS:
         case OPT_WARMUP:
@@ -225,7 +229,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
                                    optarg);
             break;
         case 'h': run_help(); exit(0);
-        default: cs_app_option("run", &a->req, c, argv);
+        default: cs_app_option("run", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("run", argc, argv);
@@ -480,7 +484,7 @@ int cs_app_cmd_run(int argc, char **argv)
     run_args_t a;
     cs_error_t err = {0};
     cs_request_run_t run;
-    cs_app_progress_t progress;
+    cs_app_progress_t progress = {0};
     run_figs_t figs;
     int rc;
 
@@ -497,6 +501,7 @@ int cs_app_cmd_run(int argc, char **argv)
         if (rc == CS_OK) {
             cs_app_progress_init(&progress, a.req.coll ? cs_program_source(run.program)
                                                        : a.req.program);
+            progress.quiet = a.quiet;
             cs_app_progress_attach(&progress, run.machine->tick_seconds, &opts);
             rc = cs_request_run(&run, &opts, &err);
             cs_app_progress_done(&progress);
@@ -509,11 +514,18 @@ int cs_app_cmd_run(int argc, char **argv)
                                    &err);
         else
             run_print_summary(stdout, &a, &run);
+        if (rc == CS_OK && a.json) /* no summary to name the file in */
+            cs_app_wrote(&progress, a.json, "JSON result");
     }
     if (rc == CS_OK && (a.heatmap || a.frames || a.timeline))
         rc = run_write_figures(&a, run.machine, run.program, &run.result,
                                run.is_coll ? &run.coll : NULL, &figs, a.json ? NULL : stdout,
                                &err);
+    if (rc == CS_OK && a.json) { /* the summary names them otherwise */
+        cs_app_wrote(&progress, a.heatmap, "heatmap");
+        cs_app_wrote(&progress, a.frames, "frames");
+        cs_app_wrote(&progress, a.timeline, "timeline");
+    }
     if (rc != CS_OK)
         cs_app_report(&err);
 

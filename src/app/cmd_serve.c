@@ -210,7 +210,7 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
             a->allow[a->nallow++] = serve_allow_opt(optarg);
             break;
         case 'h': serve_help(); exit(0);
-        default: cs_app_getopt_error("serve", c, argv);
+        default: cs_app_getopt_error("serve", c, argv, longopts);
         }
     }
     cs_app_no_operands("serve", argc, argv);

@@ -47,6 +47,7 @@
 /* Everything the command line says.  Fixed arrays rather than allocations,
  * so that option errors can exit at once without leaks. */
 typedef struct sweep_args {
+    int quiet; /* --quiet: no progress line, no "wrote FILE" */
     /* machine, collective, order, root, mode and the --opt texts as typed
      * ([ALGO:]KEY=VALUE); each algorithm's request is made from it */
     cs_request_t req;
@@ -125,6 +126,7 @@ static void sweep_help(void)
            "                         unit: seconds (default, ns/µs/ms/s) or ticks (the\n"
            "                         machine's own, cycles on Cerebras and CNS-1); may be\n"
            "                         given twice (--unit elements4 --unit ticks)\n"
+           "      --quiet            no progress line, no \"wrote FILE\" on standard error\n"
            "  -h, --help             show this help and exit\n"
            "\n"
            "A progress bar is shown on standard error when it is a terminal and the sweep\n"
@@ -189,7 +191,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
         OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
-        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_MACHINES
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_MACHINES, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -212,6 +214,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"xlabel", required_argument, NULL, OPT_XLABEL},
         {"ylabel", required_argument, NULL, OPT_YLABEL},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -262,8 +265,9 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                 cs_app_usage_error("sweep", "--unit: unknown unit '%s'; valid: bytes, "
                                    "elements4 (sizes), seconds, ticks (times)", optarg);
             break;
+        case OPT_QUIET: a->quiet = 1; break;
         case 'h': sweep_help(); exit(0);
-        default: cs_app_option("sweep", &a->req, c, argv);
+        default: cs_app_option("sweep", &a->req, c, argv, longopts);
         }
     }
     cs_app_no_operands("sweep", argc, argv);
@@ -311,14 +315,6 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 }
 
 /* ---- running ----------------------------------------------------------------- */
-
-/* Where "wrote FILE" goes: standard output unless the CSV or the JSON
- * goes there. */
-static FILE *sweep_notes(const sweep_args_t *a)
-{
-    int busy = (a->csv && !strcmp(a->csv, "-")) || (a->json && !strcmp(a->json, "-"));
-    return busy ? stderr : stdout;
-}
 
 /* The plot: time against size, one line per machine, algorithm and rank
  * count; against ranks when there is one size and several rank counts.
@@ -525,6 +521,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
             cs_sweep_json_begin_machines(json, a.specs, a.nspecs, cs_coll_name(a.kind));
     }
     cs_app_progress_init(&progress, "sweep");
+    progress.quiet = a.quiet;
     for (int mi = 0; rc == CS_OK && mi < a.nspecs; mi++) {
         if ((rc = cs_machine_new(a.specs[mi], &m, &err)))
             break;
@@ -630,11 +627,11 @@ int cs_app_cmd_sweep(int argc, char **argv)
         rc = sweep_write_plot(&a, nr, Ps, tick_s, (const char(*)[48])engines,
                               (const char(*)[96])shorts, ticks, model, &err);
     if (rc == CS_OK) {
-        /* every file written is named (docs/cli.md: "wrote FILE") */
-        const char *files[] = {a.csv, a.json, a.plot};
-        for (int i = 0; i < 3; i++)
-            if (files[i] && strcmp(files[i], "-"))
-                fprintf(sweep_notes(&a), "wrote %s\n", files[i]);
+        /* every file written is named (docs/cli.md: "wrote FILE"); on
+         * standard error, which carries no data, unless --quiet */
+        cs_app_wrote(&progress, a.csv, "CSV");
+        cs_app_wrote(&progress, a.json, "JSON");
+        cs_app_wrote(&progress, a.plot, "plot");
     }
     if (rc != CS_OK)
         cs_app_report(&err);

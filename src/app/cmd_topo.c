@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/app.h"
 #include "machines/machine.h"
@@ -27,6 +28,7 @@ typedef struct topo_args {
     const char *machine;
     const char *graphml; /* output paths or NULL */
     const char *dot;
+    int quiet; /* --quiet */
 } topo_args_t;
 
 static void topo_help(void)
@@ -39,6 +41,7 @@ static void topo_help(void)
            "  -m, --machine SPEC   machine, e.g. alphabeta:topo=torus,rows=8,cols=8\n"
            "  -g, --graphml FILE   also write the link graph as GraphML\n"
            "  -d, --dot FILE       also write the link graph as Graphviz DOT\n"
+           "      --quiet          no progress line on standard error\n"
            "  -h, --help           show this help and exit\n",
            TOPO_MAX_NODES_FOR_PATHS);
 }
@@ -49,6 +52,7 @@ static void topo_parse_args(int argc, char **argv, topo_args_t *a)
         {"machine", required_argument, NULL, 'm'},
         {"graphml", required_argument, NULL, 'g'},
         {"dot", required_argument, NULL, 'd'},
+        {"quiet", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -60,8 +64,9 @@ static void topo_parse_args(int argc, char **argv, topo_args_t *a)
         case 'm': a->machine = optarg; break;
         case 'g': a->graphml = optarg; break;
         case 'd': a->dot = optarg; break;
+        case 'Q': a->quiet = 1; break;
         case 'h': topo_help(); exit(0);
-        default: cs_app_getopt_error("topo", c, argv);
+        default: cs_app_getopt_error("topo", c, argv, longopts);
         }
     }
     cs_app_no_operands("topo", argc, argv);
@@ -141,6 +146,40 @@ static int topo_print_bisection(const cs_machine_t *m, cs_error_t *err)
     return rc;
 }
 
+/* The progress of the two distance passes, which take seconds from about
+ * 10,000 nodes on.  Both are a BFS from every node, so each is counted as
+ * half of the work, and the second (which igraph does not measure) is
+ * expected to last as long as the first did. */
+typedef struct topo_watch {
+    cs_app_progress_t progress;
+    double t_start;    /* of the first pass (seconds of progress.t0's clock) */
+    double t_diameter; /* when the first pass ended, 0 before */
+} topo_watch_t;
+
+static double topo_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* cs_topo_stats_watched's watcher (ctx: a topo_watch_t). */
+static void topo_progress(void *ctx, const char *phase, double fraction)
+{
+    topo_watch_t *w = ctx;
+    if (strcmp(phase, "diameter") == 0) {
+        cs_app_progress_show(&w->progress, fraction < 0 ? 0 : fraction / 2, phase);
+        return;
+    }
+    double now = topo_now();
+    if (!w->t_diameter)
+        w->t_diameter = now;
+    double first = w->t_diameter - w->t_start, f = 0.5;
+    if (first > 0)
+        f += fmin(0.49, (now - w->t_diameter) / first / 2);
+    cs_app_progress_show(&w->progress, f, phase);
+}
+
 int cs_app_cmd_topo(int argc, char **argv)
 {
     topo_args_t a;
@@ -152,13 +191,28 @@ int cs_app_cmd_topo(int argc, char **argv)
     topo_parse_args(argc, argv, &a);
     memset(&st, 0, sizeof st);
     rc = cs_machine_new(a.machine, &m, &err);
-    if (rc == CS_OK)
-        rc = cs_topo_stats(m->topo, TOPO_MAX_NODES_FOR_PATHS, &st, &err);
+    if (rc == CS_OK) {
+        topo_watch_t w = {.t_start = topo_now()};
+        cs_app_progress_init(&w.progress, a.machine);
+        w.progress.quiet = a.quiet;
+        rc = cs_topo_stats_watched(m->topo, TOPO_MAX_NODES_FOR_PATHS, topo_progress, &w, &st,
+                                   &err);
+        cs_app_progress_done(&w.progress);
+    }
     if (rc == CS_OK) {
         int too_large = st.nodes > TOPO_MAX_NODES_FOR_PATHS;
         printf("%-13s %s\n", "machine", m->spec);
         printf("%-13s %s\n", "topology", cs_topo_name(m->topo));
-        printf("%-13s %d\n", "nodes", st.nodes);
+        /* the graph's nodes, and what the machine calls them when that is
+         * more than "N nodes" (a Groq "node" is 8 TSPs: "nodes 16" alone
+         * would contradict groq:nodes=2) */
+        char count[80], plain[32];
+        cs_machine_count_text(m, count, sizeof count);
+        snprintf(plain, sizeof plain, "%d nodes", st.nodes);
+        if (strcmp(count, plain))
+            printf("%-13s %d (%s)\n", "nodes", st.nodes, count);
+        else
+            printf("%-13s %d\n", "nodes", st.nodes);
         printf("%-13s %lld\n", "links", (long long)st.links);
         printf("%-13s %lld\n", "channels", (long long)st.channels);
         printf("%-13s %d..%d\n", "degree", st.min_degree, st.max_degree);

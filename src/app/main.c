@@ -19,8 +19,15 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "io/result_json.h"
+
+/* The hidden word with which `collsim complete` asks a command for its
+ * options (cs_app_command_options): an option no one can type by mistake,
+ * answered where the command's getopt fails on it, so that the options
+ * table each command already has is the only list. */
+#define APP_OPTIONS_QUERY "--@options"
 
 typedef struct app_cmd {
     const char *name;
@@ -44,8 +51,29 @@ static const app_cmd_t app_cmds[] = {
     {"export", "write an algorithm of the suite as a GOAL schedule", cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
     {"serve", "serve the JSON API and the page over HTTP (docs/api.md)", cs_app_cmd_serve},
+    /* hidden: what the shell completion scripts ask (cmd_complete.c) */
+    {"complete", NULL, cs_app_cmd_complete},
 };
 #define APP_NCMDS ((int)(sizeof app_cmds / sizeof app_cmds[0]))
+
+const char *cs_app_command_name(int i)
+{
+    /* the hidden ones come last: the visible ones end at the first */
+    return i >= 0 && i < APP_NCMDS && app_cmds[i].summary ? app_cmds[i].name : NULL;
+}
+
+void cs_app_command_options(const char *cmd, const char *prefix)
+{
+    char query[256];
+    snprintf(query, sizeof query, "%s=%s", APP_OPTIONS_QUERY, prefix);
+    for (int i = 0; i < APP_NCMDS; i++)
+        if (strcmp(cmd, app_cmds[i].name) == 0) {
+            char *argv[] = {(char *)cmd, query, NULL};
+            optind = 0;
+            opterr = 0;
+            app_cmds[i].fn(2, argv); /* exits in cs_app_getopt_error */
+        }
+}
 
 int cs_app_report(const cs_error_t *err)
 {
@@ -69,7 +97,8 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
     exit(cs_status_exit_code(CS_ERR_USAGE));
 }
 
-void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
+void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv,
+                   const struct option *longopts)
 {
     static const struct {
         int c;
@@ -88,7 +117,7 @@ void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv)
                 cs_app_usage_error(cmd, "%s", err.msg);
             return;
         }
-    cs_app_getopt_error(cmd, c, argv);
+    cs_app_getopt_error(cmd, c, argv, longopts);
 }
 
 void cs_app_no_operands(const char *cmd, int argc, char **argv)
@@ -104,16 +133,56 @@ void cs_app_add_opt(const char *cmd, cs_request_t *r, const char *kv)
         cs_app_usage_error(cmd, "%s", err.msg);
 }
 
-void cs_app_getopt_error(const char *cmd, int c, char **argv)
+/* Prints the long options of longopts that start with prefix, one
+ * "--name" a line, and exits. */
+static void app_print_options(const struct option *longopts, const char *prefix)
+{
+    char name[128];
+    for (const struct option *o = longopts; o && o->name; o++) {
+        snprintf(name, sizeof name, "--%s", o->name);
+        if (strncmp(name, prefix, strlen(prefix)) == 0)
+            printf("%s\n", name);
+    }
+    exit(0);
+}
+
+void cs_app_getopt_error(const char *cmd, int c, char **argv, const struct option *longopts)
 {
     /* With opterr = 0 and a leading ':' getopt_long reports through its
      * return value; optind has moved past the offending word, so
      * argv[optind - 1] is what the user typed (also for long options). */
-    const char *word = optind > 0 ? argv[optind - 1] : "?";
+    if (optind < 1)
+        cs_app_usage_error(cmd, "invalid option");
+    const char *word = argv[optind - 1];
+    if (strncmp(word, APP_OPTIONS_QUERY "=", strlen(APP_OPTIONS_QUERY) + 1) == 0)
+        app_print_options(longopts, word + strlen(APP_OPTIONS_QUERY) + 1);
     if (c == ':')
         cs_app_usage_error(cmd, "option '%s' requires an argument", word);
     if (optopt && strncmp(word, "--", 2) != 0)
         cs_app_usage_error(cmd, "invalid option '-%c'", optopt);
+    if (strncmp(word, "--", 2) == 0 && longopts) {
+        /* the name without its dashes and any "=VALUE" */
+        char name[CS_SUGGEST_MAX_LEN + 1], list[256] = "";
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(word + 2, "="), word + 2);
+        size_t len = strlen(name);
+        int matches = 0;
+        cs_suggest_t s;
+        cs_suggest_init(&s, name);
+        for (const struct option *o = longopts; o->name; o++) {
+            cs_suggest_add(&s, o->name);
+            /* a prefix of several options: getopt_long's ambiguity */
+            if (len && strncmp(o->name, name, len) == 0) {
+                matches++;
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s",
+                         matches > 1 ? ", " : "", o->name);
+            }
+        }
+        if (matches > 1)
+            cs_app_usage_error(cmd, "ambiguous option '%s': %s", word, list);
+        if (cs_suggest_best(&s))
+            cs_app_usage_error(cmd, "unrecognized option '%s' (did you mean '--%s'?)", word,
+                               cs_suggest_best(&s));
+    }
     cs_app_usage_error(cmd, "unrecognized option '%s'", word);
 }
 
@@ -276,9 +345,11 @@ static void app_help(void)
            "Commands:\n");
     int width = 0; /* the longest command's name: the summaries in one column */
     for (int i = 0; i < APP_NCMDS; i++)
-        width = (int)strlen(app_cmds[i].name) > width ? (int)strlen(app_cmds[i].name) : width;
+        if (app_cmds[i].summary && (int)strlen(app_cmds[i].name) > width)
+            width = (int)strlen(app_cmds[i].name);
     for (int i = 0; i < APP_NCMDS; i++)
-        printf("  %-*s %s\n", width, app_cmds[i].name, app_cmds[i].summary);
+        if (app_cmds[i].summary)
+            printf("  %-*s %s\n", width, app_cmds[i].name, app_cmds[i].summary);
     printf("\n"
            "Options:\n"
            "  -h, --help     show this help and exit\n"
@@ -311,7 +382,7 @@ int main(int argc, char **argv)
             printf("collsim %s (JSON result schema %d)\n", COLLSIM_VERSION,
                    CS_RESULT_SCHEMA_VERSION);
             return 0;
-        default: cs_app_getopt_error(NULL, c, argv);
+        default: cs_app_getopt_error(NULL, c, argv, longopts);
         }
     }
     if (optind >= argc)
@@ -345,5 +416,11 @@ int main(int argc, char **argv)
         strncat(valid, i ? ", " : "", sizeof valid - strlen(valid) - 1);
         strncat(valid, app_cmds[i].name, sizeof valid - strlen(valid) - 1);
     }
-    cs_app_usage_error(NULL, "unknown command '%s'; valid commands: %s", name, valid);
+    cs_suggest_t s;
+    char hint[96];
+    cs_suggest_init(&s, name);
+    for (int i = 0; i < APP_NCMDS; i++)
+        cs_suggest_add(&s, app_cmds[i].name);
+    cs_app_usage_error(NULL, "unknown command '%s'%s; valid commands: %s", name,
+                       cs_suggest_hint(&s, "'", hint, sizeof hint), valid);
 }

@@ -9,6 +9,7 @@
  */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "core/suggest.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -31,10 +32,15 @@ int cs_coll_parse(const char *name, cs_coll_kind_t *out, cs_error_t *err)
             *out = (cs_coll_kind_t)k;
             return CS_OK;
         }
+    cs_suggest_t sg;
+    char hint[96];
+    cs_suggest_init(&sg, name);
+    for (int k = 0; k < CS_COLL_NKINDS; k++)
+        cs_suggest_add(&sg, kind_names[k]);
     return cs_error_set(err, CS_ERR_USAGE,
-                        "unknown collective \"%s\"; valid: broadcast, reduce, allreduce, "
+                        "unknown collective \"%s\"%s; valid: broadcast, reduce, allreduce, "
                         "allgather, reduce-scatter, gather, scatter, barrier, alltoall",
-                        name);
+                        name, cs_suggest_hint(&sg, "\"", hint, sizeof hint));
 }
 
 int cs_coll_rooted(cs_coll_kind_t k)
@@ -473,8 +479,21 @@ int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out,
     }
     if (!names[0])
         return cs_error_set(err, CS_ERR_USAGE, "no algorithm implements %s yet", cs_coll_name(k));
-    return cs_error_set(err, CS_ERR_USAGE, "unknown %s algorithm \"%s\"; valid: %s",
-                        cs_coll_name(k), name ? name : "", names);
+    /* the nearest name of this collective's algorithms (a typo), else of
+     * another collective's (an algorithm given to the wrong --coll) */
+    cs_suggest_t sg;
+    char hint[128];
+    cs_suggest_init(&sg, name);
+    for (int i = 0; i < n; i++)
+        if (all[i]->kind == k)
+            cs_suggest_add(&sg, all[i]->name);
+    cs_suggest_hint(&sg, "\"", hint, sizeof hint);
+    for (int i = 0; i < n && !hint[0] && name; i++)
+        if (all[i]->kind != k && !strcmp(all[i]->name, name))
+            snprintf(hint, sizeof hint, " (\"%s\" is an algorithm of %s)", name,
+                     cs_coll_name(all[i]->kind));
+    return cs_error_set(err, CS_ERR_USAGE, "unknown %s algorithm \"%s\"%s; valid: %s",
+                        cs_coll_name(k), name ? name : "", hint, names);
 }
 
 int cs_coll_build_check(const cs_coll_args_t *a, cs_error_t *err)

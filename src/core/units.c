@@ -18,11 +18,18 @@
  *   The value is divided by an exact power of ten (1e9 for ns) rather than
  *   multiplied by an inexact one, so "3ns" is exactly the double 3e-9.
  * - Byte counts: a non-negative decimal and an optional suffix:
- *     none, B or b                          bytes
- *     K, Ki, KiB / M, Mi, MiB / G, Gi, GiB / T, Ti, TiB   powers of 1024
- *     kB, KB / MB / GB / TB                 powers of 1000
- *   so a letter alone means the binary unit (the usual meaning for buffer and
- *   message sizes), and the SI unit needs its B.  The arithmetic is exact
+ *     none, B or b                                   bytes
+ *     K, M, G, T in either case, alone or followed by B, i or iB
+ *                                                    powers of 1024
+ *   so "1k", "1K", "1KB", "1kB", "1Ki" and "1KiB" are all 1024.  That is
+ *   nccl-tests' reading (`-b 8 -e 128M`: K, M, G are powers of 1024, in
+ *   either case), JEDEC's for KB, MB, GB, and collsim's own before 0.2 for
+ *   K, M, G and KiB; it differs from SI only for "kB", "KB", "MB", "GB",
+ *   "TB", which were powers of 1000 until the grammar was made one (a
+ *   message size of "1MB" in a benchmark script means 1 MiB, and a
+ *   1,000,000-byte message is written 1000000).  Bandwidths keep SI
+ *   prefixes (GB/s is 10^9 bytes a second, as nccl-tests reports them).
+ *   The arithmetic is exact
  *   integer arithmetic, never a double: "1.5KiB" is 1536, "0.5B" and
  *   "1.0001KiB" are rejected as not whole bytes, and results beyond INT64_MAX
  *   are rejected.  Negative counts and exponents ("1e6") are rejected.
@@ -42,6 +49,7 @@
  */
 #include "core/units.h"
 #include "core/checked.h"
+#include "core/suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -213,25 +221,37 @@ int cs_units_parse_seconds(const char *text, double bare_unit_s, double *out, cs
 
 /* ---- byte counts ---- */
 
-typedef struct byte_unit {
-    const char *name;
-    uint64_t mult;
-} byte_unit_t;
+/* The multiplier of a size suffix [s, e): 1 for "B" or "b", else a prefix
+ * letter K, M, G, T, P or E in either case, optionally followed by "i" and
+ * then by "B" or "b" -- always a power of 1024 (P and E so that every size
+ * cs_units_format_bytes prints reads back).  0 when it is none of these. */
+static uint64_t byte_suffix(const char *s, const char *e)
+{
+    static const char prefixes[] = "kmgtpe";
+    size_t n = (size_t)(e - s);
+    if (n == 1 && (*s == 'B' || *s == 'b'))
+        return 1;
+    if (n < 1 || n > 3)
+        return 0;
+    char c = (*s >= 'A' && *s <= 'Z') ? (char)(*s - 'A' + 'a') : *s;
+    const char *at = strchr(prefixes, c);
+    if (!at || !c)
+        return 0;
+    const char *q = s + 1;
+    if (q < e && *q == 'i')
+        q++;
+    if (q < e && (*q == 'B' || *q == 'b'))
+        q++;
+    if (q != e)
+        return 0;
+    uint64_t mult = 1;
+    for (const char *p = prefixes; p <= at; p++)
+        mult *= 1024;
+    return mult;
+}
 
-#define KI ((uint64_t)1024)
-static const byte_unit_t byte_units[] = {
-    {"B", 1}, {"b", 1},
-    {"K", KI}, {"Ki", KI}, {"KiB", KI},
-    {"M", KI * KI}, {"Mi", KI * KI}, {"MiB", KI * KI},
-    {"G", KI * KI * KI}, {"Gi", KI * KI * KI}, {"GiB", KI * KI * KI},
-    {"T", KI * KI * KI * KI}, {"Ti", KI * KI * KI * KI}, {"TiB", KI * KI * KI * KI},
-    {"kB", 1000}, {"KB", 1000},
-    {"MB", 1000000}, {"GB", 1000000000}, {"TB", 1000000000000},
-};
-#undef KI
-
-#define BYTES_WHAT "a byte count such as 4096, 64KiB or 1.5MB"
-#define BYTE_SUFFIXES "B; K, KiB, M, MiB, G, GiB, T, TiB (powers of 1024); kB, MB, GB, TB (powers of 1000)"
+#define BYTES_WHAT "a byte count such as 4096, 64K or 1.5MiB"
+#define BYTE_SUFFIXES "B; K, M, G, T, P, E in either case, alone or with B, i or iB (powers of 1024)"
 
 int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err)
 {
@@ -277,11 +297,8 @@ int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err)
     const char *se = trim_end(s, s + strlen(s));
     uint64_t mult = 1;
     if (s != se) {
-        const byte_unit_t *u = NULL;
-        for (size_t i = 0; i < sizeof byte_units / sizeof byte_units[0]; i++)
-            if (range_eq(s, se, byte_units[i].name, 0))
-                u = &byte_units[i];
-        if (!u) {
+        mult = byte_suffix(s, se);
+        if (!mult) {
             /* A letter starts a misspelt suffix; anything else ("1.2.3",
              * "12 34") is simply not a byte count. */
             if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (unsigned char)*s >= 0x80)
@@ -290,7 +307,6 @@ int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err)
                                     (int)(se - s), s, text, BYTE_SUFFIXES);
             return cs_error_set(err, CS_ERR_USAGE, "expected %s, got \"%s\"", BYTES_WHAT, text);
         }
-        mult = u->mult;
     }
 
     if (overflow)
@@ -520,6 +536,14 @@ void cs_units_format_bytes(int64_t bytes, char *buf, size_t len)
         scale[i] = ldexp(1.0, -10 * (6 - i)); /* exact powers of two */
     int u = pick_unit((double)mag, scale, 6, 1023.995 / 1024);
     snprintf(buf, len, "%.6g %s", (double)bytes * scale[u], names[u]);
+    /* A size prints as what reads back to it (docs/cli.md, "Sizes"): a
+     * binary unit only when six digits hold the size exactly ("1.5 KiB",
+     * "3.875 KiB"), else the bytes ("1000000 B", not "976.562 KiB"). */
+    char text[64];
+    int64_t back = -1;
+    snprintf(text, sizeof text, "%.6g %s", (double)mag * scale[u], names[u]);
+    if (cs_units_parse_bytes(text, &back, NULL) != CS_OK || (uint64_t)back != mag)
+        snprintf(buf, len, "%lld B", (long long)bytes);
 }
 
 /* ---- spec strings ---- */
@@ -761,10 +785,14 @@ int cs_spec_get_choice(cs_spec_t *spec, const char *key, const char *const *choi
             return CS_OK;
         }
     }
-    char list[CS_ERROR_MSG_MAX / 2];
+    char list[CS_ERROR_MSG_MAX / 2], hint[96];
+    cs_suggest_t sg;
+    cs_suggest_init(&sg, v);
+    cs_suggest_add_list(&sg, choices);
     join_list(choices, list, sizeof list);
-    return cs_error_set(err, CS_ERR_USAGE, "spec \"%s\": key '%s': expected one of %s, got \"%s\"",
-                        spec->text, key, list, v);
+    return cs_error_set(err, CS_ERR_USAGE,
+                        "spec \"%s\": key '%s': expected one of %s, got \"%s\"%s", spec->text,
+                        key, list, v, cs_suggest_hint(&sg, "\"", hint, sizeof hint));
 }
 
 static int spec_key_valid(const char *key, const char *const *valid)
@@ -785,10 +813,14 @@ int cs_spec_check_known(const cs_spec_t *spec, const char *const *valid, cs_erro
             return cs_error_set(err, CS_ERR_USAGE,
                                 "unknown key '%s' in spec \"%s\"; \"%s\" takes no keys", key,
                                 spec->text, spec->name);
-        char list[CS_ERROR_MSG_MAX / 2];
+        char list[CS_ERROR_MSG_MAX / 2], hint[96];
+        cs_suggest_t sg;
+        cs_suggest_init(&sg, key);
+        cs_suggest_add_list(&sg, valid);
         join_list(valid, list, sizeof list);
-        return cs_error_set(err, CS_ERR_USAGE, "unknown key '%s' in spec \"%s\"; valid keys: %s",
-                            key, spec->text, list);
+        return cs_error_set(err, CS_ERR_USAGE,
+                            "unknown key '%s'%s in spec \"%s\"; valid keys: %s", key,
+                            cs_suggest_hint(&sg, "'", hint, sizeof hint), spec->text, list);
     }
     return CS_OK;
 }

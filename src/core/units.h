@@ -13,10 +13,11 @@
  * in `bare_unit_s` seconds) into seconds.  Accepts s, ms, us, ns, ps. */
 int cs_units_parse_seconds(const char *text, double bare_unit_s, double *out, cs_error_t *err);
 
-/* Parses a byte count: a non-negative integer with an optional suffix
- * K, M, G (powers of 1000 when written kB/MB/GB, ... see units.c) and
- * KiB, MiB, GiB (powers of 1024), "b"/"B" accepted.  K, M, G alone mean
- * KiB, MiB, GiB.  Rejects overflow, negatives and fractions that are not whole bytes. */
+/* Parses a byte count: a non-negative number with an optional suffix "B"
+ * or "b" (bytes) or K, M, G, T in either case, alone or followed by B, i or
+ * iB: always powers of 1024 ("1k" = "1KB" = "1KiB" = 1024; docs/cli.md,
+ * "Sizes").  Rejects overflow, negatives and fractions that are not whole
+ * bytes.  cs_units_format_bytes prints what this reads back. */
 int cs_units_parse_bytes(const char *text, int64_t *out, cs_error_t *err);
 
 /* Parses a frequency ("1.1GHz", "125MHz") into Hz. */

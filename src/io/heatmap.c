@@ -1099,6 +1099,14 @@ static int build_tree(cs_heatmap_t *h, const int32_t *level)
 
 /* ---- dragonfly ------------------------------------------------------------------------- */
 
+/* What the machine calls its node groups, singular or plural ("node" on
+ * Groq, "chip" on the Cell); "group(s)" for a machine without the word. */
+static const char *heatmap_group_noun(const cs_heatmap_t *h, int plural)
+{
+    const char *const *w = h->m->type->group_noun;
+    return w[0] ? w[plural] : plural ? "groups" : "group";
+}
+
 static void build_dragonfly(cs_heatmap_t *h)
 {
     double size = fmin(h->fr.my1 - h->fr.my0 - 60, 0.46 * (h->fr.mx1 - h->fr.mx0));
@@ -1125,10 +1133,13 @@ static void build_dragonfly(cs_heatmap_t *h)
         h->first[c] = 0;
     h->nx = cs_malloc((size_t)h->nnodes * sizeof *h->nx);
     h->ny = cs_malloc((size_t)h->nnodes * sizeof *h->ny);
+    /* the groups in the machine's own word (a Groq node of 8 TSPs is a
+     * "node", as in the caption's "64 TSPs in 8 nodes") */
+    const char *g = heatmap_group_noun(h, 0), *gs = heatmap_group_noun(h, 1);
     snprintf(h->note, sizeof h->note,
-             "left: the busiest channel from each group (row) to each group (column); on the "
-             "diagonal, inside the group%s \xc2\xb7 right: the links of one group",
-             h->agg > 1 ? " (cells merge groups)" : "");
+             "left: the busiest channel from each %s (row) to each %s (column); on the "
+             "diagonal, inside the %s%s%s%s \xc2\xb7 right: the links of one %s", g, g, g,
+             h->agg > 1 ? " (cells merge " : "", h->agg > 1 ? gs : "", h->agg > 1 ? ")" : "", g);
 }
 
 static int group_of(const cs_heatmap_t *h, int node) { return h->m->node_group[node]; }
@@ -1683,11 +1694,14 @@ static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
     cairo_rectangle(cr, h->mat_x, h->mat_y, h->mat_size, h->mat_size);
     cairo_stroke(cr);
     cs_fig_font(cr, 13, 0);
-    cs_fig_text(cr, h->mat_x + h->mat_size / 2, h->mat_y - 22, "destination group", 0.5, 1);
+    char axis[48];
+    snprintf(axis, sizeof axis, "destination %s", heatmap_group_noun(h, 0));
+    cs_fig_text(cr, h->mat_x + h->mat_size / 2, h->mat_y - 22, axis, 0.5, 1);
     cairo_save(cr);
     cairo_translate(cr, h->mat_x - 22, h->mat_y + h->mat_size / 2);
     cairo_rotate(cr, -M_PI / 2);
-    cs_fig_text(cr, 0, 0, "source group", 0.5, 1);
+    snprintf(axis, sizeof axis, "source %s", heatmap_group_noun(h, 0));
+    cs_fig_text(cr, 0, 0, axis, 0.5, 1);
     cairo_restore(cr);
     cs_fig_font(cr, 10, 0);
     double step = cs_fig_nice_step(G, 6);
@@ -1702,7 +1716,7 @@ static void draw_matrix(cairo_t *cr, const cs_heatmap_t *h)
     }
     if (h->panel_group >= 0) {
         char text[96];
-        snprintf(text, sizeof text, "group %d", h->panel_group);
+        snprintf(text, sizeof text, "%s %d", heatmap_group_noun(h, 0), h->panel_group);
         cs_fig_font(cr, 13, 0);
         cs_fig_text(cr, h->ox, h->mat_y - 22, text, 0.5, 1);
         /* mark the panel's group on the diagonal */

@@ -651,11 +651,14 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
                "explicit schedule\n",
             (long long)s.vectors, (long long)s.messages, (long long)s.vector_hops,
             (long long)s.nonminimal, (long long)s.fixed);
+    /* The waits are sums over vectors (vector-seconds, larger than the run
+     * itself): said as the mean per vector, which has the unit of a time. */
     char a[48], b[48];
-    cs_units_format_seconds(s.source_wait * m->tick_seconds, a, sizeof a);
-    cs_units_format_seconds(s.sram_wait * m->tick_seconds, b, sizeof b);
-    fprintf(f, "waits     vector-time at sources %s, in intermediate SRAM %s; largest "
-               "calendar %lld interval(s)\n",
+    double per = s.vectors > 0 ? m->tick_seconds / (double)s.vectors : 0;
+    cs_units_format_seconds(s.source_wait * per, a, sizeof a);
+    cs_units_format_seconds(s.sram_wait * per, b, sizeof b);
+    fprintf(f, "waits     per vector on average: %s at its source, %s in intermediate SRAM; "
+               "largest calendar %lld interval(s)\n",
             a, b, (long long)s.max_intervals);
     if (g->align) {
         cs_units_format_seconds((double)g->align_ticks * m->tick_seconds, a, sizeof a);
@@ -868,10 +871,14 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
 
 const cs_machine_type_t cs_machine_groq = {
     .name = "groq",
-    .summary = "Groq Dragonfly of TSPs: K8 nodes, 33 nodes or 145 racks, 12.5 GB/s links, "
-               "320-byte vectors placed in conflict-free slots at compile time (no "
-               "back-pressure, no arbitration)",
-    .usage = "groq:nodes=N (N <= 33) | groq:racks=R (R <= 145) [,hop=722ns][,lanes=4]"
+    /* "node" is the paper's: 8 TSPs fully connected (K8), the unit that
+     * nodes= counts; ranks run on TSPs (rank_noun), as every title says */
+    .summary = "Groq Dragonfly of TSPs: nodes of 8 TSPs fully connected (K8), up to 33 nodes "
+               "(264 TSPs) or 145 racks of 9 nodes (10,440 TSPs), 12.5 GB/s links, 320-byte "
+               "vectors placed in conflict-free slots at compile time (no back-pressure, no "
+               "arbitration)",
+    .usage = "groq:nodes=N (N <= 33 nodes of 8 TSPs) | groq:racks=R (R <= 145 racks of 9 "
+             "nodes) [,hop=722ns][,lanes=4]"
              "[,lane_gbps=25][,vector=320][,wire=328][,paths=1|K|auto][,even=0|1][,align=0|1]"
              "[,clock=900MHz][,epoch=252][,link_cycles=L][,schedule=FILE][,dump=FILE]",
     .keys = keys,

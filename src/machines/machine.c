@@ -5,6 +5,7 @@
  * machine means adding its type to `types` (docs/adding-a-machine.md).
  */
 #include "machines/machine.h"
+#include "core/suggest.h"
 
 #include "topo/netdesc.h"
 
@@ -86,8 +87,14 @@ static int machine_parse(const char *spec_text, cs_spec_t *spec, const cs_machin
                 strcat(names, ", ");
             strncat(names, types[i]->name, sizeof names - strlen(names) - 3);
         }
-        cs_error_set(err, CS_ERR_USAGE, "unknown machine \"%s\" in spec \"%s\"; valid machines: %s",
-                     spec->name, spec_text, names);
+        cs_suggest_t sg;
+        char hint[96];
+        cs_suggest_init(&sg, spec->name);
+        for (int i = 0; i < n; i++)
+            cs_suggest_add(&sg, types[i]->name);
+        cs_error_set(err, CS_ERR_USAGE,
+                     "unknown machine \"%s\"%s in spec \"%s\"; valid machines: %s", spec->name,
+                     cs_suggest_hint(&sg, "\"", hint, sizeof hint), spec_text, names);
         cs_spec_destroy(spec);
         return CS_ERR_USAGE;
     }
@@ -306,6 +313,33 @@ double cs_machine_channel_bandwidth(const cs_machine_t *m, int c)
 int cs_machine_nodes(const cs_machine_t *m)
 {
     return m->rank_nodes > 0 ? m->rank_nodes : cs_topo_nodes(m->topo);
+}
+
+const char *cs_machine_rank_noun(const cs_machine_t *m, int n)
+{
+    const cs_machine_type_t *ty = m->type;
+    return ty->rank_noun[0] ? ty->rank_noun[n != 1] : n != 1 ? "nodes" : "node";
+}
+
+const char *cs_machine_count_text(const cs_machine_t *m, char *buf, size_t len)
+{
+    const cs_machine_type_t *ty = m->type;
+    int all = cs_topo_nodes(m->topo), ranks = cs_machine_nodes(m), other = all - ranks;
+    if (len == 0)
+        return buf;
+    /* snprintf's return is what it wanted to write: clamped, so that a
+     * short buffer truncates instead of writing past its end */
+    int n = snprintf(buf, len, "%d %s", ranks, cs_machine_rank_noun(m, ranks));
+    size_t at = n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+    if (other > 0) {
+        n = snprintf(buf + at, len - at, " + %d %s", other,
+                     ty->other_noun[0] ? ty->other_noun[other != 1]
+                     : other != 1 ? "network nodes" : "network node");
+        at = n < 0 ? at : at + (size_t)n < len ? at + (size_t)n : len - 1;
+    }
+    if (ty->group_noun[0] && m->ngroups > 1)
+        snprintf(buf + at, len - at, " in %d %s", m->ngroups, ty->group_noun[1]);
+    return buf;
 }
 
 void cs_machine_exec_env(const cs_machine_t *m, cs_exec_env_t *env)

@@ -296,6 +296,18 @@ int cs_machine_ab_apply(const cs_machine_ab_t *ab, cs_machine_t *m, cs_error_t *
 
 /* Number of nodes that can run ranks (ranks a program may use at most). */
 int cs_machine_nodes(const cs_machine_t *m);
+/* What n nodes that run ranks are called on m: "TSPs", "host", "SPEs", or
+ * "node(s)" for a machine type without its own word (rank_noun). */
+const char *cs_machine_rank_noun(const cs_machine_t *m, int n);
+/* The machine's nodes counted in its own words (the type's rank_noun,
+ * other_noun and group_noun): "64 hosts + 1 switch", "64 TSPs in 8 nodes",
+ * "16 SPEs + 8 other ramps in 2 chips", "64 nodes" for a machine without
+ * nouns.  Nodes that run ranks come first (a rank runs on them only);
+ * groups are said when there are two or more.  The one place these words
+ * are made: figure titles and table rows (api/figures.c) and the summary's
+ * machine line (api/report.c) say the same.  Written into buf (always
+ * NUL-terminated, truncated to len) and returned. */
+const char *cs_machine_count_text(const cs_machine_t *m, char *buf, size_t len);
 
 /* The machine's hints in rank space, for P ranks placed on nodes
  * rank_to_node[0..P-1] (NULL: rank r on node r), as an algorithm sees them.

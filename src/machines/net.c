@@ -604,7 +604,11 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
             : cs_netdesc_route_name(n->d) ? cs_netdesc_route_name(n->d)
                                           : "shortest paths (lowest channel id first)");
     if (bis > 0)
-        fprintf(f, "bisection %s (the generator's value)\n", cs_units_spec_bandwidth(bis, b, sizeof b));
+        /* set by the shapes collsim builds (generators, and the clusters of
+         * a SimGrid file): a closed form, not a measured cut */
+        fprintf(f, "bisection %s (the closed form of the %s shape)\n",
+                cs_units_spec_bandwidth(bis, b, sizeof b),
+                cs_netdesc_shape(n->d) ? cs_netdesc_shape(n->d) : "network's");
     if (n->alpha_from == NET_ALPHA_GIVEN)
         fprintf(f, "alpha     %s per message (given)\n",
                 cs_units_spec_seconds(n->alpha, b, sizeof b));

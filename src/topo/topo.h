@@ -179,6 +179,14 @@ typedef struct cs_topo_stats {
  * with more than `max_nodes_for_paths` nodes get them left at -1 (and a
  * machine may then supply its own closed form). */
 int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *out, cs_error_t *err);
+/* As cs_topo_stats, telling fn (when not NULL) how far the distances are:
+ * `phase` names the pass ("diameter", "mean distance"), fraction is in
+ * [0, 1] or < 0 when the pass does not say.  fn is called from the
+ * calling thread only, while the statistics are computed (a front end's
+ * progress line: `collsim topo` on 10,440 TSPs takes seconds). */
+typedef void (*cs_topo_progress_fn)(void *ctx, const char *phase, double fraction);
+int cs_topo_stats_watched(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_progress_fn fn,
+                          void *ctx, cs_topo_stats_t *out, cs_error_t *err);
 
 /* The eccentricity of `node` in the link graph (its greatest distance in
  * hops to a node it reaches), through igraph.  O(n + m). */

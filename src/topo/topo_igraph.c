@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 /* igraph's error: free what igraph was building and return; the caller
  * sees the code.  Silent: only the application prints. */
@@ -156,6 +157,43 @@ static int topo_group_diameter_unlocked(const cs_topo_t *t, const int32_t *group
     return CS_OK;
 }
 
+/* The watcher of cs_topo_stats_watched.  igraph reports progress through
+ * one handler per thread (igraph_set_progress_handler), with no context of
+ * ours: the watcher is kept here for the length of one call, under the
+ * igraph lock (cs_topo_igraph_lock), and cleared after it. */
+static cs_topo_progress_fn watch_fn;
+static void *watch_ctx;
+static const char *watch_phase;
+
+static void topo_watch_phase(const char *phase, double fraction)
+{
+    watch_phase = phase;
+    if (watch_fn)
+        watch_fn(watch_ctx, phase, fraction);
+}
+
+/* igraph's handler: percent in [0, 100] of the pass under way. */
+static igraph_error_t topo_watch_igraph(const char *message, igraph_real_t percent, void *data)
+{
+    (void)message;
+    (void)data;
+    if (watch_fn)
+        watch_fn(watch_ctx, watch_phase ? watch_phase : "distances", percent / 100.0);
+    return IGRAPH_SUCCESS;
+}
+
+/* igraph's interruption check, which its mean-distance pass makes as it
+ * goes (that pass has no progress reports of its own in igraph 0.10): a
+ * sign of life without a fraction (-1); how often it comes is igraph's
+ * habit, not its contract, so it is not counted into one. */
+static igraph_error_t topo_watch_interrupt(void *data)
+{
+    (void)data;
+    if (watch_fn && watch_phase && !strcmp(watch_phase, "mean distance"))
+        watch_fn(watch_ctx, watch_phase, -1);
+    return IGRAPH_SUCCESS;
+}
+
 /* Degrees and connectivity (O(n + m)), then, for graphs small enough,
  * diameter and mean distance (BFS from every node, O(n * m)). */
 static int fill_stats(const igraph_t *g, int n, int max_nodes_for_paths, cs_topo_stats_t *out,
@@ -185,9 +223,11 @@ static int fill_stats(const igraph_t *g, int n, int max_nodes_for_paths, cs_topo
         return CS_OK;
 
     igraph_real_t diam = -1, avg = -1;
+    topo_watch_phase("diameter", 0);
     e = igraph_diameter(g, &diam, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED, 0);
     if (e != IGRAPH_SUCCESS)
         return igraph_fail(err, e, "diameter");
+    topo_watch_phase("mean distance", -1);
     e = igraph_average_path_length(g, &avg, NULL, IGRAPH_UNDIRECTED, 0);
     if (e != IGRAPH_SUCCESS)
         return igraph_fail(err, e, "average path length");
@@ -344,6 +384,25 @@ int cs_topo_stats(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_stats_t *
 {
     cs_topo_igraph_lock();
     int rc = topo_stats_unlocked(t, max_nodes_for_paths, out, err);
+    cs_topo_igraph_unlock();
+    return rc;
+}
+
+int cs_topo_stats_watched(const cs_topo_t *t, int max_nodes_for_paths, cs_topo_progress_fn fn,
+                          void *ctx, cs_topo_stats_t *out, cs_error_t *err)
+{
+    cs_topo_igraph_lock();
+    watch_fn = fn;
+    watch_ctx = ctx;
+    watch_phase = NULL;
+    igraph_progress_handler_t *old = igraph_set_progress_handler(fn ? topo_watch_igraph : NULL);
+    igraph_interruption_handler_t *old_int =
+        igraph_set_interruption_handler(fn ? topo_watch_interrupt : NULL);
+    int rc = topo_stats_unlocked(t, max_nodes_for_paths, out, err);
+    igraph_set_interruption_handler(old_int);
+    igraph_set_progress_handler(old);
+    watch_fn = NULL;
+    watch_ctx = NULL;
     cs_topo_igraph_unlock();
     return rc;
 }

@@ -580,7 +580,7 @@ Test(public, lists)
     /* one object per algorithm of `collsim list algorithms`: its lines that
      * start with a collective's name (not the header, the options wrapped
      * under their column, nor the footnote) */
-    char *cli = cli_output("list algorithms");
+    char *cli = cli_output("list algorithms --wide");
     int want = 0, got = 0;
     for (char *l = strchr(cli, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
         want += l[1] >= 'a' && l[1] <= 'z';

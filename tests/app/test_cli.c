@@ -608,7 +608,7 @@ Test(cli, list_algorithms)
 {
     int n;
     const cs_coll_algo_t *const *all = cs_coll_algos(&n);
-    cli_out_t o = RUN("list", "algorithms");
+    cli_out_t o = RUN("list", "algorithms", "--wide");
     cr_expect_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.out, "ALGORITHM");
     ASSERT_HAS(o.out, "SOURCE");
@@ -619,6 +619,36 @@ Test(cli, list_algorithms)
         ASSERT_HAS(o.out, all[i]->source);
         ASSERT_HAS(o.out, all[i]->summary);
     }
+    cli_out_free(&o);
+}
+
+/* Off a terminal the list fits 80 columns (display columns: "§" is one),
+ * or $COLUMNS; --coll keeps one collective's algorithms, every one of them. */
+Test(cli, list_algorithms_fits_the_width)
+{
+    int n, want = 0;
+    const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+    for (int i = 0; i < n; i++)
+        want += all[i]->kind == CS_COLL_ALLREDUCE;
+    cli_out_t o = RUN("list", "algorithms", "--coll", "allreduce");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    int names = 0, width = 0;
+    for (char *l = o.out; *l; ) {
+        char *e = strchr(l, '\n');
+        int w = 0;
+        for (char *c = l; c < (e ? e : l + strlen(l)); c++)
+            w += ((unsigned char)*c & 0xc0) != 0x80;
+        if (w > width)
+            width = w;
+        names += strncmp(l, "allreduce/", 10) == 0;
+        cr_assert(l[0] == ' ' || l[0] == '\n' || l[0] == '*' || strncmp(l, "allreduce/", 10) == 0,
+                  "a line of another collective: %.80s", l);
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    cr_expect_eq(names, want);
+    cr_expect_leq(width, 80);
     cli_out_free(&o);
 }
 
@@ -799,11 +829,19 @@ Test(cli, sweep_points_equal_runs)
     cli_out_t o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos",
                       "ring,rdb", "--bytes", "8..64:x2", "--csv", csv_path);
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
-    /* the CSV went to the file, which is named (issue 32: "wrote FILE") */
-    char wrote[PATH_MAX + 16];
-    snprintf(wrote, sizeof wrote, "wrote %s\n", csv_path);
-    cr_expect_str_eq(o.out, wrote);
-    cr_expect_str_empty(o.err, "no progress when stderr is not a terminal");
+    /* the CSV went to the file, which is named on standard error (issue
+     * 32: "wrote FILE"), and nothing else is: no progress off a terminal */
+    char wrote[PATH_MAX + 32];
+    snprintf(wrote, sizeof wrote, "collsim: wrote %s (CSV)\n", csv_path);
+    cr_expect_str_empty(o.out);
+    cr_expect_str_eq(o.err, wrote);
+    cli_out_free(&o);
+    /* --quiet: not even that */
+    o = RUN("sweep", "--machine", SWEEP_MACHINE, "--coll", "allreduce", "--algos", "ring,rdb",
+            "--bytes", "8..64:x2", "--csv", csv_path, "--quiet");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cr_expect_str_empty(o.out);
+    cr_expect_str_empty(o.err, "--quiet");
     char *csv = cli_read(csv_path, NULL);
     sweep_row_t rows[16];
     int n = sweep_rows(csv, rows, 16);
@@ -862,9 +900,10 @@ Test(cli, sweep_writes_plots)
                           "--plot", plot, "--unit", "elements4", "--title", "bcast");
         cr_assert_eq(o.status, 0, "%s: %s", names[i], o.err);
         /* --plot without --csv writes no CSV, only the name of the plot */
-        char wrote[PATH_MAX + 16];
-        snprintf(wrote, sizeof wrote, "wrote %s\n", plot);
-        cr_expect_str_eq(o.out, wrote);
+        char wrote[PATH_MAX + 32];
+        snprintf(wrote, sizeof wrote, "collsim: wrote %s (plot)\n", plot);
+        cr_expect_str_empty(o.out);
+        cr_expect_str_eq(o.err, wrote);
         char *data = cli_read(plot, NULL);
         cr_expect_eq(strncmp(data, magic[i], strlen(magic[i])), 0, "%s starts with %s",
                      names[i], magic[i]);

@@ -377,6 +377,9 @@ static const opt_case_t opt_cases[] = {
     /* collsim itself */
     {{NULL}, 2, "command"},
     {{"nosuchcommand", NULL}, 2, "'nosuchcommand'"},
+    {{"rnu", NULL}, 2, "did you mean 'run'"},
+    {{"run", "--mahcine", "x", NULL}, 2, "did you mean '--machine'"},
+    {{"run", "--m", "x", NULL}, 2, "ambiguous option '--m': --machine, --metric, --mode"},
     {{"--nosuchoption", NULL}, 2, "--nosuchoption"},
     /* run */
     {{"run", NULL}, 2, "--machine"},
@@ -388,6 +391,17 @@ static const opt_case_t opt_cases[] = {
     {{"run", "--machine", "loggp:p=4", "--coll", "nocoll", "--bytes", "8", NULL}, 2, "nocoll"},
     {{RUNC, "--algo", NULL}, 2, "'--algo'"},
     {{RUNC, "--algo", "noalgo", NULL}, 2, "noalgo"},
+    {{RUNC, "--algo", "rign", NULL}, 2, "did you mean \"ring\""},
+    {{RUNC, "--algo", "cns-ring", NULL}, 2, "is an algorithm of allgather"},
+    {{"run", "--machine", "alphabta:p=4", "--coll", "allreduce", "--bytes", "8", NULL}, 2,
+     "did you mean \"alphabeta\""},
+    {{"run", "--machine", "loggp:tcik=1", "--coll", "allreduce", "--bytes", "8", NULL}, 2,
+     "did you mean 'tick'"},
+    {{"run", "--machine", "alphabeta:topo=trous,p=4", "--coll", "allreduce", "--bytes", "8",
+      NULL}, 2, "did you mean \"torus\""},
+    {{"run", "--machine", "loggp:p=4", "--coll", "allreduse", "--bytes", "8", NULL}, 2,
+     "did you mean \"allreduce\""},
+    {{RUNC, "--quiet", "extra", NULL}, 2, "'extra'"},
     {{RUNC, "--bytes", NULL}, 2, "'--bytes'"},
     {{RUNC, "--bytes", "abc", NULL}, 2, "--bytes"},
     {{RUNC, "--bytes", "-5", NULL}, 2, "--bytes"},
@@ -452,6 +466,7 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--warmup", "-1", NULL}, 2, "--warmup"},
     {{RUNC, "--between", "nope", NULL}, 2, "--between"},
     {{RUNC, "--loop", "nope", NULL}, 2, "--loop"},
+    {{RUNC, "--loop", "nccl-test", NULL}, 2, "did you mean 'nccl-tests'"},
     /* bench-table */
     {{"bench-table", NULL}, 2, "--machine"},
     {{BT, "--machine", NULL}, 2, "'--machine'"},
@@ -460,6 +475,7 @@ static const opt_case_t opt_cases[] = {
     {{BT, "--bytes", "8..x", NULL}, 2, "--bytes"},
     {{BT, "--bytes", "6", NULL}, 2, "--bytes 6"},
     {{BT, "--format", "nope", NULL}, 2, "--format"},
+    {{BT, "--format", "ncc", NULL}, 2, "did you mean 'nccl'"},
     {{BT, "--full", NULL}, 2, "--full"},
     {{BT, "--validate", "extra", NULL}, 2, "'extra'"},
     {{"bench-table", "--machine", "loggp:p=4", "--coll", "broadcast", "--bytes", "64",
@@ -511,6 +527,7 @@ static const opt_case_t opt_cases[] = {
     {{SWEEP, "--machines", ";", NULL}, 2, "--machines"},
     {{SWEEP, "--machines", "loggp:p=4;loggp:p=8", NULL}, 2, "--machines"},
     {{SWEEP, "--unit", "furlongs", NULL}, 2, "seconds, ticks"},
+    {{SWEEP, "--quiet", "extra", NULL}, 2, "'extra'"},
     /* compare */
     {{"compare", NULL}, 2, "--coll"},
     {{CMP, "--coll", NULL}, 2, "'--coll'"},
@@ -552,6 +569,7 @@ static const opt_case_t opt_cases[] = {
     {{CMP, "--metric", NULL}, 2, "'--metric'"},
     {{CMP, "--metric", "zz", NULL}, 2, "--metric"},
     {{CMP, "--log", "--linear", "--validate", "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
+    {{CMP, "--quiet", "extra", NULL}, 2, "'extra'"},
     /* replay */
     {{"replay", NULL}, 2, "TRACE"},
     {{"replay", "nofile", "--machine", "loggp:p=4", NULL}, 2, "nofile"},
@@ -577,6 +595,7 @@ static const opt_case_t opt_cases[] = {
     {{REPLAY, "--json", NULL}, 2, "'--json'"},
     {{REPLAY, "--json", "/nonexistent/j", NULL}, 2, "/nonexistent/j"},
     {{REPLAY, "--no-timing", "--force", "extra", NULL}, 2, "'extra'"},
+    {{REPLAY, "--quiet", "extra", NULL}, 2, "'extra'"},
     /* export */
     {{"export", NULL}, 2, "--coll"},
     {{EXPORT, "--coll", NULL}, 2, "'--coll'"},
@@ -615,9 +634,16 @@ static const opt_case_t opt_cases[] = {
      "/nonexistent/x"},
     {{"topo", "--machine", "loggp:p=4", "--dot", NULL}, 2, "'--dot'"},
     {{"topo", "--machine", "loggp:p=4", "--dot", "/nonexistent/x", NULL}, 2, "/nonexistent/x"},
+    {{"topo", "--machine", "loggp:p=4", "--quiet", "extra", NULL}, 2, "'extra'"},
+    {{"topo", "--machine", "loggp:p=4", "--dto", "x", NULL}, 2, "did you mean '--dot'"},
     /* list */
     {{"list", NULL}, 2, "machines"},
     {{"list", "zz", NULL}, 2, "'zz'"},
+    {{"list", "algoritms", NULL}, 2, "did you mean 'algorithms'"},
+    {{"list", "--coll", NULL}, 2, "'--coll'"},
+    {{"list", "--coll", "zz", "algorithms", NULL}, 2, "--coll"},
+    {{"list", "--coll", "allreduce", "machines", NULL}, 2, "--coll"},
+    {{"list", "--wide", "algorithms", "extra", NULL}, 2, "'extra'"},
     /* bench: only the refusals, never a workload (they run for seconds) */
     {{"bench", "--workload", NULL}, 2, "'--workload'"},
     {{"bench", "--workload", "zz", NULL}, 2, "'zz'"},
@@ -676,7 +702,7 @@ Test(errors, every_option_of_every_command)
 Test(errors, every_option_is_in_the_table)
 {
     const char *const cmds[] = {"run", "sweep", "compare", "replay", "export", "topo", "bench",
-                                "bench-table", NULL};
+                                "bench-table", "list", NULL};
     char missing[4096] = "";
     size_t used = 0;
     for (int c = 0; cmds[c]; c++) {

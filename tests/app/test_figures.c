@@ -157,6 +157,54 @@ Test(figures, compare_default_machines)
     cli_out_free(&o);
 }
 
+/* The machine's count in its own words is said once and read the same in
+ * the summary's machine line, topo's nodes line and compare's row (the
+ * captions' words); on Groq a "node" is the 8 TSPs that nodes= counts. */
+Test(figures, machine_words_agree)
+{
+    static const char *const cases[][3] = {
+        {"loggp:p=8", "8 hosts + 1 switch", "loggp crossbar of "},
+        {"groq:nodes=2", "16 TSPs in 2 nodes", "groq-dragonfly of "},
+        {"cell:chips=2", "16 SPEs + 8 other ramps in 2 chips", "cell eib of "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *spec = cases[i][0], *count = cases[i][1];
+        char want[160];
+        cli_out_t o = RUN("run", "--machine", spec, "--coll", "allreduce", "--bytes", "1KiB",
+                          "--no-timing");
+        cr_assert_eq(o.status, 0, "%s: %s", spec, o.err);
+        snprintf(want, sizeof want, " (%s, ", count);
+        char *line = strstr(o.out, "machine   "), *eol = line ? strchr(line, '\n') : NULL;
+        cr_assert(line && eol, "%s", o.out);
+        *eol = '\0';
+        ASSERT_HAS(line, want);
+        cr_expect_null(strstr(line, "other,"), "no words of its own: %s", line);
+        cli_out_free(&o);
+        o = RUN("topo", "--machine", spec);
+        cr_assert_eq(o.status, 0, "%s: %s", spec, o.err);
+        snprintf(want, sizeof want, "(%s)\n", count);
+        ASSERT_HAS(o.out, want);
+        cli_out_free(&o);
+        o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB",
+                "--machines", spec, "--no-timing");
+        cr_assert_eq(o.status, 0, "%s: %s", spec, o.err);
+        snprintf(want, sizeof want, "\n%s%s ", cases[i][2], count);
+        ASSERT_HAS(o.out, want);
+        cli_out_free(&o);
+    }
+    /* groq's keys in `list machines` count nodes of 8 TSPs, as the words
+     * above; too many ranks are counted in TSPs */
+    cli_out_t o = RUN("list", "machines");
+    ASSERT_HAS(o.out, "groq:nodes=N (N <= 33 nodes of 8 TSPs)");
+    ASSERT_HAS(o.out, "groq:racks=R (R <= 145 racks of 9 nodes)");
+    cli_out_free(&o);
+    o = RUN("run", "--machine", "groq:nodes=2", "--coll", "allreduce", "--bytes", "1KiB",
+            "--ranks", "17");
+    cr_expect_eq(o.status, 2, "%s", o.err);
+    ASSERT_HAS(o.err, "has only 16 TSPs");
+    cli_out_free(&o);
+}
+
 Test(figures, compare_outputs)
 {
     cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "16KiB",
@@ -165,8 +213,13 @@ Test(figures, compare_outputs)
                       "hm", "--no-timing", "--validate");
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.out, "alphabeta ring of 8 nodes");
-    ASSERT_HAS(o.out, "hm/1-alphabeta.png");
-    ASSERT_HAS(o.out, "hm/2-alphabeta.png");
+    /* each file written is named on standard error, once */
+    ASSERT_HAS(o.err, "collsim: wrote hm/1-alphabeta.png (heatmap)\n");
+    ASSERT_HAS(o.err, "collsim: wrote hm/2-alphabeta.png (heatmap)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.csv (CSV)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.md (Markdown)\n");
+    ASSERT_HAS(o.err, "collsim: wrote c.svg (chart)\n");
+    cr_expect_null(strstr(o.out, "wrote"), "no second 'wrote' line on stdout:\n%s", o.out);
     cr_expect(cli_file_starts("hm/1-alphabeta.png", "\x89PNG"));
     cr_expect(cli_file_starts("c.svg", "<?xml"));
     char *p = cli_path("c.csv"), *csv = cli_read(p, NULL);
@@ -178,8 +231,32 @@ Test(figures, compare_outputs)
     char *md = cli_read(p, NULL);
     ASSERT_HAS(md, "| machine | ranks | ticks | time |");
     ASSERT_HAS(md, "| alphabeta line of 8 nodes | 8 |");
+    /* --no-timing: no column of 0.000 in the table or the Markdown; the
+     * CSV keeps wall_seconds (written as 0) for a stable schema */
+    ASSERT_HAS(md, "| util | events |\n");
+    cr_expect_null(strstr(md, "wall"), "%s", md);
+    cr_expect_null(strstr(o.out, "wall s"), "%s", o.out);
+    ASSERT_HAS(o.out, "  events\n");
     free(md);
     free(p);
+    cli_out_free(&o);
+    /* with timing the column is there, in both */
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "16KiB", "--machines",
+            "alphabeta:topo=ring,p=8", "--markdown", "t.md");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "  wall s\n");
+    p = cli_path("t.md");
+    md = cli_read(p, NULL);
+    ASSERT_HAS(md, "| events | wall s |\n");
+    free(md);
+    free(p);
+    cli_out_free(&o);
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "16KiB", "--machines",
+            "alphabeta:topo=ring,p=8", "--csv", "-", "--no-timing");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, ",events,wall_seconds\n");
+    size_t len = strlen(o.out), tail = strlen(",0.000000\n");
+    cr_expect(len > tail && strcmp(o.out + len - tail, ",0.000000\n") == 0, "%s", o.out);
     cli_out_free(&o);
     /* --csv - : the CSV instead of the table */
     o = RUN("compare", "--coll", "barrier", "--machines", "alphabeta:topo=ring,p=4", "--csv",
@@ -311,7 +388,7 @@ Test(figures, compare_mixed_counts_are_flagged)
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     ASSERT_HAS(o.err, "different rank counts");
     ASSERT_HAS(o.out, "ranks: each machine all its nodes (--ranks all): 8 4");
-    ASSERT_HAS(o.out, "wrote mixed.pdf");
+    ASSERT_HAS(o.err, "collsim: wrote mixed.pdf (chart)");
     cr_expect(cli_file_starts("mixed.pdf", "%PDF-"));
     char *text = pdf_text("mixed.pdf"); /* NULL without pdftotext */
     if (text) {
@@ -364,8 +441,9 @@ Test(figures, compare_figures_read_back)
                 "--algos", "ring", "--bytes", "1KiB,1MiB", "--plot", magic[i][0]);
         cr_assert_eq(o.status, 0, "stderr: %s", o.err);
         char want[64];
-        snprintf(want, sizeof want, "wrote %s\n", magic[i][0]);
-        cr_expect_str_eq(o.out, want);
+        snprintf(want, sizeof want, "collsim: wrote %s (plot)\n", magic[i][0]);
+        cr_expect_str_empty(o.out);
+        cr_expect_str_eq(o.err, want);
         cr_expect(cli_file_starts(magic[i][0], magic[i][1]), "%s", magic[i][0]);
         cli_out_free(&o);
     }
@@ -485,7 +563,7 @@ Test(figures, compare_shares_the_range_per_size)
     const char *files[4] = {"hm/1-alphabeta-1024.png", "hm/1-alphabeta-16384.png",
                             "hm/2-alphabeta-1024.png", "hm/2-alphabeta-16384.png"};
     for (int i = 0; i < 4; i++) {
-        ASSERT_HAS(o.out, files[i]);
+        ASSERT_HAS(o.err, files[i]); /* "collsim: wrote FILE (heatmap)" */
         cr_expect(cli_file_starts(files[i], "\x89PNG"), "%s", files[i]);
     }
     double n[2] = {256, 4096}, u_fast[2], u_slow[2];

@@ -199,9 +199,13 @@ Test(replay, machines_table)
     ASSERT_HAS(o.out, "cns1");
     ASSERT_HAS(o.out, "failed: ");
     ASSERT_HAS(o.out, "only 8 nodes");
+    /* --no-timing: no column of 0.000 */
+    cr_expect_null(strstr(o.out, "wall"), "%s", o.out);
     cli_out_free(&o);
     o = RUN("replay", path, "--machines", "alphabeta:topo=torus,rows=4,cols=4;loggp:p=16");
     cr_expect_eq(o.status, 0, "%s", o.err);
+    ASSERT_HAS(o.out, "    wall s\n");
+    ASSERT_HAS(o.out, "loggp crossbar of 16 hosts + 1 switch ");
     cli_out_free(&o);
     free(path);
 }

@@ -131,19 +131,28 @@ Test(units, bytes_valid)
         {"2 GiB", 2147483648LL},
         {"1T", 1099511627776LL},
         {"1TiB", 1099511627776LL},
-        {"1kB", 1000},
-        {"1KB", 1000},
-        {"1MB", 1000000},
-        {"1.5MB", 1500000},
-        {"1GB", 1000000000},
-        {"3TB", 3000000000000LL},
+        /* one grammar: every prefix letter is a power of 1024, in either
+         * case, with or without B (docs/cli.md, "Sizes") */
+        {"1k", 1024},
+        {"1kB", 1024},
+        {"1KB", 1024},
+        {"1kib", 1024},
+        {"1kb", 1024},
+        {"1Kb", 1024},
+        {"128M", 134217728},
+        {"128m", 134217728},
+        {"1MB", 1048576},
+        {"1.5MB", 1572864},
+        {"1g", 1073741824},
+        {"1GB", 1073741824},
+        {"3TB", 3LL * 1099511627776LL},
         {"1.5KiB", 1536},
         {"0.5K", 512},
         {"0.25MiB", 262144},
         {"1.000KiB", 1024},
         {"2.", 2},
         {".5KiB", 512},
-        {"0.001kB", 1},
+        {"0.0009765625kB", 1},
         {"  7  ", 7},
         {"9223372036854775807", INT64_MAX},
         {"8388607TiB", 8388607LL * 1099511627776LL},
@@ -164,9 +173,12 @@ Test(units, bytes_invalid)
     static const bad_case_t bad[] = {
         {"", CS_ERR_USAGE, "expected a byte count"},
         {"KiB", CS_ERR_USAGE, "got \"KiB\""},
-        {"12x", CS_ERR_USAGE, "unknown size suffix \"x\" in \"12x\"; valid suffixes: B; K, KiB"},
-        {"1k", CS_ERR_USAGE, "unknown size suffix \"k\""},
-        {"1kib", CS_ERR_USAGE, "unknown size suffix \"kib\""},
+        {"12x", CS_ERR_USAGE, "unknown size suffix \"x\" in \"12x\"; valid suffixes: B; K, M, G, T, P, E"},
+        {"1kk", CS_ERR_USAGE, "unknown size suffix \"kk\""},
+        {"1KiBB", CS_ERR_USAGE, "unknown size suffix \"KiBB\""},
+        {"1Bi", CS_ERR_USAGE, "unknown size suffix \"Bi\""},
+        {"1X", CS_ERR_USAGE, "unknown size suffix \"X\""},
+        {"1iB", CS_ERR_USAGE, "unknown size suffix \"iB\""},
         {"1e6", CS_ERR_USAGE, "unknown size suffix \"e6\""},
         {"-1", CS_ERR_USAGE, "cannot be negative"},
         {"-1KiB", CS_ERR_USAGE, "got \"-1KiB\""},
@@ -178,6 +190,7 @@ Test(units, bytes_invalid)
         {"0.5", CS_ERR_USAGE, "not a whole number of bytes"},
         {"1.0001KiB", CS_ERR_USAGE, "not a whole number of bytes"},
         {"0.0001kB", CS_ERR_USAGE, "not a whole number of bytes"},
+        {"0.001kB", CS_ERR_USAGE, "not a whole number of bytes"},
         {"9223372036854775808", CS_ERR_RANGE, "\"9223372036854775808\" is too large"},
         {"99999999999999999999999", CS_ERR_RANGE, "too large"},
         {"8388608TiB", CS_ERR_RANGE, "too large"},
@@ -304,12 +317,15 @@ Test(units, format_bytes)
         {1024, "1 KiB"},
         {4096, "4 KiB"},
         {1536 * 1024, "1.5 MiB"},
-        {1025, "1.00098 KiB"},
+        {1025, "1025 B"},          /* 1.00098 KiB would not read back */
+        {1000000, "1000000 B"},
+        {3968, "3.875 KiB"},
         {1073741824, "1 GiB"},
         {-100, "-100 B"},
         {-4096, "-4 KiB"},
-        {INT64_MAX, "8 EiB"},
-        {INT64_MIN, "-8 EiB"},
+        {INT64_MAX, "9223372036854775807 B"},
+        {INT64_MIN, "-9223372036854775808 B"},
+        {(int64_t)1 << 62, "4 EiB"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[64];
@@ -317,12 +333,32 @@ Test(units, format_bytes)
         cr_assert_str_eq(buf, cases[i].want, "%lld bytes formatted as \"%s\"",
                          (long long)cases[i].b, buf);
     }
-    /* Round trip where the text is exact. */
-    int64_t v;
-    char buf[64];
-    cs_units_format_bytes(1536 * 1024, buf, sizeof buf);
-    cr_assert_eq(cs_units_parse_bytes(buf, &v, NULL), CS_OK);
-    cr_assert_eq(v, 1536 * 1024);
+}
+
+/* Both ways: every size printed reads back to itself (powers of two and
+ * their neighbours, multiples of every unit, pseudo-random values). */
+Test(units, format_bytes_reads_back)
+{
+    uint64_t seed = 42;
+    for (int i = 0; i < 20000; i++) {
+        int64_t x;
+        if (i < 63 * 3)
+            x = ((int64_t)1 << (i / 3)) + (i % 3) - 1; /* 2^k - 1, 2^k, 2^k + 1 */
+        else if (i < 4000)
+            x = (int64_t)(i % 1000) << (10 * (i % 5)); /* m KiB, MiB, ... */
+        else {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            x = (int64_t)(seed >> (1 + (i % 60)));
+        }
+        char buf[64];
+        int64_t v = -1;
+        cs_error_t err = {0};
+        cs_units_format_bytes(x, buf, sizeof buf);
+        cr_assert_eq(cs_units_parse_bytes(buf, &v, &err), CS_OK, "%lld printed as \"%s\": %s",
+                     (long long)x, buf, err.msg);
+        cr_assert_eq(v, x, "%lld printed as \"%s\" reads back as %lld", (long long)x, buf,
+                     (long long)v);
+    }
 }
 
 /* ---- spec strings ---- */

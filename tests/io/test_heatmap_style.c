@@ -272,3 +272,33 @@ Test(heatmap_style, captions_count_what_there_is)
         cs_machine_free(m);
     }
 }
+
+/* The count the captions and the summary share (cs_machine_count_text):
+ * singular words for one node, no groups said for one group, and a short
+ * buffer truncated and terminated rather than overrun. */
+Test(heatmap_style, machine_count_text)
+{
+    static const char *const cases[][2] = {
+        {"loggp:p=1", "1 host + 1 switch"},
+        {"loggp:p=64", "64 hosts + 1 switch"},
+        {"groq:nodes=1", "8 TSPs"},                    /* one K8 node: no "in 1 nodes" */
+        {"groq:nodes=8", "64 TSPs in 8 nodes"},
+        {"groq:racks=1", "72 TSPs in 9 nodes"},        /* a rack is 9 nodes of 8 TSPs */
+        {"cell:chips=1", "8 SPEs + 4 other ramps"},
+        {"alphabeta:topo=ring,p=8", "8 nodes"},
+        {"cerebras:rows=4,cols=4", "16 nodes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[96];
+        cs_machine_t *m = machine(cases[i][0]);
+        cr_expect_str_eq(cs_machine_count_text(m, buf, sizeof buf), cases[i][1], "%s",
+                         cases[i][0]);
+        cs_machine_free(m);
+    }
+    cs_machine_t *m = machine("loggp:p=64");
+    char small[8];
+    memset(small, 'x', sizeof small);
+    cs_machine_count_text(m, small, sizeof small);
+    cr_expect_str_eq(small, "64 host"); /* 7 characters and the NUL */
+    cs_machine_free(m);
+}

@@ -514,7 +514,7 @@ class Interrupt(unittest.TestCase):
 
 class Lists(unittest.TestCase):
     def test_algorithms_are_the_clis(self):
-        text = cli("list", "algorithms").stdout.decode()
+        text = cli("list", "algorithms", "--wide").stdout.decode()
         names = [ln.split()[0] for ln in text.splitlines()[1:]
                  if ln and not ln[0].isspace() and "/" in ln.split()[0]]
         got = ["%s/%s" % (a["collective"], a["name"]) for a in collsim.algorithms()]

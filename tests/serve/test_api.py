@@ -403,7 +403,7 @@ class TestServe(unittest.TestCase):
             ("run", {"machine": "loggp:p=x", "coll": "broadcast", "bytes": 8},
              "machine", "key 'p'"),
             ("run", {"machine": "loggp:p=8", "coll": "allreduce", "bytes": 8, "ranks": 12},
-             "ranks", "has only 8 nodes"),
+             "ranks", "has only 8 hosts"),
             ("run", {"machine": "loggp:p=8", "program": "num_ranks 2\nrank 0 { s: sendd\n"},
              "program", "<request>:2:"),
             ("compare", {"machines": ["loggp:p=8", "loggp:p=4"], "coll": "broadcast",
@@ -411,7 +411,7 @@ class TestServe(unittest.TestCase):
             ("compare", {"machines": ["loggp:p=8", "loggp:p=y"], "coll": "broadcast",
                          "bytes": 8}, "machines[1]", "key 'p'"),
             ("sweep", {"machine": "loggp:p=8", "coll": "allreduce", "algos": "ring",
-                       "bytes": 8, "ranks": 9}, "ranks", "has only 8 nodes"),
+                       "bytes": 8, "ranks": 9}, "ranks", "has only 8 hosts"),
         ]
         for kind, body, field, text in cases:
             status, doc = self.s.json("POST", "/api/" + kind, body)

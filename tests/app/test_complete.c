@@ -1,0 +1,146 @@
+/*
+ * test_complete.c - shell completion: `collsim complete` answers each kind
+ * of prefix (commands, options, machine types, spec keys, collectives,
+ * algorithms) from the registries, and completion/collsim.bash, run by a
+ * real bash with COMP_WORDS set, offers the same answers.  The expected
+ * candidates are written out by hand from the documented names.
+ */
+#include "cli_util.h"
+
+TestSuite(complete, .init = cli_setup, .fini = cli_teardown, .timeout = 60);
+
+/* Whether out holds line (a whole line). */
+static int has_line(const char *out, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = out; (p = strstr(p, line)) != NULL; p++)
+        if ((p == out || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int count_lines(const char *out)
+{
+    int n = 0;
+    for (; *out; out++)
+        n += *out == '\n';
+    return n;
+}
+
+Test(complete, commands)
+{
+    cli_out_t o = RUN("complete", "r");
+    cr_assert_eq(o.status, 0);
+    cr_assert(has_line(o.out, "run") && has_line(o.out, "replay"), "%s", o.out);
+    cr_assert_eq(count_lines(o.out), 2, "%s", o.out);
+    cli_out_free(&o);
+    o = RUN("complete", "comp"); /* not the hidden "complete" itself */
+    cr_assert_str_eq(o.out, "compare\n");
+    cli_out_free(&o);
+}
+
+Test(complete, options_from_the_command_table)
+{
+    cli_out_t o = RUN("complete", "topo", "--");
+    cr_assert_str_eq(o.out, "--machine\n--graphml\n--dot\n--quiet\n--help\n");
+    cli_out_free(&o);
+    o = RUN("complete", "run", "--ti");
+    cr_assert_str_eq(o.out, "--timeline\n--timeline-limit\n");
+    cli_out_free(&o);
+    o = RUN("complete", "list", "--w");
+    cr_assert_str_eq(o.out, "--wide\n");
+    cli_out_free(&o);
+    /* the benchmark loop's options and the heatmaps' (main's, merged with
+     * completion): the same table answers */
+    o = RUN("complete", "run", "--it");
+    cr_assert_str_eq(o.out, "--iterations\n");
+    cli_out_free(&o);
+    o = RUN("complete", "compare", "--s");
+    cr_assert_str_eq(o.out, "--scale\n--size\n");
+    cli_out_free(&o);
+    o = RUN("complete", "sweep", "--machine");
+    cr_assert_str_eq(o.out, "--machine\n--machines\n");
+    cli_out_free(&o);
+}
+
+/* bench-table is a command like the others: its name, its options. */
+Test(complete, bench_table)
+{
+    cli_out_t o = RUN("complete", "bench");
+    cr_assert(has_line(o.out, "bench") && has_line(o.out, "bench-table"), "%s", o.out);
+    cr_assert_eq(count_lines(o.out), 2, "%s", o.out);
+    cli_out_free(&o);
+    o = RUN("complete", "bench-table", "--f");
+    cr_assert_str_eq(o.out, "--format\n--full\n--force\n");
+    cli_out_free(&o);
+    o = RUN("complete", "bench-table", "--coll", "allr");
+    cr_assert_str_eq(o.out, "allreduce\n");
+    cli_out_free(&o);
+    o = RUN("complete", "bench-table", "--format", "");
+    cr_assert_str_eq(o.out, "nccl\nosu\n");
+    cli_out_free(&o);
+    o = RUN("complete", "run", "--loop", "");
+    cr_assert_str_eq(o.out, "nccl-tests\nosu\n");
+    cli_out_free(&o);
+    o = RUN("complete", "run", "--between", "b");
+    cr_assert_str_eq(o.out, "barrier\n");
+    cli_out_free(&o);
+}
+
+Test(complete, machines_and_keys)
+{
+    cli_out_t o = RUN("complete", "run", "--machine", "c");
+    cr_assert_str_eq(o.out, "cerebras:\ncns1:\ncell:\n");
+    cli_out_free(&o);
+    o = RUN("complete", "topo", "--machine", "loggp:p=4,t");
+    cr_assert_str_eq(o.out, "loggp:p=4,tick=\n");
+    cli_out_free(&o);
+    o = RUN("complete", "compare", "--machines", "alphabeta:to");
+    cr_assert_str_eq(o.out, "alphabeta:topo=\n");
+    cli_out_free(&o);
+}
+
+Test(complete, collectives_and_algorithms)
+{
+    cli_out_t o = RUN("complete", "run", "--coll", "all");
+    cr_assert_str_eq(o.out, "allreduce\nallgather\nalltoall\n");
+    cli_out_free(&o);
+    /* the algorithms of the --coll given, each once */
+    o = RUN("complete", "run", "--coll", "allreduce", "--algo", "ra");
+    cr_assert_str_eq(o.out, "rabenseifner\n");
+    cli_out_free(&o);
+    o = RUN("complete", "run", "--coll", "allgather", "--algo", "cns");
+    cr_assert(has_line(o.out, "cns-ring"), "%s", o.out);
+    cli_out_free(&o);
+    o = RUN("complete", "list", "m");
+    cr_assert_str_eq(o.out, "machines\n");
+    cli_out_free(&o);
+    o = RUN("complete", "run", "--json", "x"); /* a file: nothing */
+    cr_assert_str_eq(o.out, "");
+    cr_assert_eq(o.status, 0);
+    cli_out_free(&o);
+}
+
+/* The bash script itself, in a real bash, with the words typed so far. */
+Test(complete, bash_script)
+{
+    const char *src = getenv("COLLSIM_SOURCE_ROOT"), *bin = getenv("COLLSIM");
+    cr_assert(src && bin);
+    if (access("/bin/bash", X_OK) != 0)
+        cr_skip_test("no bash");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "bash -c 'source \"%s/completion/collsim.bash\"; "
+             "COMP_WORDS=(\"%s\" run --machine alphabeta:topo=ring,pa); COMP_CWORD=3; _collsim; "
+             "printf \"%%s\\n\" \"${COMPREPLY[@]}\"; "
+             "COMP_WORDS=(\"%s\" swe); COMP_CWORD=1; _collsim; "
+             "printf \"%%s\\n\" \"${COMPREPLY[@]}\"' 2>&1",
+             src, bin, bin);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s", out);
+    cr_assert_str_eq(out, "alphabeta:topo=ring,packet=\nsweep\n");
+}
