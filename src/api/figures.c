@@ -13,6 +13,7 @@
 
 #include "api/figures.h"
 #include "core/units.h"
+#include "io/axis.h"
 #include "io/heatmap.h"
 
 void cs_figures_machine_short(const cs_machine_t *m, char *buf, size_t len)
@@ -118,8 +119,10 @@ void cs_figures_heatmap_subtitle(const cs_machine_t *m, const cs_net_t *net,
     for (int c = 0; c < d->nchans; c++)
         if (d->active[c] && (best < 0 || d->val[c] > d->val[best]))
             best = c;
-    cs_units_format_seconds((double)d->t0 * m->tick_seconds, t0, sizeof t0);
-    cs_units_format_seconds((double)d->t1 * m->tick_seconds, t1, sizeof t1);
+    /* the plots' convention: four significant digits and "µs"
+     * (cs_axis_format), not the summary's six digits and ASCII "us" */
+    cs_axis_format((double)d->t0 * m->tick_seconds, 4, CS_AXIS_SECONDS, t0, sizeof t0);
+    cs_axis_format((double)d->t1 * m->tick_seconds, 4, CS_AXIS_SECONDS, t1, sizeof t1);
     if (best >= 0) {
         char v[32], a[32], b[32];
         run_metric_text(d->metric, d->val[best], v, sizeof v);

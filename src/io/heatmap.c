@@ -81,6 +81,7 @@ struct cs_heatmap {
     int kind;
     int nnodes, nchans;
     char note[320];      /* the footer */
+    char note_shown[420]; /* the footer as drawn: + names left out */
     /* layout units -> figure units: X = ox + s * x */
     double bx0, by0, bx1, by1;
     double s, ox, oy;
@@ -151,8 +152,12 @@ static void frame_set(hm_frame_t *f, const cs_heatmap_size_t *sz, int title_line
     /* a short canvas: the bar's legend ("idle") must clear the footer */
     if (f->by1 > f->my1 - 45)
         f->by1 = f->my1 - 45;
-    if (f->by1 - f->by0 < 80)
+    if (f->by1 - f->by0 < 80) {
+        /* a small canvas: the bar takes all the height between its title
+         * and the "idle" legend */
         f->by0 = fmax(f->my0 + 42, f->by1 - 80);
+        f->by1 = fmax(f->by1, f->my1 - 45);
+    }
 }
 
 static int frame_same(const hm_frame_t *a, const hm_frame_t *b)
@@ -1469,9 +1474,105 @@ static const char *node_text(const cs_heatmap_t *h, int node, char *buf, size_t 
     return s;
 }
 
+/* The font size at which node i's name fits inside its square on a grid
+ * (r: the square's side, figure units), or 0 when it does not fit. */
+static double grid_label_size(cairo_t *cr, const char *s, double r)
+{
+    double size = fmin(11, 0.5 * r);
+    cs_fig_font(cr, size, 0);
+    while (size > 6 && cs_fig_text_width(cr, s) > r - 3)
+        cs_fig_font(cr, size -= 0.5, 0);
+    if (size < 6.5 || cs_fig_text_width(cr, s) > r - 2)
+        return 0;
+    return size;
+}
+
+/* Where node i's name goes outside its circle (rings, circles, graphs):
+ * the anchor (tx, ty) and alignment (ax, ay) for cs_fig_text, and its box.
+ * 0: the node has no name there. */
+static int ring_label_at(cairo_t *cr, const cs_heatmap_t *h, int i, const char *s, double *tx,
+                         double *ty, double *ax, double *ay, double box[4])
+{
+    double r = h->node_r * h->s;
+    if (!h->nx || isnan(h->nx[i]))
+        return 0;
+    double x = fx(h, h->nx[i]), y = fy(h, h->ny[i]);
+    /* outward from the circle's centre; a node with a link off the
+     * circle (the BIF) gets its name turned upwards, off that link */
+    double cx = fx(h, 0), cy = fy(h, 0);
+    if (h->ring_of) {
+        cx = fx(h, h->ring_cx[h->ring_of[i]]);
+        cy = fy(h, h->ring_cy[h->ring_of[i]]);
+    }
+    double dx = x - cx, dy = y - cy, len = hypot(dx, dy);
+    if (len < 1e-6)
+        return 0; /* the hub of a star: its lanes leave no room, it is the hollow one */
+    dx /= len;
+    dy /= len;
+    if (h->bridged && h->bridged[i]) {
+        /* between the ring and the straight link, upwards */
+        dx *= 0.707;
+        dy = dy * 0.707 - 0.707;
+        len = hypot(dx, dy);
+        dx /= len;
+        dy /= len;
+    }
+    double k = r + 10 + (h->kind == L_RING || h->kind == L_RINGS ? 0.1 * h->s : 0);
+    cs_fig_font(cr, 11, 0);
+    double w = cs_fig_text_width(cr, s), th = 11;
+    *tx = x + dx * k;
+    *ty = y + dy * k;
+    *ax = 0.5 - 0.5 * dx;
+    *ay = 0.5 - 0.5 * dy;
+    box[0] = *tx - *ax * w;
+    box[1] = *ty - *ay * th;
+    box[2] = box[0] + w;
+    box[3] = box[1] + th;
+    return 1;
+}
+
+/* Which node names are drawn (keep[i], may be NULL) and how many are left
+ * out: on grids those that do not fit their square, elsewhere those that
+ * would overlap a name already placed (nodes in id order: ranks before
+ * network elements) or run off the canvas. */
+static int node_labels(cairo_t *cr, const cs_heatmap_t *h, uint8_t *keep)
+{
+    char buf[48];
+    double r = h->node_r * h->s;
+    int dropped = 0, nbox = 0;
+    if (!h->label_nodes || r < 1.2)
+        return 0;
+    double *boxes = cs_malloc(4 * (size_t)h->nnodes * sizeof *boxes);
+    for (int i = 0; i < h->nnodes; i++) {
+        const char *s = node_text(h, i, buf, sizeof buf);
+        int ok = 0;
+        if (h->kind == L_GRID || h->kind == L_SLICES) {
+            ok = grid_label_size(cr, s, r) > 0;
+        } else {
+            double tx, ty, ax, ay, *b = boxes + 4 * nbox;
+            if (ring_label_at(cr, h, i, s, &tx, &ty, &ax, &ay, b)) {
+                ok = b[0] >= 2 && b[2] <= h->fr.W - 2 && b[1] >= 0 && b[3] <= h->fr.H;
+                for (int j = 0; ok && j < nbox; j++) {
+                    const double *o = boxes + 4 * j;
+                    ok = b[2] + 2 <= o[0] || o[2] + 2 <= b[0] || b[3] <= o[1] || o[3] <= b[1];
+                }
+                nbox += ok;
+            } else {
+                continue; /* no name there (a star's hub, a node not drawn) */
+            }
+        }
+        dropped += !ok;
+        if (keep)
+            keep[i] = (uint8_t)ok;
+    }
+    free(boxes);
+    return dropped;
+}
+
 /* Node markers and their names: inside the square on grids (when the
- * name fits), outside the circle on rings and circles.  Nodes that cannot
- * run ranks (network elements only) are drawn hollow. */
+ * name fits), outside the circle on rings and circles (unless it would
+ * overlap another; the footer then says so).  Nodes that cannot run ranks
+ * (network elements only) are drawn hollow. */
 static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
 {
     char buf[48];
@@ -1479,10 +1580,12 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
     int rank_nodes = h->m->rank_nodes;
     if (r < 1.2)
         return;
+    uint8_t *keep = cs_calloc((size_t)h->nnodes + 1, 1);
+    node_labels(cr, h, keep);
     for (int i = 0; i < h->nnodes; i++) {
         double x, y;
         int hollow = rank_nodes > 0 && i >= rank_nodes;
-        const char *s = h->label_nodes ? node_text(h, i, buf, sizeof buf) : NULL;
+        const char *s = h->label_nodes && keep[i] ? node_text(h, i, buf, sizeof buf) : NULL;
         if (h->kind == L_GRID || h->kind == L_SLICES) {
             int rr, cc;
             grid_pos(h, i, &rr, &cc);
@@ -1493,12 +1596,7 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
             cairo_fill(cr);
             if (!s)
                 continue;
-            double size = fmin(11, 0.5 * r);
-            cs_fig_font(cr, size, 0);
-            while (size > 6 && cs_fig_text_width(cr, s) > r - 3)
-                cs_fig_font(cr, size -= 0.5, 0);
-            if (size < 6.5 || cs_fig_text_width(cr, s) > r - 2)
-                continue;
+            cs_fig_font(cr, grid_label_size(cr, s, r), 0);
             cairo_set_source_rgb(cr, 1, 1, 1);
             cs_fig_text(cr, x, y, s, 0.5, 0.5);
             continue;
@@ -1519,33 +1617,14 @@ static void draw_nodes(cairo_t *cr, const cs_heatmap_t *h)
         } else {
             cairo_fill(cr);
         }
-        if (!s)
+        double tx, ty, ax, ay, box[4];
+        if (!s || !ring_label_at(cr, h, i, s, &tx, &ty, &ax, &ay, box))
             continue;
-        /* outward from the circle's centre; a node with a link off the
-         * circle (the BIF) gets its name turned upwards, off that link */
-        double cx = fx(h, 0), cy = fy(h, 0);
-        if (h->ring_of) {
-            cx = fx(h, h->ring_cx[h->ring_of[i]]);
-            cy = fy(h, h->ring_cy[h->ring_of[i]]);
-        }
-        double dx = x - cx, dy = y - cy, len = hypot(dx, dy);
-        if (len < 1e-6)
-            continue; /* the hub of a star: its lanes leave no room, it is the hollow one */
-        dx /= len;
-        dy /= len;
-        if (h->bridged && h->bridged[i]) {
-            /* between the ring and the straight link, upwards */
-            dx *= 0.707;
-            dy = dy * 0.707 - 0.707;
-            len = hypot(dx, dy);
-            dx /= len;
-            dy /= len;
-        }
-        double k = r + 10 + (h->kind == L_RING || h->kind == L_RINGS ? 0.1 * h->s : 0);
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         cs_fig_font(cr, 11, 0);
-        cs_fig_text(cr, x + dx * k, y + dy * k, s, 0.5 - 0.5 * dx, 0.5 - 0.5 * dy);
+        cs_fig_text(cr, tx, ty, s, ax, ay);
     }
+    free(keep);
 }
 
 /* Each slice's panel and its label. */
@@ -1809,7 +1888,12 @@ static void draw_bar(cairo_t *cr, const cs_heatmap_t *h)
         double lo = bottom, span = top - lo;
         if (!(span > 0))
             span = 1;
-        double step = cs_fig_nice_step(span, 5);
+        /* about five labelled ticks, fewer on a short bar: labels at
+         * least 1.5 lines apart, so that numbers never touch */
+        int want = 5;
+        double step = cs_fig_nice_step(span, want);
+        while (want > 1 && H * step / span < 1.5 * 12)
+            step = cs_fig_nice_step(span, --want);
         int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cs_fig_font(cr, 12, 0);
@@ -1841,10 +1925,14 @@ static void draw_bar(cairo_t *cr, const cs_heatmap_t *h)
 
 /* How a caption is set: its size and, when it takes two lines, where the
  * second starts (cut) and where the first ends (end). */
+#define HM_CAPTION_LINES 4
 typedef struct hm_caption {
     double size;
     int lines;
     size_t end, cut;
+    /* more than two lines (a footer on a narrow canvas): line i is
+     * [from[i], to[i]) of the text */
+    size_t from[HM_CAPTION_LINES], to[HM_CAPTION_LINES];
 } hm_caption_t;
 
 /* The break nearest the middle of s: after a " · " separator if there is
@@ -1868,14 +1956,64 @@ static size_t caption_break(const char *s, size_t *end)
     return 0;
 }
 
+/* Width of s[from, to) in the current font. */
+static double span_width(cairo_t *cr, const char *s, size_t from, size_t to)
+{
+    char *t = cs_strdup(s + from);
+    t[to - from] = '\0';
+    double w = cs_fig_text_width(cr, t);
+    free(t);
+    return w;
+}
+
+/* Wraps s word by word into lines of at most maxw in the current font, at
+ * most `max` of them (the last takes the rest); a " · " separator where a
+ * line breaks is dropped, the break replaces it.  Returns the line count. */
+static int caption_wrap(cairo_t *cr, const char *s, double maxw, int max, size_t *from,
+                        size_t *to)
+{
+    size_t n = strlen(s), at = 0;
+    int lines = 0;
+    while (at < n && lines < max) {
+        size_t end = at, p = at;
+        /* extend word by word while it fits (one word at least) */
+        for (;;) {
+            size_t q = p;
+            while (q < n && s[q] == ' ')
+                q++;
+            while (q < n && s[q] != ' ')
+                q++;
+            if (end > at && span_width(cr, s, at, q) > maxw)
+                break;
+            end = p = q;
+            if (q >= n)
+                break;
+        }
+        if (lines == max - 1)
+            end = n;
+        /* a line does not end with a separator */
+        while (end > at + 3 && !strncmp(s + end - 3, " \xc2\xb7", 3))
+            end -= 3;
+        from[lines] = at;
+        to[lines++] = end;
+        at = end;
+        while (at < n && s[at] == ' ')
+            at++;
+        if (!strncmp(s + at, "\xc2\xb7 ", 3)) /* the separator at the break */
+            at += 3;
+    }
+    return lines;
+}
+
 /* Sets s at `size` shrunk by whole units (as cs_fig_title) until it fits
  * maxw or reaches the canvas's smallest readable size (or, when two lines
  * are allowed, oneline_min x size); then, if allowed, on two lines
- * instead. */
+ * instead; when two lines at the smallest size do not fit either, word by
+ * word on up to maxlines lines at that size. */
 static hm_caption_t caption_fit(cairo_t *cr, const char *s, double size, int bold, double maxw,
                                 double minsz, double oneline_min, int maxlines)
 {
-    hm_caption_t c = {size, 1, 0, 0};
+    hm_caption_t c = {.size = size, .lines = 1};
     double floor1 = maxlines > 1 ? fmax(minsz, oneline_min * size) : minsz;
     cs_fig_font(cr, c.size, bold);
     while (c.size > floor1 && cs_fig_text_width(cr, s) > maxw) {
@@ -1895,7 +2033,17 @@ static hm_caption_t caption_fit(cairo_t *cr, const char *s, double size, int bol
             break;
         c.size -= 1;
     }
+    int fits = cs_fig_text_width(cr, one) <= maxw && cs_fig_text_width(cr, s + c.cut) <= maxw;
     free(one);
+    if (!fits && maxlines > 2) {
+        c.lines = caption_wrap(cr, s, maxw, maxlines > HM_CAPTION_LINES ? HM_CAPTION_LINES
+                                                                        : maxlines,
+                               c.from, c.to);
+        if (c.lines == 2) { /* as the two-line form */
+            c.end = c.to[0];
+            c.cut = c.from[1];
+        }
+    }
     return c;
 }
 
@@ -1907,6 +2055,15 @@ static void caption_draw(cairo_t *cr, const char *s, const hm_caption_t *c, int 
     cs_fig_font(cr, c->size, bold);
     if (c->lines == 1) {
         cs_fig_text(cr, x, y, s, 0.5, 0.5);
+        return;
+    }
+    if (c->lines > 2) {
+        for (int i = 0; i < c->lines; i++) {
+            char *t = cs_strdup(s + c->from[i]);
+            t[c->to[i] - c->from[i]] = '\0';
+            cs_fig_text(cr, x, y + step * i, t, 0.5, 0.5);
+            free(t);
+        }
         return;
     }
     char *one = cs_strdup(s);
@@ -1922,7 +2079,7 @@ typedef struct hm_captions {
     hm_caption_t title, sub, range, note;
 } hm_captions_t;
 
-static void captions_fit(const cs_heatmap_t *h, const hm_frame_t *fr, hm_captions_t *out)
+static void captions_fit(cs_heatmap_t *h, const hm_frame_t *fr, hm_captions_t *out)
 {
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
     cairo_t *cr = cairo_create(s);
@@ -1931,9 +2088,26 @@ static void captions_fit(const cs_heatmap_t *h, const hm_frame_t *fr, hm_caption
      * have (its figures stay byte-identical) */
     double k = fr->W == CS_HEATMAP_WIDTH && fr->H == CS_HEATMAP_HEIGHT ? 0 : 0.8;
     out->title = caption_fit(cr, h->title, 19, 1, fr->W - 40, fr->min_font, k, 2);
-    out->sub = caption_fit(cr, h->subtitle, 13, 0, fr->W - 40, fr->min_font, k, 2);
-    out->range = caption_fit(cr, h->range, 12, 0, fr->W - 40, fr->min_font, k, 1);
-    out->note = caption_fit(cr, h->note, 11, 0, fr->W - 30, fr->min_font, k, 2);
+    /* never larger than the title, which may have had to shrink */
+    out->sub = caption_fit(cr, h->subtitle, fmin(13, out->title.size), 0, fr->W - 40,
+                           fr->min_font, k, 2);
+    out->range = caption_fit(cr, h->range, fmin(12, out->title.size), 0, fr->W - 40,
+                             fr->min_font, k, 1);
+    /* the footer wraps rather than run off both edges, and says when node
+     * names had to be left out */
+    int dropped = node_labels(cr, h, NULL);
+    char *note = cs_malloc(strlen(h->note) + 96);
+    if (dropped)
+        sprintf(note, "%s%s%d node name%s left out (%s)", h->note, h->note[0] ? " \xc2\xb7 " : "",
+                dropped, dropped > 1 ? "s" : "",
+                h->kind == L_GRID || h->kind == L_SLICES ? "too small to fit the node"
+                                                         : "they would overlap");
+    else
+        strcpy(note, h->note);
+    snprintf(h->note_shown, sizeof h->note_shown, "%s", note);
+    free(note);
+    out->note = caption_fit(cr, h->note_shown, 11, 0, fr->W - 30, fr->min_font, k,
+                            HM_CAPTION_LINES);
     cairo_destroy(cr);
     cairo_surface_destroy(s);
 }
@@ -1987,7 +2161,7 @@ static void heatmap_draw(cairo_t *cr, void *ctx)
         caption_draw(cr, h->range, &job->cap.range, 0, f->W / 2, y, 0);
     }
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-    caption_draw(cr, h->note, &job->cap.note, 0, f->W / 2, f->H - 16 - 14 * (f->note_lines - 1),
+    caption_draw(cr, h->note_shown, &job->cap.note, 0, f->W / 2, f->H - 16 - 14 * (f->note_lines - 1),
                  14);
 }
 

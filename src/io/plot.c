@@ -9,7 +9,10 @@
  * Layout, in figure units (px or pt): the title on top, the plot area in
  * the middle with a frame, outward ticks on the left and bottom axes, a
  * light grid at major ticks (fainter at minor ones), the legend in the
- * inside corner that covers the fewest drawn points.  A bar chart puts its
+ * first inside corner (or side) where it hides no drawn point or line, else
+ * outside on the right, the plot area narrowing to make room.  A model
+ * series ("NAME (model)" right after NAME) is dashed in its simulated
+ * series' colour, without markers, so both stay visible where they agree.  A bar chart puts its
  * categories along the bottom (labels slanted when they do not fit) and
  * each bar's value above it.
  */
@@ -47,6 +50,8 @@ typedef struct plot_series {
     char *name;
     size_t n;
     double *x, *y;
+    int pen;   /* colour and marker shape */
+    int model; /* the model of the series before it: dashed, no markers */
 } plot_series_t;
 
 struct cs_plot {
@@ -86,6 +91,16 @@ void cs_plot_add_series(cs_plot_t *p, const char *name, size_t n, const double *
     }
     s = &p->s[p->ns++];
     s->name = plot_strdup(name);
+    /* "NAME (model)" right after NAME: the model of that series */
+    static const char suffix[] = " (model)";
+    size_t len = strlen(s->name), sl = sizeof suffix - 1;
+    const plot_series_t *prev = p->ns > 1 ? &p->s[p->ns - 2] : NULL;
+    s->model = prev && !prev->model && len > sl && !strcmp(s->name + len - sl, suffix) &&
+               strlen(prev->name) == len - sl && !strncmp(prev->name, s->name, len - sl);
+    if (s->model)
+        s->pen = prev->pen;
+    else
+        s->pen = prev ? prev->pen + 1 : 0;
     s->n = n;
     s->x = cs_malloc((n ? n : 1) * sizeof *s->x);
     s->y = cs_malloc((n ? n : 1) * sizeof *s->y);
@@ -316,16 +331,38 @@ static void plot_marker(cairo_t *cr, int shape, double x, double y, double r)
     }
 }
 
+/* A model's line is dashed: long enough dashes to keep its colour readable,
+ * gaps wide enough that the simulated line shows through where they agree. */
+static void plot_dash(cairo_t *cr, int on)
+{
+    static const double dash[] = {9, 6};
+    cairo_set_dash(cr, dash, on ? 2 : 0, 0);
+}
+
+/* Colour, width and dash of a series' line. */
+static void plot_pen(cairo_t *cr, const plot_series_t *s)
+{
+    double c[3];
+    cs_fig_palette(s->pen, c);
+    cairo_set_source_rgba(cr, c[0], c[1], c[2], s->model ? 0.45 : 1);
+    cairo_set_line_width(cr, s->model ? 2.4 * PLOT_LINE_WIDTH : PLOT_LINE_WIDTH);
+    plot_dash(cr, s->model);
+}
+
 static void plot_draw_series(const cs_plot_t *p, cairo_t *cr, const plot_axis_t *ax,
                              const plot_axis_t *ay)
 {
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    /* models first, wide and translucent: where a model agrees with its
+     * simulation the simulated line runs through the middle of the dashes */
+    for (int pass = 0; pass < 2; pass++)
     for (int k = 0; k < p->ns; k++) {
         const plot_series_t *s = &p->s[k];
         int pen = 0; /* a point not shown lifts the pen: the line breaks */
-        plot_color(cr, k);
-        cairo_set_line_width(cr, PLOT_LINE_WIDTH);
+        if (s->model != !pass)
+            continue;
+        plot_pen(cr, s);
         for (size_t i = 0; i < s->n; i++) {
             if (!plot_point_shown(p, s, i)) {
                 pen = 0;
@@ -339,10 +376,13 @@ static void plot_draw_series(const cs_plot_t *p, cairo_t *cr, const plot_axis_t 
             pen = 1;
         }
         cairo_stroke(cr);
+        plot_dash(cr, 0);
+        if (s->model)
+            continue;
         cairo_set_line_width(cr, 1.6);
         for (size_t i = 0; i < s->n; i++)
             if (plot_point_shown(p, s, i))
-                plot_marker(cr, k, plot_map(ax, s->x[i]), plot_map(ay, s->y[i]),
+                plot_marker(cr, s->pen, plot_map(ax, s->x[i]), plot_map(ay, s->y[i]),
                             PLOT_MARKER_R);
     }
 }
@@ -350,11 +390,11 @@ static void plot_draw_series(const cs_plot_t *p, cairo_t *cr, const plot_axis_t 
 /* ---- legend ----------------------------------------------------------------- */
 
 /* How much of the drawing a legend box at (x, y, w, h) would hide: the
- * points and samples along the segments between them that fall inside. */
+ * points, and samples every 2 units along the segments between them, that
+ * fall inside. */
 static int plot_covered(const cs_plot_t *p, const plot_axis_t *ax, const plot_axis_t *ay,
                         double x, double y, double w, double h)
 {
-    const int samples = 16;
     int count = 0;
     for (int k = 0; k < p->ns; k++) {
         const plot_series_t *s = &p->s[k];
@@ -366,6 +406,9 @@ static int plot_covered(const cs_plot_t *p, const plot_axis_t *ax, const plot_ax
                 continue;
             }
             double qx = plot_map(ax, s->x[i]), qy = plot_map(ay, s->y[i]);
+            int samples = pen ? 1 + (int)(hypot(qx - px, qy - py) / 2) : 1;
+            if (samples > 2000)
+                samples = 2000;
             for (int j = pen ? 1 : samples; j <= samples; j++) {
                 double sx = px + (qx - px) * j / samples, sy = py + (qy - py) * j / samples;
                 count += sx >= x && sx <= x + w && sy >= y && sy <= y + h;
@@ -378,54 +421,75 @@ static int plot_covered(const cs_plot_t *p, const plot_axis_t *ax, const plot_ax
     return count;
 }
 
-static void plot_draw_legend(const cs_plot_t *p, cairo_t *cr, const plot_axis_t *ax,
-                             const plot_axis_t *ay)
+#define PLOT_LEGEND_ROW 22.0
+#define PLOT_LEGEND_SAMPLE 30.0
+#define PLOT_LEGEND_GAP 8.0
+#define PLOT_LEGEND_PAD 10.0
+#define PLOT_LEGEND_INSET 12.0
+
+/* The legend box's size (the legend font must be set). */
+static void plot_legend_size(const cs_plot_t *p, cairo_t *cr, double *w, double *h)
 {
-    const double row = 22, sample = 30, gap = 8, pad = 10, inset = 12;
-    double textw = 0, w, h, best_x = 0, best_y = 0;
-    int best = -1;
-    if (p->ns == 0)
-        return;
+    double textw = 0;
     cs_fig_font(cr, PLOT_LEGEND_SIZE, 0);
     for (int k = 0; k < p->ns; k++) {
         double tw = cs_fig_text_width(cr, p->s[k].name);
         if (tw > textw)
             textw = tw;
     }
-    w = pad + sample + gap + textw + pad;
-    h = pad / 2 + row * p->ns + pad / 2;
-    /* places in order of preference: the corners (upper left first:
-     * time-vs-size curves rise to the upper right), then the middles of
-     * the sides, then the centre */
-    double left = ax->px0 + inset, right = ax->px1 - inset - w, midx = (left + right) / 2;
-    double top = ay->px1 + inset, bottom = ay->px0 - inset - h, midy = (top + bottom) / 2;
-    const double cx[9] = {left, right, right, left, left, right, midx, midx, midx};
-    const double cy[9] = {top, top, bottom, bottom, midy, midy, top, bottom, midy};
-    for (int c = 0; c < 9; c++) {
-        int n = plot_covered(p, ax, ay, cx[c] - 4, cy[c] - 4, w + 8, h + 8);
-        if (best < 0 || n < best) {
-            best = n;
-            best_x = cx[c];
-            best_y = cy[c];
+    *w = PLOT_LEGEND_PAD + PLOT_LEGEND_SAMPLE + PLOT_LEGEND_GAP + textw + PLOT_LEGEND_PAD;
+    *h = PLOT_LEGEND_ROW * p->ns + PLOT_LEGEND_PAD;
+}
+
+/* Where the legend box (w x h) goes inside the plot area: the first place,
+ * in order of preference, that hides no point and no line (the corners,
+ * upper left first: time-vs-size curves rise to the upper right; then the
+ * middles of the sides).  Returns 0 when every place hides something: the
+ * caller then puts the legend outside, on the right. */
+static int plot_legend_inside(const cs_plot_t *p, const plot_axis_t *ax, const plot_axis_t *ay,
+                              double w, double h, double *lx, double *ly)
+{
+    const double in = PLOT_LEGEND_INSET;
+    double left = ax->px0 + in, right = ax->px1 - in - w, midx = (left + right) / 2;
+    double top = ay->px1 + in, bottom = ay->px0 - in - h, midy = (top + bottom) / 2;
+    const double cx[8] = {left, right, right, left, left, right, midx, midx};
+    const double cy[8] = {top, top, bottom, bottom, midy, midy, top, bottom};
+    if (right < left || bottom < top)
+        return 0;
+    for (int c = 0; c < 8; c++)
+        if (plot_covered(p, ax, ay, cx[c] - 4, cy[c] - 4, w + 8, h + 8) == 0) {
+            *lx = cx[c];
+            *ly = cy[c];
+            return 1;
         }
-    }
-    cairo_rectangle(cr, best_x, best_y, w, h);
+    return 0;
+}
+
+static void plot_draw_legend(const cs_plot_t *p, cairo_t *cr, double lx, double ly, double w,
+                             double h)
+{
+    const double sample = PLOT_LEGEND_SAMPLE, pad = PLOT_LEGEND_PAD;
+    cairo_rectangle(cr, lx, ly, w, h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill_preserve(cr);
     cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
     cairo_set_line_width(cr, 1);
     cairo_stroke(cr);
+    cs_fig_font(cr, PLOT_LEGEND_SIZE, 0);
     for (int k = 0; k < p->ns; k++) {
-        double y = best_y + pad / 2 + row * (k + 0.5), x = best_x + pad;
-        plot_color(cr, k);
-        cairo_set_line_width(cr, PLOT_LINE_WIDTH);
+        const plot_series_t *s = &p->s[k];
+        double y = ly + pad / 2 + PLOT_LEGEND_ROW * (k + 0.5), x = lx + pad;
+        plot_pen(cr, s);
         cairo_move_to(cr, x, y);
         cairo_line_to(cr, x + sample, y);
         cairo_stroke(cr);
-        cairo_set_line_width(cr, 1.6);
-        plot_marker(cr, k, x + sample / 2, y, PLOT_MARKER_R);
+        plot_dash(cr, 0);
+        if (!s->model) {
+            cairo_set_line_width(cr, 1.6);
+            plot_marker(cr, s->pen, x + sample / 2, y, PLOT_MARKER_R);
+        }
         cairo_set_source_rgb(cr, 0, 0, 0);
-        cs_fig_text(cr, x + sample + gap, y, p->s[k].name, 0, 0.5);
+        cs_fig_text(cr, x + sample + PLOT_LEGEND_GAP, y, s->name, 0, 0.5);
     }
 }
 
@@ -450,6 +514,21 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     ax.px1 = right;
     ay.px0 = bottom; /* y grows upwards */
     ay.px1 = top;
+
+    /* the legend: inside where it hides nothing, else outside on the right
+     * (the plot area narrows; the x axis keeps its range) */
+    double lw = 0, lh = 0, lx = 0, ly = 0;
+    if (p->ns > 0) {
+        plot_legend_size(p, cr, &lw, &lh);
+        if (!plot_legend_inside(p, &ax, &ay, lw, lh, &lx, &ly)) {
+            right = PLOT_W - 14 - lw - 12;
+            if (right < left + 0.4 * (PLOT_W - left)) /* a long legend: keep the plot */
+                right = left + 0.4 * (PLOT_W - left);
+            ax.px1 = right;
+            lx = right + 12;
+            ly = top;
+        }
+    }
 
     /* grid: minor first, so that major lines are drawn over them */
     cairo_set_line_width(cr, 1);
@@ -523,7 +602,8 @@ static void plot_draw(const cs_plot_t *p, cairo_t *cr)
     }
 
     /* legend over the series, then the words */
-    plot_draw_legend(p, cr, &ax, &ay);
+    if (p->ns > 0)
+        plot_draw_legend(p, cr, lx, ly, lw, lh);
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (p->xlabel[0]) {
         cs_fig_font(cr, PLOT_LABEL_SIZE, 0);

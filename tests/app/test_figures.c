@@ -6,6 +6,8 @@
  * utilisations computed from the alpha-beta rules.
  */
 #include "cli_util.h"
+#include "../coll/harness.h"
+#include "api/figures.h"
 
 #include <cairo.h>
 #include <math.h>
@@ -589,4 +591,29 @@ Test(figures, compare_shares_the_range_per_size)
     cr_assert_eq(o.status, 0, "stderr: %s", o.err);
     cr_expect_lt(viridis_dist(lane_colour(slow, 0, 1, "each/2-alphabeta-1024.png", 0), 1), 0.05);
     cli_out_free(&o);
+}
+
+/* Heatmap subtitles write times as the plots do: four significant digits
+ * and "µs" (U+00B5), not the summary's six digits and ASCII "us".  The
+ * expected text is computed here from the finish time with printf. */
+Test(figures, heatmap_subtitle_times_as_the_plots)
+{
+    h_run_t r = h_run("alphabeta:topo=ring,p=4", "allreduce", "ring", 0, 1 << 18, 0, NULL,
+                      CS_NET_PACKET, 0);
+    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
+    int nchans = cs_topo_channels(r.m->topo);
+    cs_heatmap_data_t d;
+    cs_heatmap_data_init(&d, nchans, CS_HEATMAP_UTIL, 0, r.finish);
+    d.active[0] = 1;
+    d.val[0] = 0.5;
+    char sub[512], want[64];
+    cs_figures_heatmap_subtitle(r.m, r.res.net, &d, "whole run", sub, sizeof sub);
+    double us = (double)r.finish * r.m->tick_seconds * 1e6;
+    cr_assert(us >= 1 && us < 1000, "the case must end in microseconds (%g us)", us);
+    int decimals = 3 - (int)floor(log10(us));
+    snprintf(want, sizeof want, "\xe2\x80\x93 %.*f \xc2\xb5s", decimals, us);
+    cr_expect(strstr(sub, want) != NULL, "subtitle \"%s\" lacks \"%s\"", sub, want);
+    cr_expect(strstr(sub, " us") == NULL, "ASCII us in \"%s\"", sub);
+    cs_heatmap_data_destroy(&d);
+    h_done(&r);
 }

@@ -863,3 +863,85 @@ Test(suite, no_data_changes_nothing_but_the_descriptors)
     cs_machine_hints_destroy(&mh);
     cs_machine_free(m);
 }
+
+/* Stall is the time during which at least one unit waited at a channel
+ * (docs/figures.md), so no channel can stall longer than the run, nor a
+ * bucket longer than its width.  The CNS-1 interface once summed the waits
+ * of every message (a flat gather of 64 KiB on two rings stalled 981% of
+ * the run on the root's link).  Every machine engine, in both modes of the
+ * channel engine, on patterns that make many messages wait for one link;
+ * at least the CNS-1 and packet runs must stall, so the bound is tested on
+ * runs where it can fail. */
+Test(stall, never_longer_than_the_run, .timeout = 600)
+{
+    static const struct {
+        const char *spec;
+        cs_net_mode_t mode;
+        int must_stall;
+    } ms[] = {
+        {"cns1:rings=2", CS_NET_PACKET, 1},
+        {"alphabeta:topo=torus,rows=4,cols=4,buf=1,packet=256B", CS_NET_PACKET, 1},
+        {"alphabeta:topo=torus,rows=4,cols=4,buf=1,packet=256B", CS_NET_FLUID, 0},
+        {"cerebras:rows=4,cols=4", CS_NET_PACKET, 0},
+        {"groq:nodes=2", CS_NET_PACKET, 0},
+        {"cell:chips=2", CS_NET_PACKET, 0},
+        {"loggp:p=16", CS_NET_PACKET, 0},
+    };
+    static const char *const colls[][2] = {{"gather", "flat"}, {"alltoall", NULL},
+                                           {"allreduce", "ring"}};
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+        cs_tick_t most = 0; /* the largest stall of the machine's runs */
+        for (size_t ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+            cs_machine_t *m;
+            cs_error_t err;
+            cs_machine_hints_t mh;
+            cs_coll_kind_t kind;
+            const cs_coll_algo_t *a;
+            cs_program_t *p;
+            cs_exec_env_t env;
+            cs_exec_opts_t o;
+            cs_exec_result_t res;
+            cr_assert_eq(cs_machine_new(ms[mi].spec, &m, &err), CS_OK, "%s", err.msg);
+            int P = cs_machine_nodes(m);
+            cs_machine_hints_init(&mh, m, P, NULL);
+            cr_assert_eq(cs_coll_parse(colls[ci][0], &kind, &err), CS_OK);
+            cr_assert_eq(cs_coll_find(kind, colls[ci][1], &a, &err), CS_OK, "%s", err.msg);
+            cs_coll_args_t args = {kind, P, 64 * 1024, 0, m->net.unit_bytes, &mh.coll, NULL, 0};
+            cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK, "%s", err.msg);
+            cs_machine_exec_env(m, &env);
+            cs_exec_opts_default(&o);
+            o.mode = ms[mi].mode;
+            o.bucket_width = 1;
+            o.max_buckets = 64;
+            cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s: %s", ms[mi].spec,
+                         err.msg);
+            cs_tick_t w = cs_net_bucket_width(res.net);
+            int nb = cs_net_bucket_count(res.net);
+            for (int c = 0; c < cs_topo_channels(m->topo); c++) {
+                const cs_chan_stats_t *s = cs_net_chan_stats(res.net, c);
+                if (!s)
+                    continue;
+                cr_assert_leq(s->stall, res.finish, "%s %s/%s channel %d: stall %lld > run %lld",
+                              ms[mi].spec, colls[ci][0], a->name, c, (long long)s->stall,
+                              (long long)res.finish);
+                if (s->stall > most)
+                    most = s->stall;
+                for (int b = 0; b < nb; b++) {
+                    const cs_chan_stats_t *bs = cs_net_chan_bucket(res.net, c, b);
+                    if (bs)
+                        cr_assert_leq(bs->stall, w, "%s %s channel %d bucket %d: stall %lld > "
+                                      "width %lld", ms[mi].spec, colls[ci][0], c, b,
+                                      (long long)bs->stall, (long long)w);
+                }
+            }
+            cs_exec_result_destroy(&res);
+            cs_program_free(p);
+            cs_machine_hints_destroy(&mh);
+            cs_machine_free(m);
+        }
+        cr_log_info("%s %s: largest stall %lld ticks", ms[mi].spec, cs_net_mode_name(ms[mi].mode),
+                    (long long)most);
+        if (ms[mi].must_stall)
+            cr_assert_gt(most, 0, "%s: no run stalled, the bound was not tested", ms[mi].spec);
+    }
+}

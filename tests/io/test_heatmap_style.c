@@ -302,3 +302,48 @@ Test(heatmap_style, machine_count_text)
     cr_expect_str_eq(small, "64 host"); /* 7 characters and the NUL */
     cs_machine_free(m);
 }
+
+/* Nothing runs off a column-wide figure: no ink in the outer 4 pixels of
+ * the left and right edges, with the long titles and footers of the
+ * machines whose layouts label nodes outside rings (the Cell's footer and
+ * its PPE.0 once ran off both edges). */
+Test(heatmap_style, column_size_keeps_everything_on_the_page)
+{
+    static const char *const specs[] = {"cell:chips=2", "cns1:rings=2",
+                                        "alphabeta:topo=torus,rows=4,cols=4",
+                                        "alphabeta:topo=ring,p=16", "groq:nodes=2"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        cs_machine_t *m = machine(specs[i]);
+        cs_heatmap_style_t st = {0};
+        cs_error_t err = {0};
+        cs_heatmap_t *h = NULL;
+        cs_heatmap_data_t d;
+        char png[PATH_MAX + 32];
+        cr_assert_eq(cs_heatmap_parse_size("column", &st.size, &err), CS_OK, "%s", err.msg);
+        snprintf(png, sizeof png, "%s/col%zu.png", dir, i);
+        cr_assert_eq(cs_heatmap_new(m, &h, &err), CS_OK, "%s", err.msg);
+        data_with(&d, cs_topo_channels(m->topo), 0, 0.5, 1);
+        cr_assert_eq(cs_heatmap_write(h, &d, "allreduce/ring, 256 KiB, 16 ranks on cell eib of "
+                                      "16 SPEs + 8 other ramps in 2 chips",
+                                      "link utilisation, whole run 0 \xe2\x80\x93 50.23 \xc2\xb5s"
+                                      " \xc2\xb7 cell EIB + BIF engine \xc2\xb7 hottest "
+                                      "BIF.0\xe2\x86\x92" "BIF.1: 52.8%", &st, png, &err),
+                     CS_OK, "%s", err.msg);
+        cairo_surface_t *s = cairo_image_surface_create_from_png(png);
+        cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", png);
+        int w = cairo_image_surface_get_width(s), hh = cairo_image_surface_get_height(s);
+        int stride = cairo_image_surface_get_stride(s);
+        const unsigned char *px = cairo_image_surface_get_data(s);
+        long edge = 0;
+        for (int y = 0; y < hh; y++)
+            for (int x = 0; x < w; x++)
+                if (x < 4 || x >= w - 4)
+                    edge += (*(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x) &
+                             0xffffff) != 0xffffff;
+        cr_expect_eq(edge, 0, "%s: %ld drawn pixels at the left or right edge", specs[i], edge);
+        cairo_surface_destroy(s);
+        cs_heatmap_data_destroy(&d);
+        cs_heatmap_free(h);
+        cs_machine_free(m);
+    }
+}

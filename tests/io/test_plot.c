@@ -393,3 +393,106 @@ Test(plot, ylabel_clears_tick_labels)
     free(slanted);
     free(lines);
 }
+
+/* Pixels within 3 of colour rgb in every channel. */
+static long png_near(const char *path, uint32_t rgb)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    long n = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint32_t px = *(const uint32_t *)(data + (size_t)y * stride + 4 * (size_t)x);
+            int ok = 1;
+            for (int sh = 0; sh <= 16; sh += 8) {
+                int d = (int)((px >> sh) & 0xff) - (int)((rgb >> sh) & 0xff);
+                ok &= d >= -3 && d <= 3;
+            }
+            n += ok;
+        }
+    cairo_surface_destroy(s);
+    return n;
+}
+
+/* "NAME (model)" right after NAME is that series' model: drawn in the same
+ * colour, translucent (0.45 over white), wide and dashed, under the
+ * simulated line, so where they agree both show; it takes no palette
+ * colour of its own (the next series is still the second colour). */
+Test(plot, model_is_drawn_under_its_series_in_its_colour)
+{
+    double x[8], ring[8], rdb[8];
+    for (int i = 0; i < 8; i++) {
+        x[i] = 8.0 * pow(4.0, i);
+        ring[i] = 14e6 + 7 * x[i] * 1000;
+        rdb[i] = 3e6 + 3 * x[i] * 1000;
+    }
+    cs_plot_t *p = cs_plot_new("models", "bytes", "time", 1, 1);
+    cs_plot_add_series(p, "ring", 8, x, ring);
+    cs_plot_add_series(p, "ring (model)", 8, x, ring);
+    cs_plot_add_series(p, "rdb", 8, x, rdb);
+    char *path = path_in_tmp("model.png");
+    write_ok(p, path);
+    /* Okabe-Ito blue (0, 114, 178) at alpha 0.45 over white */
+    uint32_t tint = (uint32_t)lround(255 - 0.45 * 255) << 16 |
+                    (uint32_t)lround(255 - 0.45 * (255 - 114)) << 8 |
+                    (uint32_t)lround(255 - 0.45 * (255 - 178));
+    long blue = png_near(path, 0x0072B2), halo = png_near(path, tint);
+    long vermillion = png_near(path, 0xD55E00), green = png_near(path, 0x009E73);
+    cr_expect_gt(blue, 200, "the simulated line is hidden: %ld blue pixels", blue);
+    cr_expect_gt(halo, 200, "the model does not show beside its line: %ld tinted pixels", halo);
+    cr_expect_gt(vermillion, 200, "the series after the model is not the second colour");
+    cr_expect_eq(green, 0, "the model took a colour of its own (%ld green pixels)", green);
+    free(path);
+    cs_plot_free(p);
+}
+
+/* The x of the frame's right edge on row y (the rightmost dark pixel). */
+static int frame_right(const char *path, int y)
+{
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+    int w = cairo_image_surface_get_width(s), stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    int right = -1;
+    for (int x = 0; x < w; x++) {
+        uint32_t px = *(const uint32_t *)(data + (size_t)y * stride + 4 * (size_t)x);
+        if (((px >> 16) & 0xff) < 0x40 && ((px >> 8) & 0xff) < 0x40 && (px & 0xff) < 0x40)
+            right = x;
+    }
+    cairo_surface_destroy(s);
+    return right;
+}
+
+/* The legend goes inside only where it hides nothing: two rising curves
+ * leave the upper left free (the frame keeps the full width, 870); level
+ * lines all the way across at nine heights leave no corner free, so the
+ * legend goes outside and the plot narrows. */
+Test(plot, legend_inside_only_where_it_hides_nothing)
+{
+    cs_plot_t *p = two_series();
+    char *free_corner = path_in_tmp("corner.png"), *full = path_in_tmp("full.png");
+    write_ok(p, free_corner);
+    cs_plot_free(p);
+    p = cs_plot_new("level lines", "x", "y", 0, 0);
+    for (int k = 0; k < 9; k++) {
+        double x[41], y[41];
+        for (int i = 0; i < 41; i++) {
+            x[i] = i;
+            y[i] = k;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "level %d", k);
+        cs_plot_add_series(p, name, 41, x, y);
+    }
+    write_ok(p, full);
+    cs_plot_free(p);
+    /* a row low in the plot area, below any legend */
+    int inside = frame_right(free_corner, 480), outside = frame_right(full, 480);
+    cr_expect(inside >= 860 && inside <= 875, "free corner: frame ends at %d", inside);
+    cr_expect_lt(outside, 800, "no free corner: the frame still ends at %d", outside);
+    free(free_corner);
+    free(full);
+}
