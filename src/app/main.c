@@ -46,9 +46,10 @@ static const app_cmd_t app_cmds[] = {
      cs_app_cmd_benchtable},
     {"compare", "run one algorithm on several machines side by side (table, chart)",
      cs_app_cmd_compare},
-    {"replay", "replay a trace (GOAL, SimGrid TI) on one machine or several",
+    {"replay", "replay a trace (GOAL, SimGrid TI, Chakra) on one machine or several",
      cs_app_cmd_replay},
-    {"export", "write an algorithm of the suite as a GOAL schedule", cs_app_cmd_export},
+    {"export", "write an algorithm of the suite as GOAL, MSCCL XML or Chakra",
+     cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},
     {"serve", "serve the JSON API and the page over HTTP (docs/api.md)", cs_app_cmd_serve},
     /* hidden: what the shell completion scripts ask (cmd_complete.c) */
@@ -412,14 +413,15 @@ int main(int argc, char **argv)
     }
 
     char valid[256] = "";
-    for (int i = 0; i < APP_NCMDS; i++) {
+    /* the visible commands only: the hidden ones are the shell's, not a user's */
+    for (int i = 0; cs_app_command_name(i); i++) {
         strncat(valid, i ? ", " : "", sizeof valid - strlen(valid) - 1);
         strncat(valid, app_cmds[i].name, sizeof valid - strlen(valid) - 1);
     }
     cs_suggest_t s;
     char hint[96];
     cs_suggest_init(&s, name);
-    for (int i = 0; i < APP_NCMDS; i++)
+    for (int i = 0; cs_app_command_name(i); i++)
         cs_suggest_add(&s, app_cmds[i].name);
     cs_app_usage_error(NULL, "unknown command '%s'%s; valid commands: %s", name,
                        cs_suggest_hint(&s, "'", hint, sizeof hint), valid);
