@@ -68,7 +68,8 @@ void cs_app_usage_error(const char *cmd, const char *fmt, ...)
 enum {
     CS_APP_OPT_COLL = 0x1000, CS_APP_OPT_ALGO, CS_APP_OPT_BYTES, CS_APP_OPT_ROOT,
     CS_APP_OPT_RANKS, CS_APP_OPT_ORDER, CS_APP_OPT_OPT, CS_APP_OPT_VALIDATE, CS_APP_OPT_WINDOWED,
-    CS_APP_OPT_FORCE
+    CS_APP_OPT_FORCE, CS_APP_OPT_ITERATIONS, CS_APP_OPT_WARMUP, CS_APP_OPT_BETWEEN,
+    CS_APP_OPT_LOOP
 };
 /* The default branch of a command's getopt_long switch: sets the request
  * field of option c (what getopt_long returned) from optarg

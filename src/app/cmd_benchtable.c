@@ -85,7 +85,7 @@ static void bt_help(void)
 
 static void bt_parse_args(int argc, char **argv, bt_args_t *a)
 {
-    enum { OPT_FULL = 256, OPT_SINGLE, OPT_ITERATIONS, OPT_WARMUP, OPT_BETWEEN, OPT_LOOP };
+    enum { OPT_FULL = 256, OPT_SINGLE };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -94,10 +94,10 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
         {"format", required_argument, NULL, 'f'},
         {"full", no_argument, NULL, OPT_FULL},
         {"single", no_argument, NULL, OPT_SINGLE},
-        {"iterations", required_argument, NULL, OPT_ITERATIONS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"between", required_argument, NULL, OPT_BETWEEN},
-        {"loop", required_argument, NULL, OPT_LOOP},
+        {"iterations", required_argument, NULL, CS_APP_OPT_ITERATIONS},
+        {"warmup", required_argument, NULL, CS_APP_OPT_WARMUP},
+        {"between", required_argument, NULL, CS_APP_OPT_BETWEEN},
+        {"loop", required_argument, NULL, CS_APP_OPT_LOOP},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"root", required_argument, NULL, CS_APP_OPT_ROOT},
         {"ranks", required_argument, NULL, CS_APP_OPT_RANKS},
@@ -122,14 +122,11 @@ static void bt_parse_args(int argc, char **argv, bt_args_t *a)
         case 'f': a->format = optarg; break;
         case OPT_FULL: a->full = 1; break;
         case OPT_SINGLE: a->single = 1; break;
-        case OPT_ITERATIONS:
-        case OPT_WARMUP:
-        case OPT_BETWEEN:
-        case OPT_LOOP:
-            if (cs_request_set(&a->req, c == OPT_ITERATIONS ? "iterations" : c == OPT_WARMUP
-                               ? "warmup" : c == OPT_BETWEEN ? "between" : "loop", optarg,
-                               &err) != CS_OK)
-                cs_app_usage_error("bench-table", "%s", err.msg);
+        case CS_APP_OPT_ITERATIONS:
+        case CS_APP_OPT_WARMUP:
+        case CS_APP_OPT_BETWEEN:
+        case CS_APP_OPT_LOOP:
+            cs_app_option("bench-table", &a->req, c, argv, longopts);
             a->looped = 1;
             break;
         case 'h': bt_help(); exit(0);

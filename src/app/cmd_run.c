@@ -150,8 +150,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
-        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE, OPT_ITERATIONS,
-        OPT_WARMUP, OPT_BETWEEN, OPT_LOOP, OPT_QUIET
+        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE, OPT_QUIET
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -166,10 +165,10 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"windowed", no_argument, NULL, CS_APP_OPT_WINDOWED},
         {"predict", no_argument, NULL, OPT_PREDICT},
-        {"iterations", required_argument, NULL, OPT_ITERATIONS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"between", required_argument, NULL, OPT_BETWEEN},
-        {"loop", required_argument, NULL, OPT_LOOP},
+        {"iterations", required_argument, NULL, CS_APP_OPT_ITERATIONS},
+        {"warmup", required_argument, NULL, CS_APP_OPT_WARMUP},
+        {"between", required_argument, NULL, CS_APP_OPT_BETWEEN},
+        {"loop", required_argument, NULL, CS_APP_OPT_LOOP},
         {"heatmap", required_argument, NULL, OPT_HEATMAP},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"window", required_argument, NULL, OPT_WINDOW},
@@ -200,15 +199,6 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case OPT_QUIET: a->quiet = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
-        case OPT_ITERATIONS:
-        case OPT_WARMUP:
-        case OPT_BETWEEN:
-        case OPT_LOOP:
-            if (cs_request_set(&a->req, c == OPT_ITERATIONS ? "iterations" : c == OPT_WARMUP
-                               ? "warmup" : c == OPT_BETWEEN ? "between" : "loop", optarg,
-                               &err) != CS_OK)
-                cs_app_usage_error("run", "%s", err.msg);
-            break;
         case OPT_HEATMAP: a->heatmap = optarg; break;
         case OPT_WINDOW: a->window = optarg; break;
         case OPT_FRAMES: a->frames = optarg; break;

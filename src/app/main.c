@@ -110,6 +110,8 @@ void cs_app_option(const char *cmd, cs_request_t *r, int c, char **argv,
         {CS_APP_OPT_ROOT, "root"}, {CS_APP_OPT_RANKS, "ranks"}, {CS_APP_OPT_ORDER, "order"},
         {CS_APP_OPT_OPT, "opt"}, {CS_APP_OPT_VALIDATE, "validate"},
         {CS_APP_OPT_WINDOWED, "windowed"}, {CS_APP_OPT_FORCE, "force"},
+        {CS_APP_OPT_ITERATIONS, "iterations"}, {CS_APP_OPT_WARMUP, "warmup"},
+        {CS_APP_OPT_BETWEEN, "between"}, {CS_APP_OPT_LOOP, "loop"},
     };
     cs_error_t err;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
