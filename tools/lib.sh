@@ -35,6 +35,8 @@ CS_PACKAGES=(
     poppler-utils
     # the man page, generated from the help texts when found (optional)
     help2man
+    # the zsh completion's test runs it in a real zsh (skipped without)
+    zsh
 )
 
 cs_log() {

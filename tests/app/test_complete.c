@@ -2,7 +2,9 @@
  * test_complete.c - shell completion: `collsim complete` answers each kind
  * of prefix (commands, options, machine types, spec keys, collectives,
  * algorithms) from the registries, and completion/collsim.bash, run by a
- * real bash with COMP_WORDS set, offers the same answers.  The expected
+ * real bash with COMP_WORDS set, and completion/_collsim, in a real
+ * interactive zsh with compinit (tests/app/complete.zsh), offer the same
+ * answers.  The expected
  * candidates are written out by hand from the documented names.
  */
 #include "cli_util.h"
@@ -143,4 +145,33 @@ Test(complete, bash_script)
     out[n] = '\0';
     cr_assert_eq(pclose(p), 0, "%s", out);
     cr_assert_str_eq(out, "alphabeta:topo=ring,packet=\nsweep\n");
+}
+
+/* The zsh script in zsh's completion system: TAB after a prefix completes a
+ * command, a spec key (no space after '=') and a collective. */
+Test(complete, zsh_script)
+{
+    const char *src = getenv("COLLSIM_SOURCE_ROOT"), *bin = getenv("COLLSIM");
+    cr_assert(src && bin);
+    if (system("command -v zsh >/dev/null 2>&1") != 0)
+        cr_skip_test("no zsh");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "timeout 30 zsh -f \"%s/tests/app/complete.zsh\" \"%s\" \"%s\" 2>&1",
+             src, src, bin);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+        cr_skip_test("zsh without zsh/zpty");
+    cr_assert_eq(st, 0, "%s", out);
+    const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+    char want[1024];
+    snprintf(want, sizeof want,
+             "BUF<%s sweep>\nBUF<%s run --machine alphabeta:topo=ring,packet=>\n"
+             "BUF<%s list algorithms --coll allreduce>\n",
+             name, name, name);
+    cr_assert_str_eq(out, want);
 }
