@@ -36,6 +36,7 @@
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
+#include "io/axis.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -465,18 +466,22 @@ static void put_padded(FILE *f, const char *s, int width, int right)
 #define COL_SIZE 1  /* shown only over several sizes */
 #define COL_WALL 10 /* shown only with timing: --no-timing would make it a column of 0.000 */
 
-/* The cells of a row as text (the table and Markdown share them). */
+/* The cells of a row as text (the table and Markdown share them).  Times
+ * and bandwidths as the charts write them (cs_axis_format): four
+ * significant digits with the SI prefix of the value, "1.849 ms", "992.4
+ * MB/s" (decimal, nccl-tests' GB/s), the same words as the bars above
+ * which they stand.  The CSV and JSON keep full precision. */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
 {
     snprintf(cells[0], 96, "%s", r->name);
     cs_units_format_bytes(r->bytes, cells[1], 96);
     snprintf(cells[2], 96, "%d", r->ranks);
     snprintf(cells[3], 96, "%lld", (long long)r->ticks);
-    cs_units_format_seconds(r->seconds, cells[4], 96);
+    cs_axis_format(r->seconds, 4, CS_AXIS_SECONDS, cells[4], 96);
     /* nccl-tests' algbw and busbw (docs/bandwidth.md) */
     if (r->bandwidth > 0) {
-        snprintf(cells[5], 96, "%.3g GB/s", r->bandwidth / 1e9);
-        snprintf(cells[6], 96, "%.3g GB/s", r->busbw / 1e9);
+        cs_axis_format(r->bandwidth, 4, CS_AXIS_BYTES_PER_S, cells[5], 96);
+        cs_axis_format(r->busbw, 4, CS_AXIS_BYTES_PER_S, cells[6], 96);
     } else {
         snprintf(cells[5], 96, "-");
         snprintf(cells[6], 96, "-");
