@@ -118,7 +118,7 @@ static void sweep_help(void)
            "                         JSON of 'collsim run --json', timing written as 0\n"
            "                         (docs/api.md)\n"
            "      --plot FILE        draw the plot; the format follows the extension:\n"
-           "                         .png, .svg or .pdf\n"
+           "                         .png, .svg or .pdf (.csv: the plotted numbers)\n"
            "      --title TEXT       plot title (default: collective, machine, ranks, mode;\n"
            "                         '' for none)\n"
            "      --xlabel TEXT      x axis label (default: what the size means)\n"
