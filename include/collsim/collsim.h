@@ -256,6 +256,13 @@ int collsim_result_write_json(const collsim_result *res, int flags, const char *
  * the request's record window. */
 int collsim_result_heatmap(const collsim_result *res, const char *path, const char *metric,
                            collsim_error *err);
+/* The same with this figure's colour range and size, in the syntax and
+ * with the messages of `--scale LO:HI` (the metric's units: util and stall
+ * in %, bytes a size, k messages) and `--size` (column, page, WxH); NULL
+ * takes the request's `scale` / `size` key (none: the defaults).  Errors
+ * name --scale or --size; nothing is written then. */
+int collsim_result_heatmap_style(const collsim_result *res, const char *path, const char *metric,
+                                 const char *scale, const char *size, collsim_error *err);
 /* The Chrome trace of `--timeline PATH`; needs record=timeline. */
 int collsim_result_timeline(const collsim_result *res, const char *path, collsim_error *err);
 

@@ -538,41 +538,61 @@ class Result:
                                         _path("path", path), ctypes.byref(err)):
             _raise(err)
 
-    def heatmap(self, path=None, metric="util", ax=None):
+    def heatmap(self, path=None, metric="util", ax=None, scale=None, size=None):
         """Draws the heatmap of `collsim run --heatmap PATH --metric METRIC`
         (util, bytes, stall or k) of the whole run, or of the window the
         request's record="window:T0:T1" kept:
           path (.png, .svg or .pdf): writes that file, returns path;
           ax (a matplotlib Axes): draws the same picture into it (imshow of
             the library's PNG, axis lines off), returns the AxesImage.
-        One of the two.  In Jupyter the Result shows its heatmap by itself
-        (_repr_png_); heatmap_bytes() gives the file's bytes."""
+        One of the two.  scale= fixes the colour range as --scale does:
+        "LO:HI" in the metric's units (util, stall: %; bytes: a size such as
+        "4MiB"; k: messages) or a (lo, hi) pair of such values (lo None:
+        the metric's floor); size= is --size's "column", "page" or "WxH".
+        Both are read and checked by the library, with the command line's
+        messages; None takes the request's scale= / size= keys.  In Jupyter
+        the Result shows its heatmap by itself (_repr_png_);
+        heatmap_bytes() gives the file's bytes."""
         if (path is None) == (ax is None):
             raise TypeError("heatmap: give path= (a .png, .svg or .pdf to write) or ax= (a "
                             "matplotlib Axes to draw into), one of them")
         if ax is not None:
             import io
             import matplotlib.image as mpimg  # only for ax=
-            img = mpimg.imread(io.BytesIO(self.heatmap_bytes(metric, "png")), format="png")
+            img = mpimg.imread(io.BytesIO(self.heatmap_bytes(metric, "png", scale, size)),
+                               format="png")
             im = ax.imshow(img, interpolation="none")
             ax.set_axis_off()
             return im
         err = _lib.CError()
-        if _C.collsim_result_heatmap(self._h, _path("path", path),
-                                     _c_text("metric", metric) if metric else None,
-                                     ctypes.byref(err)):
+        scale_text = _scale_text(scale)
+        size_text = None
+        if size is not None:
+            _no_bool("size", size, "a size is 'column', 'page' or 'WxH' such as '3.5x3in'")
+            size_text = _c_text("size", size)
+        c_metric = _c_text("metric", metric) if metric else None
+        if scale_text is None and size_text is None:
+            rc = _C.collsim_result_heatmap(self._h, _path("path", path), c_metric,
+                                           ctypes.byref(err))
+        elif not hasattr(_C, "collsim_result_heatmap_style"):
+            raise Error(1, "heatmap: scale= and size= need a libcollsim with "
+                        "collsim_result_heatmap_style (this one is older than the module)")
+        else:
+            rc = _C.collsim_result_heatmap_style(self._h, _path("path", path), c_metric,
+                                                 scale_text, size_text, ctypes.byref(err))
+        if rc:
             _raise(err)
         return path
 
-    def heatmap_bytes(self, metric="util", format="png"):
+    def heatmap_bytes(self, metric="util", format="png", scale=None, size=None):
         """The heatmap as the bytes of a .png, .svg or .pdf file (format),
         drawn by the library's writer into a private temporary folder, read
-        back and removed."""
+        back and removed; scale= and size= as heatmap() takes them."""
         if format not in ("png", "svg", "pdf"):
             raise Error(1, "heatmap_bytes: format %r: png, svg or pdf" % (format,))
         with _tempfile.TemporaryDirectory(prefix="collsim-heatmap-") as d:
             p = _os.path.join(d, "heatmap." + format)
-            self.heatmap(p, metric)
+            self.heatmap(p, metric, scale=scale, size=size)
             with open(p, "rb") as f:
                 return f.read()
 
@@ -607,6 +627,37 @@ if _np is not None:
         "formats": ["i4", "i4", "i8", "i8", "i8", "i8", "i4", "f8"],
         "offsets": [getattr(_lib.CChannel, c).offset for c in CHANNEL_COLUMNS],
         "itemsize": ctypes.sizeof(_lib.CChannel)})
+
+
+def _scale_side(v):
+    """One side of a (lo, hi) scale as the library's text: a number as
+    Python writes it (an int whole, a float by repr: exact), a text as it
+    is ("4MiB"), None as nothing (the metric's floor).  The library reads
+    and checks it."""
+    if v is None:
+        return ""
+    _no_bool("scale", v, "a scale is 'LO:HI' or a (lo, hi) pair of numbers or texts")
+    if isinstance(v, str):
+        return v
+    if isinstance(v, _numbers.Integral):
+        return str(int(v))
+    if isinstance(v, _numbers.Real):
+        return repr(float(v))
+    raise TypeError("scale=%r: each side is a number or a text such as '4MiB'" % (v,))
+
+
+def _scale_text(scale):
+    """scale= ("LO:HI", or a (lo, hi) pair) as the C text, or None."""
+    if scale is None:
+        return None
+    _no_bool("scale", scale, "a scale is 'LO:HI' or a (lo, hi) pair")
+    if isinstance(scale, (str, bytes)):
+        return _c_text("scale", scale)
+    try:
+        lo, hi = scale
+    except (TypeError, ValueError):
+        raise TypeError("scale=%r: 'LO:HI' or a (lo, hi) pair" % (scale,)) from None
+    return _c_text("scale", "%s:%s" % (_scale_side(lo), _scale_side(hi)))
 
 
 def _path(name, p):

@@ -142,6 +142,7 @@ _OPTIONAL = {
     "collsim_machine_name": (I, [P, ctypes.c_char_p, ctypes.c_size_t]),
     "collsim_machine_node_name": (I, [P, I, ctypes.c_char_p, ctypes.c_size_t]),
     "collsim_result_loop": (I, [P, ctypes.POINTER(CLoop)]),
+    "collsim_result_heatmap_style": (I, [P, S, S, S, S, EP]),
     "collsim_result_loop_times": (I, [P, ctypes.POINTER(ctypes.c_int64),
                                       ctypes.POINTER(ctypes.c_int64), I]),
 }

@@ -747,7 +747,7 @@ static void collsim_title(const collsim_result *res, char *buf, size_t len)
 }
 
 static int result_heatmap_in_c(const collsim_result *res, const char *path, const char *metric,
-                           collsim_error *err)
+                               const char *scale, const char *size, collsim_error *err)
 {
     cs_error_t e;
     cs_heatmap_metric_t mt = CS_HEATMAP_UTIL;
@@ -771,7 +771,9 @@ static int result_heatmap_in_c(const collsim_result *res, const char *path, cons
     /* no cs_plot_cleanup here: it releases fontconfig's process-wide data,
      * which another thread may be drawing with */
     cs_heatmap_style_t st;
-    if ((rc = cs_figures_parse_style(res->scale, res->size, mt, &st, &e)))
+    /* this call's scale and size, else the request's (NULL: none) */
+    if ((rc = cs_figures_parse_style(scale ? scale : res->scale, size ? size : res->size, mt, &st,
+                                     &e)))
         return collsim_fail(err, &e);
     rc = cs_heatmap_new(res->run.machine, &h, &e);
     if (rc == CS_OK)
@@ -917,7 +919,16 @@ int collsim_result_heatmap(const collsim_result *res, const char *path, const ch
                            collsim_error *err)
 {
     locale_t old = collsim_enter();
-    int rc = result_heatmap_in_c(res, path, metric, err);
+    int rc = result_heatmap_in_c(res, path, metric, NULL, NULL, err);
+    collsim_leave(old);
+    return rc;
+}
+
+int collsim_result_heatmap_style(const collsim_result *res, const char *path, const char *metric,
+                                 const char *scale, const char *size, collsim_error *err)
+{
+    locale_t old = collsim_enter();
+    int rc = result_heatmap_in_c(res, path, metric, scale, size, err);
     collsim_leave(old);
     return rc;
 }

@@ -100,11 +100,14 @@ typedef struct cs_compare_figure {
                                rather than seconds with SI prefixes */
     int elements4;          /* lines: sizes in 4-byte elements */
     const char *xlabel;     /* lines: NULL "size (bytes)" */
+    int y;                  /* cs_figures_y_t: values are times (0, the
+                               default) or bandwidths in bytes per second,
+                               drawn and labelled as such (`--y`) */
 } cs_compare_figure_t;
 
 /* The bar chart of a comparison at one size (`collsim compare --plot`):
  * one bar per machine, labels[i] under it, its time values[i] (seconds, or
- * ticks with fig->ticks) on the axis and, with four significant digits in
+ * ticks with fig->ticks; or its bandwidth with fig->y) on the axis and, with four significant digits in
  * the axis's unit, above it.  Title made: "COLL/ALGO, SIZE, P ranks on N
  * machines (ENGINES)".  Errors as cs_plot_write_bars gives them. */
 int cs_compare_plot_bars(const char *path, const cs_compare_figure_t *fig, int64_t bytes, int n,

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "api/figures.h"
+#include "coll/bandwidth.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "io/axis.h"
 #include "io/heatmap.h"
@@ -219,4 +221,65 @@ int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_res
     if (whole_out)
         *whole_out = whole;
     return rc;
+}
+
+/* ---- --y ------------------------------------------------------------------------------ */
+
+static const char *const y_names[] = {"time", "algbw", "busbw", NULL};
+
+int cs_figures_parse_y(const char *text, cs_figures_y_t *out, cs_error_t *err)
+{
+    for (int i = 0; y_names[i]; i++)
+        if (!strcmp(text, y_names[i])) {
+            *out = (cs_figures_y_t)i;
+            return CS_OK;
+        }
+    cs_suggest_t sg;
+    char hint[96];
+    cs_suggest_init(&sg, text);
+    cs_suggest_add_list(&sg, y_names);
+    return cs_error_set(err, CS_ERR_USAGE, "--y: unknown quantity '%s'%s; valid: time, algbw, "
+                        "busbw (docs/bandwidth.md)", text, cs_suggest_hint(&sg, "'", hint,
+                                                                           sizeof hint));
+}
+
+const char *cs_figures_y_name(cs_figures_y_t y)
+{
+    return y_names[y <= CS_FIGURES_Y_BUSBW ? y : 0];
+}
+
+int cs_figures_check_y(cs_figures_y_t y, cs_coll_kind_t k, cs_error_t *err)
+{
+    if (y != CS_FIGURES_Y_TIME && !cs_bandwidth_defined(k))
+        return cs_error_set(err, CS_ERR_USAGE, "--y %s: a %s moves no data, it has no "
+                            "bandwidth (docs/bandwidth.md); --y time", cs_figures_y_name(y),
+                            cs_coll_name(k));
+    return CS_OK;
+}
+
+const char *cs_figures_y_label(cs_figures_y_t y)
+{
+    /* the prefixes are decimal, as nccl-tests' "GB/s" (10^9 B/s): said on
+     * the axis, since GiB/s would differ by 7% */
+    switch (y) {
+    case CS_FIGURES_Y_ALGBW: return "algorithm bandwidth (algbw; 1 GB/s = 10\xe2\x81\xb9 B/s)";
+    case CS_FIGURES_Y_BUSBW: return "bus bandwidth (busbw; 1 GB/s = 10\xe2\x81\xb9 B/s)";
+    default: return NULL;
+    }
+}
+
+cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y)
+{
+    return y == CS_FIGURES_Y_TIME ? CS_AXIS_SECONDS : CS_AXIS_BYTES_PER_S;
+}
+
+double cs_figures_y_value(cs_figures_y_t y, cs_coll_kind_t k, int P, int64_t bytes,
+                          double seconds)
+{
+    cs_bandwidth_t bw;
+    if (y == CS_FIGURES_Y_TIME || isnan(seconds))
+        return seconds;
+    cs_bandwidth_of(k, P, bytes, seconds, &bw);
+    double v = y == CS_FIGURES_Y_ALGBW ? bw.algbw : bw.busbw;
+    return v > 0 ? v : NAN;
 }

@@ -14,6 +14,7 @@
 #include "core/sim.h"
 #include "engine/exec.h"
 #include "engine/net.h"
+#include "io/axis.h"
 #include "io/heatmap.h"
 #include "machines/machine.h"
 
@@ -70,5 +71,36 @@ int cs_figures_heatmap(cs_heatmap_t *h, const cs_machine_t *m, const cs_exec_res
  * the option. */
 int cs_figures_parse_style(const char *scale, const char *size, int metric,
                            cs_heatmap_style_t *st, cs_error_t *err);
+
+/* ---- what a sweep's or comparison's y axis shows (`--y`) ---- */
+
+/* The quantity on the y axis: the time, or one of nccl-tests' bandwidths
+ * of that time (coll/bandwidth.h, docs/bandwidth.md). */
+typedef enum cs_figures_y {
+    CS_FIGURES_Y_TIME = 0,
+    CS_FIGURES_Y_ALGBW, /* algbw = S / t */
+    CS_FIGURES_Y_BUSBW  /* busbw = algbw x the collective's factor */
+} cs_figures_y_t;
+
+/* "time", "algbw" or "busbw" into *out; anything else is CS_ERR_USAGE
+ * naming --y, the valid names and the nearest one ("did you mean"). */
+int cs_figures_parse_y(const char *text, cs_figures_y_t *out, cs_error_t *err);
+/* The name of y as --y takes it ("busbw"). */
+const char *cs_figures_y_name(cs_figures_y_t y);
+/* CS_OK when collective k has quantity y (a barrier moves no data: no
+ * bandwidth), else CS_ERR_USAGE naming --y and the collective. */
+int cs_figures_check_y(cs_figures_y_t y, cs_coll_kind_t k, cs_error_t *err);
+/* The default y axis label of a bandwidth: "bus bandwidth (busbw; 1 GB/s =
+ * 10⁹ B/s)", saying the prefixes are decimal; NULL for the time, whose
+ * label is the caller's. */
+const char *cs_figures_y_label(cs_figures_y_t y);
+/* The unit of y's axis: CS_AXIS_SECONDS or CS_AXIS_BYTES_PER_S. */
+cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y);
+/* The value drawn for a run of collective k on P ranks with --bytes
+ * `bytes` that took `seconds`: the seconds themselves, or the bandwidth in
+ * bytes per second; NaN when seconds is NaN (a point that failed) or the
+ * bandwidth is not defined (seconds <= 0). */
+double cs_figures_y_value(cs_figures_y_t y, cs_coll_kind_t k, int P, int64_t bytes,
+                          double seconds);
 
 #endif

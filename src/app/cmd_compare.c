@@ -36,6 +36,7 @@
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
+#include "io/axis.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -48,6 +49,7 @@ typedef struct compare_args {
     int with_timing, logy; /* logy: -1 auto */
     int ranks_all;    /* --ranks all: each machine all its nodes (counts differ) */
     int ticks, elements4; /* --unit ticks, --unit elements4 */
+    cs_figures_y_t y;     /* --y: the chart's time, algbw or busbw */
     const char *bytes_text;
     int64_t sizes[CS_SIZES_MAX]; /* --bytes, ascending; one 0 without --bytes */
     int nsizes;
@@ -112,13 +114,17 @@ static void compare_help(void)
            "  -j, --json FILE        the runs as one JSON document ('-': standard output):\n"
            "                         {\"coll\", \"algo\", \"bytes\", \"runs\": [...]}, each run\n"
            "                         the JSON of 'collsim run --json' (docs/api.md)\n"
-           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf); over several\n"
-           "                         sizes, a log-log plot with one line per machine\n"
+           "      --plot FILE        a bar chart of the times (.png, .svg, .pdf; .csv: the\n"
+           "                         plotted numbers); over several sizes, a log-log plot\n"
+           "                         with one line per machine\n"
            "      --log / --linear   the bar chart's y axis (default: log when the times\n"
            "                         span more than a factor 30)\n"
            "      --unit UNIT        times in the chart: seconds (default, with SI prefixes)\n"
            "                         or ticks (each machine's own); sizes: bytes (default)\n"
            "                         or elements4 (4-byte elements); may be given twice\n"
+           "      --y QUANTITY       what the chart shows: time (default), algbw or busbw\n"
+           "                         (nccl-tests' algorithm and bus bandwidths, B/s with\n"
+           "                         decimal prefixes: 1 GB/s = 1e9 B/s; docs/bandwidth.md)\n"
            "      --title TEXT       the chart's title\n"
            "      --heatmaps DIR     a heatmap per machine: DIR/1-TYPE.png, 2-TYPE.png, ...;\n"
            "                         over several sizes, per machine and size:\n"
@@ -143,7 +149,8 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
 {
     enum {
         OPT_MACHINES = 256, OPT_CSV, OPT_MARKDOWN, OPT_PLOT, OPT_LOG, OPT_LINEAR,
-        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE, OPT_UNIT, OPT_QUIET
+        OPT_TITLE, OPT_HEATMAPS, OPT_METRIC, OPT_NO_TIMING, OPT_SCALE, OPT_SIZE, OPT_UNIT, OPT_QUIET,
+        OPT_Y
     };
     static const struct option longopts[] = {
         {"coll", required_argument, NULL, CS_APP_OPT_COLL},
@@ -170,6 +177,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"size", required_argument, NULL, OPT_SIZE},
         {"no-timing", no_argument, NULL, OPT_NO_TIMING},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"y", required_argument, NULL, OPT_Y},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -220,6 +228,10 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
             if (cs_heatmap_parse_metric(optarg, &a->metric, &err) != CS_OK)
                 cs_app_usage_error("compare", "--metric: %s", err.msg);
             break;
+        case OPT_Y:
+            if (cs_figures_parse_y(optarg, &a->y, &err) != CS_OK)
+                cs_app_usage_error("compare", "%s", err.msg);
+            break;
         case OPT_QUIET: a->quiet = 1; break;
         case 'h': compare_help(); exit(0);
         default: cs_app_option("compare", &a->req, c, argv, longopts);
@@ -228,6 +240,12 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
     cs_app_no_operands("compare", argc, argv);
     if (!a->req.coll)
         cs_app_usage_error("compare", "missing --coll NAME");
+    if (a->y != CS_FIGURES_Y_TIME && !a->plot)
+        cs_app_usage_error("compare", "--y %s is what --plot draws; the table, CSV and JSON "
+                           "have every quantity: add --plot FILE", cs_figures_y_name(a->y));
+    if (a->y != CS_FIGURES_Y_TIME && a->ticks)
+        cs_app_usage_error("compare", "--y %s and --unit ticks: a bandwidth is in bytes per "
+                           "second, ticks are times; give one", cs_figures_y_name(a->y));
     if ((a->scale || a->size) && !a->heatmaps)
         cs_app_usage_error("compare", "%s needs --heatmaps DIR", a->scale ? "--scale" : "--size");
     a->own_scale = a->scale && !strcmp(a->scale, "each");
@@ -449,18 +467,22 @@ static void put_padded(FILE *f, const char *s, int width, int right)
 #define COL_SIZE 1  /* shown only over several sizes */
 #define COL_WALL 10 /* shown only with timing: --no-timing would make it a column of 0.000 */
 
-/* The cells of a row as text (the table and Markdown share them). */
+/* The cells of a row as text (the table and Markdown share them).  Times
+ * and bandwidths as the charts write them (cs_axis_format): four
+ * significant digits with the SI prefix of the value, "1.849 ms", "992.4
+ * MB/s" (decimal, nccl-tests' GB/s), the same words as the bars above
+ * which they stand.  The CSV and JSON keep full precision. */
 static void row_cells(const cs_compare_row_t *r, char cells[NCOLS][96])
 {
     snprintf(cells[0], 96, "%s", r->name);
     cs_units_format_bytes(r->bytes, cells[1], 96);
     snprintf(cells[2], 96, "%d", r->ranks);
     snprintf(cells[3], 96, "%lld", (long long)r->ticks);
-    cs_units_format_seconds(r->seconds, cells[4], 96);
+    cs_axis_format(r->seconds, 4, CS_AXIS_SECONDS, cells[4], 96);
     /* nccl-tests' algbw and busbw (docs/bandwidth.md) */
     if (r->bandwidth > 0) {
-        snprintf(cells[5], 96, "%.3g GB/s", r->bandwidth / 1e9);
-        snprintf(cells[6], 96, "%.3g GB/s", r->busbw / 1e9);
+        cs_axis_format(r->bandwidth, 4, CS_AXIS_BYTES_PER_S, cells[5], 96);
+        cs_axis_format(r->busbw, 4, CS_AXIS_BYTES_PER_S, cells[6], 96);
     } else {
         snprintf(cells[5], 96, "-");
         snprintf(cells[6], 96, "-");
@@ -601,7 +623,7 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, const 
             engines[ne++] = rows[i].r.engine;
     cs_compare_engines_text(engines, ne, engtext, sizeof engtext);
     cs_compare_figure_t fig = {a->title, a->req.coll, algo, P, engtext, a->logy, a->ticks,
-                               a->elements4, NULL};
+                               a->elements4, NULL, a->y};
     for (int m = 0; m < nm; m++) {
         const compare_row_t *r = &rows[m * ns];
         int any = 0, first = -1;
@@ -620,9 +642,16 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, const 
             snprintf(names[k], sizeof names[k], "%s (%d ranks)", r[first].r.name,
                      r[first].r.ranks);
         labels[k] = names[k];
-        for (int i = 0; i < ns; i++)
-            values[(size_t)k * ns + i] = r[i].r.rc ? NAN
-                                         : a->ticks ? (double)r[i].r.ticks : r[i].r.seconds;
+        for (int i = 0; i < ns; i++) {
+            const cs_compare_row_t *ri = &r[i].r;
+            double v = ri->rc ? NAN : a->ticks ? (double)ri->ticks : ri->seconds;
+            /* --y: nccl-tests' bandwidths, which the rows hold (0: none) */
+            if (!ri->rc && a->y != CS_FIGURES_Y_TIME) {
+                v = a->y == CS_FIGURES_Y_ALGBW ? ri->bandwidth : ri->busbw;
+                v = v > 0 ? v : NAN;
+            }
+            values[(size_t)k * ns + i] = v;
+        }
         k++;
     }
     if (ns == 1) {
@@ -663,6 +692,8 @@ int cs_app_cmd_compare(int argc, char **argv)
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_request_find_algo(kind, a.req.algo, NULL, &al, &al_file, &err)) == CS_OK)
         algo = al->name;
+    if (rc == CS_OK)
+        rc = cs_figures_check_y(a.y, kind, &err);
     if (rc == CS_OK && kind != CS_COLL_BARRIER && !a.bytes_text)
         rc = cs_error_set(&err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
     cs_outdir_t *hdir = NULL;

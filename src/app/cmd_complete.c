@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "api/figures.h"
 #include "api/loop.h"
 #include "coll/coll.h"
 #include "io/benchtable.h"
@@ -116,6 +117,12 @@ int cs_app_cmd_complete(int argc, char **argv)
     if (strcmp(prev, "--loop") == 0) {
         complete_offer(cur, cs_loop_style_name(CS_LOOP_STYLE_NCCL));
         complete_offer(cur, cs_loop_style_name(CS_LOOP_STYLE_OSU));
+        return CS_OK;
+    }
+    /* sweep's and compare's plotted quantity (api/figures.h) */
+    if (strcmp(prev, "--y") == 0) {
+        for (int y = CS_FIGURES_Y_TIME; y <= CS_FIGURES_Y_BUSBW; y++)
+            complete_offer(cur, cs_figures_y_name((cs_figures_y_t)y));
         return CS_OK;
     }
     if (strcmp(prev, "--between") == 0) {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "api/figures.h"
 #include "api/sizes.h"
 #include "api/sweep.h"
 #include "app/app.h"
@@ -56,6 +57,7 @@ typedef struct sweep_args {
     int nspecs;
     char spec_buf[4096];              /* --machines split in place */
     int ticks;                        /* --unit ticks: y in machine ticks */
+    cs_figures_y_t y;                 /* --y: time, algbw or busbw */
     const char *csv, *plot, *title, *xlabel, *ylabel, *json;
     int64_t ranks[SWEEP_MAX_RANKS];   /* ascending, distinct; none: every node */
     int nranks;
@@ -116,11 +118,16 @@ static void sweep_help(void)
            "                         JSON of 'collsim run --json', timing written as 0\n"
            "                         (docs/api.md)\n"
            "      --plot FILE        draw the plot; the format follows the extension:\n"
-           "                         .png, .svg or .pdf\n"
+           "                         .png, .svg or .pdf (.csv: the plotted numbers)\n"
            "      --title TEXT       plot title (default: collective, machine, ranks, mode;\n"
            "                         '' for none)\n"
            "      --xlabel TEXT      x axis label (default: what the size means)\n"
-           "      --ylabel TEXT      y axis label (default: 'time', or 'time (ticks)')\n"
+           "      --ylabel TEXT      y axis label (default: 'time', or 'time (ticks)', or\n"
+           "                         the bandwidth's name)\n"
+           "      --y QUANTITY       the plot's y axis: time (default), algbw or busbw\n"
+           "                         (nccl-tests' algorithm and bus bandwidths of each\n"
+           "                         point, B/s with decimal prefixes: 1 GB/s = 1e9 B/s;\n"
+           "                         docs/bandwidth.md)\n"
            "      --unit UNIT        x axis unit: bytes (default) or elements4 (bytes/4,\n"
            "                         32-bit elements such as Cerebras wavelets); y axis\n"
            "                         unit: seconds (default, ns/µs/ms/s) or ticks (the\n"
@@ -191,7 +198,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 {
     enum {
         OPT_RANKS = 256, OPT_OPT, OPT_CSV, OPT_PLOT, OPT_TITLE, OPT_XLABEL,
-        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_MACHINES, OPT_QUIET
+        OPT_YLABEL, OPT_UNIT, OPT_KEEP_GOING, OPT_PREDICT, OPT_MACHINES, OPT_QUIET, OPT_Y
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -214,6 +221,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"xlabel", required_argument, NULL, OPT_XLABEL},
         {"ylabel", required_argument, NULL, OPT_YLABEL},
         {"unit", required_argument, NULL, OPT_UNIT},
+        {"y", required_argument, NULL, OPT_Y},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -265,6 +273,10 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
                 cs_app_usage_error("sweep", "--unit: unknown unit '%s'; valid: bytes, "
                                    "elements4 (sizes), seconds, ticks (times)", optarg);
             break;
+        case OPT_Y:
+            if (cs_figures_parse_y(optarg, &a->y, &err) != CS_OK)
+                cs_app_usage_error("sweep", "%s", err.msg);
+            break;
         case OPT_QUIET: a->quiet = 1; break;
         case 'h': sweep_help(); exit(0);
         default: cs_app_option("sweep", &a->req, c, argv, longopts);
@@ -300,6 +312,14 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
     if (a->req.has_root && !cs_coll_rooted(a->kind))
         cs_app_usage_error("sweep", "--root: %s has no root (rooted collectives: broadcast, "
                            "reduce, gather, scatter)", cs_coll_name(a->kind));
+    if (cs_figures_check_y(a->y, a->kind, &err) != CS_OK)
+        cs_app_usage_error("sweep", "%s", err.msg);
+    if (a->y != CS_FIGURES_Y_TIME && a->ticks)
+        cs_app_usage_error("sweep", "--y %s and --unit ticks: a bandwidth is in bytes per "
+                           "second, ticks are times; give one", cs_figures_y_name(a->y));
+    if (a->y != CS_FIGURES_Y_TIME && !a->plot)
+        cs_app_usage_error("sweep", "--y %s is what --plot draws; the CSV and JSON have "
+                           "every quantity: add --plot FILE", cs_figures_y_name(a->y));
     sweep_parse_algos(algos, a);
     sweep_check_opts(a);
     if (a->plot && cs_plot_check_path(a->plot, &err) != CS_OK)
@@ -361,9 +381,13 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, int (*Ps)[SWEEP_MAX_R
         snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(a->kind),
                  a->elements4 ? "elements, 32-bit wavelets" : "bytes");
     }
+    const char *ylabel = a->ylabel                          ? a->ylabel
+                         : a->y != CS_FIGURES_Y_TIME        ? cs_figures_y_label(a->y)
+                         : a->ticks                         ? "time (ticks)"
+                                                            : "time";
     cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
-                               a->ylabel ? a->ylabel : a->ticks ? "time (ticks)" : "time", 1, 1);
-    cs_plot_set_yunit(p, a->ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS);
+                               ylabel, 1, 1);
+    cs_plot_set_yunit(p, a->ticks ? CS_AXIS_PLAIN : cs_figures_y_unit(a->y));
     for (int mi = 0; mi < nm; mi++)
         for (int k = 0; k < a->nalgos; k++)
             for (int j = 0; j < (by_ranks ? 1 : nr); j++)
@@ -378,6 +402,8 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, int (*Ps)[SWEEP_MAX_R
                                : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
                         y[i] = v[(((size_t)mi * a->nalgos + k) * nr + jj) * (size_t)a->nsizes +
                                  ii] * scale;
+                        /* --y algbw, busbw: nccl-tests' bandwidth of that time */
+                        y[i] = cs_figures_y_value(a->y, a->kind, Ps[mi][jj], a->sizes[ii], y[i]);
                         any |= !isnan(y[i]);
                     }
                     if (which && !any)

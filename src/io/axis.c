@@ -5,7 +5,8 @@
  * and EngFormatter behave alike): a log axis is read by its decades, so
  * each gets a label; a short axis needs intermediate labels to be read at
  * all; a time is written with the SI prefix that keeps its mantissa in
- * [1, 1000).  Issue 32 asked for these after a sweep plot showed two y
+ * [1, 1000) (and a bandwidth with the decimal prefix that does: "GB/s" =
+ * 10^9 B/s, as nccl-tests prints it).  Issue 32 asked for these after a sweep plot showed two y
  * labels and a comparison mixed "ms", "us" and an axis in µs.
  */
 #include <math.h>
@@ -16,18 +17,37 @@
 #include "io/axis.h"
 #include "io/figure.h"
 
-/* The prefixes of 10^(3g) for g = -5 (femto) .. 0. */
-static const char *const axis_prefix[] = {"f", "p", "n", "\xc2\xb5", "m", ""};
-#define AXIS_PREFIX_MIN (-5)
+/* A unit with SI prefixes: the prefixes of 10^(3g) for g = gmin .. gmax
+ * and the unit's symbol.  Times go down from seconds; rates go up from
+ * bytes per second in decimal steps, as nccl-tests' "GB/s" (10^9 B/s,
+ * docs/bandwidth.md), never binary ones. */
+typedef struct axis_si {
+    const char *const *prefix;
+    int gmin, gmax;
+    const char *sym;
+} axis_si_t;
 
-/* The prefix group of v > 0: the g with 10^(3g) <= v < 10^(3g+3), or 1
- * above the table (>= 1000 s), AXIS_PREFIX_MIN - 1 below it. */
-static int axis_group(double v)
+static const char *const axis_sec_prefix[] = {"f", "p", "n", "\xc2\xb5", "m", ""};
+static const char *const axis_rate_prefix[] = {"", "k", "M", "G", "T", "P", "E"};
+static const axis_si_t axis_sec = {axis_sec_prefix, -5, 0, "s"};
+static const axis_si_t axis_rate = {axis_rate_prefix, 0, 6, "B/s"};
+
+/* The prefixes of a unit, or NULL for plain numbers. */
+static const axis_si_t *axis_si(cs_axis_unit_t unit)
+{
+    return unit == CS_AXIS_SECONDS       ? &axis_sec
+           : unit == CS_AXIS_BYTES_PER_S ? &axis_rate
+                                         : NULL;
+}
+
+/* The prefix group of v > 0: the g with 10^(3g) <= v < 10^(3g+3), or
+ * gmax + 1 above the table (>= 1000 s), gmin - 1 below it. */
+static int axis_group(double v, const axis_si_t *si)
 {
     int g = (int)floor(log10(v) / 3 + 1e-9);
-    if (g > 0)
-        return 1;
-    return g < AXIS_PREFIX_MIN ? AXIS_PREFIX_MIN - 1 : g;
+    if (g > si->gmax)
+        return si->gmax + 1;
+    return g < si->gmin ? si->gmin - 1 : g;
 }
 
 /* Drops trailing zeros of a decimal fraction in place ("1.50" -> "1.5",
@@ -50,19 +70,23 @@ void cs_axis_format(double v, int digits, cs_axis_unit_t unit, char *buf, size_t
         digits = 1;
     if (digits > 9)
         digits = 9;
-    if (unit != CS_AXIS_SECONDS) {
+    const axis_si_t *si = axis_si(unit);
+    if (!si) {
         snprintf(buf, len, "%.*g", digits, v);
         return;
     }
     if (v == 0 || !isfinite(v)) {
-        snprintf(buf, len, v == 0 ? "0 s" : "%g s", v);
+        if (v == 0)
+            snprintf(buf, len, "0 %s", si->sym);
+        else
+            snprintf(buf, len, "%g %s", v, si->sym);
         return;
     }
     double a = fabs(v);
-    int g = axis_group(a);
+    int g = axis_group(a, si);
     for (int pass = 0; pass < 2; pass++) {
-        if (g > 0 || g < AXIS_PREFIX_MIN) {
-            snprintf(buf, len, "%.*g s", digits, v);
+        if (g > si->gmax || g < si->gmin) {
+            snprintf(buf, len, "%.*g %s", digits, v, si->sym);
             return;
         }
         double m = a / pow(1000.0, g);
@@ -75,24 +99,25 @@ void cs_axis_format(double v, int digits, cs_axis_unit_t unit, char *buf, size_t
             g++;
             continue;
         }
-        snprintf(buf, len, "%s%s %ss", v < 0 ? "-" : "", num, axis_prefix[g - AXIS_PREFIX_MIN]);
+        snprintf(buf, len, "%s%s %s%s", v < 0 ? "-" : "", num, si->prefix[g - si->gmin],
+                 si->sym);
         return;
     }
 }
 
-/* The label of a tick at value v of a time axis whose ticks are `step`
- * apart: the prefix of v itself, as many decimals as the step needs there,
- * trailing zeros dropped ("500 µs", "1 ms", "1.5 ms"). */
-static void axis_seconds_label(double v, double step, cs_axis_tick_t *t)
+/* The label of a tick at value v of a time (or rate) axis whose ticks are
+ * `step` apart: the prefix of v itself, as many decimals as the step needs
+ * there, trailing zeros dropped ("500 µs", "1 ms", "1.5 ms", "2.5 GB/s"). */
+static void axis_si_label(double v, double step, const axis_si_t *si, cs_axis_tick_t *t)
 {
     t->sup[0] = '\0';
     if (fabs(v) < step * 1e-9) {
-        snprintf(t->text, sizeof t->text, "0 s");
+        snprintf(t->text, sizeof t->text, "0 %s", si->sym);
         return;
     }
-    int g = axis_group(fabs(v));
-    if (g > 0 || g < AXIS_PREFIX_MIN) {
-        snprintf(t->text, sizeof t->text, "%g s", v);
+    int g = axis_group(fabs(v), si);
+    if (g > si->gmax || g < si->gmin) {
+        snprintf(t->text, sizeof t->text, "%g %s", v, si->sym);
         return;
     }
     double scale = pow(1000.0, g);
@@ -104,26 +129,27 @@ static void axis_seconds_label(double v, double step, cs_axis_tick_t *t)
     char num[24];
     snprintf(num, sizeof num, "%.*f", decimals, v / scale);
     axis_trim(num);
-    snprintf(t->text, sizeof t->text, "%s %ss", num, axis_prefix[g - AXIS_PREFIX_MIN]);
+    snprintf(t->text, sizeof t->text, "%s %s%s", num, si->prefix[g - si->gmin], si->sym);
 }
 
 /* The label of m * 10^k.  Plain: SI suffixes from 1 to 999T ("20", "5k",
  * "100M"), decimals down to 0.001, else (or with `sci`) "10" with a raised
- * exponent.  Seconds: "20 ns", "1 µs". */
+ * exponent.  Seconds: "20 ns", "1 µs"; rates: "10 GB/s". */
 static void axis_log_label(int m, int k, int sci, cs_axis_unit_t unit, cs_axis_tick_t *t)
 {
     static const char *const si[] = {"", "k", "M", "G", "T"};
     t->sup[0] = '\0';
-    if (unit == CS_AXIS_SECONDS) {
+    const axis_si_t *u = axis_si(unit);
+    if (u) {
         int g = k >= 0 ? k / 3 : -((-k + 2) / 3);
-        if (g > 0 || g < AXIS_PREFIX_MIN) {
-            snprintf(t->text, sizeof t->text, "%g s", m * pow(10.0, k));
+        if (g > u->gmax || g < u->gmin) {
+            snprintf(t->text, sizeof t->text, "%g %s", m * pow(10.0, k), u->sym);
             return;
         }
         int v = m;
         for (int i = 0; i < k - 3 * g; i++)
             v *= 10;
-        snprintf(t->text, sizeof t->text, "%d %ss", v, axis_prefix[g - AXIS_PREFIX_MIN]);
+        snprintf(t->text, sizeof t->text, "%d %s%s", v, u->prefix[g - u->gmin], u->sym);
         return;
     }
     if (!sci && k >= 0 && k < 15) {
@@ -146,8 +172,8 @@ static void axis_log_label(int m, int k, int sci, cs_axis_unit_t unit, cs_axis_t
 
 static void axis_value_label(double v, double step, cs_axis_unit_t unit, cs_axis_tick_t *t)
 {
-    if (unit == CS_AXIS_SECONDS) {
-        axis_seconds_label(v, step, t);
+    if (axis_si(unit)) {
+        axis_si_label(v, step, axis_si(unit), t);
         return;
     }
     t->sup[0] = '\0';
@@ -224,8 +250,8 @@ static int axis_lin_ticks(double lo, double hi, cs_axis_unit_t unit, cs_axis_tic
         tk->labelled = 1;
         if (fabs(v) < step * 1e-9)
             v = 0; /* no "-0" or "1e-17" from rounding */
-        if (unit == CS_AXIS_SECONDS)
-            axis_seconds_label(v, step, tk);
+        if (axis_si(unit))
+            axis_si_label(v, step, axis_si(unit), tk);
         else
             snprintf(tk->text, sizeof tk->text, "%g", v);
     }

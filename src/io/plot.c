@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/outfile.h"
 #include "io/axis.h"
 #include "io/figure.h"
 #include "io/plot.h"
@@ -752,12 +754,74 @@ static void plot_bars_draw(cairo_t *cr, void *ctx)
         cs_fig_title(cr, PLOT_W / 2, 30, b->title, PLOT_TITLE_SIZE, 1, PLOT_W - 40);
 }
 
+/* ---- the plotted numbers (.csv) --------------------------------------------- */
+
+/* Whether path names the plot's data rather than a picture: ".csv". */
+static int plot_is_data(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) && !strcasecmp(dot, ".csv");
+}
+
+/* One CSV field: quoted (quotes doubled) when it holds a comma, a quote or
+ * a line break, as RFC 4180 says. */
+static void plot_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The numbers the figure shows: "series,x,y" (lines) or "label,y" (bars),
+ * full precision (%.17g, exact when read back), in the plot's units (y in
+ * seconds, bytes per second or plain numbers, x as drawn).  A point that
+ * is not finite (a failed run) is left out, as the figure leaves it out;
+ * points <= 0 are kept (only a log axis hides them). */
+static int plot_write_data(const char *path, const cs_plot_t *p, const plot_bars_t *b,
+                           cs_error_t *err)
+{
+    cs_outfile_t *o;
+    int rc = cs_outfile_open(NULL, path, &o, err);
+    if (rc)
+        return rc;
+    FILE *f = cs_outfile_stream(o);
+    if (p) {
+        fputs("series,x,y\n", f);
+        for (int k = 0; k < p->ns; k++)
+            for (size_t i = 0; i < p->s[k].n; i++) {
+                if (!isfinite(p->s[k].x[i]) || !isfinite(p->s[k].y[i]))
+                    continue;
+                plot_csv_field(f, p->s[k].name);
+                fprintf(f, ",%.17g,%.17g\n", p->s[k].x[i], p->s[k].y[i]);
+            }
+    } else {
+        fputs("label,y\n", f);
+        for (int i = 0; i < b->n; i++) {
+            if (!isfinite(b->values[i]))
+                continue;
+            plot_csv_field(f, b->labels[i] ? b->labels[i] : "");
+            fprintf(f, ",%.17g\n", b->values[i]);
+        }
+    }
+    return cs_outfile_commit(o, err);
+}
+
 int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
                        const char *const *labels, const double *values,
                        const char *const *texts, int logy, cs_axis_unit_t yunit,
                        cs_error_t *err)
 {
     plot_bars_t b = {title, ylabel, n, labels, values, texts, logy != 0, yunit};
+    if (plot_is_data(path))
+        return plot_write_data(path, NULL, &b, err);
     return cs_fig_write(path, "plot", PLOT_W, PLOT_H, plot_bars_draw, &b, title, err);
 }
 
@@ -765,13 +829,23 @@ int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, 
 
 int cs_plot_check_path(const char *path, cs_error_t *err)
 {
-    return cs_fig_check_path(path, "plot", err);
+    if (plot_is_data(path))
+        return CS_OK;
+    int rc = cs_fig_check_path(path, "plot", err);
+    if (rc) { /* the pictures' message, and the data's extension */
+        char msg[CS_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        cs_error_set(err, rc, "%s (or .csv: the plotted numbers)", msg);
+    }
+    return rc;
 }
 
 static void plot_draw_cb(cairo_t *cr, void *ctx) { plot_draw(ctx, cr); }
 
 int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err)
 {
+    if (plot_is_data(path))
+        return plot_write_data(path, p, NULL, err);
     return cs_fig_write(path, "plot", PLOT_W, PLOT_H, plot_draw_cb, (void *)p, p->title, err);
 }
 

@@ -45,13 +45,16 @@ void cs_plot_set_yunit(cs_plot_t *p, cs_axis_unit_t unit);
 void cs_plot_add_series(cs_plot_t *p, const char *name, size_t n, const double *x,
                         const double *y);
 
-/* CS_OK when path ends in .png, .svg or .pdf (any case), else a usage error
- * naming the path and the valid extensions.  Lets a caller refuse a bad
+/* CS_OK when path ends in .png, .svg, .pdf or .csv (any case), else a
+ * usage error naming the path and the valid extensions.  Lets a caller refuse a bad
  * file name before a long computation. */
 int cs_plot_check_path(const char *path, cs_error_t *err);
 
 /* Draws the plot and writes it to `path` in the format its extension names
- * (see cs_plot_check_path).  Axis ranges cover every shown point with a
+ * (see cs_plot_check_path); ".csv" writes the numbers instead of a
+ * picture: a header "series,x,y" and a row per finite point, series by
+ * series, values with %.17g (exact when read back), y in the axis's unit
+ * (seconds, bytes per second or plain).  Axis ranges cover every shown point with a
  * margin; with none, the axes are drawn empty.  Errors: unknown extension
  * (CS_ERR_USAGE), cairo failure or a file that cannot be written
  * (CS_ERR_IO), each naming the path; the file may then be absent or
@@ -65,7 +68,7 @@ int cs_plot_write(const cs_plot_t *p, const char *path, cs_error_t *err);
  * cs_axis_format, in the axis's unit yunit: "2.190 ms").  The y axis is
  * linear from 0, or logarithmic with logy; its ticks are in yunit too.  Bars take the line plots'
  * colours in order.  Written like cs_plot_write (same size, formats,
- * errors and determinism). */
+ * errors and determinism; ".csv": "label,y" and a row per finite value). */
 int cs_plot_write_bars(const char *path, const char *title, const char *ylabel, int n,
                        const char *const *labels, const double *values,
                        const char *const *texts, int logy, cs_axis_unit_t yunit,

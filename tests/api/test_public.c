@@ -546,6 +546,29 @@ Test(public, heatmap_and_timeline)
     cr_assert(strstr(e.message, "--heatmap"), "%s", e.message);
     cr_assert_eq(collsim_result_heatmap(res, png, "heat", &e), COLLSIM_ERR_USAGE);
     cr_assert(strstr(e.message, "--metric"), "%s", e.message);
+    /* this figure's scale and size; NULL ones are the request's (none):
+     * the same bytes as collsim_result_heatmap */
+    char png2[300];
+    size_t n2;
+    snprintf(png2, sizeof png2, "%s/h2.png", tmpdir);
+    cr_assert_eq(collsim_result_heatmap_style(res, png2, "bytes", NULL, NULL, &e), COLLSIM_OK,
+                 "%s", e.message);
+    data = read_file(png, &n);
+    char *data2 = read_file(png2, &n2);
+    cr_expect(n == n2 && !memcmp(data, data2, n), "NULL style: the request's (none)");
+    free(data2);
+    cr_assert_eq(collsim_result_heatmap_style(res, png2, "bytes", ":1KiB", "column", &e),
+                 COLLSIM_OK, "%s", e.message);
+    data2 = read_file(png2, &n2);
+    cr_expect(n != n2 || memcmp(data, data2, n), "a scale and a size change the figure");
+    free(data2);
+    free(data);
+    cr_assert_eq(collsim_result_heatmap_style(res, png2, "util", "50", NULL, &e),
+                 COLLSIM_ERR_USAGE);
+    cr_assert(strstr(e.message, "--scale '50'"), "%s", e.message);
+    cr_assert_eq(collsim_result_heatmap_style(res, png2, "util", NULL, "huge", &e),
+                 COLLSIM_ERR_USAGE);
+    cr_assert(strstr(e.message, "huge"), "%s", e.message);
     cr_assert_eq(collsim_result_timeline(res, tl, &e), COLLSIM_OK, "%s", e.message);
     data = read_file(tl, &n);
     cr_assert(strstr(data, "traceEvents"));

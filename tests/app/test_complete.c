@@ -87,6 +87,13 @@ Test(complete, bench_table)
     o = RUN("complete", "run", "--between", "b");
     cr_assert_str_eq(o.out, "barrier\n");
     cli_out_free(&o);
+    /* the plots' y quantity, the same on sweep and compare */
+    o = RUN("complete", "sweep", "--y", "");
+    cr_assert_str_eq(o.out, "time\nalgbw\nbusbw\n");
+    cli_out_free(&o);
+    o = RUN("complete", "compare", "--y", "b");
+    cr_assert_str_eq(o.out, "busbw\n");
+    cli_out_free(&o);
 }
 
 Test(complete, machines_and_keys)

@@ -617,3 +617,104 @@ Test(figures, heatmap_subtitle_times_as_the_plots)
     cs_heatmap_data_destroy(&d);
     h_done(&r);
 }
+
+/* ---- bandwidth as the plots' y axis (--y) ------------------------------------------ */
+
+/* The y of point (series, x) in a plot's data (--plot FILE.csv:
+ * "series,x,y"); NaN when absent. */
+static double plot_data_y(const char *doc, const char *series, double x)
+{
+    for (const char *p = strchr(doc, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        char name[64];
+        double px, py;
+        if (sscanf(p + 1, "%63[^,],%lf,%lf", name, &px, &py) == 3 && !strcmp(name, series) &&
+            px == x)
+            return py;
+    }
+    return NAN;
+}
+
+/* sweep --y busbw: every plotted point is nccl-tests' bus bandwidth of the
+ * time in the sweep's own CSV, computed here by hand: allreduce S = bytes,
+ * factor 2(P-1)/P; allgather S = bytes x P, factor (P-1)/P (over rank
+ * counts, where P changes from point to point). */
+Test(figures, sweep_plots_busbw_of_its_times)
+{
+    static const struct {
+        const char *coll, *sizes, *ranks;
+        int gather; /* S = bytes x P, factor (P-1)/P */
+    } cases[] = {
+        {"allreduce", "1KiB..1MiB:x8", "8", 0},
+        {"allgather", "4KiB", "2,4,8", 1},
+    };
+    for (int c = 0; c < 2; c++) {
+        cli_out_t o = RUN("sweep", "--machine", "alphabeta:topo=ring,p=8", "--coll",
+                          cases[c].coll, "--algos", "ring,rdb", "--bytes", cases[c].sizes,
+                          "--ranks", cases[c].ranks, "--csv", "-", "--y", "busbw", "--plot",
+                          "bw.csv", "--quiet");
+        cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+        char *path = cli_path("bw.csv"), *doc = cli_read(path, NULL);
+        int rows = 0;
+        for (const char *p = strchr(o.out, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+            char algo[32];
+            long long bytes, ticks;
+            int P;
+            double s;
+            const char *q = strstr(p + 1, "\",");
+            cr_assert_not_null(q, "%s", p + 1);
+            cr_assert_eq(sscanf(q + 2, "%*[^,],%31[^,],%lld,%d,%lld,%lf", algo, &bytes, &P,
+                                &ticks, &s), 5, "%s", q);
+            double S = cases[c].gather ? (double)bytes * P : (double)bytes;
+            double factor = cases[c].gather ? (P - 1.0) / P : 2.0 * (P - 1) / P;
+            double want = S / s * factor;
+            /* over sizes the x is the size, over rank counts the count */
+            double got = plot_data_y(doc, algo, cases[c].gather ? P : (double)bytes);
+            cr_expect(fabs(got - want) <= 1e-8 * want, "%s %s %lld B, P=%d: plotted %.9g, "
+                      "busbw of %.9g s = %.9g", cases[c].coll, algo, bytes, P, got, s, want);
+            rows++;
+        }
+        cr_expect_eq(rows, c ? 2 * 3 : 2 * 4, "%s", o.out);
+        free(doc);
+        free(path);
+        cli_out_free(&o);
+    }
+}
+
+/* compare --y: the chart's bars are the rows' bandwidths; the table writes
+ * times and bandwidths with four significant digits in the charts' units.
+ * 1 MiB ring allreduce on the alpha-beta ring of 8 (alpha 1 us, beta 1
+ * ns/B): 14 (1 us + 131.072 us) = 1.849008 ms; algbw = 2^20 B / t =
+ * 567.1 MB/s, busbw x 14/8 = 992.4 MB/s. */
+Test(figures, compare_bandwidth_chart_and_table)
+{
+    cli_out_t o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1MiB",
+                      "--machines", "alphabeta:topo=ring,p=8", "--y", "busbw", "--plot",
+                      "c.csv", "--no-timing", "--quiet");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    ASSERT_HAS(o.out, "  1.849 ms  567.1 MB/s  992.4 MB/s  ");
+    cr_expect_null(strstr(o.out, " us"), "no ASCII us, no six digits:\n%s", o.out);
+    cr_expect_null(strstr(o.out, "0.000"), "--no-timing: no wall column:\n%s", o.out);
+    char *path = cli_path("c.csv"), *doc = cli_read(path, NULL);
+    double v = NAN;
+    const char *row = strchr(doc, '\n');
+    cr_assert_not_null(row, "%s", doc);
+    cr_assert_eq(sscanf(row + 1, "alphabeta ring of 8 nodes,%lf", &v), 1, "%s", doc);
+    double want = 1048576 / 1.849008e-3 * 14 / 8;
+    cr_expect(fabs(v - want) <= 1e-9 * want, "busbw bar %.9g, by hand %.9g", v, want);
+    free(doc);
+    free(path);
+    cli_out_free(&o);
+    /* --y algbw over sizes: one line per machine; the same figure in PDF
+     * says its unit and the decimal prefixes */
+    o = RUN("compare", "--coll", "allreduce", "--algo", "ring", "--bytes", "1KiB..1MiB:x32",
+            "--machines", "alphabeta:topo=ring,p=8", "--y", "algbw", "--plot", "l.pdf",
+            "--no-timing", "--quiet");
+    cr_assert_eq(o.status, 0, "stderr: %s", o.err);
+    cli_out_free(&o);
+    char *lines = pdf_text("l.pdf");
+    if (!lines)
+        cr_skip_test("pdftotext (poppler-utils) is not installed");
+    ASSERT_HAS(lines, "MB/s");
+    ASSERT_HAS(lines, "algorithm bandwidth (algbw; 1 GB/s = 10");
+    free(lines);
+}

@@ -127,3 +127,35 @@ Test(axis, four_significant_digits)
     cs_axis_format(412.5, 4, CS_AXIS_PLAIN, buf, sizeof buf);
     cr_expect_str_eq(buf, "412.5");
 }
+
+/* Bandwidths in decimal steps as nccl-tests prints them (1 GB/s = 10^9
+ * B/s, never 2^30): 4 significant digits on bars and in tables. */
+Test(axis, bandwidths_with_decimal_prefixes)
+{
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {12.3456e9, "12.35 GB/s"}, {999.96e6, "1.000 GB/s"}, {1.073741824e9, "1.074 GB/s"},
+        {512, "512.0 B/s"},        {0, "0 B/s"},             {2.5e15, "2.500 PB/s"},
+        {0.5, "0.5 B/s"},          {4.5e3, "4.500 kB/s"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_axis_format(cases[i].v, 4, CS_AXIS_BYTES_PER_S, buf, sizeof buf);
+        cr_expect_str_eq(buf, cases[i].want, "%g B/s", cases[i].v);
+    }
+}
+
+/* A log axis of bandwidths from 100 MB/s to 100 GB/s: a labelled tick per
+ * decade, in B/s with the prefix of each decade. */
+Test(axis, a_labelled_tick_per_decade_of_bandwidth)
+{
+    char buf[512];
+    int n;
+    labels(1, 8, 11, CS_AXIS_BYTES_PER_S, buf, sizeof buf, &n);
+    cr_expect_str_eq(buf, "100 MB/s|1 GB/s|10 GB/s|100 GB/s");
+    /* a linear axis of 0 .. 25 GB/s: steps of 5 GB/s */
+    labels(0, 0, 25e9, CS_AXIS_BYTES_PER_S, buf, sizeof buf, &n);
+    cr_expect_str_eq(buf, "0 B/s|5 GB/s|10 GB/s|15 GB/s|20 GB/s|25 GB/s");
+}

@@ -496,3 +496,40 @@ Test(plot, legend_inside_only_where_it_hides_nothing)
     free(free_corner);
     free(full);
 }
+
+/* ".csv" writes the plotted numbers instead of a picture: every finite
+ * point of every series, exact when read back (%.17g), names quoted as CSV
+ * needs; a bar chart's labels and values likewise. */
+Test(plot, csv_writes_the_plotted_numbers)
+{
+    double x[3] = {8, 64, 512}, y[3] = {1.0 / 3, NAN, 2.5e9};
+    cs_plot_t *p = cs_plot_new("t", "x", "y", 1, 1);
+    cs_plot_add_series(p, "ring, P=8", 3, x, y);
+    cs_plot_add_series(p, "rdb", 1, x, y);
+    char *path = path_in_tmp("data.csv");
+    write_ok(p, path);
+    size_t len;
+    char *text = read_all(path, &len);
+    double third;
+    cr_assert_eq(sscanf(strstr(text, "\"ring, P=8\",8,") + 14, "%lf", &third), 1, "%s", text);
+    cr_expect_eq(third, 1.0 / 3, "exact: %.17g", third);
+    cr_expect_str_eq(text, "series,x,y\n"
+                           "\"ring, P=8\",8,0.33333333333333331\n"
+                           "\"ring, P=8\",512,2500000000\n"
+                           "rdb,8,0.33333333333333331\n");
+    free(text);
+    cs_plot_free(p);
+
+    const char *labels[2] = {"a", "b\"c"};
+    double v[2] = {12.5e9, 3};
+    cs_error_t err = {0};
+    cr_assert_eq(cs_plot_write_bars(path, "t", "y", 2, labels, v, NULL, 0, CS_AXIS_BYTES_PER_S,
+                                    &err), CS_OK, "%s", err.msg);
+    text = read_all(path, &len);
+    cr_expect_str_eq(text, "label,y\na,12500000000\n\"b\"\"c\",3\n");
+    free(text);
+    free(path);
+    cr_expect_eq(cs_plot_check_path("Fig.CSV", &err), CS_OK);
+    cr_expect_eq(cs_plot_check_path("fig.gif", &err), CS_ERR_USAGE);
+    cr_expect_not_null(strstr(err.msg, ".csv"), "%s", err.msg);
+}

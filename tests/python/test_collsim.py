@@ -243,6 +243,54 @@ class Figures(unittest.TestCase):
             with open(mine, "rb") as a, open(theirs, "rb") as b:
                 self.assertEqual(a.read(), b.read(), record)
 
+    def test_heatmap_scale_and_size_are_the_clis(self):
+        # scale= and size= are --scale and --size, read by the library: the
+        # same bytes as the command line's figure, whichever form is given
+        spec = "alphabeta:topo=ring,p=4"
+        r = collsim.run(machine=spec, coll="allreduce", algo="ring", bytes=4096)
+        base = ("run", "--machine", spec, "--coll", "allreduce", "--algo", "ring", "--bytes",
+                "4096", "--json", os.devnull)
+
+        def read(path):
+            with open(path, "rb") as f:
+                return f.read()
+        theirs = os.path.join(self.dir.name, "cli.png")
+        cli(*base, "--heatmap", theirs, "--scale", "0:50")
+        mine = os.path.join(self.dir.name, "mine.png")
+        for scale in ("0:50", (0, 50), (None, 50.0), (0, "50")):
+            r.heatmap(mine, scale=scale)
+            self.assertEqual(read(mine), read(theirs), scale)
+        self.assertEqual(r.heatmap_bytes(scale=(0, 50)), read(theirs))
+        # a fixed range changes the picture: not the default's bytes
+        self.assertNotEqual(r.heatmap_bytes(), read(theirs))
+        cli(*base, "--heatmap", theirs, "--size", "column", "--metric", "bytes", "--scale",
+            "0:4KiB")
+        r.heatmap(mine, metric="bytes", size="column", scale=(0, "4KiB"))
+        self.assertEqual(read(mine), read(theirs))
+        png = read(mine)
+        self.assertNotEqual(int.from_bytes(png[16:20], "big"), 1000)  # column-wide
+
+    def test_heatmap_scale_and_size_errors(self):
+        # the command line's messages, from the same parser; nothing written
+        r = collsim.run(machine="alphabeta:topo=ring,p=4", coll="allreduce", bytes=4096)
+        path = os.path.join(self.dir.name, "h.png")
+        for kw, text in ((dict(scale="50"), "--scale '50'"), (dict(scale=(50, 10)), "HI"),
+                         (dict(size="huge"), "huge"), (dict(scale=("x", 5)), "--scale")):
+            with self.assertRaises(collsim.Error) as cm:
+                r.heatmap(path, **kw)
+            self.assertEqual(cm.exception.code in (1, 5), True, cm.exception)
+            self.assertIn(text, cm.exception.message)
+            self.assertFalse(os.path.exists(path))
+        p = subprocess.run([COLLSIM, "run", "--machine", "alphabeta:topo=ring,p=4", "--coll",
+                            "allreduce", "--bytes", "4096", "--heatmap", path, "--scale", "50"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with self.assertRaises(collsim.Error) as cm:
+            r.heatmap(path, scale="50")
+        self.assertIn(cm.exception.message, p.stderr.decode())
+        for bad in (True, (1, 2, 3), 5, (True, 5)):
+            with self.assertRaises(TypeError):
+                r.heatmap(path, scale=bad)
+
     def test_heatmap_bad_metric_is_an_error(self):
         r = collsim.run(machine="cerebras:rows=2,cols=2", coll="allreduce", bytes=16)
         with self.assertRaises(collsim.Error) as cm:
