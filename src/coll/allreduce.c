@@ -442,9 +442,11 @@ static int build_2d_naive(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- recursive-doubling all-reduce among a set of ranks --------------------
  * [off, off+len) is reduced over ranks[0..cnt).  When cnt is not a power of
- * two, the ranks beyond the largest power of two pof2 first hand their vector
- * to ranks[i - pof2] and get the result back at the end (the Cell paper's
- * "extra round" to and from the excess nodes).  A rank goes on to the next
+ * two, the excess ranks first hand their vector to a partner and get the
+ * result back at the end (the Cell paper's "extra round" to and from the
+ * excess nodes): with far, ranks[pof2 + i] to ranks[i] (the paper does not
+ * name the partner; this is the rule the code has always used), with near
+ * ranks[2i+1] to ranks[2i] (the fold of coll_internal.h over indices).  A rank goes on to the next
  * round once its partner's vector is in and added, without waiting for the
  * partner to have read its own (the ACK): the paper's rdb lets rounds
  * overlap -- "after the second round there are 16 = 8 + 8 data messages that
