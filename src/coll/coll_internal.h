@@ -106,7 +106,8 @@ static inline int real_rank(int rel, int root, int P) { return (rel + root) % P;
  *     contiguous range of real ranks (and of their blocks): every message of
  *     recursive halving or doubling is one range.  The partner is adjacent
  *     in rank order (on the Cell blade: on the same chip).
- *   far (Open MPI's coll/base rule): rank Pp + i (i < e) folds onto rank i;
+ *   far (Open MPI's coll/base recursive-doubling barrier; its allreduce
+ *     pairs neighbours like MPICH): rank Pp + i (i < e) folds onto rank i;
  *     rank v < Pp is virtual rank v and stands for {v, v + Pp} (v < e) or
  *     {v}.  The partner is Pp ranks away (on the Cell blade: across the
  *     BIF), and a range of virtual ranks covers up to two ranges of real

@@ -2,7 +2,8 @@
  * test_fold.c - where the extra ranks of a non-power of two fold (option
  * fold=near|far, cs_coll_fold_t in src/coll/coll_internal.h; issue 33):
  * near is MPICH's rule (rank 2i+1 onto 2i, Thakur, Rabenseifner, Gropp
- * 2005), far Open MPI's coll/base rule (rank Pp+i onto i).
+ * 2005), far the rule of Open MPI's coll/base recursive-doubling barrier
+ * (rank Pp+i onto i).
  *
  *   - every algorithm that folds validates (--validate's checker: every rank
  *     ends with the right data, every contribution once) for P = 2..33 under
