@@ -85,6 +85,19 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
     return rc;
 }
 
+/* A heatmap's style from the query's scale= and size= (the grammar and
+ * messages of --scale and --size), the caption saying "scale=" rather than
+ * the option. */
+static int serve_style(const cs_serve_figreq_t *q, cs_heatmap_metric_t mt, cs_heatmap_style_t *st,
+                       cs_error_t *err)
+{
+    int rc = cs_figures_parse_style(q->scale[0] ? q->scale : NULL, q->size[0] ? q->size : NULL,
+                                    (int)mt, st, err);
+    if (rc == CS_OK && q->scale[0])
+        st->range_why = "colour range fixed by the request's scale";
+    return rc;
+}
+
 void cs_serve_draw(cs_serve_t *s, cs_serve_task_t *t, uint64_t seq)
 {
     cs_serve_job_t *j = t->job;
@@ -104,13 +117,17 @@ void cs_serve_draw(cs_serve_t *s, cs_serve_task_t *t, uint64_t seq)
     } else {
         cs_heatmap_metric_t mt = CS_HEATMAP_UTIL;
         cs_figures_window_t w;
+        cs_heatmap_style_t st;
         cs_heatmap_t *h = NULL;
+        /* checked when asked for (cs_serve_figure) */
         cs_heatmap_parse_metric(t->q.metric, &mt, e);
         rc = cs_figures_parse_window(t->q.window[0] ? t->q.window : NULL, m->tick_seconds, &w, e);
         if (rc == CS_OK)
+            rc = serve_style(&t->q, mt, &st, e);
+        if (rc == CS_OK)
             rc = cs_heatmap_new(m, &h, e);
         if (rc == CS_OK)
-            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, NULL, sr->title, path, NULL,
+            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, &st, sr->title, path, NULL,
                                     e);
         cs_heatmap_free(h);
     }
@@ -151,14 +168,35 @@ int cs_serve_figure(cs_serve_t *s, const char *id, const cs_serve_figreq_t *q,
     const cs_serve_run_t *sr = &j->runs[q->run];
     cs_heatmap_metric_t mt;
     cs_figures_window_t w;
-    if ((q->fig == CS_SERVE_FIG_HEATMAP_SVG || q->fig == CS_SERVE_FIG_HEATMAP_PNG) &&
-        ((rc = cs_heatmap_parse_metric(q->metric, &mt, &f->e)) ||
-         (rc = cs_figures_parse_window(q->window[0] ? q->window : NULL,
-                                       sr->run.machine->tick_seconds, &w, &f->e)))) {
+    cs_heatmap_style_t st;
+    int heatmap = q->fig == CS_SERVE_FIG_HEATMAP_SVG || q->fig == CS_SERVE_FIG_HEATMAP_PNG;
+    if (!heatmap && (q->scale[0] || q->size[0])) {
+        const char *key = q->scale[0] ? "scale" : "size";
+        rc = cs_serve_fail(f, 400, key, CS_ERR_USAGE, "%s: only heatmaps take it (heatmap.svg, "
+                           "heatmap.png), as --%s is the heatmaps'", key, key);
+        goto out;
+    }
+    if (heatmap && ((rc = cs_heatmap_parse_metric(q->metric, &mt, &f->e)) ||
+                    (rc = cs_figures_parse_window(q->window[0] ? q->window : NULL,
+                                                  sr->run.machine->tick_seconds, &w, &f->e)) ||
+                    (rc = serve_style(q, mt, &st, &f->e)))) {
         f->http = 400;
         snprintf(f->field, sizeof f->field, "%s",
-                 strstr(f->e.msg, "window") ? "window" : "metric");
+                 strstr(f->e.msg, "--window") ? "window" : strstr(f->e.msg, "--scale") ? "scale"
+                 : strstr(f->e.msg, "--size") ? "size" : "metric");
         goto out;
+    }
+    if (q->fig == CS_SERVE_FIG_HEATMAP_PNG && q->size[0]) {
+        /* a PNG's surface grows with its pixels: bounded before it is made */
+        double pw, ph;
+        cs_heatmap_file_size(&st.size, "x.png", &pw, &ph);
+        if (pw * ph > (double)CS_SERVE_MAX_PIXELS) {
+            rc = cs_serve_fail(f, 422, "size", CS_ERR_RANGE,
+                               "--size %s: a PNG of %.0f x %.0f pixels; the server draws at most "
+                               "%lld pixels (an SVG has no such limit)", q->size, pw, ph,
+                               (long long)CS_SERVE_MAX_PIXELS);
+            goto out;
+        }
     }
     if (q->fig == CS_SERVE_FIG_TIMELINE && !sr->timeline) {
         rc = cs_serve_fail(f, 422, "run", CS_ERR_RANGE,
