@@ -114,6 +114,8 @@ typedef struct cs_serve_body {
     int nalgo_files;
     cs_serve_point_t *points;          /* the runs, in result order */
     int npoints;
+    int nalgos, nranks, nsizes;        /* sweep: points = algorithms x rank
+                                          counts (nranks 1: every node) x sizes */
     int64_t bytes;                     /* run, compare: the size */
     char *canon;                       /* the normalised request (JSON text) */
 } cs_serve_body_t;

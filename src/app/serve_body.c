@@ -774,6 +774,9 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         goto out;
     }
     b->points = cs_calloc((size_t)total, sizeof *b->points);
+    b->nalgos = nalgos;
+    b->nranks = nranks ? nranks : 1;
+    b->nsizes = nsizes;
     for (int k = 0; k < nalgos; k++)
         for (int j = 0; j < (nranks ? nranks : 1); j++)
             for (int i = 0; i < nsizes; i++)

@@ -13,6 +13,7 @@
 
 #include "api/compare.h"
 #include "api/figures.h"
+#include "api/sweep.h"
 #include "app/serve_internal.h"
 #include "core/units.h"
 #include "io/heatmap.h"
@@ -43,45 +44,62 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
 {
     const cs_serve_body_t *b = &j->body;
     int n = j->nruns, rc;
-    char title[320];
     if (b->kind == CS_SERVE_COMPARE) {
+        /* `collsim compare --plot`'s bars (api/compare.h): the ranks in the
+         * title when every machine ran as many, else beside each name */
         const char **labels = cs_calloc((size_t)n, sizeof *labels);
+        const char **engines = cs_calloc((size_t)n, sizeof *engines);
+        char(*names)[128] = cs_calloc((size_t)n, sizeof *names);
         double *seconds = cs_calloc((size_t)n, sizeof *seconds);
+        char engtext[160];
+        int P = j->runs[0].ranks;
+        for (int i = 1; i < n; i++)
+            if (j->runs[i].ranks != P)
+                P = -1;
         for (int i = 0; i < n; i++) {
-            labels[i] = j->runs[i].name;
+            if (P >= 0)
+                snprintf(names[i], sizeof names[i], "%s", j->runs[i].name);
+            else
+                snprintf(names[i], sizeof names[i], "%s (%d ranks)", j->runs[i].name,
+                         j->runs[i].ranks);
+            labels[i] = names[i];
+            engines[i] = cs_net_engine_name(j->runs[i].run.result.net);
             seconds[i] = j->runs[i].seconds;
         }
-        rc = cs_compare_plot(path, NULL, b->coll, b->points[0].algo, b->bytes, n, labels,
-                             seconds, -1, err);
+        cs_compare_engines_text(engines, n, engtext, sizeof engtext);
+        cs_compare_figure_t fig = {NULL, b->coll, b->points[0].algo, P, engtext, -1, 0, 0, NULL};
+        rc = cs_compare_plot_bars(path, &fig, b->bytes, n, labels, seconds, err);
         free(labels);
+        free(engines);
+        free(names);
         free(seconds);
         return rc;
     }
-    /* a sweep: one line per algorithm and rank count over the sizes */
-    snprintf(title, sizeof title, "%s on %s (%s)", b->coll, b->machine[0], b->mode);
-    cs_plot_t *p = cs_plot_new(title, "bytes", "time (ticks)", 1, 1);
-    double *x = cs_malloc((size_t)n * sizeof *x), *y = cs_malloc((size_t)n * sizeof *y);
-    for (int i = 0; i < n;) {
-        int k = 0;
-        const cs_serve_point_t *p0 = &b->points[i];
-        char name[160];
-        while (i + k < n && b->points[i + k].algo == p0->algo &&
-               b->points[i + k].ranks == p0->ranks) {
-            x[k] = (double)b->points[i + k].bytes;
-            y[k] = (double)j->runs[i + k].run.result.finish;
-            k++;
-        }
-        if (p0->ranks)
-            snprintf(name, sizeof name, "%s, P=%lld", p0->algo, (long long)p0->ranks);
-        else
-            snprintf(name, sizeof name, "%s", p0->algo);
-        cs_plot_add_series(p, name, (size_t)k, x, y);
-        i += k;
-    }
-    rc = cs_plot_write(p, path, err);
-    cs_plot_free(p);
-    free(x);
-    free(y);
+    /* a sweep: `collsim sweep --plot`'s figure (api/sweep.h), in seconds */
+    int na = b->nalgos, nr = b->nranks, ns = b->nsizes;
+    const cs_serve_run_t *r0 = &j->runs[0];
+    const char **algos = cs_calloc((size_t)na, sizeof *algos);
+    const char *spec = b->machine[0], *shorts = r0->name;
+    const char *engine = cs_net_engine_name(r0->run.result.net);
+    int *ranks = cs_calloc((size_t)nr, sizeof *ranks);
+    int64_t *sizes = cs_calloc((size_t)ns, sizeof *sizes);
+    double *ticks = cs_calloc((size_t)n, sizeof *ticks);
+    double tick_s = r0->run.machine->tick_seconds;
+    for (int k = 0; k < na; k++)
+        algos[k] = b->points[k * nr * ns].algo;
+    for (int jj = 0; jj < nr; jj++)
+        ranks[jj] = j->runs[jj * ns].ranks;
+    for (int i = 0; i < ns; i++)
+        sizes[i] = b->points[i].bytes;
+    for (int i = 0; i < n; i++)
+        ticks[i] = (double)j->runs[i].run.result.finish;
+    cs_sweep_figure_t fig = {NULL, NULL, NULL, j->runs[0].coll->args.kind, 1, &spec, &shorts,
+                             &engine, &tick_s, na, algos, nr, ranks, ns, sizes, 0, 0};
+    rc = cs_sweep_plot(path, &fig, ticks, NULL, err);
+    free(algos);
+    free(ranks);
+    free(sizes);
+    free(ticks);
     return rc;
 }
 
