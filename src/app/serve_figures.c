@@ -103,16 +103,14 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
     return rc;
 }
 
-/* A heatmap's style from the query's scale= and size= (the grammar and
- * messages of --scale and --size), the caption saying "scale=" rather than
- * the option. */
+/* A heatmap's style from the query's scale= and size= (the grammar,
+ * messages and caption of --scale and --size: the figure is the command
+ * line's, pixel for pixel). */
 static int serve_style(const cs_serve_figreq_t *q, cs_heatmap_metric_t mt, cs_heatmap_style_t *st,
                        cs_error_t *err)
 {
     int rc = cs_figures_parse_style(q->scale[0] ? q->scale : NULL, q->size[0] ? q->size : NULL,
                                     (int)mt, st, err);
-    if (rc == CS_OK && q->scale[0])
-        st->range_why = "colour range fixed by the request's scale";
     /* a figure to see now: encoded for speed (io/png_fast.h) */
     st->png_fast = 1;
     return rc;
