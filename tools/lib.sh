@@ -15,6 +15,8 @@ CS_PACKAGES=(
     libigraph-dev
     libcriterion-dev
     libcairo2-dev
+    # the service's PNG heatmaps encoded for speed (src/io/png_fast.c)
+    libpng-dev
     libxml2-dev
     # `collsim serve` reads request bodies with jansson (docs/api.md)
     libjansson-dev

@@ -228,11 +228,3 @@ int cs_compare_plot_lines(const char *path, const cs_compare_figure_t *fig, int 
     free(x);
     return rc;
 }
-
-int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
-                    int64_t bytes, int n, const char *const *labels, const double *seconds,
-                    int logy, cs_error_t *err)
-{
-    cs_compare_figure_t fig = {title, coll, algo, 0, NULL, logy, 0, 0, NULL, 0};
-    return cs_compare_plot_bars(path, &fig, bytes, n, labels, seconds, err);
-}

@@ -122,10 +122,4 @@ int cs_compare_plot_lines(const char *path, const cs_compare_figure_t *fig, int 
                           const int64_t *sizes, int n, const char *const *labels,
                           const double *values, cs_error_t *err);
 
-/* The server's bar chart (plot.svg of a comparison job): cs_compare_plot_bars
- * with times in seconds, the title not naming ranks or engines. */
-int cs_compare_plot(const char *path, const char *title, const char *coll, const char *algo,
-                    int64_t bytes, int n, const char *const *labels, const double *seconds,
-                    int logy, cs_error_t *err);
-
 #endif

@@ -3,12 +3,18 @@
  * algorithm and rank count, each size built and run, and the JSON document
  * of the points.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/compare.h"
+#include "api/figures.h"
 #include "api/report.h"
 #include "api/sweep.h"
+#include "core/units.h"
+#include "io/plot.h"
 #include "io/result_json.h"
 
 const char *cs_sweep_opt_scope(const char *opt, const char **kv, char *buf, size_t len)
@@ -148,4 +154,90 @@ void cs_sweep_json_next(FILE *f)
 void cs_sweep_json_end(FILE *f)
 {
     fputs("]}\n", f);
+}
+
+int cs_sweep_plot(const char *path, const cs_sweep_figure_t *fig, const double *ticks,
+                  const double *model, cs_error_t *err)
+{
+    char title[512], xlabel[128], pdesc[64], engtext[160], where[160];
+    int nm = fig->nmachines, nr = fig->nranks, ns = fig->nsizes, na = fig->nalgos;
+    int by_ranks = ns == 1 && nr > 1, npts = by_ranks ? nr : ns;
+    const int *Ps = fig->ranks;
+    double *x = cs_malloc((size_t)(npts + 1) * sizeof *x);
+    double *y = cs_malloc((size_t)(npts + 1) * sizeof *y);
+    const char **eng = cs_calloc((size_t)(nm > 0 ? nm : 1), sizeof *eng);
+    int rc, neng = 0;
+    for (int mi = 0; mi < nm; mi++)
+        if (fig->engines[mi][0])
+            eng[neng++] = fig->engines[mi];
+    cs_compare_engines_text(eng, neng, engtext, sizeof engtext);
+    /* the rank counts; one machine's, or the common ones of several */
+    if (nr > 1)
+        snprintf(pdesc, sizeof pdesc, "%d..%d ranks", Ps[0], Ps[nr - 1]);
+    else
+        snprintf(pdesc, sizeof pdesc, "%d ranks", Ps[0]);
+    if (nm > 1)
+        snprintf(where, sizeof where, "%d machines", nm);
+    else
+        snprintf(where, sizeof where, "%s", fig->specs[0]);
+    if (by_ranks) {
+        char size[32];
+        cs_units_format_bytes(fig->sizes[0], size, sizeof size);
+        snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(fig->kind), size, where,
+                 engtext);
+        snprintf(xlabel, sizeof xlabel, "ranks");
+    } else {
+        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(fig->kind), where, pdesc,
+                 engtext);
+        snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(fig->kind),
+                 fig->elements4 ? "elements, 32-bit wavelets" : "bytes");
+    }
+    const char *ylabel = fig->ylabel                 ? fig->ylabel
+                         : fig->y != CS_FIGURES_Y_TIME ? cs_figures_y_label(fig->y)
+                         : fig->ticks                  ? "time (ticks)"
+                                                       : "time";
+    cs_plot_t *p = cs_plot_new(fig->title ? fig->title : title, fig->xlabel ? fig->xlabel : xlabel,
+                               ylabel, 1, 1);
+    cs_plot_set_yunit(p, fig->ticks ? CS_AXIS_PLAIN : cs_figures_y_unit(fig->y));
+    for (int mi = 0; mi < nm; mi++)
+        for (int k = 0; k < na; k++)
+            for (int j = 0; j < (by_ranks ? 1 : nr); j++)
+                for (int which = 0; which < (model ? 2 : 1); which++) {
+                    const double *v = which ? model : ticks;
+                    double scale = fig->ticks ? 1 : fig->tick_seconds[mi];
+                    char name[256], mach[112] = "";
+                    int any = 0;
+                    for (int i = 0; i < npts; i++) {
+                        int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
+                        x[i] = by_ranks ? Ps[mi * nr + i]
+                               : fig->elements4 ? (double)fig->sizes[i] / 4
+                                                : (double)fig->sizes[i];
+                        y[i] = v[(((size_t)mi * na + k) * nr + jj) * (size_t)ns + ii] * scale;
+                        /* --y algbw, busbw: nccl-tests' bandwidth of that time */
+                        y[i] = cs_figures_y_value(fig->y, fig->kind, Ps[mi * nr + jj],
+                                                  fig->sizes[ii], y[i]);
+                        any |= !isnan(y[i]);
+                    }
+                    if (which && !any)
+                        continue; /* no model for this algorithm: no empty legend entry */
+                    /* several machines: the machine first, the algorithm when there
+                     * are several */
+                    if (nm > 1)
+                        snprintf(mach, sizeof mach, "%s%s", fig->shorts[mi], na > 1 ? ": " : "");
+                    if (nr > 1 && !by_ranks)
+                        snprintf(name, sizeof name, "%s%s, P=%d%s", mach,
+                                 nm > 1 && na == 1 ? "" : fig->algos[k], Ps[mi * nr + j],
+                                 which ? " (model)" : "");
+                    else
+                        snprintf(name, sizeof name, "%s%s%s", mach,
+                                 nm > 1 && na == 1 ? "" : fig->algos[k],
+                                 which ? " (model)" : "");
+                    cs_plot_add_series(p, name, (size_t)npts, x, y);
+                }
+    rc = cs_plot_write(p, path, err);
+    cs_plot_free(p);
+    free(eng);
+    free(x);
+    free(y);
+    return rc;
 }

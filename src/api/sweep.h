@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "api/figures.h"
 #include "api/request.h"
 #include "coll/coll.h"
 #include "core/error.h"
@@ -64,5 +65,37 @@ void cs_sweep_json_begin_machines(FILE *f, const char *const *machines, int n,
                                   const char *coll);
 void cs_sweep_json_next(FILE *f);
 void cs_sweep_json_end(FILE *f);
+
+/* ---- the plot (`collsim sweep --plot`, the service's plot.svg) ------------ */
+
+/* What a sweep's plot shows.  Arrays are borrowed. */
+typedef struct cs_sweep_figure {
+    const char *title, *xlabel, *ylabel; /* NULL: made from the fields below */
+    cs_coll_kind_t kind;
+    int nmachines;
+    const char *const *specs;    /* [machine]: the spec (the title, one machine) */
+    const char *const *shorts;   /* [machine]: its short name (cs_figures_machine_short) */
+    const char *const *engines;  /* [machine]: the engine that ran ("": none ran) */
+    const double *tick_seconds;  /* [machine]: its clock */
+    int nalgos;
+    const char *const *algos;    /* [algo]: the algorithm's name */
+    int nranks;
+    const int *ranks;            /* [machine * nranks + j]: the ranks the points ran on */
+    int nsizes;
+    const int64_t *sizes;        /* ascending */
+    int ticks;                   /* times in each machine's ticks, not seconds */
+    int elements4;               /* sizes in 4-byte elements */
+    cs_figures_y_t y;            /* time, or nccl-tests' algbw / busbw of it (--y) */
+} cs_sweep_figure_t;
+
+/* Draws time against size, log-log, one line per machine, algorithm and
+ * rank count (against ranks when there is one size and several rank
+ * counts) to path (io/plot.h: the extension gives the format).  ticks is
+ * laid out [machine][algo][ranks][size], NaN for a point that did not run;
+ * model (NULL: none) likewise, a line "ALGO (model)" beside each algorithm
+ * that has one.  Times are drawn in seconds with SI prefixes unless
+ * fig->ticks; fig->y draws a bandwidth of each time instead.  Errors as cs_plot_write gives them. */
+int cs_sweep_plot(const char *path, const cs_sweep_figure_t *fig, const double *ticks,
+                  const double *model, cs_error_t *err);
 
 #endif

@@ -41,9 +41,14 @@ int cs_app_cmd_serve(int argc, char **argv)
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "api/loop.h"
 #include "app/serve.h"
 #include "core/units.h"
 #include "io/plot.h"
+
+/* A benchmark loop's iterations at most by default: the OSU loop of small
+ * sizes (100 warm-up + 1,000 timed) fits, nccl-tests' 5 + 20 easily. */
+#define SERVE_MAX_ITERATIONS (CS_LOOP_OSU_WARMUP + CS_LOOP_OSU_ITERATIONS)
 
 typedef struct serve_args {
     const char *addr;
@@ -72,6 +77,8 @@ static void serve_help(void)
            "      --max-ranks R      ranks of one run at most (default 4096)\n"
            "      --max-nodes N      nodes of one machine at most, refused before it is\n"
            "                         built (default 1048576: the Cerebras wafer fits)\n"
+           "      --max-iterations N a benchmark loop's warm-up + timed iterations at\n"
+           "                         most (default %d: OSU's loop of 100 + 1000)\n"
            "      --max-seconds S    wall time of one job at most (default 60)\n"
            "      --grace S          a cancelled job's worker that has not stopped S s\n"
            "                         later is given up, another takes its place\n"
@@ -87,7 +94,7 @@ static void serve_help(void)
            "  -h, --help             show this help and exit\n"
            "\n"
            "Exit status: 0 never (it runs until stopped), 2 usage error or the address\n"
-           "cannot be used, 130/143 stopped by SIGINT/SIGTERM.\n");
+           "cannot be used, 130/143 stopped by SIGINT/SIGTERM.\n", SERVE_MAX_ITERATIONS);
 }
 
 static int64_t serve_int_opt(const char *opt, const char *text, int64_t lo, int64_t hi)
@@ -148,13 +155,15 @@ static const char *serve_allow_opt(const char *text)
 static void serve_parse_args(int argc, char **argv, serve_args_t *a)
 {
     enum { OPT_ADDR = 256, OPT_PORT, OPT_JOBS, OPT_MAX_RANKS, OPT_MAX_NODES, OPT_MAX_SECONDS,
-           OPT_GRACE, OPT_MAX_BODY, OPT_MAX_QUEUE, OPT_KEEP, OPT_ALLOW_HOST };
+           OPT_GRACE, OPT_MAX_BODY, OPT_MAX_QUEUE, OPT_KEEP, OPT_ALLOW_HOST,
+           OPT_MAX_ITERATIONS };
     static const struct option longopts[] = {
         {"addr", required_argument, NULL, OPT_ADDR},
         {"port", required_argument, NULL, OPT_PORT},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"max-ranks", required_argument, NULL, OPT_MAX_RANKS},
         {"max-nodes", required_argument, NULL, OPT_MAX_NODES},
+        {"max-iterations", required_argument, NULL, OPT_MAX_ITERATIONS},
         {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
         {"grace", required_argument, NULL, OPT_GRACE},
         {"max-body", required_argument, NULL, OPT_MAX_BODY},
@@ -175,6 +184,7 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
      * its first event) does not */
     a->lim = (cs_serve_limits_t){.jobs = 1, .max_queue = 64, .max_ranks = 4096,
                                  .max_nodes = 1 << 20, .max_seconds = 60, .grace = 1,
+                                 .max_iterations = SERVE_MAX_ITERATIONS,
                                  .max_body = 1 << 20, .keep = 600, .cache_jobs = 256,
                                  .cache_bytes = 256u << 20};
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -190,6 +200,10 @@ static void serve_parse_args(int argc, char **argv, serve_args_t *a)
             break;
         case OPT_MAX_NODES:
             a->lim.max_nodes = serve_int_opt("--max-nodes", optarg, 1, INT32_MAX);
+            break;
+        case OPT_MAX_ITERATIONS:
+            a->lim.max_iterations = serve_int_opt("--max-iterations", optarg, 1,
+                                                  2 * CS_LOOP_MAX_ITERATIONS);
             break;
         case OPT_MAX_SECONDS:
             a->lim.max_seconds = serve_seconds_opt("--max-seconds", optarg, 0.001);

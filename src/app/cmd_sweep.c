@@ -336,99 +336,33 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* The plot: time against size, one line per machine, algorithm and rank
- * count; against ranks when there is one size and several rank counts.
- * ticks is [machine][algo][ranks][size]; Ps[machine][ranks] the rank
- * counts the preparations gave; tick_s[machine] each machine's clock;
- * engines[machine] the engine that ran; shorts[machine] its short name.
- * model (NULL without --predict) is laid out as ticks, NaN where there is
- * none: a line "ALGO (model)" beside each algorithm that has one.  Times
- * are drawn in seconds unless --unit ticks. */
+/* The plot (cs_sweep_plot): ticks is [machine][algo][ranks][size]; Ps[machine][ranks]
+ * the rank counts the preparations gave; tick_s[machine] each machine's
+ * clock; engines[machine] the engine that ran; shorts[machine] its short
+ * name; model NULL without --predict. */
 static int sweep_write_plot(const sweep_args_t *a, int nr, int (*Ps)[SWEEP_MAX_RANKS],
                             const double *tick_s, const char (*engines)[48],
                             const char (*shorts)[96], const double *ticks, const double *model,
                             cs_error_t *err)
 {
-    char title[512], xlabel[128], pdesc[64], engtext[160];
-    int nm = a->nspecs, by_ranks = a->nsizes == 1 && nr > 1, npts = by_ranks ? nr : a->nsizes;
-    double *x = cs_malloc((size_t)(npts + 1) * sizeof *x);
-    double *y = cs_malloc((size_t)(npts + 1) * sizeof *y);
-    const char *eng[SWEEP_MAX_MACHINES];
-    int rc, neng = 0;
-    for (int mi = 0; mi < nm; mi++)
-        if (engines[mi][0])
-            eng[neng++] = engines[mi];
-    cs_compare_engines_text(eng, neng, engtext, sizeof engtext);
-    /* the rank counts; one machine's, or the common ones of several */
-    if (nr > 1)
-        snprintf(pdesc, sizeof pdesc, "%d..%d ranks", Ps[0][0], Ps[0][nr - 1]);
-    else
-        snprintf(pdesc, sizeof pdesc, "%d ranks", Ps[0][0]);
-    char where[160];
-    if (nm > 1)
-        snprintf(where, sizeof where, "%d machines", nm);
-    else
-        snprintf(where, sizeof where, "%s", a->specs[0]);
-    if (by_ranks) {
-        char size[32];
-        cs_units_format_bytes(a->sizes[0], size, sizeof size);
-        snprintf(title, sizeof title, "%s of %s on %s (%s)", cs_coll_name(a->kind), size, where,
-                 engtext);
-        snprintf(xlabel, sizeof xlabel, "ranks");
-    } else {
-        snprintf(title, sizeof title, "%s on %s (%s, %s)", cs_coll_name(a->kind), where, pdesc,
-                 engtext);
-        snprintf(xlabel, sizeof xlabel, "%s (%s)", cs_figures_size_meaning(a->kind),
-                 a->elements4 ? "elements, 32-bit wavelets" : "bytes");
+    int nm = a->nspecs, rc;
+    int *ranks = cs_malloc((size_t)nm * (size_t)nr * sizeof *ranks);
+    const char *eng[SWEEP_MAX_MACHINES], *sh[SWEEP_MAX_MACHINES], *names[SWEEP_MAX_ALGOS];
+    for (int mi = 0; mi < nm; mi++) {
+        eng[mi] = engines[mi];
+        sh[mi] = shorts[mi];
+        for (int j = 0; j < nr; j++)
+            ranks[mi * nr + j] = Ps[mi][j];
     }
-    const char *ylabel = a->ylabel                          ? a->ylabel
-                         : a->y != CS_FIGURES_Y_TIME        ? cs_figures_y_label(a->y)
-                         : a->ticks                         ? "time (ticks)"
-                                                            : "time";
-    cs_plot_t *p = cs_plot_new(a->title ? a->title : title, a->xlabel ? a->xlabel : xlabel,
-                               ylabel, 1, 1);
-    cs_plot_set_yunit(p, a->ticks ? CS_AXIS_PLAIN : cs_figures_y_unit(a->y));
-    for (int mi = 0; mi < nm; mi++)
-        for (int k = 0; k < a->nalgos; k++)
-            for (int j = 0; j < (by_ranks ? 1 : nr); j++)
-                for (int which = 0; which < (model ? 2 : 1); which++) {
-                    const double *v = which ? model : ticks;
-                    double scale = a->ticks ? 1 : tick_s[mi];
-                    char name[256], mach[112] = "";
-                    int any = 0;
-                    for (int i = 0; i < npts; i++) {
-                        int jj = by_ranks ? i : j, ii = by_ranks ? 0 : i;
-                        x[i] = by_ranks ? Ps[mi][i]
-                               : a->elements4 ? (double)a->sizes[i] / 4 : (double)a->sizes[i];
-                        y[i] = v[(((size_t)mi * a->nalgos + k) * nr + jj) * (size_t)a->nsizes +
-                                 ii] * scale;
-                        /* --y algbw, busbw: nccl-tests' bandwidth of that time */
-                        y[i] = cs_figures_y_value(a->y, a->kind, Ps[mi][jj], a->sizes[ii], y[i]);
-                        any |= !isnan(y[i]);
-                    }
-                    if (which && !any)
-                        continue; /* no model for this algorithm: no empty legend entry */
-                    /* several machines: the machine first, the algorithm when there
-                     * are several */
-                    if (nm > 1)
-                        snprintf(mach, sizeof mach, "%s%s", shorts[mi],
-                                 a->nalgos > 1 ? ": " : "");
-                    if (nr > 1 && !by_ranks)
-                        snprintf(name, sizeof name, "%s%s, P=%d%s", mach,
-                                 nm > 1 && a->nalgos == 1 ? "" : a->algos[k]->name, Ps[mi][j],
-                                 which ? " (model)" : "");
-                    else
-                        snprintf(name, sizeof name, "%s%s%s", mach,
-                                 nm > 1 && a->nalgos == 1 ? "" : a->algos[k]->name,
-                                 which ? " (model)" : "");
-                    cs_plot_add_series(p, name, (size_t)npts, x, y);
-                }
-    if ((rc = cs_plot_write(p, a->plot, err)))
+    for (int k = 0; k < a->nalgos; k++)
+        names[k] = a->algos[k]->name;
+    cs_sweep_figure_t fig = {a->title, a->xlabel, a->ylabel, a->kind, nm, a->specs, sh, eng,
+                             tick_s, a->nalgos, names, nr, ranks, a->nsizes, a->sizes,
+                             a->ticks, a->elements4, a->y};
+    if ((rc = cs_sweep_plot(a->plot, &fig, ticks, model, err)))
         cs_error_prefix(err, "--plot");
-    cs_plot_free(p);
     cs_plot_cleanup(); /* the command ends here: no leak reports from font caches */
-    free(x);
-    free(y);
+    free(ranks);
     return rc;
 }
 

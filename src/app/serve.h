@@ -40,6 +40,8 @@ typedef struct cs_serve_limits {
     int max_queue;       /* queued jobs (429 beyond) */
     int64_t max_ranks;   /* ranks of one run */
     int64_t max_nodes;   /* nodes of one machine, refused before it is built */
+    int64_t max_iterations; /* a benchmark loop's warm-up + timed iterations (a
+                            loop multiplies a run's work by them) */
     double max_seconds;  /* wall time of one job */
     double grace;        /* seconds a cancelled job's worker may take to come
                             back before it is given up (the executor looks
@@ -66,6 +68,13 @@ int cs_serve_fail(cs_serve_fail_t *f, int http, const char *field, int code, con
 void cs_serve_fail_object(FILE *out, const cs_serve_fail_t *f);
 /* Writes the error document {"error": {...}} (cs_serve_fail_object). */
 void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f);
+
+/* The loop keys of a run's body, in the order of cs_serve_body_t.loop (the
+ * options of `collsim run` of the same names, docs/loops.md). */
+#define CS_SERVE_LOOP_KEYS {"iterations", "warmup", "between", "loop"}
+/* The most pixels of a PNG figure drawn for a request (size=): 16 Mpixels,
+ * 64 MiB of surface; SVG has none (points, not pixels). */
+#define CS_SERVE_MAX_PIXELS (INT64_C(1) << 24)
 
 /* One run of a job: which machine (index into machine[]), algorithm, size
  * and ranks (0: every node). */
@@ -95,12 +104,18 @@ typedef struct cs_serve_body {
     char *opts[CS_SERVE_MAX_OPTS];
     int nopts;
     int validate;
+    /* a run's benchmark loop (api/loop.h) as given, one text per key of
+     * CS_SERVE_LOOP_KEYS (NULL: not given), set on the request as the
+     * command line sets its options */
+    char *loop[4];
     char *algos_buf;                   /* sweep: the algorithm names */
     struct cs_coll_algo **algo_files;  /* algorithms read from the request's
                                           files (msccl:NAME), owned */
     int nalgo_files;
     cs_serve_point_t *points;          /* the runs, in result order */
     int npoints;
+    int nalgos, nranks, nsizes;        /* sweep: points = algorithms x rank
+                                          counts (nranks 1: every node) x sizes */
     int64_t bytes;                     /* run, compare: the size */
     char *canon;                       /* the normalised request (JSON text) */
 } cs_serve_body_t;
@@ -179,6 +194,8 @@ typedef struct cs_serve_figreq {
     int run;            /* index into runs / points */
     char metric[16];
     char window[128];   /* "" for the whole run */
+    char scale[64];     /* heatmaps: the colour range LO:HI ("": the data's) */
+    char size[64];      /* heatmaps: the figure's size ("": the default) */
 } cs_serve_figreq_t;
 
 /* The answer of a figure: called on the loop's thread, once per

@@ -64,9 +64,9 @@ void cs_serve_fail_json(FILE *out, const cs_serve_fail_t *f)
 }
 
 /* The keys each kind takes (any other is refused, naming it). */
-static const char *const body_keys[CS_SERVE_NKINDS][13] = {
+static const char *const body_keys[CS_SERVE_NKINDS][17] = {
     {"machine", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
-     "program", "files", NULL},
+     "program", "files", "iterations", "warmup", "between", "loop", NULL},
     {"machines", "coll", "algo", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
      "files", NULL},
     {"machine", "coll", "algos", "bytes", "ranks", "root", "order", "opts", "mode", "validate",
@@ -412,6 +412,117 @@ static int body_ranks_limit(int64_t P, const cs_serve_limits_t *lim, cs_serve_fa
     return CS_OK;
 }
 
+static int body_algo(cs_serve_body_t *b, const char *coll, const char *name, const char *field,
+                     const cs_coll_algo_t **out, cs_serve_fail_t *f);
+
+/* A run's benchmark loop (api/loop.h): each key of CS_SERVE_LOOP_KEYS
+ * checked by cs_request_set as `collsim run --KEY` checks it (iterations: a
+ * number or "default"; warmup: a number; between, loop: words), its text
+ * kept in b->loop for the run. */
+static int body_loop(json_t *o, cs_request_t *r, cs_serve_body_t *b, cs_serve_fail_t *f)
+{
+    static const char *const keys[] = CS_SERVE_LOOP_KEYS;
+    for (int k = 0; k < 4; k++) {
+        json_t *v = json_object_get(o, keys[k]);
+        char buf[32];
+        const char *text;
+        int rc;
+        if (!v || json_is_null(v))
+            continue;
+        if (json_is_integer(v) && k < 2) {
+            snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+            text = buf;
+        } else if (json_is_string(v) && k != 1 && json_string_length(v) <= CS_SERVE_MAX_TEXT) {
+            text = json_string_value(v);
+        } else {
+            return body_type(keys[k], k == 0   ? "an integer or \"default\""
+                                      : k == 1 ? "an integer"
+                                      : k == 2 ? "\"none\", \"barrier\" or \"barrier:ALGO\""
+                                               : "\"nccl-tests\" or \"osu\"", f);
+        }
+        if ((rc = body_check(r, keys[k], text, f)))
+            return rc;
+        b->loop[k] = cs_strdup(text);
+    }
+    /* the barrier's algorithm by name now, as any algorithm of the body */
+    if (r->loop.barrier_algo) {
+        const cs_coll_algo_t *al;
+        int rc = body_algo(b, "barrier", r->loop.barrier_algo, "between", &al, f);
+        if (rc)
+            cs_error_prefix(&f->e, "--between");
+        return rc;
+    }
+    return CS_OK;
+}
+
+/* The first loop key given, for a refusal about the loop as a whole. */
+static const char *body_loop_key(const cs_serve_body_t *b)
+{
+    static const char *const keys[] = CS_SERVE_LOOP_KEYS;
+    for (int k = 0; k < 4; k++)
+        if (b->loop[k])
+            return keys[k];
+    return NULL;
+}
+
+/* A loop multiplies a run's work by its iterations: warm-up + timed within
+ * --max-iterations (the counts of a style resolved at the run's size, as
+ * the run will resolve them), refused naming the key that asked for more. */
+static int body_loop_limit(const cs_request_t *r, const cs_serve_body_t *b,
+                           const cs_serve_limits_t *lim, cs_serve_fail_t *f)
+{
+    int64_t w, n;
+    if (r->loop.style == CS_LOOP_STYLE_NONE)
+        return CS_OK;
+    cs_loop_counts(&r->loop, b->bytes, &w, &n);
+    if (w + n <= lim->max_iterations)
+        return CS_OK;
+    const char *key = b->loop[0] ? "iterations" : b->loop[1] ? "warmup" : body_loop_key(b);
+    return cs_serve_fail(f, 422, key, CS_ERR_RANGE,
+                         "--%s: a loop of %lld warm-up + %lld timed iterations is more than the "
+                         "server's limit of %lld iterations in all (--max-iterations)", key,
+                         (long long)w, (long long)n, (long long)lim->max_iterations);
+}
+
+/* The loop's canonical keys: between, iterations, loop, warmup as the run
+ * resolves them (the style's counts at the run's size, its name), all null
+ * without a loop. */
+static void canon_loop_between(FILE *c, int *first, const cs_request_t *r)
+{
+    canon_key(c, first, "between");
+    if (r->loop.style == CS_LOOP_STYLE_NONE) {
+        fputs("null", c);
+    } else if (!r->loop.barrier) {
+        cs_json_write_string(c, "none");
+    } else {
+        char name[CS_SERVE_MAX_TEXT + 16];
+        snprintf(name, sizeof name, "barrier%s%s", r->loop.barrier_algo ? ":" : "",
+                 r->loop.barrier_algo ? r->loop.barrier_algo : "");
+        cs_json_write_string(c, name);
+    }
+}
+
+static void canon_loop_counts(FILE *c, int *first, const cs_request_t *r, int64_t bytes,
+                              int warmup_key)
+{
+    int64_t w = 0, n = 0;
+    int on = r->loop.style != CS_LOOP_STYLE_NONE;
+    if (on)
+        cs_loop_counts(&r->loop, bytes, &w, &n);
+    if (warmup_key) {
+        canon_key(c, first, "warmup");
+        canon_int(c, on, w);
+        return;
+    }
+    canon_key(c, first, "iterations");
+    canon_int(c, on, n);
+    canon_key(c, first, "loop");
+    if (on)
+        cs_json_write_string(c, cs_loop_style_name(r->loop.style));
+    else
+        fputs("null", c);
+}
+
 static void body_common_canon(FILE *c, int *first, const cs_serve_body_t *b)
 {
     canon_key(c, first, "mode");
@@ -423,13 +534,18 @@ static void body_common_canon(FILE *c, int *first, const cs_serve_body_t *b)
 }
 
 /* The keys after "ranks" in every kind's canonical form (sorted), and the
- * closing brace. */
-static void body_tail_canon(FILE *c, int *first, const cs_serve_body_t *b)
+ * closing brace; loop: a run's request (its "warmup" last), NULL for the
+ * kinds without loops. */
+static void body_tail_canon(FILE *c, int *first, const cs_serve_body_t *b,
+                            const cs_request_t *loop)
 {
     canon_key(c, first, "root");
     canon_int(c, b->has_root, b->root);
     canon_key(c, first, "validate");
-    fputs(b->validate ? "true}" : "false}", c);
+    fputs(b->validate ? "true" : "false", c);
+    if (loop)
+        canon_loop_counts(c, first, loop, b->bytes, 1);
+    fputc('}', c);
 }
 
 static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b, FILE *c,
@@ -448,7 +564,8 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
         (rc = body_string(o, "algo", CS_SERVE_MAX_TEXT, &b->algo, f)) ||
         (rc = body_common(o, &r, b, f)) ||
         (rc = body_int(o, "bytes", 1, &b->bytes, &has_bytes, f)) ||
-        (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)))
+        (rc = body_int(o, "ranks", 0, &ranks, &has_ranks, f)) ||
+        (rc = body_loop(o, &r, b, f)))
         return rc;
     if (b->machine[0] && ((rc = body_check(&r, "machine", b->machine[0], f)) ||
                           (rc = body_machine(b->machine[0], "machine", b->files, f))))
@@ -462,9 +579,15 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     if (has_ranks && ((rc = body_check_int(&r, "ranks", ranks, f)) ||
                       (rc = body_ranks_limit(ranks, lim, f))))
         return rc;
-    if (cs_request_check_kind(&r, 1, &e) != CS_OK || cs_request_check_keys(&r, 0, &e) != CS_OK)
+    if (cs_request_check_kind(&r, 1, &e) != CS_OK)
         return cs_serve_fail(f, 400, !b->machine[0] ? "machine" : b->program ? "program" : "coll",
                              e.code, "%s", e.msg);
+    /* its only refusal a request can meet: a loop without a collective */
+    if (cs_request_check_keys(&r, 0, &e) != CS_OK)
+        return cs_serve_fail(f, 400, body_loop_key(b) ? body_loop_key(b) : "coll", e.code, "%s",
+                             e.msg);
+    if ((rc = body_loop_limit(&r, b, lim, f)))
+        return rc;
     if (b->coll && ((rc = body_algo(b, b->coll, b->algo, "algo", &al, f)) ||
                     (rc = body_opts(b, &al, 1, 0, f)) ||
                     (rc = body_root(b, &ranks, has_ranks, f))))
@@ -475,11 +598,13 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     b->points[0] = (cs_serve_point_t){0, algo, b->bytes, ranks};
     canon_key(c, &first, "algo");
     cs_json_write_string(c, algo);
+    canon_loop_between(c, &first, &r);
     canon_key(c, &first, "bytes");
     canon_int(c, b->coll != NULL, b->bytes);
     canon_key(c, &first, "coll");
     cs_json_write_string(c, b->coll);
     canon_files(c, &first, b);
+    canon_loop_counts(c, &first, &r, b->bytes, 0);
     canon_key(c, &first, "machine");
     cs_json_write_string(c, b->machine[0]);
     body_common_canon(c, &first, b);
@@ -487,7 +612,7 @@ static int body_run(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *b,
     cs_json_write_string(c, b->program);
     canon_key(c, &first, "ranks");
     canon_int(c, has_ranks, ranks);
-    body_tail_canon(c, &first, b);
+    body_tail_canon(c, &first, b, &r);
     return CS_OK;
 }
 
@@ -551,7 +676,7 @@ static int body_compare(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t
     body_common_canon(c, &first, b);
     canon_key(c, &first, "ranks");
     canon_int(c, has_ranks, ranks);
-    body_tail_canon(c, &first, b);
+    body_tail_canon(c, &first, b, NULL);
     return CS_OK;
 }
 
@@ -649,6 +774,9 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
         goto out;
     }
     b->points = cs_calloc((size_t)total, sizeof *b->points);
+    b->nalgos = nalgos;
+    b->nranks = nranks ? nranks : 1;
+    b->nsizes = nsizes;
     for (int k = 0; k < nalgos; k++)
         for (int j = 0; j < (nranks ? nranks : 1); j++)
             for (int i = 0; i < nsizes; i++)
@@ -671,7 +799,7 @@ static int body_sweep(json_t *o, const cs_serve_limits_t *lim, cs_serve_body_t *
     body_common_canon(c, &first, b);
     canon_key(c, &first, "ranks");
     canon_ints(c, ranks, nranks);
-    body_tail_canon(c, &first, b);
+    body_tail_canon(c, &first, b, NULL);
 out:
     free(sizes);
     free(ranks);
@@ -812,6 +940,8 @@ void cs_serve_body_destroy(cs_serve_body_t *b)
     for (int i = 0; i < b->nalgo_files; i++)
         cs_algofile_free(b->algo_files[i]);
     free(b->algo_files);
+    for (int k = 0; k < 4; k++)
+        free(b->loop[k]);
     free(b->algos_buf);
     free(b->points);
     free(b->canon);

@@ -13,6 +13,7 @@
 
 #include "api/compare.h"
 #include "api/figures.h"
+#include "api/sweep.h"
 #include "app/serve_internal.h"
 #include "core/units.h"
 #include "io/heatmap.h"
@@ -43,45 +44,77 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
 {
     const cs_serve_body_t *b = &j->body;
     int n = j->nruns, rc;
-    char title[320];
     if (b->kind == CS_SERVE_COMPARE) {
+        /* `collsim compare --plot`'s bars (api/compare.h): the ranks in the
+         * title when every machine ran as many, else beside each name */
         const char **labels = cs_calloc((size_t)n, sizeof *labels);
+        const char **engines = cs_calloc((size_t)n, sizeof *engines);
+        char(*names)[128] = cs_calloc((size_t)n, sizeof *names);
         double *seconds = cs_calloc((size_t)n, sizeof *seconds);
+        char engtext[160];
+        int P = j->runs[0].ranks;
+        for (int i = 1; i < n; i++)
+            if (j->runs[i].ranks != P)
+                P = -1;
         for (int i = 0; i < n; i++) {
-            labels[i] = j->runs[i].name;
+            if (P >= 0)
+                snprintf(names[i], sizeof names[i], "%s", j->runs[i].name);
+            else
+                snprintf(names[i], sizeof names[i], "%s (%d ranks)", j->runs[i].name,
+                         j->runs[i].ranks);
+            labels[i] = names[i];
+            engines[i] = cs_net_engine_name(j->runs[i].run.result.net);
             seconds[i] = j->runs[i].seconds;
         }
-        rc = cs_compare_plot(path, NULL, b->coll, b->points[0].algo, b->bytes, n, labels,
-                             seconds, -1, err);
+        cs_compare_engines_text(engines, n, engtext, sizeof engtext);
+        cs_compare_figure_t fig = {NULL, b->coll, b->points[0].algo, P, engtext, -1, 0, 0, NULL,
+                                   CS_FIGURES_Y_TIME};
+        rc = cs_compare_plot_bars(path, &fig, b->bytes, n, labels, seconds, err);
         free(labels);
+        free(engines);
+        free(names);
         free(seconds);
         return rc;
     }
-    /* a sweep: one line per algorithm and rank count over the sizes */
-    snprintf(title, sizeof title, "%s on %s (%s)", b->coll, b->machine[0], b->mode);
-    cs_plot_t *p = cs_plot_new(title, "bytes", "time (ticks)", 1, 1);
-    double *x = cs_malloc((size_t)n * sizeof *x), *y = cs_malloc((size_t)n * sizeof *y);
-    for (int i = 0; i < n;) {
-        int k = 0;
-        const cs_serve_point_t *p0 = &b->points[i];
-        char name[160];
-        while (i + k < n && b->points[i + k].algo == p0->algo &&
-               b->points[i + k].ranks == p0->ranks) {
-            x[k] = (double)b->points[i + k].bytes;
-            y[k] = (double)j->runs[i + k].run.result.finish;
-            k++;
-        }
-        if (p0->ranks)
-            snprintf(name, sizeof name, "%s, P=%lld", p0->algo, (long long)p0->ranks);
-        else
-            snprintf(name, sizeof name, "%s", p0->algo);
-        cs_plot_add_series(p, name, (size_t)k, x, y);
-        i += k;
-    }
-    rc = cs_plot_write(p, path, err);
-    cs_plot_free(p);
-    free(x);
-    free(y);
+    /* a sweep: `collsim sweep --plot`'s figure (api/sweep.h), in seconds */
+    int na = b->nalgos, nr = b->nranks, ns = b->nsizes;
+    const cs_serve_run_t *r0 = &j->runs[0];
+    const char **algos = cs_calloc((size_t)na, sizeof *algos);
+    const char *spec = b->machine[0], *shorts = r0->name;
+    const char *engine = cs_net_engine_name(r0->run.result.net);
+    int *ranks = cs_calloc((size_t)nr, sizeof *ranks);
+    int64_t *sizes = cs_calloc((size_t)ns, sizeof *sizes);
+    double *ticks = cs_calloc((size_t)n, sizeof *ticks);
+    double tick_s = r0->run.machine->tick_seconds;
+    for (int k = 0; k < na; k++)
+        algos[k] = b->points[k * nr * ns].algo;
+    for (int jj = 0; jj < nr; jj++)
+        ranks[jj] = j->runs[jj * ns].ranks;
+    for (int i = 0; i < ns; i++)
+        sizes[i] = b->points[i].bytes;
+    for (int i = 0; i < n; i++)
+        ticks[i] = (double)j->runs[i].run.result.finish;
+    cs_sweep_figure_t fig = {NULL, NULL, NULL, j->runs[0].coll->args.kind, 1, &spec, &shorts,
+                             &engine, &tick_s, na, algos, nr, ranks, ns, sizes, 0, 0,
+                             CS_FIGURES_Y_TIME};
+    rc = cs_sweep_plot(path, &fig, ticks, NULL, err);
+    free(algos);
+    free(ranks);
+    free(sizes);
+    free(ticks);
+    return rc;
+}
+
+/* A heatmap's style from the query's scale= and size= (the grammar,
+ * messages and caption of --scale and --size: the figure is the command
+ * line's, pixel for pixel). */
+static int serve_style(const cs_serve_figreq_t *q, cs_heatmap_metric_t mt, cs_heatmap_style_t *st,
+                       cs_error_t *err)
+{
+    int rc = cs_figures_parse_style(q->scale[0] ? q->scale : NULL, q->size[0] ? q->size : NULL,
+                                    (int)mt, st, err);
+    /* a figure to see now: encoded for speed (io/png_fast.h) */
+    st->png_fast = 1;
     return rc;
 }
 
@@ -104,13 +137,17 @@ void cs_serve_draw(cs_serve_t *s, cs_serve_task_t *t, uint64_t seq)
     } else {
         cs_heatmap_metric_t mt = CS_HEATMAP_UTIL;
         cs_figures_window_t w;
+        cs_heatmap_style_t st;
         cs_heatmap_t *h = NULL;
+        /* checked when asked for (cs_serve_figure) */
         cs_heatmap_parse_metric(t->q.metric, &mt, e);
         rc = cs_figures_parse_window(t->q.window[0] ? t->q.window : NULL, m->tick_seconds, &w, e);
         if (rc == CS_OK)
+            rc = serve_style(&t->q, mt, &st, e);
+        if (rc == CS_OK)
             rc = cs_heatmap_new(m, &h, e);
         if (rc == CS_OK)
-            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, NULL, sr->title, path, NULL,
+            rc = cs_figures_heatmap(h, m, &sr->run.result, mt, &w, &st, sr->title, path, NULL,
                                     e);
         cs_heatmap_free(h);
     }
@@ -151,14 +188,35 @@ int cs_serve_figure(cs_serve_t *s, const char *id, const cs_serve_figreq_t *q,
     const cs_serve_run_t *sr = &j->runs[q->run];
     cs_heatmap_metric_t mt;
     cs_figures_window_t w;
-    if ((q->fig == CS_SERVE_FIG_HEATMAP_SVG || q->fig == CS_SERVE_FIG_HEATMAP_PNG) &&
-        ((rc = cs_heatmap_parse_metric(q->metric, &mt, &f->e)) ||
-         (rc = cs_figures_parse_window(q->window[0] ? q->window : NULL,
-                                       sr->run.machine->tick_seconds, &w, &f->e)))) {
+    cs_heatmap_style_t st;
+    int heatmap = q->fig == CS_SERVE_FIG_HEATMAP_SVG || q->fig == CS_SERVE_FIG_HEATMAP_PNG;
+    if (!heatmap && (q->scale[0] || q->size[0])) {
+        const char *key = q->scale[0] ? "scale" : "size";
+        rc = cs_serve_fail(f, 400, key, CS_ERR_USAGE, "%s: only heatmaps take it (heatmap.svg, "
+                           "heatmap.png), as --%s is the heatmaps'", key, key);
+        goto out;
+    }
+    if (heatmap && ((rc = cs_heatmap_parse_metric(q->metric, &mt, &f->e)) ||
+                    (rc = cs_figures_parse_window(q->window[0] ? q->window : NULL,
+                                                  sr->run.machine->tick_seconds, &w, &f->e)) ||
+                    (rc = serve_style(q, mt, &st, &f->e)))) {
         f->http = 400;
         snprintf(f->field, sizeof f->field, "%s",
-                 strstr(f->e.msg, "window") ? "window" : "metric");
+                 strstr(f->e.msg, "--window") ? "window" : strstr(f->e.msg, "--scale") ? "scale"
+                 : strstr(f->e.msg, "--size") ? "size" : "metric");
         goto out;
+    }
+    if (q->fig == CS_SERVE_FIG_HEATMAP_PNG && q->size[0]) {
+        /* a PNG's surface grows with its pixels: bounded before it is made */
+        double pw, ph;
+        cs_heatmap_file_size(&st.size, "x.png", &pw, &ph);
+        if (pw * ph > (double)CS_SERVE_MAX_PIXELS) {
+            rc = cs_serve_fail(f, 422, "size", CS_ERR_RANGE,
+                               "--size %s: a PNG of %.0f x %.0f pixels; the server draws at most "
+                               "%lld pixels (an SVG has no such limit)", q->size, pw, ph,
+                               (long long)CS_SERVE_MAX_PIXELS);
+            goto out;
+        }
     }
     if (q->fig == CS_SERVE_FIG_TIMELINE && !sr->timeline) {
         rc = cs_serve_fail(f, 422, "run", CS_ERR_RANGE,

@@ -344,8 +344,9 @@ static void http_figure_done(void *arg, const char *data, size_t len, const cs_s
     free(c);
 }
 
-/* The query of a figure: run, metric, window (width and height are taken
- * and ignored: the figures have the command line's size). */
+/* The query of a figure: run, metric, window, and for heatmaps scale and
+ * size (width and height are taken and ignored: size= sets a heatmap's
+ * size, as --size does). */
 static int http_figure_query(const char *query, cs_serve_figreq_t *q, cs_serve_fail_t *f)
 {
     struct evkeyvalq kv;
@@ -370,10 +371,14 @@ static int http_figure_query(const char *query, cs_serve_figreq_t *q, cs_serve_f
             snprintf(q->metric, sizeof q->metric, "%s", e->value);
         } else if (!strcmp(e->key, "window") && strlen(e->value) < sizeof q->window) {
             snprintf(q->window, sizeof q->window, "%s", e->value);
+        } else if (!strcmp(e->key, "scale") && strlen(e->value) < sizeof q->scale) {
+            snprintf(q->scale, sizeof q->scale, "%s", e->value);
+        } else if (!strcmp(e->key, "size") && strlen(e->value) < sizeof q->size) {
+            snprintf(q->size, sizeof q->size, "%s", e->value);
         } else if (strcmp(e->key, "width") && strcmp(e->key, "height")) {
             rc = cs_serve_fail(f, 400, strlen(e->key) < sizeof f->field ? e->key : NULL,
                                CS_ERR_USAGE, "unknown or too long query key '%.32s'; valid: "
-                               "run, metric, window, width, height", e->key);
+                               "run, metric, window, scale, size, width, height", e->key);
             break;
         }
     }

@@ -158,6 +158,10 @@ static void serve_point_request(const cs_serve_job_t *j, int i, cs_request_t *r,
         snprintf(root, 32, "%lld", (long long)b->root);
         cs_request_set(r, "root", root, &e);
     }
+    static const char *const loop_keys[] = CS_SERVE_LOOP_KEYS;
+    for (int k = 0; k < 4; k++) /* checked when the body was read */
+        if (b->loop[k])
+            cs_request_set(r, loop_keys[k], b->loop[k], &e);
     for (int k = 0; k < b->nopts; k++) {
         /* a sweep's options may be scoped to one algorithm, as on the
          * command line (ALGO:KEY=VALUE) */
@@ -405,6 +409,8 @@ static void serve_fail_field(const cs_serve_job_t *j, int i, cs_serve_fail_t *f)
         {"root", "root"}, {"ranks", "ranks"}, {"bytes", "bytes"}, {"opt", "opts"},
         {"order", "order"}, {"mode", "mode"}, {"coll", "coll"}, {"validate", "validate"},
         {"algo", "algo"}, {"machine", "machine"}, {"program", "program"},
+        {"iterations", "iterations"}, {"warmup", "warmup"}, {"between", "between"},
+        {"loop", "loop"},
     };
     const cs_serve_body_t *b = &j->body;
     const char *msg = f->e.msg, *field = NULL;

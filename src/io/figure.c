@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "core/outfile.h"
+#include "io/png_fast.h"
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -255,9 +256,21 @@ static int fig_save(const char *path, const fig_buf_t *b, cs_error_t *err)
     return cs_outfile_save(NULL, path, b->data, b->len, err);
 }
 
+static void buf_sink(void *closure, const unsigned char *data, size_t n)
+{
+    buf_put(closure, data, n);
+}
+
 int cs_fig_write(const char *path, const char *kind, double w, double h,
                  void (*draw)(cairo_t *cr, void *ctx), void *ctx, const char *title,
                  cs_error_t *err)
+{
+    return cs_fig_write_as(path, kind, w, h, draw, ctx, title, 0, err);
+}
+
+int cs_fig_write_as(const char *path, const char *kind, double w, double h,
+                    void (*draw)(cairo_t *cr, void *ctx), void *ctx, const char *title,
+                    int png_fast, cs_error_t *err)
 {
     fig_format_t fmt;
     fig_buf_t buf = {0};
@@ -283,8 +296,20 @@ int cs_fig_write(const char *path, const char *kind, double w, double h,
     draw(cr, ctx);
     st = cairo_status(cr);
     cairo_destroy(cr);
-    if (st == CAIRO_STATUS_SUCCESS && fmt == FIG_PNG)
+    if (st == CAIRO_STATUS_SUCCESS && fmt == FIG_PNG && png_fast && cs_png_fast_available()) {
+        cairo_surface_flush(s);
+        if ((rc = cs_png_fast_encode(cairo_image_surface_get_data(s),
+                                     cairo_image_surface_get_width(s),
+                                     cairo_image_surface_get_height(s),
+                                     cairo_image_surface_get_stride(s), buf_sink, &buf, err))) {
+            cairo_surface_destroy(s);
+            free(buf.data);
+            cs_error_prefix(err, "%s", path);
+            return rc;
+        }
+    } else if (st == CAIRO_STATUS_SUCCESS && fmt == FIG_PNG) {
         st = cairo_surface_write_to_png_stream(s, buf_write, &buf);
+    }
     cairo_surface_finish(s);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(s);

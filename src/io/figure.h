@@ -61,5 +61,11 @@ int cs_fig_check_path(const char *path, const char *kind, cs_error_t *err);
 int cs_fig_write(const char *path, const char *kind, double w, double h,
                  void (*draw)(cairo_t *cr, void *ctx), void *ctx, const char *title,
                  cs_error_t *err);
+/* cs_fig_write, a PNG encoded for speed rather than size (io/png_fast.h:
+ * the same pixels, other bytes) when png_fast is non-zero and the build has
+ * the encoder; other formats as cs_fig_write. */
+int cs_fig_write_as(const char *path, const char *kind, double w, double h,
+                    void (*draw)(cairo_t *cr, void *ctx), void *ctx, const char *title,
+                    int png_fast, cs_error_t *err);
 
 #endif

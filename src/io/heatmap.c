@@ -2270,7 +2270,8 @@ int cs_heatmap_write(cs_heatmap_t *h, const cs_heatmap_data_t *d, const char *ti
     if (rc)
         return rc;
     cs_heatmap_file_size(style ? &style->size : NULL, path, &w, &hh);
-    rc = cs_fig_write(path, "heatmap", w, hh, heatmap_draw, &job, title, err);
+    rc = cs_fig_write_as(path, "heatmap", w, hh, heatmap_draw, &job, title,
+                         style && style->png_fast, err);
     h->d = NULL;
     return rc;
 }

@@ -135,6 +135,8 @@ typedef struct cs_heatmap_style {
                              * --scale" (the figure adds ": 0-50%" and how many channels
                              * lie above); NULL: no line */
     cs_heatmap_size_t size; /* w 0: 1000 x 800 figure units */
+    int png_fast;           /* a PNG encoded for speed (io/png_fast.h: the service's);
+                             * 0: cairo's writer, smaller files */
 } cs_heatmap_style_t;
 
 /* CS_OK when path ends in .png, .svg or .pdf, else a usage error that says

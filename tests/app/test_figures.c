@@ -507,7 +507,7 @@ static uint32_t lane_colour(const char *spec, int src, int dst, const char *png,
     cs_machine_t *m = NULL;
     cs_heatmap_t *h = NULL;
     cs_heatmap_data_t d;
-    cs_heatmap_style_t st = {0, 1, range_line ? "colour range" : NULL, {0, 0, 0}};
+    cs_heatmap_style_t st = {0, 1, range_line ? "colour range" : NULL, {0, 0, 0}, 0};
     cs_error_t err = {0};
     double x, y;
     int c = -1;

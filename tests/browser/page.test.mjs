@@ -393,6 +393,43 @@ async function main() {
       rmSync(dir, { recursive: true, force: true });
     }
 
+    // A benchmark loop (issue 32): the loop fields go into the body, the
+    // result panel says the loop's average, min and max, which are the CLI's.
+    {
+      const loopArgs = ["run", "--machine", "alphabeta:topo=line,p=4", "--coll", "broadcast", "--algo", "chain",
+        "--bytes", "16KiB", "--opt", "seg=4KiB", "--iterations", "20", "--warmup", "5"];
+      const cli = JSON.parse(execFileSync(args.collsim, [...loopArgs, "--json", "-", "--no-timing"], { encoding: "utf8" }));
+      await page.$eval("#machines", (t) => { t.value = "alphabeta:topo=line,p=4"; });
+      await page.select("#coll", "broadcast");
+      await page.select("#algo", "chain");
+      await page.$eval("#bytes", (e) => { e.value = "16KiB"; });
+      await page.$eval("#opts", (e) => { e.value = "seg=4KiB"; });
+      await page.$eval("#netfile", (e) => { e.value = ""; });
+      await page.$eval("#iterations", (e) => { e.value = "20"; });
+      await page.$eval("#warmup", (e) => { e.value = "5"; });
+      const before = posts.length;
+      await page.click("#submit");
+      await waitDone(page, "the benchmark loop");
+      const sent = posts.slice(before).find((p) => p.url.endsWith("/api/run"));
+      const body = JSON.parse(sent ? sent.body : "{}");
+      check(body.iterations === 20 && body.warmup === 5, "the loop's fields are sent as numbers", sent ? sent.body : "no POST");
+      const job = await page.$eval("#results", (e) => e.dataset.job);
+      const res = await (await fetch(`${args.url}/api/jobs/${job}/result`)).json();
+      check(res.loop && res.loop.avg_ticks === cli.loop.avg_ticks && res.loop.iteration_max_ticks === cli.loop.iteration_max_ticks,
+        "the page's loop is the CLI's", JSON.stringify(res.loop && res.loop.avg_ticks) + " vs " + cli.loop.avg_ticks);
+      const summary = await page.$eval("#loop-summary", (e) => e.classList.contains("hidden") ? "" : e.textContent);
+      check(/^loop: 20 timed \+ 5 warm-up iterations .*average .*min .*max .*busbw/.test(summary),
+        "the result panel says the loop's average, min, max and busbw", summary);
+      // the heatmap's colour range goes into its URL as scale=
+      await page.$eval("#heatmap-scale", (e) => { e.value = "0:50"; e.dispatchEvent(new Event("change")); });
+      const shown = await heatmapShown(page, "scale=0:50");
+      check(!shown.err && shown.w > 0, "a heatmap with a fixed colour range is shown", JSON.stringify(shown));
+      await page.$eval("#heatmap-scale", (e) => { e.value = ""; });
+      await page.$eval("#iterations", (e) => { e.value = ""; });
+      await page.$eval("#warmup", (e) => { e.value = ""; });
+      step("benchmark loop and colour range");
+    }
+
     const wrong = posts.filter((p) => !/^application\/json(;|$)/i.test(p.ctype));
     check(posts.length > 0 && wrong.length === 0, "every POST says Content-Type: application/json",
       wrong.map((p) => p.url + ": '" + p.ctype + "'").join("; "));

@@ -132,7 +132,7 @@ Test(heatmap_style, same_scale_same_colour)
 /* compare's shared range: machines of different layouts, one colour */
 Test(heatmap_style, shared_range_across_machines)
 {
-    cs_heatmap_style_t st = {0, 0.94, "colour range shared across the 2 machines", {0, 0, 0}};
+    cs_heatmap_style_t st = {0, 0.94, "colour range shared across the 2 machines", {0, 0, 0}, 0};
     uint32_t ring = draw("alphabeta:topo=ring,p=8", 0.47, 0.53, &st, "ring");
     uint32_t torus = draw("alphabeta:topo=torus,rows=4,cols=4", 0.47, 0.94, &st, "torus");
     cr_expect_eq(ring, torus, "%06x %06x", ring, torus);
@@ -141,7 +141,7 @@ Test(heatmap_style, shared_range_across_machines)
 
 Test(heatmap_style, values_outside_take_the_ends)
 {
-    cs_heatmap_style_t st = {0.2, 0.6, "fixed", {0, 0, 0}};
+    cs_heatmap_style_t st = {0.2, 0.6, "fixed", {0, 0, 0}, 0};
     cr_expect_lt(dist(draw("alphabeta:topo=line,p=8", 0.9, 0.1, &st, "hi"), 1), 0.05);
     cr_expect_lt(dist(draw("alphabeta:topo=line,p=8", 0.1, 0.9, &st, "lo"), 0), 0.05);
 }
@@ -226,7 +226,7 @@ Test(heatmap_style, animation_frames)
     cs_machine_t *m = machine("alphabeta:topo=ring,p=8");
     cs_heatmap_t *h = NULL;
     cs_anim_t *a = NULL;
-    cs_heatmap_style_t st = {0, 1, NULL, {0, 0, 0}};
+    cs_heatmap_style_t st = {0, 1, NULL, {0, 0, 0}, 0};
     cr_assert_eq(cs_heatmap_parse_size("640x512", &st.size, &err), CS_OK);
     cr_assert_eq(cs_heatmap_new(m, &h, &err), CS_OK);
     for (int i = 0; i < 7; i++) {

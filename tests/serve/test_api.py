@@ -7,7 +7,8 @@ request (`collsim run --json - --no-timing`).  Python's standard library
 only.  COLLSIM names the binary; COLLSIM_SOURCE_ROOT the source tree.
 
 The server runs with small limits so that the limits can be reached fast:
---jobs 1 --max-queue 1 --max-ranks 1024 --max-seconds 3 --max-body 64KiB.
+--jobs 1 --max-queue 1 --max-ranks 1024 --max-seconds 3 --max-body 64KiB
+--max-iterations 100.
 """
 import http.client
 import json
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 COLLSIM = os.environ.get("COLLSIM", "collsim")
 ROOT = os.environ.get("COLLSIM_SOURCE_ROOT",
@@ -92,6 +94,44 @@ class Server:
         raise AssertionError("job %s still %s after %s s" % (jid, doc["state"], timeout))
 
 
+def png_pixels(data):
+    """The pixels of an 8-bit RGB or RGBA PNG as (width, height, rows of
+    bytes), decoded here (zlib and the five row filters of the PNG
+    specification, section 9), independently of the encoder under test."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line) if bpp == 3 else
+                    bytes(v for k, v in enumerate(line) if k % 4 != 3))
+        prev = line
+    return width, height, rows
+
+
 def cli_json(*args):
     return subprocess.run([COLLSIM, *args, "--json", "-", "--no-timing"], check=True,
                           capture_output=True).stdout
@@ -101,7 +141,8 @@ class TestServe(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.s = Server("--jobs", "1", "--max-queue", "1", "--max-ranks", "1024",
-                       "--max-seconds", "3", "--max-body", "64KiB", "--keep", "60")
+                       "--max-seconds", "3", "--max-body", "64KiB", "--keep", "60",
+                       "--max-iterations", "100")
 
     @classmethod
     def tearDownClass(cls):
@@ -519,6 +560,125 @@ class TestServe(unittest.TestCase):
         c.request("GET", "/api/health")
         self.assertEqual(c.getresponse().status, 200)
         c.close()
+
+    # ---- benchmark loops, heatmap styles (issue 32) ------------------------
+
+    def test_12_loop(self):
+        # a loop in the body: the result is `collsim run` with the same
+        # options, byte for byte (the loop's figures by the same writer)
+        body = {"machine": "alphabeta:topo=line,p=4", "coll": "broadcast", "algo": "chain",
+                "bytes": "16KiB", "opts": ["seg=4KiB"], "iterations": 20, "warmup": 5,
+                "between": "barrier", "validate": True}
+        jid = self.s.submit("run", body)
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        req = job["request"]
+        self.assertEqual((req["iterations"], req["warmup"], req["between"], req["loop"]),
+                         (20, 5, "barrier", "custom"))
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        cli = cli_json("run", "--machine", "alphabeta:topo=line,p=4", "--coll", "broadcast",
+                       "--algo", "chain", "--bytes", "16KiB", "--opt", "seg=4KiB",
+                       "--iterations", "20", "--warmup", "5", "--between", "barrier",
+                       "--validate")
+        self.assertEqual(raw, cli)
+        doc, ref = json.loads(raw), json.loads(cli)
+        for key in ("avg_ticks", "iteration_avg_ticks", "iteration_min_ticks",
+                    "iteration_max_ticks", "first_ticks"):
+            self.assertEqual(doc["loop"][key], ref["loop"][key], key)
+        self.assertEqual(len(doc["loop"]["per_iteration"]), 25)
+        # the bandwidths are the average's (docs/loops.md): S / avg_seconds
+        self.assertAlmostEqual(doc["bandwidth"]["algbw_bytes_per_second"],
+                               16384 / doc["loop"]["avg_seconds"], delta=1e-3)
+        # the same loop said another way is the same request: cached
+        again = dict(body, iterations="20", between="barrier", bytes=16384)
+        status, doc2 = self.s.json("POST", "/api/run", again)
+        self.assertEqual((status, doc2["id"], doc2["cached"]), (200, jid, True))
+        # no loop: the loop's keys are null in the request
+        self.assertIsNone(self.s.wait(self.run_id)["request"]["iterations"])
+
+    def test_12b_loop_refused(self):
+        base = {"machine": "alphabeta:topo=line,p=4", "coll": "broadcast", "bytes": "16KiB"}
+        # over --max-iterations (100 here): 422 naming the key that asked
+        status, doc = self.s.json("POST", "/api/run", dict(base, iterations=96))
+        self.refused(status, doc, 422, "iterations", "--max-iterations")
+        self.assertIn("5 warm-up + 96 timed", doc["error"]["message"])
+        status, doc = self.s.json("POST", "/api/run", dict(base, warmup=81))
+        self.refused(status, doc, 422, "warmup", "limit of 100")
+        # OSU's loop at 16 KiB is 10 + 100: over; at 8 KiB 100 + 1000
+        status, doc = self.s.json("POST", "/api/run", dict(base, loop="osu"))
+        self.refused(status, doc, 422, "loop", "10 warm-up + 100 timed")
+        status, doc = self.s.json("POST", "/api/run", dict(base, iterations=95))
+        self.assertIn(status, (200, 202), doc)
+        # values checked as the command line checks them, naming the key
+        for key, value, code in (("iterations", 0, 400), ("iterations", "many", 400),
+                                 ("warmup", -1, 400), ("warmup", "3", 400),
+                                 ("between", "fence", 400), ("between", "barrier:nope", 400),
+                                 ("loop", "mpi", 400), ("loop", 5, 400)):
+            status, doc = self.s.json("POST", "/api/run", dict(base, **{key: value}))
+            self.refused(status, doc, code, key)
+        # a loop repeats a collective: not a program; compare and sweep take none
+        status, doc = self.s.json("POST", "/api/run", {
+            "machine": "loggp:p=2", "program": "num_ranks 1\nrank 0 {\n}\n", "warmup": 2})
+        self.refused(status, doc, 400, "warmup", "needs --coll")
+        status, doc = self.s.json("POST", "/api/compare", {
+            "machines": ["loggp:p=8"], "coll": "barrier", "iterations": 2})
+        self.refused(status, doc, 400, "iterations", "unknown key")
+
+    def test_13_heatmap_style(self):
+        jid = self.run_id
+        # scale= and size=: the figure is the command line's --scale and
+        # --size, pixel for pixel (the server encodes its PNG otherwise)
+        status, headers, png = self.s.request(
+            "GET", "/api/jobs/%s/heatmap.png?scale=0:50&size=1000x700" % jid)
+        self.assertEqual(status, 200, png[:200])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "h.png")
+            subprocess.run([COLLSIM, "run", "--machine", "loggp:p=8", "--coll", "allreduce",
+                            "--algo", "ring", "--bytes", "1MiB", "--heatmap", path,
+                            "--scale", "0:50", "--size", "1000x700", "--quiet"],
+                           check=True, capture_output=True)
+            with open(path, "rb") as f:
+                cli_png = f.read()
+        served = png_pixels(png)
+        self.assertEqual(served[:2], (1000, 700))
+        self.assertEqual(served, png_pixels(cli_png))
+        # the scale changes the colours (the run's hottest lane is above 50 %)
+        status, headers, plain = self.s.request(
+            "GET", "/api/jobs/%s/heatmap.png?size=1000x700" % jid)
+        self.assertNotEqual(png_pixels(plain)[2], served[2])
+        # bad values: 400 naming the key, the command line's message
+        for query, key, text in (("scale=50:10", "scale", "--scale"),
+                                 ("scale=abc", "scale", "--scale"),
+                                 ("metric=bytes&scale=0:50%25", "scale", "--scale"),
+                                 ("size=huge", "size", "--size"),
+                                 ("size=50x50", "size", "--size")):
+            status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.svg?%s" % (jid, query))
+            self.refused(status, doc, 400, key, text)
+        # a PNG too large to draw for a request: 422 before its surface is made
+        status, doc = self.s.json("GET", "/api/jobs/%s/heatmap.png?size=20x20in" % jid)
+        self.refused(status, doc, 422, "size", "pixels")
+        status, headers, svg = self.s.request("GET", "/api/jobs/%s/heatmap.svg?size=20x20in" % jid)
+        self.assertEqual(status, 200)
+        # only heatmaps take them
+        status, doc = self.s.json("GET", "/api/jobs/%s/timeline.json?scale=0:50" % jid)
+        self.refused(status, doc, 400, "scale", "only heatmaps")
+
+    def test_13b_sweep_plot_is_the_cli_plot(self):
+        body = {"machine": "loggp:p=8", "coll": "allreduce", "algos": ["ring", "rdb"],
+                "bytes": "8..512:x4", "ranks": "4,8"}
+        jid = self.s.submit("sweep", body)
+        self.assertEqual(self.s.wait(jid)["state"], "done")
+        status, headers, svg = self.s.request("GET", "/api/jobs/%s/plot.svg" % jid)
+        self.assertEqual(status, 200)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.svg")
+            subprocess.run([COLLSIM, "sweep", "--machine", "loggp:p=8", "--coll", "allreduce",
+                            "--algos", "ring,rdb", "--bytes", "8..512:x4", "--ranks", "4,8",
+                            "--plot", path, "--quiet"], check=True, capture_output=True)
+            with open(path, "rb") as f:
+                self.assertEqual(svg, f.read())
+        # in seconds (SI prefixes on the axis), not ticks
+        self.assertNotIn(b"ticks", svg)
 
     def test_99_sigterm(self):
         # a job running when the signal comes is cancelled
