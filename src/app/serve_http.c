@@ -605,7 +605,10 @@ void *cs_serve_http_new(void *http, cs_serve_t *s, const cs_serve_limits_t *lim,
      * default) and with the bound port; NAME:PORT exactly (cmd_serve.c
      * checked the form: a port follows the last ':' outside brackets) */
     for (int i = 0; i < site->nallow && i < CS_SERVE_MAX_ALLOW; i++) {
-        const char *a = site->allow[i], *colon = strrchr(a, ':'), *br = strchr(a, ']');
+        const char *a = site->allow[i];
+        if (!a) /* never (cmd_serve.c fills nallow entries); said for gcc -O3's format check */
+            continue;
+        const char *colon = strrchr(a, ':'), *br = strchr(a, ']');
         http_add(h, "%s", a);
         if (!colon || (br && colon < br))
             http_add_host(h, a, site->port);
