@@ -282,6 +282,20 @@ class TestServe(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertEqual(png[:4], b"\x89PNG")
 
+    def test_04b_compare_common_ranks(self):
+        # like for like: without "ranks" every machine runs at the most that
+        # every one holds (4 here), as `collsim compare` does
+        specs = ["loggp:p=8", "alphabeta:topo=ring,p=4"]
+        jid = self.s.submit("compare", {"machines": specs, "coll": "allreduce", "algo": "ring",
+                                        "bytes": "4KiB"})
+        job = self.s.wait(jid)
+        self.assertEqual(job["state"], "done", job)
+        status, headers, raw = self.s.request("GET", "/api/jobs/%s/result" % jid)
+        self.assertEqual(raw, cli_json("compare", "--machines", ";".join(specs), "--coll",
+                                       "allreduce", "--algo", "ring", "--bytes", "4KiB"))
+        doc = json.loads(raw)
+        self.assertEqual([len(run["ranks"]) for run in doc["runs"]], [4, 4])
+
     def test_05_sweep(self):
         jid = self.s.submit("sweep", {"machine": "loggp:p=8", "coll": "allreduce",
                                       "algos": ["ring", "rdb"], "bytes": "8..512:x4",
