@@ -44,30 +44,39 @@ static int allgather_rdb(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P;
     int64_t m = a->bytes;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
-    (void)err;
+    cs_coll_blocks_t bl = {P, 0, m, 0};
+    int far, rc;
+    cs_coll_fold_t f;
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
     if (P == 1 || m == 0)
         return CS_OK;
     /* an extra rank's block joins its partner's: no reduction, just a copy */
     for (int i = 0; i < f.e; i++) {
-        cs_coll_send_nz(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
-        cs_coll_recv_nz(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_FOLD);
+        int x = fold_extra(&f, i), p = fold_partner(&f, i);
+        cs_coll_send_nz(b, x, p, (int64_t)x * m, m, TAG_FOLD);
+        cs_coll_recv_nz(b, p, x, (int64_t)x * m, m, TAG_FOLD);
     }
     cs_coll_wait_all(b);
+    /* the blocks of a range of virtual ranks: one range near, up to two far
+     * (the low ranks' and their extra ranks'), sent in the same order as
+     * the partner receives them */
     for (int d = 1; d < f.Pp; d *= 2) {
         for (int r = 0; r < P; r++) {
-            int v = fold_virt(&f, r), pv, lo, plo;
+            int v = fold_virt(&f, r), pv, lo, plo, k;
+            int64_t o[2], l[2];
             if (v < 0)
                 continue;
             pv = v ^ d;
             lo = v & ~(d - 1);
             plo = pv & ~(d - 1);
-            int64_t so = (int64_t)fold_real(&f, lo) * m;
-            int64_t sl = (int64_t)fold_real(&f, lo + d) * m - so;
-            int64_t ro = (int64_t)fold_real(&f, plo) * m;
-            int64_t rl = (int64_t)fold_real(&f, plo + d) * m - ro;
-            cs_coll_send_nz(b, r, fold_real(&f, pv), so, sl, TAG_DATA);
-            cs_coll_recv_nz(b, r, fold_real(&f, pv), ro, rl, TAG_DATA);
+            k = cs_coll_fold_bytes(&f, NULL, &bl, lo, lo + d, o, l);
+            for (int q = 0; q < k; q++)
+                cs_coll_send_nz(b, r, fold_real(&f, pv), o[q], l[q], TAG_DATA);
+            k = cs_coll_fold_bytes(&f, NULL, &bl, plo, plo + d, o, l);
+            for (int q = 0; q < k; q++)
+                cs_coll_recv_nz(b, r, fold_real(&f, pv), o[q], l[q], TAG_DATA);
         }
         cs_coll_wait_recvs_all(b); /* the blocks sent are never written again */
     }
@@ -300,10 +309,11 @@ static const cs_coll_algo_t ag_ring = {
     CS_COLL_ALLGATHER, "ring",
     "bucket: P-1 steps over the ring order, each rank passes on the block it got last",
     "lecture §8.7", "", NULL, allgather_ring};
+static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t ag_rdb = {
     CS_COLL_ALLGATHER, "rdb",
     "recursive doubling: log2 rounds swapping all blocks held; extra ranks folded in and out",
-    "generic (MPI; Thakur et al. 2005)", "", NULL, allgather_rdb};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allgather_rdb};
 static const cs_coll_algo_t ag_bruck = {
     CS_COLL_ALLGATHER, "bruck",
     "Bruck: ceil(log2 P) rounds, rank r sends its window of blocks to r-2^k; one local copy at "

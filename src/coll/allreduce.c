@@ -61,8 +61,11 @@ static int allreduce_rdb(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P;
     int64_t n = a->bytes;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
-    (void)err;
+    int far, rc;
+    cs_coll_fold_t f;
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
     if (P == 1 || n == 0)
         return CS_OK;
     cs_coll_fold_in(b, &f, 0, n, 1);
@@ -107,9 +110,12 @@ static int allreduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P;
     int64_t n = a->bytes, len;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
+    int far, rc;
+    cs_coll_fold_t f;
     int64_t *poff;
-    (void)err;
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
     if (P == 1 || n == 0)
         return CS_OK;
     cs_coll_fold_in(b, &f, 0, n, 1);
@@ -117,7 +123,9 @@ static int allreduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
     for (int v = 0; v < f.Pp; v++)
         cs_coll_split(n, f.Pp, v, &poff[v], &len);
     poff[f.Pp] = n;
-    cs_coll_halving(b, &f, poff, TAG_RS);
+    /* the pieces split the vector by virtual rank, whatever real ranks a
+     * virtual rank stands for: one range per message under either fold */
+    cs_coll_halving(b, &f, poff, NULL, TAG_RS);
     doubling(b, &f, poff, TAG_AG);
     free(poff);
     cs_coll_fold_out(b, &f, 0, n);
@@ -434,9 +442,11 @@ static int build_2d_naive(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- recursive-doubling all-reduce among a set of ranks --------------------
  * [off, off+len) is reduced over ranks[0..cnt).  When cnt is not a power of
- * two, the ranks beyond the largest power of two pof2 first hand their vector
- * to ranks[i - pof2] and get the result back at the end (the Cell paper's
- * "extra round" to and from the excess nodes).  A rank goes on to the next
+ * two, the excess ranks first hand their vector to a partner and get the
+ * result back at the end (the Cell paper's "extra round" to and from the
+ * excess nodes): with far, ranks[pof2 + i] to ranks[i] (the paper does not
+ * name the partner; this is the rule the code has always used), with near
+ * ranks[2i+1] to ranks[2i] (the fold of coll_internal.h over indices).  A rank goes on to the next
  * round once its partner's vector is in and added, without waiting for the
  * partner to have read its own (the ACK): the paper's rdb lets rounds
  * overlap -- "after the second round there are 16 = 8 + 8 data messages that
@@ -445,34 +455,44 @@ static int build_2d_naive(cs_coll_builder_t *b, cs_error_t *err)
  * the pof2 rdb ranks after rdb round j (1-based) whenever j % every == 0
  * (Rdb-Barrier).  Uses tags [tag, tag + PHASE_STRIDE). */
 static void emit_rdb_allreduce(cs_coll_builder_t *b, const int32_t *ranks, int cnt, int64_t off,
-                               int64_t len, int tag, int every)
+                               int64_t len, int tag, int every, int far)
 {
+    cs_coll_fold_t f;
     int pof2, L;
+    int32_t *vr;
     if (cnt <= 1)
         return;
-    pof2 = pow2_floor(cnt);
+    /* the fold over the indices into ranks[] */
+    f = cs_coll_fold_rule(cnt, far);
+    pof2 = f.Pp;
     L = floor_log2(pof2);
-    for (int i = pof2; i < cnt; i++) {
-        cs_coll_send_nz(b, ranks[i], ranks[i - pof2], off, len, tag);
-        cs_coll_recv_reduce_nz(b, ranks[i - pof2], ranks[i], off, len, tag);
-        cs_coll_wait(b, ranks[i]);
-        cs_coll_wait(b, ranks[i - pof2]);
+    for (int i = 0; i < f.e; i++) {
+        int x = ranks[fold_extra(&f, i)], p = ranks[fold_partner(&f, i)];
+        cs_coll_send_nz(b, x, p, off, len, tag);
+        cs_coll_recv_reduce_nz(b, p, x, off, len, tag);
+        cs_coll_wait(b, x);
+        cs_coll_wait(b, p);
     }
+    vr = cs_malloc((size_t)pof2 * sizeof *vr); /* the rank of each virtual rank */
+    for (int i = 0; i < pof2; i++)
+        vr[i] = ranks[fold_real(&f, i)];
     for (int j = 0; j < L; j++) {
         for (int i = 0; i < pof2; i++) {
             int p = i ^ (1 << j);
-            cs_coll_send_nz(b, ranks[i], ranks[p], off, len, tag + 1 + j);
-            cs_coll_recv_reduce_nz(b, ranks[i], ranks[p], off, len, tag + 1 + j);
-            cs_coll_wait_recvs(b, ranks[i]); /* rounds overlap (§3.5), see above */
+            cs_coll_send_nz(b, vr[i], vr[p], off, len, tag + 1 + j);
+            cs_coll_recv_reduce_nz(b, vr[i], vr[p], off, len, tag + 1 + j);
+            cs_coll_wait_recvs(b, vr[i]); /* rounds overlap (§3.5), see above */
         }
         if (every > 0 && (j + 1) % every == 0)
-            cs_coll_barrier_among(b, ranks, pof2, tag + BARRIER_TAG(j, 0));
+            cs_coll_barrier_among(b, vr, pof2, tag + BARRIER_TAG(j, 0));
     }
-    for (int i = pof2; i < cnt; i++) {
-        cs_coll_send_nz(b, ranks[i - pof2], ranks[i], off, len, tag + 1 + L);
-        cs_coll_recv_nz(b, ranks[i], ranks[i - pof2], off, len, tag + 1 + L);
-        cs_coll_wait(b, ranks[i]);
-        cs_coll_wait(b, ranks[i - pof2]);
+    free(vr);
+    for (int i = 0; i < f.e; i++) {
+        int x = ranks[fold_extra(&f, i)], p = ranks[fold_partner(&f, i)];
+        cs_coll_send_nz(b, p, x, off, len, tag + 1 + L);
+        cs_coll_recv_nz(b, x, p, off, len, tag + 1 + L);
+        cs_coll_wait(b, x);
+        cs_coll_wait(b, p);
     }
 }
 
@@ -555,14 +575,18 @@ static void emit_direct_ag(cs_coll_builder_t *b, const int32_t *ranks, int s, in
 static int build_allreduce_rdb_barrier(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
-    int every, rc;
+    int every, far, rc;
     int32_t *all;
     if ((rc = cs_coll_opt_every(a, 2, &every, err)))
+        return rc;
+    /* the paper folds the excess nodes onto ranks pof2 away (§3.5's "extra
+     * round"): far by default, unlike the generic algorithms */
+    if ((rc = cs_coll_opt_fold(a, 1, &far, err)))
         return rc;
     if (a->bytes == 0)
         return CS_OK;
     all = cs_coll_ranks_from(a->P, 0);
-    emit_rdb_allreduce(b, all, a->P, 0, a->bytes, PHASE_TAG(0), every);
+    emit_rdb_allreduce(b, all, a->P, 0, a->bytes, PHASE_TAG(0), every, far);
     free(all);
     return CS_OK;
 }
@@ -601,7 +625,7 @@ static int build_allreduce_hybrid_a(cs_coll_builder_t *b, cs_error_t *err)
     leaders = cs_malloc((size_t)y * sizeof *leaders);
     for (int g = 0; g < y; g++)
         leaders[g] = cs_coll_hybrid_start(P, y, g);
-    emit_rdb_allreduce(b, leaders, y, 0, n, PHASE_TAG(1), 0);
+    emit_rdb_allreduce(b, leaders, y, 0, n, PHASE_TAG(1), 0, 1); /* y is a power of two */
     free(leaders);
     for (int g = 0; g < y; g++) {
         int base = cs_coll_hybrid_start(P, y, g);
@@ -613,44 +637,47 @@ static int build_allreduce_hybrid_a(cs_coll_builder_t *b, cs_error_t *err)
 /* Rabenseifner's reduce-scatter (recursive vector and distance halving:
  * step s exchanges with XOR pof2/2^s, as the paper states for HybridB),
  * leaving block r of bl (cs_coll_split of n into P) reduced at rank r.
- * Any P: with pof2 the largest power of two <= P and rem = P - pof2, rank
- * 2i+1 (i < rem) first hands its whole vector to 2i; virtual rank v then
- * stands for ranks {2v, 2v+1} (v < rem) or {v + rem}, so every virtual
- * block is a contiguous run of real blocks; at the end 2i passes block 2i+1
- * back (the fold of coll_internal.h). */
-static void emit_rs_halving(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, int tag)
+ * Any P: with pof2 the largest power of two <= P and rem = P - pof2, each
+ * extra rank first hands its whole vector to its partner (the fold of
+ * coll_internal.h, rule `far`); virtual rank v's block is the blocks of the
+ * real ranks it stands for (one run near, up to two far: cs_coll_fold_bytes);
+ * at the end each partner passes its extra rank's block back. */
+static void emit_rs_halving(cs_coll_builder_t *b, const cs_coll_blocks_t *bl, int tag, int far)
 {
     int P = bl->P;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
+    cs_coll_fold_t f = cs_coll_fold_rule(P, far);
     int pof2 = f.Pp, rem = f.e, L = floor_log2(pof2);
     int64_t n = cs_coll_blk(bl, P);
     for (int i = 0; i < rem; i++) {
-        cs_coll_send_nz(b, 2 * i + 1, 2 * i, 0, n, tag);
-        cs_coll_recv_reduce_nz(b, 2 * i, 2 * i + 1, 0, n, tag);
-        cs_coll_wait(b, 2 * i);
-        cs_coll_wait(b, 2 * i + 1);
+        int x = fold_extra(&f, i), p = fold_partner(&f, i);
+        cs_coll_send_nz(b, x, p, 0, n, tag);
+        cs_coll_recv_reduce_nz(b, p, x, 0, n, tag);
+        cs_coll_wait(b, p);
+        cs_coll_wait(b, x);
     }
     for (int s = 1; s <= L; s++) {
         int d = pof2 >> s;
         for (int v = 0; v < pof2; v++) {
-            int pv = v ^ d, lo = v & ~(2 * d - 1);
+            int pv = v ^ d, lo = v & ~(2 * d - 1), k;
             int keep = (v & d) ? lo + d : lo, give = (v & d) ? lo : lo + d;
-            int64_t ko = cs_coll_blk(bl, fold_real(&f, keep)),
-                    kh = cs_coll_blk(bl, fold_real(&f, keep + d));
-            int64_t go = cs_coll_blk(bl, fold_real(&f, give)),
-                    gh = cs_coll_blk(bl, fold_real(&f, give + d));
             int r = fold_real(&f, v), pr = fold_real(&f, pv);
-            cs_coll_send_nz(b, r, pr, go, gh - go, tag + s);
-            cs_coll_recv_reduce_nz(b, r, pr, ko, kh - ko, tag + s);
+            int64_t o[2], l[2];
+            k = cs_coll_fold_bytes(&f, NULL, bl, give, give + d, o, l);
+            for (int q = 0; q < k; q++)
+                cs_coll_send_nz(b, r, pr, o[q], l[q], tag + s);
+            k = cs_coll_fold_bytes(&f, NULL, bl, keep, keep + d, o, l);
+            for (int q = 0; q < k; q++)
+                cs_coll_recv_reduce_nz(b, r, pr, o[q], l[q], tag + s);
             cs_coll_wait_recvs(b, r); /* the half given away is not written again */
         }
     }
     for (int i = 0; i < rem; i++) {
-        int64_t o = cs_coll_blk(bl, 2 * i + 1), e = cs_coll_blk(bl, 2 * i + 2);
-        cs_coll_send_nz(b, 2 * i, 2 * i + 1, o, e - o, tag + L + 1);
-        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, o, e - o, tag + L + 1);
-        cs_coll_wait(b, 2 * i);
-        cs_coll_wait(b, 2 * i + 1);
+        int x = fold_extra(&f, i), p = fold_partner(&f, i);
+        int64_t o = cs_coll_blk(bl, x), e = cs_coll_blk(bl, x + 1);
+        cs_coll_send_nz(b, p, x, o, e - o, tag + L + 1);
+        cs_coll_recv_nz(b, x, p, o, e - o, tag + L + 1);
+        cs_coll_wait(b, p);
+        cs_coll_wait(b, x);
     }
 }
 
@@ -660,10 +687,12 @@ static int build_allreduce_hybrid_b(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     cs_coll_blocks_t bl = {a->P, 1, 0, a->bytes};
-    int y, rc;
+    int y, far, rc;
     if ((rc = cs_coll_hybrid_shape(a, &y, err)))
         return rc;
-    emit_rs_halving(b, &bl, PHASE_TAG(0));
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    emit_rs_halving(b, &bl, PHASE_TAG(0), far);
     for (int r = 0; r < a->P; r++)
         cs_coll_wait(b, r);
     cs_coll_hybrid_allgather(b, &bl, y, PHASE_TAG(1));
@@ -689,7 +718,7 @@ static int build_allreduce_hierarchical(cs_coll_builder_t *b, cs_error_t *err)
 {
     static const char *const inters[] = {"direct", "rdb", NULL};
     const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P, inter = 0, rc, c;
+    int P = a->P, inter = 0, far = 1, rc, c;
     int64_t g, par, n = a->bytes;
     cs_coll_groups_t gr;
     int32_t *col;
@@ -698,6 +727,10 @@ static int build_allreduce_hierarchical(cs_coll_builder_t *b, cs_error_t *err)
     if ((rc = cs_coll_opt_choice(a, "inter", inters, 0, &inter, err)))
         return rc;
     if ((rc = cs_coll_opt_int(a, "par", 0, 0, 1, &par, err)))
+        return rc;
+    /* read only for inter=rdb, so that fold= with inter=direct is reported
+     * as an option that means nothing */
+    if (inter == 1 && (rc = cs_coll_opt_fold(a, 1, &far, err)))
         return rc;
     if ((rc = cs_coll_groups_hint(&gr, a, 1, err)))
         return rc;
@@ -723,7 +756,7 @@ static int build_allreduce_hierarchical(cs_coll_builder_t *b, cs_error_t *err)
             emit_direct_rs(b, col, gr.G, gr.G, so, sl, PHASE_TAG(1), (int)par);
             emit_direct_ag(b, col, gr.G, gr.G, so, sl, PHASE_TAG(2), (int)par);
         } else {
-            emit_rdb_allreduce(b, col, gr.G, so, sl, PHASE_TAG(1), 0);
+            emit_rdb_allreduce(b, col, gr.G, so, sl, PHASE_TAG(1), 0, far);
         }
     }
     free(col);
@@ -759,9 +792,11 @@ static const char *const keys_butterfly[] = {"g", "inner", NULL};
 static const char *const keys_gateway[] = {"g", NULL};
 static const char *const k_naive[] = {"base", "inner", "S", "TR", "root", "stream", NULL};
 static const char *const k_2d_naive[] = {"base", "S", "TR", "root", "stream", NULL};
-static const char *const keys_every[] = {"every", NULL};
+static const char *const keys_every[] = {"every", "fold", NULL};
+static const char *const keys_fold[] = {"fold", NULL};
+static const char *const keys_hybrid_fold[] = {"x", "y", "fold", NULL};
 static const char *const keys_hybrid[] = {"x", "y", NULL};
-static const char *const keys_hier[] = {"g", "inter", "par", NULL};
+static const char *const keys_hier[] = {"g", "inter", "par", "fold", NULL};
 static const char *const keys_multidim[] = {"dims", "inner", NULL};
 
 static const cs_coll_algo_t ar_ring = {
@@ -771,11 +806,11 @@ static const cs_coll_algo_t ar_ring = {
 static const cs_coll_algo_t ar_rdb = {
     CS_COLL_ALLREDUCE, "rdb",
     "recursive doubling: log2 rounds exchanging and adding the whole vector; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", "", NULL, allreduce_rdb};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rdb};
 static const cs_coll_algo_t ar_rabenseifner = {
     CS_COLL_ALLREDUCE, "rabenseifner",
     "recursive-halving reduce-scatter + recursive-doubling allgather; extra ranks folded",
-    "generic (Rabenseifner; Thakur et al. 2005)", "", NULL, allreduce_rabenseifner};
+    "generic (Rabenseifner; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rabenseifner};
 static const cs_coll_algo_t ar_reduce_bcast = {
     CS_COLL_ALLREDUCE, "reduce-bcast", "binomial reduce to rank 0, then binomial broadcast",
     "lecture §8.1 + §8.6", "", NULL, allreduce_reduce_bcast};
@@ -812,7 +847,9 @@ static const cs_coll_algo_t a_2d_naive = {
 static const cs_coll_algo_t allreduce_rdb_barrier = {
     CS_COLL_ALLREDUCE, "rdb-barrier",
     "recursive-doubling all-reduce with a barrier after every 2 rounds (Rdb-Barrier)",
-    "Cell paper §3.5", "every=N rounds between barriers (default 2; 1 = mailbox all-reduce)",
+    "Cell paper §3.5",
+    "every=N rounds between barriers (default 2; 1 = mailbox all-reduce); fold=near|far "
+    "(default far: rank Pp+i folds onto i, the paper's extra round; near: 2i+1 onto 2i)",
     keys_every, build_allreduce_rdb_barrier};
 
 static const cs_coll_algo_t allreduce_hybrid_a = {
@@ -828,8 +865,9 @@ static const cs_coll_algo_t allreduce_hybrid_b = {
     "HybridB-x-y: Rabenseifner reduce-scatter (recursive halving), then the hybrid-x-y "
     "all-gather",
     "Cell paper §3.5",
-    "x=switch round, y=leaders (power of two); default y=2^floor(log2 ceil(sqrt P))",
-    keys_hybrid, build_allreduce_hybrid_b};
+    "x=switch round, y=leaders (power of two); default y=2^floor(log2 ceil(sqrt P)); "
+    FOLD_TEXT " (the reduce-scatter's)",
+    keys_hybrid_fold, build_allreduce_hybrid_b};
 
 static const cs_coll_algo_t allreduce_hierarchical = {
     CS_COLL_ALLREDUCE, "hierarchical",
@@ -837,7 +875,9 @@ static const cs_coll_algo_t allreduce_hierarchical = {
     "(groups from the hierarchy hint or g consecutive ranks)",
     "Groq ISCA'22 §5.6",
     "g=group size (default: hint, else 8 if 8 | P, else ceil(sqrt P)); inter=direct|rdb "
-    "(default direct); par=0|1 (1: post a stage's sends at once, for many-port machines)",
+    "(default direct); par=0|1 (1: post a stage's sends at once, for many-port machines); "
+    "fold=near|far (inter=rdb with a non-power-of-two number of groups; default far: group "
+    "Pp+i folds onto i)",
     keys_hier, build_allreduce_hierarchical};
 
 static const cs_coll_algo_t allreduce_multidim_algo = {

@@ -33,9 +33,11 @@ static int barrier_dissemination(cs_coll_builder_t *b, cs_error_t *err)
  * out.  P a power of two: log2 P (alpha + beta).  Source: generic (MPI). */
 static int barrier_rdb(cs_coll_builder_t *b, cs_error_t *err)
 {
-    int P = cs_coll_args(b)->P;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
-    (void)err;
+    int P = cs_coll_args(b)->P, far, rc;
+    cs_coll_fold_t f;
+    if ((rc = cs_coll_opt_fold(cs_coll_args(b), 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
     if (P == 1)
         return CS_OK;
     cs_coll_fold_in(b, &f, 0, 1, 0);
@@ -137,6 +139,7 @@ static int build_barrier_mailbox(cs_coll_builder_t *b, cs_error_t *err)
 /* ---- registry ------------------------------------------------------------------ */
 
 static const char *const keys_fanin[] = {"fanin", NULL};
+static const char *const keys_fold[] = {"fold", NULL};
 
 static const cs_coll_algo_t bar_dissemination = {
     CS_COLL_BARRIER, "dissemination",
@@ -144,7 +147,7 @@ static const cs_coll_algo_t bar_dissemination = {
     "generic (Hensgen, Finkel, Manber 1988)", "", NULL, barrier_dissemination};
 static const cs_coll_algo_t bar_rdb = {
     CS_COLL_BARRIER, "rdb", "recursive doubling token exchange; extra ranks folded in and out",
-    "generic (MPI)", "", NULL, barrier_rdb};
+    "generic (MPI)", FOLD_TEXT, keys_fold, barrier_rdb};
 static const cs_coll_algo_t bar_flat = {
     CS_COLL_BARRIER, "flat", "one-to-all: every rank signals rank 0, which releases everyone",
     "lecture §8.4 pattern", "", NULL, barrier_flat};

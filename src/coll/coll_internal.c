@@ -50,6 +50,14 @@ int cs_coll_opt_every(const cs_coll_args_t *a, int64_t dflt, int *every, cs_erro
     return rc;
 }
 
+/* fold=near|far (cs_coll_fold_t); the spec's choice reader refuses any
+ * other value with a did-you-mean. */
+int cs_coll_opt_fold(const cs_coll_args_t *a, int dflt, int *far, cs_error_t *err)
+{
+    static const char *const rules[] = {"near", "far", NULL};
+    return cs_coll_opt_choice(a, "fold", rules, dflt, far, err);
+}
+
 /* The seg option: a byte count >= 1, by default the machine's packet size
  * (the natural unit of a pipeline). */
 int cs_coll_opt_seg(const cs_coll_args_t *a, int64_t *seg, cs_error_t *err)
@@ -257,26 +265,43 @@ void cs_coll_local_copy(cs_coll_builder_t *b, int r, int64_t src, int64_t dst, i
 
 /* ---- folds and halving ---------------------------------------------------------- */
 
-/* Extra ranks hand [off, off+len) to their even partner, which adds it
+/* Extra ranks hand [off, off+len) to their partner, which adds it
  * (reduce = 1) or just takes note (0: a barrier token). */
 void cs_coll_fold_in(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len,
                      int reduce)
 {
     for (int i = 0; i < f->e; i++) {
-        cs_coll_send_nz(b, 2 * i + 1, 2 * i, off, len, TAG_FOLD);
-        recv_as(b, 2 * i, 2 * i + 1, off, len, TAG_FOLD, reduce);
+        cs_coll_send_nz(b, fold_extra(f, i), fold_partner(f, i), off, len, TAG_FOLD);
+        recv_as(b, fold_partner(f, i), fold_extra(f, i), off, len, TAG_FOLD, reduce);
     }
     cs_coll_wait_all(b);
 }
 
-/* The even partner returns [off, off+len) to its extra rank. */
+/* The partner returns [off, off+len) to its extra rank. */
 void cs_coll_fold_out(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len)
 {
     for (int i = 0; i < f->e; i++) {
-        cs_coll_send_nz(b, 2 * i, 2 * i + 1, off, len, TAG_UNFOLD);
-        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, off, len, TAG_UNFOLD);
+        cs_coll_send_nz(b, fold_partner(f, i), fold_extra(f, i), off, len, TAG_UNFOLD);
+        cs_coll_recv_nz(b, fold_extra(f, i), fold_partner(f, i), off, len, TAG_UNFOLD);
     }
     cs_coll_wait_all(b);
+}
+
+int cs_coll_fold_bytes(const cs_coll_fold_t *f, const int64_t *poff, const cs_coll_blocks_t *bl,
+                       int lo, int hi, int64_t off[2], int64_t len[2])
+{
+    int s[4], n;
+    if (poff) {
+        off[0] = poff[lo];
+        len[0] = poff[hi] - poff[lo];
+        return 1;
+    }
+    n = fold_span(f, lo, hi, s);
+    for (int k = 0; k < n; k++) {
+        off[k] = cs_coll_blk(bl, s[2 * k]);
+        len[k] = cs_coll_blk(bl, s[2 * k + 1]) - off[k];
+    }
+    return n;
 }
 
 /* ---- ring rounds and binomial trees ------------------------------------------- */
@@ -368,24 +393,32 @@ void cs_coll_tree_down(cs_coll_builder_t *b, int P, int64_t off, int64_t len)
     }
 }
 
-/* Recursive halving over the virtual ranks [0, Pp) whose "piece" v is the
- * byte range [poff[v], poff[v+1]): in each round a rank keeps the half of
- * its current range that contains its own piece, sends the other half to
- * v ^ d and adds the partner's copy of its half.  Ends with piece v on v. */
-void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_t *poff, int tag)
+/* Recursive halving over the virtual ranks [0, Pp) whose "piece" v is
+ * given by cs_coll_fold_bytes (one or, with the far fold over blocks, two
+ * byte ranges): in each round a rank keeps the half of its current range
+ * that contains its own piece, sends the other half to v ^ d and adds the
+ * partner's copy of its half.  Ends with piece v on v.  The partner posts
+ * its ranges in the same order, so with two ranges per half the messages of
+ * a pair match in order under one tag. */
+void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_t *poff,
+                     const cs_coll_blocks_t *bl, int tag)
 {
     for (int d = f->Pp / 2; d >= 1; d /= 2) {
         for (int r = 0; r < f->P; r++) {
-            int v = fold_virt(f, r), lo, keep, give;
+            int v = fold_virt(f, r), lo, keep, give, n, pr;
+            int64_t o[2], l[2];
             if (v < 0)
                 continue;
             lo = v & ~(2 * d - 1);
             keep = v & d ? lo + d : lo;
             give = v & d ? lo : lo + d;
-            cs_coll_send_nz(b, r, fold_real(f, v ^ d), poff[give], poff[give + d] - poff[give],
-                            tag);
-            cs_coll_recv_reduce_nz(b, r, fold_real(f, v ^ d), poff[keep],
-                                   poff[keep + d] - poff[keep], tag);
+            pr = fold_real(f, v ^ d);
+            n = cs_coll_fold_bytes(f, poff, bl, give, give + d, o, l);
+            for (int k = 0; k < n; k++)
+                cs_coll_send_nz(b, r, pr, o[k], l[k], tag);
+            n = cs_coll_fold_bytes(f, poff, bl, keep, keep + d, o, l);
+            for (int k = 0; k < n; k++)
+                cs_coll_recv_reduce_nz(b, r, pr, o[k], l[k], tag);
         }
         cs_coll_wait_recvs_all(b); /* the half given away is not written again */
     }

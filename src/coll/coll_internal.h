@@ -96,34 +96,78 @@ static inline int mod(int64_t x, int P) { return (int)(((x % P) + P) % P); }
 static inline int real_rank(int rel, int root, int P) { return (rel + root) % P; }
 
 /* Folding a non-power of two: P = Pp + e with Pp the largest power of two
- * <= P.  Ranks 2i and 2i+1 (i < e) form virtual rank i, represented by 2i;
- * rank r >= 2e is virtual rank r - e.  Virtual rank v stands for the real
- * ranks [fold_real(v), fold_real(v+1)), so any range of virtual ranks covers
- * a contiguous range of real ranks (and of their blocks): every message of
- * recursive halving or doubling is then one range.  The ranks may be root-
- * relative indices (Rabenseifner's reduce). */
+ * <= P; e extra ranks hand their data to a partner and sit out the power-
+ * of-two part.  Two rules (option fold=, cs_coll_opt_fold):
+ *
+ *   near (MPICH's rule, Thakur, Rabenseifner, Gropp 2005): ranks 2i and
+ *     2i+1 (i < e) form virtual rank i, represented by 2i; rank r >= 2e is
+ *     virtual rank r - e.  Virtual rank v stands for the real ranks
+ *     [fold_real(v), fold_real(v+1)), so any range of virtual ranks covers a
+ *     contiguous range of real ranks (and of their blocks): every message of
+ *     recursive halving or doubling is one range.  The partner is adjacent
+ *     in rank order (on the Cell blade: on the same chip).
+ *   far (Open MPI's coll/base recursive-doubling barrier; its allreduce
+ *     pairs neighbours like MPICH): rank Pp + i (i < e) folds onto rank i;
+ *     rank v < Pp is virtual rank v and stands for {v, v + Pp} (v < e) or
+ *     {v}.  The partner is Pp ranks away (on the Cell blade: across the
+ *     BIF), and a range of virtual ranks covers up to two ranges of real
+ *     ranks (fold_span): algorithms that move per-rank blocks send two
+ *     messages where near sends one.
+ *
+ * The ranks may be root-relative indices (Rabenseifner's reduce). */
 typedef struct cs_coll_fold {
     int P, Pp, e;
+    int far; /* 0: near, 1: far */
 } cs_coll_fold_t;
 
-static inline cs_coll_fold_t cs_coll_fold_make(int P)
+static inline cs_coll_fold_t cs_coll_fold_rule(int P, int far)
 {
     cs_coll_fold_t f;
     f.P = P;
     f.Pp = pow2_floor(P);
     f.e = P - f.Pp;
+    f.far = far;
     return f;
 }
-/* Virtual rank of r, or -1 for an extra rank (an odd rank below 2e). */
+/* The near rule (the suite's default). */
+static inline cs_coll_fold_t cs_coll_fold_make(int P) { return cs_coll_fold_rule(P, 0); }
+/* Virtual rank of r, or -1 for an extra rank. */
 static inline int fold_virt(const cs_coll_fold_t *f, int r)
 {
+    if (f->far)
+        return r < f->Pp ? r : -1;
     if (r < 2 * f->e)
         return r % 2 ? -1 : r / 2;
     return r - f->e;
 }
-/* The real rank that represents virtual rank v, which is also the first
- * real rank v stands for (v = Pp gives P). */
-static inline int fold_real(const cs_coll_fold_t *f, int v) { return v < f->e ? 2 * v : v + f->e; }
+/* The real rank that represents virtual rank v.  Near: also the first real
+ * rank v stands for (v = Pp gives P), the bound of fold_span's range. */
+static inline int fold_real(const cs_coll_fold_t *f, int v)
+{
+    if (f->far)
+        return v;
+    return v < f->e ? 2 * v : v + f->e;
+}
+/* Extra rank i (i < e) and the partner that stands for it. */
+static inline int fold_extra(const cs_coll_fold_t *f, int i) { return f->far ? f->Pp + i : 2 * i + 1; }
+static inline int fold_partner(const cs_coll_fold_t *f, int i) { return f->far ? i : 2 * i; }
+/* The real ranks virtual ranks [lo, hi) stand for, as ranges [s[0], s[1])
+ * and (if the count returned is 2) [s[2], s[3]); hi = Pp allowed. */
+static inline int fold_span(const cs_coll_fold_t *f, int lo, int hi, int s[4])
+{
+    if (!f->far) {
+        s[0] = fold_real(f, lo);
+        s[1] = fold_real(f, hi);
+        return 1;
+    }
+    s[0] = lo;
+    s[1] = hi;
+    if (lo >= f->e)
+        return 1;
+    s[2] = f->Pp + lo;
+    s[3] = f->Pp + (hi < f->e ? hi : f->e);
+    return 2;
+}
 
 /* ---- rank groups -----------------------------------------------------------
  * Groups as lists of ranks: the members of group j are mem[start[j] ..
@@ -168,6 +212,9 @@ int cs_coll_opt_seg(const cs_coll_args_t *a, int64_t *seg, cs_error_t *err);
 int cs_coll_opt_k(const cs_coll_args_t *a, int64_t *k, cs_error_t *err);
 /* every=N rounds between barriers, 1..64 (Cell mailbox reduce, Rdb-Barrier). */
 int cs_coll_opt_every(const cs_coll_args_t *a, int64_t dflt, int *every, cs_error_t *err);
+/* fold=near|far: where the extra ranks of a non-power of two fold (see
+ * cs_coll_fold_t); *far = 1 for far, dflt when the key is absent. */
+int cs_coll_opt_fold(const cs_coll_args_t *a, int dflt, int *far, cs_error_t *err);
 
 /* ---- segments and pieces -------------------------------------------------- */
 
@@ -261,15 +308,23 @@ void cs_coll_tree_down(cs_coll_builder_t *b, int P, int64_t off, int64_t len);
 
 /* ---- folds and halving --------------------------------------------------------- */
 
-/* Extra ranks hand [off, off+len) to their even partner, which adds it
- * (reduce = 1) or just takes note (0: a barrier token); TAG_FOLD. */
+/* Extra ranks hand [off, off+len) to their partner (fold_partner), which
+ * adds it (reduce = 1) or just takes note (0: a barrier token); TAG_FOLD. */
 void cs_coll_fold_in(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len,
                      int reduce);
-/* The even partner returns [off, off+len) to its extra rank; TAG_UNFOLD. */
+/* The partner returns [off, off+len) to its extra rank; TAG_UNFOLD. */
 void cs_coll_fold_out(cs_coll_builder_t *b, const cs_coll_fold_t *f, int64_t off, int64_t len);
+/* The bytes of virtual ranks [lo, hi) (hi <= Pp): with poff (pieces per
+ * virtual rank, e.g. a vector split in Pp) the one range [poff[lo],
+ * poff[hi]); else the blocks of bl of the real ranks they stand for
+ * (fold_span: one range near, up to two far).  Returns the count. */
+int cs_coll_fold_bytes(const cs_coll_fold_t *f, const int64_t *poff, const cs_coll_blocks_t *bl,
+                       int lo, int hi, int64_t off[2], int64_t len[2]);
 /* Recursive halving over the virtual ranks [0, Pp) whose piece v is
- * [poff[v], poff[v+1]): ends with piece v reduced on virtual rank v. */
-void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_t *poff, int tag);
+ * cs_coll_fold_bytes(f, poff, bl, v, v+1): ends with piece v reduced on
+ * virtual rank v. */
+void cs_coll_halving(cs_coll_builder_t *b, const cs_coll_fold_t *f, const int64_t *poff,
+                     const cs_coll_blocks_t *bl, int tag);
 
 /* ---- per dimension (ASTRA-sim's hierarchical collectives; issue 18) ------------ */
 
@@ -373,6 +428,9 @@ int cs_coll_visit_cfg(const cs_coll_args_t *a, unsigned what, cs_coll_pattern_t 
 
 /* ---- option texts of the registry, shared by several collectives ----- */
 #define SEG_TEXT "seg=BYTES segment size (default: the machine's packet size)"
+#define FOLD_TEXT                                                                                  \
+    "fold=near|far (default near: extra rank 2i+1 folds onto 2i; far: rank Pp+i onto i, Pp the "  \
+    "largest power of two <= P)"
 #define K_TEXT   "k=N chains (default 2; more than P-1 act as P-1)"
 #define STREAM_OPT "stream=0|1 (default 1: forward element by element; 0: store and forward)"
 #define BASE_OPT                                                                                   \

@@ -158,24 +158,29 @@ static int reduce_kchain(cs_coll_builder_t *b, cs_error_t *err)
  * reduces it, and drops out.  The P' survivors get new ranks (even rel < 2r
  * -> rel/2, rel >= 2r -> rel - r; the root is new rank 0: the fold of
  * coll_internal.h over root-relative ranks) and work on the vector split
- * into P' pieces by cs_coll_split.  Source: Rabenseifner (generic MPI), the
- * lecture's §8.9 pattern. */
+ * into P' pieces by cs_coll_split.  With fold=far root-relative rank P' + i
+ * folds onto i instead (the pieces are per survivor, so nothing else
+ * changes).  Source: Rabenseifner (generic MPI), the lecture's §8.9
+ * pattern. */
 static int reduce_rabenseifner(cs_coll_builder_t *b, cs_error_t *err)
 {
-    (void)err;
     const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P, root = a->root;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
-    int Pp = f.Pp, r = f.e;
+    int P = a->P, root = a->root, far, rc;
+    cs_coll_fold_t f;
+    int Pp;
     int64_t *poff;
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
+    Pp = f.Pp;
     if (P == 1)
         return CS_OK;
 
-    for (int rel = 1; rel < 2 * r; rel += 2) {
-        int odd = real_rank(rel, root, P), even = real_rank(rel - 1, root, P);
-        cs_coll_send_nz(b, odd, even, 0, a->bytes, RAB_FOLD);
-        cs_coll_recv_reduce_nz(b, even, odd, 0, a->bytes, RAB_FOLD);
-        cs_coll_wait(b, even);
+    for (int i = 0; i < f.e; i++) {
+        int x = real_rank(fold_extra(&f, i), root, P), p = real_rank(fold_partner(&f, i), root, P);
+        cs_coll_send_nz(b, x, p, 0, a->bytes, RAB_FOLD);
+        cs_coll_recv_reduce_nz(b, p, x, 0, a->bytes, RAB_FOLD);
+        cs_coll_wait(b, p);
     }
 
     poff = cs_coll_piece_bounds(Pp, -1, a->bytes);
@@ -394,13 +399,14 @@ static const cs_coll_algo_t reduce_kchain_algo = {
     .build = reduce_kchain,
 };
 
+static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t reduce_rabenseifner_algo = {
     .kind = CS_COLL_REDUCE,
     .name = "rabenseifner",
     .summary = "reduce-scatter by recursive halving, then binomial gather to the root",
     .source = "Rabenseifner (generic); lecture §8.9 pattern",
-    .options = "",
-    .keys = NULL,
+    .options = FOLD_TEXT " (over root-relative ranks)",
+    .keys = keys_fold,
     .build = reduce_rabenseifner,
 };
 

@@ -35,20 +35,20 @@ static int reduce_scatter_halving(cs_coll_builder_t *b, cs_error_t *err)
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P;
     int64_t m = a->bytes;
-    cs_coll_fold_t f = cs_coll_fold_make(P);
-    int64_t *poff;
-    (void)err;
+    cs_coll_blocks_t bl = {P, 0, m, 0};
+    int far, rc;
+    cs_coll_fold_t f;
+    if ((rc = cs_coll_opt_fold(a, 0, &far, err)))
+        return rc;
+    f = cs_coll_fold_rule(P, far);
     if (P == 1 || m == 0)
         return CS_OK;
     cs_coll_fold_in(b, &f, 0, (int64_t)P * m, 1);
-    poff = cs_malloc((size_t)(f.Pp + 1) * sizeof *poff);
-    for (int v = 0; v <= f.Pp; v++)
-        poff[v] = (int64_t)fold_real(&f, v) * m;
-    cs_coll_halving(b, &f, poff, TAG_DATA);
-    free(poff);
+    cs_coll_halving(b, &f, NULL, &bl, TAG_DATA);
     for (int i = 0; i < f.e; i++) {
-        cs_coll_send_nz(b, 2 * i, 2 * i + 1, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
-        cs_coll_recv_nz(b, 2 * i + 1, 2 * i, (int64_t)(2 * i + 1) * m, m, TAG_UNFOLD);
+        int x = fold_extra(&f, i), p = fold_partner(&f, i);
+        cs_coll_send_nz(b, p, x, (int64_t)x * m, m, TAG_UNFOLD);
+        cs_coll_recv_nz(b, x, p, (int64_t)x * m, m, TAG_UNFOLD);
     }
     cs_coll_wait_all(b);
     return CS_OK;
@@ -93,10 +93,11 @@ static const cs_coll_algo_t rs_ring = {
     CS_COLL_REDUCE_SCATTER, "ring",
     "bucket: P-1 steps over the ring order, reduce on receipt and pass on",
     "lecture §8.7 (dual of the bucket allgather)", "", NULL, reduce_scatter_ring};
+static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t rs_halving = {
     CS_COLL_REDUCE_SCATTER, "recursive-halving",
     "recursive halving: log2 rounds exchanging half the remaining blocks; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", "", NULL, reduce_scatter_halving};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, reduce_scatter_halving};
 static const cs_coll_algo_t rs_pairwise = {
     CS_COLL_REDUCE_SCATTER, "pairwise",
     "direct: in step k send block r+k to rank r+k, add rank r-k's copy of block r",

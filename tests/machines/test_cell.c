@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../coll/harness.h"
 #include "machines/cell_eib.h"
@@ -129,6 +130,81 @@ Test(cell, bif_data_messages_as_the_paper_counts_them)
     cr_expect(xor8);
     /* hybrid segmented binomial broadcast: 1 */
     cr_expect_eq(crossings("broadcast", "hybrid-segmented", NULL, 4096, &xor8), 1);
+}
+
+/* fold=near|far on 15 SPEs of cell:chips=2 (issue 33).  Ranks are SPEs:
+ * chip 0 holds 0-7, chip 1 holds 8-14.  P = 15 = Pp + e with Pp = 8, e = 7.
+ * Counted by hand:
+ *   near: extra 2i+1 folds onto 2i: pairs 1-0, 3-2, 5-4, 7-6 on chip 0 and
+ *     9-8, 11-10, 13-12 on chip 1, so fold-in and fold-out cross nothing.
+ *     Virtual ranks 0..7 are SPEs 0, 2, 4, 6 | 8, 10, 12, 14: rounds 1 and 2
+ *     (v XOR 1, v XOR 2) stay on a chip, round 3 (v XOR 4) pairs 0-8, 2-10,
+ *     4-12, 6-14: 8 crossings, one each way per pair, all between even SPEs
+ *     (never an extra rank).
+ *   far: extra 8+i folds onto i (i < 7): 7 crossings from chip 1 at
+ *     fold-in, 7 from chip 0 at fold-out; virtual ranks 0..7 all sit on
+ *     chip 0, so the doubling rounds cross nothing: 14 crossings, every one
+ *     between i and 8+i, the fold-ins all started before the fold-outs. */
+typedef struct fold_count {
+    int n, from0, from1, odd, not8, order_ok;
+} fold_count_t;
+
+static fold_count_t fold_crossings(const char *coll, const char *algo, const char *opts,
+                                   int64_t bytes)
+{
+    h_run_t r = run_ok("cell:chips=2", coll, algo, 15, bytes, opts);
+    const cs_cell_crossing_t *x;
+    fold_count_t c = {0, 0, 0, 0, 0, 1};
+    cs_tick_t last_in = 0, first_out = -1;
+    c.n = cs_cell_eib_crossings(r.res.net, &x);
+    for (int i = 0; i < c.n; i++) {
+        int s = x[i].src, d = x[i].dst;
+        if (s < 8) {
+            c.from0++;
+            if (first_out < 0 || x[i].start < first_out)
+                first_out = x[i].start;
+        } else {
+            c.from1++;
+            if (x[i].start > last_in)
+                last_in = x[i].start;
+        }
+        c.odd += (s % 2) || (d % 2);
+        c.not8 += abs(s - d) != 8;
+    }
+    c.order_ok = c.n == 0 || (c.from0 && c.from1 && last_in < first_out);
+    h_done(&r);
+    return c;
+}
+
+Test(cell, fold_near_stays_on_chip_fold_far_crosses_the_bif)
+{
+    static const struct {
+        const char *coll, *algo;
+        int64_t bytes;
+    } A[] = {{"barrier", "rdb", 0}, {"allreduce", "rdb", 256}, {"allgather", "rdb", 128}};
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) {
+        fold_count_t c = fold_crossings(A[i].coll, A[i].algo, "fold=near", A[i].bytes);
+        cr_expect_eq(c.n, 8, "%s/%s near: %d crossings", A[i].coll, A[i].algo, c.n);
+        cr_expect_eq(c.from0, 4);
+        cr_expect_eq(c.from1, 4);
+        cr_expect_eq(c.odd, 0, "%s/%s near: an extra rank crossed", A[i].coll, A[i].algo);
+        cr_expect_eq(c.not8, 0);
+        c = fold_crossings(A[i].coll, A[i].algo, "fold=far", A[i].bytes);
+        cr_expect_eq(c.n, 14, "%s/%s far: %d crossings", A[i].coll, A[i].algo, c.n);
+        cr_expect_eq(c.from1, 7, "fold-in");
+        cr_expect_eq(c.from0, 7, "fold-out");
+        cr_expect_eq(c.not8, 0);
+        cr_expect(c.order_ok, "%s/%s far: fold-out crossed before the fold-in ended", A[i].coll,
+                  A[i].algo);
+    }
+    /* the default is near for the generic algorithms, far for the Cell
+     * paper's Rdb-Barrier (its "extra round" to the excess nodes) */
+    cr_expect_eq(fold_crossings("barrier", "rdb", NULL, 0).n, 8);
+    cr_expect_eq(fold_crossings("allreduce", "rdb-barrier", NULL, 256).n, 14);
+    /* near: round 3's 8 data messages, and the 8 tokens of the barrier
+     * after round 2, an rdb barrier among the 8 virtual ranks whose last
+     * round also pairs v with v XOR 4 (far: all of it on chip 0) */
+    cr_expect_eq(fold_crossings("allreduce", "rdb-barrier", "fold=near", 256).n, 16);
 }
 
 /* Most DMA gets of data under way on one chip during the run. */
