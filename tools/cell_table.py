@@ -23,6 +23,7 @@ writes the table there instead of docs/cell-results.md.
 """
 
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
@@ -133,10 +134,12 @@ class Runner:
         self.collect = False
         self.wanted = []
         self.runs = 0
+        self.cold = False  # --cold: one cold call per run (the table before issue 33)
 
     def _key(self, P, coll, algo, nbytes, mextra="", loop=True, barrier=None):
         chips = 2 if P > 8 else 1
         spec = "cell:chips=%d" % chips
+        loop = loop and not self.cold
         for e in (self.extra, mextra):
             if e:
                 # the BIF does not exist on one chip: its keys change nothing
@@ -144,6 +147,10 @@ class Runner:
                 # are shared between the sensitivity variants of bif_*
                 if chips == 1:
                     e = ",".join(kv for kv in e.split(",") if not kv.startswith("bif_"))
+                # add_cycles is the cost of a reduction's adds: collectives
+                # that reduce nothing share their runs across its variants
+                if coll in ("barrier", "broadcast", "allgather", "gather"):
+                    e = ",".join(kv for kv in e.split(",") if not kv.startswith("add_cycles="))
                 if e:
                     spec += "," + e
         # the paper's broadcast benchmark has a barrier after every call, the
@@ -211,6 +218,21 @@ class Runner:
     def gets(self, P, coll, algo, nbytes):
         """Most DMA gets of data under way on one chip, over the loop."""
         return self.get(P, coll, algo, nbytes)["gets"]
+
+
+def load_cache(path):
+    """CELL_CACHE=FILE: results kept between runs of the tool (to re-render
+    the table after editing its text without simulating again)."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {tuple(k): v for k, v in json.load(f)}
+
+
+def save_cache(path, cache):
+    if path:
+        with open(path, "w") as f:
+            json.dump([[list(k), v] for k, v in cache.items() if not isinstance(v, RunError)], f)
 
 
 def parse_summary(text, loop):
@@ -345,12 +367,12 @@ class Table:
                         beats(b16["rdb"], b16["flat"]) and beats(b16["dissemination"], b16["flat"])))
         ok, detail = True, []
         for p in (3, 5, 6, 7):
-            d, f, r = (t(p, "barrier", a, 0) for a in ("dissemination", "flat", "rdb"))
+            d, f, r = (t(p, "barrier", a, 0) for a in ("dissemination", "flat", "rdb:fold=near"))
             detail.append("p=%d: %s/%s/%s" % (p, ns(d), ns(f), ns(r)))
             ok = ok and beats(d, r) and beats(f, r)
         rows.append(Row("B5", "p = 3, 5, 6, 7: Bruck and one-to-all beat rdb (its extra round)",
                         "; ".join(detail) + " (Bruck/OTA/rdb ns)", ok))
-        d15, r15 = t(15, "barrier", "dissemination", 0), t(15, "barrier", "rdb", 0)
+        d15, r15 = t(15, "barrier", "dissemination", 0), t(15, "barrier", "rdb:fold=near", 0)
         rows.append(Row("B6", "15 SPEs: Bruck = rdb", "Bruck %s vs rdb %s ns" % (ns(d15), ns(r15)),
                         equal(d15, r15)))
         f8, f12, f16 = t(8, "barrier", "flat", 0), t(12, "barrier", "flat", 0), b16["flat"]
@@ -565,7 +587,160 @@ def render(rows, extra, runner):
 # The mechanism behind every row that does not reproduce, as the simulation
 # shows it (each checked against runs; the evidence is quoted in
 # docs/cell.md "What does not reproduce, and why").
-NOTES = {}
+NOTES = {
+    "B2": "see B4",
+    "B4": "in the loop the one-to-all root's releases overlap the next barrier's arrivals from the SPEs it "
+          "released first: an iteration spans 800 ns, but one starts every 492 ns (the cold call: 684 ns); "
+          "rdb's rounds cannot overlap that way (spans 718 ns, one every 525 ns), so one-to-all passes rdb",
+    "B7": "see B4: at 12 and 16 SPEs the loop hides the arrivals behind the releases, so one-to-all rises "
+          "(226, 380, 492 ns) but ends below rdb's 525 ns",
+    "C3": "each rdb message crossing the BIF carries three commands (ADDR, get, ACK) at bif_gap each, 8 "
+          "messages each way in the last round against hybrid-2-8's 4: at 16 B one call of rdb takes "
+          "1,253 ns, hybrid-2-8 1,016 ns; the BIF is dearer per message than in the paper",
+    "D1": "opt's parent waits for each child's ACK before serving the next (a round of ADDR, get and "
+          "ACK, about 225 ns); simple's children get at once, and below 4 KiB their gets share the "
+          "parent's off-ramp for less than that round",
+    "D3": "one-to-all's root serves seven 4 KiB gets through one off-ramp (7 × 4 KiB at 25.6 GB/s = "
+          "1.12 µs), more than the binomial tree's three rounds, so binomial < one-to-all",
+    "D5": "see D1: binomial simple (in the paper's figure) is the fastest up to 2 KiB; two-to-all is "
+          "second",
+    "D6": "a served child costs a round of ADDR, get and ACK (about 225 ns, 5.6 KiB at a ramp's "
+          "25.6 GB/s), so halving the data pays from 8 KiB: at 4 KiB binomial is faster",
+    "E1": "back to back, the binomial reduce pipelines: leaves start the next call while the root still "
+          "reduces (at 2 KiB a call spans 1,783 ns, one starts every 769 ns); Rabenseifner's rounds "
+          "involve every SPE (span 1,594, every 1,236 ns), so binomial wins up to 4 KiB",
+    "E2": "see E1: the pipelined binomial reduce wins up to 16 KiB",
+    "E3": "the mailbox reduce's barrier after every round stops the pipelining of E1 (a call spans "
+          "1,599 ns and one starts every 1,597 ns at 128 B) while the LS binomial overlaps calls "
+          "more as data grows: the gap grows with size",
+    "F2": "at most 8 DMA gets are under way on the chip with or without barriers (an SPE's next get "
+          "carries what its last one brought), so no EIB saturation for a barrier to relieve; the "
+          "barrier only adds time",
+    "F3": "at 2 KiB rdb's 3 rounds beat Rabenseifner's 6 (each round's ADDR and ACK about 150 ns "
+          "against 2 KiB of ramp time, 80 ns): halving the data pays from 4 KiB",
+    "F6": "see C3: the rdb round over the BIF (16 messages, 3 commands each) costs more than "
+          "HybridA-2-8's extra round",
+    "F7": "at 2 KiB HybridA-3-4 (4 BIF messages) beats HybridA-2-8 (8): as in C3 the BIF is dearer "
+          "than in the paper, so fewer crossings pay at a smaller size",
+    "F8": "HybridB's reduce-scatter starts at XOR 8 (the paper's stated order), putting half the "
+          "vector of every SPE over the BIF: 48 KiB cross at 4 KiB for HybridB-2-8 against 16 KiB "
+          "for HybridA-3-4, which wins",
+    "F9": "see F8: at 8 KiB HybridB-2-8 (24 BIF messages) still beats HybridB-3-4 (20), the two "
+          "share the reduce-scatter that dominates the BIF traffic",
+    "F10": "the mailbox's own cost is a constant 225 ns at every size (mailbox − LS rdb-barrier:every=1 "
+           "at 256 B, 2 KiB, 16 KiB and 32 KiB); what moves is the cost of a barrier after every "
+           "round, 820 / 709 / 779 / 859 ns at the same sizes: the gap shrinks to 2 KiB as the paper "
+           "says, but grows again at 32 KiB where each get becomes two 16 KiB commands",
+    "F12": "an SPE's next get carries what its last one brought, so each has one get under way "
+           "(two 16 KiB commands at 32 KiB), barriers or not",
+}
+
+
+# Fitted parameters of the Cell machine (docs/cell.md "Parameters"), with
+# their defaults: the sensitivity mode moves each by -20% and +20%.
+# add_cycles is an integer: 2 and 4 (-33%, +33%) are its nearest values.
+# Left out: signal_read (fitted, but only notify=signal uses it and no row
+# does), hop and bif_lat (chosen 0: a percentage of 0 is 0), bif_bw (a
+# reading of the paper's "80% less", not a fit) and chips.
+FITTED = [("issue", 12.5, "ns"), ("flight", 62.5, "ns"), ("bif_gap", 27.5, "ns"), ("add_cycles", 3, "")]
+
+
+def variants():
+    for name, v, unit in FITTED:
+        for f in (0.8, 1.2):
+            x = v * f
+            if not unit:
+                x = int(round(v + (1 if f > 1 else -1) * max(1, abs(v * (f - 1)))))
+            yield name, f, "%s=%g%s" % (name, x, unit)
+
+
+def splice(path, name, text):
+    """Replace (or append) the section between name's markers in path, so the
+    modes' sections and the table live in one file."""
+    begin, end = "<!-- %s: begin -->" % name, "<!-- %s: end -->" % name
+    old = open(path).read() if os.path.exists(path) else ""
+    block = "%s\n%s%s\n" % (begin, text, end)
+    if begin in old and end in old:
+        new = old[:old.index(begin)] + block + old[old.index(end) + len(end) + 1:]
+    else:
+        new = old + ("\n" if old else "") + block
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def sections(path):
+    """The modes' sections of an existing results file, kept when the table
+    is written again."""
+    if not os.path.exists(path):
+        return ""
+    old = open(path).read()
+    return "\n" + "\n".join(m.group(0) for m in re.finditer(r"<!-- (\w+): begin -->.*?<!-- \1: end -->\n?",
+                                                            old, re.S)) if "begin -->" in old else ""
+
+
+def convergence(collsim, extra, cache):
+    """The table at the loop counts and at twice both: verdicts compared, and
+    the largest change of any latency."""
+    a = Runner(collsim, extra)
+    b = Runner(collsim, extra, 2 * WARMUP, 2 * ITERATIONS)
+    a.cache = b.cache = cache  # the counts are part of every key
+    ra, rb = evaluate(a), evaluate(b)
+    flips = [x.rid for x, y in zip(ra, rb) if x.ok != y.ok]
+    worst, where = 0.0, ""
+    for key, v in a.cache.items():
+        if isinstance(v, RunError) or not key[5] or key[8] != ITERATIONS:
+            continue
+        k2 = key[:7] + (2 * key[7], 2 * key[8])
+        w = b.cache.get(k2)
+        if w is None or isinstance(w, RunError):
+            continue
+        d = abs(w["ns"] - v["ns"]) / v["ns"]
+        if d > worst:
+            worst, where = d, "%s/%s on %d SPEs, %d B%s" % (key[2], key[3], key[1], key[4],
+                                                           ", barrier between" if key[6] else "")
+    n = sum(1 for k, v in a.cache.items() if k[5] and k[8] == ITERATIONS and not isinstance(v, RunError))
+    b.runs += a.runs
+    return ("## Convergence of the loop average\n\n"
+            "The same table with %d warm-up and %d timed iterations instead of %d and %d: "
+            "%s; of its %d loop averages the largest change is %.2f%% (%s). "
+            "Made by `tools/cell-table --convergence`.\n"
+            % (2 * WARMUP, 2 * ITERATIONS, WARMUP, ITERATIONS,
+               "no verdict changes" if not flips else "verdicts change in " + ", ".join(flips),
+               n, 100 * worst, where)), ra, a
+
+
+def sensitivity(collsim, extra, cache):
+    """Every fitted parameter at -20% and +20%: which verdicts flip."""
+    base = Runner(collsim, extra)
+    base.cache = cache
+    rows = evaluate(base)
+    cache = base.cache
+    flips = {r.rid: {} for r in rows}
+    counts = []
+    for name, f, kv in variants():
+        r = Runner(collsim, ",".join(filter(None, (extra, kv))))
+        r.cache = cache  # keys name the whole machine: shared safely
+        vrows = evaluate(r)
+        counts.append((kv, sum(x.ok for x in vrows)))
+        for x, y in zip(rows, vrows):
+            if x.ok != y.ok:
+                flips[x.rid].setdefault(name, []).append("%+d%%" % round(100 * (f - 1)))
+    names = [n for n, _, _ in FITTED]
+    out = ["## Sensitivity of the verdicts to the fitted parameters", "",
+           "Each fitted parameter of the Cell machine moved by −20% and +20% (add_cycles, an "
+           "integer, to 2 and 4), one at a time; a cell says whether the row's verdict flips. "
+           "Made by `tools/cell-table --sensitivity`.", "",
+           "| row | verdict | " + " | ".join("`%s`" % n for n in names) + " |",
+           "|---|---|" + "---|" * len(names)]
+    for x in rows:
+        cells = []
+        for n in names:
+            at = flips[x.rid].get(n)
+            cells.append("flips at " + "/".join(at) if at else "robust")
+        out.append("| %s | %s | %s |" % (x.rid, "reproduced" if x.ok else "not reproduced", " | ".join(cells)))
+    out += ["", "Rows reproduced: %d at the defaults; " % sum(x.ok for x in rows)
+            + ", ".join("%d with `%s`" % (c, kv) for kv, c in counts) + "."]
+    return "\n".join(out) + "\n", cache
 
 
 def main(argv):
@@ -576,16 +751,41 @@ def main(argv):
     extra = args[0] if args else ""
     out = os.environ.get("CELL_OUT", os.path.join(root, "docs", "cell-results.md"))
     t0 = time.monotonic()
-    if not modes:
+    if not modes or modes == ["--cold"]:
         runner = Runner(collsim, extra)
+        runner.cold = bool(modes)
+        runner.cache = load_cache(os.environ.get("CELL_CACHE"))
         rows = evaluate(runner)
+        save_cache(os.environ.get("CELL_CACHE"), runner.cache)
         text = render(rows, extra, runner)
+        if runner.cold:
+            text = text.replace("Generated by `tools/cell-table`", "Generated by `tools/cell-table --cold` "
+                                "(one cold call per latency, NOT the paper's convention)", 1)
+        with_sections = text + sections(out)
         with open(out, "w") as f:
-            f.write(text)
+            f.write(with_sections)
         sys.stdout.write(text)
         sys.stderr.write("cell-table: %d simulations in %.0f s\n" % (runner.runs, time.monotonic() - t0))
         return 0
-    sys.stderr.write("cell-table: unknown option %s\n" % modes[0])
+    cache = load_cache(os.environ.get("CELL_CACHE"))
+    if "--sensitivity" in modes:
+        text, cache = sensitivity(collsim, extra, cache)
+        dt = time.monotonic() - t0
+        text += ("It ran %d simulations in %.0f s (two at a time; the one-chip runs are shared by the "
+                 "`bif_gap` variants, the runs that reduce nothing by the `add_cycles` ones).\n" % (len(cache), dt))
+        splice(out, "sensitivity", text)
+        save_cache(os.environ.get("CELL_CACHE"), cache)
+        sys.stdout.write(text)
+    if "--convergence" in modes:
+        t1 = time.monotonic()
+        text, _, runner = convergence(collsim, extra, cache)
+        text += "It ran %d simulations in %.0f s.\n" % (runner.runs, time.monotonic() - t1)
+        splice(out, "convergence", text)
+        save_cache(os.environ.get("CELL_CACHE"), runner.cache)
+        sys.stdout.write(text)
+    if set(modes) <= {"--sensitivity", "--convergence"}:
+        return 0
+    sys.stderr.write("cell-table: unknown option %s (--convergence or --sensitivity)\n" % modes[0])
     return 2
 
 
