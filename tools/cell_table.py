@@ -134,6 +134,7 @@ class Runner:
         self.collect = False
         self.wanted = []
         self.runs = 0
+        self.used = set()  # the keys this runner's rows asked for
         self.cold = False  # --cold: one cold call per run (the table before issue 33)
 
     def _key(self, P, coll, algo, nbytes, mextra="", loop=True, barrier=None):
@@ -186,6 +187,7 @@ class Runner:
 
     def get(self, *args, **kw):
         key = self._key(*args, **kw)
+        self.used.add(key)
         if key in self.cache:
             r = self.cache[key]
         elif self.collect:
@@ -602,14 +604,17 @@ NOTES = {
           "parent's off-ramp for less than that round",
     "D3": "one-to-all's root serves seven 4 KiB gets through one off-ramp (7 × 4 KiB at 25.6 GB/s = "
           "1.12 µs), more than the binomial tree's three rounds, so binomial < one-to-all",
-    "D5": "see D1: binomial simple (in the paper's figure) is the fastest up to 2 KiB; two-to-all is "
-          "second",
+    "D5": "in the loop each broadcast starts as the rdb barrier lets the SPEs go, not all at once; "
+          "two-to-all's serial first step (root to SPE 8 over the BIF, its ACK, then each serves its "
+          "chip) waits on the late ones: at 64 B an iteration spans 903 ns (708 cold), binomial "
+          "simple's 773 (745 cold), so simple, in the paper's figure, is the fastest to 2 KiB",
     "D6": "a served child costs a round of ADDR, get and ACK (about 225 ns, 5.6 KiB at a ramp's "
           "25.6 GB/s), so halving the data pays from 8 KiB: at 4 KiB binomial is faster",
     "E1": "back to back, the binomial reduce pipelines: leaves start the next call while the root still "
           "reduces (at 2 KiB a call spans 1,783 ns, one starts every 769 ns); Rabenseifner's rounds "
-          "involve every SPE (span 1,594, every 1,236 ns), so binomial wins up to 4 KiB",
-    "E2": "see E1: the pipelined binomial reduce wins up to 16 KiB",
+          "involve every SPE (span 1,594, every 1,236 ns), so binomial wins up to 4 KiB (one cold "
+          "call: up to 2 KiB, already past the paper's 1 KiB)",
+    "E2": "see E1: the pipelined binomial reduce wins up to 16 KiB (one cold call: up to 8 KiB)",
     "E3": "the mailbox reduce's barrier after every round stops the pipelining of E1 (a call spans "
           "1,599 ns and one starts every 1,597 ns at 128 B) while the LS binomial overlaps calls "
           "more as data grows: the gap grows with size",
@@ -620,19 +625,24 @@ NOTES = {
           "against 2 KiB of ramp time, 80 ns): halving the data pays from 4 KiB",
     "F6": "see C3: the rdb round over the BIF (16 messages, 3 commands each) costs more than "
           "HybridA-2-8's extra round",
-    "F7": "at 2 KiB HybridA-3-4 (4 BIF messages) beats HybridA-2-8 (8): as in C3 the BIF is dearer "
-          "than in the paper, so fewer crossings pay at a smaller size",
+    "F7": "back to back, HybridA-3-4's deeper binomial reduce lets its leaves start the next call "
+          "sooner (see E1): at 2 KiB a call starts every 2,023 ns against HybridA-2-8's 2,041, while "
+          "one cold call is 2,233 against 2,176 ns",
     "F8": "HybridB's reduce-scatter starts at XOR 8 (the paper's stated order), putting half the "
           "vector of every SPE over the BIF: 48 KiB cross at 4 KiB for HybridB-2-8 against 16 KiB "
           "for HybridA-3-4, which wins",
-    "F9": "see F8: at 8 KiB HybridB-2-8 (24 BIF messages) still beats HybridB-3-4 (20), the two "
-          "share the reduce-scatter that dominates the BIF traffic",
+    "F9": "see F8: the two share the reduce-scatter whose 16 crossings dominate the BIF traffic "
+          "(24 BIF messages for HybridB-2-8, 20 for 3-4), so 3-4's 4 fewer cost less than its extra "
+          "round until 16 KiB: at 8 KiB HybridB-2-8 wins",
     "F10": "the mailbox's own cost is a constant 225 ns at every size (mailbox − LS rdb-barrier:every=1 "
            "at 256 B, 2 KiB, 16 KiB and 32 KiB); what moves is the cost of a barrier after every "
            "round, 820 / 709 / 779 / 859 ns at the same sizes: the gap shrinks to 2 KiB as the paper "
-           "says, but grows again at 32 KiB where each get becomes two 16 KiB commands",
-    "F12": "an SPE's next get carries what its last one brought, so each has one get under way "
-           "(two 16 KiB commands at 32 KiB), barriers or not",
+           "says, then grows. EIB saturation is not the cause: at 32 KiB, the one size where LS rdb "
+           "has more than 12 gets under way (16, F12), it gains on the mailbox version instead of "
+           "losing",
+    "F12": "within a round every SPE has its own get under way and a round's get carries what the last "
+           "one brought: 8 gets per chip up to 16 KiB, 16 at 32 KiB (two 16 KiB commands each), and "
+           "the same with a barrier every two rounds, which cannot lower a round's own count",
 }
 
 
@@ -686,27 +696,28 @@ def convergence(collsim, extra, cache):
     a.cache = b.cache = cache  # the counts are part of every key
     ra, rb = evaluate(a), evaluate(b)
     flips = [x.rid for x, y in zip(ra, rb) if x.ok != y.ok]
-    worst, where = 0.0, ""
-    for key, v in a.cache.items():
-        if isinstance(v, RunError) or not key[5] or key[8] != ITERATIONS:
+    changes = []
+    for key in sorted(a.used):
+        v = a.cache[key]
+        if isinstance(v, RunError) or not key[5]:
             continue
-        k2 = key[:7] + (2 * key[7], 2 * key[8])
-        w = b.cache.get(k2)
+        w = b.cache.get(key[:7] + (2 * key[7], 2 * key[8]))
         if w is None or isinstance(w, RunError):
             continue
-        d = abs(w["ns"] - v["ns"]) / v["ns"]
-        if d > worst:
-            worst, where = d, "%s/%s on %d SPEs, %d B%s" % (key[2], key[3], key[1], key[4],
-                                                           ", barrier between" if key[6] else "")
-    n = sum(1 for k, v in a.cache.items() if k[5] and k[8] == ITERATIONS and not isinstance(v, RunError))
-    b.runs += a.runs
-    return ("## Convergence of the loop average\n\n"
-            "The same table with %d warm-up and %d timed iterations instead of %d and %d: "
-            "%s; of its %d loop averages the largest change is %.2f%% (%s). "
+        changes.append((abs(w["ns"] - v["ns"]) / v["ns"], "%s/%s on %d SPEs at %d B" % (key[2], key[3], key[1], key[4])))
+    changes.sort(reverse=True)
+    over = [c for c in changes if c[0] > 0.01]
+    text = ("## Convergence of the loop average\n\n"
+            "The same table with %d warm-up and %d timed iterations instead of %d and %d: %s. Of its %d "
+            "loop averages %d move by more than 1%%%s; the largest change is %.2f%% (%s). "
             "Made by `tools/cell-table --convergence`.\n"
             % (2 * WARMUP, 2 * ITERATIONS, WARMUP, ITERATIONS,
                "no verdict changes" if not flips else "verdicts change in " + ", ".join(flips),
-               n, 100 * worst, where)), ra, a
+               len(changes), len(over),
+               " (%s)" % "; ".join(sorted(set(c[1].split(" at ")[0] for c in over))) if over else "",
+               100 * changes[0][0] if changes else 0, changes[0][1] if changes else "none"))
+    b.runs += a.runs
+    return text, ra, b
 
 
 def sensitivity(collsim, extra, cache):
@@ -769,17 +780,20 @@ def main(argv):
         return 0
     cache = load_cache(os.environ.get("CELL_CACHE"))
     if "--sensitivity" in modes:
+        n0 = len(cache)
         text, cache = sensitivity(collsim, extra, cache)
         dt = time.monotonic() - t0
         text += ("It ran %d simulations in %.0f s (two at a time; the one-chip runs are shared by the "
-                 "`bif_gap` variants, the runs that reduce nothing by the `add_cycles` ones).\n" % (len(cache), dt))
+                 "`bif_gap` variants, the runs that reduce nothing by the `add_cycles` ones)%s.\n"
+                 % (len(cache) - n0, dt, "; %d more came from CELL_CACHE" % n0 if n0 else ""))
         splice(out, "sensitivity", text)
         save_cache(os.environ.get("CELL_CACHE"), cache)
         sys.stdout.write(text)
     if "--convergence" in modes:
         t1 = time.monotonic()
         text, _, runner = convergence(collsim, extra, cache)
-        text += "It ran %d simulations in %.0f s.\n" % (runner.runs, time.monotonic() - t1)
+        text += ("It ran %d simulations in %.0f s.\n" % (runner.runs, time.monotonic() - t1) if runner.runs
+                 else "Every run came from CELL_CACHE.\n")
         splice(out, "convergence", text)
         save_cache(os.environ.get("CELL_CACHE"), runner.cache)
         sys.stdout.write(text)
