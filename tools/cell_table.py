@@ -17,9 +17,12 @@ them and nothing else to turn numbers into a verdict, so one test
     python3 tools/cell_table.py [MACHINE_OPTIONS]          the table
     python3 tools/cell_table.py --convergence               doubled loop counts
     python3 tools/cell_table.py --sensitivity               ±20% of the fits
+    python3 tools/cell_table.py --cold                      one cold call per latency
+                                                            (the table before issue 33; to CELL_OUT)
 
 Normally run through tools/cell-table, which builds first.  CELL_OUT=FILE
-writes the table there instead of docs/cell-results.md.
+writes the table there instead of docs/cell-results.md; CELL_CACHE=FILE keeps
+the results between runs (to re-render the table without simulating).
 """
 
 import concurrent.futures
@@ -365,7 +368,8 @@ class Table:
                         "Bruck %s vs rdb %s ns" % (ns(b16["dissemination"]), ns(b16["rdb"])),
                         beats(b16["rdb"], b16["dissemination"])))
         rows.append(Row("B4", "16 SPEs: one-to-all is the worst of the three",
-                        "one-to-all %s ns" % ns(b16["flat"]),
+                        "rdb / Bruck / one-to-all %s / %s / %s ns" % (ns(b16["rdb"]), ns(b16["dissemination"]),
+                                                                      ns(b16["flat"])),
                         beats(b16["rdb"], b16["flat"]) and beats(b16["dissemination"], b16["flat"])))
         ok, detail = True, []
         for p in (3, 5, 6, 7):
@@ -532,13 +536,14 @@ def evaluate(runner):
 
 RULES = """\
 **How the paper timed, and how the table does** (paper §4, docs/cell.md "Reading the
-table"). Every latency is a loop average: %(warmup)d warm-up and %(iterations)d timed calls in one
+paper's table"). Every latency is a loop average: %(warmup)d warm-up and %(iterations)d timed calls in one
 simulation, the timed loop's length / %(iterations)d (`collsim run --warmup %(warmup)d
 --iterations %(iterations)d`, docs/loops.md), as the paper averaged 100,000 calls. Broadcasts run with
 an rdb barrier after every call (`--between barrier:rdb`), its cost included, as the paper's
 broadcast benchmark does; every other collective runs back to back. Gather + broadcast and reduce +
 broadcast are the two phases' loop averages added (a binomial gather or reduce, then the paper's opt
-broadcast).
+broadcast). rdb folds the extra ranks of 15 SPEs onto partners on their own chip (`fold=near`, the
+rule the paper's wording supports, docs/cell.md).
 
 **Reading rules**, one per kind of claim, applied by code (`tools/cell_table.py`, tested by
 `tests/tools/test_cell_rules.py`):
@@ -762,6 +767,12 @@ def main(argv):
     extra = args[0] if args else ""
     out = os.environ.get("CELL_OUT", os.path.join(root, "docs", "cell-results.md"))
     t0 = time.monotonic()
+    bad = [m for m in modes if m not in ("--cold", "--sensitivity", "--convergence")] or (
+        ["--cold with another mode"] if "--cold" in modes and len(modes) > 1 else [])
+    if bad or len(args) > 1:
+        sys.stderr.write("cell-table: unknown option %s (expected [MACHINE_OPTIONS] and --cold, or "
+                         "--sensitivity and/or --convergence)\n" % (bad[0] if bad else args[1]))
+        return 2
     if not modes or modes == ["--cold"]:
         runner = Runner(collsim, extra)
         runner.cold = bool(modes)
@@ -797,10 +808,7 @@ def main(argv):
         splice(out, "convergence", text)
         save_cache(os.environ.get("CELL_CACHE"), runner.cache)
         sys.stdout.write(text)
-    if set(modes) <= {"--sensitivity", "--convergence"}:
-        return 0
-    sys.stderr.write("cell-table: unknown option %s (--convergence or --sensitivity)\n" % modes[0])
-    return 2
+    return 0
 
 
 if __name__ == "__main__":
