@@ -132,7 +132,9 @@ double cs_program_time_unit(const cs_program_t *p);
  * above), so this is how a reader that meets the ops in another order (GOAL
  * writes them rank by rank) gives them back their ids.  CS_ERR_RANGE if
  * new_id is not a permutation of 0..nops-1, CS_ERR_INTERNAL after
- * finalize; on error nothing changes.  O(nops + dependencies). */
+ * finalize; on error nothing changes.  O(nops + dependencies); out of
+ * place, one array at a time, so it holds a second copy of the ops (24
+ * bytes per op) while it runs. */
 int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err);
 
 /* Lowers the program's limits below CS_PROGRAM_MAX_OPS and
