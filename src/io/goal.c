@@ -1073,7 +1073,7 @@ static int parse_block_close(reader_t *r)
     if ((rc = expect_eol(r, "'}'")) || (rc = check_block_cycles(r)))
         return rc;
     lt_clear(&r->labels);
-    if (r->nids) {
+    if (r->nids && r->place) { /* placed ops are not rank by rank: see apply_order */
         if (r->nblocks == r->cap_blocks) {
             r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 64;
             r->blocks = cs_realloc(r->blocks, r->cap_blocks * sizeof *r->blocks);
@@ -1353,7 +1353,20 @@ static int apply_order(reader_t *r)
     int32_t n = cs_program_nops(r->p), nr = (int32_t)r->nblocks, next = 0;
     int rc = CS_OK;
     /* the ranks that have ops, ascending (blocks come in rank order), with
-     * their first op in file order and their count */
+     * their first op in file order and their count: noted at each block
+     * when placing, else found in the ops, which are in file order (a
+     * file without order lines does not pay 8 bytes per block) */
+    for (int32_t i = 0; i < n && !r->place; i++) {
+        if (i == 0 || cs_program_op(r->p, i)->rank != cs_program_op(r->p, i - 1)->rank) {
+            if (r->nblocks == r->cap_blocks) {
+                r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 64;
+                r->blocks = cs_realloc(r->blocks, r->cap_blocks * sizeof *r->blocks);
+            }
+            r->blocks[r->nblocks++] = (block_count_t){cs_program_op(r->p, i)->rank, 0};
+        }
+        r->blocks[r->nblocks - 1].count++;
+    }
+    nr = (int32_t)r->nblocks;
     int64_t *rk = cs_malloc(((size_t)nr + 1) * sizeof *rk);
     int32_t *first = cs_malloc(((size_t)nr + 1) * sizeof *first);
     int32_t *cnt = cs_malloc(((size_t)nr + 1) * sizeof *cnt);
