@@ -61,6 +61,13 @@ typedef struct bench_workload {
     /* A collective built while it runs (`run --windowed`): no build time
      * of its own, and its bytes per op are what a window costs. */
     int windowed;
+    /* Only reads its trace (issue 34): the row is the reading alone (CPU
+     * and wall seconds to a finalized program, ops per CPU second, peak
+     * RSS per op), with no machine run after it. */
+    int read_only;
+    /* Writes the input a reading row reads into the temporary file `path`
+     * (the row's data file then), before the timing starts; NULL: none. */
+    int (*write_input)(const cs_machine_t *m, const char *path, cs_error_t *err);
 } bench_workload_t;
 
 #define BENCH_RING_BYTES (INT64_C(1) << 20)
@@ -388,7 +395,58 @@ static int bench_build_goal(const cs_machine_t *m, const char *path, cs_program_
     return cs_goal_read_file(path, out, err);
 }
 
+/* A TI trace (tools/gen-ti) read from the --data folder, as `collsim
+ * replay --format ti` reads it (the machine's packet size, its nodes). */
+static int bench_build_ti(const cs_machine_t *m, const char *path, cs_program_t **out,
+                          cs_error_t *err)
+{
+    cs_ti_opts_t o;
+    cs_ti_opts_default(&o);
+    o.unit = m->net.unit_bytes;
+    return cs_ti_read_file(path, &o, out, NULL, err);
+}
+
+/* GOAL as collsim writes it: the suite's ring all-reduce of 1 MiB on 1,024
+ * ranks (ring-ar-1k's program) written with `// collsim order:` lines to
+ * the temporary file `path`, and freed before the row reads it back (with
+ * bench_build_goal): the reading that gives the ops their ids from the
+ * order lines, which LogGOPSim's files lack. */
+static int bench_write_goal_ring(const cs_machine_t *m, const char *path, cs_error_t *err)
+{
+    cs_request_t req;
+    cs_request_coll_t c;
+    cs_program_t *ring = NULL;
+    int rc;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    cs_request_init(&req);
+    memset(&c, 0, sizeof c);
+    if ((rc = cs_request_set(&req, "coll", "allreduce", err)) == CS_OK &&
+        (rc = cs_request_set(&req, "algo", "ring", err)) == CS_OK &&
+        (rc = cs_request_set(&req, "bytes", "1MiB", err)) == CS_OK &&
+        (rc = cs_request_coll_prepare(&req, m, &c, err)) == CS_OK &&
+        (rc = cs_request_coll_build(&c, &ring, err)) == CS_OK)
+        rc = cs_goal_write(ring, f, err);
+    cs_request_coll_destroy(&c);
+    cs_program_free(ring);
+    if (fclose(f) != 0 && rc == CS_OK)
+        rc = cs_error_set(err, CS_ERR_IO, "%s: write error: %s", path, strerror(errno));
+    return rc;
+}
+
 static const bench_workload_t bench_workloads[] = {
+    /* Reading alone (issue 34): ops per CPU second and bytes per op of a
+     * trace read into a program (the machine only gives the packet size) */
+    {"read-goal-1m", "reads goal-diss-1m's GOAL file (Schedgen's text, 4.2e7 ops), no run",
+     "alphabeta:topo=ring,p=2", .build = bench_build_goal, .read_only = 1,
+     .file = "dissemination-1048576.goal", .make_file = "tools/gen-goal dissemination 1048576"},
+    {"read-goal-ring", "reads ring-ar-1k written as GOAL with op order lines (5.2e6 ops), no "
+     "run", "alphabeta:topo=ring,p=1024,alpha=1us,beta=0.08ns",
+     .build = bench_build_goal, .read_only = 1, .write_input = bench_write_goal_ring},
+    {"read-ti-30m", "reads a combined SimGrid TI trace of 64 ranks (3e7 ops), no run",
+     "alphabeta:topo=ring,p=64", .build = bench_build_ti, .read_only = 1,
+     .file = "ring-64-30m.ti", .make_file = "tools/gen-ti ring 64 30000000"},
     {"ring-shift", "4096-rank ring shift of 1 MiB messages",
      "alphabeta:topo=ring,p=4096,packet=4KiB", .build = bench_build_ring},
     {"permutation", "random permutation of 64 KiB messages on a 64x64 torus",
@@ -495,7 +553,9 @@ static void bench_help(void)
            "program ops, wall seconds to build (or read) the program and to simulate it,\n"
            "millions of events per second of the simulation, the peak resident set size\n"
            "of the run and that peak divided by the program's ops (bytes per op: the\n"
-           "whole process, machine and executor included).\n"
+           "whole process, machine and executor included).  The read-* rows only read\n"
+           "a trace (mode 'read'): build s is the reading's wall time, Mev/s its\n"
+           "millions of ops per CPU second.\n"
            "\n"
            "  -w, --workload NAME  one workload or 'all' (default all)\n"
            "  -M, --mode MODE      packet, fluid or 'all' (default all)\n"
@@ -596,6 +656,32 @@ static double bench_seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
+/* A reading row (bench_workload_t.read_only): the program just read, its
+ * wall and CPU seconds; prints the row (ops per CPU second in the rate
+ * column) and frees the program and machine. */
+static int bench_read_row(const bench_workload_t *w, cs_program_t *p, cs_machine_t *m,
+                          double wall, double cpu)
+{
+    struct rusage ru;
+    int32_t nops = cs_program_nops(p);
+    char ops[32], build[32], rate[32], rss[32], per_op[32];
+    getrusage(RUSAGE_SELF, &ru);
+    double rss_bytes = (double)ru.ru_maxrss * 1024.0; /* Linux: KiB */
+    snprintf(ops, sizeof ops, "%ld", (long)nops);
+    snprintf(build, sizeof build, "%.3f", wall);
+    snprintf(rate, sizeof rate, "%.2f", cpu > 0 ? (double)nops / cpu / 1e6 : 0.0);
+    snprintf(rss, sizeof rss, "%.1f", rss_bytes / (1024.0 * 1024.0));
+    snprintf(per_op, sizeof per_op, "%.0f", nops > 0 ? rss_bytes / nops : 0.0);
+    printf("# %s: read %ld ops in %.3f s (%.3f s of CPU): %.2f M ops per CPU second, "
+           "program %.1f B/op, peak RSS %.1f B/op\n", w->name, (long)nops, wall, cpu,
+           cpu > 0 ? (double)nops / cpu / 1e6 : 0.0,
+           nops > 0 ? (double)cs_program_bytes(p) / nops : 0.0, nops > 0 ? rss_bytes / nops : 0.0);
+    printf(BENCH_ROW_FMT, w->name, "read", "-", "-", "-", ops, build, "-", rate, rss, per_op);
+    cs_program_free(p);
+    cs_machine_free(m);
+    return CS_OK;
+}
+
 /* One run, in whatever process calls it; prints its row.  `path` is the
  * workload's data file (NULL if it reads none). */
 static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mode_t mode,
@@ -609,7 +695,8 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
     cs_exec_result_t res;
     cs_exec_opts_t opts;
     struct timespec t0;
-    double build_s = 0;
+    double build_s = 0, cpu0;
+    char tmp[512] = "";
     int rc;
 
     memset(&res, 0, sizeof res);
@@ -618,8 +705,22 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
     opts.mode = mode;
     opts.queue = queue;
     opts.max_work = 0; /* measured workloads: large on purpose (ft8k-rab: 2^28 packets) */
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = cs_machine_new(w->machine, &m, &err);
+    if (rc == CS_OK && w->write_input) {
+        /* written before the clocks start: the row times the reading */
+        const char *dir = getenv("TMPDIR");
+        int fd;
+        snprintf(tmp, sizeof tmp, "%s/collsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+        if ((fd = mkstemp(tmp)) < 0) {
+            rc = cs_error_set(&err, CS_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        } else {
+            close(fd);
+            rc = w->write_input(m, tmp, &err);
+            path = tmp;
+        }
+    }
+    cpu0 = bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == CS_OK && w->build)
         rc = w->build(m, path, &p, &err);
     else if (rc == CS_OK && (rc = bench_prepare_coll(m, w, &c, &err)) == CS_OK)
@@ -630,6 +731,12 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
         rc = cs_request_exec_gen(m, gen, &opts, &res, &err);
     } else if (rc == CS_OK) {
         build_s = bench_seconds_since(&t0);
+        if (w->read_only) {
+            double cpu = bench_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+            if (tmp[0])
+                unlink(tmp);
+            return bench_read_row(w, p, m, build_s, cpu);
+        }
         rc = cs_request_exec(m, p, &opts, &res, &err);
     }
     if (rc == CS_OK) {
@@ -655,6 +762,8 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
                         cs_queue_kind_name(queue));
         cs_app_report(&err);
     }
+    if (tmp[0])
+        unlink(tmp);
     cs_exec_result_destroy(&res);
     if (gen)
         cs_progen_free(gen); /* and its program */
@@ -737,12 +846,14 @@ int cs_app_cmd_bench(int argc, char **argv)
         for (int mi = 0; mi < 2; mi++) {
             if (a.mode >= 0 && a.mode != (int)modes[mi])
                 continue;
-            if (w->own_engine && modes[mi] != CS_NET_PACKET)
-                continue; /* its engine has no modes */
+            if ((w->own_engine || w->read_only) && modes[mi] != CS_NET_PACKET)
+                continue; /* its engine has no modes, or there is no run */
             for (int qi = 0; qi < cs_request_queue_kinds(); qi++) {
                 cs_queue_kind_t queue = (cs_queue_kind_t)qi;
                 if (a.queue >= 0 && a.queue != qi)
                     continue;
+                if (w->read_only && a.queue < 0 && qi != (int)CS_QUEUE_DEFAULT)
+                    continue; /* no run: one row */
                 const char *file = w->file ? path : NULL;
                 int rc = a.fork_runs ? bench_run_forked(w, file, modes[mi], queue)
                                      : bench_run_one(w, file, modes[mi], queue);

@@ -132,8 +132,21 @@ double cs_program_time_unit(const cs_program_t *p);
  * above), so this is how a reader that meets the ops in another order (GOAL
  * writes them rank by rank) gives them back their ids.  CS_ERR_RANGE if
  * new_id is not a permutation of 0..nops-1, CS_ERR_INTERNAL after
- * finalize; on error nothing changes.  O(nops + dependencies). */
+ * finalize; on error nothing changes.  O(nops + dependencies); out of
+ * place, one array at a time, so it holds a second copy of the ops (24
+ * bytes per op) while it runs. */
 int cs_program_renumber(cs_program_t *p, const int32_t *new_id, cs_error_t *err);
+
+/* The next op a builder call adds takes id `id` instead of the next free
+ * one (issue 34): a reader that knows every op's final id before it meets
+ * the op (GOAL's order lines before the rank blocks) places the ops there
+ * as it reads, instead of renumbering them afterwards.  Ids between the
+ * highest one placed and `id` stay free until placed; cs_program_nops
+ * counts them, and cs_program_finalize refuses a program that still has
+ * one (CS_ERR_INTERNAL).  The caller places each id once (not checked).
+ * Not for windowed programs; an id beyond the limit of ops is the builder
+ * call's error. */
+void cs_program_place(cs_program_t *p, int32_t id);
 
 /* Lowers the program's limits below CS_PROGRAM_MAX_OPS and
  * CS_PROGRAM_MAX_DEPS (larger values keep the built-in ones): a builder

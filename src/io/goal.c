@@ -41,6 +41,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* ------------------------------------------------------------------------
@@ -194,9 +195,15 @@ static int valid_label(const char *s, size_t n)
 /* One dependency of the current block, kept for the cycle check. */
 typedef struct block_dep {
     int32_t op, pred; /* program op ids */
+    int32_t lop, lpred; /* their indices in the block (the cycle check's nodes) */
     int32_t line, col;
     uint8_t kind;
 } block_dep_t;
+
+/* A block with ops, for the check of the op order at the end. */
+typedef struct block_count {
+    int32_t rank, count;
+} block_count_t;
 
 /* A run of the `// collsim order:` lines: the next `count` ops of the block
  * of each rank from `first` to `last` in turn (ascending or descending),
@@ -229,11 +236,15 @@ typedef struct reader {
     int in_block;
     int rank;            /* the open block's rank, else the next expected one */
     long block_line;     /* line of the open block's `rank N {` */
-    int32_t block_first; /* id of the first op of the open block */
     label_table_t labels;
     block_dep_t *deps;
     size_t ndeps, cap_deps;
     int deps_forward; /* some dependency points at a later op: a cycle is possible */
+    int32_t *ids;     /* the open block's ops: index in the block -> op id (the label
+                         table holds indices, since placed ids are not contiguous) */
+    size_t nids, cap_ids;
+    block_count_t *blocks; /* the blocks with ops, in order */
+    size_t nblocks, cap_blocks;
 
     /* the op order, if the file gives one */
     int has_order;
@@ -241,6 +252,23 @@ typedef struct reader {
     size_t order_col;
     order_run_t *runs;
     size_t nruns, cap_runs;
+
+    /* Placement (issue 34): when the order lines all come before the first
+     * block, every op's id is known when it is read, and it is placed there
+     * (cs_program_place) instead of renumbered at the end.  Only for a text
+     * of known size whose order claims at most the ops it can hold. */
+    int64_t size;       /* bytes of the text, -1 unknown (a stream) */
+    int no_place;       /* read again without placement */
+    int place;          /* placing */
+    int64_t *run_base;  /* the first id of each run */
+    int32_t *by_lo;     /* runs by lowest rank, then by index */
+    size_t next_lo;     /* by_lo[next_lo..] start at a rank not reached yet */
+    int32_t *active;    /* runs that cover the open block's rank, by index */
+    int32_t *merge;     /* scratch for the active list */
+    size_t nactive, cur; /* the open block's ops come from active[cur] on */
+    int32_t cur_used;   /* ops taken from active[cur] */
+    int64_t beyond;     /* the next id for an op the order does not give
+                           (such a file fails at the end) */
 
     /* scratch */
     char *tmp; /* NUL-terminated copy of a label */
@@ -250,10 +278,16 @@ typedef struct reader {
     size_t cap_dsts;
 } reader_t;
 
-static const char *program_key(const void *ctx, int32_t op)
+/* The label of the open block's op `local` (the label table's key). */
+static const char *program_key(const void *ctx, int32_t local)
 {
-    return cs_program_label((const cs_program_t *)ctx, op);
+    const struct reader *r = ctx;
+    return cs_program_label(r->p, r->ids[local]);
 }
+
+/* An order line after placement began: the reading starts again without
+ * placement (a code no error uses). */
+#define GOAL_READ_AGAIN (-100)
 
 static int fail_at(reader_t *r, long line, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -558,6 +592,39 @@ static int builder_failed(reader_t *r, size_t pos)
     return fail(r, pos, "%s", e.msg);
 }
 
+/* Placement: the next op of the open block takes the id the order gives
+ * it (the next of the run active[cur] for this rank), or one beyond the
+ * order's ids when the order gives the rank no more (the file then fails
+ * the order's check at the end). */
+static void place_next(reader_t *r)
+{
+    int64_t id;
+    if (!r->place)
+        return;
+    while (r->cur < r->nactive && r->cur_used == r->runs[r->active[r->cur]].count) {
+        r->cur++;
+        r->cur_used = 0;
+    }
+    if (r->cur < r->nactive) {
+        const order_run_t *run = &r->runs[r->active[r->cur]];
+        int64_t at = run->last >= run->first ? r->rank - run->first : run->first - r->rank;
+        id = r->run_base[r->active[r->cur]] + at * run->count + r->cur_used++;
+    } else {
+        id = r->beyond++;
+    }
+    cs_program_place(r->p, (int32_t)id); /* below 2^31: see start_placing */
+}
+
+/* Notes op `id`, just added, as the open block's next op. */
+static void block_op(reader_t *r, int32_t id)
+{
+    if (r->nids == r->cap_ids) {
+        r->cap_ids = r->cap_ids ? 2 * r->cap_ids : 64;
+        r->ids = cs_realloc(r->ids, r->cap_ids * sizeof *r->ids);
+    }
+    r->ids[r->nids++] = id;
+}
+
 static int cmp_pair(const void *a, const void *b)
 {
     const int32_t *x = a, *y = b;
@@ -625,12 +692,14 @@ static int parse_op(reader_t *r, size_t kw, size_t kn, int32_t *id)
             (rc = parse_rank(r, "destination rank", 0, &peer, &at)) ||
             (rc = parse_options(r, OPT_TAG | OPT_CPU | OPT_NIC, &tag)))
             return rc;
+        place_next(r);
         *id = cs_program_send(r->p, rank, peer, bytes, tag);
     } else if (word_is(r, kw, kn, "recv")) {
         if ((rc = parse_size(r, &bytes)) || (rc = expect_kw(r, "from", "the size")) ||
             (rc = parse_rank(r, "source rank", 1, &peer, &at)) ||
             (rc = parse_options(r, OPT_TAG | OPT_TAG_ANY | OPT_CPU | OPT_NIC, &tag)))
             return rc;
+        place_next(r);
         *id = cs_program_recv(r->p, rank, peer == -1 ? CS_ANY : peer, bytes,
                               tag == -1 ? CS_ANY : tag);
     } else if (word_is(r, kw, kn, "mcast")) {
@@ -639,11 +708,13 @@ static int parse_op(reader_t *r, size_t kw, size_t kn, int32_t *id)
             (rc = parse_rank_list(r, &n)) ||
             (rc = parse_options(r, OPT_TAG | OPT_CPU | OPT_NIC, &tag)))
             return rc;
+        place_next(r);
         *id = cs_program_mcast(r->p, rank, r->dsts, n, bytes, tag);
     } else if (word_is(r, kw, kn, "calc")) {
         if ((rc = parse_int(r, "a calc time in nanoseconds", 0, &ticks, &at)) ||
             (rc = parse_options(r, OPT_CPU, &tag)))
             return rc;
+        place_next(r);
         *id = cs_program_calc(r->p, rank, ticks, 0);
     } else if (word_is(r, kw, kn, "reduce")) {
         size_t s2, n2;
@@ -657,6 +728,7 @@ static int parse_op(reader_t *r, size_t kw, size_t kn, int32_t *id)
         }
         if ((rc = parse_options(r, OPT_CPU, &tag)))
             return rc;
+        place_next(r);
         *id = cs_program_calc(r->p, rank, ticks, bytes);
     } else {
         char what[200];
@@ -673,6 +745,7 @@ static int parse_op(reader_t *r, size_t kw, size_t kn, int32_t *id)
     }
     if (*id < 0)
         return builder_failed(r, kw);
+    block_op(r, *id);
     return CS_OK;
 }
 
@@ -694,7 +767,7 @@ static int lookup_label(reader_t *r, size_t start, size_t n, const char *side, c
                     "'_'), got %s",
                     side, kw, FOUND(r, start));
     *op = lt_find(&r->labels, r->s + start, n, hash_label(r->s + start, n));
-    if (*op < 0)
+    if (*op < 0) /* an index in the block: see reader_t.ids */
         return fail(r, start,
                     "label '%.*s' is not defined in the block of rank %d; expected "
                     "a label defined on an earlier line of the block",
@@ -709,16 +782,18 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
     int kind = word_is(r, w2, n2, "requires")    ? CS_DEP_AFTER
                : word_is(r, w2, n2, "irequires") ? CS_DEP_AFTER_START
                                                  : CS_DEP_STREAM;
-    int32_t a, b;
+    int32_t a, b, la, lb;
     size_t w3, n3;
     int rc;
 
-    if ((rc = lookup_label(r, w1, n1, "before", dep_word(kind), &a)))
+    if ((rc = lookup_label(r, w1, n1, "before", dep_word(kind), &la)))
         return rc;
     r->pos = w2 + n2;
     n3 = peek_word(r, &w3);
-    if ((rc = lookup_label(r, w3, n3, "after", dep_word(kind), &b)))
+    if ((rc = lookup_label(r, w3, n3, "after", dep_word(kind), &lb)))
         return rc;
+    a = r->ids[la];
+    b = r->ids[lb];
     r->pos = w3 + n3;
     if ((rc = expect_eol(r, "the dependency")))
         return rc;
@@ -741,9 +816,10 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
         r->cap_deps = r->cap_deps ? 2 * r->cap_deps : 64;
         r->deps = cs_realloc(r->deps, r->cap_deps * sizeof *r->deps);
     }
-    r->deps[r->ndeps++] = (block_dep_t){a, b, r->line > INT32_MAX ? INT32_MAX : (int32_t)r->line,
+    r->deps[r->ndeps++] = (block_dep_t){a, b, la, lb,
+                                        r->line > INT32_MAX ? INT32_MAX : (int32_t)r->line,
                                         (int32_t)(w1 + 1), (uint8_t)kind};
-    if (b > a)
+    if (lb > la)
         r->deps_forward = 1;
     return CS_OK;
 }
@@ -754,7 +830,7 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
  * last, which is the one that closed it. */
 static int check_block_cycles(reader_t *r)
 {
-    int32_t first = r->block_first, n = cs_program_nops(r->p) - first, done = 0, top = 0;
+    int32_t n = (int32_t)r->nids, done = 0, top = 0;
     size_t m = r->ndeps;
     int rc = CS_OK;
     if (!r->deps_forward || n == 0)
@@ -770,9 +846,9 @@ static int check_block_cycles(reader_t *r)
     int32_t *stack = cs_malloc((size_t)n * sizeof *stack);
 
     for (size_t k = 0; k < m; k++) {
-        sstart[r->deps[k].pred - first + 1]++;
-        pstart[r->deps[k].op - first + 1]++;
-        indeg[r->deps[k].op - first]++;
+        sstart[r->deps[k].lpred + 1]++;
+        pstart[r->deps[k].lop + 1]++;
+        indeg[r->deps[k].lop]++;
     }
     for (int32_t i = 0; i < n; i++) {
         sstart[i + 1] += sstart[i];
@@ -781,8 +857,8 @@ static int check_block_cycles(reader_t *r)
     memcpy(sfill, sstart, ((size_t)n + 1) * sizeof *sfill);
     memcpy(pfill, pstart, ((size_t)n + 1) * sizeof *pfill);
     for (size_t k = 0; k < m; k++) {
-        succ[sfill[r->deps[k].pred - first]++] = k;
-        pred[pfill[r->deps[k].op - first]++] = k;
+        succ[sfill[r->deps[k].lpred]++] = k;
+        pred[pfill[r->deps[k].lop]++] = k;
     }
     for (int32_t i = 0; i < n; i++)
         if (!indeg[i])
@@ -791,7 +867,7 @@ static int check_block_cycles(reader_t *r)
         int32_t u = stack[--top];
         done++;
         for (size_t k = sstart[u]; k < sstart[u + 1]; k++) {
-            int32_t v = r->deps[succ[k]].op - first;
+            int32_t v = r->deps[succ[k]].lop;
             if (--indeg[v] == 0)
                 stack[top++] = v;
         }
@@ -809,7 +885,7 @@ static int check_block_cycles(reader_t *r)
         while (!seen[u]) {
             seen[u] = ++steps;
             for (size_t k = pstart[u]; k < pstart[u + 1]; k++) {
-                int32_t v = r->deps[pred[k]].pred - first;
+                int32_t v = r->deps[pred[k]].lpred;
                 if (indeg[v] > 0) {
                     via[steps - 1] = pred[k];
                     u = v;
@@ -865,8 +941,83 @@ static int parse_header(reader_t *r)
     r->nranks = (int)v;
     r->p = cs_program_new(r->nranks);
     r->labels.key = program_key;
-    r->labels.ctx = r->p;
+    r->labels.ctx = r;
     return CS_OK;
+}
+
+/* At the first block, with the order lines read: places the ops if the
+ * order's ids can hold no surprise.  Its ops must fit in the text (an op
+ * takes a line of at least 7 bytes, `calc 0` and its '\n'), so that the
+ * ids it gives never ask for memory the file does not justify, and twice
+ * that must stay below the program's limit, so that an op beyond the
+ * order (r->beyond) gets an id too.  Otherwise the ops are read in file
+ * order and renumbered at the end, as a stream's are. */
+static void start_placing(reader_t *r)
+{
+    int64_t total = 0, most = r->size / 7;
+    if (r->size < 0 || 2 * most > CS_PROGRAM_MAX_OPS)
+        return;
+    r->run_base = cs_malloc((r->nruns + 1) * sizeof *r->run_base);
+    for (size_t k = 0; k < r->nruns && total <= most; k++) {
+        const order_run_t *run = &r->runs[k];
+        int64_t width = run->last >= run->first ? run->last - run->first + 1
+                                                : run->first - run->last + 1;
+        r->run_base[k] = total;
+        total += width * run->count;
+    }
+    if (total > most) {
+        free(r->run_base);
+        r->run_base = NULL;
+        return;
+    }
+    r->by_lo = cs_malloc((r->nruns + 1) * sizeof *r->by_lo);
+    r->active = cs_malloc((r->nruns + 1) * sizeof *r->active);
+    r->merge = cs_malloc((r->nruns + 1) * sizeof *r->merge);
+    /* (lowest rank, index) pairs sorted, then the indices */
+    int32_t *pairs = cs_malloc((r->nruns + 1) * 2 * sizeof *pairs);
+    for (size_t k = 0; k < r->nruns; k++) {
+        const order_run_t *run = &r->runs[k];
+        pairs[2 * k] = run->first < run->last ? run->first : run->last;
+        pairs[2 * k + 1] = (int32_t)k;
+    }
+    qsort(pairs, r->nruns, 2 * sizeof *pairs, cmp_pair);
+    for (size_t k = 0; k < r->nruns; k++)
+        r->by_lo[k] = pairs[2 * k + 1];
+    free(pairs);
+    r->beyond = total;
+    r->place = 1;
+}
+
+/* The runs that cover the open block's rank, in order: those of the
+ * previous rank that still do, and those that start here.  Blocks come in
+ * rank order, so this is a sweep over the ranks: each run enters and
+ * leaves the list once, and a block's cost is the runs that give it ops. */
+static void sweep_runs(reader_t *r)
+{
+    size_t n = 0, i = 0, start = r->next_lo;
+    while (r->next_lo < r->nruns) {
+        const order_run_t *run = &r->runs[r->by_lo[r->next_lo]];
+        if ((run->first < run->last ? run->first : run->last) > r->rank)
+            break;
+        r->next_lo++;
+    }
+    /* merge the runs still active with the new ones (both by index) */
+    for (size_t k = 0; k < r->nactive || start + i < r->next_lo;) {
+        int32_t a = k < r->nactive ? r->active[k] : INT32_MAX;
+        int32_t b = start + i < r->next_lo ? r->by_lo[start + i] : INT32_MAX;
+        int32_t x = a < b ? a : b;
+        const order_run_t *run = &r->runs[x];
+        if (a < b)
+            k++;
+        else
+            i++;
+        if ((run->first > run->last ? run->first : run->last) >= r->rank)
+            r->merge[n++] = x;
+    }
+    memcpy(r->active, r->merge, n * sizeof *r->active);
+    r->nactive = n;
+    r->cur = 0;
+    r->cur_used = 0;
 }
 
 static int parse_block_open(reader_t *r)
@@ -907,7 +1058,11 @@ static int parse_block_open(reader_t *r)
         return rc;
     r->in_block = 1;
     r->block_line = r->line;
-    r->block_first = cs_program_nops(r->p);
+    r->nids = 0;
+    if (r->rank == 0 && r->has_order && !r->no_place)
+        start_placing(r);
+    if (r->place)
+        sweep_runs(r);
     return CS_OK;
 }
 
@@ -918,6 +1073,13 @@ static int parse_block_close(reader_t *r)
     if ((rc = expect_eol(r, "'}'")) || (rc = check_block_cycles(r)))
         return rc;
     lt_clear(&r->labels);
+    if (r->nids && r->place) { /* placed ops are not rank by rank: see apply_order */
+        if (r->nblocks == r->cap_blocks) {
+            r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 64;
+            r->blocks = cs_realloc(r->blocks, r->cap_blocks * sizeof *r->blocks);
+        }
+        r->blocks[r->nblocks++] = (block_count_t){r->rank, (int32_t)r->nids};
+    }
     r->ndeps = 0;
     r->deps_forward = 0;
     r->in_block = 0;
@@ -935,7 +1097,7 @@ static void define_label(reader_t *r, int32_t id, size_t w, size_t n, uint32_t h
     memcpy(r->tmp, r->s + w, n);
     r->tmp[n] = '\0';
     cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
-    lt_insert(&r->labels, h, id);
+    lt_insert(&r->labels, h, (int32_t)r->nids - 1); /* id is the block's last op */
 }
 
 /* Fast path: 1 to 18 digits at p, followed by a space, 'b' or the end;
@@ -1016,12 +1178,14 @@ static int fast_op(reader_t *r, size_t w1, size_t n1, int *rc)
     h = hash_label(s + w1, n1);
     if (lt_find(&r->labels, s + w1, n1, h) >= 0)
         return 0; /* a second definition: the general path says so */
+    place_next(r);
     id = send ? cs_program_send(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag)
               : cs_program_recv(r->p, r->rank, (int32_t)peer, bytes, (int32_t)tag);
     if (id < 0) {
         *rc = builder_failed(r, (size_t)(kw - s));
         return 1;
     }
+    block_op(r, id);
     define_label(r, id, w1, n1, h);
     *rc = CS_OK;
     return 1;
@@ -1055,7 +1219,7 @@ static int parse_statement(reader_t *r)
                         "label '%.*s' is already defined in the block of rank %d "
                         "(line %d); expected a new label",
                         n1 > 60 ? 60 : (int)n1, r->s + w1, r->rank,
-                        cs_program_line(r->p, prev));
+                        cs_program_line(r->p, r->ids[prev]));
         r->pos++;
         on = peek_word(r, &ow);
         if (on == 0)
@@ -1130,6 +1294,8 @@ static int parse_order(reader_t *r, size_t at)
                     "found an op order line inside the block of rank %d opened at line %ld; "
                     "expected it outside rank blocks",
                     r->rank, r->block_line);
+    if (r->place)
+        return GOAL_READ_AGAIN; /* the ids given so far may change */
     if (!r->has_order) {
         r->has_order = 1;
         r->order_line = r->line;
@@ -1184,23 +1350,34 @@ static int parse_order(reader_t *r, size_t at)
  * of every block exactly once) and gives the ops the ids it says. */
 static int apply_order(reader_t *r)
 {
-    int32_t n = cs_program_nops(r->p), nr = 0, next = 0;
+    int32_t n = cs_program_nops(r->p), nr = (int32_t)r->nblocks, next = 0;
     int rc = CS_OK;
-    /* the ranks that have ops, ascending (ops are numbered rank by rank
-     * while reading), with their first op and count */
-    int64_t *rk = cs_malloc(((size_t)n + 1) * sizeof *rk);
-    int32_t *first = cs_malloc(((size_t)n + 1) * sizeof *first);
-    int32_t *cnt = cs_malloc(((size_t)n + 1) * sizeof *cnt);
-    int32_t *used = cs_calloc((size_t)n + 1, sizeof *used);
-    int32_t *new_id = cs_malloc(((size_t)n + 1) * sizeof *new_id);
-    for (int32_t i = 0; i < n; i++) {
-        int32_t rank = cs_program_op(r->p, i)->rank;
-        if (nr == 0 || rk[nr - 1] != rank) {
-            rk[nr] = rank;
-            first[nr] = i;
-            cnt[nr++] = 0;
+    /* the ranks that have ops, ascending (blocks come in rank order), with
+     * their first op in file order and their count: noted at each block
+     * when placing, else found in the ops, which are in file order (a
+     * file without order lines does not pay 8 bytes per block) */
+    for (int32_t i = 0; i < n && !r->place; i++) {
+        if (i == 0 || cs_program_op(r->p, i)->rank != cs_program_op(r->p, i - 1)->rank) {
+            if (r->nblocks == r->cap_blocks) {
+                r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 64;
+                r->blocks = cs_realloc(r->blocks, r->cap_blocks * sizeof *r->blocks);
+            }
+            r->blocks[r->nblocks++] = (block_count_t){cs_program_op(r->p, i)->rank, 0};
         }
-        cnt[nr - 1]++;
+        r->blocks[r->nblocks - 1].count++;
+    }
+    nr = (int32_t)r->nblocks;
+    int64_t *rk = cs_malloc(((size_t)nr + 1) * sizeof *rk);
+    int32_t *first = cs_malloc(((size_t)nr + 1) * sizeof *first);
+    int32_t *cnt = cs_malloc(((size_t)nr + 1) * sizeof *cnt);
+    int32_t *used = cs_calloc((size_t)nr + 1, sizeof *used);
+    /* placed ops have their ids: the order is only checked */
+    int32_t *new_id = r->place ? NULL : cs_malloc(((size_t)n + 1) * sizeof *new_id);
+    for (int32_t k = 0, at = 0; k < nr; k++) {
+        rk[k] = r->blocks[k].rank;
+        cnt[k] = r->blocks[k].count;
+        first[k] = at;
+        at += cnt[k];
     }
     for (size_t k = 0; k < r->nruns && !rc; k++) {
         const order_run_t *run = &r->runs[k];
@@ -1221,8 +1398,10 @@ static int apply_order(reader_t *r)
                              (long long)rank, (long long)used[lo] + run->count, cnt[lo]);
                 break;
             }
-            for (int32_t j = 0; j < run->count; j++)
-                new_id[first[lo] + used[lo]++] = next++;
+            if (new_id)
+                for (int32_t j = 0; j < run->count; j++)
+                    new_id[first[lo] + used[lo] + j] = next++;
+            used[lo] += run->count;
             if (rank == run->last)
                 break;
         }
@@ -1234,7 +1413,7 @@ static int apply_order(reader_t *r)
                          "every op of every block exactly once (without '" ORDER_PREFIX
                          "' lines, ops are numbered in file order)",
                          (int)rk[k], used[k], cnt[k]);
-    if (!rc)
+    if (!rc && new_id)
         rc = cs_program_renumber(r->p, new_id, r->err);
     free(rk);
     free(first);
@@ -1300,8 +1479,10 @@ static int check_eof(reader_t *r, int empty, long line, size_t col)
 }
 
 /* Reads every line of `src` into a program (the three entry points differ
- * only in where the lines come from). */
-static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_error_t *err)
+ * only in where the lines come from); `size` is the text's length in bytes
+ * (-1: unknown), `no_place` turns placement off (reader_t.place). */
+static int read_lines(cs_lines_t *src, const char *name, int64_t size, int no_place,
+                      cs_program_t **out, cs_error_t *err)
 {
     reader_t r;
     cs_line_t ln;
@@ -1313,6 +1494,8 @@ static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_
     r.name = name;
     r.err = err;
     r.nranks = -1;
+    r.size = size;
+    r.no_place = no_place;
     while ((got = cs_lines_next(src, &ln)) > 0) {
         empty = 0;
         r.line++;
@@ -1343,6 +1526,19 @@ static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_
     free(r.dsts);
     free(r.dst_pos);
     free(r.runs);
+    free(r.ids);
+    free(r.blocks);
+    free(r.run_base);
+    free(r.by_lo);
+    free(r.active);
+    free(r.merge);
+    if (rc == GOAL_READ_AGAIN) {
+        cs_program_free(r.p);
+        if (cs_lines_rewind(src) != CS_OK) /* cannot happen: placing needs a size */
+            return cs_error_set(err, CS_ERR_IO, "%s: cannot read again: %s", name,
+                                strerror(errno));
+        return read_lines(src, name, size, 1, out, err);
+    }
     if (rc) {
         cs_program_free(r.p);
         return rc;
@@ -1354,7 +1550,7 @@ static int read_lines(cs_lines_t *src, const char *name, cs_program_t **out, cs_
 int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_t *err)
 {
     cs_lines_t *src = cs_lines_open_stream(f);
-    int rc = read_lines(src, name ? name : "<stream>", out, err);
+    int rc = read_lines(src, name ? name : "<stream>", -1, 0, out, err);
     cs_lines_free(src);
     return rc;
 }
@@ -1362,19 +1558,25 @@ int cs_goal_read_stream(FILE *f, const char *name, cs_program_t **out, cs_error_
 int cs_goal_read_file(const char *path, cs_program_t **out, cs_error_t *err)
 {
     cs_lines_t *src;
+    struct stat st;
     int rc;
     *out = NULL;
     if (cs_lines_open_file(path, &src))
         return cs_error_set(err, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    rc = read_lines(src, path, out, err);
+    /* the size bounds what placement may allocate; a file that is not a
+     * regular one (a pipe) is read without */
+    rc = read_lines(src, path,
+                    stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1, 0,
+                    out, err);
     cs_lines_free(src);
     return rc;
 }
 
 int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, cs_error_t *err)
 {
-    cs_lines_t *src = cs_lines_open_string(text, strlen(text));
-    int rc = read_lines(src, name ? name : "<string>", out, err);
+    size_t n = strlen(text);
+    cs_lines_t *src = cs_lines_open_string(text, n);
+    int rc = read_lines(src, name ? name : "<string>", (int64_t)n, 0, out, err);
     cs_lines_free(src);
     return rc;
 }

@@ -325,3 +325,31 @@ Test(program, mcast_peers_and_counts)
     cr_assert_null(cs_program_mcast_peers(p, cs_program_op(p, s)));
     cs_program_free(p);
 }
+
+/* cs_program_place (issue 34): ops at the ids given, in any order; a
+ * program with an id never placed is refused by finalize. */
+Test(program, place_puts_ops_at_their_ids)
+{
+    cs_program_t *p = cs_program_new(2);
+    cs_error_t e;
+    cs_program_place(p, 2);
+    cr_assert_eq(cs_program_send(p, 0, 1, 8, 0), 2);
+    cr_assert_eq(cs_program_nops(p), 3);
+    cs_program_place(p, 0);
+    cr_assert_eq(cs_program_recv(p, 1, 0, 8, 0), 0);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_ERR_INTERNAL, "id 1 is a hole");
+    cs_program_free(p);
+
+    p = cs_program_new(2);
+    cs_program_place(p, 1);
+    cr_assert_eq(cs_program_calc(p, 0, 3, 0), 1);
+    cs_program_place(p, 0);
+    cr_assert_eq(cs_program_calc(p, 0, 4, 0), 0);
+    cr_assert_eq(cs_program_send(p, 1, 0, 8, 0), 2, "unplaced ops come next");
+    cr_assert_eq(cs_program_dep(p, 1, 0, CS_DEP_AFTER), CS_OK);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    cr_assert_eq(cs_program_op(p, 0)->ticks, 4);
+    cr_assert_eq(cs_program_op(p, 1)->ticks, 3);
+    cr_assert_eq(cs_program_op(p, 2)->kind, CS_OP_SEND);
+    cs_program_free(p);
+}

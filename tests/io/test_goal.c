@@ -657,6 +657,71 @@ Test(goal, op_order_lines_give_the_ids)
     cs_program_free(p);
 }
 
+/* Order lines before the first block: the ops are placed at their ids as
+ * they are read (issue 34), runs up and down, and a rank in several runs.
+ * By the runs: 2-0:1 gives ids 0 1 2 to the first op of ranks 2 1 0;
+ * 0:2 gives 3 4 to rank 0's second and third; 1-2:1 gives 5 to rank 1's
+ * second, 6 to rank 2's second. */
+Test(goal, op_order_before_the_blocks_places_the_ops)
+{
+    static const char text[] = "num_ranks 3\n"
+                               "// collsim order: 2-0:1 0:2 1-2:1\n"
+                               "rank 0 {\n"
+                               "a: send 8b to 1 tag 0\n"
+                               "b: calc 5\n"
+                               "c: recv 4b from 2 tag 1\n"
+                               "c requires a\n"
+                               "}\n"
+                               "rank 1 {\n"
+                               "d: recv 8b from 0 tag 0\n"
+                               "e: send 2b to 2 tag 0\n"
+                               "e requires d\n"
+                               "}\n"
+                               "rank 2 {\n"
+                               "f: send 4b to 0 tag 1\n"
+                               "g: recv 2b from 1 tag 0\n"
+                               "}\n";
+    cs_program_t *p = read_ok(text);
+    int n;
+    const cs_dep_t *d;
+    cr_assert_eq(cs_program_nops(p), 7);
+    check_op(p, 0, CS_OP_SEND, 2, 0, 4, 1, 15, "f");
+    check_op(p, 1, CS_OP_RECV, 1, 0, 8, 0, 10, "d");
+    check_op(p, 2, CS_OP_SEND, 0, 1, 8, 0, 4, "a");
+    cr_assert_eq(cs_program_op(p, 3)->kind, CS_OP_CALC);
+    cr_assert_str_eq(cs_program_label(p, 3), "b");
+    check_op(p, 4, CS_OP_RECV, 0, 2, 4, 1, 6, "c");
+    check_op(p, 5, CS_OP_SEND, 1, 2, 2, 0, 11, "e");
+    check_op(p, 6, CS_OP_RECV, 2, 1, 2, 0, 16, "g");
+    d = cs_program_preds(p, 4, &n);
+    cr_assert(n == 1 && cs_dep_op(d[0]) == 2);
+    d = cs_program_preds(p, 5, &n);
+    cr_assert(n == 1 && cs_dep_op(d[0]) == 1);
+    cs_program_free(p);
+}
+
+/* A block with more ops than the order gives its rank, with placement:
+ * the same message as without (the check at the end of the file). */
+Test(goal, op_order_before_the_blocks_with_an_op_too_many)
+{
+    static const char text[] = "num_ranks 2\n"
+                               "// collsim order: 0-1:1\n"
+                               "rank 0 {\n"
+                               "a: send 8b to 1 tag 0\n"
+                               "b: calc 5\n"
+                               "}\n"
+                               "rank 1 {\n"
+                               "d: recv 8b from 0 tag 0\n"
+                               "}\n";
+    cs_program_t *p = NULL;
+    cs_error_t e;
+    cr_assert_eq(cs_goal_read_string(text, "o.goal", &p, &e), CS_ERR_PARSE);
+    cr_assert_null(p);
+    cr_assert_str_eq(e.msg, "o.goal:2:1: the op order gives rank 0 1 of the 2 ops of its block; "
+                            "expected every op of every block exactly once (without '"
+                            "// collsim order:' lines, ops are numbered in file order)");
+}
+
 #define ORDER "// collsim order:"
 
 /* Rank by rank needs no order line; steps over consecutive ranks are
