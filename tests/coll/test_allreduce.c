@@ -279,42 +279,6 @@ static int cross_sends(const cs_program_t *p, const int32_t *group, int32_t (*ou
     return n;
 }
 
-/* Fan-in through a join: on 128 ranks in 16 groups of 8, every rank waits
- * for 14 ops of stage 1 and then issues a send or a recv and its reduce per
- * other group it serves; stage 3 waits for all of those.  Without a join
- * each op of a stage depends on every op of the last (stage 3's ops on 4 to
- * 6 each); with one, an op other than a join has at most 2 dependencies (the
- * join, and a reduce its recv), and the joins take the fan-in once.  The
- * run still validates. */
-Test(symmetric_hints, gateway_allreduce_fans_in_through_joins)
-{
-    const cs_coll_algo_t *a;
-    cs_coll_kind_t k;
-    cs_error_t err;
-    cr_assert_eq(cs_coll_parse("allreduce", &k, &err), CS_OK);
-    cr_assert_eq(cs_coll_find(k, "gateway", &a, &err), CS_OK);
-    h_run_t r = h_run_algo("alphabeta:topo=complete,p=128", a, 128, 1000, 0, "g=8",
-                           CS_NET_PACKET, 1, NULL);
-    cr_assert_eq(r.rc, CS_OK, "%s", r.err.msg);
-    int64_t joins = 0, deps = 0;
-    for (int32_t i = 0; i < cs_program_nops(r.prog); i++) {
-        const cs_op_t *o = cs_program_op(r.prog, i);
-        int n;
-        cs_program_preds(r.prog, i, &n);
-        deps += n;
-        if (o->kind == CS_OP_CALC && o->bytes == 0 && o->ticks == 0) {
-            joins++;
-            continue;
-        }
-        cr_expect_leq(n, 2, "op %d (rank %d, kind %d) has %d dependencies", i, o->rank, o->kind,
-                      n);
-    }
-    /* two joins per rank: after stage 1 and after stage 2 */
-    cr_expect_eq(joins, 2 * 128);
-    cr_expect_lt(deps, 2 * (int64_t)cs_program_nops(r.prog));
-    h_done(&r);
-}
-
 Test(symmetric_hints, gateway_allreduce_follows_the_gateway_hint)
 {
     const cs_coll_algo_t *a;
