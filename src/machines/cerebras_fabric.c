@@ -562,7 +562,11 @@ static void set_rate(fabric_t *f, int32_t id, uint8_t r)
             ch->arr_t = t, ch->arr_seq = 0;
         cs_sim_at(f->sim, t, f->h_arr, (uint32_t)c, (uint64_t)ch->arr_seq << 1 | r);
     }
-    if (s->parent >= 0) /* its room changes from the next cycle on */
+    /* its room changes from the next cycle on; a parent that is done has
+     * nothing left to decide (evaluate returns at once), so it gets no
+     * event: every stage of a stream stops after its parent has finished,
+     * and the events would be a third of a full-wafer reduce's */
+    if (s->parent >= 0 && !f->st[s->parent].done)
         cs_sim_at(f->sim, now + 1, f->h_eval, (uint32_t)s->parent, UNCOND);
     if (s->kind == ST_SINK)
         report(f, id);

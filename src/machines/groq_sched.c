@@ -41,8 +41,9 @@ typedef struct ival {
 typedef struct cal {
     ival_t *iv;
     int32_t lo, n, cap;     /* live intervals iv[lo .. n) */
-    int64_t *ends;          /* ends of message windows still ahead (peak k) */
-    int32_t nends, cap_ends;
+    int64_t *ends;          /* ends of message windows still ahead (peak k),
+                               sorted: live ends[elo .. nends) */
+    int32_t elo, nends, cap_ends;
     int64_t last_msg, last_end;
 } cal_t;
 
@@ -253,27 +254,65 @@ static double run_sum(int64_t t, int64_t n, int64_t slot)
 
 /* ---- statistics ----------------------------------------------------------------- */
 
+/* First index in ends[elo .. nends) whose end is after t (nends if none). */
+static int32_t ends_after(const cal_t *c, int64_t t)
+{
+    int32_t lo = c->elo, hi = c->nends;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (c->ends[mid] > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Inserts end e into the sorted ends, after any equal ones. */
+static void ends_insert(cal_t *c, int64_t e)
+{
+    int32_t p = ends_after(c, e);
+    c->ends = cs_grow(c->ends, c->nends, &c->cap_ends, 4, sizeof *c->ends);
+    memmove(c->ends + p + 1, c->ends + p, (size_t)(c->nends - p) * sizeof *c->ends);
+    c->ends[p] = e;
+    c->nends++;
+}
+
 /* Message `msg` uses channel ch from `first` to `end`: peak k is the number
- * of messages whose windows on the channel overlap. */
+ * of messages whose windows on the channel overlap.  The ends are kept
+ * sorted, so that the windows still open past `first` are counted by a
+ * binary search and the ones past `now` dropped from the front: a link with
+ * a backlog of b windows costs log b per placement, not b (the full
+ * machine's gateway all-reduce queues hundreds on its global links). */
 static void note_window(sched_t *s, int32_t ch, int64_t msg, int64_t first, int64_t end)
 {
     cal_t *c = &s->cal[ch];
     int64_t now = now_of(s);
-    int32_t keep = 0, k = 1;
-    if (c->last_msg == msg && c->nends > 0 && c->ends[c->nends - 1] == c->last_end) {
-        if (end > c->last_end)
-            c->ends[c->nends - 1] = c->last_end = end;
-        return;
-    }
-    for (int32_t i = 0; i < c->nends; i++)
-        if (c->ends[i] > now) {
-            c->ends[keep++] = c->ends[i];
-            if (c->ends[i] > first)
-                k++;
+    int32_t k;
+    if (c->last_msg == msg && c->nends > c->elo) {
+        /* the message's window grows if its last end is still there (a
+         * prune drops every copy of a value, so any copy is the one) */
+        int32_t p = ends_after(c, c->last_end) - 1;
+        if (p >= c->elo && c->ends[p] == c->last_end) {
+            if (end > c->last_end) {
+                memmove(c->ends + p, c->ends + p + 1, (size_t)(c->nends - p - 1) * sizeof *c->ends);
+                c->nends--;
+                ends_insert(c, end);
+                c->last_end = end;
+            }
+            return;
         }
-    c->nends = keep;
-    c->ends = cs_grow(c->ends, c->nends, &c->cap_ends, 4, sizeof *c->ends);
-    c->ends[c->nends++] = end;
+    }
+    /* windows that ended by now are gone for good (time only moves on) */
+    while (c->elo < c->nends && c->ends[c->elo] <= now)
+        c->elo++;
+    if (c->elo >= 64 && 2 * c->elo >= c->nends) {
+        memmove(c->ends, c->ends + c->elo, (size_t)(c->nends - c->elo) * sizeof *c->ends);
+        c->nends -= c->elo;
+        c->elo = 0;
+    }
+    k = 1 + (c->nends - ends_after(c, first));
+    ends_insert(c, end);
     c->last_msg = msg;
     c->last_end = end;
     if (k > s->stats[ch].peak_k)
