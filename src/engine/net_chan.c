@@ -121,8 +121,10 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
     n->load = mode->load;
     n->h_begin = cs_sim_register(sim, mode->begin, n);
     n->h_complete = cs_sim_register(sim, on_complete, n);
+    const cs_sim_handler_fn *hf =
+        mode->use_fast && mode->use_fast(n) ? mode->fast_handlers : mode->handlers;
     for (int i = 0; i < CS_NET_CHAN_HANDLERS; i++)
-        n->h_mode[i] = mode->handlers[i] ? cs_sim_register(sim, mode->handlers[i], n) : NIL32;
+        n->h_mode[i] = hf[i] ? cs_sim_register(sim, hf[i], n) : NIL32;
     *out = n->net = cs_net_new_engine(mode->ops, n, topo);
     return CS_OK;
 }
@@ -277,7 +279,6 @@ static uint32_t msg_alloc(cs_net_chan_t *n)
     if (n->free_head != NIL32) {
         id = n->free_head;
         n->free_head = n->msgs[id].next_free;
-        free(n->msgs[id].hs);
     } else {
         if (n->nmsgs == n->cap_msgs) {
             n->cap_msgs = n->cap_msgs ? n->cap_msgs * 2 : 256;
@@ -286,12 +287,21 @@ static uint32_t msg_alloc(cs_net_chan_t *n)
         }
         id = n->nmsgs++;
         n->msgs[id].version = 0;
+        n->msgs[id].hs = NULL;
+        n->msgs[id].hs_cap = 0;
     }
     {
-        /* keep the version across reuse so stale fluid events stay stale */
-        uint64_t version = n->msgs[id].version;
-        memset(&n->msgs[id], 0, sizeof n->msgs[id]);
-        n->msgs[id].version = version + 1;
+        /* keep the version across reuse so stale fluid events stay stale,
+         * and the hop states, so that a message costs no allocation once
+         * the ids in flight have routes as long as it */
+        msg_t *m = &n->msgs[id];
+        uint64_t version = m->version;
+        hop_state_t *hs = m->hs;
+        uint32_t hs_cap = m->hs_cap;
+        memset(m, 0, sizeof *m);
+        m->version = version + 1;
+        m->hs = hs;
+        m->hs_cap = hs_cap;
     }
     return id;
 }
@@ -303,12 +313,15 @@ static inline void route_msg(cs_net_chan_t *n, msg_t *m, const cs_topo_load_t *l
     int h = cs_topo_route_load(n->topo, m->src, m->dst, load, n->route_buf);
     CS_ASSERT(h >= 0 && h < 0xffff);
     m->nhops = h;
-    m->hs = cs_calloc((size_t)(h ? h : 1), sizeof *m->hs);
-    for (int i = 0; i < h; i++) {
-        m->hs[i].chan = n->route_buf[i].chan;
-        m->hs[i].vc = n->route_buf[i].vc;
-        m->hs[i].next = NIL64;
+    if ((uint32_t)h > m->hs_cap || !m->hs) {
+        free(m->hs);
+        m->hs_cap = (uint32_t)(h ? h : 1);
+        m->hs = cs_malloc((size_t)m->hs_cap * sizeof *m->hs);
     }
+    m->routed = 1;
+    for (int i = 0; i < h; i++)
+        m->hs[i] = (hop_state_t){.chan = n->route_buf[i].chan, .vc = n->route_buf[i].vc,
+                                 .next = NIL64};
 }
 
 uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dsts, int64_t bytes,
@@ -381,7 +394,7 @@ static void __attribute__((noinline)) route_adaptive(cs_net_chan_t *n, msg_t *m)
 int cs_net_chan_begin(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
-    if (n->adaptive && !m->hs)
+    if (n->adaptive && !m->routed)
         route_adaptive(n, m);
     m->state = MSG_ACTIVE;
     if (m->nhops == 0) {

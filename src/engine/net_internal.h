@@ -63,6 +63,8 @@ typedef struct msg {
     uint8_t fresh;      /* fluid: needs a step even if its rate is unchanged */
     uint8_t lat_wait;   /* fluid, latency first: paying its latency, not yet sharing */
     uint32_t next_free;
+    uint32_t hs_cap;    /* entries allocated at hs (kept when the id is reused) */
+    uint8_t routed;     /* hs holds this message's route */
 } msg_t;
 
 /* How many event handlers of its own a mode registers (cs_net_chan_mode_t). */
@@ -166,6 +168,12 @@ typedef struct cs_net_chan_mode {
      * after the core's; their ids are h_mode[i] (a NULL entry registers
      * nothing) */
     cs_sim_handler_fn handlers[CS_NET_CHAN_HANDLERS];
+    /* optional: handlers to register instead of `handlers` (same
+     * semantics, the same events in the same order) when use_fast says the
+     * engine allows them, so that a mode's common case pays nothing for the
+     * general one (packet mode's: no shared capacity, one rate) */
+    cs_sim_handler_fn fast_handlers[CS_NET_CHAN_HANDLERS];
+    int (*use_fast)(const struct cs_net_chan *n);
     /* the load of channel `chan` (ctx: the state) that an adaptive route
      * reads (cs_topo_load_t): the mode's own measure of its queue */
     int64_t (*load)(const void *ctx, int chan);
