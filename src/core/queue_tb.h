@@ -1,6 +1,7 @@
 /*
- * queue_tb.h - private to queue.c: the time-bucket queue (a heap of
- * distinct times, each with a FIFO of its events).  See queue_tb.c.
+ * queue_tb.h - private to queue.c and queue_hot.h (the kernel's inline push
+ * and pop): the time-bucket queue (a heap of distinct times, each with a
+ * FIFO of its events).  See queue_tb.c.
  *
  * The struct and the two hot operations (push into a bucket that exists,
  * pop from the head bucket) are here, inline, because they are the
