@@ -85,7 +85,10 @@ static inline uint32_t cs_tbq_home(const cs_tbq_t *q, cs_tick_t t)
 static inline void cs_tbq_push(cs_tbq_t *q, const cs_event_t *e)
 {
     uint32_t b = q->last_bucket, n = q->free_node;
-    if (b == CS_TBQ_NIL || q->buckets[b].time != e->time || q->buckets[b].head == CS_TBQ_NIL) {
+    /* last_bucket is NIL or a live bucket, which is never empty: the one
+     * pop that empties a bucket drops it and clears last_bucket with it
+     * (cs_tbq_bucket_done) */
+    if (b == CS_TBQ_NIL || q->buckets[b].time != e->time) {
         b = cs_tbq_home(q, e->time);
         q->last_bucket = b;
     }
