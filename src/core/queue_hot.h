@@ -36,15 +36,16 @@ void cs_queue_heaps_pop(cs_queue_t *q, cs_event_t *out);
 static inline uint64_t cs_queue_push_hot(cs_queue_t *q, cs_tick_t time, uint32_t kind,
                                          uint32_t a, uint64_t b)
 {
-    cs_event_t e = {.time = time, .seq = q->next_seq++, .kind = kind, .a = a, .b = b};
+    uint64_t seq = q->next_seq++;
     if (__builtin_expect(q->kind != CS_QUEUE_TIMEBUCKET, 0)) {
+        cs_event_t e = {.time = time, .seq = seq, .kind = kind, .a = a, .b = b};
         cs_queue_heaps_push(q, e);
-        return e.seq;
+        return seq;
     }
-    cs_tbq_push(&q->tb, &e);
+    cs_tbq_push(&q->tb, time, seq, kind, a, b);
     if (++q->size > q->peak)
         q->peak = q->size;
-    return e.seq;
+    return seq;
 }
 
 static inline int cs_queue_pop_hot(cs_queue_t *q, cs_event_t *out)
