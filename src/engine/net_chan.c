@@ -68,23 +68,26 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
         n->ch = memset(ch, 0, bytes);
     }
     n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);
+    n->cold = cs_calloc((size_t)n->nchans + 1, sizeof *n->cold);
     for (int c = 0; c < n->nchans; c++) {
         chan_state_t *ch = &n->ch[c];
+        chan_cold_t *cc = &n->cold[c];
         ch->wq_head = ch->wq_tail = NIL64;
-        ch->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
-        ch->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
+        cc->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
+        cc->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
         ch->wire = np->chan_wire_lat ? np->chan_wire_lat[c] : np->wire_lat;
-        if (ch->ser_num < 0 || ch->ser_den < 1 || ch->wire < 0) {
+        if (cc->ser_num < 0 || cc->ser_den < 1 || ch->wire < 0) {
             free(n->ch);
+            free(n->cold);
             free(n->stats);
             free(n);
             return cs_error_set(err, CS_ERR_RANGE, "channel %d has invalid timing", c);
         }
-        ch->ser_unit = net_ser(ch, np->unit_bytes);
-        n->same_ser = c == 0 || (n->same_ser && ch->ser_num == n->ch[0].ser_num &&
-                                 ch->ser_den == n->ch[0].ser_den);
+        ch->ser_unit = net_ser(cc, np->unit_bytes);
+        n->same_ser = c == 0 || (n->same_ser && cc->ser_num == n->cold[0].ser_num &&
+                                 cc->ser_den == n->cold[0].ser_den);
         /* bytes per tick; an infinitely fast channel gets a huge capacity */
-        ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
+        cc->cap = cc->ser_num ? (double)cc->ser_den / (double)cc->ser_num : 1e300;
         ch->srv = c;
     }
     if (cs_topo_has_shared(topo))
@@ -93,11 +96,12 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
             ch->srv = cs_topo_channel_resource(topo, c);
             /* a group has one capacity, its resource's: channels of another
              * bandwidth in it would be silently given that one */
-            if (ch->ser_num != n->ch[ch->srv].ser_num || ch->ser_den != n->ch[ch->srv].ser_den) {
+            const chan_cold_t *cc = &n->cold[c], *sc = &n->cold[ch->srv];
+            if (cc->ser_num != sc->ser_num || cc->ser_den != sc->ser_den) {
                 int srv = ch->srv;
-                long long a = ch->ser_num, b = ch->ser_den, sa = n->ch[srv].ser_num,
-                          sb = n->ch[srv].ser_den;
+                long long a = cc->ser_num, b = cc->ser_den, sa = sc->ser_num, sb = sc->ser_den;
                 free(n->ch);
+                free(n->cold);
                 free(n->stats);
                 free(n);
                 return cs_error_set(err, CS_ERR_RANGE,
@@ -136,6 +140,7 @@ void cs_net_chan_free(void *impl)
         free(n->msgs[i].hs);
     free(n->msgs);
     free(n->ch);
+    free(n->cold);
     free(n->stats);
     free(n->send_busy);
     free(n->recv_busy);

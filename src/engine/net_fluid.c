@@ -749,7 +749,7 @@ static void chan_residual(cs_net_chan_t *n, int32_t ci)
     cs_fluid_t *fl = n->fl;
     fl_chan_t *c = &fl->ch[ci];
     int32_t nfixed = 0;
-    c->left = n->ch[ci].cap;
+    c->left = n->cold[ci].cap;
     c->nflows = 0;
     c->wsum = 0;
     for (int32_t i = 0; i < c->n; i++) {
@@ -832,7 +832,7 @@ static void solve_full(cs_net_chan_t *n)
     }
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
-        c->left = n->ch[fl->chans[k]].cap;
+        c->left = n->cold[fl->chans[k]].cap;
         c->nflows = 0;
         c->wsum = 0;
     }
@@ -905,7 +905,7 @@ static double take_changes(cs_net_chan_t *n, double bound)
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++) {
-            double share = n->ch[m->hs[h].res].cap / (fl->ch[m->hs[h].res].n * fl->wmax);
+            double share = n->cold[m->hs[h].res].cap / (fl->ch[m->hs[h].res].n * fl->wmax);
             if (share < bound)
                 bound = share;
         }
@@ -1020,7 +1020,7 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
     active_remove(n, id);
     cs_net_i_k_change(n, m, -1);
     for (int32_t h = 0; h < m->nhops; h++) {
-        const chan_state_t *c = &n->ch[m->hs[h].chan];
+        const chan_cold_t *c = &n->cold[m->hs[h].chan];
         cs_net_i_record(n, m->hs[h].chan, m->t_start, now - m->t_start, net_ser(c, m->bytes),
                         m->bytes, 1);
     }

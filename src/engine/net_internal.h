@@ -71,9 +71,10 @@ typedef struct msg {
 #define CS_NET_CHAN_HANDLERS 4
 
 /* A channel.  What packet mode touches for every unit (wait queue, buffer
- * use, busy, wire and unit times) is in the first 48 bytes, and the array is
- * 64-byte aligned (cs_net_chan_new), so a unit costs one cache line of the
- * channel, not two. */
+ * use, busy, wire and unit times) is all there is: 64 bytes, one cache line
+ * (the array is 64-byte aligned, cs_net_chan_new), so that the lines of
+ * neighbouring channels, which the hardware fetches in pairs, are hot ones
+ * too.  What a unit does not read is in chan_cold_t. */
 typedef struct chan_state {
     _Alignas(64) uint64_t wq_head; /* packet: waiting (msg, hop) */
     uint64_t wq_tail;
@@ -83,18 +84,24 @@ typedef struct chan_state {
     /* the channel whose capacity this one shares (cs_topo_channel_resource;
      * itself when it shares none): packet mode queues and serialises the
      * group's units on that channel's wq and busy, fluid mode makes it one
-     * max-min constraint.  In the 4 bytes of padding before `wire`. */
+     * max-min constraint */
     int32_t srv;
     cs_tick_t wire;
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
     cs_tick_t stall_since;
+} chan_state_t;
+
+_Static_assert(sizeof(chan_state_t) == 64, "a channel is one cache line");
+
+/* The rest of a channel, read per message or per partial unit. */
+typedef struct chan_cold {
     int64_t ser_num, ser_den;
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
     /* packet, adaptive topologies only: units of the messages routed over
      * the channel (less the units it sent, its stats, the load UGAL reads) */
     int64_t routed_units;
-} chan_state_t;
+} chan_cold_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in
  * net.c only so that the channel engine reads the recorder inline on its
@@ -115,6 +122,7 @@ typedef struct cs_net_chan {
     cs_net_hooks_t hooks;
     int nnodes, nchans;
     chan_state_t *ch;
+    chan_cold_t *cold;         /* nchans + 1, by channel */
     cs_chan_stats_t *stats;
     /* ports */
     int32_t *send_busy, *recv_busy;
@@ -145,7 +153,7 @@ static inline uint64_t hop_key(uint32_t m, uint32_t h) { return ((uint64_t)m << 
 static inline uint32_t key_msg(uint64_t k) { return (uint32_t)(k >> 16); }
 static inline uint32_t key_hop(uint64_t k) { return (uint32_t)(k & 0xffff); }
 
-static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
+static inline cs_tick_t net_ser(const chan_cold_t *c, int64_t bytes)
 {
     /* ceil(bytes * num / den), saturated past the clock's maximum */
     return cs_tick_muldiv_ceil(bytes, c->ser_num, c->ser_den);

@@ -34,9 +34,12 @@ static inline int64_t unit_size(const cs_net_chan_t *n, const msg_t *m, uint32_t
     return left < n->p.unit_bytes ? left : n->p.unit_bytes;
 }
 
-static inline cs_tick_t unit_ser(const cs_net_chan_t *n, const chan_state_t *c, int64_t size)
+/* The serialisation time of a unit of `size` bytes on channel `chan` (c:
+ * its state). */
+static inline cs_tick_t unit_ser(const cs_net_chan_t *n, int chan, const chan_state_t *c,
+                                 int64_t size)
 {
-    return size == n->p.unit_bytes ? c->ser_unit : net_ser(c, size);
+    return size == n->p.unit_bytes ? c->ser_unit : net_ser(&n->cold[chan], size);
 }
 
 static void wq_append(cs_net_chan_t *n, int chan, uint64_t key, hop_state_t *hs)
@@ -117,7 +120,7 @@ static inline __attribute__((always_inline)) void arbitrate_body(cs_net_chan_t *
     uint32_t mid = key_msg(key), h = key_hop(key);
     m = &n->msgs[mid];
     int64_t size = unit_size(n, m, hs->sent);
-    cs_tick_t ser = unit_ser(n, c, size);
+    cs_tick_t ser = unit_ser(n, uchan, c, size);
     hs->ready--;
     hs->sent++;
     /* the served message rejoins the queue only when the channel frees, so
@@ -138,8 +141,9 @@ static inline __attribute__((always_inline)) void arbitrate_body(cs_net_chan_t *
         /* a unit never finishes a hop before its own tail has arrived; with
          * one serialisation rate everywhere the tail is in by now + wire */
         if (!fast && !n->same_ser) {
-            const chan_state_t *nc = &n->ch[m->hs[h + 1].chan];
-            cs_tick_t tail = cs_tick_add(cs_tick_add(now, c->wire), ser) - unit_ser(n, nc, size);
+            int nchan = m->hs[h + 1].chan;
+            cs_tick_t tail = cs_tick_add(cs_tick_add(now, c->wire), ser) -
+                             unit_ser(n, nchan, &n->ch[nchan], size);
             if (tail > t)
                 t = tail;
         }
@@ -206,7 +210,7 @@ static void on_begin(void *ctx, const cs_event_t *ev)
     cs_net_i_k_change(n, m, +1);
     if (n->adaptive) /* the load an adaptive route reads (packet_load) */
         for (int32_t h = 0; h < m->nhops; h++)
-            n->ch[m->hs[h].chan].routed_units += m->npk;
+            n->cold[m->hs[h].chan].routed_units += m->npk;
     m->released = gate_units(n, m);
     if (m->released)
         make_ready(n, id, 0, m->released, cs_sim_now(n->sim), 0);
@@ -321,7 +325,7 @@ static int64_t packet_load(const void *ctx, int chan)
 {
     const cs_net_chan_t *n = ctx;
     const chan_state_t *c = &n->ch[chan];
-    return c->routed_units - n->stats[chan].units + c->occ[0] + c->occ[1] + c->occ[2];
+    return n->cold[chan].routed_units - n->stats[chan].units + c->occ[0] + c->occ[1] + c->occ[2];
 }
 
 static const cs_net_ops_t packet_ops = {
