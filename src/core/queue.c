@@ -39,8 +39,10 @@
  * numbers.
  *
  * The time-bucket queue (queue_tb.c, the default) lives in cs_queue by value
- * and its hot path is inline here (queue_tb.h); the heaps' push and pop are
- * out of line so that path needs no saved registers.
+ * and its hot path is inline (queue_tb.h), as are push and pop themselves
+ * (queue_hot.h, which the kernel includes so that an event costs no call
+ * into this file); the heaps' push and pop are out of line so that path
+ * needs no saved registers.
  *
  * seq is a uint64 counter: at 10^9 events per second it would take five
  * centuries to wrap, so wrap-around is not handled.
