@@ -79,7 +79,7 @@ static inline cs_tick_t t_add(int fast, cs_tick_t a, cs_tick_t b)
  * (message, hop) naming its own channel (hs->chan), whose buffers, wire,
  * statistics and unit time apply; without sharing hs->chan is `chan`. */
 static inline __attribute__((always_inline)) void arbitrate_body(cs_net_chan_t *n, int chan,
-                                                                cs_tick_t now, int fast)
+                                                                 cs_tick_t now, int fast)
 {
     chan_state_t *s = &n->ch[chan], *c = s;
     uint64_t key, prev = NIL64;
@@ -232,7 +232,7 @@ static void packet_gate(void *impl, uint32_t id, int64_t gate_bytes, int64_t rat
 }
 
 static inline __attribute__((always_inline)) void head_body(void *ctx, const cs_event_t *ev,
-                                                           int fast)
+                                                            int fast)
 {
     make_ready(ctx, ev->a, (uint32_t)ev->b, 1, ev->time, fast);
 }
@@ -243,7 +243,7 @@ static void on_head_fast(void *ctx, const cs_event_t *ev) { head_body(ctx, ev, 1
 /* Serialiser `chan` (a channel's srv) finished the unit of (message, hop)
  * ev->b, which crossed the hop's own channel. */
 static inline __attribute__((always_inline)) void free_body(void *ctx, const cs_event_t *ev,
-                                                           int fast)
+                                                            int fast)
 {
     cs_net_chan_t *n = ctx;
     int chan = (int)ev->a;
