@@ -39,8 +39,10 @@
  * numbers.
  *
  * The time-bucket queue (queue_tb.c, the default) lives in cs_queue by value
- * and its hot path is inline here (queue_tb.h); the heaps' push and pop are
- * out of line so that path needs no saved registers.
+ * and its hot path is inline (queue_tb.h), as are push and pop themselves
+ * (queue_hot.h, which the kernel includes so that an event costs no call
+ * into this file); the heaps' push and pop are out of line so that path
+ * needs no saved registers.
  *
  * seq is a uint64 counter: at 10^9 events per second it would take five
  * centuries to wrap, so wrap-around is not handled.
@@ -48,7 +50,7 @@
 #include "core/queue.h"
 
 #include "core/error.h"
-#include "core/queue_tb.h"
+#include "core/queue_hot.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,17 +66,7 @@ const cs_queue_kind_t CS_QUEUE_DEFAULT = CS_QUEUE_TIMEBUCKET;
 
 _Static_assert(sizeof(cs_event_t) == 32, "the cache-line layout below assumes 32-byte events");
 
-struct cs_queue {
-    void *raw;        /* the allocation; ev points inside it (see queue_alloc) */
-    cs_event_t *ev;   /* heap array, ev[0] is the least event */
-    size_t size;      /* events in the heap */
-    size_t cap;       /* events that fit in ev */
-    size_t peak;      /* largest size so far */
-    uint64_t next_seq;
-    cs_queue_kind_t kind;
-    cs_tbq_t tb;      /* CS_QUEUE_TIMEBUCKET: the whole queue lives here (by
-                       * value: one pointer fewer on every push and pop) */
-};
+/* struct cs_queue is in queue_hot.h (shared with the kernel, sim.c). */
 
 /* (time, seq) order.  Branch-free either way; the 128-bit form compiles to a
  * compare and a subtract-with-borrow.  time is signed, so its sign bit is
@@ -225,7 +217,7 @@ static inline void quad_pop(cs_event_t *ev, size_t n, cs_event_t last)
 
 /* The heaps' push and pop, out of line so that the time-bucket fast path of
  * cs_queue_push/pop (the default) needs no saved registers. */
-static void __attribute__((noinline)) heaps_push(cs_queue_t *q, cs_event_t e)
+void __attribute__((noinline)) cs_queue_heaps_push(cs_queue_t *q, cs_event_t e)
 {
     if (q->size == q->cap)
         queue_grow(q);
@@ -238,7 +230,7 @@ static void __attribute__((noinline)) heaps_push(cs_queue_t *q, cs_event_t e)
         heap_push(q->ev, i, e, 2);
 }
 
-static void __attribute__((noinline)) heaps_pop(cs_queue_t *q, cs_event_t *out)
+void __attribute__((noinline)) cs_queue_heaps_pop(cs_queue_t *q, cs_event_t *out)
 {
     *out = q->ev[0];
     size_t n = --q->size;
@@ -253,28 +245,12 @@ static void __attribute__((noinline)) heaps_pop(cs_queue_t *q, cs_event_t *out)
 
 uint64_t cs_queue_push(cs_queue_t *q, cs_tick_t time, uint32_t kind, uint32_t a, uint64_t b)
 {
-    cs_event_t e = {.time = time, .seq = q->next_seq++, .kind = kind, .a = a, .b = b};
-    if (__builtin_expect(q->kind != CS_QUEUE_TIMEBUCKET, 0)) {
-        heaps_push(q, e);
-        return e.seq;
-    }
-    cs_tbq_push(&q->tb, &e);
-    if (++q->size > q->peak)
-        q->peak = q->size;
-    return e.seq;
+    return cs_queue_push_hot(q, time, kind, a, b);
 }
 
 int cs_queue_pop(cs_queue_t *q, cs_event_t *out)
 {
-    if (q->size == 0)
-        return 0;
-    if (__builtin_expect(q->kind != CS_QUEUE_TIMEBUCKET, 0)) {
-        heaps_pop(q, out);
-        return 1;
-    }
-    q->size--;
-    cs_tbq_pop(&q->tb, out);
-    return 1;
+    return cs_queue_pop_hot(q, out);
 }
 
 int cs_queue_peek(const cs_queue_t *q, cs_event_t *out)

@@ -162,7 +162,7 @@ static uint32_t bucket_new(cs_tbq_t *q, cs_tick_t t)
 void cs_tbq_push_slow(cs_tbq_t *q, const cs_event_t *e)
 {
     uint32_t b = q->last_bucket;
-    if (b == NIL || q->buckets[b].time != e->time || q->buckets[b].head == NIL) {
+    if (b == NIL || q->buckets[b].time != e->time) { /* see cs_tbq_push */
         b = table_find(q, e->time);
         if (b == NIL)
             b = bucket_new(q, e->time);

@@ -1,6 +1,7 @@
 /*
- * queue_tb.h - private to queue.c: the time-bucket queue (a heap of
- * distinct times, each with a FIFO of its events).  See queue_tb.c.
+ * queue_tb.h - private to queue.c and queue_hot.h (the kernel's inline push
+ * and pop): the time-bucket queue (a heap of distinct times, each with a
+ * FIFO of its events).  See queue_tb.c.
  *
  * The struct and the two hot operations (push into a bucket that exists,
  * pop from the head bucket) are here, inline, because they are the
@@ -53,7 +54,28 @@ void cs_tbq_push_slow(cs_tbq_t *q, const cs_event_t *e);
 /* Out of line: bucket b (the heap's least time) became empty; drops it. */
 void cs_tbq_bucket_done(cs_tbq_t *q, uint32_t b);
 
-/* Appends a node to bucket b. */
+/* Appends a node to bucket b.  The fields are stored one by one, not
+ * copied from an event built on the caller's stack: a 16-byte load of what
+ * two 8-byte stores just wrote cannot be store-forwarded, and that stall
+ * was a third of the ring shift's time (perf). */
+static inline void cs_tbq_append_fields(cs_tbq_t *q, uint32_t b, uint32_t n, cs_tick_t time,
+                                        uint64_t seq, uint32_t kind, uint32_t a, uint64_t pb)
+{
+    cs_tbq_node_t *nd = &q->nodes[n];
+    nd->ev.time = time;
+    nd->ev.seq = seq;
+    nd->ev.kind = kind;
+    nd->ev.a = a;
+    nd->ev.b = pb;
+    nd->next = CS_TBQ_NIL;
+    cs_tbq_bucket_t *bk = &q->buckets[b];
+    if (bk->tail == CS_TBQ_NIL)
+        bk->head = n;
+    else
+        q->nodes[bk->tail].next = n;
+    bk->tail = n;
+}
+
 static inline void cs_tbq_append(cs_tbq_t *q, uint32_t b, uint32_t n, const cs_event_t *e)
 {
     cs_tbq_node_t *nd = &q->nodes[n];
@@ -81,19 +103,24 @@ static inline uint32_t cs_tbq_home(const cs_tbq_t *q, cs_tick_t t)
  * push's bucket is tried first (a ring's channels all push to one time),
  * then the table's home slot (a torus alternates between a few times, which
  * defeats a one-entry cache). */
-static inline void cs_tbq_push(cs_tbq_t *q, const cs_event_t *e)
+static inline void cs_tbq_push(cs_tbq_t *q, cs_tick_t time, uint64_t seq, uint32_t kind,
+                               uint32_t a, uint64_t pb)
 {
     uint32_t b = q->last_bucket, n = q->free_node;
-    if (b == CS_TBQ_NIL || q->buckets[b].time != e->time || q->buckets[b].head == CS_TBQ_NIL) {
-        b = cs_tbq_home(q, e->time);
+    /* last_bucket is NIL or a live bucket, which is never empty: the one
+     * pop that empties a bucket drops it and clears last_bucket with it
+     * (cs_tbq_bucket_done) */
+    if (b == CS_TBQ_NIL || q->buckets[b].time != time) {
+        b = cs_tbq_home(q, time);
         q->last_bucket = b;
     }
     if (__builtin_expect(b == CS_TBQ_NIL || n == CS_TBQ_NIL, 0)) {
-        cs_tbq_push_slow(q, e);
+        cs_event_t e = {.time = time, .seq = seq, .kind = kind, .a = a, .b = pb};
+        cs_tbq_push_slow(q, &e);
         return;
     }
     q->free_node = q->nodes[n].next;
-    cs_tbq_append(q, b, n, e);
+    cs_tbq_append_fields(q, b, n, time, seq, kind, a, pb);
 }
 
 /* The queue must not be empty. */

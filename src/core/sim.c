@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/queue_hot.h"
 
 typedef struct handler {
     cs_sim_handler_fn fn;
@@ -65,7 +66,7 @@ void cs_sim_at(cs_sim_t *s, cs_tick_t t, uint32_t h, uint32_t a, uint64_t b)
         s->stop = 1;
         return;
     }
-    cs_queue_push(s->q, t, h, a, b);
+    cs_queue_push_hot(s->q, t, h, a, b);
 }
 
 uint64_t cs_sim_run(cs_sim_t *s)
@@ -73,7 +74,7 @@ uint64_t cs_sim_run(cs_sim_t *s)
     cs_event_t ev;
     uint64_t n = 0, next = s->poll ? s->poll_every : UINT64_MAX;
     s->stop = s->overflow;
-    while (!s->stop && cs_queue_pop(s->q, &ev)) {
+    while (!s->stop && cs_queue_pop_hot(s->q, &ev)) {
         s->now = ev.time;
         s->handlers[ev.kind].fn(s->handlers[ev.kind].ctx, &ev);
         if (++n == next) {

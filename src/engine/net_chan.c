@@ -68,23 +68,26 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
         n->ch = memset(ch, 0, bytes);
     }
     n->stats = cs_calloc((size_t)n->nchans + 1, sizeof *n->stats);
+    n->cold = cs_calloc((size_t)n->nchans + 1, sizeof *n->cold);
     for (int c = 0; c < n->nchans; c++) {
         chan_state_t *ch = &n->ch[c];
+        chan_cold_t *cc = &n->cold[c];
         ch->wq_head = ch->wq_tail = NIL64;
-        ch->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
-        ch->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
+        cc->ser_num = np->chan_ser_num ? np->chan_ser_num[c] : np->ser_num;
+        cc->ser_den = np->chan_ser_den ? np->chan_ser_den[c] : np->ser_den;
         ch->wire = np->chan_wire_lat ? np->chan_wire_lat[c] : np->wire_lat;
-        if (ch->ser_num < 0 || ch->ser_den < 1 || ch->wire < 0) {
+        if (cc->ser_num < 0 || cc->ser_den < 1 || ch->wire < 0) {
             free(n->ch);
+            free(n->cold);
             free(n->stats);
             free(n);
             return cs_error_set(err, CS_ERR_RANGE, "channel %d has invalid timing", c);
         }
-        ch->ser_unit = net_ser(ch, np->unit_bytes);
-        n->same_ser = c == 0 || (n->same_ser && ch->ser_num == n->ch[0].ser_num &&
-                                 ch->ser_den == n->ch[0].ser_den);
+        ch->ser_unit = net_ser(cc, np->unit_bytes);
+        n->same_ser = c == 0 || (n->same_ser && cc->ser_num == n->cold[0].ser_num &&
+                                 cc->ser_den == n->cold[0].ser_den);
         /* bytes per tick; an infinitely fast channel gets a huge capacity */
-        ch->cap = ch->ser_num ? (double)ch->ser_den / (double)ch->ser_num : 1e300;
+        cc->cap = cc->ser_num ? (double)cc->ser_den / (double)cc->ser_num : 1e300;
         ch->srv = c;
     }
     if (cs_topo_has_shared(topo))
@@ -93,11 +96,12 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
             ch->srv = cs_topo_channel_resource(topo, c);
             /* a group has one capacity, its resource's: channels of another
              * bandwidth in it would be silently given that one */
-            if (ch->ser_num != n->ch[ch->srv].ser_num || ch->ser_den != n->ch[ch->srv].ser_den) {
+            const chan_cold_t *cc = &n->cold[c], *sc = &n->cold[ch->srv];
+            if (cc->ser_num != sc->ser_num || cc->ser_den != sc->ser_den) {
                 int srv = ch->srv;
-                long long a = ch->ser_num, b = ch->ser_den, sa = n->ch[srv].ser_num,
-                          sb = n->ch[srv].ser_den;
+                long long a = cc->ser_num, b = cc->ser_den, sa = sc->ser_num, sb = sc->ser_den;
                 free(n->ch);
+                free(n->cold);
                 free(n->stats);
                 free(n);
                 return cs_error_set(err, CS_ERR_RANGE,
@@ -121,8 +125,10 @@ int cs_net_chan_new(cs_sim_t *sim, const cs_topo_t *topo, const cs_net_params_t 
     n->load = mode->load;
     n->h_begin = cs_sim_register(sim, mode->begin, n);
     n->h_complete = cs_sim_register(sim, on_complete, n);
+    const cs_sim_handler_fn *hf =
+        mode->use_fast && mode->use_fast(n) ? mode->fast_handlers : mode->handlers;
     for (int i = 0; i < CS_NET_CHAN_HANDLERS; i++)
-        n->h_mode[i] = mode->handlers[i] ? cs_sim_register(sim, mode->handlers[i], n) : NIL32;
+        n->h_mode[i] = hf[i] ? cs_sim_register(sim, hf[i], n) : NIL32;
     *out = n->net = cs_net_new_engine(mode->ops, n, topo);
     return CS_OK;
 }
@@ -134,6 +140,7 @@ void cs_net_chan_free(void *impl)
         free(n->msgs[i].hs);
     free(n->msgs);
     free(n->ch);
+    free(n->cold);
     free(n->stats);
     free(n->send_busy);
     free(n->recv_busy);
@@ -277,7 +284,6 @@ static uint32_t msg_alloc(cs_net_chan_t *n)
     if (n->free_head != NIL32) {
         id = n->free_head;
         n->free_head = n->msgs[id].next_free;
-        free(n->msgs[id].hs);
     } else {
         if (n->nmsgs == n->cap_msgs) {
             n->cap_msgs = n->cap_msgs ? n->cap_msgs * 2 : 256;
@@ -286,12 +292,21 @@ static uint32_t msg_alloc(cs_net_chan_t *n)
         }
         id = n->nmsgs++;
         n->msgs[id].version = 0;
+        n->msgs[id].hs = NULL;
+        n->msgs[id].hs_cap = 0;
     }
     {
-        /* keep the version across reuse so stale fluid events stay stale */
-        uint64_t version = n->msgs[id].version;
-        memset(&n->msgs[id], 0, sizeof n->msgs[id]);
-        n->msgs[id].version = version + 1;
+        /* keep the version across reuse so stale fluid events stay stale,
+         * and the hop states, so that a message costs no allocation once
+         * the ids in flight have routes as long as it */
+        msg_t *m = &n->msgs[id];
+        uint64_t version = m->version;
+        hop_state_t *hs = m->hs;
+        uint32_t hs_cap = m->hs_cap;
+        memset(m, 0, sizeof *m);
+        m->version = version + 1;
+        m->hs = hs;
+        m->hs_cap = hs_cap;
     }
     return id;
 }
@@ -303,12 +318,15 @@ static inline void route_msg(cs_net_chan_t *n, msg_t *m, const cs_topo_load_t *l
     int h = cs_topo_route_load(n->topo, m->src, m->dst, load, n->route_buf);
     CS_ASSERT(h >= 0 && h < 0xffff);
     m->nhops = h;
-    m->hs = cs_calloc((size_t)(h ? h : 1), sizeof *m->hs);
-    for (int i = 0; i < h; i++) {
-        m->hs[i].chan = n->route_buf[i].chan;
-        m->hs[i].vc = n->route_buf[i].vc;
-        m->hs[i].next = NIL64;
+    if ((uint32_t)h > m->hs_cap || !m->hs) {
+        free(m->hs);
+        m->hs_cap = (uint32_t)(h ? h : 1);
+        m->hs = cs_malloc((size_t)m->hs_cap * sizeof *m->hs);
     }
+    m->routed = 1;
+    for (int i = 0; i < h; i++)
+        m->hs[i] = (hop_state_t){.chan = n->route_buf[i].chan, .vc = n->route_buf[i].vc,
+                                 .next = NIL64};
 }
 
 uint32_t cs_net_chan_post(void *impl, int src, int ndst, const int *dsts, int64_t bytes,
@@ -381,7 +399,7 @@ static void __attribute__((noinline)) route_adaptive(cs_net_chan_t *n, msg_t *m)
 int cs_net_chan_begin(cs_net_chan_t *n, uint32_t id)
 {
     msg_t *m = &n->msgs[id];
-    if (n->adaptive && !m->hs)
+    if (n->adaptive && !m->routed)
         route_adaptive(n, m);
     m->state = MSG_ACTIVE;
     if (m->nhops == 0) {

@@ -572,7 +572,7 @@ static void lv_remove(cs_fluid_t *fl, int32_t c)
 static void water_fill(cs_net_chan_t *n)
 {
     cs_fluid_t *fl = n->fl;
-    int scan = fl->nset <= SCAN_MAX;
+    int scan = 0;
     int32_t off = 0;
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
@@ -590,6 +590,36 @@ static void water_fill(cs_net_chan_t *n)
         for (int32_t h = 0; h < m->nhops; h++)
             fl->adj[fl->ch[m->hs[h].res].fill++] = fl->set[i];
     }
+    /* A flow alone on every channel it crosses (no other flow of the set
+     * there: a ring's neighbour exchanges, say) freezes at the least key of
+     * its channels whatever the others do, since only its own freeze
+     * changes those keys; solved here directly, it leaves the heap's work
+     * to the flows that do share.  Same key, same level, same product: the
+     * rates are the water-filling's bit for bit. */
+    int32_t unfrozen = fl->nset;
+    for (int32_t i = 0; i < fl->nset; i++) {
+        uint32_t id = fl->set[i];
+        const msg_t *m = &n->msgs[id];
+        double key = INFINITY;
+        int32_t h;
+        for (h = 0; h < m->nhops; h++) {
+            const fl_chan_t *c = &fl->ch[m->hs[h].res];
+            if (c->nflows != 1)
+                break;
+            double k = c->left / c->wsum;
+            if (k < key)
+                key = k;
+        }
+        if (h < m->nhops || m->nhops == 0)
+            continue;
+        fl->m[id].frozen = 1;
+        fl->m[id].newrate = (key > 0 ? key : 0) * fl->m[id].w;
+        unfrozen--;
+        for (h = 0; h < m->nhops; h++)
+            fl->ch[m->hs[h].res].nflows = 0; /* out of the heap and the scan */
+    }
+    if (unfrozen <= SCAN_MAX)
+        scan = 1;
     fl->nlv = 0;
     if (!scan) {
         if (fl->nchans > fl->caplv) {
@@ -608,7 +638,7 @@ static void water_fill(cs_net_chan_t *n)
             lv_down(fl, i);
     }
     /* once every flow is frozen the rest is moot */
-    for (int32_t unfrozen = fl->nset; unfrozen > 0;) {
+    while (unfrozen > 0) {
         int32_t ci = -1;
         double key = 0;
         if (scan) {
@@ -719,7 +749,7 @@ static void chan_residual(cs_net_chan_t *n, int32_t ci)
     cs_fluid_t *fl = n->fl;
     fl_chan_t *c = &fl->ch[ci];
     int32_t nfixed = 0;
-    c->left = n->ch[ci].cap;
+    c->left = n->cold[ci].cap;
     c->nflows = 0;
     c->wsum = 0;
     for (int32_t i = 0; i < c->n; i++) {
@@ -802,7 +832,7 @@ static void solve_full(cs_net_chan_t *n)
     }
     for (int32_t k = 0; k < fl->nchans; k++) {
         fl_chan_t *c = &fl->ch[fl->chans[k]];
-        c->left = n->ch[fl->chans[k]].cap;
+        c->left = n->cold[fl->chans[k]].cap;
         c->nflows = 0;
         c->wsum = 0;
     }
@@ -875,7 +905,7 @@ static double take_changes(cs_net_chan_t *n, double bound)
     for (int32_t i = 0; i < fl->nset; i++) {
         const msg_t *m = &n->msgs[fl->set[i]];
         for (int32_t h = 0; h < m->nhops; h++) {
-            double share = n->ch[m->hs[h].res].cap / (fl->ch[m->hs[h].res].n * fl->wmax);
+            double share = n->cold[m->hs[h].res].cap / (fl->ch[m->hs[h].res].n * fl->wmax);
             if (share < bound)
                 bound = share;
         }
@@ -918,9 +948,14 @@ static void collect_set(cs_net_chan_t *n, double level)
 static void issue_steps(cs_net_chan_t *n)
 {
     cs_fluid_t *fl = n->fl;
-    for (int32_t i = 0; i < fl->nsteps; i++)
+    int sorted = 1;
+    for (int32_t i = 0; i < fl->nsteps; i++) {
         fl->steps[i] = (uint64_t)n->msgs[fl->steps[i]].active_idx << 32 | fl->steps[i];
-    if (fl->nsteps > 1)
+        if (i && fl->steps[i] < fl->steps[i - 1])
+            sorted = 0;
+    }
+    /* the flows joining at one tick are listed in active order already */
+    if (!sorted)
         qsort(fl->steps, (size_t)fl->nsteps, sizeof *fl->steps, cmp_u64);
     for (int32_t i = 0; i < fl->nsteps; i++) {
         uint32_t id = (uint32_t)fl->steps[i];
@@ -985,7 +1020,7 @@ static void flow_done(cs_net_chan_t *n, uint32_t id)
     active_remove(n, id);
     cs_net_i_k_change(n, m, -1);
     for (int32_t h = 0; h < m->nhops; h++) {
-        const chan_state_t *c = &n->ch[m->hs[h].chan];
+        const chan_cold_t *c = &n->cold[m->hs[h].chan];
         cs_net_i_record(n, m->hs[h].chan, m->t_start, now - m->t_start, net_ser(c, m->bytes),
                         m->bytes, 1);
     }

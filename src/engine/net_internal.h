@@ -63,15 +63,18 @@ typedef struct msg {
     uint8_t fresh;      /* fluid: needs a step even if its rate is unchanged */
     uint8_t lat_wait;   /* fluid, latency first: paying its latency, not yet sharing */
     uint32_t next_free;
+    uint32_t hs_cap;    /* entries allocated at hs (kept when the id is reused) */
+    uint8_t routed;     /* hs holds this message's route */
 } msg_t;
 
 /* How many event handlers of its own a mode registers (cs_net_chan_mode_t). */
 #define CS_NET_CHAN_HANDLERS 4
 
 /* A channel.  What packet mode touches for every unit (wait queue, buffer
- * use, busy, wire and unit times) is in the first 48 bytes, and the array is
- * 64-byte aligned (cs_net_chan_new), so a unit costs one cache line of the
- * channel, not two. */
+ * use, busy, wire and unit times) is all there is: 64 bytes, one cache line
+ * (the array is 64-byte aligned, cs_net_chan_new), so that the lines of
+ * neighbouring channels, which the hardware fetches in pairs, are hot ones
+ * too.  What a unit does not read is in chan_cold_t. */
 typedef struct chan_state {
     _Alignas(64) uint64_t wq_head; /* packet: waiting (msg, hop) */
     uint64_t wq_tail;
@@ -81,18 +84,24 @@ typedef struct chan_state {
     /* the channel whose capacity this one shares (cs_topo_channel_resource;
      * itself when it shares none): packet mode queues and serialises the
      * group's units on that channel's wq and busy, fluid mode makes it one
-     * max-min constraint.  In the 4 bytes of padding before `wire`. */
+     * max-min constraint */
     int32_t srv;
     cs_tick_t wire;
     cs_tick_t ser_unit;        /* ser(unit_bytes), cached */
     cs_tick_t stall_since;
+} chan_state_t;
+
+_Static_assert(sizeof(chan_state_t) == 64, "a channel is one cache line");
+
+/* The rest of a channel, read per message or per partial unit. */
+typedef struct chan_cold {
     int64_t ser_num, ser_den;
     /* fluid */
     double cap;                /* bytes per tick (the solver's state is net_fluid.c's) */
     /* packet, adaptive topologies only: units of the messages routed over
      * the channel (less the units it sent, its stats, the load UGAL reads) */
     int64_t routed_units;
-} chan_state_t;
+} chan_cold_t;
 
 /* The handle every engine is wrapped in (net.c).  Here rather than in
  * net.c only so that the channel engine reads the recorder inline on its
@@ -113,6 +122,7 @@ typedef struct cs_net_chan {
     cs_net_hooks_t hooks;
     int nnodes, nchans;
     chan_state_t *ch;
+    chan_cold_t *cold;         /* nchans + 1, by channel */
     cs_chan_stats_t *stats;
     /* ports */
     int32_t *send_busy, *recv_busy;
@@ -143,7 +153,7 @@ static inline uint64_t hop_key(uint32_t m, uint32_t h) { return ((uint64_t)m << 
 static inline uint32_t key_msg(uint64_t k) { return (uint32_t)(k >> 16); }
 static inline uint32_t key_hop(uint64_t k) { return (uint32_t)(k & 0xffff); }
 
-static inline cs_tick_t net_ser(const chan_state_t *c, int64_t bytes)
+static inline cs_tick_t net_ser(const chan_cold_t *c, int64_t bytes)
 {
     /* ceil(bytes * num / den), saturated past the clock's maximum */
     return cs_tick_muldiv_ceil(bytes, c->ser_num, c->ser_den);
@@ -166,6 +176,12 @@ typedef struct cs_net_chan_mode {
      * after the core's; their ids are h_mode[i] (a NULL entry registers
      * nothing) */
     cs_sim_handler_fn handlers[CS_NET_CHAN_HANDLERS];
+    /* optional: handlers to register instead of `handlers` (same
+     * semantics, the same events in the same order) when use_fast says the
+     * engine allows them, so that a mode's common case pays nothing for the
+     * general one (packet mode's: no shared capacity, one rate) */
+    cs_sim_handler_fn fast_handlers[CS_NET_CHAN_HANDLERS];
+    int (*use_fast)(const struct cs_net_chan *n);
     /* the load of channel `chan` (ctx: the state) that an adaptive route
      * reads (cs_topo_load_t): the mode's own measure of its queue */
     int64_t (*load)(const void *ctx, int chan);

@@ -423,3 +423,69 @@ Test(fluid, weighted_incremental_rates_equal_full_recomputation)
     free(a);
     free(b);
 }
+
+/* ---- flows alone on their channels, mixed with flows that share ---------
+ * The water-filling solves a flow that is alone on every channel it crosses
+ * directly (no level heap); this checks that path against the closed form,
+ * not against the full solve (which takes the same path).  On a ring of 64
+ * with unlimited ports, node i sends n bytes to i + 1 for every i, and
+ * nodes 0, 2, ..., 38 also send n bytes two hops on: each channel 2k -> 2k+1
+ * and 2k+1 -> 2k+2 (k < 20) then carries two flows, every one of which gets
+ * half of it, while the 24 flows of nodes 40..63 are alone.  All start at
+ * once, so one recomputation holds more than the scan limit of either kind.
+ * Max-min: the alone flows end at o + n*beta, every other at o + 2*n*beta. */
+
+#define ALONE_P 64
+#define ALONE_PAIRS 20
+
+static cs_tick_t alone_done[ALONE_P + ALONE_PAIRS];
+
+static void alone_completed(void *ctx, uint64_t user, cs_tick_t now)
+{
+    (void)ctx;
+    alone_done[user] = now;
+}
+
+Test(fluid, flows_alone_on_their_channels_get_the_closed_form)
+{
+    const cs_net_fluid_solver_t solvers[] = {CS_NET_FLUID_INCREMENTAL, CS_NET_FLUID_CHECKED};
+    for (int s = 0; s < 2; s++) {
+        cs_topo_t *topo;
+        cs_net_params_t np;
+        cs_net_t *net;
+        cs_error_t err;
+        cs_net_hooks_t hooks = {.completed = alone_completed};
+        const int64_t n = 65536;
+        cr_assert_eq(cs_topo_new_ring(ALONE_P, &topo, &err), CS_OK);
+        alphabeta_params(&np);
+        np.send_ports = np.recv_ports = 0; /* unlimited: every flow starts at once */
+        cs_sim_t *sim = cs_sim_new(CS_QUEUE_TIMEBUCKET);
+        cr_assert_eq(cs_net_new(sim, topo, &np, CS_NET_FLUID, &hooks, &net, &err), CS_OK, "%s",
+                     err.msg);
+        cr_assert(cs_net_fluid_set_solver(net, solvers[s]));
+        for (int i = 0; i < ALONE_P + ALONE_PAIRS; i++)
+            alone_done[i] = -1;
+        for (int i = 0; i < ALONE_P; i++)
+            cs_net_post(net, i, (i + 1) % ALONE_P, n, n, 0, (uint64_t)i);
+        for (int k = 0; k < ALONE_PAIRS; k++)
+            cs_net_post(net, 2 * k, 2 * k + 2, n, n, 0, (uint64_t)(ALONE_P + k));
+        cs_sim_run(sim);
+        cs_tick_t o = np.send_overhead, beta = np.ser_num / np.ser_den;
+        for (int i = 0; i < ALONE_P + ALONE_PAIRS; i++) {
+            cs_tick_t want = o + (i >= 2 * ALONE_PAIRS && i < ALONE_P ? 1 : 2) * n * beta;
+            cr_assert_eq(alone_done[i], want, "solver %d, flow %d: ends at %lld, not %lld", s, i,
+                         (long long)alone_done[i], (long long)want);
+        }
+        if (solvers[s] == CS_NET_FLUID_CHECKED) {
+            uint64_t checks, mismatches;
+            double diff;
+            cs_net_fluid_check_stats(net, &checks, &mismatches, &diff);
+            cr_assert_gt(checks, 0);
+            cr_assert_eq(mismatches, 0);
+            cr_assert_eq(diff, 0, "rates differ by %g relative", diff);
+        }
+        cs_net_free(net);
+        cs_sim_free(sim);
+        cs_topo_free(topo);
+    }
+}
