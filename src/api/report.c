@@ -206,17 +206,3 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
     return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 
-void cs_report_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}

@@ -62,8 +62,4 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
                    const cs_exec_result_t *r, int validated, int predict,
                    const cs_request_coll_t *c, cs_error_t *err);
 
-/* Writes s as one CSV field, quoted when it holds a comma, a quote or a
- * newline (RFC 4180: quotes doubled). */
-void cs_report_csv_field(FILE *f, const char *s);
-
 #endif

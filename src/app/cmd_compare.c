@@ -37,6 +37,7 @@
 #include "core/units.h"
 #include "io/algofile.h"
 #include "io/axis.h"
+#include "io/csv.h"
 #include "io/heatmap.h"
 #include "io/plot.h"
 #include "io/result_json.h"
@@ -582,12 +583,12 @@ static void print_csv(FILE *f, const compare_args_t *a, const compare_row_t *row
         const cs_compare_row_t *r = &rows[i].r;
         if (r->rc)
             continue;
-        cs_report_csv_field(f, r->name);
+        cs_csv_field(f, r->name);
         fputc(',', f);
-        cs_report_csv_field(f, r->norm);
+        cs_csv_field(f, r->norm);
         fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%.9g,%.9g,", a->req.coll, algo, (long long)r->bytes,
                 r->ranks, (long long)r->ticks, r->seconds, r->bandwidth, r->busbw);
-        cs_report_csv_field(f, r->link);
+        cs_csv_field(f, r->link);
         fprintf(f, ",%.6f,%llu,%.6f\n", r->link_util, (unsigned long long)r->events, r->wall);
     }
 }

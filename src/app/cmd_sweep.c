@@ -37,6 +37,7 @@
 #include "engine/net.h"
 #include "core/units.h"
 #include "io/algofile.h"
+#include "io/csv.h"
 #include "io/plot.h"
 #include "machines/machine.h"
 
@@ -374,7 +375,7 @@ static void sweep_csv_row(FILE *f, const sweep_args_t *a, const cs_machine_t *m,
     cs_bandwidth_t bw;
     double seconds = (double)res->finish * m->tick_seconds;
     cs_bandwidth_of(a->kind, P, bytes, seconds, &bw);
-    cs_report_csv_field(f, m->spec); /* specs hold commas */
+    cs_csv_field(f, m->spec); /* specs hold commas */
     fprintf(f, ",%s,%s,%lld,%d,%lld,%.9g,%llu", cs_coll_name(a->kind), a->algos[k]->name,
             (long long)bytes, P, (long long)res->finish, seconds,
             (unsigned long long)res->events);

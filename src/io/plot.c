@@ -27,8 +27,10 @@
 
 #include "core/outfile.h"
 #include "io/axis.h"
+#include "io/csv.h"
 #include "io/figure.h"
 #include "io/plot.h"
+
 
 #define PLOT_W 900.0
 #define PLOT_H 600.0
@@ -763,23 +765,6 @@ static int plot_is_data(const char *path)
     return dot && (!slash || dot > slash) && !strcasecmp(dot, ".csv");
 }
 
-/* One CSV field: quoted (quotes doubled) when it holds a comma, a quote or
- * a line break, as RFC 4180 says. */
-static void plot_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* The numbers the figure shows: "series,x,y" (lines) or "label,y" (bars),
  * full precision (%.17g, exact when read back), in the plot's units (y in
  * seconds, bytes per second or plain numbers, x as drawn).  A point that
@@ -799,7 +784,7 @@ static int plot_write_data(const char *path, const cs_plot_t *p, const plot_bars
             for (size_t i = 0; i < p->s[k].n; i++) {
                 if (!isfinite(p->s[k].x[i]) || !isfinite(p->s[k].y[i]))
                     continue;
-                plot_csv_field(f, p->s[k].name);
+                cs_csv_field(f, p->s[k].name);
                 fprintf(f, ",%.17g,%.17g\n", p->s[k].x[i], p->s[k].y[i]);
             }
     } else {
@@ -807,7 +792,7 @@ static int plot_write_data(const char *path, const cs_plot_t *p, const plot_bars
         for (int i = 0; i < b->n; i++) {
             if (!isfinite(b->values[i]))
                 continue;
-            plot_csv_field(f, b->labels[i] ? b->labels[i] : "");
+            cs_csv_field(f, b->labels[i] ? b->labels[i] : "");
             fprintf(f, ",%.17g\n", b->values[i]);
         }
     }
