@@ -78,15 +78,7 @@ static inline void cs_tbq_append_fields(cs_tbq_t *q, uint32_t b, uint32_t n, cs_
 
 static inline void cs_tbq_append(cs_tbq_t *q, uint32_t b, uint32_t n, const cs_event_t *e)
 {
-    cs_tbq_node_t *nd = &q->nodes[n];
-    nd->ev = *e;
-    nd->next = CS_TBQ_NIL;
-    cs_tbq_bucket_t *bk = &q->buckets[b];
-    if (bk->tail == CS_TBQ_NIL)
-        bk->head = n;
-    else
-        q->nodes[bk->tail].next = n;
-    bk->tail = n;
+    cs_tbq_append_fields(q, b, n, e->time, e->seq, e->kind, e->a, e->b);
 }
 
 /* The bucket of time t if the hash table has it in its home slot (the

@@ -31,7 +31,6 @@
 #include "io/figure.h"
 #include "io/plot.h"
 
-
 #define PLOT_W 900.0
 #define PLOT_H 600.0
 #define PLOT_PAD 0.05        /* share of the data span added on each side */
