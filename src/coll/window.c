@@ -32,6 +32,7 @@
 #include "coll/coll_internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -133,8 +134,13 @@ static void builder_main(unsigned int hi, unsigned int lo)
     __sanitizer_finish_switch_fiber(NULL, &w->run_bottom, &w->run_size);
 #endif
     w->rc = cs_coll_build_run(w->algo, w->b, &w->err);
-    if (w->rc) /* worded as the request words a whole build's errors */
-        cs_error_prefix(&w->err, "%s/%s", cs_coll_name(w->algo->kind), w->algo->name);
+    if (w->rc) { /* named once, as the request names a whole build's errors */
+        char name[128];
+        size_t n = (size_t)snprintf(name, sizeof name, "%s/%s: ", cs_coll_name(w->algo->kind),
+                                    w->algo->name);
+        if (strncmp(w->err.msg, name, n) != 0) /* the program's own errors name it */
+            cs_error_prefix(&w->err, "%.*s", (int)(n - 2), name);
+    }
     w->g.complete = 1;
 #ifdef WINDOW_ASAN
     __sanitizer_start_switch_fiber(NULL, w->run_bottom, w->run_size);

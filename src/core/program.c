@@ -42,6 +42,7 @@ struct cs_program {
      * and `peers` stay NULL.  The chunks of destinations record the last
      * mcast op that uses them, so they go with the ops. */
     int windowed;
+    int forward;             /* a dependency on a later op was refused */
     cs_chunks_t wops, wpeers;
     int32_t *wpeers_last;    /* per chunk of destinations: its last op */
     int64_t nwpeers_last;
@@ -374,8 +375,9 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
         /* the executor has seen ops below op and may have released preds:
          * a windowed program only looks back, into what is still held */
         if (pred >= op) {
+            p->forward = 1;
             record(p, CS_ERR_USAGE, "rank %d: op %d depends on the later op %d, and a windowed "
-                   "program's dependencies point back: run it whole (without --windowed)",
+                   "program's dependencies point back: run it whole (--whole)",
                    at(p, op)->rank, op, pred);
             return CS_ERR_USAGE;
         }
@@ -405,6 +407,17 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
     p->build[2 * p->ndeps + 1] = pack_dep(pred, kind);
     note_dep(p, p->ndeps++);
     return CS_OK;
+}
+
+void cs_program_set_mark(cs_program_t *p, int32_t op)
+{
+    if (op >= 0 && op < p->nops)
+        at(p, op)->mark = 1;
+}
+
+int cs_program_marked(const cs_program_t *p, int32_t op)
+{
+    return op >= 0 && op < p->nops && at(p, op)->mark;
 }
 
 /* Side tables are indexed by op id over the whole program: a windowed
@@ -726,6 +739,7 @@ void cs_program_set_windowed(cs_program_t *p)
 }
 
 int cs_program_is_windowed(const cs_program_t *p) { return p->windowed; }
+int cs_program_points_forward(const cs_program_t *p) { return p->forward; }
 
 int64_t cs_program_take_deps(cs_program_t *p, const cs_wdep_t **deps)
 {
