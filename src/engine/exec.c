@@ -133,6 +133,7 @@ typedef struct exec {
      * lists itself, as chains of edges, for the ops in the window */
     cs_progen_t *gen;
     int32_t nreg;       /* ops registered (their state exists) */
+    int64_t work_unit, work_units; /* the work limit's unit and the units so far */
     int32_t frontier;   /* every op below is done and its messages gone */
     int running;        /* the ops ready at time 0 are out */
     cs_chunks_t edges;  /* edge_t, in the order they were added */
@@ -1088,31 +1089,47 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
  * unit of every message, so a huge message in packet mode runs for hours;
  * the sum of units is a cheap lower bound of its events, refused above
  * o->max_work before anything runs. */
-static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
-                      const cs_exec_opts_t *o, cs_error_t *err)
+/* The packets (units) op i moves one by one, counted as check_work does:
+ * 0 for a recv or calc, at least 1 for a message. */
+static int64_t op_work(const cs_program_t *prog, int32_t i, int64_t unit)
+{
+    const cs_op_t *op = cs_program_op(prog, i);
+    int64_t n = (op->bytes + unit - 1) / unit; /* bytes <= CS_BYTES_MAX: no wrap */
+    if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
+        return 0;
+    if (op->kind == CS_OP_MCAST)
+        n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
+    return n > 0 ? n : 1;
+}
+
+/* The unit of the work estimate, or 0 when the run moves no units one by
+ * one (fluid mode) or has no limit. */
+static int64_t work_unit(const cs_exec_env_t *env, const cs_exec_opts_t *o)
 {
     int64_t unit = env->net_new ? env->net->own_work_unit
                                 : o->mode == CS_NET_PACKET ? env->net->unit_bytes : 0;
-    int64_t total = 0;
-    int32_t nops = cs_program_nops(prog);
-    if (unit <= 0 || o->max_work <= 0)
-        return CS_OK;
-    for (int32_t i = 0; i < nops && total <= o->max_work; i++) {
-        const cs_op_t *op = cs_program_op(prog, i);
-        int64_t n = (op->bytes + unit - 1) / unit, w; /* bytes <= CS_BYTES_MAX: no wrap */
-        if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
-            continue;
-        if (op->kind == CS_OP_MCAST)
-            n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
-        total = __builtin_add_overflow(total, n > 0 ? n : 1, &w) ? INT64_MAX : w;
-    }
-    if (total <= o->max_work)
-        return CS_OK;
+    return unit > 0 && o->max_work > 0 ? unit : 0;
+}
+
+static int work_error(const cs_exec_env_t *env, const cs_exec_opts_t *o, cs_error_t *err)
+{
     return cs_error_set(err, CS_ERR_RANGE,
                         "the run would move more than %lld packets of %lld bytes one by one, "
                         "the work limit (docs/limits.md); %s--force to run it anyway",
-                        (long long)o->max_work, (long long)unit,
+                        (long long)o->max_work, (long long)work_unit(env, o),
                         env->net_new ? "use fewer bytes, or " : "use --mode fluid, or ");
+}
+
+static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
+                      const cs_exec_opts_t *o, cs_error_t *err)
+{
+    int64_t unit = work_unit(env, o), total = 0, w;
+    int32_t nops = cs_program_nops(prog);
+    if (!unit)
+        return CS_OK;
+    for (int32_t i = 0; i < nops && total <= o->max_work; i++)
+        total = __builtin_add_overflow(total, op_work(prog, i, unit), &w) ? INT64_MAX : w;
+    return total <= o->max_work ? CS_OK : work_error(env, o, err);
 }
 
 /* ---- a windowed run -------------------------------------------------- */
@@ -1217,6 +1234,13 @@ static int absorb(exec_t *x)
         int rc = check_op(x->env, p, i, 0, x->max_units, x->err);
         if (rc)
             return fail_with(x, rc);
+        if (x->work_unit) { /* the work limit, as the ops come (check_work) */
+            int64_t w;
+            x->work_units = __builtin_add_overflow(x->work_units, op_work(p, i, x->work_unit), &w)
+                                ? INT64_MAX : w;
+            if (x->work_units > x->opts->max_work)
+                return fail_with(x, work_error(x->env, x->opts, x->err));
+        }
         st->msg = st->link = NONE;
         h->succ = h->succ_tail = h->spred = EDGE_NONE;
     }
@@ -1387,6 +1411,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         cs_chunks_init(&x.st, sizeof(op_state_t), 16);
         cs_chunks_init(&x.heads, sizeof(heads_t), 16);
         cs_chunks_init(&x.edges, sizeof(edge_t), EDGE_SHIFT);
+        x.work_unit = work_unit(env, o);
         if ((rc = cs_progen_advance(gen, -1, err)) == CS_OK)
             rc = absorb(&x);
         if (rc && !x.err_code)
