@@ -23,6 +23,13 @@
 
 /* The seed of validation's random keys: fixed, so runs are reproducible. */
 #define REQUEST_VALIDATE_SEED 0x636f6c6c73696dULL
+/* A windowed run keeps each op's successors as a linked list of 16-byte
+ * edges where a whole program has a contiguous table of 4-byte entries:
+ * with many dependencies per op that costs more than the window saves
+ * (allreduce/gateway on Groq, about 20 per op: 2x the CPU and 2.2x the
+ * memory), so by default a collective whose first window has more runs
+ * whole.  Rings and pipelines have 1 to 2. */
+#define REQUEST_WINDOW_MAX_FANIN 4
 /* At most this many queue kinds are looked for (cs_queue_kind_name names
  * the ones past the last "unknown"). */
 #define REQUEST_MAX_QUEUE_KINDS 16
@@ -625,10 +632,14 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         }
         run->program = run->gen->prog;
         /* by default, an algorithm whose first ops depend on later ones
-         * (allgather/cns-two-way) runs whole: the ops ready at time 0 are
-         * built now (the executor asks for them first anyway) */
-        if (r->windowed == 0 && cs_progen_advance(run->gen, -1, err) != CS_OK &&
-            cs_program_points_forward(run->gen->prog)) {
+         * (allgather/cns-two-way) runs whole, and so does one with many
+         * dependencies per op: the ops ready at time 0 are built now (the
+         * executor asks for them first anyway) and tell */
+        int probe = r->windowed == 0 ? cs_progen_advance(run->gen, -1, err) : CS_OK;
+        const cs_program_t *wp = run->gen->prog;
+        if ((probe != CS_OK && cs_program_points_forward(wp)) ||
+            (probe == CS_OK && r->windowed == 0 &&
+             cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;

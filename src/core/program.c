@@ -48,6 +48,7 @@ struct cs_program {
     int64_t nwpeers_last;
     cs_wdep_t *wdeps;        /* dependencies not yet taken (cs_program_take_deps) */
     int64_t nwdeps, cap_wdeps, wtaken;
+    int64_t wdeps_added;     /* all dependencies ever added */
     int32_t *peers;          /* mcast pool: count, then the destinations */
     int64_t npeers, cap_peers;
     /* building: dependency i is op build[2i] depending on build[2i+1] (a
@@ -393,6 +394,7 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
             p->wdeps = cs_realloc(p->wdeps, (size_t)p->cap_wdeps * sizeof *p->wdeps);
         }
         p->wdeps[p->nwdeps++] = (cs_wdep_t){op, pred, (int32_t)kind};
+        p->wdeps_added++;
         return CS_OK;
     } else if (p->ndeps >= p->max_deps) {
         record(p, CS_ERR_NOMEM, "rank %d: more than %lld dependencies, the limit of a program",
@@ -740,6 +742,10 @@ void cs_program_set_windowed(cs_program_t *p)
 
 int cs_program_is_windowed(const cs_program_t *p) { return p->windowed; }
 int cs_program_points_forward(const cs_program_t *p) { return p->forward; }
+int64_t cs_program_deps_added(const cs_program_t *p)
+{
+    return p->windowed ? p->wdeps_added : p->ndeps;
+}
 
 int64_t cs_program_take_deps(cs_program_t *p, const cs_wdep_t **deps)
 {

@@ -175,6 +175,8 @@ int cs_program_is_windowed(const cs_program_t *p);
 /* Did the windowed program refuse a dependency on a later op (its builder
  * needs the whole program)? */
 int cs_program_points_forward(const cs_program_t *p);
+/* Dependencies added so far (a window's taken ones included). */
+int64_t cs_program_deps_added(const cs_program_t *p);
 /* A windowed program's dependency as cs_program_take_deps hands it over:
  * whole op ids, since a window's ids may pass the 2^30 that cs_dep_t
  * packs (see CS_PROGRAM_MAX_WINDOW_OPS). */

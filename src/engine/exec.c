@@ -134,6 +134,8 @@ typedef struct exec {
     cs_progen_t *gen;
     int32_t nreg;       /* ops registered (their state exists) */
     int64_t work_unit, work_units; /* the work limit's unit and the units so far */
+    int64_t *cnt, *order; /* absorb's sort of a batch's dependencies */
+    int64_t cap_cnt, cap_order;
     int32_t frontier;   /* every op below is done and its messages gone */
     int running;        /* the ops ready at time 0 are out */
     cs_chunks_t edges;  /* edge_t, in the order they were added */
@@ -1246,9 +1248,42 @@ static int absorb(exec_t *x)
     }
     x->nreg = n;
     nd = cs_program_take_deps(p, &deps);
-    for (k = 0; k < nd; k++)
-        if (add_dep(x, deps[k].op, deps[k].pred, (cs_dep_kind_t)deps[k].kind))
-            return x->err_code;
+    /* grouped by predecessor (a stable counting sort), so that each op's
+     * successor edges of this batch lie side by side: a fan-in of k
+     * dependencies per op (allreduce/gateway: tens) otherwise leaves every
+     * edge of a list on a cache line of its own */
+    int32_t lo = n, hi = -1, span;
+    for (k = 0; k < nd; k++) { /* the predecessors' range (pred < op < n: checked by p) */
+        lo = deps[k].pred < lo ? deps[k].pred : lo;
+        hi = deps[k].pred > hi ? deps[k].pred : hi;
+    }
+    span = hi - lo + 1;
+    if (nd > 1 && lo >= x->frontier && span < 4 * nd + 1024) {
+        if (span + 1 > x->cap_cnt) {
+            x->cap_cnt = span + 1;
+            x->cnt = cs_realloc(x->cnt, (size_t)x->cap_cnt * sizeof *x->cnt);
+        }
+        if (nd > x->cap_order) {
+            x->cap_order = nd;
+            x->order = cs_realloc(x->order, (size_t)nd * sizeof *x->order);
+        }
+        memset(x->cnt, 0, (size_t)(span + 1) * sizeof *x->cnt);
+        for (k = 0; k < nd; k++)
+            x->cnt[deps[k].pred - lo + 1]++;
+        for (int32_t i = 0; i < span; i++)
+            x->cnt[i + 1] += x->cnt[i];
+        for (k = 0; k < nd; k++)
+            x->order[x->cnt[deps[k].pred - lo]++] = k;
+        for (k = 0; k < nd; k++) {
+            const cs_wdep_t *d = &deps[x->order[k]];
+            if (add_dep(x, d->op, d->pred, (cs_dep_kind_t)d->kind))
+                return x->err_code;
+        }
+    } else {
+        for (k = 0; k < nd; k++)
+            if (add_dep(x, deps[k].op, deps[k].pred, (cs_dep_kind_t)deps[k].kind))
+                return x->err_code;
+    }
     for (int32_t i = first; i < n; i++) {
         op_state_t *st = S(x, i);
         if (st->count || st->state != OP_WAIT)
@@ -1475,6 +1510,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     cs_chunks_free(&x.heads);
     cs_chunks_free(&x.edges);
     free(x.edge_max);
+    free(x.cnt);
+    free(x.order);
     free(x.ranks);
     cs_pool_free(&x.msgs);
     cs_pool_free(&x.streams);
