@@ -355,10 +355,8 @@ static int collsim_set_record(collsim_request *r, const char *value, collsim_err
 {
     if (!strcmp(value, "timeline")) {
         r->record_timeline = 1;
-        r->req.keep_program = 1; /* a timeline reads every op: the whole program */
     } else if (!strcmp(value, "none") || !strcmp(value, "0")) {
         r->record_timeline = 0;
-        r->req.keep_program = 0;
         r->record_window = NULL;
     } else if (!strncmp(value, "window:", 7) && strchr(value + 7, ':') &&
                !strchr(strchr(value + 7, ':') + 1, ':')) {

@@ -89,10 +89,10 @@ static void run_help(void)
            "                         time: the same times, memory that follows the ops in\n"
            "                         flight (docs/engine.md).  The default for a collective\n"
            "                         whenever the run allows it; with the flag, an error\n"
-           "                         where it does not (--validate, --timeline, a loop)\n"
+           "                         where it does not (--validate, a loop)\n"
            "      --whole            build the whole program before it runs (the default\n"
-           "                         with --validate, --timeline, a loop, an algorithm\n"
-           "                         file): the same times, memory for every op\n"
+           "                         with --validate, a loop, an algorithm file): the same\n"
+           "                         times, memory for every op\n"
            "\n"
            "A benchmark loop (docs/loops.md): the collective back to back, as nccl-tests\n"
            "and the OSU benchmarks run it; each rank starts iteration i+1 when it is done\n"
@@ -235,7 +235,6 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         cs_app_usage_error("run", "--windowed and --whole exclude each other");
     if (a->whole && (cs_request_set(&a->req, "whole", "1", &err) != CS_OK))
         cs_app_usage_error("run", "%s", err.msg);
-    a->req.keep_program = a->timeline != NULL; /* the timeline reads every op */
     const cs_request_t *r = &a->req;
     if (cs_request_check_kind(r, 1, &err) != CS_OK)
         cs_app_usage_error("run", "%s", err.msg);

@@ -1246,6 +1246,13 @@ static int absorb(exec_t *x)
         st->msg = st->link = NONE;
         h->succ = h->succ_tail = h->spred = EDGE_NONE;
     }
+    if (x->opts->record_op_times && n > x->nreg) {
+        /* per-op times of a window (a timeline): the table grows with the
+         * ops, and the program keeps them (below) for the writer */
+        x->res->ops = cs_realloc(x->res->ops, ((size_t)n + 1) * sizeof *x->res->ops);
+        for (int32_t i = x->nreg; i < n; i++)
+            x->res->ops[i].start = x->res->ops[i].end = -1;
+    }
     x->nreg = n;
     nd = cs_program_take_deps(p, &deps);
     /* grouped by predecessor (a stable counting sort), so that each op's
@@ -1300,7 +1307,8 @@ static int absorb(exec_t *x)
         x->frontier++;
     cs_chunks_release(&x->st, x->frontier);
     cs_chunks_release(&x->heads, x->frontier);
-    cs_program_release(p, x->frontier);
+    if (!x->opts->record_op_times) /* else a timeline reads every op afterwards */
+        cs_program_release(p, x->frontier);
     /* edge chunks whose ops are all done, but never the one being filled */
     for (k = x->edges.released; k < (x->nedges >> EDGE_SHIFT) && x->edge_max[k] < x->frontier; k++)
         ;
@@ -1357,9 +1365,9 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
-    if (gen && (o->record_op_times || o->observer))
-        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no per-op times and no "
-                            "data: timelines and --validate need the whole program");
+    if (gen && o->observer)
+        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no data descriptors: "
+                            "--validate needs the whole program");
     memset(&x, 0, sizeof x);
     /* limits, checked before anything runs (a window's ops as they come):
      * the channel engine's mode may count a message's units in 32 bits
@@ -1400,7 +1408,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
 
     res->nranks = nranks;
     res->rank_finish = cs_calloc((size_t)nranks, sizeof *res->rank_finish);
-    if (o->record_op_times) {
+    if (o->record_op_times && !gen) { /* a window's grow as its ops come (absorb) */
         res->ops = cs_malloc(((size_t)nops + 1) * sizeof *res->ops);
         for (int32_t i = 0; i < nops; i++)
             res->ops[i].start = res->ops[i].end = -1;
