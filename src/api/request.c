@@ -23,6 +23,13 @@
 
 /* The seed of validation's random keys: fixed, so runs are reproducible. */
 #define REQUEST_VALIDATE_SEED 0x636f6c6c73696dULL
+/* A windowed run keeps each op's successors as a linked list of 16-byte
+ * edges where a whole program has a contiguous table of 4-byte entries:
+ * with many dependencies per op that costs more than the window saves
+ * (allreduce/gateway on Groq, about 20 per op: 2x the CPU and 2.2x the
+ * memory), so by default a collective whose first window has more runs
+ * whole.  Rings and pipelines have 1 to 2. */
+#define REQUEST_WINDOW_MAX_FANIN 4
 /* At most this many queue kinds are looked for (cs_queue_kind_name names
  * the ones past the last "unknown"). */
 #define REQUEST_MAX_QUEUE_KINDS 16
@@ -78,6 +85,8 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
         r->force = 1;
     else if (!strcmp(key, "windowed"))
         r->windowed = 1;
+    else if (!strcmp(key, "whole"))
+        r->windowed = -1;
     else if (!strcmp(key, "bytes")) {
         if (cs_units_parse_bytes(value, &v, &e) != CS_OK)
             return cs_error_set(err, CS_ERR_USAGE, "--bytes: %s", e.msg);
@@ -115,7 +124,7 @@ int cs_request_set(cs_request_t *r, const char *key, const char *value, cs_error
     } else {
         return cs_error_set(err, CS_ERR_USAGE, "unknown request field '%s'; valid: machine, "
                             "program, coll, algo, order, bytes, root, ranks, opt, validate, force, "
-                            "windowed, mode, queue, iterations, warmup, between, loop", key);
+                            "windowed, whole, mode, queue, iterations, warmup, between, loop", key);
     }
     return CS_OK;
 }
@@ -134,11 +143,11 @@ int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *e
 
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
 {
-    if (r->windowed && (r->validate || timeline))
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and %s exclude each other: it reads "
-                            "every op of the whole program",
-                            r->validate ? "--validate" : "--timeline");
-    if (r->windowed && r->loop.style != CS_LOOP_STYLE_NONE)
+    (void)timeline; /* a windowed run keeps its ops for a timeline (engine/exec.h) */
+    if (r->windowed > 0 && r->validate)
+        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each other: "
+                            "it reads every op of the whole program");
+    if (r->windowed > 0 && r->loop.style != CS_LOOP_STYLE_NONE)
         return cs_error_set(err, CS_ERR_USAGE, "--windowed and a benchmark loop (--iterations, "
                             "--warmup, --between, --loop) exclude each other: a loop repeats the "
                             "whole program, which a window does not keep");
@@ -148,7 +157,8 @@ int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
     if (!r->coll) {
         const char *only = r->algo ? "--algo" : r->bytes_text ? "--bytes" : r->has_root ? "--root"
                          : r->ranks ? "--ranks" : r->order ? "--order" : r->nopts ? "--opt"
-                         : r->validate ? "--validate" : r->windowed ? "--windowed" : NULL;
+                         : r->validate ? "--validate" : r->windowed > 0 ? "--windowed"
+                         : r->windowed < 0 ? "--whole" : NULL;
         if (only)
             return cs_error_set(err, CS_ERR_USAGE, "%s needs --coll (it describes a collective "
                                 "run)", only);
@@ -580,6 +590,25 @@ static int request_build_loop(const cs_request_t *r, cs_request_run_t *run, cs_e
     return CS_OK;
 }
 
+/* Names the algorithm in a build error, once: the program's own errors
+ * (cs_program_finalize) name it already (issue 34 saw it twice). */
+static void request_name_error(const cs_request_coll_t *c, cs_error_t *err)
+{
+    char name[128];
+    size_t n = (size_t)snprintf(name, sizeof name, "%s/%s: ", cs_coll_name(c->algo->kind),
+                                c->algo->name);
+    if (strncmp(err->msg, name, n) != 0)
+        cs_error_prefix(err, "%.*s", (int)(n - 2), name);
+}
+
+int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
+{
+    if (r->windowed > 0)
+        return 1; /* asked for: what needs the whole program is refused */
+    return r->windowed == 0 && r->coll && !r->validate && !r->keep_program &&
+           r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
+}
+
 int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
 {
     int rc;
@@ -591,21 +620,35 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         return rc ? rc : request_check_fits(r, run->machine, run->program, err);
     }
     const cs_request_coll_t *c = &run->coll;
-    if (r->windowed) {
+    if (r->windowed > 0 && r->validate)
+        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
+                            "other: validation follows the data of the whole program");
+    if (cs_request_windowed(r, c)) {
         /* built while it runs (cs_request_run): only what the window needs */
-        if (r->validate)
-            return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
-                                "other: validation follows the data of the whole program");
         if ((rc = request_check_bytes(c, err)) ||
             (rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) {
-            cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
+            request_name_error(c, err);
             return rc;
         }
         run->program = run->gen->prog;
-        return CS_OK;
+        /* by default, an algorithm whose first ops depend on later ones
+         * (allgather/cns-two-way) runs whole, and so does one with many
+         * dependencies per op: the ops ready at time 0 are built now (the
+         * executor asks for them first anyway) and tell */
+        int probe = r->windowed == 0 ? cs_progen_advance(run->gen, -1, err) : CS_OK;
+        const cs_program_t *wp = run->gen->prog;
+        if ((probe != CS_OK && cs_program_points_forward(wp)) ||
+            (probe == CS_OK && r->windowed == 0 &&
+             cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
+            cs_progen_free(run->gen);
+            run->gen = NULL;
+            run->program = NULL;
+        } else {
+            return CS_OK; /* a builder error: the run reports it as a window's */
+        }
     }
     if ((rc = cs_request_coll_build(c, &run->program, err))) {
-        cs_error_prefix(err, "%s/%s", cs_coll_name(c->algo->kind), c->algo->name);
+        request_name_error(c, err);
         return rc;
     }
     if (r->loop.style != CS_LOOP_STYLE_NONE)

@@ -48,7 +48,16 @@ typedef struct cs_request {
     const char *opts[CS_REQUEST_MAX_OPTS]; /* "key=value" (--opt) */
     int nopts;
     int validate;
-    int windowed;                 /* build the collective while it runs (core/progen.h) */
+    /* Build the collective while it runs (core/progen.h)?  0, the
+     * default: whenever the run allows it (cs_request_windowed); 1: asked
+     * for (--windowed: an error where the run needs the whole program);
+     * -1: never (--whole). */
+    int windowed;
+    /* The caller reads the whole program without running it (export) or
+     * decides on its size before the run (the service's figures): the
+     * default is then the whole program.  (A timeline needs no whole
+     * program: a windowed run with per-op times keeps its ops.) */
+    int keep_program;
     int force;                    /* no work limit (cs_exec_opts_t.max_work = 0) */
     cs_net_mode_t mode;
     cs_queue_kind_t queue;
@@ -65,6 +74,7 @@ void cs_request_init(cs_request_t *r);
  *   ranks  (an integer >= 1)                opt  (KEY=VALUE, no comma)
  *   validate (value ignored)                mode (packet, fluid)
  *   windowed (value ignored)           force (value ignored: no work limit)
+ *   whole  (value ignored: never windowed)
  *   queue  (an event queue kind)
  *   iterations (N or "default"), warmup (W), between (none, barrier,
  *   barrier:ALGO), loop (nccl-tests, osu): a benchmark loop (api/loop.h)
@@ -86,8 +96,8 @@ int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *e
  * cs_request_check_kind wants a machine (unless need_machine is 0: a front
  * end that has one open) and exactly one of program and collective;
  * cs_request_check_keys refuses the collective's fields without a
- * collective and windowed with validate, (timeline non-zero) a timeline
- * or a loop.
+ * collective and an explicit windowed with validate or a loop (a timeline
+ * runs windowed: `timeline` is kept for the callers).
  * CS_ERR_USAGE. */
 int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *err);
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err);
@@ -177,6 +187,15 @@ int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t 
  * independent (a machine keeps no state of a run). */
 int cs_request_prepare_on(const cs_request_t *r, cs_machine_t *m, cs_request_run_t *run,
                           cs_error_t *err);
+/* Does the request run its collective windowed?  Yes unless it asks for
+ * the whole program (--whole) or needs it: --validate (the checker reads
+ * every op's data and dependencies up front), a benchmark loop (it repeats
+ * the whole program), a caller that reads the program after the run
+ * (keep_program: export, the service), an algorithm read from a file or
+ * marked `whole` (their dependencies may point forward), a GOAL program
+ * (read whole). */
+int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c);
+
 /* Builds the collective's program (errors prefixed "COLL/ALGO: ") and the
  * validation checker, or reads the GOAL program and checks that it fits the
  * machine.  With a loop (r->loop), the program is the loop's: the

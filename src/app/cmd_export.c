@@ -262,6 +262,7 @@ int cs_app_cmd_export(int argc, char **argv)
     }
     if (rc == CS_OK && a.chakra)
         run.coll.args.no_data = 0; /* the placement goes along (collsim_data) */
+    req.keep_program = 1; /* written out whole */
     if (rc == CS_OK)
         rc = cs_request_build(&req, &run, &err);
     if (rc == CS_OK && a.chakra) {

@@ -47,6 +47,7 @@ typedef struct run_args {
     int predict;
     /* figures */
     const char *heatmap, *window, *frames, *frame_step, *timeline, *scale, *size;
+    int whole;                  /* --whole */
     cs_heatmap_metric_t metric;
     cs_heatmap_style_t style; /* --scale, --size */
     int animate;              /* --frames FILE.gif: one animated file */
@@ -86,8 +87,12 @@ static void run_help(void)
            "                         contribution exactly once (exit status 4 if not)\n"
            "      --windowed         build the program while it runs, a window of ops at a\n"
            "                         time: the same times, memory that follows the ops in\n"
-           "                         flight (docs/engine.md; not with --validate or\n"
-           "                         --timeline)\n"
+           "                         flight (docs/engine.md).  The default for a collective\n"
+           "                         whenever the run allows it; with the flag, an error\n"
+           "                         where it does not (--validate, a loop)\n"
+           "      --whole            build the whole program before it runs (the default\n"
+           "                         with --validate, a loop, an algorithm file): the same\n"
+           "                         times, memory for every op\n"
            "\n"
            "A benchmark loop (docs/loops.md): the collective back to back, as nccl-tests\n"
            "and the OSU benchmarks run it; each rank starts iteration i+1 when it is done\n"
@@ -150,7 +155,8 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
 {
     enum {
         OPT_NO_TIMING = 256, OPT_PREDICT, OPT_HEATMAP, OPT_METRIC, OPT_WINDOW, OPT_FRAMES,
-        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE, OPT_QUIET
+        OPT_FRAME_STEP, OPT_TIMELINE, OPT_TIMELINE_LIMIT, OPT_SCALE, OPT_SIZE, OPT_QUIET,
+        OPT_WHOLE
     };
     static const struct option longopts[] = {
         {"machine", required_argument, NULL, 'm'},
@@ -164,6 +170,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         {"opt", required_argument, NULL, CS_APP_OPT_OPT},
         {"validate", no_argument, NULL, CS_APP_OPT_VALIDATE},
         {"windowed", no_argument, NULL, CS_APP_OPT_WINDOWED},
+        {"whole", no_argument, NULL, OPT_WHOLE},
         {"predict", no_argument, NULL, OPT_PREDICT},
         {"iterations", required_argument, NULL, CS_APP_OPT_ITERATIONS},
         {"warmup", required_argument, NULL, CS_APP_OPT_WARMUP},
@@ -199,6 +206,7 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         case OPT_NO_TIMING: a->with_timing = 0; break;
         case OPT_QUIET: a->quiet = 1; break;
         case OPT_PREDICT: a->predict = 1; break;
+        case OPT_WHOLE: a->whole = 1; break;
         case OPT_HEATMAP: a->heatmap = optarg; break;
         case OPT_WINDOW: a->window = optarg; break;
         case OPT_FRAMES: a->frames = optarg; break;
@@ -223,6 +231,10 @@ static void run_parse_args(int argc, char **argv, run_args_t *a)
         }
     }
     cs_app_no_operands("run", argc, argv);
+    if (a->whole && a->req.windowed > 0)
+        cs_app_usage_error("run", "--windowed and --whole exclude each other");
+    if (a->whole && (cs_request_set(&a->req, "whole", "1", &err) != CS_OK))
+        cs_app_usage_error("run", "%s", err.msg);
     const cs_request_t *r = &a->req;
     if (cs_request_check_kind(r, 1, &err) != CS_OK)
         cs_app_usage_error("run", "%s", err.msg);

@@ -355,6 +355,7 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
         sr->rank_to_node = sr->replay.place.rank_to_node;
         cs_replay_exec_opts(&r, &sr->replay, &opts);
     } else {
+        r.keep_program = 1; /* timelines on demand read every op (serve_prepare_exec) */
         rc = cs_request_build(&r, &sr->run, e);
         if (path[0])
             unlink(path);

@@ -71,13 +71,13 @@ struct cs_coll_builder {
     const cs_coll_algo_t *algo; /* what cs_coll_build_run runs */
     oplist_t *outstanding; /* per rank: issued since the last wait */
     oplist_t *after;       /* per rank: what the next op must follow */
-    /* per op: 1 once another op of its rank must wait for its completion
-     * (a recv_reduce's calc for its recv, an AFTER dependency), so waiting
-     * for that op covers it; a wait leaves it out of `after`.  Without
-     * this, a batch of k ops after a wait on j ops costs k*j dependencies
-     * where (j - implied) * k say the same. */
-    uint8_t *implied;
-    int32_t cap_implied;
+    /* An op is marked in the program (cs_program_set_mark) once another
+     * op of its rank must wait for its completion (a recv_reduce's calc
+     * for its recv, an AFTER dependency), so waiting for that op covers
+     * it; a wait leaves it out of `after`.  Without this, a batch of k ops
+     * after a wait on j ops costs k*j dependencies where (j - implied) * k
+     * say the same.  (A byte array beside the ops grew with the program,
+     * a window's too: 1 GB at 2^30 ops.) */
     /* windowed (cs_coll_builder_watch): per rank the id below which no op
      * can get a new dependent, the ranks whose next op would have none,
      * and who to tell after each wait */
@@ -131,7 +131,6 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     }
     free(b->outstanding);
     free(b->after);
-    free(b->implied);
     free(b);
 }
 
@@ -173,23 +172,13 @@ cs_program_t *cs_coll_program(cs_coll_builder_t *b) { return b->p; }
 const cs_coll_args_t *cs_coll_args(const cs_coll_builder_t *b) { return b->a; }
 const cs_coll_algo_t *cs_coll_builder_algo(const cs_coll_builder_t *b) { return b->algo; }
 
-/* `op` completes before another op of its rank may complete (see implied). */
-static void mark_implied(cs_coll_builder_t *b, int32_t op)
-{
-    if (op >= b->cap_implied) {
-        int32_t cap = b->cap_implied ? b->cap_implied : 1024;
-        while (cap <= op)
-            cap *= 2;
-        b->implied = cs_realloc(b->implied, (size_t)cap);
-        memset(b->implied + b->cap_implied, 0, (size_t)(cap - b->cap_implied));
-        b->cap_implied = cap;
-    }
-    b->implied[op] = 1;
-}
+/* `op` completes before another op of its rank may complete (see the
+ * builder's comment). */
+static void mark_implied(cs_coll_builder_t *b, int32_t op) { cs_program_set_mark(b->p, op); }
 
 static int is_implied(const cs_coll_builder_t *b, int32_t op)
 {
-    return op < b->cap_implied && b->implied[op];
+    return cs_program_marked(b->p, op);
 }
 
 /* A new op of `rank`: it follows the rank's last wait and is outstanding. */

@@ -181,8 +181,8 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
                   cs_error_t *err);
 
 /* The same program as a generator (core/progen.h): built a window at a
- * time while the executor runs it, on a thread of its own that takes turns
- * with the caller's (coll/window.c).  `batch`: ops built beyond what the
+ * time while the executor runs it, as a coroutine on a stack of its own
+ * that the executor resumes (coll/window.c).  `batch`: ops built beyond what the
  * executor asks for at each turn (<= 0: 2^16; 1 makes the most turns, for
  * tests).  Needs args->no_data (a window has no data descriptors).  The
  * checks of cs_coll_build are made here or by the first advance (the

@@ -1,16 +1,20 @@
 /*
- * window.c - a collective's program built while it runs (issue 17): the
- * suite's algorithms, unchanged, as program generators (core/progen.h).
+ * window.c - a collective's program built while it runs (issues 17, 34):
+ * the suite's algorithms, unchanged, as program generators
+ * (core/progen.h).
  *
  * An algorithm is imperative code that emits a whole program (coll.h); to
  * build it a window at a time without rewriting 62 algorithms as
- * resumable state machines, the algorithm runs on a thread of its own and
- * the two sides take turns: the executor hands over when it must start an
- * op that is not closed yet, the builder hands back at the first wait after
- * which that op is closed and a batch of ops is built.  Only one side runs
- * at a time (a turn flag under a mutex), so the run is as deterministic as
- * a materialised one, and the mutex orders the builder's writes before the
- * executor's reads.
+ * resumable state machines, the algorithm runs as a coroutine: on a stack
+ * of its own (mmap'd, 8 MiB like a thread's, touched only as deep as the
+ * algorithm goes), entered and left with glibc's makecontext/getcontext/setcontext
+ * on the executor's thread.  The executor resumes it when it must start an op
+ * that is not closed yet; the builder yields at the first wait after which
+ * that op is closed and a batch of ops is built.  One thread, one side at
+ * a time: the run is as deterministic as a materialised one, and a
+ * hand-over is two register swaps (and a signal-mask call), where issue
+ * 17's builder thread took a mutex, a condition variable and two thread
+ * wake-ups, and ran on another core's cache.
  *
  * The builder closes ops rank by rank (coll.c, cs_coll_builder_watch):
  * algorithms that emit step by step over all ranks (rings, recursive
@@ -19,22 +23,42 @@
  * executor needs every op that is ready at time 0 (the last rank's first
  * ops) before it begins.  Either way the times are those of the whole
  * program.
+ *
+ * ASan follows a stack switch only when told (its fake stacks and
+ * use-after-return checks): the switches are announced to it in builds
+ * with the address sanitizer.
  */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "core/progen.h"
 
-/* Ops built beyond what the executor asked for, so that hand-overs (two
- * thread switches each) stay rare: at 2^16, a P = 4,096 ring allreduce of
- * 8.4 * 10^7 ops hands over about 1,300 times. */
-#define WINDOW_BATCH_DEFAULT (1 << 16)
+#if defined(__SANITIZE_ADDRESS__)
+#define WINDOW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WINDOW_ASAN 1
+#endif
+#endif
+#ifdef WINDOW_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
 
-enum { TURN_RUN, TURN_BUILD };
+/* Ops built beyond what the executor asked for, so that hand-overs stay
+ * rare: at 2^16, a P = 4,096 ring allreduce of 8.4 * 10^7 ops hands over
+ * about 1,300 times. */
+#define WINDOW_BATCH_DEFAULT (1 << 16)
+/* The builder's stack: a thread's default.  The algorithms recurse at
+ * most over a tree's depth; the pages are touched only as deep as they go. */
+#define WINDOW_STACK_BYTES ((size_t)8 << 20)
 
 typedef struct window {
     cs_progen_t g;               /* first: the executor's view */
@@ -42,18 +66,58 @@ typedef struct window {
     cs_coll_args_t args;
     cs_coll_builder_t *b;
     int32_t *closed_below;
-    pthread_t thread;
+    ucontext_t run_ctx, gen_ctx; /* the executor's side, the builder's */
+    char *stack;                 /* mapping: a guard page, then the stack */
+    size_t stack_len, page;
     int started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int turn;
     int32_t want;                /* advance's request */
     int32_t resumed_at;          /* ops when the builder got the turn */
     int32_t batch;               /* ops to build beyond the request */
     int stopping;                /* destroy: build on without pausing */
     int rc;
     cs_error_t err;
+#ifdef WINDOW_ASAN
+    void *fake_stack;            /* the side that switched away keeps its own */
+    const void *run_bottom;      /* the executor's stack, learnt at the first switch */
+    size_t run_size;
+#endif
 } window_t;
+
+/* Saves the running side in `from` and resumes `to`; returns when `from`
+ * is resumed.  getcontext + setcontext rather than swapcontext, which is
+ * the same thing in one call but which ASan intercepts with a warning on
+ * standard error (every error message of a sanitized build would change);
+ * the switches are announced to ASan below instead. */
+static void swap_to(ucontext_t *from, ucontext_t *to)
+{
+    volatile int resumed = 0;
+    getcontext(from);
+    if (!resumed) {
+        resumed = 1;
+        setcontext(to);
+    }
+}
+
+/* Switches from the executor to the builder (to_gen) or back, telling
+ * ASan which stack runs next. */
+static void switch_to(window_t *w, int to_gen)
+{
+#ifdef WINDOW_ASAN
+    void *fake = NULL;
+    if (to_gen)
+        __sanitizer_start_switch_fiber(&fake, w->stack + w->page, w->stack_len - w->page);
+    else
+        __sanitizer_start_switch_fiber(&fake, w->run_bottom, w->run_size);
+    swap_to(to_gen ? &w->run_ctx : &w->gen_ctx, to_gen ? &w->gen_ctx : &w->run_ctx);
+    /* back on the side that switched away */
+    if (to_gen)
+        __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+    else
+        __sanitizer_finish_switch_fiber(fake, &w->run_bottom, &w->run_size);
+#else
+    swap_to(to_gen ? &w->run_ctx : &w->gen_ctx, to_gen ? &w->gen_ctx : &w->run_ctx);
+#endif
+}
 
 /* Is the executor's request met?  (See cs_progen_ops_t.advance.) */
 static int satisfied(const window_t *w)
@@ -65,16 +129,6 @@ static int satisfied(const window_t *w)
     return w->want < w->closed_below[cs_program_op(w->g.prog, w->want)->rank];
 }
 
-static void hand_over(window_t *w, int to)
-{
-    pthread_mutex_lock(&w->mu);
-    w->turn = to;
-    pthread_cond_signal(&w->cv);
-    while (w->turn == to)
-        pthread_cond_wait(&w->cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-}
-
 /* The builder's pause point, after every wait. */
 static void at_wait(void *ctx)
 {
@@ -82,40 +136,69 @@ static void at_wait(void *ctx)
     if (w->stopping || !satisfied(w) ||
         cs_program_nops(w->g.prog) - w->resumed_at < w->batch)
         return;
-    hand_over(w, TURN_RUN);
+    switch_to(w, 0);
     w->resumed_at = cs_program_nops(w->g.prog);
 }
 
-static void *builder_main(void *arg)
+/* The builder's entry: makecontext passes ints, so the window's address
+ * comes in two halves.  Returning resumes run_ctx (uc_link). */
+static void builder_main(unsigned int hi, unsigned int lo)
 {
-    window_t *w = arg;
-    pthread_mutex_lock(&w->mu);
-    while (w->turn != TURN_BUILD)
-        pthread_cond_wait(&w->cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
+    window_t *w = (window_t *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
+#ifdef WINDOW_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &w->run_bottom, &w->run_size);
+#endif
     w->rc = cs_coll_build_run(w->algo, w->b, &w->err);
-    if (w->rc) /* worded as the request words a whole build's errors */
-        cs_error_prefix(&w->err, "%s/%s", cs_coll_name(w->algo->kind), w->algo->name);
-    pthread_mutex_lock(&w->mu);
+    if (w->rc) { /* named once, as the request names a whole build's errors */
+        char name[128];
+        size_t n = (size_t)snprintf(name, sizeof name, "%s/%s: ", cs_coll_name(w->algo->kind),
+                                    w->algo->name);
+        if (strncmp(w->err.msg, name, n) != 0) /* the program's own errors name it */
+            cs_error_prefix(&w->err, "%.*s", (int)(n - 2), name);
+    }
     w->g.complete = 1;
-    w->turn = TURN_RUN;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
+#ifdef WINDOW_ASAN
+    __sanitizer_start_switch_fiber(NULL, w->run_bottom, w->run_size);
+#endif
+}
+
+/* Maps the builder's stack (a guard page below it) and prepares its
+ * context; nothing runs yet. */
+static int start(window_t *w, cs_error_t *err)
+{
+    uintptr_t addr = (uintptr_t)w;
+    long page = sysconf(_SC_PAGESIZE);
+    w->page = page > 0 ? (size_t)page : 4096;
+    w->stack_len = WINDOW_STACK_BYTES + w->page;
+    w->stack = mmap(NULL, w->stack_len, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (w->stack == MAP_FAILED) {
+        w->stack = NULL;
+        return cs_error_set(err, CS_ERR_NOMEM, "cannot map the builder's stack of %zu bytes",
+                            w->stack_len);
+    }
+    mprotect(w->stack, w->page, PROT_NONE); /* an overflow faults, never corrupts */
+    if (getcontext(&w->gen_ctx))
+        return cs_error_set(err, CS_ERR_INTERNAL, "getcontext failed for the builder");
+    w->gen_ctx.uc_stack.ss_sp = w->stack + w->page;
+    w->gen_ctx.uc_stack.ss_size = w->stack_len - w->page;
+    w->gen_ctx.uc_link = &w->run_ctx;
+    makecontext(&w->gen_ctx, (void (*)(void))builder_main, 2, (unsigned int)(addr >> 16 >> 16),
+                (unsigned int)(addr & 0xffffffffu));
+    w->started = 1;
+    return CS_OK;
 }
 
 static int window_advance(cs_progen_t *g, int32_t op, cs_error_t *err)
 {
     window_t *w = (window_t *)g;
+    int rc;
     if (!g->complete) {
         w->want = op;
         w->resumed_at = cs_program_nops(g->prog);
-        if (!w->started) {
-            if (pthread_create(&w->thread, NULL, builder_main, w))
-                return cs_error_set(err, CS_ERR_NOMEM, "cannot start the builder's thread");
-            w->started = 1;
-        }
-        hand_over(w, TURN_BUILD);
+        if (!w->started && (rc = start(w, err)))
+            return rc;
+        switch_to(w, 1);
     }
     if (g->complete && w->rc) {
         *err = w->err;
@@ -127,18 +210,15 @@ static int window_advance(cs_progen_t *g, int32_t op, cs_error_t *err)
 static void window_destroy(cs_progen_t *g)
 {
     window_t *w = (window_t *)g;
-    if (w->started) {
-        if (!g->complete) {
-            /* let the algorithm run out: every op it still adds fails at
-             * once, so nothing more is built */
-            w->stopping = 1;
-            cs_program_set_limits(g->prog, cs_program_nops(g->prog), -1);
-            hand_over(w, TURN_BUILD);
-        }
-        pthread_join(w->thread, NULL);
+    if (w->started && !g->complete) {
+        /* let the algorithm run out: every op it still adds fails at once,
+         * so nothing more is built, and its own memory is freed */
+        w->stopping = 1;
+        cs_program_set_limits(g->prog, cs_program_nops(g->prog), -1);
+        switch_to(w, 1);
     }
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
+    if (w->stack)
+        munmap(w->stack, w->stack_len);
     cs_coll_builder_free(w->b);
     cs_program_free(g->prog);
     free(w->closed_below);
@@ -169,9 +249,6 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     w->g.closed_below = w->closed_below;
     w->b = cs_coll_builder_new(w->g.prog, &w->args);
     cs_coll_builder_watch(w->b, w->closed_below, at_wait, w);
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    w->turn = TURN_RUN;
     *out = &w->g;
     return CS_OK;
 }

@@ -37,7 +37,7 @@ void cs_chunks_free(cs_chunks_t *c)
     c->nchunks = c->released = c->live = 0;
 }
 
-void *cs_chunks_ensure(cs_chunks_t *c, int64_t i)
+void *cs_chunks_ensure_slow(cs_chunks_t *c, int64_t i)
 {
     int64_t k = i >> c->shift;
     CS_ASSERT(i >= 0 && k >= c->released);

@@ -34,8 +34,16 @@ void cs_chunks_init(cs_chunks_t *c, size_t size, int shift);
 void cs_chunks_init_flat(cs_chunks_t *c, size_t size, int64_t n);
 void cs_chunks_free(cs_chunks_t *c); /* accepts a zeroed struct */
 /* Record i, its chunk allocated (zeroed) if it is not yet.  i must not lie
- * in a released chunk. */
-void *cs_chunks_ensure(cs_chunks_t *c, int64_t i);
+ * in a released chunk.  (Inline when the chunk exists: a window calls it
+ * for every op and dependency.) */
+void *cs_chunks_ensure_slow(cs_chunks_t *c, int64_t i);
+static inline void *cs_chunks_ensure(cs_chunks_t *c, int64_t i)
+{
+    int64_t k = i >> c->shift;
+    if (i >= 0 && k >= c->released && k < c->nchunks && c->chunk[k])
+        return c->chunk[k] + (size_t)(i & c->mask) * c->size;
+    return cs_chunks_ensure_slow(c, i);
+}
 /* Gives back the chunks whose records all lie below `below`. */
 void cs_chunks_release(cs_chunks_t *c, int64_t below);
 /* Bytes held: the chunks allocated now and the chunk table. */

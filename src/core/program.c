@@ -44,10 +44,13 @@ struct cs_program {
      * and `peers` stay NULL.  The chunks of destinations record the last
      * mcast op that uses them, so they go with the ops. */
     int windowed;
+    int forward;             /* a dependency on a later op was refused */
     cs_chunks_t wops, wpeers;
     int32_t *wpeers_last;    /* per chunk of destinations: its last op */
     int64_t nwpeers_last;
-    int64_t taken;           /* dependencies handed out by cs_program_take_deps */
+    cs_wdep_t *wdeps;        /* dependencies not yet taken (cs_program_take_deps) */
+    int64_t nwdeps, cap_wdeps, wtaken;
+    int64_t wdeps_added;     /* all dependencies ever added */
     int32_t *peers;          /* mcast pool: count, then the destinations */
     int64_t npeers, cap_peers;
     /* building: dependency i is op build[2i] depending on build[2i+1] (a
@@ -117,6 +120,7 @@ void cs_program_free(cs_program_t *p)
     cs_chunks_free(&p->wops);
     cs_chunks_free(&p->wpeers);
     free(p->wpeers_last);
+    free(p->wdeps);
     free(p->build);
     free(p->pred_start);
     free(p->succ_start);
@@ -397,8 +401,9 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
         /* the executor has seen ops below op and may have released preds:
          * a windowed program only looks back, into what is still held */
         if (pred >= op) {
+            p->forward = 1;
             record(p, CS_ERR_USAGE, "rank %d: op %d depends on the later op %d, and a windowed "
-                   "program's dependencies point back: run it whole (without --windowed)",
+                   "program's dependencies point back: run it whole (--whole)",
                    at(p, op)->rank, op, pred);
             return CS_ERR_USAGE;
         }
@@ -407,8 +412,15 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
                    "released", at(p, op)->rank, op, pred);
             return CS_ERR_RANGE;
         }
-        if (p->taken == p->ndeps) /* all handed out: start the list again */
-            p->taken = p->ndeps = 0;
+        if (p->wtaken == p->nwdeps) /* all handed out: start the list again */
+            p->wtaken = p->nwdeps = 0;
+        if (p->nwdeps == p->cap_wdeps) {
+            p->cap_wdeps = p->cap_wdeps ? p->cap_wdeps * 2 : 64;
+            p->wdeps = cs_realloc(p->wdeps, (size_t)p->cap_wdeps * sizeof *p->wdeps);
+        }
+        p->wdeps[p->nwdeps++] = (cs_wdep_t){op, pred, (int32_t)kind};
+        p->wdeps_added++;
+        return CS_OK;
     } else if (p->ndeps >= p->max_deps) {
         record(p, CS_ERR_NOMEM, "rank %d: more than %lld dependencies, the limit of a program",
                at(p, op)->rank, (long long)p->max_deps);
@@ -422,6 +434,17 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
     p->build[2 * p->ndeps + 1] = pack_dep(pred, kind);
     note_dep(p, p->ndeps++);
     return CS_OK;
+}
+
+void cs_program_set_mark(cs_program_t *p, int32_t op)
+{
+    if (op >= 0 && op < p->nops)
+        at(p, op)->mark = 1;
+}
+
+int cs_program_marked(const cs_program_t *p, int32_t op)
+{
+    return op >= 0 && op < p->nops && at(p, op)->mark;
 }
 
 /* Side tables are indexed by op id over the whole program: a windowed
@@ -727,6 +750,7 @@ size_t cs_program_bytes(const cs_program_t *p)
     size_t n = sizeof *p, ops = (size_t)p->cap_ops;
     n += cs_chunks_bytes(&p->wops) + cs_chunks_bytes(&p->wpeers);
     n += (size_t)p->nwpeers_last * sizeof *p->wpeers_last;
+    n += (size_t)p->cap_wdeps * sizeof *p->wdeps;
     n += ops * sizeof *p->ops;
     n += p->line ? ops * sizeof *p->line : 0;
     n += p->data_of ? ops * sizeof *p->data_of : 0;
@@ -749,17 +773,24 @@ void cs_program_set_windowed(cs_program_t *p)
         return;
     }
     p->windowed = 1;
+    if (p->max_ops == CS_PROGRAM_MAX_OPS) /* not lowered (cs_program_set_limits) */
+        p->max_ops = CS_PROGRAM_MAX_WINDOW_OPS;
     cs_chunks_init(&p->wops, sizeof(cs_op_t), 16);
     cs_chunks_init(&p->wpeers, sizeof(int32_t), WPEERS_SHIFT);
 }
 
 int cs_program_is_windowed(const cs_program_t *p) { return p->windowed; }
-
-int64_t cs_program_take_deps(cs_program_t *p, const uint32_t **pairs)
+int cs_program_points_forward(const cs_program_t *p) { return p->forward; }
+int64_t cs_program_deps_added(const cs_program_t *p)
 {
-    int64_t n = p->ndeps - p->taken;
-    *pairs = p->build + 2 * p->taken;
-    p->taken = p->ndeps;
+    return p->windowed ? p->wdeps_added : p->ndeps;
+}
+
+int64_t cs_program_take_deps(cs_program_t *p, const cs_wdep_t **deps)
+{
+    int64_t n = p->nwdeps - p->wtaken;
+    *deps = p->wdeps + p->wtaken;
+    p->wtaken = p->nwdeps;
     return n;
 }
 

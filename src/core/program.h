@@ -46,7 +46,9 @@
 
 #define CS_ANY (-1)
 /* Op ids fit in a dependency's 30 bits (cs_dep_t); dependencies are counted
- * in 32 bits.  Builders record an error beyond (see cs_program_set_limits). */
+ * in 32 bits.  Builders record an error beyond (see cs_program_set_limits).
+ * A windowed program keeps no tables and has a higher limit
+ * (CS_PROGRAM_MAX_WINDOW_OPS). */
 #define CS_PROGRAM_MAX_OPS ((int32_t)((1u << 30) - 1))
 #define CS_PROGRAM_MAX_DEPS ((int64_t)UINT32_MAX)
 
@@ -70,6 +72,8 @@ typedef struct cs_op {
     };
     int32_t rank;
     uint8_t kind;       /* cs_op_kind_t */
+    uint8_t mark;       /* a builder's own flag (cs_program_set_mark), in the
+                           padding: not part of the program */
 } cs_op_t;
 
 /* A dependency as the tables list it: the other op's id and the kind,
@@ -107,6 +111,11 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
  * ops of the same rank; records an error otherwise, or beyond the limit of
  * dependencies. */
 int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind);
+/* A flag a builder keeps per op while it builds (coll.c: "another op of
+ * the rank waits for this one"), stored in the op so that it costs no
+ * memory of its own and goes when a window releases the op. */
+void cs_program_set_mark(cs_program_t *p, int32_t op);
+int cs_program_marked(const cs_program_t *p, int32_t op);
 /* Attaches a data descriptor to a send, mcast or recv. */
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode);
 /* The op's data descriptor, or NULL. */
@@ -176,10 +185,25 @@ size_t cs_program_bytes(const cs_program_t *p);
 /* Makes a new, empty program windowed. */
 void cs_program_set_windowed(cs_program_t *p);
 int cs_program_is_windowed(const cs_program_t *p);
-/* The dependencies added since the last call, as n pairs (op, then a
- * packed cs_dep_t naming the predecessor) in the order they were added;
- * valid until the next builder call. */
-int64_t cs_program_take_deps(cs_program_t *p, const uint32_t **pairs);
+/* Did the windowed program refuse a dependency on a later op (its builder
+ * needs the whole program)? */
+int cs_program_points_forward(const cs_program_t *p);
+/* Dependencies added so far (a window's taken ones included). */
+int64_t cs_program_deps_added(const cs_program_t *p);
+/* A windowed program's dependency as cs_program_take_deps hands it over:
+ * whole op ids, since a window's ids may pass the 2^30 that cs_dep_t
+ * packs (see CS_PROGRAM_MAX_WINDOW_OPS). */
+typedef struct cs_wdep {
+    int32_t op, pred;
+    int32_t kind; /* cs_dep_kind_t */
+} cs_wdep_t;
+/* A windowed program may have this many ops in all (released ones
+ * included): the executor names ops in 31 bits.  Checked before a run
+ * where the count is known (cs_coll_max_ops), else when the op is added. */
+#define CS_PROGRAM_MAX_WINDOW_OPS ((int32_t)(INT32_MAX - 1))
+/* The dependencies added since the last call, n of them in the order they
+ * were added; valid until the next builder call. */
+int64_t cs_program_take_deps(cs_program_t *p, const cs_wdep_t **deps);
 /* Gives back the ops (and mcast destinations) below op `below`, which no
  * one reads again; a later dependency on them is an error. */
 void cs_program_release(cs_program_t *p, int32_t below);

@@ -133,22 +133,37 @@ typedef struct exec {
      * lists itself, as chains of edges, for the ops in the window */
     cs_progen_t *gen;
     int32_t nreg;       /* ops registered (their state exists) */
+    int64_t work_unit, work_units; /* the work limit's unit and the units so far */
+    int64_t *cnt, *order; /* absorb's sort of a batch's dependencies */
+    int64_t cap_cnt, cap_order;
     int32_t frontier;   /* every op below is done and its messages gone */
     int running;        /* the ops ready at time 0 are out */
-    cs_pool_t edges;    /* edge_t */
+    cs_chunks_t edges;  /* edge_t, in the order they were added */
+    int64_t nedges;
+    int32_t *edge_max;  /* per chunk of edges: the largest op they name */
+    int64_t cap_edge_max;
     cs_chunks_t heads;  /* heads_t per op */
 } exec_t;
 
 /* A windowed run's dependency lists: an op's successors in id order (as
  * a whole program's tables have them) and its STREAM predecessors in the
- * order they were added (stream_gate reads no other). */
+ * order they were added (stream_gate reads no other).  Edges are appended
+ * to chunks in the order the generator adds dependencies, which is nearly
+ * op order, so that walking a list reads memory written at about the same
+ * time (a pool's free list scattered them: a cache miss per edge, a fifth
+ * of a windowed run); a chunk is given back once every op its edges name
+ * is below the frontier (both ends of each edge are done then).  Op ids
+ * are kept whole (not packed as cs_dep_t), so a window may pass 2^30. */
+#define EDGE_SHIFT 14
+#define EDGE_NONE ((int64_t)-1)
 typedef struct edge {
-    cs_dep_t dep;       /* the other op and the kind */
-    int32_t next;
+    int64_t next;
+    int32_t op;         /* the other op */
+    int32_t kind;       /* cs_dep_kind_t */
 } edge_t;
 
 typedef struct heads {
-    int32_t succ, succ_tail, spred;
+    int64_t succ, succ_tail, spred;
 } heads_t;
 
 static inline op_state_t *S(const exec_t *x, int32_t op)
@@ -161,9 +176,9 @@ static inline heads_t *H(const exec_t *x, int32_t op)
     return (heads_t *)cs_chunks_at(&x->heads, op);
 }
 
-static inline edge_t *E(const exec_t *x, int32_t e)
+static inline edge_t *E(const exec_t *x, int64_t e)
 {
-    return (edge_t *)(void *)x->edges.items + e;
+    return (edge_t *)cs_chunks_at(&x->edges, e);
 }
 
 /* The successors of an op, or its STREAM predecessors, from either kind
@@ -171,12 +186,12 @@ static inline edge_t *E(const exec_t *x, int32_t e)
 typedef struct dep_iter {
     const cs_dep_t *v;
     int n, i;
-    int32_t e;
+    int64_t e;
 } dep_iter_t;
 
 /* Starts it on op's successors (succ) or on its predecessors: in a
  * windowed run only the STREAM ones are kept, the only ones read. */
-static void dep_iter(const exec_t *x, int32_t op, int succ, dep_iter_t *it)
+static inline void dep_iter(const exec_t *x, int32_t op, int succ, dep_iter_t *it)
 {
     it->i = 0;
     it->v = NULL;
@@ -186,18 +201,22 @@ static void dep_iter(const exec_t *x, int32_t op, int succ, dep_iter_t *it)
         it->v = succ ? cs_program_succs(x->prog, op, &it->n) : cs_program_preds(x->prog, op, &it->n);
 }
 
-static int dep_next(const exec_t *x, dep_iter_t *it, cs_dep_t *d)
+/* The next dependency: the other op and the kind. */
+static inline int dep_next(const exec_t *x, dep_iter_t *it, int32_t *op, cs_dep_kind_t *kind)
 {
     if (it->v) {
         if (it->i >= it->n)
             return 0;
-        *d = it->v[it->i++];
+        *op = cs_dep_op(it->v[it->i]);
+        *kind = cs_dep_kind(it->v[it->i++]);
         return 1;
     }
-    if (it->e == NONE) /* a windowed run's chain (the tables set v) */
+    if (it->e == EDGE_NONE) /* a windowed run's chain (the tables set v) */
         return 0;
-    *d = E(x, it->e)->dep;
-    it->e = E(x, it->e)->next;
+    const edge_t *e = E(x, it->e);
+    *op = e->op;
+    *kind = (cs_dep_kind_t)e->kind;
+    it->e = e->next;
     return 1;
 }
 
@@ -310,7 +329,8 @@ static cs_op_times_t *span_of(exec_t *x, int32_t op)
 static void on_started(exec_t *x, int32_t op)
 {
     dep_iter_t it;
-    cs_dep_t d;
+    int32_t dop;
+    cs_dep_kind_t dk;
     if (x->res->ops)
         x->res->ops[op].start = cs_sim_now(x->sim);
     if (x->res->spans) {
@@ -319,26 +339,19 @@ static void on_started(exec_t *x, int32_t op)
             sp->start = cs_sim_now(x->sim);
     }
     S(x, op)->state = OP_STARTED;
-    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
-        if (cs_dep_kind(d) != CS_DEP_AFTER)
-            satisfy(x, cs_dep_op(d));
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &dop, &dk);)
+        if (dk != CS_DEP_AFTER)
+            satisfy(x, dop);
 }
 
 static void propagate_progress(exec_t *x, int32_t op);
 static void msg_release(exec_t *x, int32_t mid);
 
-static void edges_free(exec_t *x, int32_t e)
-{
-    for (int32_t next; e != NONE; e = next) {
-        next = E(x, e)->next;
-        cs_pool_put(&x->edges, e);
-    }
-}
-
 static void on_done(exec_t *x, int32_t op)
 {
     dep_iter_t it;
-    cs_dep_t d;
+    int32_t dop;
+    cs_dep_kind_t dk;
     const cs_op_t *o = cs_program_op(x->prog, op);
     op_state_t *s = S(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
@@ -372,16 +385,14 @@ static void on_done(exec_t *x, int32_t op)
     if (now > x->res->finish)
         x->res->finish = now;
     x->done_ops++;
-    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
-        if (cs_dep_kind(d) == CS_DEP_AFTER)
-            satisfy(x, cs_dep_op(d));
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &dop, &dk);)
+        if (dk == CS_DEP_AFTER)
+            satisfy(x, dop);
     if (S(x, op)->stream_out)
         propagate_progress(x, op);
-    if (x->gen) { /* nothing walks these lists again */
+    if (x->gen) { /* nothing walks these lists again (absorb frees them) */
         heads_t *h = H(x, op);
-        edges_free(x, h->succ);
-        edges_free(x, h->spred);
-        h->succ = h->succ_tail = h->spred = NONE;
+        h->succ = h->succ_tail = h->spred = EDGE_NONE;
     }
 }
 
@@ -414,14 +425,15 @@ static int64_t progress_now(exec_t *x, int32_t op)
 static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
 {
     dep_iter_t it;
-    cs_dep_t d;
+    int32_t dop;
+    cs_dep_kind_t dk;
     int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
-    for (dep_iter(x, op, 0, &it); dep_next(x, &it, &d);) {
-        if (cs_dep_kind(d) != CS_DEP_STREAM || cs_dep_op(d) < x->frontier)
+    for (dep_iter(x, op, 0, &it); dep_next(x, &it, &dop, &dk);) {
+        if (dk != CS_DEP_STREAM || dop < x->frontier)
             continue; /* below the frontier: done (and released) */
-        const cs_op_t *po = cs_program_op(x->prog, cs_dep_op(d));
-        const stream_t *ps = stream_of(x, cs_dep_op(d));
-        int64_t p = progress_now(x, cs_dep_op(d)), pr = ps ? ps->rate : 0;
+        const cs_op_t *po = cs_program_op(x->prog, dop);
+        const stream_t *ps = stream_of(x, dop);
+        int64_t p = progress_now(x, dop), pr = ps ? ps->rate : 0;
         if (p >= po->bytes)
             continue;
         if (p < g)
@@ -476,10 +488,11 @@ static void regate(exec_t *x, int32_t op)
 static void propagate_progress(exec_t *x, int32_t op)
 {
     dep_iter_t it;
-    cs_dep_t d;
-    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &d);)
-        if (cs_dep_kind(d) == CS_DEP_STREAM)
-            regate(x, cs_dep_op(d));
+    int32_t dop;
+    cs_dep_kind_t dk;
+    for (dep_iter(x, op, 1, &it); dep_next(x, &it, &dop, &dk);)
+        if (dk == CS_DEP_STREAM)
+            regate(x, dop);
 }
 
 /* Only ops with streaming state keep progress: for the others nobody
@@ -1078,31 +1091,47 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
  * unit of every message, so a huge message in packet mode runs for hours;
  * the sum of units is a cheap lower bound of its events, refused above
  * o->max_work before anything runs. */
-static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
-                      const cs_exec_opts_t *o, cs_error_t *err)
+/* The packets (units) op i moves one by one, counted as check_work does:
+ * 0 for a recv or calc, at least 1 for a message. */
+static int64_t op_work(const cs_program_t *prog, int32_t i, int64_t unit)
+{
+    const cs_op_t *op = cs_program_op(prog, i);
+    int64_t n = (op->bytes + unit - 1) / unit; /* bytes <= CS_BYTES_MAX: no wrap */
+    if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
+        return 0;
+    if (op->kind == CS_OP_MCAST)
+        n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
+    return n > 0 ? n : 1;
+}
+
+/* The unit of the work estimate, or 0 when the run moves no units one by
+ * one (fluid mode) or has no limit. */
+static int64_t work_unit(const cs_exec_env_t *env, const cs_exec_opts_t *o)
 {
     int64_t unit = env->net_new ? env->net->own_work_unit
                                 : o->mode == CS_NET_PACKET ? env->net->unit_bytes : 0;
-    int64_t total = 0;
-    int32_t nops = cs_program_nops(prog);
-    if (unit <= 0 || o->max_work <= 0)
-        return CS_OK;
-    for (int32_t i = 0; i < nops && total <= o->max_work; i++) {
-        const cs_op_t *op = cs_program_op(prog, i);
-        int64_t n = (op->bytes + unit - 1) / unit, w; /* bytes <= CS_BYTES_MAX: no wrap */
-        if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
-            continue;
-        if (op->kind == CS_OP_MCAST)
-            n *= cs_program_npeers(prog, op); /* < 2^48 * 2^30: fits */
-        total = __builtin_add_overflow(total, n > 0 ? n : 1, &w) ? INT64_MAX : w;
-    }
-    if (total <= o->max_work)
-        return CS_OK;
+    return unit > 0 && o->max_work > 0 ? unit : 0;
+}
+
+static int work_error(const cs_exec_env_t *env, const cs_exec_opts_t *o, cs_error_t *err)
+{
     return cs_error_set(err, CS_ERR_RANGE,
                         "the run would move more than %lld packets of %lld bytes one by one, "
                         "the work limit (docs/limits.md); %s--force to run it anyway",
-                        (long long)o->max_work, (long long)unit,
+                        (long long)o->max_work, (long long)work_unit(env, o),
                         env->net_new ? "use fewer bytes, or " : "use --mode fluid, or ");
+}
+
+static int check_work(const cs_exec_env_t *env, const cs_program_t *prog,
+                      const cs_exec_opts_t *o, cs_error_t *err)
+{
+    int64_t unit = work_unit(env, o), total = 0, w;
+    int32_t nops = cs_program_nops(prog);
+    if (!unit)
+        return CS_OK;
+    for (int32_t i = 0; i < nops && total <= o->max_work; i++)
+        total = __builtin_add_overflow(total, op_work(prog, i, unit), &w) ? INT64_MAX : w;
+    return total <= o->max_work ? CS_OK : work_error(env, o, err);
 }
 
 /* ---- a windowed run -------------------------------------------------- */
@@ -1119,12 +1148,31 @@ static int broken(exec_t *x, int32_t op, const char *what)
     return x->err_code;
 }
 
-/* Puts dependency d (on its predecessor) into op's lists; the successor
- * list stays in id order, as a whole program's table is. */
-static int add_dep(exec_t *x, int32_t op, cs_dep_t d)
+/* A new edge naming `op` with `kind`, at the end of the edges. */
+static int64_t edge_new(exec_t *x, int32_t op, cs_dep_kind_t kind, int32_t owner)
 {
-    int32_t pred = cs_dep_op(d), e, prev = NONE, cur;
-    cs_dep_kind_t kind = cs_dep_kind(d);
+    int64_t e = x->nedges++, k = e >> EDGE_SHIFT;
+    edge_t *ed = cs_chunks_ensure(&x->edges, e);
+    ed->next = EDGE_NONE;
+    ed->op = op;
+    ed->kind = (int32_t)kind;
+    if (k >= x->cap_edge_max) { /* one int per 2^14 edges */
+        int64_t cap = x->cap_edge_max ? 2 * x->cap_edge_max : 64;
+        while (cap <= k)
+            cap *= 2;
+        x->edge_max = cs_realloc(x->edge_max, (size_t)cap * sizeof *x->edge_max);
+        x->cap_edge_max = cap;
+    }
+    if ((e & ((1 << EDGE_SHIFT) - 1)) == 0 || owner > x->edge_max[k])
+        x->edge_max[k] = owner;
+    return e;
+}
+
+/* Puts dependency of `op` on `pred` into the lists; the successor list
+ * stays in id order, as a whole program's table is. */
+static int add_dep(exec_t *x, int32_t op, int32_t pred, cs_dep_kind_t kind)
+{
+    int64_t e, prev = EDGE_NONE, cur;
     op_state_t *os = S(x, op), *ps;
     heads_t *h;
     if (pred < x->frontier)
@@ -1144,31 +1192,28 @@ static int add_dep(exec_t *x, int32_t op, cs_dep_t d)
         x->watch = 1;
         os->stream_in = 1;
         ps->stream_out = 1;
-        e = cs_pool_get(&x->edges);
-        E(x, e)->dep = d;
-        E(x, e)->next = NONE;
+        e = edge_new(x, pred, kind, op);
         /* appended: the predecessors keep the order they were added in */
-        for (cur = H(x, op)->spred; cur != NONE && E(x, cur)->next != NONE; cur = E(x, cur)->next)
+        for (cur = H(x, op)->spred; cur != EDGE_NONE && E(x, cur)->next != EDGE_NONE;
+             cur = E(x, cur)->next)
             ;
-        if (cur == NONE)
+        if (cur == EDGE_NONE)
             H(x, op)->spred = e;
         else
             E(x, cur)->next = e;
     }
-    e = cs_pool_get(&x->edges);
-    E(x, e)->dep = (uint32_t)op << 2 | (uint32_t)kind;
-    E(x, e)->next = NONE;
+    e = edge_new(x, op, kind, op);
     h = H(x, pred);
-    if (h->succ == NONE) {
+    if (h->succ == EDGE_NONE) {
         h->succ = h->succ_tail = e;
-    } else if (cs_dep_op(E(x, h->succ_tail)->dep) <= op) {
+    } else if (E(x, h->succ_tail)->op <= op) {
         E(x, h->succ_tail)->next = e;
         h->succ_tail = e;
     } else {
-        for (cur = h->succ; cur != NONE && cs_dep_op(E(x, cur)->dep) <= op; cur = E(x, cur)->next)
+        for (cur = h->succ; cur != EDGE_NONE && E(x, cur)->op <= op; cur = E(x, cur)->next)
             prev = cur;
         E(x, e)->next = cur;
-        if (prev == NONE)
+        if (prev == EDGE_NONE)
             h->succ = e;
         else
             E(x, prev)->next = e;
@@ -1183,22 +1228,69 @@ static int absorb(exec_t *x)
 {
     cs_program_t *p = x->gen->prog;
     int32_t n = cs_program_nops(p), first = x->nreg;
-    const uint32_t *pairs;
-    int64_t np;
+    const cs_wdep_t *deps;
+    int64_t nd, k;
     for (int32_t i = first; i < n; i++) {
         op_state_t *st = cs_chunks_ensure(&x->st, i);
         heads_t *h = cs_chunks_ensure(&x->heads, i);
         int rc = check_op(x->env, p, i, 0, x->max_units, x->err);
         if (rc)
             return fail_with(x, rc);
+        if (x->work_unit) { /* the work limit, as the ops come (check_work) */
+            int64_t w;
+            x->work_units = __builtin_add_overflow(x->work_units, op_work(p, i, x->work_unit), &w)
+                                ? INT64_MAX : w;
+            if (x->work_units > x->opts->max_work)
+                return fail_with(x, work_error(x->env, x->opts, x->err));
+        }
         st->msg = st->link = NONE;
-        h->succ = h->succ_tail = h->spred = NONE;
+        h->succ = h->succ_tail = h->spred = EDGE_NONE;
+    }
+    if (x->opts->record_op_times && n > x->nreg) {
+        /* per-op times of a window (a timeline): the table grows with the
+         * ops, and the program keeps them (below) for the writer */
+        x->res->ops = cs_realloc(x->res->ops, ((size_t)n + 1) * sizeof *x->res->ops);
+        for (int32_t i = x->nreg; i < n; i++)
+            x->res->ops[i].start = x->res->ops[i].end = -1;
     }
     x->nreg = n;
-    np = cs_program_take_deps(p, &pairs);
-    for (int64_t k = 0; k < np; k++)
-        if (add_dep(x, (int32_t)pairs[2 * k], pairs[2 * k + 1]))
-            return x->err_code;
+    nd = cs_program_take_deps(p, &deps);
+    /* grouped by predecessor (a stable counting sort), so that each op's
+     * successor edges of this batch lie side by side: a fan-in of k
+     * dependencies per op (allreduce/gateway: tens) otherwise leaves every
+     * edge of a list on a cache line of its own */
+    int32_t lo = n, hi = -1, span;
+    for (k = 0; k < nd; k++) { /* the predecessors' range (pred < op < n: checked by p) */
+        lo = deps[k].pred < lo ? deps[k].pred : lo;
+        hi = deps[k].pred > hi ? deps[k].pred : hi;
+    }
+    span = hi - lo + 1;
+    if (nd > 1 && lo >= x->frontier && span < 4 * nd + 1024) {
+        if (span + 1 > x->cap_cnt) {
+            x->cap_cnt = span + 1;
+            x->cnt = cs_realloc(x->cnt, (size_t)x->cap_cnt * sizeof *x->cnt);
+        }
+        if (nd > x->cap_order) {
+            x->cap_order = nd;
+            x->order = cs_realloc(x->order, (size_t)nd * sizeof *x->order);
+        }
+        memset(x->cnt, 0, (size_t)(span + 1) * sizeof *x->cnt);
+        for (k = 0; k < nd; k++)
+            x->cnt[deps[k].pred - lo + 1]++;
+        for (int32_t i = 0; i < span; i++)
+            x->cnt[i + 1] += x->cnt[i];
+        for (k = 0; k < nd; k++)
+            x->order[x->cnt[deps[k].pred - lo]++] = k;
+        for (k = 0; k < nd; k++) {
+            const cs_wdep_t *d = &deps[x->order[k]];
+            if (add_dep(x, d->op, d->pred, (cs_dep_kind_t)d->kind))
+                return x->err_code;
+        }
+    } else {
+        for (k = 0; k < nd; k++)
+            if (add_dep(x, deps[k].op, deps[k].pred, (cs_dep_kind_t)deps[k].kind))
+                return x->err_code;
+    }
     for (int32_t i = first; i < n; i++) {
         op_state_t *st = S(x, i);
         if (st->count || st->state != OP_WAIT)
@@ -1215,7 +1307,12 @@ static int absorb(exec_t *x)
         x->frontier++;
     cs_chunks_release(&x->st, x->frontier);
     cs_chunks_release(&x->heads, x->frontier);
-    cs_program_release(p, x->frontier);
+    if (!x->opts->record_op_times) /* else a timeline reads every op afterwards */
+        cs_program_release(p, x->frontier);
+    /* edge chunks whose ops are all done, but never the one being filled */
+    for (k = x->edges.released; k < (x->nedges >> EDGE_SHIFT) && x->edge_max[k] < x->frontier; k++)
+        ;
+    cs_chunks_release(&x->edges, k << EDGE_SHIFT);
     return CS_OK;
 }
 
@@ -1268,9 +1365,9 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
-    if (gen && (o->record_op_times || o->observer))
-        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no per-op times and no "
-                            "data: timelines and --validate need the whole program");
+    if (gen && o->observer)
+        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no data descriptors: "
+                            "--validate needs the whole program");
     memset(&x, 0, sizeof x);
     /* limits, checked before anything runs (a window's ops as they come):
      * the channel engine's mode may count a message's units in 32 bits
@@ -1311,7 +1408,7 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
 
     res->nranks = nranks;
     res->rank_finish = cs_calloc((size_t)nranks, sizeof *res->rank_finish);
-    if (o->record_op_times) {
+    if (o->record_op_times && !gen) { /* a window's grow as its ops come (absorb) */
         res->ops = cs_malloc(((size_t)nops + 1) * sizeof *res->ops);
         for (int32_t i = 0; i < nops; i++)
             res->ops[i].start = res->ops[i].end = -1;
@@ -1356,7 +1453,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         /* the ops ready at time 0 first (progen.h), then run */
         cs_chunks_init(&x.st, sizeof(op_state_t), 16);
         cs_chunks_init(&x.heads, sizeof(heads_t), 16);
-        cs_pool_init(&x.edges, sizeof(edge_t));
+        cs_chunks_init(&x.edges, sizeof(edge_t), EDGE_SHIFT);
+        x.work_unit = work_unit(env, o);
         if ((rc = cs_progen_advance(gen, -1, err)) == CS_OK)
             rc = absorb(&x);
         if (rc && !x.err_code)
@@ -1418,7 +1516,10 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     cs_sim_set_poll(x.sim, 0, NULL, NULL);
     cs_chunks_free(&x.st);
     cs_chunks_free(&x.heads);
-    cs_pool_free(&x.edges);
+    cs_chunks_free(&x.edges);
+    free(x.edge_max);
+    free(x.cnt);
+    free(x.order);
     free(x.ranks);
     cs_pool_free(&x.msgs);
     cs_pool_free(&x.streams);

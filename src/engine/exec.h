@@ -70,7 +70,8 @@ typedef struct cs_exec_opts {
     const cs_exec_observer_t *observer; /* NULL: no data tracking */
     int record_messages;          /* fill cs_exec_result_t.msgs */
     int record_op_times;          /* fill cs_exec_result_t.ops (16 bytes per op:
-                                     ask only when reading them) */
+                                     ask only when reading them); a windowed run
+                                     then keeps its program's ops too */
     /* Progress: called about every 2^16 events (never more often) while
      * the simulation runs, with the simulated time, the ops completed so
      * far and the events dispatched.  NULL: none.  Must not touch the run. */

@@ -444,6 +444,8 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--timeline-limit", NULL}, 2, "'--timeline-limit'"},
     {{RUNC, "--timeline-limit", "abc", "--timeline", "t.json", NULL}, 2, "--timeline-limit"},
     {{RUNC, "--validate", "--windowed", NULL}, 2, "--windowed"},
+    {{RUNC, "--windowed", "--whole", NULL}, 2, "--whole"},
+    {{"run", "--machine", "loggp:p=4", "--program", "x.goal", "--whole", NULL}, 2, "--whole"},
     /* benchmark loops (docs/loops.md) */
     {{RUNC, "--iterations", NULL}, 2, "'--iterations'"},
     {{RUNC, "--iterations", "0", NULL}, 2, "--iterations"},
