@@ -301,6 +301,21 @@ static int gw_plan(const cs_coll_args_t *a, cs_coll_groups_t *g, int32_t **gw_ou
     return CS_OK;
 }
 
+/* Rank r's next ops (nsucc of them) follow the npred ops it waits for.
+ * Each would carry an edge to each of them (npred * nsucc edges: stage 3
+ * after stage 2 is thousands per rank on the full machine, ~20 per op in
+ * all); through a join (core/program.h: it completes in place, so the next
+ * ops start exactly as with the direct edges) it is npred + nsucc edges for
+ * one op more.  The join is taken only where it saves edges. */
+static void gw_wait(cs_coll_builder_t *b, int r, int64_t npred, int64_t nsucc)
+{
+    cs_coll_wait(b, r);
+    if (npred * nsucc > npred + nsucc + 1) {
+        cs_coll_join(b, r);
+        cs_coll_wait(b, r);
+    }
+}
+
 /* allreduce/gateway; source: Groq ISCA'22 §5.6. */
 static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
 {
@@ -308,7 +323,7 @@ static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
     int P = a->P, rc;
     int64_t n = a->bytes;
     cs_coll_groups_t g = {0};
-    int32_t *gw = NULL, *nin;
+    int32_t *gw = NULL, *nin, *nout;
     if ((rc = gw_plan(a, &g, &gw, err)))
         return rc;
     if (P == 1 || n == 0) {
@@ -316,6 +331,17 @@ static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
         cs_coll_groups_destroy(&g);
         return CS_OK;
     }
+    /* per rank: the group sums it receives (stage 2) and sends */
+    nin = cs_calloc((size_t)P, sizeof *nin);
+    nout = cs_calloc((size_t)P, sizeof *nout);
+    for (int j = 0; j < g.G; j++)
+        for (int k = 0; k < g.G; k++) {
+            int32_t from = gw[(int64_t)j * g.G + k], to = gw[(int64_t)k * g.G + j];
+            if (from >= 0 && to >= 0) {
+                nout[from]++;
+                nin[to]++;
+            }
+        }
     /* 1: direct all-reduce inside every group (member i sends to i+1, i+2,
      * ..., so that every step is a permutation; sends read the vector when
      * they start, before any mate's data is added into it) */
@@ -326,11 +352,12 @@ static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
             cs_coll_send(b, r, m[(i + d) % s], 0, n, TAG_RS);
         for (int d = 1; d < s; d++)
             cs_coll_recv_reduce(b, r, m[(i - d + s) % s], 0, n, TAG_RS);
-        cs_coll_wait(b, r);
+        /* waits for its sends and reduces; stage 2's sends, recvs and
+         * reduces follow */
+        gw_wait(b, r, 2 * (s - 1), nout[r] + 2 * (int64_t)nin[r]);
     }
     /* 2: each group's sum to every other group, gateway to gateway; the
      * receiving gateway adds the sums it gets into its partial [n, 2n) */
-    nin = cs_calloc((size_t)P, sizeof *nin);
     for (int j = 0; j < g.G; j++)
         for (int k = 0; k < g.G; k++) {
             int32_t from = gw[(int64_t)j * g.G + k], to = gw[(int64_t)k * g.G + j];
@@ -338,9 +365,15 @@ static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
                 continue;
             cs_coll_send(b, from, to, 0, n, TAG_DATA);
             cs_coll_recv_reduce(b, to, from, n, n, TAG_DATA);
-            nin[to]++;
         }
-    cs_coll_wait_all(b);
+    for (int r = 0; r < P; r++) {
+        const int32_t *m = g.mem + g.start[g.of[r]];
+        int s = g.start[g.of[r] + 1] - g.start[g.of[r]], i = g.at[r];
+        int64_t next = nin[r] ? (int64_t)s + 2 : 0; /* stage 3's first ops */
+        for (int d = 1; d < s; d++)
+            next += nin[m[(i - d + s) % s]] ? 2 : 0;
+        gw_wait(b, r, nout[r] + (int64_t)nin[r], next);
+    }
     /* 3: every gateway's partial to its mates and into its own vector */
     for (int r = 0; r < P; r++) {
         const int32_t *m = g.mem + g.start[g.of[r]];
@@ -356,6 +389,7 @@ static int allreduce_gateway(cs_coll_builder_t *b, cs_error_t *err)
                 cs_coll_recv_reduce(b, r, m[(i - d + s) % s], 0, n, TAG_AG);
         cs_coll_wait(b, r);
     }
+    free(nout);
     free(nin);
     free(gw);
     cs_coll_groups_destroy(&g);

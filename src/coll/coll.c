@@ -242,6 +242,11 @@ int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t byte
     return issued(b, rank, cs_program_calc(b->p, rank, ticks, bytes));
 }
 
+int32_t cs_coll_join(cs_coll_builder_t *b, int rank)
+{
+    return issued(b, rank, cs_program_join(b->p, rank));
+}
+
 /* Does `rank` still have sends that cs_coll_wait_recvs held over?  Ops are
  * issued in id order and a wait empties the outstanding list, so such a send
  * is the only way an outstanding op can be older than what `after` holds. */

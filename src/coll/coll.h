@@ -116,6 +116,11 @@ int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, 
                       int64_t len, int tag);
 /* Local work on a rank: fixed ticks plus bytes reduced. */
 int32_t cs_coll_calc(cs_coll_builder_t *b, int rank, int64_t ticks, int64_t bytes);
+/* A join on a rank (cs_program_join): with cs_coll_wait before and after
+ * it, the rank's next ops follow everything it issued so far through one
+ * op instead of an edge from each to each, and start as they would have
+ * with those edges. */
+int32_t cs_coll_join(cs_coll_builder_t *b, int rank);
 /* waitall on `rank`: its next ops start after everything it issued so far. */
 void cs_coll_wait(cs_coll_builder_t *b, int rank);
 /* cs_coll_wait on every rank. */

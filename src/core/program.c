@@ -360,6 +360,14 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
     return id;
 }
 
+int32_t cs_program_join(cs_program_t *p, int rank)
+{
+    int32_t id = cs_program_calc(p, rank, 0, 0);
+    if (id >= 0)
+        at(p, id)->join = 1;
+    return id;
+}
+
 /* Keeps the two facts finalize takes shortcuts on up to date after
  * dependency k was stored: are the pairs sorted by op, and does every
  * dependency point backwards? */
@@ -395,6 +403,11 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
         record(p, CS_ERR_RANGE,
                "rank %d: an op can only stream from an op that moves or reduces bytes",
                at(p, op)->rank);
+        return CS_ERR_RANGE;
+    }
+    if (kind == CS_DEP_STREAM && at(p, op)->join) {
+        record(p, CS_ERR_RANGE, "rank %d: a join (op %d) cannot stream from another op",
+               at(p, op)->rank, op);
         return CS_ERR_RANGE;
     }
     if (p->windowed) {
@@ -888,7 +901,9 @@ void cs_program_describe(const cs_program_t *p, int32_t id, char *buf, size_t le
                      cs_program_npeers(p, op), tag);
         break;
     default:
-        if (op->bytes)
+        if (op->join)
+            n = snprintf(buf, len, "%sjoin", where);
+        else if (op->bytes)
             n = snprintf(buf, len, "%sreduce %lldb", where, (long long)op->bytes);
         else
             n = snprintf(buf, len, "%scalc %lld", where, (long long)op->ticks);

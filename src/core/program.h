@@ -74,6 +74,7 @@ typedef struct cs_op {
     uint8_t kind;       /* cs_op_kind_t */
     uint8_t mark;       /* a builder's own flag (cs_program_set_mark), in the
                            padding: not part of the program */
+    uint8_t join;       /* a calc made by cs_program_join, in the padding */
 } cs_op_t;
 
 /* A dependency as the tables list it: the other op's id and the kind,
@@ -107,6 +108,20 @@ int32_t cs_program_send(cs_program_t *p, int rank, int dst, int64_t bytes, int t
 int32_t cs_program_recv(cs_program_t *p, int rank, int src, int64_t bytes, int tag);
 int32_t cs_program_mcast(cs_program_t *p, int rank, const int32_t *dsts, int n, int64_t bytes, int tag);
 int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes);
+/* A join: a calc of 0 ticks and 0 bytes that the executor completes the
+ * moment its last dependency does, without the rank's CPU and without an
+ * event, enabling its successors right there (issue 34).  It stands for the
+ * npred * nsucc edges of "every op of a stage after every op of the last"
+ * with npred + nsucc, and runs exactly as those edges would: its successors
+ * start in the order, and at the point of the run, they would have started
+ * in had they depended on its predecessors directly, provided its id lies
+ * between the two stages' (it is built after the stage it waits for and
+ * before the one that waits for it).  An ordinary calc(0, 0) instead waits
+ * for the rank's CPU and completes through an event, after the tick's other
+ * events.  A join takes AFTER and AFTER_START dependencies, never STREAM
+ * ones (it moves no bytes).  Formats that have no join write it as a calc
+ * of 0 (see docs/engine.md, "Joins"). */
+int32_t cs_program_join(cs_program_t *p, int rank);
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
  * ops of the same rank; records an error otherwise, or beyond the limit of
  * dependencies. */

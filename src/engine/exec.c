@@ -137,6 +137,7 @@ typedef struct exec {
     int64_t *cnt, *order; /* absorb's sort of a batch's dependencies */
     int64_t cap_cnt, cap_order;
     int32_t frontier;   /* every op below is done and its messages gone */
+    int joining;        /* inside join_complete: the frontier waits */
     int running;        /* the ops ready at time 0 are out */
     cs_chunks_t edges;  /* edge_t, in the order they were added */
     int64_t nedges;
@@ -298,13 +299,19 @@ static void stream_take(exec_t *x, int32_t op)
 
 /* ---- dependency bookkeeping ------------------------------------------ */
 
+static void join_complete(exec_t *x, int32_t op);
+static int make_closed(exec_t *x, int32_t op);
+
 static void satisfy(exec_t *x, int32_t op)
 {
     op_state_t *s = S(x, op);
     CS_ASSERT(s->count > 0);
     if (--s->count == 0 && s->state == OP_WAIT) {
         s->state = OP_READY;
-        work_push(x, op);
+        if (cs_program_op(x->prog, op)->join)
+            join_complete(x, op);
+        else
+            work_push(x, op);
     }
 }
 
@@ -394,6 +401,30 @@ static void on_done(exec_t *x, int32_t op)
         heads_t *h = H(x, op);
         h->succ = h->succ_tail = h->spred = EDGE_NONE;
     }
+}
+
+/* A join completes the moment it is ready (core/program.h): here, inside
+ * the walk of the successors of the op that readied it, so that its own
+ * successors join the FIFO of ready ops where they would have with direct
+ * edges (in id order, at the join's place in that walk, the join's id
+ * lying below theirs), instead of after the tick's other events as a calc
+ * on the CPU would.  A chain of joins recurses once per join (a join's
+ * successors are a stage's ops, rarely another join).  In a window, the
+ * join's successors must exist first (make_closed); the frontier stays
+ * where it is meanwhile (absorb), since the op whose walk this is may be
+ * the frontier's next op and is read after the walk. */
+static void join_complete(exec_t *x, int32_t op)
+{
+    if (x->gen) {
+        int rc;
+        x->joining++;
+        rc = make_closed(x, op);
+        x->joining--;
+        if (rc)
+            return;
+    }
+    on_started(x, op);
+    on_done(x, op);
 }
 
 /* ---- streaming ------------------------------------------------------- */
@@ -841,13 +872,16 @@ static void start_recv(exec_t *x, int32_t rop)
     r->posted_tail = rop;
 }
 
-static int make_closed(exec_t *x, int32_t op);
-
 static void start_op(exec_t *x, int32_t op)
 {
     if (x->gen && make_closed(x, op))
         return;
     const cs_op_t *o = cs_program_op(x->prog, op);
+    if (o->join) { /* one ready at time 0 (later ones complete in satisfy) */
+        on_started(x, op);
+        on_done(x, op);
+        return;
+    }
     switch (o->kind) {
     case CS_OP_SEND:
     case CS_OP_MCAST:
@@ -1302,6 +1336,8 @@ static int absorb(exec_t *x)
     }
     if (x->nreg - x->frontier > x->res->ops_held_peak)
         x->res->ops_held_peak = x->nreg - x->frontier;
+    if (x->joining)
+        return CS_OK;
     while (x->frontier < x->nreg && S(x, x->frontier)->state == OP_DONE &&
            S(x, x->frontier)->count == 0)
         x->frontier++;
