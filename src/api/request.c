@@ -28,7 +28,11 @@
  * with many dependencies per op that costs more than the window saves
  * (allreduce/gateway on Groq, about 20 per op: 2x the CPU and 2.2x the
  * memory), so by default a collective whose first window has more runs
- * whole.  Rings and pipelines have 1 to 2. */
+ * whole.  Rings and pipelines have 1 to 2.  A join (core/program.h) stands
+ * for such a fan-in, all-to-all between two stages whose ops are then
+ * enabled at once, so a window holds whole stages: a first window with a
+ * join runs whole too (allreduce/gateway on 10,440 TSPs with joins:
+ * windowed 9.0 s and 1.29 GB of CPU and peak RSS, whole 6.0 s and 0.92 GB). */
 #define REQUEST_WINDOW_MAX_FANIN 4
 /* At most this many queue kinds are looked for (cs_queue_kind_name names
  * the ones past the last "unknown"). */
@@ -639,7 +643,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         const cs_program_t *wp = run->gen->prog;
         if ((probe != CS_OK && cs_program_points_forward(wp)) ||
             (probe == CS_OK && r->windowed == 0 &&
-             cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
+             (cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp) ||
+              cs_program_njoins(wp) > 0))) {
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;

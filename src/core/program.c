@@ -50,6 +50,7 @@ struct cs_program {
     int64_t nwpeers_last;
     cs_wdep_t *wdeps;        /* dependencies not yet taken (cs_program_take_deps) */
     int64_t nwdeps, cap_wdeps, wtaken;
+    int64_t njoins;     /* cs_program_join's ops */
     int64_t wdeps_added;     /* all dependencies ever added */
     int32_t *peers;          /* mcast pool: count, then the destinations */
     int64_t npeers, cap_peers;
@@ -360,11 +361,15 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
     return id;
 }
 
+int64_t cs_program_njoins(const cs_program_t *p) { return p->njoins; }
+
 int32_t cs_program_join(cs_program_t *p, int rank)
 {
     int32_t id = cs_program_calc(p, rank, 0, 0);
-    if (id >= 0)
+    if (id >= 0) {
         at(p, id)->join = 1;
+        p->njoins++;
+    }
     return id;
 }
 

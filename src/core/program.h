@@ -122,6 +122,8 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
  * ones (it moves no bytes).  Formats that have no join write it as a calc
  * of 0 (see docs/engine.md, "Joins"). */
 int32_t cs_program_join(cs_program_t *p, int rank);
+/* Joins added so far. */
+int64_t cs_program_njoins(const cs_program_t *p);
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
  * ops of the same rank; records an error otherwise, or beyond the limit of
  * dependencies. */
