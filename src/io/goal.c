@@ -775,6 +775,8 @@ static int lookup_label(reader_t *r, size_t start, size_t n, const char *side, c
     return CS_OK;
 }
 
+static int add_dep(reader_t *r, int32_t la, int32_t lb, int kind, size_t w1, size_t w3);
+
 /* `a requires b` and friends; the left label is at (w1, n1), the keyword at
  * (w2, n2). */
 static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
@@ -782,7 +784,7 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
     int kind = word_is(r, w2, n2, "requires")    ? CS_DEP_AFTER
                : word_is(r, w2, n2, "irequires") ? CS_DEP_AFTER_START
                                                  : CS_DEP_STREAM;
-    int32_t a, b, la, lb;
+    int32_t la, lb;
     size_t w3, n3;
     int rc;
 
@@ -792,11 +794,17 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
     n3 = peek_word(r, &w3);
     if ((rc = lookup_label(r, w3, n3, "after", dep_word(kind), &lb)))
         return rc;
-    a = r->ids[la];
-    b = r->ids[lb];
     r->pos = w3 + n3;
     if ((rc = expect_eol(r, "the dependency")))
         return rc;
+    return add_dep(r, la, lb, kind, w1, w3);
+}
+
+/* The dependency of the open block's op `la` on its op `lb` (indices in
+ * the block), of `kind`; the labels stand at w1 and w3 of the line. */
+static int add_dep(reader_t *r, int32_t la, int32_t lb, int kind, size_t w1, size_t w3)
+{
+    int32_t a = r->ids[la], b = r->ids[lb];
     if (a == b)
         return fail(r, w1,
                     "'%s %s %s' makes an op wait for itself; expected two different "
@@ -1126,6 +1134,35 @@ static const char *fast_space(const char *p, const char *e)
     return p > b ? p : NULL;
 }
 
+/* The fast path for Schedgen's dependency lines, `LABEL requires LABEL`
+ * with both labels defined and different, nothing else on the line; the
+ * first label at (w1, n1).  As fast_op: anything else is left to the
+ * general path (returns 0). */
+static int fast_dep(reader_t *r, size_t w1, size_t n1, int *rc)
+{
+    const char *s = r->s, *e = s + r->len, *p = s + w1 + n1, *w3;
+    int32_t la, lb;
+
+    if (!(p = fast_space(p, e)) || e - p < 8 || memcmp(p, "requires", 8) != 0 ||
+        !(p = fast_space(p + 8, e)))
+        return 0;
+    for (w3 = p; p < e && is_word_char((unsigned char)*p); p++)
+        ;
+    if (p == w3)
+        return 0;
+    size_t n3 = (size_t)(p - w3);
+    while (p < e && is_space((unsigned char)*p))
+        p++;
+    if (p < e || !valid_label(s + w1, n1) || !valid_label(w3, n3))
+        return 0;
+    la = lt_find(&r->labels, s + w1, n1, hash_label(s + w1, n1));
+    lb = lt_find(&r->labels, w3, n3, hash_label(w3, n3));
+    if (la < 0 || lb < 0 || la == lb)
+        return 0;
+    *rc = add_dep(r, la, lb, CS_DEP_AFTER, w1, (size_t)(w3 - s));
+    return 1;
+}
+
 /* The fast path for what Schedgen writes for nearly every op:
  * `LABEL: send Nb to R [tag T]` and `LABEL: recv Nb from R [tag T]`, the
  * label at (w1, n1).  One scan over the line without the general parser's
@@ -1143,7 +1180,9 @@ static int fast_op(reader_t *r, size_t w1, size_t n1, int *rc)
     uint32_t h;
     int32_t id;
 
-    if (p >= e || *p != ':' || !valid_label(s + w1, n1))
+    if (p < e && *p != ':')
+        return fast_dep(r, w1, n1, rc);
+    if (p >= e || !valid_label(s + w1, n1))
         return 0;
     for (p++; p < e && is_space((unsigned char)*p); p++)
         ;
@@ -1427,6 +1466,20 @@ static int parse_line(reader_t *r)
 {
     int rc;
     size_t at;
+    /* Most lines of a big trace are ops and dependencies in a block: the
+     * fast paths come first.  A line they take holds only labels,
+     * keywords, digits and spaces, so check_bytes could not refuse it. */
+    if (r->in_block && !r->in_comment) {
+        for (at = 0; at < r->len && is_space((unsigned char)r->s[at]); at++)
+            ;
+        if (at < r->len && is_alpha((unsigned char)r->s[at])) {
+            size_t w = at;
+            while (at < r->len && is_word_char((unsigned char)r->s[at]))
+                at++;
+            if (fast_op(r, w, at - w, &rc))
+                return rc;
+        }
+    }
     if ((rc = check_bytes(r)))
         return rc;
     r->pos = 0;
