@@ -88,8 +88,15 @@ static int32_t lt_find(const label_table_t *t, const char *k, size_t n, uint32_t
         if (s->val < 0)
             return -1;
         if (s->hash == h) {
+            /* compared inline: labels are a few bytes, and the library
+             * call cost more than the comparison */
             const char *key = t->key(t->ctx, s->val);
-            if (key && strncmp(key, k, n) == 0 && key[n] == '\0')
+            size_t j = 0;
+            if (!key)
+                continue;
+            while (j < n && key[j] == k[j])
+                j++;
+            if (j == n && key[n] == '\0')
                 return s->val;
         }
     }
@@ -270,9 +277,14 @@ typedef struct reader {
     int64_t beyond;     /* the next id for an op the order does not give
                            (such a file fails at the end) */
 
+    /* the open block's labels, each NUL-terminated, and where each op's
+     * label starts (by index in the block): the label table's keys, read
+     * without going through the program's label pool */
+    char *arena;
+    size_t arena_len, cap_arena;
+    size_t *label_at; /* cap_ids long */
+
     /* scratch */
-    char *tmp; /* NUL-terminated copy of a label */
-    size_t cap_tmp;
     int32_t *dsts; /* mcast destinations and their columns */
     int32_t *dst_pos;
     size_t cap_dsts;
@@ -282,7 +294,7 @@ typedef struct reader {
 static const char *program_key(const void *ctx, int32_t local)
 {
     const struct reader *r = ctx;
-    return cs_program_label(r->p, r->ids[local]);
+    return r->arena + r->label_at[local];
 }
 
 /* An order line after placement began: the reading starts again without
@@ -621,6 +633,7 @@ static void block_op(reader_t *r, int32_t id)
     if (r->nids == r->cap_ids) {
         r->cap_ids = r->cap_ids ? 2 * r->cap_ids : 64;
         r->ids = cs_realloc(r->ids, r->cap_ids * sizeof *r->ids);
+        r->label_at = cs_realloc(r->label_at, r->cap_ids * sizeof *r->label_at);
     }
     r->ids[r->nids++] = id;
 }
@@ -1067,6 +1080,7 @@ static int parse_block_open(reader_t *r)
     r->in_block = 1;
     r->block_line = r->line;
     r->nids = 0;
+    r->arena_len = 0;
     if (r->rank == 0 && r->has_order && !r->no_place)
         start_placing(r);
     if (r->place)
@@ -1098,13 +1112,17 @@ static int parse_block_close(reader_t *r)
 /* Gives op `id` the label at (w, n) of the line, whose hash is h. */
 static void define_label(reader_t *r, int32_t id, size_t w, size_t n, uint32_t h)
 {
-    if (n + 1 > r->cap_tmp) {
-        r->cap_tmp = n + 64;
-        r->tmp = cs_realloc(r->tmp, r->cap_tmp);
+    char *at;
+    if (r->arena_len + n + 1 > r->cap_arena) {
+        r->cap_arena = 2 * (r->arena_len + n + 1) + 256;
+        r->arena = cs_realloc(r->arena, r->cap_arena);
     }
-    memcpy(r->tmp, r->s + w, n);
-    r->tmp[n] = '\0';
-    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
+    at = r->arena + r->arena_len;
+    memcpy(at, r->s + w, n);
+    at[n] = '\0';
+    r->label_at[r->nids - 1] = r->arena_len;
+    r->arena_len += n + 1;
+    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, at);
     lt_insert(&r->labels, h, (int32_t)r->nids - 1); /* id is the block's last op */
 }
 
@@ -1575,7 +1593,8 @@ static int read_lines(cs_lines_t *src, const char *name, int64_t size, int no_pl
     }
     lt_free(&r.labels);
     free(r.deps);
-    free(r.tmp);
+    free(r.arena);
+    free(r.label_at);
     free(r.dsts);
     free(r.dst_pos);
     free(r.runs);
