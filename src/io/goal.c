@@ -7,11 +7,12 @@
  * mapped file, no copy or allocation per line): traces reach 10^7 ops, and
  * its only per-op state lives in the program it builds plus a label table
  * and a dependency list for the current rank block (labels are local to
- * their block, so both are cleared at its '}').  Schedgen's op lines, most
- * of any big trace, go through a fast path (fast_op) that scans the line
- * once and hands everything it is not sure of to the general parser, so
- * that accepted inputs, refused inputs and messages are the general
- * parser's.
+ * their block, so both are cleared at its '}').  Schedgen's op and
+ * dependency lines, nearly all of any big trace, go through fast paths
+ * (fast_op, fast_dep), tried before anything else on a line inside a
+ * block, that scan the line once and hand everything they are not sure of
+ * to the general parser, so that accepted inputs, refused inputs and
+ * messages are the general parser's.
  *
  * It is deliberately stricter than LogGOPSim, whose reader silently accepts
  * duplicate labels, misordered or missing rank blocks and some files that
@@ -46,9 +47,10 @@
 
 /* ------------------------------------------------------------------------
  * Label table: open addressing over int32 values whose keys (labels) live
- * elsewhere and are fetched through a callback.  The reader keys on op ids
- * and fetches labels from the program's own label pool, so a label costs
- * 8 bytes here and is never copied twice.
+ * elsewhere and are fetched through a callback.  The reader keys on the
+ * open block's op indices and fetches labels from its own arena of the
+ * block's labels (reader_t.arena), which stays in the cache, rather than
+ * from the program's label pool, a few gigabytes away on a big trace.
  * ------------------------------------------------------------------------ */
 
 typedef const char *(*key_fn)(const void *ctx, int32_t val);

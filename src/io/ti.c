@@ -3,7 +3,9 @@
  * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
  *
  * Lines come from core/lines.h (a mapped file read in place) and are copied
- * into one buffer to be split in place.  One pass over the text builds the
+ * into one buffer to be split in place; the first pass over a combined
+ * file, which needs only each line's rank, reads it in place and checks
+ * the bytes of every line for both passes.  One pass over the text builds the
  * trace's own ops, rank by rank in trace
  * order, chained by dependencies (AFTER behind a blocking action,
  * AFTER_START behind an isend / irecv).  A collective call only leaves a
