@@ -74,7 +74,8 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
     return rc;
 }
 
-int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which)
+int64_t cs_compare_common_ranks(const char *const *specs, int n, const cs_machine_env_t *env,
+                                int *which)
 {
     int64_t P = 0;
     if (which)
@@ -82,7 +83,7 @@ int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which)
     for (int i = 0; i < n; i++) {
         cs_machine_t *m = NULL;
         cs_error_t e;
-        if (cs_machine_new(specs[i], &m, &e) != CS_OK)
+        if (cs_machine_new_in(specs[i], env, &m, &e) != CS_OK)
             continue; /* its run reports it */
         int64_t nodes = cs_machine_nodes(m);
         if (P == 0 || nodes < P) {
