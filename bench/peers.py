@@ -58,6 +58,10 @@ def main():
     ap.add_argument("--ranks", default="1024", help="rank counts, comma-separated")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--extra", default="", help="more collsim run options (e.g. --whole)")
+    ap.add_argument("--sg-optim", choices=("Full", "Lazy"), default="Full",
+                    help="SimGrid's network/optim: Full (every action updated at every event, "
+                    "the model CM02 defines, tools/simgrid-check) or Lazy (its default "
+                    "optimisation, other times where flows end apart)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="collsim-peers-")
     sg = None
@@ -68,6 +72,7 @@ def main():
                        check=True)
     else:
         print("(no libsimgrid-dev or g++: collsim's rows only; apt-get install libsimgrid-dev g++)")
+    print("SimGrid network/optim:%s" % a.sg_optim)
     print("%-34s %10s %9s %16s %10s %9s %16s %8s" % (
         "ring all-reduce 1 MiB, fluid", "collsim s", "MB", "finish", "SimGrid s", "MB",
         "finish", "ratio"))
@@ -82,7 +87,9 @@ def main():
         for _ in range(a.repeat):
             cs.append(timed(cs_cmd))
             if sg:
-                sgr.append(timed([sg, plat, str(P), "1048576"] + SG_CFG))
+                cfg = [c for c in SG_CFG if not c.startswith("--cfg=network/optim")]
+                sgr.append(timed([sg, plat, str(P), "1048576"] + cfg +
+                                 ["--cfg=network/optim:" + a.sg_optim]))
         cfin = re.search(r"finish\s+\d+ ticks = (\S+ \S+)", cs[0][2]).group(1)
         c_s = statistics.median(x[0] for x in cs)
         c_mb = statistics.median(x[1] for x in cs)

@@ -132,8 +132,11 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  * of `collsim run` and `collsim replay`, with the same syntax and messages:
  *
  *   machine    a spec (ignored by collsim_run_on, which is given a machine)
- *   coll algo bytes root ranks order opt validate windowed
- *              a collective of the suite (opt is repeatable: KEY=VALUE)
+ *   coll algo bytes root ranks order opt validate windowed whole
+ *              a collective of the suite (opt is repeatable: KEY=VALUE);
+ *              it runs windowed wherever the run allows it, `whole` builds
+ *              the whole program first (`run --whole`), `windowed` makes a
+ *              window required
  *   program    a GOAL file to run instead of a collective
  *   trace      a trace to replay instead (GOAL or SimGrid TI; `collsim replay`)
  *   format map algo-for flops skip-unknown comm-group
@@ -154,9 +157,10 @@ void collsim_request_free(collsim_request *r); /* accepts NULL */
  *              (nccl-tests' 5 + 20), warmup W, between none | barrier |
  *              barrier:ALGO, loop nccl-tests | osu
  *
- * A flag (validate, windowed, force) is set by any value but "0"; "0"
- * clears it.  COLLSIM_ERR_USAGE names the key for an unknown key or a bad
- * value; the request is then unchanged.  Which keys go together is checked
+ * A flag (validate, windowed, whole, force) is set by any value but "0";
+ * "0" clears it (windowed and whole: back to the default).
+ * COLLSIM_ERR_USAGE names the key for an unknown key or a bad value; the
+ * request is then unchanged.  Which keys go together is checked
  * by collsim_run, with the command line's messages. */
 int collsim_request_set(collsim_request *r, const char *key, const char *value,
                         collsim_error *err);

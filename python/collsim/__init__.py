@@ -96,7 +96,7 @@ def _str(v):
 # The keys whose value is a flag: True / False set and clear them.  Every
 # other key takes a number or a text, where a bool is a mistake: bytes=True
 # would run 1 byte, ranks=False 0 ranks.
-_FLAGS = ("validate", "windowed", "force", "skip_unknown")
+_FLAGS = ("validate", "windowed", "whole", "force", "skip_unknown")
 
 
 def _no_bool(name, v, hint=None):
@@ -187,7 +187,7 @@ def _take_string(ptr):
 
 class Request:
     """A request: the keys of `collsim run` / `collsim replay` (coll, algo,
-    bytes, root, ranks, order, opt, validate, windowed, program, trace,
+    bytes, root, ranks, order, opt, validate, windowed, whole, program, trace,
     format, map, algo_for, flops, skip_unknown, comm_group, mode, queue,
     force, record; iterations, warmup, between, loop for a benchmark loop,
     docs/loops.md; an
@@ -198,8 +198,8 @@ class Request:
 
     opt is a dict {KEY: VALUE}, a list of "KEY=VALUE" texts, or one text;
     algo_for likewise ("COLL=ALGO").  True / False set and clear a flag
-    (validate, windowed, force, skip_unknown); None leaves a key out.  A bad key or value
-    raises Error with the command line's message."""
+    (validate, windowed, whole, force, skip_unknown); None leaves a key
+    out.  A bad key or value raises Error with the command line's message."""
 
     __slots__ = ("_h", "_flag", "__weakref__")
 

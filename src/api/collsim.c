@@ -65,7 +65,7 @@ _Static_assert(sizeof(sig_atomic_t) == sizeof(int), "sig_atomic_t is not an int"
 /* Every key, in the order of collsim.h (the message of an unknown key). */
 static const char *const collsim_keys[] = {
     "machine", "coll", "algo", "bytes", "root", "ranks", "order", "opt", "validate",
-    "windowed", "program", "trace", "format", "map", "algo-for", "flops", "skip-unknown",
+    "windowed", "whole", "program", "trace", "format", "map", "algo-for", "flops", "skip-unknown",
     "comm-group", "mode", "queue",
     "force", "record", "scale", "size", "iterations", "warmup", "between", "loop", NULL};
 #define COLLSIM_NKEYS ((int)(sizeof collsim_keys / sizeof collsim_keys[0]) - 1)
@@ -346,7 +346,8 @@ static void collsim_commit(collsim_request *r, collsim_copy_t c)
 
 static int collsim_is_flag(const char *key)
 {
-    return !strcmp(key, "validate") || !strcmp(key, "windowed") || !strcmp(key, "force");
+    return !strcmp(key, "validate") || !strcmp(key, "windowed") || !strcmp(key, "whole") ||
+           !strcmp(key, "force");
 }
 
 /* record=timeline | window:T0:T1 | none.  The window's times need the
@@ -383,8 +384,8 @@ static int request_set_in_c(collsim_request *r, const char *key, const char *val
         if (value && !strcmp(value, "0")) {
             if (!strcmp(key, "validate"))
                 r->req.validate = 0;
-            else if (!strcmp(key, "windowed"))
-                r->req.windowed = 0;
+            else if (!strcmp(key, "windowed") || !strcmp(key, "whole"))
+                r->req.windowed = 0; /* back to the default: windowed where it can */
             else
                 r->req.force = 0;
             collsim_ok(err);

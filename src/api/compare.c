@@ -74,7 +74,8 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
     return rc;
 }
 
-int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which)
+int64_t cs_compare_common_ranks(const char *const *specs, int n, const cs_machine_env_t *env,
+                                int *which)
 {
     int64_t P = 0;
     if (which)
@@ -82,7 +83,7 @@ int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which)
     for (int i = 0; i < n; i++) {
         cs_machine_t *m = NULL;
         cs_error_t e;
-        if (cs_machine_new(specs[i], &m, &e) != CS_OK)
+        if (cs_machine_new_in(specs[i], env, &m, &e) != CS_OK)
             continue; /* its run reports it */
         int64_t nodes = cs_machine_nodes(m);
         if (P == 0 || nodes < P) {
@@ -180,14 +181,6 @@ static const char *compare_ylabel(const cs_compare_figure_t *fig)
     return fig->ticks ? "time (ticks of each machine)" : "time";
 }
 
-/* The unit of the values: machine ticks are plain numbers. */
-static cs_axis_unit_t compare_yunit(const cs_compare_figure_t *fig)
-{
-    if (fig->y != CS_FIGURES_Y_TIME)
-        return CS_AXIS_BYTES_PER_S;
-    return fig->ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS;
-}
-
 int cs_compare_plot_bars(const char *path, const cs_compare_figure_t *fig, int64_t bytes, int n,
                          const char *const *labels, const double *values, cs_error_t *err)
 {
@@ -204,7 +197,7 @@ int cs_compare_plot_bars(const char *path, const cs_compare_figure_t *fig, int64
     }
     return cs_plot_write_bars(path, fig->title ? fig->title : made, compare_ylabel(fig), n,
                               labels, values, NULL, fig->logy >= 0 ? fig->logy : hi > 30 * lo,
-                              compare_yunit(fig), err);
+                              cs_figures_y_unit((cs_figures_y_t)fig->y, fig->ticks), err);
 }
 
 int cs_compare_plot_lines(const char *path, const cs_compare_figure_t *fig, int nsizes,
@@ -218,7 +211,7 @@ int cs_compare_plot_lines(const char *path, const cs_compare_figure_t *fig, int 
     snprintf(xlabel, sizeof xlabel, "size (%s)", fig->elements4 ? "4-byte elements" : "bytes");
     cs_plot_t *p = cs_plot_new(fig->title ? fig->title : made, fig->xlabel ? fig->xlabel : xlabel,
                                compare_ylabel(fig), 1, 1);
-    cs_plot_set_yunit(p, compare_yunit(fig));
+    cs_plot_set_yunit(p, cs_figures_y_unit((cs_figures_y_t)fig->y, fig->ticks));
     for (int i = 0; i < nsizes; i++)
         x[i] = fig->elements4 ? (double)sizes[i] / 4 : (double)sizes[i];
     for (int k = 0; k < n; k++)

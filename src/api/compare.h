@@ -69,8 +69,10 @@ int cs_compare_run(const cs_request_t *base, const char *spec, int with_timing,
  * that make a machine; a spec that does not is skipped (its own run says
  * why).  Returns that count, 0 when no spec makes a machine; *which (may
  * be NULL) gets the index of the first machine that has only that many
- * (-1 with 0).  Each machine is made and freed here. */
-int64_t cs_compare_common_ranks(const char *const *specs, int n, int *which);
+ * (-1 with 0).  Each machine is made and freed here, within env (NULL: as
+ * cs_machine_new; the service passes its request's files). */
+int64_t cs_compare_common_ranks(const char *const *specs, int n, const cs_machine_env_t *env,
+                                int *which);
 
 /* The engines of a comparison for a figure's title, from the rows'
  * `engine`s (n of them): "packet engine" when one engine ran them all,

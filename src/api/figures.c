@@ -268,9 +268,11 @@ const char *cs_figures_y_label(cs_figures_y_t y)
     }
 }
 
-cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y)
+cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y, int ticks)
 {
-    return y == CS_FIGURES_Y_TIME ? CS_AXIS_SECONDS : CS_AXIS_BYTES_PER_S;
+    if (y != CS_FIGURES_Y_TIME)
+        return CS_AXIS_BYTES_PER_S;
+    return ticks ? CS_AXIS_PLAIN : CS_AXIS_SECONDS;
 }
 
 double cs_figures_y_value(cs_figures_y_t y, cs_coll_kind_t k, int P, int64_t bytes,

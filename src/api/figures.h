@@ -94,8 +94,9 @@ int cs_figures_check_y(cs_figures_y_t y, cs_coll_kind_t k, cs_error_t *err);
  * 10⁹ B/s)", saying the prefixes are decimal; NULL for the time, whose
  * label is the caller's. */
 const char *cs_figures_y_label(cs_figures_y_t y);
-/* The unit of y's axis: CS_AXIS_SECONDS or CS_AXIS_BYTES_PER_S. */
-cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y);
+/* The unit of y's axis: CS_AXIS_BYTES_PER_S for a bandwidth; for the time
+ * CS_AXIS_SECONDS, or CS_AXIS_PLAIN when it is in machine ticks. */
+cs_axis_unit_t cs_figures_y_unit(cs_figures_y_t y, int ticks);
 /* The value drawn for a run of collective k on P ranks with --bytes
  * `bytes` that took `seconds`: the seconds themselves, or the bandwidth in
  * bytes per second; NaN when seconds is NaN (a point that failed) or the

@@ -198,7 +198,7 @@ int cs_sweep_plot(const char *path, const cs_sweep_figure_t *fig, const double *
                                                        : "time";
     cs_plot_t *p = cs_plot_new(fig->title ? fig->title : title, fig->xlabel ? fig->xlabel : xlabel,
                                ylabel, 1, 1);
-    cs_plot_set_yunit(p, fig->ticks ? CS_AXIS_PLAIN : cs_figures_y_unit(fig->y));
+    cs_plot_set_yunit(p, cs_figures_y_unit(fig->y, fig->ticks));
     for (int mi = 0; mi < nm; mi++)
         for (int k = 0; k < na; k++)
             for (int j = 0; j < (by_ranks ? 1 : nr); j++)

@@ -707,7 +707,7 @@ int cs_app_cmd_compare(int argc, char **argv)
     }
     /* like for like: without --ranks, the most that every machine holds */
     if (!a.req.ranks && !a.ranks_all)
-        a.req.ranks = cs_compare_common_ranks(a.specs, a.nspecs, &which);
+        a.req.ranks = cs_compare_common_ranks(a.specs, a.nspecs, NULL, &which);
     int nrows = a.nspecs * a.nsizes;
     compare_row_t *rows = cs_calloc((size_t)nrows, sizeof *rows);
     cs_app_progress_init(&progress, "compare");

@@ -434,7 +434,7 @@ int cs_app_cmd_sweep(int argc, char **argv)
     a.req.bytes = a.sizes[0];
     /* several machines, like for like: the most ranks that every one holds */
     if (a.nspecs > 1 && !a.nranks) {
-        int64_t P = cs_compare_common_ranks(a.specs, a.nspecs, NULL);
+        int64_t P = cs_compare_common_ranks(a.specs, a.nspecs, NULL, NULL);
         if (P > 0) {
             a.ranks[0] = P;
             a.nranks = 1;

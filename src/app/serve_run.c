@@ -250,28 +250,6 @@ static void serve_setup(void *ctx, const cs_machine_t *m, cs_exec_opts_t *opts)
     serve_figure_opts(su->sr, m, su->poll, opts);
 }
 
-/* A comparison without "ranks" runs every machine at the most that every
- * one holds, as `collsim compare` does (cs_compare_common_ranks), counted
- * here on machines built from the request's own files; a machine that does
- * not build is left to its own run to report. */
-static void serve_common_ranks(cs_serve_job_t *j)
-{
-    cs_serve_body_t *b = &j->body;
-    int64_t P = 0;
-    for (int k = 0; k < b->nmachines; k++) {
-        cs_machine_t *m = NULL;
-        cs_error_t e;
-        if (cs_machine_new_in(b->machine[k], &j->env, &m, &e) != CS_OK)
-            continue;
-        int64_t n = cs_machine_nodes(m);
-        cs_machine_free(m);
-        if (P == 0 || n < P)
-            P = n;
-    }
-    for (int i = 0; i < b->npoints; i++)
-        b->points[i].ranks = P;
-}
-
 /* Runs point i of job j into sr. */
 static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serve_fail_t *f)
 {
@@ -284,8 +262,14 @@ static int serve_run_point(cs_serve_job_t *j, int i, cs_serve_run_t *sr, cs_serv
     cs_error_t *e = &f->e;
     int rc;
 
-    if (b->kind == CS_SERVE_COMPARE && b->points[i].ranks == 0)
-        serve_common_ranks(j);
+    if (b->kind == CS_SERVE_COMPARE && b->points[i].ranks == 0) {
+        /* like for like, as `collsim compare`: the most that every machine
+         * holds, counted on machines built from the request's own files */
+        int64_t P = cs_compare_common_ranks((const char *const *)j->body.machine,
+                                            j->body.nmachines, &j->env, NULL);
+        for (int k = 0; k < j->body.npoints; k++)
+            j->body.points[k].ranks = P;
+    }
     serve_point_request(j, i, &r, bytes, ranks, root);
     cs_request_run_init(&sr->run);
     f->http = 422;

@@ -126,7 +126,9 @@ static int satisfied(const window_t *w)
         return 0;
     if (w->want < 0)
         return cs_coll_builder_unchained(w->b) == 0;
-    return w->want < w->closed_below[cs_program_op(w->g.prog, w->want)->rank];
+    /* an op not built yet is not closed (and has no rank to look up) */
+    return w->want < cs_program_nops(w->g.prog) &&
+           w->want < w->closed_below[cs_program_op(w->g.prog, w->want)->rank];
 }
 
 /* The builder's pause point, after every wait. */

@@ -7,11 +7,12 @@
  * mapped file, no copy or allocation per line): traces reach 10^7 ops, and
  * its only per-op state lives in the program it builds plus a label table
  * and a dependency list for the current rank block (labels are local to
- * their block, so both are cleared at its '}').  Schedgen's op lines, most
- * of any big trace, go through a fast path (fast_op) that scans the line
- * once and hands everything it is not sure of to the general parser, so
- * that accepted inputs, refused inputs and messages are the general
- * parser's.
+ * their block, so both are cleared at its '}').  Schedgen's op and
+ * dependency lines, nearly all of any big trace, go through fast paths
+ * (fast_op, fast_dep), tried before anything else on a line inside a
+ * block, that scan the line once and hand everything they are not sure of
+ * to the general parser, so that accepted inputs, refused inputs and
+ * messages are the general parser's.
  *
  * It is deliberately stricter than LogGOPSim, whose reader silently accepts
  * duplicate labels, misordered or missing rank blocks and some files that
@@ -46,9 +47,10 @@
 
 /* ------------------------------------------------------------------------
  * Label table: open addressing over int32 values whose keys (labels) live
- * elsewhere and are fetched through a callback.  The reader keys on op ids
- * and fetches labels from the program's own label pool, so a label costs
- * 8 bytes here and is never copied twice.
+ * elsewhere and are fetched through a callback.  The reader keys on the
+ * open block's op indices and fetches labels from its own arena of the
+ * block's labels (reader_t.arena), which stays in the cache, rather than
+ * from the program's label pool, a few gigabytes away on a big trace.
  * ------------------------------------------------------------------------ */
 
 typedef const char *(*key_fn)(const void *ctx, int32_t val);
@@ -88,8 +90,15 @@ static int32_t lt_find(const label_table_t *t, const char *k, size_t n, uint32_t
         if (s->val < 0)
             return -1;
         if (s->hash == h) {
+            /* compared inline: labels are a few bytes, and the library
+             * call cost more than the comparison */
             const char *key = t->key(t->ctx, s->val);
-            if (key && strncmp(key, k, n) == 0 && key[n] == '\0')
+            size_t j = 0;
+            if (!key)
+                continue;
+            while (j < n && key[j] == k[j])
+                j++;
+            if (j == n && key[n] == '\0')
                 return s->val;
         }
     }
@@ -270,9 +279,14 @@ typedef struct reader {
     int64_t beyond;     /* the next id for an op the order does not give
                            (such a file fails at the end) */
 
+    /* the open block's labels, each NUL-terminated, and where each op's
+     * label starts (by index in the block): the label table's keys, read
+     * without going through the program's label pool */
+    char *arena;
+    size_t arena_len, cap_arena;
+    size_t *label_at; /* cap_ids long */
+
     /* scratch */
-    char *tmp; /* NUL-terminated copy of a label */
-    size_t cap_tmp;
     int32_t *dsts; /* mcast destinations and their columns */
     int32_t *dst_pos;
     size_t cap_dsts;
@@ -282,7 +296,7 @@ typedef struct reader {
 static const char *program_key(const void *ctx, int32_t local)
 {
     const struct reader *r = ctx;
-    return cs_program_label(r->p, r->ids[local]);
+    return r->arena + r->label_at[local];
 }
 
 /* An order line after placement began: the reading starts again without
@@ -621,6 +635,7 @@ static void block_op(reader_t *r, int32_t id)
     if (r->nids == r->cap_ids) {
         r->cap_ids = r->cap_ids ? 2 * r->cap_ids : 64;
         r->ids = cs_realloc(r->ids, r->cap_ids * sizeof *r->ids);
+        r->label_at = cs_realloc(r->label_at, r->cap_ids * sizeof *r->label_at);
     }
     r->ids[r->nids++] = id;
 }
@@ -775,6 +790,8 @@ static int lookup_label(reader_t *r, size_t start, size_t n, const char *side, c
     return CS_OK;
 }
 
+static int add_dep(reader_t *r, int32_t la, int32_t lb, int kind, size_t w1, size_t w3);
+
 /* `a requires b` and friends; the left label is at (w1, n1), the keyword at
  * (w2, n2). */
 static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
@@ -782,7 +799,7 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
     int kind = word_is(r, w2, n2, "requires")    ? CS_DEP_AFTER
                : word_is(r, w2, n2, "irequires") ? CS_DEP_AFTER_START
                                                  : CS_DEP_STREAM;
-    int32_t a, b, la, lb;
+    int32_t la, lb;
     size_t w3, n3;
     int rc;
 
@@ -792,11 +809,17 @@ static int parse_dep(reader_t *r, size_t w1, size_t n1, size_t w2, size_t n2)
     n3 = peek_word(r, &w3);
     if ((rc = lookup_label(r, w3, n3, "after", dep_word(kind), &lb)))
         return rc;
-    a = r->ids[la];
-    b = r->ids[lb];
     r->pos = w3 + n3;
     if ((rc = expect_eol(r, "the dependency")))
         return rc;
+    return add_dep(r, la, lb, kind, w1, w3);
+}
+
+/* The dependency of the open block's op `la` on its op `lb` (indices in
+ * the block), of `kind`; the labels stand at w1 and w3 of the line. */
+static int add_dep(reader_t *r, int32_t la, int32_t lb, int kind, size_t w1, size_t w3)
+{
+    int32_t a = r->ids[la], b = r->ids[lb];
     if (a == b)
         return fail(r, w1,
                     "'%s %s %s' makes an op wait for itself; expected two different "
@@ -1059,6 +1082,7 @@ static int parse_block_open(reader_t *r)
     r->in_block = 1;
     r->block_line = r->line;
     r->nids = 0;
+    r->arena_len = 0;
     if (r->rank == 0 && r->has_order && !r->no_place)
         start_placing(r);
     if (r->place)
@@ -1090,13 +1114,17 @@ static int parse_block_close(reader_t *r)
 /* Gives op `id` the label at (w, n) of the line, whose hash is h. */
 static void define_label(reader_t *r, int32_t id, size_t w, size_t n, uint32_t h)
 {
-    if (n + 1 > r->cap_tmp) {
-        r->cap_tmp = n + 64;
-        r->tmp = cs_realloc(r->tmp, r->cap_tmp);
+    char *at;
+    if (r->arena_len + n + 1 > r->cap_arena) {
+        r->cap_arena = 2 * (r->arena_len + n + 1) + 256;
+        r->arena = cs_realloc(r->arena, r->cap_arena);
     }
-    memcpy(r->tmp, r->s + w, n);
-    r->tmp[n] = '\0';
-    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, r->tmp);
+    at = r->arena + r->arena_len;
+    memcpy(at, r->s + w, n);
+    at[n] = '\0';
+    r->label_at[r->nids - 1] = r->arena_len;
+    r->arena_len += n + 1;
+    cs_program_set_origin(r->p, id, r->line > INT_MAX ? INT_MAX : (int)r->line, at);
     lt_insert(&r->labels, h, (int32_t)r->nids - 1); /* id is the block's last op */
 }
 
@@ -1126,6 +1154,35 @@ static const char *fast_space(const char *p, const char *e)
     return p > b ? p : NULL;
 }
 
+/* The fast path for Schedgen's dependency lines, `LABEL requires LABEL`
+ * with both labels defined and different, nothing else on the line; the
+ * first label at (w1, n1).  As fast_op: anything else is left to the
+ * general path (returns 0). */
+static int fast_dep(reader_t *r, size_t w1, size_t n1, int *rc)
+{
+    const char *s = r->s, *e = s + r->len, *p = s + w1 + n1, *w3;
+    int32_t la, lb;
+
+    if (!(p = fast_space(p, e)) || e - p < 8 || memcmp(p, "requires", 8) != 0 ||
+        !(p = fast_space(p + 8, e)))
+        return 0;
+    for (w3 = p; p < e && is_word_char((unsigned char)*p); p++)
+        ;
+    if (p == w3)
+        return 0;
+    size_t n3 = (size_t)(p - w3);
+    while (p < e && is_space((unsigned char)*p))
+        p++;
+    if (p < e || !valid_label(s + w1, n1) || !valid_label(w3, n3))
+        return 0;
+    la = lt_find(&r->labels, s + w1, n1, hash_label(s + w1, n1));
+    lb = lt_find(&r->labels, w3, n3, hash_label(w3, n3));
+    if (la < 0 || lb < 0 || la == lb)
+        return 0;
+    *rc = add_dep(r, la, lb, CS_DEP_AFTER, w1, (size_t)(w3 - s));
+    return 1;
+}
+
 /* The fast path for what Schedgen writes for nearly every op:
  * `LABEL: send Nb to R [tag T]` and `LABEL: recv Nb from R [tag T]`, the
  * label at (w1, n1).  One scan over the line without the general parser's
@@ -1143,7 +1200,9 @@ static int fast_op(reader_t *r, size_t w1, size_t n1, int *rc)
     uint32_t h;
     int32_t id;
 
-    if (p >= e || *p != ':' || !valid_label(s + w1, n1))
+    if (p < e && *p != ':')
+        return fast_dep(r, w1, n1, rc);
+    if (p >= e || !valid_label(s + w1, n1))
         return 0;
     for (p++; p < e && is_space((unsigned char)*p); p++)
         ;
@@ -1427,6 +1486,20 @@ static int parse_line(reader_t *r)
 {
     int rc;
     size_t at;
+    /* Most lines of a big trace are ops and dependencies in a block: the
+     * fast paths come first.  A line they take holds only labels,
+     * keywords, digits and spaces, so check_bytes could not refuse it. */
+    if (r->in_block && !r->in_comment) {
+        for (at = 0; at < r->len && is_space((unsigned char)r->s[at]); at++)
+            ;
+        if (at < r->len && is_alpha((unsigned char)r->s[at])) {
+            size_t w = at;
+            while (at < r->len && is_word_char((unsigned char)r->s[at]))
+                at++;
+            if (fast_op(r, w, at - w, &rc))
+                return rc;
+        }
+    }
     if ((rc = check_bytes(r)))
         return rc;
     r->pos = 0;
@@ -1522,7 +1595,8 @@ static int read_lines(cs_lines_t *src, const char *name, int64_t size, int no_pl
     }
     lt_free(&r.labels);
     free(r.deps);
-    free(r.tmp);
+    free(r.arena);
+    free(r.label_at);
     free(r.dsts);
     free(r.dst_pos);
     free(r.runs);

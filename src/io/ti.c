@@ -3,7 +3,9 @@
  * docs/replay.md; the action set of SimGrid's smpi_replay.cpp).
  *
  * Lines come from core/lines.h (a mapped file read in place) and are copied
- * into one buffer to be split in place.  One pass over the text builds the
+ * into one buffer to be split in place; the first pass over a combined
+ * file, which needs only each line's rank, reads it in place and checks
+ * the bytes of every line for both passes.  One pass over the text builds the
  * trace's own ops, rank by rank in trace
  * order, chained by dependencies (AFTER behind a blocking action,
  * AFTER_START behind an isend / irecv).  A collective call only leaves a
@@ -89,6 +91,9 @@ typedef struct ti_reader {
      * 0 until then), so that a file without such a line costs nothing. */
     long old_line, cur_line;
     int forms_known;
+    /* every line of the current file passed check_bytes already (the
+     * second pass over a combined file) */
+    int checked;
 } ti_reader_t;
 
 static const char *rank_file(const ti_reader_t *r, int rank)
@@ -191,8 +196,25 @@ static int next_line(ti_reader_t *r, cs_lines_t *src, int32_t max_tok, int *more
     memcpy(r->text, ln.s, ln.len);
     r->text[ln.len] = ln.nl ? '\n' : '\0';
     r->text[ln.len + 1] = '\0';
-    int rc = check_bytes(r, r->text, ln.len);
+    int rc = r->checked ? CS_OK : check_bytes(r, r->text, ln.len);
     return rc ? rc : tokenize(r, r->text, max_tok);
+}
+
+/* parse_u63 on the n bytes at t (the first pass reads lines in place). */
+static int parse_u63_n(const char *t, size_t n, int64_t *v)
+{
+    int64_t x = 0;
+    *v = 0;
+    if (!n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = t[i] - '0';
+        if (d < 0 || d > 9 || (i >= 18 && x > (INT64_MAX - d) / 10))
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
 }
 
 static int parse_u63(const char *t, int64_t *v)
@@ -879,6 +901,15 @@ static const ti_action_t actions[] = {
 };
 #define TI_NACTIONS ((int)(sizeof actions / sizeof actions[0]))
 
+/* strcmp(a, b) == 0 for the few bytes of an action's name, inline: the
+ * library call was a fifteenth of reading a trace. */
+static inline int same_word(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 /* One action line (tokens already split). */
 static int parse_action(ti_reader_t *r)
 {
@@ -901,7 +932,7 @@ static int parse_action(ti_reader_t *r)
      * first byte ruling out most names. */
     const char *w = r->tok[1];
     for (int i = 0; i < TI_NACTIONS && !a; i++)
-        if (actions[i].name[0] == w[0] && strcmp(actions[i].name, w) == 0)
+        if (actions[i].name[0] == w[0] && same_word(actions[i].name, w))
             a = &actions[i];
     for (int i = 0; i < TI_NACTIONS && !a; i++)
         if (strcasecmp(actions[i].name, w) == 0)
@@ -1183,23 +1214,38 @@ static int parse_lines(ti_reader_t *r, cs_lines_t *src)
 static int count_ranks(ti_reader_t *r, cs_lines_t *src, int *P)
 {
     int64_t most = -1;
-    int rc, more;
+    int rc = CS_OK, got;
+    cs_line_t ln;
     r->line = 0;
-    while (!(rc = next_line(r, src, 1, &more)) && more) {
-        if (!r->ntok)
+    /* Only the first word of each line is needed: it is found in place
+     * (the words tokenize would split, without its copy), after the same
+     * byte check as next_line's; the second pass then skips that check. */
+    while ((got = cs_lines_next(src, &ln)) > 0) {
+        const char *s = ln.s, *e = ln.s + ln.len, *t;
+        r->line++;
+        if ((rc = check_bytes(r, s, ln.len)))
+            break;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s == e || *s == '#' || *s == '\r')
             continue;
+        for (t = s; s < e && *s != ' ' && *s != '\t' && *s != '\r'; s++)
+            ;
         int64_t rank;
-        if (!parse_u63(r->tok[0], &rank)) {
-            rc = fail(r, "'%s' is not a rank; expected `<rank> <action> <args...>`", r->tok[0]);
+        int n = (int)(s - t); /* a line is at most CS_LINES_MAX bytes */
+        if (!parse_u63_n(t, (size_t)n, &rank)) {
+            rc = fail(r, "'%.*s' is not a rank; expected `<rank> <action> <args...>`", n, t);
             break;
         }
         if (rank >= (1 << 26)) {
-            rc = fail(r, "rank %s is too large; at most %d ranks", r->tok[0], 1 << 26);
+            rc = fail(r, "rank %.*s is too large; at most %d ranks", n, t, 1 << 26);
             break;
         }
         if (rank > most)
             most = rank;
     }
+    if (!rc && got < 0)
+        rc = cs_lines_error(got, r->file, r->line, r->err);
     if (!rc && most < 0)
         rc = cs_error_set(r->err, CS_ERR_PARSE,
                           "%s: %s; expected lines `<rank> <action> <args...>`", r->file,
@@ -1257,6 +1303,7 @@ static int read_combined(cs_lines_t *src, const char *name, const cs_ti_opts_t *
         rc = cs_error_set(err, CS_ERR_IO, "%s: cannot rewind: %s", r.file, strerror(errno));
     if (!rc) {
         setup_ranks(&r, P);
+        r.checked = 1;
         rc = parse_lines(&r, src);
     }
     if (!rc)

@@ -432,6 +432,37 @@ Test(public, which_keys_go_together)
     run_fails(window, COLLSIM_ERR_RANGE, "record");
 }
 
+/* `whole` (run --whole): the whole program built first, the same result as
+ * the default window; it goes with validate, which windowed refuses, and
+ * "0" on either flag goes back to the default. */
+Test(public, whole_and_windowed)
+{
+    const char *dflt[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce", "algo",
+                          "ring", "bytes", "4KiB", NULL};
+    const char *whole[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce", "algo",
+                           "ring", "bytes", "4KiB", "whole", "1", NULL};
+    collsim_result *a = run_ok(dflt), *b = run_ok(whole);
+    char *ja = json_of(a), *jb = json_of(b);
+    cr_assert_str_eq(ja, jb);
+    free(ja);
+    free(jb);
+    collsim_result_free(a);
+    collsim_result_free(b);
+    const char *whole_validate[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce",
+                                    "algo", "ring", "bytes", "4KiB", "whole", "1",
+                                    "validate", "1", NULL};
+    collsim_result_free(run_ok(whole_validate));
+    const char *windowed_validate[] = {"machine", "alphabeta:topo=ring,p=8", "coll",
+                                       "allreduce", "algo", "ring", "bytes", "4KiB",
+                                       "windowed", "1", "validate", "1", NULL};
+    run_fails(windowed_validate, COLLSIM_ERR_USAGE, "exclude each other");
+    /* windowed, then whole "0": back to the default, so validate goes */
+    const char *cleared[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce",
+                             "algo", "ring", "bytes", "4KiB", "windowed", "1", "whole", "0",
+                             "validate", "1", NULL};
+    collsim_result_free(run_ok(cleared));
+}
+
 /* A program that can never finish: the status is a deadlock and the result
  * still says what happened until then. */
 Test(public, deadlock_result_is_readable)

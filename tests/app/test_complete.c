@@ -11,6 +11,14 @@
 
 TestSuite(complete, .init = cli_setup, .fini = cli_teardown, .timeout = 60);
 
+/* `collsim ARGS...` prints exactly `want` (the candidates, a line each). */
+#define EXPECT_OUT(want, ...)                                                                  \
+    do {                                                                                       \
+        cli_out_t o_ = RUN(__VA_ARGS__);                                                       \
+        cr_assert_str_eq(o_.out, want);                                                        \
+        cli_out_free(&o_);                                                                     \
+    } while (0)
+
 /* Whether out holds line (a whole line). */
 static int has_line(const char *out, const char *line)
 {
@@ -43,26 +51,14 @@ Test(complete, commands)
 
 Test(complete, options_from_the_command_table)
 {
-    cli_out_t o = RUN("complete", "topo", "--");
-    cr_assert_str_eq(o.out, "--machine\n--graphml\n--dot\n--quiet\n--help\n");
-    cli_out_free(&o);
-    o = RUN("complete", "run", "--ti");
-    cr_assert_str_eq(o.out, "--timeline\n--timeline-limit\n");
-    cli_out_free(&o);
-    o = RUN("complete", "list", "--w");
-    cr_assert_str_eq(o.out, "--wide\n");
-    cli_out_free(&o);
+    EXPECT_OUT("--machine\n--graphml\n--dot\n--quiet\n--help\n", "complete", "topo", "--");
+    EXPECT_OUT("--timeline\n--timeline-limit\n", "complete", "run", "--ti");
+    EXPECT_OUT("--wide\n", "complete", "list", "--w");
     /* the benchmark loop's options and the heatmaps' (main's, merged with
      * completion): the same table answers */
-    o = RUN("complete", "run", "--it");
-    cr_assert_str_eq(o.out, "--iterations\n");
-    cli_out_free(&o);
-    o = RUN("complete", "compare", "--s");
-    cr_assert_str_eq(o.out, "--scale\n--size\n");
-    cli_out_free(&o);
-    o = RUN("complete", "sweep", "--machine");
-    cr_assert_str_eq(o.out, "--machine\n--machines\n");
-    cli_out_free(&o);
+    EXPECT_OUT("--iterations\n", "complete", "run", "--it");
+    EXPECT_OUT("--scale\n--size\n", "complete", "compare", "--s");
+    EXPECT_OUT("--machine\n--machines\n", "complete", "sweep", "--machine");
 }
 
 /* bench-table is a command like the others: its name, its options. */
@@ -72,41 +68,21 @@ Test(complete, bench_table)
     cr_assert(has_line(o.out, "bench") && has_line(o.out, "bench-table"), "%s", o.out);
     cr_assert_eq(count_lines(o.out), 2, "%s", o.out);
     cli_out_free(&o);
-    o = RUN("complete", "bench-table", "--f");
-    cr_assert_str_eq(o.out, "--format\n--full\n--force\n");
-    cli_out_free(&o);
-    o = RUN("complete", "bench-table", "--coll", "allr");
-    cr_assert_str_eq(o.out, "allreduce\n");
-    cli_out_free(&o);
-    o = RUN("complete", "bench-table", "--format", "");
-    cr_assert_str_eq(o.out, "nccl\nosu\n");
-    cli_out_free(&o);
-    o = RUN("complete", "run", "--loop", "");
-    cr_assert_str_eq(o.out, "nccl-tests\nosu\n");
-    cli_out_free(&o);
-    o = RUN("complete", "run", "--between", "b");
-    cr_assert_str_eq(o.out, "barrier\n");
-    cli_out_free(&o);
+    EXPECT_OUT("--format\n--full\n--force\n", "complete", "bench-table", "--f");
+    EXPECT_OUT("allreduce\n", "complete", "bench-table", "--coll", "allr");
+    EXPECT_OUT("nccl\nosu\n", "complete", "bench-table", "--format", "");
+    EXPECT_OUT("nccl-tests\nosu\n", "complete", "run", "--loop", "");
+    EXPECT_OUT("barrier\n", "complete", "run", "--between", "b");
     /* the plots' y quantity, the same on sweep and compare */
-    o = RUN("complete", "sweep", "--y", "");
-    cr_assert_str_eq(o.out, "time\nalgbw\nbusbw\n");
-    cli_out_free(&o);
-    o = RUN("complete", "compare", "--y", "b");
-    cr_assert_str_eq(o.out, "busbw\n");
-    cli_out_free(&o);
+    EXPECT_OUT("time\nalgbw\nbusbw\n", "complete", "sweep", "--y", "");
+    EXPECT_OUT("busbw\n", "complete", "compare", "--y", "b");
 }
 
 Test(complete, machines_and_keys)
 {
-    cli_out_t o = RUN("complete", "run", "--machine", "c");
-    cr_assert_str_eq(o.out, "cerebras:\ncns1:\ncell:\n");
-    cli_out_free(&o);
-    o = RUN("complete", "topo", "--machine", "loggp:p=4,t");
-    cr_assert_str_eq(o.out, "loggp:p=4,tick=\n");
-    cli_out_free(&o);
-    o = RUN("complete", "compare", "--machines", "alphabeta:to");
-    cr_assert_str_eq(o.out, "alphabeta:topo=\n");
-    cli_out_free(&o);
+    EXPECT_OUT("cerebras:\ncns1:\ncell:\n", "complete", "run", "--machine", "c");
+    EXPECT_OUT("loggp:p=4,tick=\n", "complete", "topo", "--machine", "loggp:p=4,t");
+    EXPECT_OUT("alphabeta:topo=\n", "complete", "compare", "--machines", "alphabeta:to");
 }
 
 Test(complete, collectives_and_algorithms)
@@ -115,15 +91,11 @@ Test(complete, collectives_and_algorithms)
     cr_assert_str_eq(o.out, "allreduce\nallgather\nalltoall\n");
     cli_out_free(&o);
     /* the algorithms of the --coll given, each once */
-    o = RUN("complete", "run", "--coll", "allreduce", "--algo", "ra");
-    cr_assert_str_eq(o.out, "rabenseifner\n");
-    cli_out_free(&o);
+    EXPECT_OUT("rabenseifner\n", "complete", "run", "--coll", "allreduce", "--algo", "ra");
     o = RUN("complete", "run", "--coll", "allgather", "--algo", "cns");
     cr_assert(has_line(o.out, "cns-ring"), "%s", o.out);
     cli_out_free(&o);
-    o = RUN("complete", "list", "m");
-    cr_assert_str_eq(o.out, "machines\n");
-    cli_out_free(&o);
+    EXPECT_OUT("machines\n", "complete", "list", "m");
     o = RUN("complete", "run", "--json", "x"); /* a file: nothing */
     cr_assert_str_eq(o.out, "");
     cr_assert_eq(o.status, 0);

@@ -244,6 +244,42 @@ Test(window, refuses_what_needs_the_whole_program)
     cs_machine_free(m);
 }
 
+/* Asked to close an op it has not built yet (the default's probe builds on
+ * ahead of the run: cs_request_build), the generator builds on instead of
+ * reading an op that is not there; the run from there is the whole
+ * program's. */
+Test(window, advance_past_what_is_built)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    const cs_coll_algo_t *a;
+    cs_progen_t *g;
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cs_exec_result_t res, wres;
+    cs_program_t *whole;
+    cr_assert_eq(cs_machine_new("alphabeta:topo=ring,p=16", &m, &err), CS_OK);
+    cr_assert_eq(cs_coll_find(CS_COLL_ALLREDUCE, "ring", &a, &err), CS_OK);
+    cs_coll_args_t args = {CS_COLL_ALLREDUCE, 16, 4096, 0, m->net.unit_bytes, NULL, NULL, 1};
+    cr_assert_eq(cs_coll_generate(a, &args, 1, &g, &err), CS_OK);
+    cr_assert_eq(cs_progen_advance(g, -1, &err), CS_OK, "%s", err.msg);
+    int32_t had = cs_program_nops(g->prog);
+    cr_assert_eq(cs_progen_advance(g, had + 100, &err), CS_OK, "%s", err.msg);
+    cr_assert_gt(cs_program_nops(g->prog), had);
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    cr_assert_eq(cs_exec_run_gen(&env, g, &o, &res, &err), CS_OK, "%s", err.msg);
+    cr_assert_eq(cs_coll_build(a, &args, &whole, &err), CS_OK);
+    cr_assert_eq(cs_exec_run(&env, whole, &o, &wres, &err), CS_OK);
+    cr_assert_eq(res.finish, wres.finish);
+    cr_assert_eq(res.events, wres.events);
+    cs_exec_result_destroy(&wres);
+    cs_exec_result_destroy(&res);
+    cs_program_free(whole);
+    cs_progen_free(g);
+    cs_machine_free(m);
+}
+
 /* A run that fails while the builder is half way (an op too large for the
  * packet engine's counters): the same error as the whole program's, and
  * the generator stops cleanly (ASan: nothing leaks, no thread left). */

@@ -510,6 +510,38 @@ Test(goal, error_bad_numbers)
 #undef LINE3
 }
 
+/* Dependency lines as Schedgen writes them (`b requires a`, which a fast
+ * path reads) and in every other spelling the grammar allows (left to the
+ * general parser): the same single dependency of op 1 on op 0, whichever
+ * path read it. */
+Test(goal, dependency_lines_in_every_spelling)
+{
+    static const char *const deps[] = {
+        "b requires a", "b\trequires\ta", "  b requires a  \r", "b requires a // why",
+        "b requires /* x */ a", "b  requires   a\t",
+    };
+    for (size_t k = 0; k < sizeof deps / sizeof deps[0]; k++) {
+        char text[200];
+        int n;
+        snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\na: send 4b to 1\nb: calc 5\n%s\n}\n"
+                 "rank 1 {\nrecv 4b from 0\n}\n", deps[k]);
+        cs_program_t *p = read_ok(text);
+        const cs_dep_t *d = cs_program_preds(p, 1, &n);
+        cr_assert_eq(n, 1, "'%s': one dependency, got %d", deps[k], n);
+        cr_assert_eq(cs_dep_op(d[0]), 0, "'%s'", deps[k]);
+        cr_assert_eq(cs_dep_kind(d[0]), CS_DEP_AFTER, "'%s'", deps[k]);
+        cr_assert_eq(npreds(p, 0), 0, "'%s'", deps[k]);
+        cs_program_free(p);
+    }
+    /* what the fast path leaves alone is reported as before */
+    expect_error("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\nb requires a x\n}\n", "t.goal:5:14:",
+                 "expected end of line after the dependency");
+    expect_error("num_ranks 1\nrank 0 {\na: calc 1\nb requires a\n}\n", "t.goal:4:1:",
+                 "label 'b' is not defined");
+    expect_error("num_ranks 1\nrank 0 {\na: calc 1\na requires 1a\n}\n", "t.goal:4:12:",
+                 "expected a label after 'requires'");
+}
+
 Test(goal, error_label_used_before_definition)
 {
     expect_error("num_ranks 1\nrank 0 {\nl2: calc 1\nl2 requires l1\nl1: calc 2\n}\n",

@@ -255,6 +255,20 @@ Test(ti, hints_callback)
     cr_expect_null(p);
 }
 
+Test(ti, first_pass_words_as_the_tokenizer_splits_them)
+{
+    cs_program_t *p = NULL;
+    cs_error_t err;
+    cs_ti_opts_t o;
+    cs_ti_opts_default(&o);
+    /* tabs, CR, a comment and a blank line around the ranks: 3 ranks */
+    cr_assert_eq(cs_ti_read_string("2\tinit\r\n # rank 9 init\n\n\t0 init\n1  init\r\n", "t.ti",
+                                   &o, &p, NULL, &err),
+                 CS_OK, "%s", err.msg);
+    cr_expect_eq(cs_program_nranks(p), 3);
+    cs_program_free(p);
+}
+
 Test(ti, errors)
 {
     EXPECT_ERR("0 send 1\n", "t.ti:1: send takes 2 to 4 arguments");
@@ -296,6 +310,12 @@ Test(ti, errors)
     /* binary and empty */
     const char bin[] = {'0', ' ', 'i', 'n', 'i', 't', '\n', 1, 2, 3, '\n', 0};
     EXPECT_ERR(bin, "t.ti:2: found the control byte 0x01");
+    /* the first pass reads each line's rank in place: the word ends at a
+     * space, tab or CR, and the bytes are checked on every line */
+    EXPECT_ERR("0 init\n1x init\n", "t.ti:2: '1x' is not a rank");
+    EXPECT_ERR("0 init\n 1x\tinit\n", "t.ti:2: '1x' is not a rank");
+    EXPECT_ERR("0 init\n67108864 init\n", "t.ti:2: rank 67108864 is too large; at most 67108864");
+    EXPECT_ERR("0 init\n1 init\n1 ini\x7f\n", "t.ti:3: found the control byte 0x7f at column 6");
     EXPECT_ERR("", "t.ti: empty file");
     EXPECT_ERR("# nothing\n\n", "no action in the file");
 }

@@ -309,7 +309,11 @@ class TestFiles(unittest.TestCase):
             self.assertLess(took, 2, took)
             self.assertEqual(rc, 128 + signal.SIGTERM)
             err = s.proc.stderr.read()
-            self.assertGreaterEqual(err.count("did not stop within 0.05 s; given up"), 2, err)
+            # the timed-out build was given up; the DELETE'd one too, unless the
+            # cancel reached it before its build's uninterruptible part (seen
+            # once under ASan on two loaded cores): both are right, so one is
+            # the least the log must show
+            self.assertGreaterEqual(err.count("did not stop within 0.05 s; given up"), 1, err)
             self.assertIn("a worker did not stop within 0.05 s; exiting without it", err)
             # its private folder is gone
             self.assertEqual([n for n in os.listdir(s.tmp.name) if n.startswith("collsim-serve")],
