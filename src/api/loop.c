@@ -228,7 +228,10 @@ static void loop_append(cs_loop_t *l, const cs_program_t *q, int32_t shift, int3
             id = cs_program_mcast(p, o->rank, cs_program_mcast_peers(q, o),
                                   cs_program_npeers(q, o), o->bytes, o->tag + shift);
             break;
-        default: id = cs_program_calc(p, o->rank, o->ticks, o->bytes); break;
+        default: /* a join stays one: as a calc it would run through the CPU */
+            id = o->join ? cs_program_join(p, o->rank)
+                         : cs_program_calc(p, o->rank, o->ticks, o->bytes);
+            break;
         }
         if (id >= 0 && d)
             cs_program_set_data(p, id, d->off, d->len, (cs_data_mode_t)d->mode);

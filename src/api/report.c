@@ -113,8 +113,9 @@ void cs_report_channels(FILE *f, const cs_machine_t *m, const cs_exec_result_t *
 
 void cs_report_program(FILE *f, const char *name, const cs_program_t *p)
 {
+    /* joins are the executor's device, not the algorithm's ops */
     fprintf(f, "program   %s: %d ranks, %ld ops\n", name, cs_program_nranks(p),
-            (long)cs_program_nops(p));
+            (long)cs_program_nops_visible(p));
 }
 
 void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)

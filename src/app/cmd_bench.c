@@ -750,7 +750,7 @@ static int bench_run_one(const bench_workload_t *w, const char *path, cs_net_mod
     }
     if (rc == CS_OK) {
         struct rusage ru;
-        int32_t nops = cs_program_nops(p);
+        int32_t nops = cs_program_nops_visible(p);
         char finish[64], events[32], ops[32], build[32], run[32], rate[32], rss[32], per_op[32];
         getrusage(RUSAGE_SELF, &ru);
         /* Linux reports ru_maxrss in KiB. */

@@ -373,6 +373,125 @@ int32_t cs_program_join(cs_program_t *p, int rank)
     return id;
 }
 
+int32_t cs_program_nops_visible(const cs_program_t *p)
+{
+    return p->nops - (int32_t)p->njoins;
+}
+
+/* Adds to q op `op`'s dependency on pred (ids of p; q's through map),
+ * unless op lists it already: stamp[pred] == op + 1 says that op has
+ * listed pred with the kinds in kinds[pred] (bit 1 << kind). */
+static void copy_dep(cs_program_t *q, const int32_t *map, int32_t *stamp, uint8_t *kinds,
+                     int32_t op, cs_dep_t d)
+{
+    int32_t pred = cs_dep_op(d);
+    uint8_t bit = (uint8_t)(1u << cs_dep_kind(d));
+    if (stamp[pred] != op + 1) {
+        stamp[pred] = op + 1;
+        kinds[pred] = 0;
+    } else if (kinds[pred] & bit) {
+        return;
+    }
+    kinds[pred] |= bit;
+    cs_program_dep(q, map[op], map[pred], cs_dep_kind(d));
+}
+
+/* A join whose predecessors are still being listed, and the next one. */
+typedef struct join_frame {
+    int32_t join;
+    int next;
+} join_frame_t;
+
+int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error_t *err)
+{
+    cs_program_t *q;
+    int32_t *map, *stamp;
+    uint8_t *kinds;
+    join_frame_t *stack = NULL;
+    int32_t cap_stack = 0;
+    int rc;
+    *out = NULL;
+    if (!p->finalized || p->windowed)
+        return cs_error_set(err, CS_ERR_INTERNAL, "joins are expanded in a finalized, whole "
+                            "program only");
+    if (!p->njoins)
+        return CS_OK;
+    q = cs_program_new(p->nranks);
+    map = cs_malloc(((size_t)p->nops + 1) * sizeof *map);
+    for (int32_t i = 0; i < p->nops; i++) {
+        const cs_op_t *o = &p->ops[i];
+        const cs_data_t *d = cs_program_data(p, i);
+        map[i] = -1;
+        if (o->join)
+            continue;
+        switch (o->kind) {
+        case CS_OP_SEND: map[i] = cs_program_send(q, o->rank, o->peer, o->bytes, o->tag); break;
+        case CS_OP_RECV: map[i] = cs_program_recv(q, o->rank, o->peer, o->bytes, o->tag); break;
+        case CS_OP_MCAST:
+            map[i] = cs_program_mcast(q, o->rank, cs_program_mcast_peers(p, o),
+                                      cs_program_npeers(p, o), o->bytes, o->tag);
+            break;
+        default: map[i] = cs_program_calc(q, o->rank, o->ticks, o->bytes); break;
+        }
+        if (map[i] < 0)
+            continue; /* recorded in q: finalize reports it */
+        if (cs_program_line(p, i) || cs_program_label(p, i))
+            cs_program_set_origin(q, map[i], cs_program_line(p, i), cs_program_label(p, i));
+        if (d)
+            cs_program_set_data(q, map[i], d->off, d->len, (cs_data_mode_t)d->mode);
+    }
+    /* A join's predecessors take its place in each successor's list; a
+     * join reached twice from one op (joins of joins) is walked once, so
+     * the work per op is bounded by the edges it reaches.  The walk keeps
+     * its own stack: a chain of joins is as deep as a builder made it. */
+    stamp = cs_calloc((size_t)p->nops + 1, sizeof *stamp);
+    kinds = cs_malloc((size_t)p->nops + 1);
+    for (int32_t i = 0; i < p->nops; i++) {
+        if (map[i] < 0)
+            continue;
+        for (uint32_t k = p->pred_start[i]; k < p->pred_start[i + 1]; k++) {
+            int32_t j = cs_dep_op(p->preds[k]), top = 0;
+            if (!p->ops[j].join) {
+                copy_dep(q, map, stamp, kinds, i, p->preds[k]);
+                continue;
+            }
+            if (stamp[j] == i + 1)
+                continue; /* this join was walked for op i already */
+            stamp[j] = i + 1;
+            stack = cs_grow(stack, top, &cap_stack, 16, sizeof *stack);
+            stack[top++] = (join_frame_t){j, 0};
+            while (top) {
+                join_frame_t *f = &stack[top - 1];
+                if (p->pred_start[f->join] + (uint32_t)f->next == p->pred_start[f->join + 1]) {
+                    top--;
+                    continue;
+                }
+                cs_dep_t d = p->preds[p->pred_start[f->join] + (uint32_t)f->next++];
+                int32_t pj = cs_dep_op(d);
+                if (!p->ops[pj].join) {
+                    copy_dep(q, map, stamp, kinds, i, d);
+                } else if (stamp[pj] != i + 1) {
+                    stamp[pj] = i + 1;
+                    stack = cs_grow(stack, top, &cap_stack, 16, sizeof *stack);
+                    stack[top++] = (join_frame_t){pj, 0};
+                }
+            }
+        }
+    }
+    free(stack);
+    free(kinds);
+    free(stamp);
+    free(map);
+    cs_program_set_source(q, p->source);
+    cs_program_set_time_unit(q, p->time_unit);
+    if ((rc = cs_program_finalize(q, err))) {
+        cs_program_free(q);
+        return rc;
+    }
+    *out = q;
+    return CS_OK;
+}
+
 /* Keeps the two facts finalize takes shortcuts on up to date after
  * dependency k was stored: are the pairs sorted by op, and does every
  * dependency point backwards? */

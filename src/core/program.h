@@ -124,6 +124,23 @@ int32_t cs_program_calc(cs_program_t *p, int rank, int64_t ticks, int64_t bytes)
 int32_t cs_program_join(cs_program_t *p, int rank);
 /* Joins added so far. */
 int64_t cs_program_njoins(const cs_program_t *p);
+/* The ops of p that are not joins, i.e. what a report counts as the
+ * program's ops: a join is the executor's device, not part of the
+ * algorithm (docs/engine.md, "Joins"). */
+int32_t cs_program_nops_visible(const cs_program_t *p);
+/* The program a join stands for: a finalized copy of the finalized p
+ * without its joins, where every op that depended on a join depends
+ * instead on each of the join's own predecessors (joins of joins
+ * followed), with the kind of the edge into that predecessor (a join
+ * starts and completes at once, so only that edge's kind matters).  The
+ * other ops keep their order (ids renumbered densely), data descriptors,
+ * lines, labels, source name and time unit; an op's dependencies keep
+ * their order, a join's predecessors taking the join's place, each
+ * (predecessor, kind) listed once.  This is the program the writers export
+ * (GOAL, MSCCL, Chakra: formats without a join).  *out is NULL when p has
+ * no join (use p itself).  CS_ERR_INTERNAL for a windowed or unfinalized
+ * p.  Memory: the copy, plus 5 bytes per op of p while it works. */
+int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error_t *err);
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
  * ops of the same rank; records an error otherwise, or beyond the limit of
  * dependencies. */

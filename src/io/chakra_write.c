@@ -59,7 +59,7 @@ static int64_t calc_micros(int64_t ticks, double unit)
     return (int64_t)x;
 }
 
-int cs_chakra_write_check(const cs_program_t *p, cs_error_t *err)
+static int check_program(const cs_program_t *p, cs_error_t *err)
 {
     if (!cs_program_is_finalized(p) || cs_program_is_windowed(p))
         return cs_error_set(err, CS_ERR_INTERNAL,
@@ -271,7 +271,7 @@ static int write_ops(const cs_program_t *p, const int32_t *ids, int32_t n, FILE 
     return CS_OK;
 }
 
-int cs_chakra_write_rank(const cs_program_t *p, int rank, FILE *f, cs_error_t *err)
+static int write_rank(const cs_program_t *p, int rank, FILE *f, cs_error_t *err)
 {
     int32_t n = cs_program_nops(p), k = 0;
     int32_t *ids;
@@ -308,13 +308,11 @@ static void remove_parts(const char *prefix, int n)
     }
 }
 
-int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
+static int write_set(const cs_program_t *p, const char *prefix, cs_error_t *err)
 {
     int rc, P = cs_program_nranks(p);
     int32_t n = cs_program_nops(p);
-    if (!prefix || !*prefix)
-        return cs_error_set(err, CS_ERR_USAGE, "Chakra export: no file prefix (-o PREFIX)");
-    if ((rc = cs_chakra_write_check(p, err)))
+    if ((rc = check_program(p, err)))
         return rc;
     /* each rank's ops in id order: a counting sort by rank, O(ops + P) */
     int32_t *start = cs_calloc((size_t)P + 1, sizeof *start);
@@ -372,6 +370,53 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
             break;
     }
     return CS_OK;
+}
+
+/* ---- joins ----------------------------------------------------------------------- */
+
+/* Chakra has no join: a COMP_NODE in its place would take a rank's
+ * computation slot (and 1 ns) in ASTRA-sim, and read back, collsim's CPU.
+ * The program the joins stand for (core/program.h) is written instead;
+ * *direct is that copy, or NULL to write p (no join, or a program that
+ * check_program refuses). */
+static int without_joins(const cs_program_t *p, cs_program_t **direct, cs_error_t *err)
+{
+    *direct = NULL;
+    if (!cs_program_is_finalized(p) || cs_program_is_windowed(p))
+        return CS_OK;
+    return cs_program_without_joins(p, direct, err);
+}
+
+int cs_chakra_write_check(const cs_program_t *p, cs_error_t *err)
+{
+    cs_program_t *direct;
+    int rc = without_joins(p, &direct, err);
+    if (rc == CS_OK)
+        rc = check_program(direct ? direct : p, err);
+    cs_program_free(direct);
+    return rc;
+}
+
+int cs_chakra_write_rank(const cs_program_t *p, int rank, FILE *f, cs_error_t *err)
+{
+    cs_program_t *direct;
+    int rc = without_joins(p, &direct, err);
+    if (rc == CS_OK)
+        rc = write_rank(direct ? direct : p, rank, f, err);
+    cs_program_free(direct);
+    return rc;
+}
+
+int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
+{
+    cs_program_t *direct;
+    int rc;
+    if (!prefix || !*prefix)
+        return cs_error_set(err, CS_ERR_USAGE, "Chakra export: no file prefix (-o PREFIX)");
+    if ((rc = without_joins(p, &direct, err)) == CS_OK)
+        rc = write_set(direct ? direct : p, prefix, err);
+    cs_program_free(direct);
+    return rc;
 }
 
 #else /* !CS_HAVE_CHAKRA */

@@ -57,6 +57,11 @@
                                                         data_deps entry, when one is not
                                                         CS_DEP_AFTER */
 
+/* A program with joins (core/program.h) is written, and checked, as the
+ * program they stand for (cs_program_without_joins): node ids are then
+ * that program's op ids.  cs_chakra_write_rank makes that copy at every
+ * call; cs_chakra_write once. */
+
 /* Checks that p can be written (the refusals above), without writing. */
 int cs_chakra_write_check(const cs_program_t *p, cs_error_t *err);
 

@@ -1728,7 +1728,7 @@ static void write_order(const cs_program_t *p, FILE *f)
     fputc('\n', f);
 }
 
-int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
+static int write_program(const cs_program_t *p, FILE *f, cs_error_t *err)
 {
     int nr = cs_program_nranks(p);
     int32_t n = cs_program_nops(p);
@@ -1868,4 +1868,17 @@ int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
     if (fflush(f) != 0 || ferror(f))
         return cs_error_set(err, CS_ERR_IO, "cannot write the GOAL program: %s", strerror(errno));
     return CS_OK;
+}
+
+/* GOAL has no join: a join written as `calc 0` would run through the
+ * rank's CPU when read back, at another time; the program it stands for
+ * (its edges expanded, core/program.h) is what the file says. */
+int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err)
+{
+    cs_program_t *direct;
+    int rc = cs_program_without_joins(p, &direct, err);
+    if (rc == CS_OK)
+        rc = write_program(direct ? direct : p, f, err);
+    cs_program_free(direct);
+    return rc;
 }

@@ -56,7 +56,10 @@ int cs_goal_read_string(const char *text, const char *name, cs_program_t **out, 
  * (machine ticks) can be written only if no calc has a fixed time, and a
  * time unit that does not convert ticks to whole nanoseconds is refused
  * (CS_ERR_RANGE).  Data descriptors (cs_op_t.data) are not written.
- * CS_ERR_IO if the stream reports a write error. */
+ * A program with joins is written as the program they stand for
+ * (cs_program_without_joins: GOAL has no join, and a `calc 0` in its
+ * place would run through the CPU).  CS_ERR_IO if the stream reports a
+ * write error. */
 int cs_goal_write(const cs_program_t *p, FILE *f, cs_error_t *err);
 
 #endif

@@ -846,8 +846,8 @@ static void write_xml(const w_t *w, const cs_msccl_write_opts_t *o, FILE *f)
     fputs("</algo>\n", f);
 }
 
-int cs_msccl_write(const cs_program_t *p, const cs_coll_args_t *a,
-                   const cs_msccl_write_opts_t *o, FILE *f, cs_error_t *err)
+static int write_program(const cs_program_t *p, const cs_coll_args_t *a,
+                         const cs_msccl_write_opts_t *o, FILE *f, cs_error_t *err)
 {
     w_t w;
     int rc;
@@ -891,5 +891,21 @@ int cs_msccl_write(const cs_program_t *p, const cs_coll_args_t *a,
     free(w.ntb_rank);
     free(w.streams);
     free(w.s_chunks);
+    return rc;
+}
+
+/* MSCCL has no join (a join is no step): the program the joins stand for
+ * (core/program.h) is written, so that its waits become depid/deps as the
+ * direct edges' would. */
+int cs_msccl_write(const cs_program_t *p, const cs_coll_args_t *a,
+                   const cs_msccl_write_opts_t *o, FILE *f, cs_error_t *err)
+{
+    cs_program_t *direct = NULL;
+    int rc = CS_OK;
+    if (cs_program_is_finalized(p) && !cs_program_is_windowed(p))
+        rc = cs_program_without_joins(p, &direct, err);
+    if (rc == CS_OK)
+        rc = write_program(direct ? direct : p, a, o, f, err);
+    cs_program_free(direct);
     return rc;
 }

@@ -48,7 +48,9 @@ typedef struct cs_msccl_write_opts {
  * REASON" for what the format cannot say (nothing is written then), or a
  * chunk count that does not fit; CS_ERR_NOMEM for a program too large to
  * analyse (its ancestry tables would pass 1 GiB); CS_ERR_IO when f reports
- * a write error.  O(ops^2 / 8) bytes per rank for the ancestry of its ops. */
+ * a write error.  O(ops^2 / 8) bytes per rank for the ancestry of its ops.
+ * A program with joins is written as the program they stand for
+ * (cs_program_without_joins). */
 int cs_msccl_write(const cs_program_t *p, const cs_coll_args_t *a,
                    const cs_msccl_write_opts_t *o, FILE *f, cs_error_t *err);
 

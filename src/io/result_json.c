@@ -269,7 +269,7 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
     fputs("{\n", f);
     json_kv_string(f, in2, "source", cs_program_source(p), 0);
     json_kv_int(f, in2, "ranks", cs_program_nranks(p), 0);
-    json_kv_int(f, in2, "ops", cs_program_nops(p), 1);
+    json_kv_int(f, in2, "ops", cs_program_nops_visible(p), 1);
     fprintf(f, "%s},\n", in1);
     if (info->point_algo) {
         json_key(f, in1, "point");

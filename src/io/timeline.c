@@ -107,7 +107,17 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    info->ops_total = nops;
+    info->ops_total = cs_program_nops_visible(p);
+    /* Joins (core/program.h) are the executor's device, not the
+     * algorithm's ops: not shown, and the ops named by their ids in the
+     * program the joins stand for (cs_program_without_joins), the ids a
+     * user sees in an export. */
+    int32_t *shown_id = NULL;
+    if (cs_program_njoins(p)) {
+        shown_id = cs_malloc(((size_t)nops + 1) * sizeof *shown_id);
+        for (int32_t i = 0, k = 0; i < nops; i++)
+            shown_id[i] = cs_program_op(p, i)->join ? -1 : k++;
+    }
     if (!rec || nb == 0)
         ncount = 0;
 
@@ -124,7 +134,7 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     int64_t *ops_of = cs_calloc((size_t)nranks + 1, sizeof *ops_of);
     int64_t done_ops = 0, flows_all = 0;
     for (int32_t i = 0; i < nops; i++)
-        if (r->ops[i].start >= 0 && r->ops[i].end >= 0) {
+        if (r->ops[i].start >= 0 && r->ops[i].end >= 0 && !cs_program_op(p, i)->join) {
             ops_of[cs_program_op(p, i)->rank]++;
             done_ops++;
         }
@@ -148,7 +158,7 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
     int64_t n = 0;
     for (int32_t i = 0; i < nops; i++) {
         const cs_op_t *op = cs_program_op(p, i);
-        if (r->ops[i].start < 0 || r->ops[i].end < 0 || op->rank % stride)
+        if (r->ops[i].start < 0 || r->ops[i].end < 0 || op->rank % stride || op->join)
             continue;
         ops[n++] = (tl_op_t){i, r->ops[i].start, r->ops[i].end};
     }
@@ -257,7 +267,8 @@ int cs_timeline_write(const char *path, const cs_machine_t *m, const cs_program_
         tl_time(&t, "ts", ops[i].start);
         fputc(',', f);
         tl_time(&t, "dur", ops[i].end - ops[i].start);
-        fprintf(f, ",\"args\":{\"op\":%d,\"rank\":%d,\"bytes\":%lld", ops[i].op, op->rank,
+        fprintf(f, ",\"args\":{\"op\":%d,\"rank\":%d,\"bytes\":%lld",
+                shown_id ? shown_id[ops[i].op] : ops[i].op, op->rank,
                 (long long)op->bytes);
         if (op->kind == CS_OP_SEND || op->kind == CS_OP_RECV)
             fprintf(f, ",\"peer\":%d,\"tag\":%d", op->peer, op->tag);
@@ -347,6 +358,7 @@ out:
     free(base);
     free(lane);
     free(kept);
+    free(shown_id);
     free(ops);
     return rc;
 }

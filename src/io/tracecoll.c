@@ -224,7 +224,8 @@ int cs_tracecoll_splice(cs_tracecoll_t *tc, cs_program_t *p, const cs_tracecoll_
         }
         default: {
             int64_t ns = o->ticks ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
-            id = cs_program_calc(p, rank, ns, o->bytes);
+            /* a join stays one: as a calc it would run through the CPU */
+            id = o->join ? cs_program_join(p, rank) : cs_program_calc(p, rank, ns, o->bytes);
         }
         }
         if (id < 0) {

@@ -320,3 +320,26 @@ Test(loop, json_has_the_loop_object)
     free(buf);
     cs_request_run_destroy(&run);
 }
+
+/* A body with joins (allreduce/gateway, core/program.h) keeps them in the
+ * loop program, one set per iteration: copied as calcs of 0 they would run
+ * through the CPU, at other times (tests/coll/test_join.c). */
+Test(loop, a_body_keeps_its_joins)
+{
+    cs_request_t r, rs;
+    cs_request_run_t run, single;
+    cs_error_t err = {0};
+    REQUEST(&rs, "machine", "alphabeta:topo=torus,rows=8,cols=8", "coll", "allreduce", "algo",
+            "gateway", "bytes", "1KiB");
+    cr_assert_eq(request_go(&rs, &single, &err), CS_OK, "%s", err.msg);
+    REQUEST(&r, "machine", "alphabeta:topo=torus,rows=8,cols=8", "coll", "allreduce", "algo",
+            "gateway", "bytes", "1KiB", "iterations", "2", "warmup", "1");
+    cr_assert_eq(request_go(&r, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_not_null(run.coll.loop);
+    int64_t body = cs_program_njoins(single.program);
+    cr_assert_gt(body, 0);
+    cr_expect_eq(cs_program_njoins(run.program), 3 * body, "%lld joins in the loop, %lld per call",
+                 (long long)cs_program_njoins(run.program), (long long)body);
+    cs_request_run_destroy(&run);
+    cs_request_run_destroy(&single);
+}

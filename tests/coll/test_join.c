@@ -93,6 +93,21 @@ Test(join, completes_in_place_like_direct_edges)
     cs_program_t *direct = derive(r.prog, AS_DIRECT, map);
     cs_program_t *calc = derive(r.prog, AS_CALC, cmap);
     cr_assert_eq(cs_program_nops(direct), n - joins);
+    cr_assert_eq(cs_program_nops_visible(r.prog), n - joins, "reports count no join");
+    /* the writers' copy (cs_program_without_joins) is this program, op for
+     * op and edge for edge */
+    cs_program_t *w = NULL;
+    cs_error_t werr;
+    cr_assert_eq(cs_program_without_joins(r.prog, &w, &werr), CS_OK, "%s", werr.msg);
+    cr_assert_eq(cs_program_nops(w), cs_program_nops(direct));
+    for (int32_t i = 0; i < cs_program_nops(w); i++) {
+        int na, nb;
+        const cs_dep_t *da = cs_program_preds(w, i, &na), *db = cs_program_preds(direct, i, &nb);
+        cr_assert(!memcmp(cs_program_op(w, i), cs_program_op(direct, i), sizeof(cs_op_t)), "op %d", i);
+        cr_assert_eq(na, nb, "op %d", i);
+        cr_assert(!memcmp(da, db, (size_t)na * sizeof *da), "op %d's dependencies", i);
+    }
+    cs_program_free(w);
     cs_exec_result_t dres, cres;
     run(r.m, direct, &dres);
     run(r.m, calc, &cres);

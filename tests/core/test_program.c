@@ -353,3 +353,133 @@ Test(program, place_puts_ops_at_their_ids)
     cr_assert_eq(cs_program_op(p, 2)->kind, CS_OP_SEND);
     cs_program_free(p);
 }
+
+/* cs_program_without_joins (issue 34): every successor of a join depends
+ * on the join's predecessors instead, with the kind of the edge into each
+ * (a join starts and completes at once), joins of joins followed, each
+ * (predecessor, kind) listed once per op; the other ops keep their order,
+ * side tables and the program's source and time unit.  The expected lists
+ * are written out by hand. */
+Test(program, without_joins_expands_their_edges)
+{
+    cs_error_t e;
+    cs_program_t *p = cs_program_new(2), *q = NULL;
+    int32_t a = cs_program_send(p, 0, 1, 8, 3);       /* 0 -> 0 */
+    int32_t b = cs_program_recv(p, 0, 1, 8, 4);       /* 1 -> 1 */
+    int32_t j1 = cs_program_join(p, 0);               /* 2 */
+    int32_t j2 = cs_program_join(p, 0);               /* 3 */
+    int32_t c = cs_program_calc(p, 0, 5, 16);         /* 4 -> 2 */
+    int32_t d = cs_program_send(p, 0, 1, 8, 4);       /* 5 -> 3 */
+    int32_t r1 = cs_program_recv(p, 1, 0, 8, 3);      /* 6 -> 4 */
+    int32_t s1 = cs_program_send(p, 1, 0, 8, 4);      /* 7 -> 5 */
+    int32_t r2 = cs_program_recv(p, 1, 0, 8, 4);      /* 8 -> 6 */
+    cs_program_dep(p, j1, a, CS_DEP_AFTER);
+    cs_program_dep(p, j1, b, CS_DEP_AFTER_START);
+    cs_program_dep(p, j2, j1, CS_DEP_AFTER);
+    cs_program_dep(p, c, j2, CS_DEP_AFTER);
+    cs_program_dep(p, c, a, CS_DEP_AFTER);            /* listed through j2 already */
+    cs_program_dep(p, c, b, CS_DEP_AFTER);            /* another kind: kept */
+    cs_program_dep(p, d, j1, CS_DEP_AFTER_START);
+    cs_program_dep(p, r2, s1, CS_DEP_AFTER);
+    cs_program_set_origin(p, c, 12, "sum");
+    cs_program_set_data(p, d, 8, 8, CS_DATA_REDUCE);
+    cs_program_set_source(p, "hand");
+    cs_program_set_time_unit(p, 1e-9);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    cr_assert_eq(cs_program_njoins(p), 2);
+    cr_assert_eq(cs_program_nops_visible(p), 7);
+    (void)r1;
+
+    cr_assert_eq(cs_program_without_joins(p, &q, &e), CS_OK, "%s", e.msg);
+    cr_assert_not_null(q);
+    cr_assert(cs_program_is_finalized(q));
+    cr_assert_eq(cs_program_nops(q), 7);
+    cr_assert_eq(cs_program_njoins(q), 0);
+    const uint8_t kind[7] = {CS_OP_SEND, CS_OP_RECV, CS_OP_CALC, CS_OP_SEND,
+                             CS_OP_RECV, CS_OP_SEND, CS_OP_RECV};
+    const int rank[7] = {0, 0, 0, 0, 1, 1, 1};
+    for (int32_t i = 0; i < 7; i++) {
+        cr_expect_eq(cs_program_op(q, i)->kind, kind[i], "op %d", i);
+        cr_expect_eq(cs_program_op(q, i)->rank, rank[i], "op %d", i);
+        cr_expect_eq(cs_program_op(q, i)->join, 0, "op %d", i);
+    }
+    cr_expect_eq(cs_program_op(q, 0)->tag, 3);
+    cr_expect_eq(cs_program_op(q, 2)->ticks, 5);
+    cr_expect_eq(cs_program_op(q, 2)->bytes, 16);
+    cr_expect_eq(cs_program_line(q, 2), 12);
+    cr_expect_str_eq(cs_program_label(q, 2), "sum");
+    cr_assert_not_null(cs_program_data(q, 3));
+    cr_expect(cs_program_data(q, 3)->off == 8 && cs_program_data(q, 3)->len == 8 &&
+              cs_program_data(q, 3)->mode == CS_DATA_REDUCE);
+    cr_expect_null(cs_program_data(q, 0));
+    cr_expect_str_eq(cs_program_source(q), "hand");
+    cr_expect_eq(cs_program_time_unit(q), 1e-9);
+
+    /* op -> its predecessors as (op, kind), in order */
+    static const struct { int32_t op, n, pred[3], kind[3]; } want[] = {
+        {2, 3, {0, 1, 1}, {CS_DEP_AFTER, CS_DEP_AFTER_START, CS_DEP_AFTER}},
+        {3, 2, {0, 1}, {CS_DEP_AFTER, CS_DEP_AFTER_START}},
+        {6, 1, {5}, {CS_DEP_AFTER}},
+    };
+    int total = 0;
+    for (int32_t i = 0; i < 7; i++) {
+        int n;
+        cs_program_preds(q, i, &n);
+        total += n;
+    }
+    cr_expect_eq(total, 6, "no other dependency");
+    for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+        int n;
+        const cs_dep_t *dp = cs_program_preds(q, want[w].op, &n);
+        cr_assert_eq(n, want[w].n, "op %d", want[w].op);
+        for (int k = 0; k < n; k++) {
+            cr_expect_eq(cs_dep_op(dp[k]), want[w].pred[k], "op %d dep %d", want[w].op, k);
+            cr_expect_eq((int)cs_dep_kind(dp[k]), want[w].kind[k], "op %d dep %d", want[w].op, k);
+        }
+    }
+    cs_program_free(q);
+    cs_program_free(p);
+}
+
+/* Joins reached twice (a diamond) are walked once, and a long chain needs
+ * no deep recursion; a program without joins gives NULL, an unfinalized one
+ * an error. */
+Test(program, without_joins_diamonds_chains_and_refusals)
+{
+    cs_error_t e;
+    cs_program_t *p = cs_program_new(1), *q = (cs_program_t *)&e;
+    int32_t a = cs_program_calc(p, 0, 1, 0), b = cs_program_calc(p, 0, 2, 0);
+    int32_t j0 = cs_program_join(p, 0), ja = cs_program_join(p, 0), jb = cs_program_join(p, 0);
+    cs_program_dep(p, j0, a, CS_DEP_AFTER);
+    cs_program_dep(p, j0, b, CS_DEP_AFTER);
+    cs_program_dep(p, ja, j0, CS_DEP_AFTER);
+    cs_program_dep(p, jb, j0, CS_DEP_AFTER);
+    int32_t prev = jb;
+    for (int i = 0; i < 100000; i++) { /* a chain behind jb */
+        int32_t j = cs_program_join(p, 0);
+        cs_program_dep(p, j, prev, CS_DEP_AFTER);
+        prev = j;
+    }
+    int32_t c = cs_program_calc(p, 0, 3, 0);
+    cs_program_dep(p, c, ja, CS_DEP_AFTER);
+    cs_program_dep(p, c, prev, CS_DEP_AFTER);
+    cr_assert_eq(cs_program_without_joins(p, &q, &e), CS_ERR_INTERNAL, "not finalized");
+    cr_assert_null(q);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    cr_assert_eq(cs_program_without_joins(p, &q, &e), CS_OK, "%s", e.msg);
+    cr_assert_eq(cs_program_nops(q), 3);
+    int n;
+    const cs_dep_t *d = cs_program_preds(q, 2, &n);
+    cr_assert_eq(n, 2, "a and b once each, got %d", n);
+    cr_expect(cs_dep_op(d[0]) == 0 && cs_dep_op(d[1]) == 1);
+    cs_program_free(q);
+    cs_program_free(p);
+
+    p = cs_program_new(1);
+    cs_program_calc(p, 0, 1, 0);
+    cr_assert_eq(cs_program_finalize(p, &e), CS_OK, "%s", e.msg);
+    q = (cs_program_t *)&e;
+    cr_assert_eq(cs_program_without_joins(p, &q, &e), CS_OK);
+    cr_expect_null(q, "no join: the program itself is the one to use");
+    cs_program_free(p);
+}
