@@ -983,6 +983,18 @@ const cs_dep_t *cs_program_succs(const cs_program_t *p, int32_t op, int *n)
     return p->succs + p->succ_start[op];
 }
 
+void cs_program_tables(const cs_program_t *p, cs_program_tables_t *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!p->finalized || p->windowed)
+        return;
+    t->ops = p->ops;
+    t->pred_start = p->pred_start;
+    t->succ_start = p->succ_start;
+    t->preds = p->preds;
+    t->succs = p->succs;
+}
+
 const char *cs_program_label(const cs_program_t *p, int32_t op)
 {
     if (!p->label_off || op < 0 || op >= p->nops || p->label_off[op] < 0)

@@ -256,6 +256,19 @@ int32_t cs_program_npeers(const cs_program_t *p, const cs_op_t *op);
 const cs_dep_t *cs_program_preds(const cs_program_t *p, int32_t op, int *n);
 /* Successors (ops that depend on op), valid after finalize. */
 const cs_dep_t *cs_program_succs(const cs_program_t *p, int32_t op, int *n);
+/* The tables of a finalized whole program as they are stored, for the
+ * executor's per-op path (issue 34), which reads an op and walks its
+ * dependencies for every op of the run: through these it does so without
+ * a function call each time.  ops[id] is cs_program_op's op; op id's
+ * predecessors are preds[pred_start[id] .. pred_start[id + 1]), its
+ * successors likewise.  Every field is NULL for a windowed or unfinalized
+ * program (use the functions).  Valid while p lives, unchanged. */
+typedef struct cs_program_tables {
+    const cs_op_t *ops;
+    const uint32_t *pred_start, *succ_start;
+    const cs_dep_t *preds, *succs;
+} cs_program_tables_t;
+void cs_program_tables(const cs_program_t *p, cs_program_tables_t *t);
 /* Label of an op (NULL if none) and the program's source name (or NULL). */
 const char *cs_program_label(const cs_program_t *p, int32_t op);
 const char *cs_program_source(const cs_program_t *p);

@@ -47,7 +47,7 @@ enum { OP_WAIT, OP_READY, OP_STARTED, OP_DONE };
 
 /* Bits of op_state_t.count: enough for the dependencies of one op and the
  * destinations of one mcast (checked before the run). */
-#define COUNT_BITS 28
+#define COUNT_BITS 27
 #define COUNT_MAX ((1 << COUNT_BITS) - 1)
 /* A machine's own engine counts a message's units of unit_bytes (its
  * natural segment: a Cell DMA command, a Groq vector) in int32: an
@@ -60,6 +60,8 @@ typedef struct op_state {
     uint32_t state : 2;
     uint32_t stream_in : 1;  /* has STREAM predecessors (is gated) */
     uint32_t stream_out : 1; /* has STREAM successors (reports progress) */
+    uint32_t start_out : 1;  /* has AFTER_START or STREAM successors: its start
+                                satisfies some (on_started walks them only then) */
     /* WAIT/READY: unsatisfied dependencies; STARTED send/mcast: messages
      * whose sender side is not yet done */
     uint32_t count : COUNT_BITS;
@@ -107,6 +109,7 @@ typedef struct rank_state {
 typedef struct exec {
     const cs_exec_env_t *env;
     const cs_program_t *prog;
+    cs_program_tables_t t; /* a whole program's tables (all NULL in a window) */
     cs_exec_result_t *res;
     cs_sim_t *sim;
     cs_net_t *net;
@@ -167,14 +170,26 @@ typedef struct heads {
     int64_t succ, succ_tail, spred;
 } heads_t;
 
+/* Op `id` of the program: straight from a whole program's table (the
+ * per-op path reads it for every op), else through the window's chunks. */
+static inline const cs_op_t *OP(const exec_t *x, int32_t id)
+{
+    return x->t.ops ? &x->t.ops[id] : cs_program_op(x->prog, id);
+}
+
+/* cs_chunks_at with the record's size known here: an index, not a
+ * multiplication by the chunks' size (S is on every op's path, several
+ * times). */
 static inline op_state_t *S(const exec_t *x, int32_t op)
 {
-    return (op_state_t *)cs_chunks_at(&x->st, op);
+    int64_t i = op; /* a flat run's shift is 39 */
+    return (op_state_t *)(void *)x->st.chunk[i >> x->st.shift] + (i & x->st.mask);
 }
 
 static inline heads_t *H(const exec_t *x, int32_t op)
 {
-    return (heads_t *)cs_chunks_at(&x->heads, op);
+    int64_t i = op;
+    return (heads_t *)(void *)x->heads.chunk[i >> x->heads.shift] + (i & x->heads.mask);
 }
 
 static inline edge_t *E(const exec_t *x, int64_t e)
@@ -196,10 +211,14 @@ static inline void dep_iter(const exec_t *x, int32_t op, int succ, dep_iter_t *i
 {
     it->i = 0;
     it->v = NULL;
-    if (x->gen)
+    if (x->gen) {
         it->e = succ ? H(x, op)->succ : H(x, op)->spred;
-    else
-        it->v = succ ? cs_program_succs(x->prog, op, &it->n) : cs_program_preds(x->prog, op, &it->n);
+    } else {
+        const uint32_t *start = succ ? x->t.succ_start : x->t.pred_start;
+        it->e = EDGE_NONE;
+        it->v = (succ ? x->t.succs : x->t.preds) + start[op];
+        it->n = (int)(start[op + 1] - start[op]);
+    }
 }
 
 /* The next dependency: the other op and the kind. */
@@ -285,7 +304,7 @@ static stream_t *stream_of(exec_t *x, int32_t op)
     const op_state_t *s = S(x, op);
     if (s->state != OP_STARTED || !(s->stream_in | s->stream_out) || s->link == NONE)
         return NULL;
-    if (s->msg == NONE && cs_program_op(x->prog, op)->kind == CS_OP_RECV)
+    if (s->msg == NONE && OP(x, op)->kind == CS_OP_RECV)
         return NULL; /* link is the posted-recv list */
     return stream_at(x, s->link);
 }
@@ -302,17 +321,23 @@ static void stream_take(exec_t *x, int32_t op)
 static void join_complete(exec_t *x, int32_t op);
 static int make_closed(exec_t *x, int32_t op);
 
-static void satisfy(exec_t *x, int32_t op)
+/* op's last dependency was satisfied */
+static void ready(exec_t *x, int32_t op)
+{
+    S(x, op)->state = OP_READY;
+    if (OP(x, op)->join)
+        join_complete(x, op);
+    else
+        work_push(x, op);
+}
+
+/* Inline: called for every dependency, and most do not make op ready. */
+static inline void satisfy(exec_t *x, int32_t op)
 {
     op_state_t *s = S(x, op);
     CS_ASSERT(s->count > 0);
-    if (--s->count == 0 && s->state == OP_WAIT) {
-        s->state = OP_READY;
-        if (cs_program_op(x->prog, op)->join)
-            join_complete(x, op);
-        else
-            work_push(x, op);
-    }
+    if (--s->count == 0 && s->state == OP_WAIT)
+        ready(x, op);
 }
 
 /* The span op belongs to (cs_exec_opts_t.span_first), or NULL: a binary
@@ -346,6 +371,8 @@ static void on_started(exec_t *x, int32_t op)
             sp->start = cs_sim_now(x->sim);
     }
     S(x, op)->state = OP_STARTED;
+    if (!S(x, op)->start_out) /* on_done walks the successors: once is enough */
+        return;
     for (dep_iter(x, op, 1, &it); dep_next(x, &it, &dop, &dk);)
         if (dk != CS_DEP_AFTER)
             satisfy(x, dop);
@@ -359,7 +386,7 @@ static void on_done(exec_t *x, int32_t op)
     dep_iter_t it;
     int32_t dop;
     cs_dep_kind_t dk;
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     op_state_t *s = S(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
     CS_ASSERT(s->state == OP_STARTED);
@@ -442,7 +469,7 @@ static int64_t ramp_at(int64_t base, int64_t rate, cs_tick_t ref, cs_tick_t now,
 static int64_t progress_now(exec_t *x, int32_t op)
 {
     const stream_t *st = stream_of(x, op);
-    int64_t size = cs_program_op(x->prog, op)->bytes;
+    int64_t size = OP(x, op)->bytes;
     if (S(x, op)->state == OP_DONE)
         return size;
     return st ? ramp_at(st->progress, st->rate, st->ref, cs_sim_now(x->sim), size) : 0;
@@ -458,11 +485,11 @@ static int64_t stream_gate(exec_t *x, int32_t op, int64_t *rate)
     dep_iter_t it;
     int32_t dop;
     cs_dep_kind_t dk;
-    int64_t size = cs_program_op(x->prog, op)->bytes, g = size, r = INT64_MAX;
+    int64_t size = OP(x, op)->bytes, g = size, r = INT64_MAX;
     for (dep_iter(x, op, 0, &it); dep_next(x, &it, &dop, &dk);) {
         if (dk != CS_DEP_STREAM || dop < x->frontier)
             continue; /* below the frontier: done (and released) */
-        const cs_op_t *po = cs_program_op(x->prog, dop);
+        const cs_op_t *po = OP(x, dop);
         const stream_t *ps = stream_of(x, dop);
         int64_t p = progress_now(x, dop), pr = ps ? ps->rate : 0;
         if (p >= po->bytes)
@@ -482,7 +509,7 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate);
 
 static void regate(exec_t *x, int32_t op)
 {
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     stream_t *st = stream_of(x, op);
     cs_tick_t now = cs_sim_now(x->sim);
     int64_t r, g;
@@ -540,7 +567,7 @@ static void set_progress(exec_t *x, int32_t op, int64_t bytes, int64_t rate)
     if (bytes < st->progress || (bytes == progress_now(x, op) && rate == st->rate))
         return;
     st->progress = bytes;
-    st->rate = bytes < cs_program_op(x->prog, op)->bytes ? rate : 0;
+    st->rate = bytes < OP(x, op)->bytes ? rate : 0;
     st->ref = now;
     if (S(x, op)->stream_out)
         propagate_progress(x, op);
@@ -564,7 +591,7 @@ static cs_tick_t reduce_ticks(exec_t *x, int64_t bytes)
 
 static void calc_begin(exec_t *x, int32_t op)
 {
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     rank_state_t *r = &x->ranks[o->rank];
     cs_tick_t now = cs_sim_now(x->sim);
     r->cpu_op = op;
@@ -587,7 +614,7 @@ static void calc_begin(exec_t *x, int32_t op)
 static void calc_continue(exec_t *x, int32_t op)
 {
     stream_t *s = stream_of(x, op);
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     int64_t chunk;
     cs_tick_t now = cs_sim_now(x->sim);
     int64_t want = o->bytes - s->progress;
@@ -638,7 +665,7 @@ static void on_calc_event(void *ctx, const cs_event_t *ev)
 {
     exec_t *x = ctx;
     int32_t op = (int32_t)ev->a;
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     if (ev->b) { /* a streamed chunk finished */
         stream_t *s = stream_of(x, op);
         s->busy_until = -1;
@@ -680,7 +707,7 @@ static void recv_maybe_done(exec_t *x, int32_t rop)
     if (s->state == OP_STARTED && s->msg != NONE && msg_at(x, s->msg)->done) {
         int32_t mid = s->msg;
         xmsg_t *m = msg_at(x, mid);
-        const cs_op_t *ro = cs_program_op(x->prog, rop);
+        const cs_op_t *ro = OP(x, rop);
         if (x->obs && cs_program_data(x->prog, rop) && cs_program_data(x->prog, m->send_op))
             x->obs->recv_done(x->obs->ctx, rop, ro->rank, cs_program_data(x->prog, rop),
                               cs_program_data(x->prog, m->send_op), m->token);
@@ -697,8 +724,8 @@ static void recv_maybe_done(exec_t *x, int32_t rop)
 static void match(exec_t *x, int32_t rop, int32_t mid)
 {
     xmsg_t *m = msg_at(x, mid);
-    const cs_op_t *r = cs_program_op(x->prog, rop);
-    const cs_op_t *so = cs_program_op(x->prog, m->send_op);
+    const cs_op_t *r = OP(x, rop);
+    const cs_op_t *so = OP(x, m->send_op);
     if (so->bytes > r->bytes) {
         char d[200];
         cs_program_describe(x->prog, rop, d, sizeof d);
@@ -752,7 +779,7 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
     rank_state_t *r = &x->ranks[msg_at(x, mid)->dst];
     int32_t prev = NONE;
     for (int32_t rop = r->posted_head; rop != NONE; prev = rop, rop = S(x, rop)->link) {
-        if (!accepts(cs_program_op(x->prog, rop), msg_at(x, mid)))
+        if (!accepts(OP(x, rop), msg_at(x, mid)))
             continue;
         if (prev == NONE)
             r->posted_head = S(x, rop)->link;
@@ -773,7 +800,7 @@ static void deliver_to_matching(exec_t *x, int32_t mid)
 
 static void take_token(exec_t *x, int32_t op, int32_t mid)
 {
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     if (x->obs && cs_program_data(x->prog, op))
         msg_at(x, mid)->token =
             x->obs->send_start(x->obs->ctx, op, o->rank, cs_program_data(x->prog, op));
@@ -781,7 +808,7 @@ static void take_token(exec_t *x, int32_t op, int32_t mid)
 
 static void start_send(exec_t *x, int32_t op)
 {
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     op_state_t *s = S(x, op);
     int64_t rate = 0;
     int64_t gate = s->stream_in ? stream_gate(x, op, &rate) : o->bytes;
@@ -848,7 +875,7 @@ static void start_send(exec_t *x, int32_t op)
 
 static void start_recv(exec_t *x, int32_t rop)
 {
-    const cs_op_t *o = cs_program_op(x->prog, rop);
+    const cs_op_t *o = OP(x, rop);
     rank_state_t *r = &x->ranks[o->rank];
     int32_t prev = NONE;
     on_started(x, rop);
@@ -876,7 +903,7 @@ static void start_op(exec_t *x, int32_t op)
 {
     if (x->gen && make_closed(x, op))
         return;
-    const cs_op_t *o = cs_program_op(x->prog, op);
+    const cs_op_t *o = OP(x, op);
     if (o->join) { /* one ready at time 0 (later ones complete in satisfy) */
         on_started(x, op);
         on_done(x, op);
@@ -940,7 +967,7 @@ static void hook_progress(void *ctx, uint64_t user, int64_t bytes, int64_t rate,
     m->ref = now;
     if (rop != NONE)
         set_progress(x, rop, bytes, rate);
-    if (cs_program_op(x->prog, sop)->kind == CS_OP_SEND)
+    if (OP(x, sop)->kind == CS_OP_SEND)
         set_progress(x, sop, bytes, rate);
     drain(x);
 }
@@ -950,7 +977,7 @@ static void hook_completed(void *ctx, uint64_t user, cs_tick_t now)
     exec_t *x = ctx;
     xmsg_t *m = msg_at(x, (int64_t)user);
     int32_t sop = m->send_op, rop = m->recv_op;
-    int64_t bytes = cs_program_op(x->prog, sop)->bytes;
+    int64_t bytes = OP(x, sop)->bytes;
     (void)now;
     m->done = 1;
     m->arrived = bytes;
@@ -988,7 +1015,7 @@ static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out, int ov
     for (int r = 0; r < nranks; r++)
         first_op[r] = NONE;
     for (int32_t op = x->frontier; op < nops; op++) { /* a window released the rest */
-        const cs_op_t *o = cs_program_op(x->prog, op);
+        const cs_op_t *o = OP(x, op);
         if (S(x, op)->state != OP_DONE && first_op[o->rank] == NONE)
             first_op[o->rank] = op;
     }
@@ -1013,7 +1040,7 @@ static int stuck_lines(exec_t *x, char *buf, size_t size, int *shown_out, int ov
         case OP_WAIT: why = "waits for its dependencies"; break;
         case OP_READY: why = "is ready but was never started"; break;
         default:
-            why = cs_program_op(x->prog, op)->kind == CS_OP_RECV && !overflow
+            why = OP(x, op)->kind == CS_OP_RECV && !overflow
                       ? "has no matching send"
                       : "never completed";
         }
@@ -1083,7 +1110,7 @@ static int report_unreceived(exec_t *x)
     return cs_error_set(x->err, CS_ERR_DEADLOCK,
                         "%s%s%d message(s) were sent but never received, e.g. rank %d: %s",
                         cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
-                        cs_program_source(x->prog) ? ": " : "", count, cs_program_op(x->prog, sop)->rank, d);
+                        cs_program_source(x->prog) ? ": " : "", count, OP(x, sop)->rank, d);
 }
 
 /* An op the executor cannot run: too many dependencies or destinations for
@@ -1178,7 +1205,7 @@ static int broken(exec_t *x, int32_t op, const char *what)
     cs_program_describe(x->prog, op, d, sizeof d);
     fail(x, CS_ERR_RUNTIME, "%s%srank %d: %s %s; this program cannot run windowed (run it "
          "whole)", cs_program_source(x->prog) ? cs_program_source(x->prog) : "",
-         cs_program_source(x->prog) ? ": " : "", cs_program_op(x->prog, op)->rank, d, what);
+         cs_program_source(x->prog) ? ": " : "", OP(x, op)->rank, d, what);
     return x->err_code;
 }
 
@@ -1219,6 +1246,8 @@ static int add_dep(exec_t *x, int32_t op, int32_t pred, cs_dep_kind_t kind)
     if (os->count == COUNT_MAX)
         return fail_with(x, check_op(x->env, x->prog, op, COUNT_MAX + 1, INT64_MAX, x->err));
     os->count++;
+    if (kind != CS_DEP_AFTER)
+        ps->start_out = 1;
     if (kind == CS_DEP_STREAM) {
         if (!x->watch && x->res->messages)
             return broken(x, op, "streams from another op after messages were posted "
@@ -1356,7 +1385,7 @@ static int absorb(exec_t *x)
 static int make_closed(exec_t *x, int32_t op)
 {
     int rc;
-    if (cs_progen_closed(x->gen, op, cs_program_op(x->prog, op)->rank))
+    if (cs_progen_closed(x->gen, op, OP(x, op)->rank))
         return CS_OK;
     if ((rc = cs_progen_advance(x->gen, op, x->err)))
         return fail_with(x, rc);
@@ -1392,6 +1421,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
     cs_net_hooks_t hooks;
 
     memset(res, 0, sizeof *res);
+    if (!gen && !cs_program_is_finalized(prog))
+        return cs_error_set(err, CS_ERR_INTERNAL, "the executor runs finalized programs only");
     if (nranks > nodes)
         return cs_error_set(err, CS_ERR_RANGE,
                             "the program has %d ranks but the machine has only %d nodes", nranks,
@@ -1410,17 +1441,30 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
      * (packet mode does); an op's dependencies and an mcast's destinations
      * are counted in COUNT_BITS */
     x.max_units = env->net_new ? CS_EXEC_OWN_MAX_UNITS : cs_net_mode_max_units(o->mode);
-    for (int32_t i = 0; !gen && i < nops; i++) {
-        int npred;
-        cs_program_preds(prog, i, &npred);
-        if ((rc = check_op(env, prog, i, npred, x.max_units, err)))
-            return rc;
+    if (!gen) {
+        /* check_op's tests without its calls and division (a pass over
+         * every op): bytes / unit >= max_units is bytes >= max_units * unit
+         * (saturated); check_op says what is wrong */
+        cs_program_tables_t t;
+        int64_t unit = env->net->unit_bytes;
+        int64_t lim = unit > 0 && x.max_units <= INT64_MAX / unit ? x.max_units * unit : INT64_MAX;
+        cs_program_tables(prog, &t);
+        for (int32_t i = 0; i < nops; i++) {
+            const cs_op_t *op = &t.ops[i];
+            uint32_t npred = t.pred_start[i + 1] - t.pred_start[i];
+            if (op->bytes > CS_BYTES_MAX || npred > COUNT_MAX ||
+                (op->kind == CS_OP_MCAST && cs_program_npeers(prog, op) > COUNT_MAX) ||
+                (op->kind != CS_OP_CALC && op->bytes >= lim))
+                if ((rc = check_op(env, prog, i, (int)npred, x.max_units, err)))
+                    return rc;
+        }
     }
     if (!gen && (rc = check_work(env, prog, o, err)))
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     x.env = env;
     x.prog = prog;
+    cs_program_tables(prog, &x.t);
     x.gen = gen;
     x.res = res;
     x.err = err;
@@ -1500,17 +1544,20 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         res->ops_held_peak = nops;
         cs_chunks_init_flat(&x.st, sizeof(op_state_t), (int64_t)nops + 1);
         for (int32_t i = 0; i < nops; i++) {
-            int n;
-            const cs_dep_t *pred = cs_program_preds(prog, i, &n);
+            int n = (int)(x.t.pred_start[i + 1] - x.t.pred_start[i]);
+            const cs_dep_t *pred = x.t.preds + x.t.pred_start[i];
             S(&x, i)->count = (uint32_t)n;
             S(&x, i)->msg = NONE;
             S(&x, i)->link = NONE;
-            for (int k = 0; k < n; k++)
+            for (int k = 0; k < n; k++) {
+                if (cs_dep_kind(pred[k]) != CS_DEP_AFTER)
+                    S(&x, cs_dep_op(pred[k]))->start_out = 1;
                 if (cs_dep_kind(pred[k]) == CS_DEP_STREAM) {
                     x.watch = 1;
                     S(&x, i)->stream_in = 1;
                     S(&x, cs_dep_op(pred[k]))->stream_out = 1;
                 }
+            }
             if (n == 0) {
                 S(&x, i)->state = OP_READY;
                 work_push(&x, i);
