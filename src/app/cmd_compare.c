@@ -33,6 +33,7 @@
 #include "api/figures.h"
 #include "api/sizes.h"
 #include "app/app.h"
+#include "app/par.h"
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
@@ -678,6 +679,12 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, const 
 
 int cs_app_cmd_compare(int argc, char **argv)
 {
+    return cs_app_compare_main(argc, argv, NULL);
+}
+
+int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
+{
+    (void)merged;
     compare_args_t a;
     cs_error_t err = {0};
     int rc = CS_OK, first_rc = CS_OK;

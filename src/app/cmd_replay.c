@@ -20,6 +20,7 @@
 
 #include "api/replay.h"
 #include "app/app.h"
+#include "app/par.h"
 #include "coll/coll.h"
 #include "engine/net.h"
 #include "core/lines.h"
@@ -297,6 +298,12 @@ static int replay_table(const replay_args_t *a)
 
 int cs_app_cmd_replay(int argc, char **argv)
 {
+    return cs_app_replay_main(argc, argv, NULL);
+}
+
+int cs_app_replay_main(int argc, char **argv, const cs_shard_set_t *merged)
+{
+    (void)merged;
     replay_args_t a;
     replay_run_t run;
     cs_error_t err = {0};
