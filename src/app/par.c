@@ -136,8 +136,11 @@ void cs_par_args(const char *cmd, int *argc, char **argv, int flags, cs_par_t *p
                  par->shard, par->nshards);
         par->shard_file = par->shard_default;
     }
+    /* a copy of the word list: the command's getopt permutes argv (operands
+     * last), and the shard file keeps the words as typed */
     par->argc = out;
-    par->argv = argv;
+    par->argv = cs_malloc((size_t)(out + 1) * sizeof *par->argv);
+    memcpy(par->argv, argv, (size_t)(out + 1) * sizeof *par->argv);
     cs_shard_identity(cmd, par->argc, par->argv, par->identity);
     if (par->mpi) {
 #if CS_HAVE_MPI
@@ -153,6 +156,8 @@ void cs_par_args(const char *cmd, int *argc, char **argv, int flags, cs_par_t *p
 
 void cs_par_destroy(cs_par_t *par)
 {
+    free(par->argv);
+    par->argv = NULL;
 #if CS_HAVE_MPI
     if (par->mpi)
         cs_mpi_finalize();

@@ -52,7 +52,8 @@ typedef struct cs_par {
     int mpi, rank, size;      /* --mpi: this rank of size */
     const char *cmd;          /* "sweep", "compare", "replay" */
     int argc;                 /* the command line without these options: */
-    char **argv;              /* what a shard file keeps for the merge */
+    char **argv;              /* what a shard file keeps for the merge (a copy
+                                 of the array, as typed, before getopt) */
     char identity[17];        /* a hash of argv and of the input files it names */
     const cs_shard_set_t *merged; /* set by `collsim merge`: no point runs */
 } cs_par_t;
@@ -73,7 +74,7 @@ enum { CS_PAR_SHARD = 1 };
  * or combination (--shard without CS_PAR_SHARD in flags, --mpi in a build
  * without MPI).  Starts MPI for --mpi.  Computes par->identity. */
 void cs_par_args(const char *cmd, int *argc, char **argv, int flags, cs_par_t *par);
-/* Ends MPI when it was started. */
+/* Frees the copy of the words; ends MPI when it was started. */
 void cs_par_destroy(cs_par_t *par);
 /* The options' lines for a command's --help. */
 void cs_par_help(FILE *f, int flags);
