@@ -837,6 +837,8 @@ int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
         rc = cs_figures_check_y(a.y, kind, &err);
     if (rc == CS_OK && kind != CS_COLL_BARRIER && !a.bytes_text)
         rc = cs_error_set(&err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
+    if (rc == CS_OK) /* a merge: the shards are this run's, or nothing is printed */
+        rc = cs_par_check(&par, a.nspecs * a.nsizes, &err);
     cs_outdir_t *hdir = NULL;
     if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
         a.heatmaps_tmp = cs_outdir_path(hdir);

@@ -334,6 +334,8 @@ static int replay_table(const replay_args_t *a, cs_par_t *par)
             cs_app_wrote(&p, par->shard_file, "shard");
         return CS_OK;
     }
+    if ((rc = cs_par_check(par, a->nmachines, &err))) /* a merge: nothing printed */
+        return cs_app_report(&err);
     /* the machine column: short names ("alphabeta torus 8x8") */
     for (int i = 0; i < a->nmachines; i++) {
         cs_machine_t *m;

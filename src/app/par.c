@@ -475,6 +475,11 @@ static int par_source(cs_par_t *par, const cs_par_ops_t *ops, const int *list, i
     return par_serial(ops, list, n, sink, sctx, err);
 }
 
+int cs_par_check(const cs_par_t *par, int npoints, cs_error_t *err)
+{
+    return par->merged ? cs_shard_set_check(par->merged, par, npoints, err) : CS_OK;
+}
+
 int cs_par_run(cs_par_t *par, const cs_par_ops_t *ops, int npoints,
                cs_app_progress_t *progress, cs_error_t *err)
 {

@@ -83,6 +83,11 @@ void cs_par_help(FILE *f, int flags);
  * an MPI rank other than 0. */
 int cs_par_writes(const cs_par_t *par);
 
+/* Under `collsim merge`: whether the shards are this command line's run
+ * (the identity, so the input files, and the point count), asked before
+ * anything is printed; CS_OK otherwise. */
+int cs_par_check(const cs_par_t *par, int npoints, cs_error_t *err);
+
 /* Runs the npoints points where par says, handing their records to
  * ops->take in order (when this process writes); for a shard run, runs its
  * slice and writes the shard file; on an MPI rank other than 0, serves rank

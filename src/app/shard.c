@@ -87,8 +87,8 @@ void cs_shard_identity(const char *cmd, int argc, char **argv, char out[17])
     h = fnv_word(h, cmd, strlen(cmd));
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
-        h = fnv_word(h, w, strlen(w));
         int next;
+        /* outputs are no part of the run: merge may write them elsewhere */
         if (skip) {
             skip = 0;
             continue;
@@ -97,6 +97,7 @@ void cs_shard_identity(const char *cmd, int argc, char **argv, char out[17])
             skip = next;
             continue;
         }
+        h = fnv_word(h, w, strlen(w));
         /* the word, and its parts between separators */
         h = identity_file(h, w, strlen(w));
         for (const char *p = w; *p;) {
@@ -369,8 +370,8 @@ int cs_shard_set_read(const char *const *paths, int n, cs_shard_set_t **out, cs_
     return CS_OK;
 }
 
-int cs_shard_set_take(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
-                      const cs_par_ops_t *ops, cs_error_t *err)
+int cs_shard_set_check(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
+                       cs_error_t *err)
 {
     if (strcmp(par->identity, s->identity) != 0)
         return cs_error_set(err, CS_ERR_USAGE,
@@ -380,6 +381,15 @@ int cs_shard_set_take(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
     if (npoints != s->points)
         return cs_error_set(err, CS_ERR_USAGE, "the shards hold %lld points, the command line "
                             "makes %d", (long long)s->points, npoints);
+    return CS_OK;
+}
+
+int cs_shard_set_take(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
+                      const cs_par_ops_t *ops, cs_error_t *err)
+{
+    int rc = cs_shard_set_check(s, par, npoints, err);
+    if (rc != CS_OK)
+        return rc;
     for (int i = 0; i < npoints; i++) {
         int rc = ops->take(ops->ctx, i, s->recs[i], err);
         if (rc != CS_OK)

@@ -37,9 +37,12 @@ int cs_shard_set_read(const char *const *paths, int n, cs_shard_set_t **out, cs_
 void cs_shard_set_free(cs_shard_set_t *s);
 /* The command line the shards ran (argv[0] the command, NULL-terminated). */
 char **cs_shard_set_argv(const cs_shard_set_t *s, int *argc);
-/* Hands every point's record to ops->take in order, after checking that
- * par (the command line re-read by the merge) is the shards' run: its
- * identity (input files changed since?) and its point count. */
+/* Whether par (the command line re-read by the merge) is the shards' run:
+ * its identity (input files changed since?) and its point count;
+ * CS_ERR_USAGE saying which. */
+int cs_shard_set_check(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
+                       cs_error_t *err);
+/* Hands every point's record to ops->take in order, after the check. */
 int cs_shard_set_take(const cs_shard_set_t *s, const cs_par_t *par, int npoints,
                       const cs_par_ops_t *ops, cs_error_t *err);
 
