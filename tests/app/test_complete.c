@@ -61,6 +61,7 @@ Test(complete, options_from_the_command_table)
     /* the options of par.h (--jobs, --shard, --mpi) are in the same table */
     EXPECT_OUT("--jobs\n", "complete", "sweep", "--jo");
     EXPECT_OUT("--mpi\n", "complete", "replay", "--mp");
+    EXPECT_OUT("--markdown\n", "complete", "merge", "--m");
     EXPECT_OUT("--machine\n--machines\n", "complete", "sweep", "--machine");
 }
 
