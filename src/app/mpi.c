@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/mpi.h"
 
@@ -41,12 +42,20 @@ void cs_mpi_finalize(void)
         MPI_Finalize();
 }
 
-/* Receives one record from any rank: its sender and the record. */
+/* Receives one record from any rank: its sender and the record.  Asks
+ * every millisecond rather than blocking in MPI_Probe: OpenMPI's blocking
+ * waits spin, and rank 0 would take a core from the ranks that run points
+ * (on 2 cores, 13% of one while it only waits). */
 static int mpi_recv(int *src, cs_rec_t **rec, cs_error_t *err)
 {
     MPI_Status st;
-    int n = 0;
-    MPI_Probe(MPI_ANY_SOURCE, PAR_REC, MPI_COMM_WORLD, &st);
+    int n = 0, flag = 0;
+    for (;;) {
+        MPI_Iprobe(MPI_ANY_SOURCE, PAR_REC, MPI_COMM_WORLD, &flag, &st);
+        if (flag)
+            break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
     MPI_Get_count(&st, MPI_CHAR, &n);
     char *buf = cs_malloc((size_t)n + 1);
     MPI_Recv(buf, n, MPI_CHAR, st.MPI_SOURCE, PAR_REC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -301,9 +301,10 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, int n,
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe); /* a dead worker is a status, not our death */
     fflush(NULL); /* nothing buffered is written twice by a child */
+    for (int i = 0; i < nw; i++)
+        w[i].to = w[i].from = -1; /* not started: nothing to close */
     for (int i = 0; i < nw; i++) {
         int task[2], res[2];
-        w[i].to = w[i].from = -1;
         if (pipe(task) || (pipe(res) && (close(task[0]), close(task[1]), 1))) {
             rc = cs_error_set(err, CS_ERR_IO, "--jobs: cannot make a pipe: %s", strerror(errno));
             break;

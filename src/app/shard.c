@@ -63,18 +63,28 @@ static uint64_t identity_file(uint64_t h, const char *path, size_t n)
     return h;
 }
 
-/* Whether word is an output option whose file is no input. */
+/* Whether word is an output option (its file no input; merge may write
+ * elsewhere) or --quiet (merge may add it): no part of a run's identity.
+ * *takes_next: the value is the next word. */
 static int identity_output(const char *w, int *takes_next)
 {
-    static const char *const outs[] = {"--csv", "--json", "-j", "--plot", "--markdown",
-                                       "--heatmaps"};
+    static const struct {
+        const char *name;
+        int value;
+    } outs[] = {{"--csv", 1}, {"--json", 1}, {"-j", 1}, {"--plot", 1}, {"--markdown", 1},
+                {"--heatmaps", 1}, {"--quiet", 0}};
     *takes_next = 0;
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        size_t n = strlen(outs[i]);
-        if (!strncmp(w, outs[i], n) && (w[n] == '\0' || w[n] == '=' || outs[i][1] != '-')) {
-            *takes_next = w[n] == '\0';
+        size_t n = strlen(outs[i].name);
+        if (strncmp(w, outs[i].name, n))
+            continue;
+        if (w[n] == '\0') {
+            *takes_next = outs[i].value;
             return 1;
         }
+        /* "--csv=F", and the short "-jF" */
+        if (outs[i].value && (w[n] == '=' || outs[i].name[1] != '-'))
+            return 1;
     }
     return 0;
 }

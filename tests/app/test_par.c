@@ -97,7 +97,8 @@ Test(par, shards_merged_are_byte_identical)
     same_file("s.svg", "m.svg");
     cli_out_free(&o);
     /* merge's own --csv replaces the command's */
-    const char *other[] = {"merge", "--csv", "o.csv", "p1.shard", "p2.shard", "p3.shard", NULL};
+    const char *other[] = {"merge", "--csv", "o.csv", "--quiet", "p1.shard", "p2.shard",
+                           "p3.shard", NULL};
     o = run_cli(other);
     cr_assert_eq(o.status, 0, "merge --csv: %s", o.err);
     same_file("s.csv", "o.csv");
