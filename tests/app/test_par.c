@@ -71,7 +71,7 @@ Test(par, sweep_jobs_2_is_byte_identical)
 static void make_shards(void)
 {
     for (int i = 1; i <= 3; i++) {
-        char shard[8], file[32];
+        char shard[24], file[48];
         snprintf(shard, sizeof shard, "%d/3", i);
         snprintf(file, sizeof file, "p%d.shard", i);
         const char *args[] = {SWEEP_ARGS, "--csv", "m.csv", "--json", "m.json", "--plot",
@@ -156,7 +156,7 @@ Test(par, merge_refuses_changed_input_file)
     cli_write("t.goal", "num_ranks 2\nrank 0 {\nl1: send 64b to 1 tag 0\n}\n"
                         "rank 1 {\nl1: recv 64b from 0 tag 0\n}\n");
     for (int i = 1; i <= 2; i++) {
-        char shard[8], file[32];
+        char shard[24], file[48];
         snprintf(shard, sizeof shard, "%d/2", i);
         snprintf(file, sizeof file, "r%d.shard", i);
         const char *args[] = {"replay", "t.goal", "--machines",
@@ -278,9 +278,14 @@ Test(par, mpirun_2_ranks_is_byte_identical)
         cr_skip_test("collsim built without MPI, or no mpirun");
     serial_sweep();
     char cmd[3 * PATH_MAX];
-    /* loopback only; root needs OpenMPI's explicit consent */
+    /* loopback only; root needs OpenMPI's explicit consent.  Under ASan,
+     * no leak check in this one run: OpenMPI's own libraries (libopen-pal
+     * and the MCA components it unloads, frames LSan cannot name) leave
+     * about 70 KB at MPI_Finalize; collsim's side of --mpi is the records
+     * and par.c, leak-checked by the --jobs and --shard tests above. */
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
+             "cd '%s' && ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" "
+             "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
              "mpirun -n 2 --oversubscribe %s '%s' sweep --machine "
              "alphabeta:topo=torus,rows=8,cols=8 --coll allreduce --algos "
              "ring,rdb,rabenseifner --bytes 8..128KiB:x8 --predict --quiet --csv p.csv "
