@@ -769,6 +769,13 @@ static void compare_report(compare_ctx_t *c, int i)
         c->first_rc = row->r.rc;
 }
 
+/* The largest sizes go to the workers first (par.h). */
+static double compare_cost(void *ctx, int i)
+{
+    const compare_ctx_t *c = ctx;
+    return (double)c->a->sizes[i % c->a->nsizes];
+}
+
 static int compare_take(void *ctx, int i, const cs_rec_t *r, cs_error_t *err)
 {
     compare_ctx_t *c = ctx;
@@ -864,7 +871,8 @@ int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
         snprintf(rows[i].r.err, sizeof rows[i].r.err, "not run: interrupted");
     }
     compare_ctx_t ctx = {&a, rows, nrows, CS_OK, &progress};
-    cs_par_ops_t ops = {compare_run, compare_take, &ctx, 0};
+    cs_par_ops_t ops = {.run = compare_run, .take = compare_take, .ctx = &ctx,
+                        .cost = compare_cost};
     if (par.jobs == 1 && !par.mpi && !par.nshards && !par.merged) {
         /* here, one row after another (a shared heatmap range keeps the runs) */
         for (int i = 0; i < nrows; i++) {

@@ -321,7 +321,7 @@ static int replay_table(const replay_args_t *a, cs_par_t *par)
 {
     char names[REPLAY_MAX_MACHINES][96];
     replay_table_ctx_t t = {a, names, 7, CS_OK};
-    cs_par_ops_t ops = {replay_row_run, replay_row_take, &t, 0};
+    cs_par_ops_t ops = {.run = replay_row_run, .take = replay_row_take, .ctx = &t};
     cs_error_t err = {0};
     int rc;
     if (!cs_par_writes(par)) { /* a shard, an MPI rank other than 0 */

@@ -509,6 +509,19 @@ static cs_rec_t *sweep_run(void *ctx, int at, int worker)
     return r;
 }
 
+/* Which points go to the workers first (par.h): machine by machine (a
+ * worker keeps its machine while it can), within one the largest bytes
+ * times ranks first. */
+static double sweep_cost(void *ctx, int at)
+{
+    const sweep_ctx_t *c = ctx;
+    const sweep_args_t *a = c->a;
+    int mi = at / (c->ncombo * a->nsizes), kj = at / a->nsizes % c->ncombo;
+    double P = a->nranks ? (double)a->ranks[kj % c->nr] : 1.0;
+    /* bytes x ranks <= 2^74, about 2e22: machines apart by 1e25 */
+    return (double)(a->nspecs - mi) * 1e25 + (double)a->sizes[at % a->nsizes] * P;
+}
+
 /* Point `at`'s record, in the serial order: its row to the CSV, its run
  * to the JSON, its numbers to the figure's arrays; a failure reported as
  * the serial sweep reports it. */
@@ -648,7 +661,8 @@ int cs_app_sweep_main(int argc, char **argv, const cs_shard_set_t *merged)
     progress.quiet = a.quiet;
     sweep_ctx_t ctx = {&a, nr, ncombo, total, -1, NULL, colls, &progress, NULL, NULL, NULL,
                        &out, 0, CS_OK, ticks, model, engines};
-    cs_par_ops_t ops = {sweep_run, sweep_take, &ctx, !a.keep_going};
+    cs_par_ops_t ops = {.run = sweep_run, .take = sweep_take, .ctx = &ctx, .cost = sweep_cost,
+                        .stop_on_failure = !a.keep_going};
     /* a shard run or an MPI rank other than 0: the points, and no output */
     if (rc == CS_OK && !cs_par_writes(&par)) {
         rc = cs_par_run(&par, &ops, total, &progress, &err);

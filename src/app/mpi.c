@@ -67,8 +67,9 @@ static int mpi_recv(int *src, cs_rec_t **rec, cs_error_t *err)
     return rc;
 }
 
-int cs_mpi_master(const cs_par_ops_t *ops, const int *list, int n, cs_par_sink_fn sink,
-                  void *sctx, cs_app_progress_t *progress, int size, cs_error_t *err)
+int cs_mpi_master(const cs_par_ops_t *ops, const int *list, const int *order, int n,
+                  cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress, int size,
+                  cs_error_t *err)
 {
     int rc = CS_OK, next = 0, taken = 0, done = 0, busy = 0;
     if (size < 2) { /* one rank: it runs them all */
@@ -79,7 +80,7 @@ int cs_mpi_master(const cs_par_ops_t *ops, const int *list, int n, cs_par_sink_f
     int *owner = cs_malloc((size_t)size * sizeof *owner); /* -1: idle */
     cs_rec_t **got = cs_calloc((size_t)(n > 0 ? n : 1), sizeof *got);
     for (int r = 1; r < size; r++) {
-        int32_t k = next < n ? next++ : -1;
+        int32_t k = next < n ? order[next++] : -1;
         owner[r] = k;
         busy += k >= 0;
         MPI_Send(&k, 1, MPI_INT32_T, r, PAR_TASK, MPI_COMM_WORLD);
@@ -101,7 +102,7 @@ int cs_mpi_master(const cs_par_ops_t *ops, const int *list, int n, cs_par_sink_f
         }
         cs_rec_free(rec);
         /* after a failure, nothing new goes out: the busy ones finish */
-        int32_t k = rc == CS_OK && next < n ? next++ : -1;
+        int32_t k = rc == CS_OK && next < n ? order[next++] : -1;
         owner[src] = k;
         busy += k >= 0;
         MPI_Send(&k, 1, MPI_INT32_T, src, PAR_TASK, MPI_COMM_WORLD);

@@ -19,11 +19,13 @@ typedef int (*cs_par_sink_fn)(void *ctx, int i, cs_rec_t *rec, cs_error_t *err);
 int cs_mpi_init(int *rank, int *size, cs_error_t *err);
 void cs_mpi_finalize(void);
 
-/* Rank 0: list[0..n) over ranks 1..size-1 (with size 1, here), records to
- * sink in list order; progress may be NULL.  Stops early (every rank told)
- * when sink fails or a signal comes. */
-int cs_mpi_master(const cs_par_ops_t *ops, const int *list, int n, cs_par_sink_fn sink,
-                  void *sctx, cs_app_progress_t *progress, int size, cs_error_t *err);
+/* Rank 0: list[0..n) over ranks 1..size-1 (with size 1, here), handed out
+ * in the order of order[] (positions in list), records to sink in list
+ * order; progress may be NULL.  Stops early (every rank told) when sink
+ * fails or a signal comes. */
+int cs_mpi_master(const cs_par_ops_t *ops, const int *list, const int *order, int n,
+                  cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress, int size,
+                  cs_error_t *err);
 /* Ranks 1..size-1: runs the points rank 0 sends until it says stop. */
 int cs_mpi_serve(const cs_par_ops_t *ops, const int *list, int n, cs_error_t *err);
 

@@ -287,8 +287,8 @@ static void par_progress(cs_app_progress_t *p, int done, int n, int nw)
     cs_app_progress_show(p, (double)done / n, detail);
 }
 
-static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, int n,
-                    cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress,
+static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, const int *order,
+                    int n, cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress,
                     cs_error_t *err)
 {
     int nw = jobs < n ? jobs : n, rc = CS_OK, next = 0, taken = 0, done = 0;
@@ -334,7 +334,7 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, int n,
     }
     /* every worker a point to start with */
     for (int i = 0; rc == CS_OK && i < nw; i++) {
-        int32_t k = next++;
+        int32_t k = order[next++];
         owner[i] = k;
         w[i].busy = 1;
         if (par_write_all(w[i].to, &k, sizeof k))
@@ -391,7 +391,7 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, int n,
             w[i].busy = 0;
             done++;
             if (next < n) {
-                int32_t k = next++;
+                int32_t k = order[next++];
                 owner[i] = k;
                 w[i].busy = 1;
                 if (par_write_all(w[i].to, &k, sizeof k))
@@ -461,19 +461,59 @@ static int par_keep(void *ctx, int i, cs_rec_t *rec, cs_error_t *err)
     return CS_OK;
 }
 
+/* The order in which points are handed out (positions in list): the
+ * costliest first when the command estimates costs (the longest-processing-
+ * time rule: the last point to start is then a short one, and no worker
+ * waits long for the others at the end), else the serial order. */
+typedef struct par_cost {
+    double cost;
+    int k;
+} par_cost_t;
+
+static int par_cost_cmp(const void *a, const void *b)
+{
+    const par_cost_t *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+static int *par_order(const cs_par_ops_t *ops, const int *list, int n)
+{
+    int *order = cs_malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    if (!ops->cost) {
+        for (int k = 0; k < n; k++)
+            order[k] = k;
+        return order;
+    }
+    par_cost_t *c = cs_malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    for (int k = 0; k < n; k++)
+        c[k] = (par_cost_t){ops->cost(ops->ctx, list[k]), k};
+    qsort(c, (size_t)n, sizeof *c, par_cost_cmp);
+    for (int k = 0; k < n; k++)
+        order[k] = c[k].k;
+    free(c);
+    return order;
+}
+
 static int par_source(cs_par_t *par, const cs_par_ops_t *ops, const int *list, int n,
                       cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress,
                       cs_error_t *err)
 {
+    int rc;
+    if (!(par->mpi || (par->jobs > 1 && n > 1)))
+        return par_serial(ops, list, n, sink, sctx, err);
+    int *order = par_order(ops, list, n);
 #if CS_HAVE_MPI
     if (par->mpi)
-        return par->rank == 0
-                   ? cs_mpi_master(ops, list, n, sink, sctx, progress, par->size, err)
-                   : cs_mpi_serve(ops, list, n, err);
+        rc = par->rank == 0
+                 ? cs_mpi_master(ops, list, order, n, sink, sctx, progress, par->size, err)
+                 : cs_mpi_serve(ops, list, n, err);
+    else
 #endif
-    if (par->jobs > 1 && n > 1)
-        return par_pool(ops, par->jobs, list, n, sink, sctx, progress, err);
-    return par_serial(ops, list, n, sink, sctx, err);
+        rc = par_pool(ops, par->jobs, list, order, n, sink, sctx, progress, err);
+    free(order);
+    return rc;
 }
 
 int cs_par_check(const cs_par_t *par, int npoints, cs_error_t *err)

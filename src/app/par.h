@@ -38,6 +38,11 @@ typedef struct cs_par_ops {
      * The record stays the caller's. */
     int (*take)(void *ctx, int i, const cs_rec_t *rec, cs_error_t *err);
     void *ctx;
+    /* May be NULL.  A relative estimate of point i's cost (a sweep: bytes
+     * times ranks): workers are handed the costliest points first, so that
+     * none is left running a large one alone at the end; the records are
+     * still taken in the serial order. */
+    double (*cost)(void *ctx, int i);
     /* a record whose rc is not CS_OK ends the run (a sweep without
      * --keep-going): a shard run then stops there, writing nothing */
     int stop_on_failure;
