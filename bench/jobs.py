@@ -24,12 +24,13 @@ import sys
 import tempfile
 
 SWEEP = ["sweep", "--machine", "alphabeta:topo=torus,rows=32,cols=32", "--coll", "allreduce",
-         "--algos", "ring,rdb,rabenseifner,reduce-bcast,butterfly", "--bytes", "8KiB..1MiB:x2",
-         "--quiet"]
+         "--algos", "ring,rdb,rabenseifner,reduce-bcast,butterfly", "--bytes", "8KiB..1MiB:x2"]
 
 
 def timed(cmd, cwd):
-    """(wall s, cpu s, peak RSS KiB) of cmd by /usr/bin/time."""
+    """(wall s, cpu s, peak RSS KiB, busiest worker's CPU s or None) of cmd
+    by /usr/bin/time; the last from --jobs's line "N points on K workers,
+    CPU seconds (points): 7.31 s (21) + 7.02 s (19)"."""
     fmt = "%e %U %S %M"
     p = subprocess.run(["/usr/bin/time", "-f", fmt, "-o", "time.out"] + cmd, cwd=cwd,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -38,7 +39,12 @@ def timed(cmd, cwd):
                                                      p.stderr.decode()[-2000:]))
     with open(os.path.join(cwd, "time.out")) as f:
         e, u, s, m = f.read().split()[-4:]
-    return float(e), float(u) + float(s), int(m)
+    busiest = None
+    for line in p.stderr.decode().splitlines():
+        if "CPU seconds (points):" in line:
+            parts = line.split(":")[-1].split("+")
+            busiest = max(float(x.split()[0]) for x in parts)
+    return float(e), float(u) + float(s), int(m), busiest
 
 
 def main():
@@ -74,13 +80,21 @@ def main():
     print("load average after:  %.2f %.2f %.2f" % os.getloadavg())
     print("40-point sweep (%s), medians of %d, CSVs byte-identical to serial:"
           % (" ".join(SWEEP[1:9]), a.repeat))
-    base = statistics.median(w for w, _, _ in got["serial"])
-    print("%-22s %9s %9s %10s %9s" % ("mode", "wall s", "cpu s", "peak RSS", "speed-up"))
+    base = statistics.median(x[0] for x in got["serial"])
+    base_cpu = statistics.median(x[1] for x in got["serial"])
+    print("%-22s %9s %9s %10s %9s %12s" % ("mode", "wall s", "cpu s", "peak RSS", "speed-up",
+                                           "cpu-bound"))
     for name, _ in modes:
         w = statistics.median(x[0] for x in got[name])
         c = statistics.median(x[1] for x in got[name])
         m = max(x[2] for x in got[name])
-        print("%-22s %9.2f %9.2f %7.0f MB %8.2fx" % (name, w, c, m / 1024, base / w))
+        busiest = [x[3] for x in got[name] if x[3] is not None]
+        # the speed-up on idle cores: the serial CPU over the busiest
+        # worker's (each worker's wall time when it has a core of its own)
+        bound = "%11.2fx" % (base_cpu / statistics.median(busiest)) if busiest else ""
+        print("%-22s %9.2f %9.2f %7.0f MB %8.2fx %s" % (name, w, c, m / 1024, base / w, bound))
+    print("speed-up: wall time against serial; cpu-bound: serial CPU over the busiest "
+          "worker's CPU, the speed-up when every worker has a core of its own")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,6 +214,8 @@ typedef struct par_worker {
     pid_t pid;
     int to, from; /* task pipe (write end), result pipe (read end) */
     int busy;     /* a point is out */
+    int points;   /* records it sent */
+    double cpu;   /* its user + system seconds, once reaped */
 } par_worker_t;
 
 static int par_write_all(int fd, const void *buf, size_t n)
@@ -227,6 +231,26 @@ static int par_write_all(int fd, const void *buf, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* Sends point position k to a worker: 0, or -1 when the worker is gone.
+ * SIGPIPE is blocked for this write only (and a pending one taken back), so
+ * that a dead worker is a status here while the command's own writes keep
+ * the serial run's behaviour (`collsim sweep --csv - | head` ends by
+ * SIGPIPE as it always did). */
+static int par_send(int fd, int32_t k)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &pipe_set, &old);
+    int r = par_write_all(fd, &k, sizeof k);
+    if (r) {
+        struct timespec none = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &none);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return r;
 }
 
 /* 0 with n bytes, 1 at end of file before any, -1 on an error or a short read */
@@ -267,8 +291,11 @@ static void par_worker_loop(const cs_par_ops_t *ops, const int *list, int n, int
 static void par_reap(par_worker_t *w, char *why, size_t len)
 {
     int st = 0;
+    struct rusage ru;
     snprintf(why, len, "ended");
-    if (w->pid > 0 && waitpid(w->pid, &st, 0) == w->pid) {
+    if (w->pid > 0 && wait4(w->pid, &st, 0, &ru) == w->pid) {
+        w->cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
         if (WIFSIGNALED(st))
             snprintf(why, len, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
         else if (WIFEXITED(st))
@@ -296,10 +323,6 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, const in
     cs_rec_t **got = cs_calloc((size_t)n, sizeof *got);
     int *owner = cs_malloc((size_t)nw * sizeof *owner); /* the point each has */
     struct pollfd *pfd = cs_malloc((size_t)nw * sizeof *pfd);
-    struct sigaction ign, old_pipe;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old_pipe); /* a dead worker is a status, not our death */
     fflush(NULL); /* nothing buffered is written twice by a child */
     for (int i = 0; i < nw; i++)
         w[i].to = w[i].from = -1; /* not started: nothing to close */
@@ -337,7 +360,7 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, const in
         int32_t k = order[next++];
         owner[i] = k;
         w[i].busy = 1;
-        if (par_write_all(w[i].to, &k, sizeof k))
+        if (par_send(w[i].to, k))
             rc = cs_error_set(err, CS_ERR_IO, "--jobs: worker %d (pid %d) takes no work",
                               i + 1, (int)w[i].pid);
     }
@@ -389,12 +412,13 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, const in
             }
             got[owner[i]] = rec;
             w[i].busy = 0;
+            w[i].points++;
             done++;
             if (next < n) {
                 int32_t k = order[next++];
                 owner[i] = k;
                 w[i].busy = 1;
-                if (par_write_all(w[i].to, &k, sizeof k))
+                if (par_send(w[i].to, k))
                     rc = cs_error_set(err, CS_ERR_IO, "--jobs: worker %d takes no work", i + 1);
             }
         }
@@ -411,15 +435,24 @@ static int par_pool(const cs_par_ops_t *ops, int jobs, const int *list, const in
         char why[96];
         if (w[i].pid > 0 && w[i].busy)
             kill(w[i].pid, SIGKILL);
-        else if (w[i].to >= 0) {
-            int32_t stop = -1;
-            par_write_all(w[i].to, &stop, sizeof stop);
-        }
+        else if (w[i].to >= 0)
+            par_send(w[i].to, -1);
         if (w[i].to >= 0)
             close(w[i].to), close(w[i].from);
         par_reap(&w[i], why, sizeof why);
     }
-    sigaction(SIGPIPE, &old_pipe, NULL);
+    /* how the work fell on the workers (unless --quiet): the balance that
+     * bounds the speed-up, whatever else the machine runs meanwhile */
+    if (rc == CS_OK && progress && progress->on && !progress->quiet) {
+        char line[512];
+        size_t at = 0;
+        for (int i = 0; i < nw && at < sizeof line - 64; i++)
+            at += (size_t)snprintf(line + at, sizeof line - at, "%s%.2f s (%d)",
+                                   i ? " + " : "", w[i].cpu, w[i].points);
+        cs_app_progress_done(progress);
+        fprintf(stderr, "collsim: %s: %d points on %d workers, CPU seconds (points): %s\n",
+                progress->what, n, nw, line);
+    }
     for (int k = 0; k < n; k++)
         cs_rec_free(got[k]);
     free(got);

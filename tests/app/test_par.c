@@ -309,6 +309,9 @@ Test(par, interrupt_stops_workers_and_writes_nothing)
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
+        /* a process group of its own, which its workers join: after it
+         * exits, a worker left alive would still be found in the group */
+        setpgid(0, 0);
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 2);
         execl(bin, bin, "sweep", "--machine", "alphabeta:topo=torus,rows=32,cols=32", "--coll",
@@ -317,7 +320,7 @@ Test(par, interrupt_stops_workers_and_writes_nothing)
         _exit(127);
     }
     usleep(1500 * 1000);
-    kill(pid, SIGINT);
+    kill(pid, SIGINT); /* the parent alone: it must stop its workers itself */
     int ws;
     cr_assert_eq(waitpid(pid, &ws, 0), pid);
     cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 130, "status %d", ws);
