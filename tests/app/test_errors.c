@@ -504,6 +504,7 @@ static const opt_case_t opt_cases[] = {
     {{CMP, "--shard", "0/2", NULL}, 2, "--shard I '0'"},
     {{CMP, "--shard-file", "x.shard", NULL}, 2, "--shard-file"},
     {{CMP, "--mpi", "--shard", "1/2", NULL}, 2, "--mpi"},
+    {{CMP, "--heatmaps", "h", "--jobs", "2", NULL}, 2, "--heatmaps"},
     {{REPLAY, "--jobs", "x", NULL}, 2, "--jobs 'x'"},
     {{REPLAY, "--shard", "1/2", NULL}, 2, "--shard"},
     {{REPLAY, "--shard-file", "x.shard", NULL}, 2, "--shard-file"},
