@@ -831,7 +831,7 @@ int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
     int which = -1; /* the machine that sets the common rank count */
 
     cs_par_args("compare", &argc, argv, CS_PAR_SHARD, &par);
-    par.merged = merged;
+    cs_par_set_merged(&par, merged);
     compare_parse_args(argc, argv, &a);
     if (a.heatmaps && (par.jobs > 1 || par.mpi || par.nshards || par.merged))
         cs_app_usage_error("compare", "--heatmaps is drawn from the runs of this process: "

@@ -381,7 +381,7 @@ int cs_app_replay_main(int argc, char **argv, const cs_shard_set_t *merged)
     int rc;
 
     cs_par_args("replay", &argc, argv, CS_PAR_SHARD, &par);
-    par.merged = merged;
+    cs_par_set_merged(&par, merged);
     replay_parse_args(argc, argv, &a);
     if (!a.nmachines && (par.nshards || par.mpi))
         cs_app_usage_error("replay", "--shard and --mpi spread the machines of --machines; "

@@ -609,7 +609,7 @@ int cs_app_sweep_main(int argc, char **argv, const cs_shard_set_t *merged)
     cs_par_t par;
 
     cs_par_args("sweep", &argc, argv, CS_PAR_SHARD, &par);
-    par.merged = merged;
+    cs_par_set_merged(&par, merged);
     sweep_parse_args(argc, argv, &a);
     nr = a.nranks ? a.nranks : 1;
     ncombo = a.nalgos * nr;

@@ -143,7 +143,9 @@ void cs_par_args(const char *cmd, int *argc, char **argv, int flags, cs_par_t *p
     par->argc = out;
     par->argv = cs_malloc((size_t)(out + 1) * sizeof *par->argv);
     memcpy(par->argv, argv, (size_t)(out + 1) * sizeof *par->argv);
-    cs_shard_identity(cmd, par->argc, par->argv, par->identity);
+    /* only a shard needs it: it reads every input file the words name */
+    if (par->nshards)
+        cs_shard_identity(cmd, par->argc, par->argv, par->identity);
     if (par->mpi) {
 #if CS_HAVE_MPI
         cs_error_t err;
@@ -547,6 +549,13 @@ static int par_source(cs_par_t *par, const cs_par_ops_t *ops, const int *list, i
         rc = par_pool(ops, par->jobs, list, order, n, sink, sctx, progress, err);
     free(order);
     return rc;
+}
+
+void cs_par_set_merged(cs_par_t *par, const cs_shard_set_t *merged)
+{
+    par->merged = merged;
+    if (merged)
+        cs_shard_identity(par->cmd, par->argc, par->argv, par->identity);
 }
 
 int cs_par_check(const cs_par_t *par, int npoints, cs_error_t *err)

@@ -59,8 +59,9 @@ typedef struct cs_par {
     int argc;                 /* the command line without these options: */
     char **argv;              /* what a shard file keeps for the merge (a copy
                                  of the array, as typed, before getopt) */
-    char identity[17];        /* a hash of argv and of the input files it names */
-    const cs_shard_set_t *merged; /* set by `collsim merge`: no point runs */
+    char identity[17];        /* a hash of argv and of the input files it names
+                                 (shard.h), made for --shard and merge only */
+    const cs_shard_set_t *merged; /* `collsim merge`'s records: no point runs */
 } cs_par_t;
 
 /* cs_par_args flags */
@@ -77,8 +78,12 @@ enum { CS_PAR_SHARD = 1 };
  * --mpi (long forms, "--opt V" or "--opt=V") out of argv[1..argc), before
  * "--", updating *argc; exits with a usage error naming cmd for a bad value
  * or combination (--shard without CS_PAR_SHARD in flags, --mpi in a build
- * without MPI).  Starts MPI for --mpi.  Computes par->identity. */
+ * without MPI).  Starts MPI for --mpi.  Computes par->identity for
+ * --shard. */
 void cs_par_args(const char *cmd, int *argc, char **argv, int flags, cs_par_t *par);
+/* The records of a merge (NULL: none) for the command line par was read
+ * from; computes par->identity, which the merge checks. */
+void cs_par_set_merged(cs_par_t *par, const cs_shard_set_t *merged);
 /* Frees the copy of the words; ends MPI when it was started. */
 void cs_par_destroy(cs_par_t *par);
 /* The options' lines for a command's --help. */
