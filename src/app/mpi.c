@@ -123,6 +123,13 @@ int cs_mpi_master(const cs_par_ops_t *ops, const int *list, const int *order, in
     return rc;
 }
 
+void cs_mpi_release(int size)
+{
+    int32_t stop = -1;
+    for (int r = 1; r < size; r++)
+        MPI_Send(&stop, 1, MPI_INT32_T, r, PAR_TASK, MPI_COMM_WORLD);
+}
+
 int cs_mpi_serve(const cs_par_ops_t *ops, const int *list, int n, cs_error_t *err)
 {
     (void)err;

@@ -26,6 +26,8 @@ void cs_mpi_finalize(void);
 int cs_mpi_master(const cs_par_ops_t *ops, const int *list, const int *order, int n,
                   cs_par_sink_fn sink, void *sctx, cs_app_progress_t *progress, int size,
                   cs_error_t *err);
+/* Rank 0 that will not run the points: tells ranks 1..size-1 to stop. */
+void cs_mpi_release(int size);
 /* Ranks 1..size-1: runs the points rank 0 sends until it says stop. */
 int cs_mpi_serve(const cs_par_ops_t *ops, const int *list, int n, cs_error_t *err);
 

@@ -163,6 +163,11 @@ void cs_par_destroy(cs_par_t *par)
     free(par->argv);
     par->argv = NULL;
 #if CS_HAVE_MPI
+    /* rank 0 that never handed out the points (an output it could not
+     * open, a merge check): the other ranks wait for work and would wait
+     * in MPI_Finalize's fence for ever; told to stop first */
+    if (par->mpi && par->rank == 0 && !par->mpi_done)
+        cs_mpi_release(par->size);
     if (par->mpi)
         cs_mpi_finalize();
 #endif
@@ -540,11 +545,12 @@ static int par_source(cs_par_t *par, const cs_par_ops_t *ops, const int *list, i
         return par_serial(ops, list, n, sink, sctx, err);
     int *order = par_order(ops, list, n);
 #if CS_HAVE_MPI
-    if (par->mpi)
+    if (par->mpi) {
         rc = par->rank == 0
                  ? cs_mpi_master(ops, list, order, n, sink, sctx, progress, par->size, err)
                  : cs_mpi_serve(ops, list, n, err);
-    else
+        par->mpi_done = 1;
+    } else
 #endif
         rc = par_pool(ops, par->jobs, list, order, n, sink, sctx, progress, err);
     free(order);

@@ -55,6 +55,7 @@ typedef struct cs_par {
     const char *shard_file;   /* --shard-file, or shard_default */
     char shard_default[64];   /* "shard-I-of-N.shard" */
     int mpi, rank, size;      /* --mpi: this rank of size */
+    int mpi_done;             /* rank 0 has run the points (and stopped the ranks) */
     const char *cmd;          /* "sweep", "compare", "replay" */
     int argc;                 /* the command line without these options: */
     char **argv;              /* what a shard file keeps for the merge (a copy

@@ -301,6 +301,28 @@ Test(par, mpirun_2_ranks_is_byte_identical)
     same_file("s.svg", "p.svg");
 }
 
+Test(par, mpirun_rank_0_failing_before_the_points_ends_the_job)
+{
+    if (!mpi_usable())
+        cr_skip_test("collsim built without MPI, or no mpirun");
+    char cmd[3 * PATH_MAX];
+    /* rank 0 cannot write its plot: the other rank, waiting for work, must
+     * be told to stop (else both wait in MPI_Finalize: timeout's 124) */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" "
+             "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo "
+             "timeout 120 mpirun -n 2 --oversubscribe %s '%s' sweep --machine loggp:p=4 "
+             "--coll allreduce --algos ring --bytes 8,16 --plot no/such/dir/p.svg --mpi "
+             ">mpi.out 2>&1",
+             cli_tmpdir, geteuid() == 0 ? "--allow-run-as-root" : "", getenv("COLLSIM"));
+    int st = system(cmd);
+    char *log = cli_path("mpi.out"), *text = cli_read(log, NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124,
+              "mpirun: status %d: %s", st, text);
+    cr_assert_not_null(strstr(text, "--plot no/such/dir/p.svg"), "%s", text);
+    free(text), free(log);
+}
+
 Test(par, interrupt_stops_workers_and_writes_nothing)
 {
     const char *bin = getenv("COLLSIM");
