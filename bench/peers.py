@@ -54,9 +54,9 @@ def ring_platform(path, P):
         f.write("</zone>\n</platform>\n")
 
 
-def timed(cmd):
+def timed(cmd, cwd=None):
     """(cpu seconds, peak RSS MB, stdout) of one run under /usr/bin/time -v."""
-    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True, cwd=cwd)
     if p.returncode != 0:
         sys.exit("bench/peers: %s failed:\n%s" % (cmd[0], p.stderr[-2000:]))
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", p.stderr).group(1))
@@ -69,12 +69,12 @@ def median_row(runs):
     return statistics.median(x[0] for x in runs), statistics.median(x[1] for x in runs)
 
 
-def side_by_side(label, cs_cmd, peer_cmd, repeat, cs_finish, peer_finish):
+def side_by_side(label, cs_cmd, peer_cmd, repeat, cs_finish, peer_finish, peer_cwd=None):
     """One row: collsim and a peer alternated, medians, both finish times."""
     cs, pr = [], []
     for _ in range(repeat):
         cs.append(timed(cs_cmd))
-        pr.append(timed(peer_cmd))
+        pr.append(timed(peer_cmd, peer_cwd))
     c_s, c_mb = median_row(cs)
     p_s, p_mb = median_row(pr)
     print("%-34s %10.2f %9.0f %16s %10.2f %9.0f %16s %7.1fx" % (
@@ -135,7 +135,8 @@ def astra_rows(a, tmp):
         def astra_finish(out):
             m = re.search(r"sys\[0\] finished, (\d+) cycles", out)
             return "%.6f ms" % (int(m.group(1)) / 1e6) if m else "?"
-        side_by_side("P = %d" % P, cs_cmd, astra, a.repeat, collsim_finish, astra_finish)
+        # ASTRA-sim writes its logs into log/ under the working folder
+        side_by_side("P = %d" % P, cs_cmd, astra, a.repeat, collsim_finish, astra_finish, d)
         shutil.rmtree(d)
 
 
