@@ -77,8 +77,9 @@ def side_by_side(label, cs_cmd, peer_cmd, repeat, cs_finish, peer_finish, peer_c
         pr.append(timed(peer_cmd, peer_cwd))
     c_s, c_mb = median_row(cs)
     p_s, p_mb = median_row(pr)
-    print("%-34s %10.2f %9.0f %16s %10.2f %9.0f %16s %7.1fx" % (
-        label, c_s, c_mb, cs_finish(cs[0][2]), p_s, p_mb, peer_finish(pr[0][2]), p_s / c_s),
+    ratio = "%7.1fx" % (p_s / c_s) if c_s > 0 else "%8s" % "-"
+    print("%-34s %10.2f %9.0f %16s %10.2f %9.0f %16s %s" % (
+        label, c_s, c_mb, cs_finish(cs[0][2]), p_s, p_mb, peer_finish(pr[0][2]), ratio),
         flush=True)
 
 
