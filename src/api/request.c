@@ -147,9 +147,6 @@ int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *e
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
 {
     (void)timeline; /* a windowed run keeps its ops for a timeline (engine/exec.h) */
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each other: "
-                            "it reads every op of the whole program");
     if (r->windowed > 0 && r->loop.style != CS_LOOP_STYLE_NONE)
         return cs_error_set(err, CS_ERR_USAGE, "--windowed and a benchmark loop (--iterations, "
                             "--warmup, --between, --loop) exclude each other: a loop repeats the "
@@ -608,7 +605,7 @@ int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
 {
     if (r->windowed > 0)
         return 1; /* asked for: what needs the whole program is refused */
-    return r->windowed == 0 && r->coll && !r->validate && !r->keep_program &&
+    return r->windowed == 0 && r->coll && !r->keep_program &&
            r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
 }
 
@@ -623,9 +620,6 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         return rc ? rc : request_check_fits(r, run->machine, run->program, err);
     }
     const cs_request_coll_t *c = &run->coll;
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
-                            "other: validation follows the data of the whole program");
     if (cs_request_windowed(r, c)) {
         /* built while it runs (cs_request_run): only what the window needs */
         if ((rc = request_check_bytes(c, err)) ||
@@ -659,8 +653,26 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;
-        } else {
+        } else if (!r->validate) {
             return CS_OK; /* a builder error: the run reports it as a window's */
+        } else {
+            /* the checker hears of the streaming dependencies from the first
+             * op on: a new generator (the probe built a window or two) */
+            if (cs_program_nops(run->gen->prog)) {
+                cs_progen_free(run->gen);
+                run->gen = NULL;
+            }
+            run->program = NULL;
+            if ((!run->gen && (rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) ||
+                (rc = cs_coll_check_new_gen(c->algo, &c->args, run->gen, REQUEST_VALIDATE_SEED,
+                                            &run->check, err))) {
+                cs_progen_free(run->gen);
+                run->gen = NULL;
+                request_name_error(c, err);
+                return rc;
+            }
+            run->program = run->gen->prog;
+            return CS_OK;
         }
     }
     if ((rc = cs_request_coll_build(c, &run->program, err))) {
@@ -727,8 +739,9 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
 {
     int rc;
     if (run->gen)
-        return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
-    rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+        rc = cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
+    else
+        rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
     if (rc == CS_OK && run->loop) {
         if ((rc = cs_loop_finish(run->loop, &run->result, err))) {
             cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);

@@ -85,6 +85,9 @@ struct cs_coll_builder {
     int no_after;
     void (*at_wait)(void *ctx);
     void *wait_ctx;
+    /* cs_coll_builder_on_stream: who hears of streaming dependencies */
+    void (*on_stream)(void *ctx, int32_t op, int32_t pred);
+    void *stream_ctx;
     int64_t (*wire)(int64_t len, const void *ctx); /* cs_coll_set_wire */
     const void *wire_ctx;
 };
@@ -146,6 +149,13 @@ void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
 }
 
 int cs_coll_builder_unchained(const cs_coll_builder_t *b) { return b->no_after; }
+
+void cs_coll_builder_on_stream(cs_coll_builder_t *b,
+                               void (*fn)(void *ctx, int32_t op, int32_t pred), void *ctx)
+{
+    b->on_stream = fn;
+    b->stream_ctx = ctx;
+}
 
 /* After a wait on `rank`: only the ops in its lists can still get a
  * dependent (issued() links new ops to `after`, a wait moves `outstanding`
@@ -321,7 +331,10 @@ void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t k
 {
     if (op < 0 || pred < 0)
         return;
-    cs_program_dep(b->p, op, pred, kind);
+    if (cs_program_dep(b->p, op, pred, kind))
+        return; /* recorded; pred may be gone (a window released it) */
+    if (kind == CS_DEP_STREAM && b->on_stream)
+        b->on_stream(b->stream_ctx, op, pred);
     if (kind == CS_DEP_AFTER &&
         cs_program_op(b->p, op)->rank == cs_program_op(b->p, pred)->rank)
         mark_implied(b, pred);

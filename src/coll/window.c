@@ -237,9 +237,6 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     *out = NULL;
     if ((rc = cs_coll_build_check(a, err)))
         return rc;
-    if (!a->no_data)
-        return cs_error_set(err, CS_ERR_USAGE, "a windowed program carries no data "
-                            "descriptors: --validate needs the whole program");
     w = cs_calloc(1, sizeof *w);
     w->algo = algo;
     w->args = *a;
@@ -247,10 +244,86 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     w->g.ops = &window_ops;
     w->g.prog = cs_program_new(a->P);
     cs_program_set_windowed(w->g.prog);
+    if (!a->no_data) /* --validate reads them as the run goes */
+        cs_program_keep_data(w->g.prog);
     w->closed_below = cs_calloc((size_t)a->P, sizeof *w->closed_below);
     w->g.closed_below = w->closed_below;
     w->b = cs_coll_builder_new(w->g.prog, &w->args);
     cs_coll_builder_watch(w->b, w->closed_below, at_wait, w);
     *out = &w->g;
     return CS_OK;
+}
+
+void cs_coll_generate_on_stream(cs_progen_t *g, void (*fn)(void *ctx, int32_t op, int32_t pred),
+                                void *ctx)
+{
+    cs_coll_builder_on_stream(((window_t *)g)->b, fn, ctx);
+}
+
+/* ---- a pass over the whole program, a window at a time ------------------ */
+
+/* cs_coll_scan's state: the builder runs straight through on the caller's
+ * stack (nothing runs the ops), and every batch of ops is shown to the
+ * caller and then given back. */
+typedef struct scan {
+    cs_program_t *p;
+    int32_t *closed_below;
+    int P;
+    int32_t shown;      /* ops below were shown */
+    int32_t release_at; /* the closed frontier at the previous batch */
+    int32_t batch;
+    cs_coll_scan_fn visit;
+    void *ctx;
+} scan_t;
+
+static void scan_batch(scan_t *s)
+{
+    const cs_wdep_t *d;
+    int64_t n = cs_program_take_deps(s->p, &d);
+    int32_t end = cs_program_nops(s->p), lo = end;
+    s->visit(s->ctx, s->p, s->shown, end, d, n);
+    s->shown = end;
+    /* give back what was closed a batch ago: a dependency on a closed op
+     * breaks the window's contract, which the run reports, but one batch
+     * of slack keeps such an algorithm from reading released ops here */
+    cs_program_release(s->p, s->release_at);
+    for (int r = 0; r < s->P; r++)
+        lo = s->closed_below[r] < lo ? s->closed_below[r] : lo;
+    s->release_at = lo;
+}
+
+static void scan_at_wait(void *ctx)
+{
+    scan_t *s = ctx;
+    if (cs_program_nops(s->p) - s->shown >= s->batch)
+        scan_batch(s);
+}
+
+int cs_coll_scan(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_coll_scan_fn visit,
+                 void *ctx, cs_error_t *err)
+{
+    scan_t s;
+    cs_coll_builder_t *b;
+    int rc;
+    if ((rc = cs_coll_build_check(a, err)))
+        return rc;
+    memset(&s, 0, sizeof s);
+    s.p = cs_program_new(a->P);
+    cs_program_set_windowed(s.p);
+    if (!a->no_data)
+        cs_program_keep_data(s.p);
+    s.P = a->P;
+    s.batch = WINDOW_BATCH_DEFAULT;
+    s.visit = visit;
+    s.ctx = ctx;
+    s.closed_below = cs_calloc((size_t)a->P, sizeof *s.closed_below);
+    b = cs_coll_builder_new(s.p, a);
+    cs_coll_builder_watch(b, s.closed_below, scan_at_wait, &s);
+    rc = cs_coll_build_run(algo, b, err);
+    if (rc == CS_OK)
+        scan_batch(&s);
+    cs_coll_builder_free(b);
+    cs_program_free(s.p);
+    free(s.closed_below);
+    return rc;
 }
