@@ -628,6 +628,23 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
             return rc;
         }
         run->program = run->gen->prog;
+        /* --validate: the checker's first pass over the algorithm, before
+         * the generator builds its first op (the checker hears of its
+         * streaming dependencies from the first on).  A dependency on a
+         * later op makes the default run whole; any other error is the
+         * request's. */
+        if (r->validate && (rc = cs_coll_check_new_gen(c->algo, &c->args, run->gen,
+                                                       REQUEST_VALIDATE_SEED, &run->check, err))) {
+            cs_progen_free(run->gen);
+            run->gen = NULL;
+            run->program = NULL;
+            if (r->windowed != 0 || rc != CS_ERR_USAGE) {
+                request_name_error(c, err);
+                return rc;
+            }
+        }
+    }
+    if (run->gen) {
         /* by default, an algorithm whose first ops depend on later ones
          * (allgather/cns-two-way) runs whole, and so does one with many
          * dependencies per op: the ops ready at time 0 are built now (the
@@ -650,29 +667,13 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         if ((probe != CS_OK && cs_program_points_forward(wp)) ||
             (probe == CS_OK && r->windowed == 0 &&
              cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
+            cs_coll_check_free(run->check);
+            run->check = NULL;
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;
-        } else if (!r->validate) {
-            return CS_OK; /* a builder error: the run reports it as a window's */
         } else {
-            /* the checker hears of the streaming dependencies from the first
-             * op on: a new generator (the probe built a window or two) */
-            if (cs_program_nops(run->gen->prog)) {
-                cs_progen_free(run->gen);
-                run->gen = NULL;
-            }
-            run->program = NULL;
-            if ((!run->gen && (rc = cs_coll_generate(c->algo, &c->args, 0, &run->gen, err))) ||
-                (rc = cs_coll_check_new_gen(c->algo, &c->args, run->gen, REQUEST_VALIDATE_SEED,
-                                            &run->check, err))) {
-                cs_progen_free(run->gen);
-                run->gen = NULL;
-                request_name_error(c, err);
-                return rc;
-            }
-            run->program = run->gen->prog;
-            return CS_OK;
+            return CS_OK; /* a builder error: the run reports it as a window's */
         }
     }
     if ((rc = cs_request_coll_build(c, &run->program, err))) {

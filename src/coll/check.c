@@ -580,6 +580,24 @@ static int64_t *fixed_bounds(const cs_coll_args_t *a, size_t more, size_t *nv, s
     return v;
 }
 
+/* Refuses state above the limit for nv distinct boundaries (it is
+ * allocated up front, per rank and piece). */
+static int state_fits(const cs_coll_args_t *a, size_t nv, cs_error_t *err)
+{
+    int64_t np = nv > INT32_MAX / 2 ? INT32_MAX / 2 : (int64_t)nv - 1;
+    int64_t state_bytes = (int64_t)a->P * np * (int64_t)(sizeof(uint64_t) + sizeof(uint32_t));
+    if (a->kind == CS_COLL_BARRIER)
+        state_bytes += (int64_t)a->P * ((a->P + 63) / 64) * 8;
+    if (nv > INT32_MAX / 2 || state_bytes > CHECK_MAX_STATE_BYTES)
+        return cs_error_set(err, CS_ERR_NOMEM,
+                            "validation state would take %lld MiB (%d ranks x %lld pieces x 12 "
+                            "bytes); the limit is %lld MiB: validate fewer ranks or fewer, larger "
+                            "messages (e.g. a larger segment size)",
+                            (long long)(state_bytes >> 20), a->P, (long long)np,
+                            (long long)(CHECK_MAX_STATE_BYTES >> 20));
+    return CS_OK;
+}
+
 /* Sorts v[0, n) and drops repeats; returns the new count. */
 static size_t sort_unique(int64_t *v, size_t n)
 {
@@ -642,12 +660,14 @@ int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
  * and unique every so often so that they follow the distinct offsets, not
  * the program's length. */
 typedef struct gather {
+    const cs_coll_args_t *a;
     int64_t *v;
     size_t n, cap, uniq;
     int stream_sends;
+    cs_error_t err;     /* why it stopped the pass */
 } gather_t;
 
-static void gather_batch(void *ctx, const cs_program_t *p, int32_t first, int32_t end,
+static int gather_batch(void *ctx, const cs_program_t *p, int32_t first, int32_t end,
                          const cs_wdep_t *deps, int64_t ndeps)
 {
     gather_t *g = ctx;
@@ -670,8 +690,13 @@ static void gather_batch(void *ctx, const cs_program_t *p, int32_t first, int32_
         if ((kind == CS_OP_SEND || kind == CS_OP_MCAST) && cs_program_data(p, deps[k].op))
             g->stream_sends = 1;
     }
-    if (g->n > 2 * g->uniq + 65536)
+    /* the state is refused as soon as the offsets seen so far pass its
+     * limit, not after a pass over a program too long to validate */
+    if (g->n > 2 * g->uniq + 65536) {
         g->n = g->uniq = sort_unique(g->v, g->n);
+        return state_fits(g->a, g->uniq, &g->err);
+    }
+    return CS_OK;
 }
 
 int cs_coll_check_new_gen(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progen_t *gen,
@@ -687,8 +712,11 @@ int cs_coll_check_new_gen(const cs_coll_algo_t *algo, const cs_coll_args_t *a, c
     if ((rc = check_args(a, err)))
         return rc;
     memset(&g, 0, sizeof g);
+    g.a = a;
     g.v = fixed_bounds(a, 0, &g.n, &g.cap);
     if ((rc = cs_coll_scan(algo, a, gather_batch, &g, err))) {
+        if (g.err.code)
+            *err = g.err;
         free(g.v);
         return rc;
     }
@@ -710,24 +738,16 @@ static int check_make(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
 {
     cs_coll_check_t *c;
     int32_t np;
-    int64_t state_bytes;
+    int rc;
 
     nv = sort_unique(v, nv);
     if (nv < 2) /* an empty buffer: keep one empty piece so the arrays exist */
         v[nv++] = 1;
-    np = nv > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)nv - 1;
-    state_bytes = (int64_t)a->P * np * (int64_t)(sizeof(uint64_t) + sizeof(uint32_t));
-    if (a->kind == CS_COLL_BARRIER)
-        state_bytes += (int64_t)a->P * ((a->P + 63) / 64) * 8;
-    if (nv > INT32_MAX / 2 || state_bytes > CHECK_MAX_STATE_BYTES) {
+    if ((rc = state_fits(a, nv, err))) {
         free(v);
-        return cs_error_set(err, CS_ERR_NOMEM,
-                            "validation state would take %lld MiB (%d ranks x %lld pieces x 12 "
-                            "bytes); the limit is %lld MiB: validate fewer ranks or fewer, larger "
-                            "messages (e.g. a larger segment size)",
-                            (long long)(state_bytes >> 20), a->P, (long long)np,
-                            (long long)(CHECK_MAX_STATE_BYTES >> 20));
+        return rc;
     }
+    np = (int32_t)nv - 1;
 
     c = cs_calloc(1, sizeof *c);
     c->kind = a->kind;

@@ -527,6 +527,32 @@ int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error
     return rc;
 }
 
+int64_t cs_coll_ops_rounds(int64_t P, int64_t k) { return k * P * cs_coll_ceil_log2(P); }
+
+int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
+{
+    return algo->max_ops && a->P >= 1 ? algo->max_ops(a) : -1;
+}
+
+int cs_coll_check_count(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int64_t limit,
+                        int windowed, cs_error_t *err)
+{
+    int64_t n = cs_coll_max_ops(algo, a);
+    if (n <= limit)
+        return CS_OK;
+    if (windowed)
+        return cs_error_set(err, CS_ERR_NOMEM,
+                            "%s/%s: %lld ops at P = %d, more than a windowed run counts "
+                            "(%lld: the executor names ops in 31 bits)",
+                            cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
+                            (long long)limit);
+    return cs_error_set(err, CS_ERR_NOMEM,
+                        "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): run "
+                        "it windowed (the default; drop --whole)",
+                        cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
+                        (long long)limit);
+}
+
 int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
                   cs_error_t *err)
 {
@@ -534,7 +560,8 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
     cs_coll_builder_t *b;
     int rc;
     *out = NULL;
-    if ((rc = cs_coll_build_check(a, err)))
+    if ((rc = cs_coll_build_check(a, err)) ||
+        (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_OPS, 0, err)))
         return rc;
     p = cs_program_new(a->P);
     b = cs_coll_builder_new(p, a);

@@ -235,7 +235,8 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     window_t *w;
     int rc;
     *out = NULL;
-    if ((rc = cs_coll_build_check(a, err)))
+    if ((rc = cs_coll_build_check(a, err)) ||
+        (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_WINDOW_OPS, 1, err)))
         return rc;
     w = cs_calloc(1, sizeof *w);
     w->algo = algo;
@@ -272,6 +273,7 @@ typedef struct scan {
     int32_t shown;      /* ops below were shown */
     int32_t release_at; /* the closed frontier at the previous batch */
     int32_t batch;
+    int stop;           /* visit's code: the algorithm runs out */
     cs_coll_scan_fn visit;
     void *ctx;
 } scan_t;
@@ -281,7 +283,11 @@ static void scan_batch(scan_t *s)
     const cs_wdep_t *d;
     int64_t n = cs_program_take_deps(s->p, &d);
     int32_t end = cs_program_nops(s->p), lo = end;
-    s->visit(s->ctx, s->p, s->shown, end, d, n);
+    if ((s->stop = s->visit(s->ctx, s->p, s->shown, end, d, n))) {
+        /* every op the algorithm still adds fails at once */
+        cs_program_set_limits(s->p, end, -1);
+        return;
+    }
     s->shown = end;
     /* give back what was closed a batch ago: a dependency on a closed op
      * breaks the window's contract, which the run reports, but one batch
@@ -295,7 +301,7 @@ static void scan_batch(scan_t *s)
 static void scan_at_wait(void *ctx)
 {
     scan_t *s = ctx;
-    if (cs_program_nops(s->p) - s->shown >= s->batch)
+    if (!s->stop && cs_program_nops(s->p) - s->shown >= s->batch)
         scan_batch(s);
 }
 
@@ -320,10 +326,10 @@ int cs_coll_scan(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_coll_sc
     b = cs_coll_builder_new(s.p, a);
     cs_coll_builder_watch(b, s.closed_below, scan_at_wait, &s);
     rc = cs_coll_build_run(algo, b, err);
-    if (rc == CS_OK)
+    if (rc == CS_OK && !s.stop)
         scan_batch(&s);
     cs_coll_builder_free(b);
     cs_program_free(s.p);
     free(s.closed_below);
-    return rc;
+    return s.stop ? s.stop : rc;
 }

@@ -297,11 +297,11 @@ static int broken_barrier(cs_coll_builder_t *b, cs_error_t *err)
 Test(window_validate, broken_algorithms_fail_with_the_whole_checkers_message)
 {
     static const cs_coll_algo_t algos[] = {
-        {CS_COLL_ALLREDUCE, "broken-ring", "test", "test", "", NULL, broken_ring},
-        {CS_COLL_ALLGATHER, "broken-flat", "test", "test", "", NULL, broken_allgather},
-        {CS_COLL_BROADCAST, "broken-stream", "test", "test", "", NULL, broken_stream_chain},
-        {CS_COLL_BROADCAST, "broken-lengths", "test", "test", "", NULL, broken_lengths},
-        {CS_COLL_BARRIER, "broken-barrier", "test", "test", "", NULL, broken_barrier},
+        {CS_COLL_ALLREDUCE, "broken-ring", "test", "test", "", NULL, broken_ring, NULL},
+        {CS_COLL_ALLGATHER, "broken-flat", "test", "test", "", NULL, broken_allgather, NULL},
+        {CS_COLL_BROADCAST, "broken-stream", "test", "test", "", NULL, broken_stream_chain, NULL},
+        {CS_COLL_BROADCAST, "broken-lengths", "test", "test", "", NULL, broken_lengths, NULL},
+        {CS_COLL_BARRIER, "broken-barrier", "test", "test", "", NULL, broken_barrier, NULL},
     };
     static const char *const want[] = {"misses", "holds no data where rank 1's",
                                        "rank 3 bytes [0, 3000): holds no data where rank 0's",
@@ -332,7 +332,7 @@ Test(window_validate, broken_algorithms_fail_with_the_whole_checkers_message)
     /* the right chain passes both ways */
     {
         const cs_coll_algo_t ok = {CS_COLL_BROADCAST, "stream", "test", "test", "", NULL,
-                                   stream_chain};
+                                   stream_chain, NULL};
         cs_coll_args_t args = {CS_COLL_BROADCAST, 13, 4000, 0, m->net.unit_bytes, NULL, NULL, 0};
         vout_t w = validated(m, &ok, &args, CS_NET_PACKET, 0, 0);
         vout_t g = validated(m, &ok, &args, CS_NET_PACKET, 1, 1);
