@@ -24,6 +24,10 @@
  * ops) before it begins.  Either way the times are those of the whole
  * program.
  *
+ * cs_coll_scan runs an algorithm once more without running its program
+ * (--validate's first pass on a windowed run): straight through on the
+ * caller's stack, a batch shown to the caller and given back at a time.
+ *
  * ASan follows a stack switch only when told (its fake stacks and
  * use-after-return checks): the switches are announced to it in builds
  * with the address sanitizer.
