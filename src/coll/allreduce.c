@@ -817,7 +817,8 @@ static const cs_coll_algo_t ar_rdb = {
 static const cs_coll_algo_t ar_rabenseifner = {
     CS_COLL_ALLREDUCE, "rabenseifner",
     "recursive-halving reduce-scatter + recursive-doubling allgather; extra ranks folded",
-    "generic (Rabenseifner; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rabenseifner, NULL};
+    "generic (Rabenseifner; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rabenseifner,
+    NULL};
 static const cs_coll_algo_t ar_reduce_bcast = {
     CS_COLL_ALLREDUCE, "reduce-bcast", "binomial reduce to rank 0, then binomial broadcast",
     "lecture §8.1 + §8.6", "", NULL, allreduce_reduce_bcast, reduce_bcast_ops};

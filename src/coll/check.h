@@ -6,8 +6,9 @@
  * Use: build the program (cs_coll_build), cs_coll_check_new, pass
  * cs_coll_check_observer in cs_exec_opts.observer, cs_exec_run, then
  * cs_coll_check_verify.  A windowed run: cs_coll_generate,
- * cs_coll_check_new_gen, cs_exec_run_gen, cs_coll_check_verify.  Only ops with data descriptors are tracked (every
- * op emitted through the coll.h builder has one).
+ * cs_coll_check_new_gen, cs_exec_run_gen, cs_coll_check_verify.  Only ops
+ * with data descriptors are tracked (every op emitted through the coll.h
+ * builder has one).
  *
  * Guarantees: a dropped or duplicated contribution is always reported
  * (exact counts); misplaced data in copy collectives always (distinct

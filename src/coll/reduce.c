@@ -447,7 +447,8 @@ static const cs_coll_algo_t a_preorder = {
     CS_COLL_REDUCE, "preorder",
     "the optimal pre-order tree of the thesis's cycle model (B = bytes/4 elements)",
     "Cerebras thesis §5.5 (Lemma 5.9)",
-    "TR=CYCLES ramp latency of the model (default 2); " STREAM_OPT, k_preorder, build_preorder, NULL};
+    "TR=CYCLES ramp latency of the model (default 2); " STREAM_OPT, k_preorder, build_preorder,
+    NULL};
 static const cs_coll_algo_t a_left_right = {
     CS_COLL_REDUCE, "left-right",
     "each side of the root reduces toward it with a base pattern; the root's smaller side first",

@@ -180,8 +180,9 @@ size_t cs_program_bytes(const cs_program_t *p);
  * are handed to the executor as they come (cs_program_take_deps) and never
  * tabled, so cs_program_preds and cs_program_succs are not available.  It
  * carries no side tables (lines, labels, and data descriptors unless
- * cs_program_keep_data): the builder records an error instead.  cs_program_finalize only reports the first
- * builder error and marks the program whole. */
+ * cs_program_keep_data): the builder records an error instead.
+ * cs_program_finalize only reports the first builder error and marks the
+ * program whole. */
 /* Makes a new, empty program windowed. */
 void cs_program_set_windowed(cs_program_t *p);
 int cs_program_is_windowed(const cs_program_t *p);
