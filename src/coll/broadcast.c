@@ -508,8 +508,14 @@ static const char *const keys_kseg[] = {"k", "seg", NULL};
 
 
 /* Op counts (cs_coll_algo_t.max_ops): a send and a recv per rank but the
- * root, 2 (P - 1), binomial or flat. */
+ * root, 2 (P - 1), binomial or flat; scatter + allgather adds a ring
+ * allgather's 2 P (P - 1) (fewer when pieces are empty, n < P). */
 static int64_t star2_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 2); }
+static int64_t sag_ops(const cs_coll_args_t *a)
+{
+    int64_t ring = cs_coll_ops_pairs(a->P, 2);
+    return ring == INT64_MAX ? ring : ring + cs_coll_ops_star(a->P, 2);
+}
 
 static const cs_coll_algo_t bcast_binomial_algo = {
     .kind = CS_COLL_BROADCAST,
@@ -562,6 +568,7 @@ static const cs_coll_algo_t bcast_sag_algo = {
     .options = "",
     .keys = NULL,
     .build = bcast_scatter_allgather,
+    .max_ops = sag_ops,
 };
 
 static const cs_coll_algo_t bcast_segbin_algo = {
