@@ -737,6 +737,12 @@ int cs_coll_check_new_gen(const cs_coll_algo_t *algo, const cs_coll_args_t *a, c
     memset(&g, 0, sizeof g);
     g.a = a;
     g.v = fixed_bounds(a, 0, &g.n, &g.cap);
+    /* a block collective has P pieces at least: refused before the pass */
+    g.n = g.uniq = sort_unique(g.v, g.n);
+    if ((rc = state_fits(a, g.uniq, err))) {
+        free(g.v);
+        return rc;
+    }
     if ((rc = cs_coll_scan(algo, a, gather_batch, &g, err))) {
         if (g.err.code)
             *err = g.err;

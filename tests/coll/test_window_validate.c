@@ -361,3 +361,22 @@ Test(window_validate, memory_follows_the_window)
     cr_expect_lt(g.held_peak, g.nops / 8, "held %lld of %d ops", (long long)g.held_peak, g.nops);
     cs_machine_free(m);
 }
+
+/* The checker's state limit (2 GiB) is checked before the first pass where
+ * the collective alone passes it (a block collective has P pieces at
+ * least): P = 16,384 is refused at once, nothing built. */
+Test(window_validate, state_limit_before_the_first_pass)
+{
+    const cs_coll_algo_t *a;
+    cs_error_t err;
+    cs_progen_t *g;
+    cs_coll_check_t *chk = NULL;
+    cr_assert_eq(cs_coll_find(CS_COLL_ALLGATHER, "ring", &a, &err), CS_OK);
+    cs_coll_args_t args = {CS_COLL_ALLGATHER, 16384, 1024, 0, 4096, NULL, NULL, 0};
+    cr_assert_eq(cs_coll_generate(a, &args, 0, &g, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(cs_coll_check_new_gen(a, &args, g, 1, &chk, &err), CS_ERR_NOMEM);
+    cr_expect_null(chk);
+    cr_expect(strstr(err.msg, "16384 ranks x 16384 pieces"), "%s", err.msg);
+    cr_expect_eq(cs_program_nops(g->prog), 0);
+    cs_progen_free(g);
+}
