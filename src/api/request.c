@@ -147,9 +147,6 @@ int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *e
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
 {
     (void)timeline; /* a windowed run keeps its ops for a timeline (engine/exec.h) */
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each other: "
-                            "it reads every op of the whole program");
     if (r->windowed > 0 && r->loop.style != CS_LOOP_STYLE_NONE)
         return cs_error_set(err, CS_ERR_USAGE, "--windowed and a benchmark loop (--iterations, "
                             "--warmup, --between, --loop) exclude each other: a loop repeats the "
@@ -608,7 +605,7 @@ int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
 {
     if (r->windowed > 0)
         return 1; /* asked for: what needs the whole program is refused */
-    return r->windowed == 0 && r->coll && !r->validate && !r->keep_program &&
+    return r->windowed == 0 && r->coll && !r->keep_program &&
            r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
 }
 
@@ -623,9 +620,6 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         return rc ? rc : request_check_fits(r, run->machine, run->program, err);
     }
     const cs_request_coll_t *c = &run->coll;
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
-                            "other: validation follows the data of the whole program");
     if (cs_request_windowed(r, c)) {
         /* built while it runs (cs_request_run): only what the window needs */
         if ((rc = request_check_bytes(c, err)) ||
@@ -634,6 +628,23 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
             return rc;
         }
         run->program = run->gen->prog;
+        /* --validate: the checker's first pass over the algorithm, before
+         * the generator builds its first op (the checker hears of its
+         * streaming dependencies from the first on).  A dependency on a
+         * later op makes the default run whole; any other error is the
+         * request's. */
+        if (r->validate && (rc = cs_coll_check_new_gen(c->algo, &c->args, run->gen,
+                                                       REQUEST_VALIDATE_SEED, &run->check, err))) {
+            cs_progen_free(run->gen);
+            run->gen = NULL;
+            run->program = NULL;
+            if (r->windowed != 0 || rc != CS_ERR_USAGE) {
+                request_name_error(c, err);
+                return rc;
+            }
+        }
+    }
+    if (run->gen) {
         /* by default, an algorithm whose first ops depend on later ones
          * (allgather/cns-two-way) runs whole, and so does one with many
          * dependencies per op: the ops ready at time 0 are built now (the
@@ -656,6 +667,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         if ((probe != CS_OK && cs_program_points_forward(wp)) ||
             (probe == CS_OK && r->windowed == 0 &&
              cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
+            cs_coll_check_free(run->check);
+            run->check = NULL;
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;
@@ -727,8 +740,9 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
 {
     int rc;
     if (run->gen)
-        return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
-    rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+        rc = cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
+    else
+        rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
     if (rc == CS_OK && run->loop) {
         if ((rc = cs_loop_finish(run->loop, &run->result, err))) {
             cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);

@@ -443,7 +443,8 @@ static const opt_case_t opt_cases[] = {
     {{RUNC, "--timeline", NULL}, 2, "'--timeline'"},
     {{RUNC, "--timeline-limit", NULL}, 2, "'--timeline-limit'"},
     {{RUNC, "--timeline-limit", "abc", "--timeline", "t.json", NULL}, 2, "--timeline-limit"},
-    {{RUNC, "--validate", "--windowed", NULL}, 2, "--windowed"},
+    {{"run", "--machine", "loggp:p=4", "--program", "x.goal", "--validate", NULL}, 2,
+     "--validate"},
     {{RUNC, "--windowed", "--whole", NULL}, 2, "--whole"},
     {{"run", "--machine", "loggp:p=4", "--program", "x.goal", "--whole", NULL}, 2, "--whole"},
     /* benchmark loops (docs/loops.md) */

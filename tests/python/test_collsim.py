@@ -453,15 +453,14 @@ class Errors(unittest.TestCase):
         # the flags still take bools, and opt values (stream=0|1) too
         self.assertIs(m.run(coll="allreduce", bytes=64, validate=True).validated, True)
         self.assertIsNone(m.run(coll="allreduce", bytes=64, validate=False).validated)
-        # whole=True (run --whole): the same result as the default window, and it
-        # goes with validate=True, which windowed=True refuses
+        # whole=True (run --whole): the same result as the default window; both
+        # go with validate=True (issue 34)
         self.assertEqual(m.run(coll="allreduce", bytes=64, whole=True).json(timing=False),
                          m.run(coll="allreduce", bytes=64).json(timing=False))
         self.assertIs(m.run(coll="allreduce", bytes=64, whole=True, validate=True).validated,
                       True)
-        with self.assertRaises(collsim.Error) as cm:
-            m.run(coll="allreduce", bytes=64, windowed=True, validate=True)
-        self.assertIn("exclude each other", str(cm.exception))
+        self.assertIs(m.run(coll="allreduce", bytes=64, windowed=True, validate=True).validated,
+                      True)
         a = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
                         opt={"stream": False})
         b = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
