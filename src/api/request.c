@@ -33,6 +33,13 @@
 /* how far the default's probe builds: this many times the ops of the first window
  * (2 finds the gateway's second stage on 10,440 TSPs; a ring of 1,024 pays 9 MB) */
 #define REQUEST_WINDOW_PROBE 2
+/* A collective whose ops are all ready at time 0 (the full wafer's two-phase
+ * reduce: 4.19 M ops, every stream posted at cycle 0) is whole after the
+ * probe's first step, and the window would hold all of it plus its own
+ * per-op lists (1,181 MB against 1,005 MB whole): above this many ops such a
+ * program is rebuilt whole.  Below, the window's cost is too small to repay
+ * a second build. */
+#define REQUEST_WINDOW_MIN_REBUILD (1 << 16)
 /* At most this many queue kinds are looked for (cs_queue_kind_name names
  * the ones past the last "unknown"). */
 #define REQUEST_MAX_QUEUE_KINDS 16
@@ -650,6 +657,8 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
          * dependencies per op: the ops ready at time 0 are built now (the
          * executor asks for them first anyway) and tell */
         int probe = r->windowed == 0 ? cs_progen_advance(run->gen, -1, err) : CS_OK;
+        int all_at_zero = probe == CS_OK && r->windowed == 0 && run->gen->complete &&
+                          cs_program_nops(run->gen->prog) > REQUEST_WINDOW_MIN_REBUILD;
         /* a fan-in may begin only at a later stage (allreduce/gateway: every
          * op of its second stage after every op of the first; on 10,440 Groq
          * TSPs the first stage alone fills the first window, and windowed the
@@ -664,7 +673,7 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
                 break;
         }
         const cs_program_t *wp = run->gen->prog;
-        if ((probe != CS_OK && cs_program_points_forward(wp)) ||
+        if (all_at_zero || (probe != CS_OK && cs_program_points_forward(wp)) ||
             (probe == CS_OK && r->windowed == 0 &&
              cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp))) {
             cs_coll_check_free(run->check);

@@ -276,3 +276,36 @@ Test(request, op_count_refused_before_building)
     cr_expect(strstr(err.msg, "windowed"), "%s", err.msg);
     cs_request_run_destroy(&run);
 }
+
+/* Issue 34: a program whose ops are all ready at time 0 is whole after the
+ * probe's first step; above REQUEST_WINDOW_MIN_REBUILD (2^16) ops the
+ * default rebuilds it whole (the window would hold every op and its lists
+ * besides: the full wafer's reduce took 1,181 MB windowed, 1,005 MB whole),
+ * below it keeps the window; both give the forced window's result. */
+Test(request, all_ready_at_zero_runs_whole)
+{
+    static const char *const shapes[] = {"cerebras:rows=150,cols=150", /* 67,497 ops */
+                                         "cerebras:rows=20,cols=20"};  /* 1,197 ops */
+    for (int i = 0; i < 2; i++) {
+        cs_request_t r;
+        cs_request_run_t d, w;
+        cs_error_t err = {0};
+        REQUEST(&r, "machine", shapes[i], "coll", "reduce", "algo", "2d-two-phase", "bytes",
+                "4096");
+        cr_assert_eq(request_go(&r, &d, &err), CS_OK, "%s", err.msg);
+        if (i == 0)
+            cr_expect_null(d.gen, "%s: every op ready at 0 and 67,497 ops, kept windowed",
+                           shapes[i]);
+        else
+            cr_expect_not_null(d.gen, "%s: a small program rebuilt whole", shapes[i]);
+        cr_assert_eq(cs_request_set(&r, "windowed", "1", &err), CS_OK);
+        cr_assert_eq(request_go(&r, &w, &err), CS_OK, "%s", err.msg);
+        cr_expect_not_null(w.gen);
+        char *jd = request_json(&d), *jw = request_json(&w);
+        cr_expect_str_eq(jd, jw);
+        free(jd);
+        free(jw);
+        cs_request_run_destroy(&d);
+        cs_request_run_destroy(&w);
+    }
+}
