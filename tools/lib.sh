@@ -39,6 +39,10 @@ CS_PACKAGES=(
     help2man
     # the zsh completion's test runs it in a real zsh (skipped without)
     zsh
+    # --mpi (docs/cluster.md): OpenMPI, an optional meson feature; the
+    # test of mpirun -n 2 is skipped without it
+    libopenmpi-dev
+    openmpi-bin
 )
 
 cs_log() {

@@ -10,6 +10,7 @@ significant digits).
 import time
 
 from . import Error, Machine, Request, algorithms, parse_sizes, _as_int, _no_bool, _short, _str
+from ._par import run_points, jobs_count
 
 # The sweep's ticks are the runs': nothing here computes a time itself.
 
@@ -71,7 +72,7 @@ def _opt_texts(opt):
 
 
 def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=None,
-          opt=None, force=None, keep_going=False):
+          opt=None, force=None, keep_going=False, jobs=1):
     """Runs coll with every algorithm of algos, for every rank count of
     ranks (None: every node) and every size of bytes, on one machine built
     once, in the order of `collsim sweep` (algorithm, then ranks, then
@@ -85,7 +86,9 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
     dict or a list of "[ALGO:]KEY=VALUE" texts (ALGO: for that algorithm
     only).  machine may be a Machine.  A failing point raises Error; with
     keep_going=True it is left out (as --keep-going does) and the errors
-    are in the `errors` attribute of the returned list."""
+    are in the `errors` attribute of the returned list.  jobs: worker
+    processes (0: one per core), as `collsim sweep --jobs`: the same rows
+    in the same order."""
     m = machine if isinstance(machine, Machine) else Machine(machine)
     names = _names(algos, coll)
     sizes = _sizes("bytes", bytes)
@@ -94,26 +97,31 @@ def sweep(machine, coll, algos, bytes, ranks=None, mode=None, root=None, order=N
     for scope, _ in opts:
         if scope is not None and scope not in names:
             raise Error(1, "sweep: --opt '%s:...': '%s' is not in --algos" % (scope, scope))
-    rows = _Rows()
-    for name in names:
+    jobs_count(jobs)
+    points = [(name, p, b) for name in names for p in counts for b in sizes]
+
+    def point(i):
+        name, p, b = points[i]
         mine = [kv for scope, kv in opts if scope is None or scope == name]
-        for p in counts:
-            for b in sizes:
-                req = Request(coll=coll, algo=name, bytes=b, ranks=p, mode=mode, root=root,
-                              order=order, opt=mine, force=force)
-                try:
-                    r = m.run(req)
-                except Error as e:
-                    rows.failed(e, "%s/%s at %s bytes%s" % (
-                        coll, name, b, "" if p is None else ", %s ranks" % p), keep_going)
-                    continue
-                ticks = r.ticks
-                bw = r.bandwidth or {}
-                rows.append({"machine": m.spec, "coll": coll, "algo": name, "bytes": int(b),
-                             "ranks": r.ranks, "ticks": ticks,
-                             "seconds": ticks * m.tick_seconds, "events": r.events,
-                             "algbw_bytes_per_s": bw.get("algbw_bytes_per_second", 0.0),
-                             "busbw_bytes_per_s": bw.get("busbw_bytes_per_second", 0.0)})
+        req = Request(coll=coll, algo=name, bytes=b, ranks=p, mode=mode, root=root,
+                      order=order, opt=mine, force=force)
+        r = m.run(req)
+        ticks = r.ticks
+        bw = r.bandwidth or {}
+        return {"machine": m.spec, "coll": coll, "algo": name, "bytes": int(b),
+                "ranks": r.ranks, "ticks": ticks,
+                "seconds": ticks * m.tick_seconds, "events": r.events,
+                "algbw_bytes_per_s": bw.get("algbw_bytes_per_second", 0.0),
+                "busbw_bytes_per_s": bw.get("busbw_bytes_per_second", 0.0)}
+
+    rows = _Rows()
+    for i, ok, v in run_points(point, len(points), jobs):
+        if ok:
+            rows.append(v)
+            continue
+        name, p, b = points[i]
+        rows.failed(Error(*v), "%s/%s at %s bytes%s" % (
+            coll, name, b, "" if p is None else ", %s ranks" % p), keep_going)
     return rows
 
 
@@ -150,7 +158,7 @@ def _busiest(ch):
 
 def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=None,
             root=None, order=None, opt=None, validate=None, force=None, timing=True,
-            keep_going=False):
+            keep_going=False, jobs=1):
     """Runs one algorithm (default: the collective's first) on several
     machines: a list of specs or Machines, or one text with specs separated
     by ';' (default: one example of every machine type, as `collsim
@@ -164,7 +172,8 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
     count: `ranks`, or the most that every machine holds.  mode="fluid" runs the machines
     that have their own engine (no fluid mode) in packet mode.  A failing
     machine raises Error; with keep_going=True it is left out and its
-    error kept in the list's `errors`."""
+    error kept in the list's `errors`.  jobs: worker processes (0: one per
+    core), as `collsim compare --jobs`: the same rows in the same order."""
     if coll is None:
         raise Error(1, "compare: missing --coll NAME (see 'collsim list algorithms')")
     if machines is None:
@@ -179,30 +188,28 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
     if ranks is None:
         # like for like, as `collsim compare`: the most ranks every machine holds
         ranks = _common_ranks(machines)
-    rows = _Rows()
-    for spec in machines:
+    jobs_count(jobs)
+
+    def point(i):
+        spec = machines[i]
+        m = spec if isinstance(spec, Machine) else Machine(spec)
+        keys = dict(coll=coll, algo=algo, bytes=bytes, ranks=ranks, root=root,
+                    order=order, opt=_opt_texts(opt), validate=validate, force=force)
+        t0 = time.perf_counter()
         try:
-            m = spec if isinstance(spec, Machine) else Machine(spec)
-            keys = dict(coll=coll, algo=algo, bytes=bytes, ranks=ranks, root=root,
-                        order=order, opt=_opt_texts(opt), validate=validate, force=force)
-            t0 = time.perf_counter()
-            try:
-                r = m.run(**keys, mode=mode)
-            except Error as e:
-                if mode != "fluid" or e.code != 1 or "no fluid mode" not in e.message:
-                    raise
-                r = m.run(**keys)  # its own engine: packet only (see the docstring)
-            wall = time.perf_counter() - t0 if timing else 0.0
+            r = m.run(**keys, mode=mode)
         except Error as e:
-            rows.failed(e, spec if isinstance(spec, str) else spec.spec, keep_going)
-            continue
+            if mode != "fluid" or e.code != 1 or "no fluid mode" not in e.message:
+                raise
+            r = m.run(**keys)  # its own engine: packet only (see the docstring)
+        wall = time.perf_counter() - t0 if timing else 0.0
         ticks = r.ticks
         seconds = ticks * m.tick_seconds
         ch = r.channels
         c = _busiest(ch)
         nbytes = int(parse_sizes(bytes)[0]) if isinstance(bytes, str) else int(bytes)
         bw = r.bandwidth or {}
-        rows.append({
+        return {
             "machine": m.name, "spec": m.spec, "coll": coll, "algo": algo, "bytes": nbytes,
             "ranks": r.ranks, "ticks": ticks, "seconds": seconds,
             "algbw_bytes_per_s": bw.get("algbw_bytes_per_second", 0.0),
@@ -210,7 +217,15 @@ def compare(machines=None, coll=None, algo=None, bytes=None, ranks=None, mode=No
             "busiest_link": "-" if c is None else "%s\u2192%s" % (
                 m.node_name(int(ch["src"][c])), m.node_name(int(ch["dst"][c]))),
             "busiest_util": 0.0 if c is None or ticks <= 0 else int(ch["busy_ticks"][c]) / ticks,
-            "events": r.events, "wall_seconds": wall})
+            "events": r.events, "wall_seconds": wall}
+
+    rows = _Rows()
+    for i, ok, v in run_points(point, len(machines), jobs):
+        if ok:
+            rows.append(v)
+            continue
+        spec = machines[i]
+        rows.failed(Error(*v), spec if isinstance(spec, str) else spec.spec, keep_going)
     return rows
 
 

@@ -37,6 +37,13 @@
 /* how far the default's probe builds: this many times the ops of the first window
  * (2 finds the gateway's second stage on 10,440 TSPs; a ring of 1,024 pays 9 MB) */
 #define REQUEST_WINDOW_PROBE 2
+/* A collective whose ops are all ready at time 0 (the full wafer's two-phase
+ * reduce: 4.19 M ops, every stream posted at cycle 0) is whole after the
+ * probe's first step, and the window would hold all of it plus its own
+ * per-op lists (1,181 MB against 1,005 MB whole): above this many ops such a
+ * program is rebuilt whole.  Below, the window's cost is too small to repay
+ * a second build. */
+#define REQUEST_WINDOW_MIN_REBUILD (1 << 16)
 /* At most this many queue kinds are looked for (cs_queue_kind_name names
  * the ones past the last "unknown"). */
 #define REQUEST_MAX_QUEUE_KINDS 16
@@ -151,9 +158,6 @@ int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *e
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err)
 {
     (void)timeline; /* a windowed run keeps its ops for a timeline (engine/exec.h) */
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each other: "
-                            "it reads every op of the whole program");
     if (r->windowed > 0 && r->loop.style != CS_LOOP_STYLE_NONE)
         return cs_error_set(err, CS_ERR_USAGE, "--windowed and a benchmark loop (--iterations, "
                             "--warmup, --between, --loop) exclude each other: a loop repeats the "
@@ -612,7 +616,7 @@ int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
 {
     if (r->windowed > 0)
         return 1; /* asked for: what needs the whole program is refused */
-    return r->windowed == 0 && r->coll && !r->validate && !r->keep_program &&
+    return r->windowed == 0 && r->coll && !r->keep_program &&
            r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
 }
 
@@ -627,9 +631,6 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
         return rc ? rc : request_check_fits(r, run->machine, run->program, err);
     }
     const cs_request_coll_t *c = &run->coll;
-    if (r->windowed > 0 && r->validate)
-        return cs_error_set(err, CS_ERR_USAGE, "--windowed and --validate exclude each "
-                            "other: validation follows the data of the whole program");
     if (cs_request_windowed(r, c)) {
         /* built while it runs (cs_request_run): only what the window needs */
         if ((rc = request_check_bytes(c, err)) ||
@@ -638,11 +639,30 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
             return rc;
         }
         run->program = run->gen->prog;
+        /* --validate: the checker's first pass over the algorithm, before
+         * the generator builds its first op (the checker hears of its
+         * streaming dependencies from the first on).  A dependency on a
+         * later op makes the default run whole; any other error is the
+         * request's. */
+        if (r->validate && (rc = cs_coll_check_new_gen(c->algo, &c->args, run->gen,
+                                                       REQUEST_VALIDATE_SEED, &run->check, err))) {
+            cs_progen_free(run->gen);
+            run->gen = NULL;
+            run->program = NULL;
+            if (r->windowed != 0 || rc != CS_ERR_USAGE) {
+                request_name_error(c, err);
+                return rc;
+            }
+        }
+    }
+    if (run->gen) {
         /* by default, an algorithm whose first ops depend on later ones
          * (allgather/cns-two-way) runs whole, and so does one with many
          * dependencies per op: the ops ready at time 0 are built now (the
          * executor asks for them first anyway) and tell */
         int probe = r->windowed == 0 ? cs_progen_advance(run->gen, -1, err) : CS_OK;
+        int all_at_zero = probe == CS_OK && r->windowed == 0 && run->gen->complete &&
+                          cs_program_nops(run->gen->prog) > REQUEST_WINDOW_MIN_REBUILD;
         /* a fan-in may begin only at a later stage (allreduce/gateway: every
          * op of its second stage after every op of the first; on 10,440 Groq
          * TSPs the first stage alone fills the first window, and windowed the
@@ -657,10 +677,12 @@ int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *e
                 break;
         }
         const cs_program_t *wp = run->gen->prog;
-        if ((probe != CS_OK && cs_program_points_forward(wp)) ||
+        if (all_at_zero || (probe != CS_OK && cs_program_points_forward(wp)) ||
             (probe == CS_OK && r->windowed == 0 &&
              (cs_program_deps_added(wp) > REQUEST_WINDOW_MAX_FANIN * (int64_t)cs_program_nops(wp) ||
               cs_program_njoins(wp) > 0))) {
+            cs_coll_check_free(run->check);
+            run->check = NULL;
             cs_progen_free(run->gen);
             run->gen = NULL;
             run->program = NULL;
@@ -732,8 +754,9 @@ int cs_request_run(cs_request_run_t *run, const cs_exec_opts_t *opts, cs_error_t
 {
     int rc;
     if (run->gen)
-        return cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
-    rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
+        rc = cs_request_exec_gen(run->machine, run->gen, opts, &run->result, err);
+    else
+        rc = cs_request_exec(run->machine, run->program, opts, &run->result, err);
     if (rc == CS_OK && run->loop) {
         if ((rc = cs_loop_finish(run->loop, &run->result, err))) {
             cs_algofile_explain(run->coll.algo_file, &run->coll.args, err);

@@ -96,8 +96,8 @@ int cs_request_parse_queue(const char *text, cs_queue_kind_t *out, cs_error_t *e
  * cs_request_check_kind wants a machine (unless need_machine is 0: a front
  * end that has one open) and exactly one of program and collective;
  * cs_request_check_keys refuses the collective's fields without a
- * collective and an explicit windowed with validate or a loop (a timeline
- * runs windowed: `timeline` is kept for the callers).
+ * collective and an explicit windowed with a loop (a timeline and
+ * --validate run windowed: `timeline` is kept for the callers).
  * CS_ERR_USAGE. */
 int cs_request_check_kind(const cs_request_t *r, int need_machine, cs_error_t *err);
 int cs_request_check_keys(const cs_request_t *r, int timeline, cs_error_t *err);
@@ -188,8 +188,7 @@ int cs_request_prepare(const cs_request_t *r, cs_request_run_t *run, cs_error_t 
 int cs_request_prepare_on(const cs_request_t *r, cs_machine_t *m, cs_request_run_t *run,
                           cs_error_t *err);
 /* Does the request run its collective windowed?  Yes unless it asks for
- * the whole program (--whole) or needs it: --validate (the checker reads
- * every op's data and dependencies up front), a benchmark loop (it repeats
+ * the whole program (--whole) or needs it: a benchmark loop (it repeats
  * the whole program), a caller that reads the program after the run
  * (keep_program: export, the service), an algorithm read from a file or
  * marked `whole` (their dependencies may point forward), a GOAL program

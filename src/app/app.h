@@ -41,6 +41,7 @@ int cs_app_cmd_replay(int argc, char **argv);
 int cs_app_cmd_export(int argc, char **argv);
 int cs_app_cmd_serve(int argc, char **argv);
 int cs_app_cmd_complete(int argc, char **argv);
+int cs_app_cmd_merge(int argc, char **argv);
 
 /* The name of command i (0, 1, ...), NULL past the last one `collsim
  * --help` lists (hidden ones are not named): what `collsim complete`

@@ -33,6 +33,7 @@
 #include "api/figures.h"
 #include "api/sizes.h"
 #include "app/app.h"
+#include "app/par.h"
 #include "coll/coll.h"
 #include "core/units.h"
 #include "io/algofile.h"
@@ -144,6 +145,7 @@ static void compare_help(void)
            "\n"
            "A machine whose run fails is reported and left out; the others still run and\n"
            "the exit status is that of the first failure.\n");
+    cs_par_help(stdout, CS_PAR_SHARD);
 }
 
 static void compare_parse_args(int argc, char **argv, compare_args_t *a)
@@ -181,6 +183,7 @@ static void compare_parse_args(int argc, char **argv, compare_args_t *a)
         {"y", required_argument, NULL, OPT_Y},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
+        CS_PAR_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     cs_error_t err = {0};
@@ -676,9 +679,148 @@ static int write_plot(const compare_args_t *a, const compare_row_t *rows, const 
     return rc;
 }
 
+/* ---- the rows as points (par.h) ------------------------------------------------ */
+
+typedef struct compare_ctx {
+    compare_args_t *a;
+    compare_row_t *rows;
+    int nrows, first_rc;
+    cs_app_progress_t *progress;
+} compare_ctx_t;
+
+/* Row i (machine i / nsizes at size i % nsizes): its outcome, its run's
+ * JSON and its heatmap's path as fields. */
+static cs_rec_t *compare_run(void *ctx, int i, int worker)
+{
+    compare_ctx_t *c = ctx;
+    const compare_args_t *a = c->a;
+    int mi = i / a->nsizes;
+    compare_row_t row;
+    cs_error_t e = {0};
+    cs_rec_t *r = cs_rec_new();
+    memset(&row, 0, sizeof row);
+    row.r.spec = a->specs[mi];
+    row.r.bytes = a->sizes[i % a->nsizes];
+    snprintf(row.r.name, sizeof row.r.name, "%s", a->specs[mi]);
+    if (cs_app_interrupted()) {
+        cs_rec_put_int(r, "rc", CS_ERR_CANCELLED);
+        cs_rec_put_str(r, "err", "not run: interrupted");
+        cs_rec_put_int(r, "before", 1);
+        return r;
+    }
+    cs_app_progress_t quiet, *p = c->progress;
+    if (worker) { /* a worker draws no progress line; cancellation stays */
+        cs_app_progress_init(&quiet, "compare");
+        quiet.quiet = 1;
+        p = &quiet;
+    } else {
+        snprintf(p->what, sizeof p->what, "compare %d/%d: %.60s", i + 1, c->nrows,
+                 a->specs[mi]);
+        cs_app_progress_show(p, (double)i / c->nrows, NULL);
+    }
+    row.r.rc = compare_one(a, mi, &row, p, &e);
+    cs_rec_put_int(r, "rc", row.r.rc);
+    cs_rec_put_str(r, "err", row.r.rc ? e.msg : "");
+    cs_rec_put_str(r, "name", row.r.name);
+    cs_rec_put_str(r, "norm", row.r.norm);
+    cs_rec_put_int(r, "ranks", row.r.ranks);
+    cs_rec_put_int(r, "ticks", (int64_t)row.r.ticks);
+    cs_rec_put_real(r, "seconds", row.r.seconds);
+    cs_rec_put_real(r, "bandwidth", row.r.bandwidth);
+    cs_rec_put_real(r, "busbw", row.r.busbw);
+    cs_rec_put_str(r, "link", row.r.link);
+    cs_rec_put_real(r, "link_util", row.r.link_util);
+    cs_rec_put_int(r, "events", (int64_t)row.r.events);
+    cs_rec_put_real(r, "wall", row.r.wall);
+    cs_rec_put_str(r, "engine", row.r.engine);
+    cs_rec_put_str(r, "heatmap", row.heatmap);
+    cs_rec_put_real(r, "vmax", row.vmax);
+    if (row.json)
+        cs_rec_put(r, "json", row.json, row.json_len);
+    free(row.json);
+    if (row.run) { /* kept for a shared heatmap range: in this process only */
+        cs_request_run_destroy(row.run);
+        free(row.run);
+    }
+    return r;
+}
+
+/* Row i failed: reported as the serial comparison reports it, naming the
+ * machine (and size); the first failure is the exit status. */
+static void compare_report(compare_ctx_t *c, int i)
+{
+    const compare_args_t *a = c->a;
+    const compare_row_t *row = &c->rows[i];
+    int mi = i / a->nsizes;
+    cs_error_t e;
+    cs_error_set(&e, row->r.rc, "%s", row->r.err);
+    cs_app_progress_done(c->progress);
+    /* name the machine, unless its error quotes the spec already
+     * ("spec \"x\": ...": the spec twice helps no one) */
+    if (!strstr(e.msg, a->specs[mi]))
+        cs_error_prefix(&e, "%s", a->specs[mi]);
+    if (a->nsizes > 1) {
+        char size[32];
+        cs_units_format_bytes(row->r.bytes, size, sizeof size);
+        cs_error_prefix(&e, "at %s", size);
+    }
+    cs_app_report(&e);
+    if (c->first_rc == CS_OK)
+        c->first_rc = row->r.rc;
+}
+
+/* The largest sizes go to the workers first (par.h). */
+static double compare_cost(void *ctx, int i)
+{
+    const compare_ctx_t *c = ctx;
+    return (double)c->a->sizes[i % c->a->nsizes];
+}
+
+static int compare_take(void *ctx, int i, const cs_rec_t *r, cs_error_t *err)
+{
+    compare_ctx_t *c = ctx;
+    compare_row_t *row = &c->rows[i];
+    (void)err;
+    row->r.rc = (int)cs_rec_int(r, "rc", CS_ERR_INTERNAL);
+    cs_rec_copy(r, "err", row->r.err, sizeof row->r.err);
+    if (cs_rec_int(r, "before", 0))
+        return CS_OK; /* interrupted: the row says so, nothing reported */
+    cs_rec_copy(r, "name", row->r.name, sizeof row->r.name);
+    cs_rec_copy(r, "norm", row->r.norm, sizeof row->r.norm);
+    row->r.ranks = (int)cs_rec_int(r, "ranks", 0);
+    row->r.ticks = (cs_tick_t)cs_rec_int(r, "ticks", 0);
+    row->r.seconds = cs_rec_real(r, "seconds", 0);
+    row->r.bandwidth = cs_rec_real(r, "bandwidth", 0);
+    row->r.busbw = cs_rec_real(r, "busbw", 0);
+    cs_rec_copy(r, "link", row->r.link, sizeof row->r.link);
+    row->r.link_util = cs_rec_real(r, "link_util", 0);
+    row->r.events = (uint64_t)cs_rec_int(r, "events", 0);
+    row->r.wall = cs_rec_real(r, "wall", 0);
+    cs_rec_copy(r, "engine", row->r.engine, sizeof row->r.engine);
+    cs_rec_copy(r, "heatmap", row->heatmap, sizeof row->heatmap);
+    row->vmax = cs_rec_real(r, "vmax", 0);
+    size_t len = 0;
+    const char *js = cs_rec_get(r, "json", &len);
+    if (js) {
+        row->json = cs_malloc(len + 1);
+        memcpy(row->json, js, len);
+        row->json[len] = '\0';
+        row->json_len = len;
+    }
+    if (row->r.rc)
+        compare_report(c, i);
+    return CS_OK;
+}
+
 int cs_app_cmd_compare(int argc, char **argv)
 {
+    return cs_app_compare_main(argc, argv, NULL);
+}
+
+int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
+{
     compare_args_t a;
+    cs_par_t par;
     cs_error_t err = {0};
     int rc = CS_OK, first_rc = CS_OK;
     cs_app_progress_t progress;
@@ -688,7 +830,12 @@ int cs_app_cmd_compare(int argc, char **argv)
     cs_coll_kind_t kind;
     int which = -1; /* the machine that sets the common rank count */
 
+    cs_par_args("compare", &argc, argv, CS_PAR_SHARD, &par);
+    cs_par_set_merged(&par, merged);
     compare_parse_args(argc, argv, &a);
+    if (a.heatmaps && (par.jobs > 1 || par.mpi || par.nshards || par.merged))
+        cs_app_usage_error("compare", "--heatmaps is drawn from the runs of this process: "
+                           "give it without --jobs, --shard or --mpi");
     /* the collective and algorithm hold for every machine: checked once */
     if ((rc = cs_coll_parse(a.req.coll, &kind, &err)) == CS_OK &&
         (rc = cs_request_find_algo(kind, a.req.algo, NULL, &al, &al_file, &err)) == CS_OK)
@@ -697,12 +844,15 @@ int cs_app_cmd_compare(int argc, char **argv)
         rc = cs_figures_check_y(a.y, kind, &err);
     if (rc == CS_OK && kind != CS_COLL_BARRIER && !a.bytes_text)
         rc = cs_error_set(&err, CS_ERR_USAGE, "missing --bytes N for %s", cs_coll_name(kind));
+    if (rc == CS_OK) /* a merge: the shards are this run's, or nothing is printed */
+        rc = cs_par_check(&par, a.nspecs * a.nsizes, &err);
     cs_outdir_t *hdir = NULL;
     if (rc == CS_OK && a.heatmaps && (rc = cs_outdir_open("--heatmaps", a.heatmaps, &hdir, &err)) == CS_OK)
         a.heatmaps_tmp = cs_outdir_path(hdir);
     if (rc) {
         free(a.spec_buf);
         cs_algofile_free(al_file);
+        cs_par_destroy(&par);
         return cs_app_report(&err);
     }
     /* like for like: without --ranks, the most that every machine holds */
@@ -719,30 +869,50 @@ int cs_app_cmd_compare(int argc, char **argv)
         rows[i].r.rc = CS_ERR_CANCELLED;
         snprintf(rows[i].r.name, sizeof rows[i].r.name, "%s", a.specs[mi]);
         snprintf(rows[i].r.err, sizeof rows[i].r.err, "not run: interrupted");
-        if (cs_app_interrupted())
-            continue;
-        snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, nrows,
-                 a.specs[mi]);
-        cs_app_progress_show(&progress, (double)i / nrows, NULL);
-        cs_error_t e = {0};
-        rows[i].r.rc = compare_one(&a, mi, &rows[i], &progress, &e);
-        if (rows[i].r.rc) {
-            snprintf(rows[i].r.err, sizeof rows[i].r.err, "%s", e.msg);
-            cs_app_progress_done(&progress);
-            /* name the machine, unless its error quotes the spec already
-             * ("spec \"x\": ...": the spec twice helps no one) */
-            if (!strstr(e.msg, a.specs[mi]))
-                cs_error_prefix(&e, "%s", a.specs[mi]);
-            if (a.nsizes > 1) {
-                char size[32];
-                cs_units_format_bytes(rows[i].r.bytes, size, sizeof size);
-                cs_error_prefix(&e, "at %s", size);
-            }
-            cs_app_report(&e);
-            if (first_rc == CS_OK)
-                first_rc = rows[i].r.rc;
-        }
     }
+    compare_ctx_t ctx = {&a, rows, nrows, CS_OK, &progress};
+    cs_par_ops_t ops = {.run = compare_run, .take = compare_take, .ctx = &ctx,
+                        .cost = compare_cost};
+    if (par.jobs == 1 && !par.mpi && !par.nshards && !par.merged) {
+        /* here, one row after another (a shared heatmap range keeps the runs) */
+        for (int i = 0; i < nrows; i++) {
+            int mi = i / a.nsizes;
+            if (cs_app_interrupted())
+                continue;
+            snprintf(progress.what, sizeof progress.what, "compare %d/%d: %.60s", i + 1, nrows,
+                     a.specs[mi]);
+            cs_app_progress_show(&progress, (double)i / nrows, NULL);
+            cs_error_t e = {0};
+            rows[i].r.rc = compare_one(&a, mi, &rows[i], &progress, &e);
+            if (rows[i].r.rc) {
+                snprintf(rows[i].r.err, sizeof rows[i].r.err, "%s", e.msg);
+                compare_report(&ctx, i);
+            }
+        }
+    } else {
+        cs_error_t e = {0};
+        rc = cs_par_run(&par, &ops, nrows, &progress, &e);
+        if (!cs_par_writes(&par)) {
+            cs_app_progress_done(&progress);
+            if (rc)
+                cs_app_report(&e);
+            else if (par.nshards)
+                cs_app_wrote(&progress, par.shard_file, "shard");
+            for (int i = 0; i < nrows; i++)
+                free(rows[i].json);
+            free(rows);
+            free(a.spec_buf);
+            cs_algofile_free(al_file);
+            cs_outdir_abort(hdir);
+            cs_par_destroy(&par);
+            return rc;
+        }
+        if (rc && rc != CS_ERR_CANCELLED)
+            cs_app_report(&e);
+        if (rc && first_rc == CS_OK)
+            first_rc = rc;
+    }
+    first_rc = first_rc ? first_rc : ctx.first_rc;
     cs_app_progress_done(&progress);
     if (a.heatmaps && (rc = compare_shared_heatmaps(&a, rows)) && first_rc == CS_OK)
         first_rc = rc;
@@ -830,5 +1000,6 @@ int cs_app_cmd_compare(int argc, char **argv)
     free(rows);
     free(a.spec_buf);
     cs_algofile_free(al_file);
+    cs_par_destroy(&par);
     return rc;
 }

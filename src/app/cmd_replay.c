@@ -20,6 +20,7 @@
 
 #include "api/replay.h"
 #include "app/app.h"
+#include "app/par.h"
 #include "coll/coll.h"
 #include "engine/net.h"
 #include "core/lines.h"
@@ -86,10 +87,12 @@ static void replay_help(void)
            "      --no-timing          no wall-clock fields (identical output every run)\n"
            "  -q, --queue KIND         event queue: %s (default %s)\n"
            "      --quiet              no progress line, no \"wrote FILE\" on standard error\n"
-           "  -h, --help               show this help and exit\n"
-           "\n"
-           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n",
+           "  -h, --help               show this help and exit\n",
            queues, cs_queue_kind_name(CS_QUEUE_DEFAULT));
+    cs_par_help(stdout, CS_PAR_SHARD);
+    printf("  (the machines of --machines are the points; one --machine is one run)\n"
+           "\n"
+           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
 }
 
 static void split_machines(replay_args_t *a, const char *list)
@@ -131,6 +134,7 @@ static void replay_parse_args(int argc, char **argv, replay_args_t *a)
         {"queue", required_argument, NULL, 'q'},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
+        CS_PAR_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     const char *machines = NULL;
@@ -248,12 +252,90 @@ static void print_summary(FILE *f, const replay_run_t *run)
 
 /* ---- several machines ---------------------------------------------------------- */
 
-static int replay_table(const replay_args_t *a)
+typedef struct replay_table_ctx {
+    const replay_args_t *a;
+    char (*names)[96];
+    int width, worst;
+} replay_table_ctx_t;
+
+/* A machine of the table (par.h): its row after the name, or why it failed. */
+static cs_rec_t *replay_row_run(void *ctx, int i, int worker)
 {
-    int worst = CS_OK;
-    char names[REPLAY_MAX_MACHINES][96];
-    int width = 7;
+    const replay_args_t *a = ((const replay_table_ctx_t *)ctx)->a;
+    replay_args_t quiet;
     replay_run_t run;
+    cs_error_t err = {0};
+    char *line = NULL;
+    size_t len = 0;
+    if (worker) { /* no progress line from a worker */
+        quiet = *a;
+        quiet.quiet = 1;
+        a = &quiet;
+    }
+    int rc = replay_one(a, a->machines[i], &run, &err);
+    cs_rec_t *r = cs_rec_new();
+    cs_rec_put_int(r, "rc", rc);
+    if (rc) {
+        cs_rec_put_str(r, "err", err.msg);
+    } else {
+        FILE *f = open_memstream(&line, &len);
+        if (f) {
+            char t[64];
+            cs_units_format_seconds((double)run.res.finish * run.m->tick_seconds, t, sizeof t);
+            fprintf(f, " %6d %14lld %14s %12llu", cs_program_nranks(run.rr.p),
+                    (long long)run.res.finish, t, (unsigned long long)run.res.events);
+            if (a->with_timing)
+                fprintf(f, " %9.3f", run.res.wall_seconds);
+            fclose(f);
+            cs_rec_put(r, "row", line, len);
+        }
+        free(line);
+    }
+    run_destroy(&run);
+    return r;
+}
+
+static int replay_row_take(void *ctx, int i, const cs_rec_t *r, cs_error_t *err)
+{
+    replay_table_ctx_t *t = ctx;
+    int rc = (int)cs_rec_int(r, "rc", CS_ERR_INTERNAL);
+    size_t len = 0;
+    (void)err;
+    printf("%s%*s", t->names[i], t->width - cs_app_text_width(t->names[i]), "");
+    if (rc) {
+        char msg[CS_ERROR_MSG_MAX];
+        cs_rec_copy(r, "err", msg, sizeof msg);
+        printf(" failed: %s\n", msg);
+        if (t->worst == CS_OK)
+            t->worst = rc;
+    } else {
+        const char *row = cs_rec_get(r, "row", &len);
+        fwrite(row ? row : "", 1, row ? len : 0, stdout);
+        printf("\n");
+    }
+    fflush(stdout); /* a row as soon as it is known, as the serial table */
+    return CS_OK;
+}
+
+static int replay_table(const replay_args_t *a, cs_par_t *par)
+{
+    char names[REPLAY_MAX_MACHINES][96];
+    replay_table_ctx_t t = {a, names, 7, CS_OK};
+    cs_par_ops_t ops = {.run = replay_row_run, .take = replay_row_take, .ctx = &t};
+    cs_error_t err = {0};
+    int rc;
+    if (!cs_par_writes(par)) { /* a shard, an MPI rank other than 0 */
+        cs_app_progress_t p;
+        cs_app_progress_init(&p, "replay");
+        p.quiet = a->quiet;
+        if ((rc = cs_par_run(par, &ops, a->nmachines, &p, &err)))
+            return cs_app_report(&err);
+        if (par->nshards)
+            cs_app_wrote(&p, par->shard_file, "shard");
+        return CS_OK;
+    }
+    if ((rc = cs_par_check(par, a->nmachines, &err))) /* a merge: nothing printed */
+        return cs_app_report(&err);
     /* the machine column: short names ("alphabeta torus 8x8") */
     for (int i = 0; i < a->nmachines; i++) {
         cs_machine_t *m;
@@ -264,47 +346,48 @@ static int replay_table(const replay_args_t *a)
         } else {
             snprintf(names[i], sizeof names[i], "%.90s", a->machines[i]);
         }
-        if (cs_app_text_width(names[i]) > width)
-            width = cs_app_text_width(names[i]);
+        if (cs_app_text_width(names[i]) > t.width)
+            t.width = cs_app_text_width(names[i]);
     }
     printf("trace %s\n", a->rp.trace);
     /* no wall column under --no-timing: it would be a column of 0.000 */
-    printf("%-*s %6s %14s %14s %12s%s\n", width, "machine", "ranks", "ticks", "time",
+    printf("%-*s %6s %14s %14s %12s%s\n", t.width, "machine", "ranks", "ticks", "time",
            "events", a->with_timing ? "    wall s" : "");
-    for (int i = 0; i < a->nmachines; i++) {
-        cs_error_t err = {0};
-        int rc = replay_one(a, a->machines[i], &run, &err);
-        printf("%s%*s", names[i], width - cs_app_text_width(names[i]), "");
-        if (rc) {
-            printf(" failed: %s\n", err.msg);
-            if (worst == CS_OK)
-                worst = rc;
-        } else {
-            char t[64];
-            cs_units_format_seconds((double)run.res.finish * run.m->tick_seconds, t, sizeof t);
-            printf(" %6d %14lld %14s %12llu", cs_program_nranks(run.rr.p),
-                   (long long)run.res.finish, t, (unsigned long long)run.res.events);
-            if (a->with_timing)
-                printf(" %9.3f", run.res.wall_seconds);
-            printf("\n");
-        }
-        run_destroy(&run);
+    cs_app_progress_t p;
+    cs_app_progress_init(&p, "replay");
+    p.quiet = a->quiet;
+    rc = cs_par_run(par, &ops, a->nmachines, &p, &err);
+    cs_app_progress_done(&p);
+    if (rc) {
+        cs_app_report(&err);
+        return rc;
     }
-    if (worst != CS_OK)
+    if (t.worst != CS_OK)
         fprintf(stderr, "collsim: replay: some machines failed (see the table)\n");
-    return worst;
+    return t.worst;
 }
 
 int cs_app_cmd_replay(int argc, char **argv)
 {
+    return cs_app_replay_main(argc, argv, NULL);
+}
+
+int cs_app_replay_main(int argc, char **argv, const cs_shard_set_t *merged)
+{
+    cs_par_t par;
     replay_args_t a;
     replay_run_t run;
     cs_error_t err = {0};
     int rc;
 
+    cs_par_args("replay", &argc, argv, CS_PAR_SHARD, &par);
+    cs_par_set_merged(&par, merged);
     replay_parse_args(argc, argv, &a);
+    if (!a.nmachines && (par.nshards || par.mpi))
+        cs_app_usage_error("replay", "--shard and --mpi spread the machines of --machines; "
+                           "one --machine is one run");
     if (a.nmachines) {
-        rc = replay_table(&a);
+        rc = replay_table(&a, &par);
     } else {
         rc = replay_one(&a, a.req.machine, &run, &err);
         if (rc == CS_OK) {
@@ -322,5 +405,6 @@ int cs_app_cmd_replay(int argc, char **argv)
         run_destroy(&run);
     }
     free(a.machines_buf);
+    cs_par_destroy(&par);
     return rc;
 }

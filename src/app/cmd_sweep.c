@@ -32,6 +32,7 @@
 #include "api/sizes.h"
 #include "api/sweep.h"
 #include "app/app.h"
+#include "app/par.h"
 #include "coll/bandwidth.h"
 #include "coll/coll.h"
 #include "engine/net.h"
@@ -138,9 +139,10 @@ static void sweep_help(void)
            "  -h, --help             show this help and exit\n"
            "\n"
            "A progress bar is shown on standard error when it is a terminal and the sweep\n"
-           "takes more than a second.\n"
-           "Exit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n",
+           "takes more than a second.\n",
            SWEEP_MAX_MACHINES);
+    cs_par_help(stdout, CS_PAR_SHARD);
+    printf("\nExit status: 0 ok, 2 usage or input error, 3 deadlock, 5 model error.\n");
 }
 
 /* ---- algorithms and options ------------------------------------------------ */
@@ -225,6 +227,7 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
         {"y", required_argument, NULL, OPT_Y},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
+        CS_PAR_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     cs_error_t err = {0};
@@ -389,7 +392,199 @@ static void sweep_csv_row(FILE *f, const sweep_args_t *a, const cs_machine_t *m,
     fputc('\n', f);
 }
 
+/* ---- the points (par.h) --------------------------------------------------------- */
+
+/* What the points need: the arguments, and on the side that runs them the
+ * machine of the current point and its prepared collectives (made when the
+ * point's machine changes: once per machine in the serial order), on the
+ * side that writes the outputs and the figures' arrays. */
+typedef struct sweep_ctx {
+    sweep_args_t *a;
+    int nr, ncombo, total;
+    int cur_mi;                  /* the machine m is, -1: none */
+    cs_machine_t *m;
+    cs_request_coll_t *colls;    /* [ncombo] of machine cur_mi */
+    cs_app_progress_t *progress;
+    FILE *csv, *done_f, *json;   /* the outputs (NULL: not asked) */
+    cs_app_out_t *out;
+    int npoints_json, first_rc;
+    double *ticks, *model;       /* [total] */
+    char (*engines)[48];         /* [machine] */
+} sweep_ctx_t;
+
+static void sweep_drop_machine(sweep_ctx_t *c)
+{
+    for (int kj = 0; kj < c->ncombo; kj++)
+        cs_request_coll_destroy(&c->colls[kj]);
+    cs_machine_free(c->m);
+    c->m = NULL;
+    c->cur_mi = -1;
+}
+
+/* A record of a point that did not run: rc and the message; before: the
+ * sweep stopped before it (the message names no point). */
+static cs_rec_t *sweep_failed(int rc, const cs_error_t *err, int before)
+{
+    cs_rec_t *r = cs_rec_new();
+    cs_rec_put_int(r, "rc", rc);
+    cs_rec_put_str(r, "err", err->msg);
+    if (before)
+        cs_rec_put_int(r, "before", 1);
+    return r;
+}
+
+/* Point `at` (machine, algorithm and rank count, size, in that nesting):
+ * its CSV row, its run JSON (with --json), its finish, model and engine. */
+static cs_rec_t *sweep_run(void *ctx, int at, int worker)
+{
+    sweep_ctx_t *c = ctx;
+    sweep_args_t *a = c->a;
+    cs_error_t err = {0};
+    int rc, mi = at / (c->ncombo * a->nsizes), kj = at / a->nsizes % c->ncombo,
+            i = at % a->nsizes, k = kj / c->nr;
+    if ((rc = cs_app_check_interrupt(&err)))
+        return sweep_failed(rc, &err, 1);
+    if (c->cur_mi != mi) {
+        sweep_drop_machine(c);
+        if ((rc = cs_machine_new(a->specs[mi], &c->m, &err)))
+            return sweep_failed(rc, &err, 1);
+        c->cur_mi = mi;
+        for (int j = 0; rc == CS_OK && j < c->ncombo; j++)
+            rc = cs_sweep_prepare(&a->req, a->algos[j / c->nr],
+                                  a->nranks ? a->ranks[j % c->nr] : 0, c->m, &c->colls[j],
+                                  &err);
+        if (rc) {
+            sweep_drop_machine(c);
+            return sweep_failed(rc, &err, 1);
+        }
+    }
+    cs_request_coll_t *coll = &c->colls[kj];
+    cs_exec_result_t res;
+    int64_t bytes = a->sizes[i];
+    char *json_buf = NULL, *row = NULL;
+    size_t json_len = 0, row_len = 0;
+    FILE *json = NULL;
+    memset(&res, 0, sizeof res);
+    if (!worker) {
+        char detail[96], size[32];
+        cs_units_format_bytes(bytes, size, sizeof size);
+        snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", at + 1, c->total,
+                 cs_coll_name(a->kind), a->algos[k]->name, size, coll->args.P);
+        cs_app_progress_show(c->progress, (double)at / c->total, detail);
+    }
+    if (a->json && !(json = open_memstream(&json_buf, &json_len)))
+        return sweep_failed(cs_error_set(&err, CS_ERR_OOM, "--json: cannot open a memory "
+                                         "stream"), &err, 0);
+    rc = cs_sweep_point(&a->req, c->m, coll, bytes, cs_app_cancel_flag(), json, 0, &res, &err);
+    if (json)
+        fclose(json);
+    cs_rec_t *r = cs_rec_new();
+    cs_rec_put_int(r, "rc", rc);
+    cs_rec_put_int(r, "ranks", coll->args.P);
+    if (rc)
+        cs_rec_put_str(r, "err", err.msg);
+    cs_model_t mo;
+    cs_error_t none;
+    double model = NAN;
+    if (a->predict) { /* coll->args.bytes is this point's: sweep_point set it */
+        model = cs_request_model(c->m, coll, &mo, &none) ? NAN : mo.form[0].ticks;
+        cs_rec_put_real(r, "model", model);
+    }
+    if (rc == CS_OK) {
+        cs_rec_put_int(r, "finish", (int64_t)res.finish);
+        cs_rec_put_str(r, "engine", cs_net_engine_name(res.net));
+        FILE *f = open_memstream(&row, &row_len);
+        if (f) {
+            sweep_csv_row(f, a, c->m, k, coll->args.P, bytes, &res, a->predict ? &model : NULL,
+                          &mo);
+            fclose(f);
+            cs_rec_put(r, "csv", row, row_len);
+        }
+        if (json_buf)
+            cs_rec_put(r, "json", json_buf, json_len);
+    }
+    free(row);
+    free(json_buf);
+    cs_exec_result_destroy(&res);
+    return r;
+}
+
+/* Which points go to the workers first (par.h): machine by machine (a
+ * worker keeps its machine while it can), within one the largest bytes
+ * times ranks first. */
+static double sweep_cost(void *ctx, int at)
+{
+    const sweep_ctx_t *c = ctx;
+    const sweep_args_t *a = c->a;
+    int mi = at / (c->ncombo * a->nsizes), kj = at / a->nsizes % c->ncombo;
+    double P = a->nranks ? (double)a->ranks[kj % c->nr] : 1.0;
+    /* bytes x ranks <= 2^74, about 2e22: machines apart by 1e25 */
+    return (double)(a->nspecs - mi) * 1e25 + (double)a->sizes[at % a->nsizes] * P;
+}
+
+/* Point `at`'s record, in the serial order: its row to the CSV, its run
+ * to the JSON, its numbers to the figure's arrays; a failure reported as
+ * the serial sweep reports it. */
+static int sweep_take(void *ctx, int at, const cs_rec_t *r, cs_error_t *err)
+{
+    sweep_ctx_t *c = ctx;
+    sweep_args_t *a = c->a;
+    int mi = at / (c->ncombo * a->nsizes), kj = at / a->nsizes % c->ncombo,
+        i = at % a->nsizes, k = kj / c->nr;
+    int rc = (int)cs_rec_int(r, "rc", CS_ERR_INTERNAL);
+    size_t len = 0;
+    const char *v;
+    if (c->model)
+        c->model[at] = cs_rec_real(r, "model", NAN);
+    if (rc == CS_OK) {
+        c->ticks[at] = (double)cs_rec_int(r, "finish", 0);
+        if (!c->engines[mi][0]) /* the engine that ran, for the title */
+            cs_rec_copy(r, "engine", c->engines[mi], sizeof c->engines[mi]);
+        if (c->json && (v = cs_rec_get(r, "json", &len))) {
+            if (c->npoints_json++)
+                cs_sweep_json_next(c->json);
+            fwrite(v, 1, len, c->json);
+        }
+        if (c->csv && (v = cs_rec_get(r, "csv", &len))) {
+            fwrite(v, 1, len, c->csv);
+            if (c->done_f)
+                fwrite(v, 1, len, c->done_f);
+            /* a full disk is found at the first row, not after the run; not
+             * the point's fault: no --keep-going */
+            if (c->out->o)
+                return cs_outfile_check(c->out->o, err);
+            if (fflush(c->csv) != 0 || ferror(c->csv))
+                return cs_error_set(err, CS_ERR_IO, "--csv -: error writing to standard output");
+        }
+        return CS_OK;
+    }
+    char msg[CS_ERROR_MSG_MAX];
+    cs_rec_copy(r, "err", msg, sizeof msg);
+    cs_error_set(err, rc, "%s", msg);
+    if (cs_rec_int(r, "before", 0))
+        return rc;
+    char size[32];
+    cs_units_format_bytes(a->sizes[i], size, sizeof size);
+    cs_error_prefix(err, "%s/%s at %s", cs_coll_name(a->kind), a->algos[k]->name, size);
+    if (c->nr > 1)
+        cs_error_prefix(err, "%d ranks", (int)cs_rec_int(r, "ranks", 0));
+    if (a->nspecs > 1)
+        cs_error_prefix(err, "%s", a->specs[mi]);
+    if (!a->keep_going)
+        return rc;
+    cs_app_progress_done(c->progress);
+    cs_app_report(err);
+    if (c->first_rc == CS_OK)
+        c->first_rc = rc;
+    return CS_OK;
+}
+
 int cs_app_cmd_sweep(int argc, char **argv)
+{
+    return cs_app_sweep_main(argc, argv, NULL);
+}
+
+int cs_app_sweep_main(int argc, char **argv, const cs_shard_set_t *merged)
 {
     sweep_args_t a;
     cs_error_t err = {0};
@@ -399,7 +594,6 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_app_out_t out = {0}, jout = {0};
     char *json_buf = NULL; /* the points' JSON, written whole at the end */
     size_t json_len = 0;
-    int npoints_json = 0;
     /* the rows done, kept to print on stderr if a signal stops the sweep
      * (the CSV file itself is then not written: whole or absent) */
     char *done_rows = NULL;
@@ -407,12 +601,15 @@ int cs_app_cmd_sweep(int argc, char **argv)
     FILE *done_f = NULL;
     double *ticks = NULL; /* [machine][algo][ranks][size]; NaN for a point that failed */
     double *model = NULL; /* the same for --predict's model; NaN: none */
-    int rc = CS_OK, first_rc = CS_OK, total, nr, ncombo;
+    int rc = CS_OK, total, nr, ncombo;
     int Ps[SWEEP_MAX_MACHINES][SWEEP_MAX_RANKS];
     double tick_s[SWEEP_MAX_MACHINES];
     char engines[SWEEP_MAX_MACHINES][48], shorts[SWEEP_MAX_MACHINES][96];
     cs_app_progress_t progress;
+    cs_par_t par;
 
+    cs_par_args("sweep", &argc, argv, CS_PAR_SHARD, &par);
+    cs_par_set_merged(&par, merged);
     sweep_parse_args(argc, argv, &a);
     nr = a.nranks ? a.nranks : 1;
     ncombo = a.nalgos * nr;
@@ -460,6 +657,20 @@ int cs_app_cmd_sweep(int argc, char **argv)
         if (rc && a.nspecs > 1 && !strstr(err.msg, a.specs[mi]))
             cs_error_prefix(&err, "%s", a.specs[mi]);
     }
+    cs_app_progress_init(&progress, "sweep");
+    progress.quiet = a.quiet;
+    sweep_ctx_t ctx = {&a, nr, ncombo, total, -1, NULL, colls, &progress, NULL, NULL, NULL,
+                       &out, 0, CS_OK, ticks, model, engines};
+    cs_par_ops_t ops = {.run = sweep_run, .take = sweep_take, .ctx = &ctx, .cost = sweep_cost,
+                        .stop_on_failure = !a.keep_going};
+    /* a shard run or an MPI rank other than 0: the points, and no output */
+    if (rc == CS_OK && !cs_par_writes(&par)) {
+        rc = cs_par_run(&par, &ops, total, &progress, &err);
+        cs_app_progress_done(&progress);
+        if (rc == CS_OK && par.nshards)
+            cs_app_wrote(&progress, par.shard_file, "shard");
+        goto done;
+    }
     /* asked before the runs rather than found out after them; nothing is
      * created (a failed sweep leaves no empty figure behind) */
     if (rc == CS_OK && a.plot)
@@ -481,87 +692,12 @@ int cs_app_cmd_sweep(int argc, char **argv)
         if (json)
             cs_sweep_json_begin_machines(json, a.specs, a.nspecs, cs_coll_name(a.kind));
     }
-    cs_app_progress_init(&progress, "sweep");
-    progress.quiet = a.quiet;
-    for (int mi = 0; rc == CS_OK && mi < a.nspecs; mi++) {
-        if ((rc = cs_machine_new(a.specs[mi], &m, &err)))
-            break;
-        for (int kj = 0; rc == CS_OK && kj < ncombo; kj++)
-            rc = cs_sweep_prepare(&a.req, a.algos[kj / nr], a.nranks ? a.ranks[kj % nr] : 0, m,
-                                  &colls[kj], &err);
-        for (int kj = 0; rc == CS_OK && kj < ncombo; kj++) {
-            int k = kj / nr;
-            for (int i = 0; rc == CS_OK && i < a.nsizes; i++) {
-                if ((rc = cs_app_check_interrupt(&err)))
-                    break;
-                cs_exec_result_t res;
-                int64_t bytes = a.sizes[i];
-                char detail[96], size[32];
-                size_t at = ((size_t)mi * ncombo + (size_t)kj) * (size_t)a.nsizes + (size_t)i;
-                int done = (int)at; /* points before this one */
-                memset(&res, 0, sizeof res);
-                cs_units_format_bytes(bytes, size, sizeof size);
-                snprintf(detail, sizeof detail, "%d/%d %s/%s %s, %d ranks", done + 1, total,
-                         cs_coll_name(a.kind), a.algos[k]->name, size, colls[kj].args.P);
-                cs_app_progress_show(&progress, (double)done / total, detail);
-                long json_at = json ? ftell(json) : 0;
-                if (json && npoints_json)
-                    cs_sweep_json_next(json);
-                rc = cs_sweep_point(&a.req, m, &colls[kj], bytes, cs_app_cancel_flag(), json, 0,
-                                    &res, &err);
-                if (json && rc == CS_OK)
-                    npoints_json++;
-                else if (json) /* a failed point is left out (--keep-going) */
-                    fseek(json, json_at, SEEK_SET);
-                cs_model_t mo;
-                cs_error_t none;
-                ticks[at] = rc ? NAN : (double)res.finish;
-                if (rc == CS_OK && !engines[mi][0]) /* the engine that ran, for the title */
-                    snprintf(engines[mi], sizeof engines[mi], "%s", cs_net_engine_name(res.net));
-                if (model) /* c->args.bytes is this point's: sweep_point set it */
-                    model[at] = cs_request_model(m, &colls[kj], &mo, &none) ? NAN
-                                                                          : mo.form[0].ticks;
-                int csv_rc = CS_OK;
-                if (rc == CS_OK && csv) {
-                    sweep_csv_row(csv, &a, m, k, colls[kj].args.P, bytes, &res,
-                                  model ? &model[at] : NULL, &mo);
-                    if (done_f)
-                        sweep_csv_row(done_f, &a, m, k, colls[kj].args.P, bytes, &res,
-                                      model ? &model[at] : NULL, &mo);
-                    /* a full disk is found at the first row, not after the run */
-                    if (out.o)
-                        csv_rc = cs_outfile_check(out.o, &err);
-                    else if (fflush(csv) != 0 || ferror(csv))
-                        csv_rc = cs_error_set(&err, CS_ERR_IO,
-                                              "--csv -: error writing to standard output");
-                }
-                cs_exec_result_destroy(&res);
-                if (csv_rc != CS_OK) { /* not the point's fault: no --keep-going */
-                    rc = csv_rc;
-                    break;
-                }
-                if (rc != CS_OK) {
-                    cs_error_prefix(&err, "%s/%s at %s", cs_coll_name(a.kind), a.algos[k]->name,
-                                    size);
-                    if (nr > 1)
-                        cs_error_prefix(&err, "%d ranks", colls[kj].args.P);
-                    if (a.nspecs > 1)
-                        cs_error_prefix(&err, "%s", a.specs[mi]);
-                    if (a.keep_going) {
-                        cs_app_progress_done(&progress);
-                        cs_app_report(&err);
-                        if (first_rc == CS_OK)
-                            first_rc = rc;
-                        rc = CS_OK;
-                    }
-                }
-            }
-        }
-        for (int kj = 0; kj < ncombo; kj++)
-            cs_request_coll_destroy(&colls[kj]);
-        cs_machine_free(m);
-        m = NULL;
-    }
+    ctx.csv = csv;
+    ctx.done_f = done_f;
+    ctx.json = json;
+    if (rc == CS_OK)
+        rc = cs_par_run(&par, &ops, total, &progress, &err);
+    sweep_drop_machine(&ctx);
     cs_app_progress_done(&progress);
     if (csv)
         rc = cs_app_out_close(&out, rc, &err);
@@ -574,8 +710,6 @@ int cs_app_cmd_sweep(int argc, char **argv)
     }
     if (json) {
         cs_sweep_json_end(json);
-        /* memory streams: the length is where the last write (or the seek
-         * back over a failed point) left the stream */
         long end = ftell(json);
         fclose(json);
         if (rc == CS_OK && (rc = cs_app_out_open("--json", a.json, &jout, &err)) == CS_OK) {
@@ -594,10 +728,12 @@ int cs_app_cmd_sweep(int argc, char **argv)
         cs_app_wrote(&progress, a.json, "JSON");
         cs_app_wrote(&progress, a.plot, "plot");
     }
+done:
+    sweep_drop_machine(&ctx);
     if (rc != CS_OK)
         cs_app_report(&err);
     else
-        rc = first_rc;
+        rc = ctx.first_rc;
 
     free(colls);
     free(ticks);
@@ -605,5 +741,6 @@ int cs_app_cmd_sweep(int argc, char **argv)
     cs_machine_free(m);
     for (int k = 0; k < a.nalgos; k++)
         cs_algofile_free(a.algo_files[k]);
+    cs_par_destroy(&par);
     return rc;
 }

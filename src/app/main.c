@@ -48,6 +48,8 @@ static const app_cmd_t app_cmds[] = {
      cs_app_cmd_compare},
     {"replay", "replay a trace (GOAL, SimGrid TI, Chakra) on one machine or several",
      cs_app_cmd_replay},
+    {"merge", "join the shard files of a sweep run with --shard I/N (docs/cluster.md)",
+     cs_app_cmd_merge},
     {"export", "write an algorithm of the suite as GOAL, MSCCL XML or Chakra",
      cs_app_cmd_export},
     {"bench", "time the simulator on fixed workloads", cs_app_cmd_bench},

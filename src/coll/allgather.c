@@ -305,23 +305,27 @@ static const char *const keys_hybrid[] = {"x", "y", NULL};
 static const char *const keys_ring[] = {"stream", NULL};
 static const char *const keys_two_way[] = {"stream", "offset", NULL};
 
+/* Op counts (cs_coll_algo_t.max_ops): P - 1 steps of a send and a recv
+ * per rank, 2 P (P - 1), streaming or not. */
+static int64_t ring_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 2); }
+
 static const cs_coll_algo_t ag_ring = {
     CS_COLL_ALLGATHER, "ring",
     "bucket: P-1 steps over the ring order, each rank passes on the block it got last",
-    "lecture §8.7", "", NULL, allgather_ring};
+    "lecture §8.7", "", NULL, allgather_ring, ring_ops};
 static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t ag_rdb = {
     CS_COLL_ALLGATHER, "rdb",
     "recursive doubling: log2 rounds swapping all blocks held; extra ranks folded in and out",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allgather_rdb};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allgather_rdb, NULL};
 static const cs_coll_algo_t ag_bruck = {
     CS_COLL_ALLGATHER, "bruck",
     "Bruck: ceil(log2 P) rounds, rank r sends its window of blocks to r-2^k; one local copy at "
     "the end",
-    "generic (Bruck et al. 1997)", "", NULL, allgather_bruck};
+    "generic (Bruck et al. 1997)", "", NULL, allgather_bruck, NULL};
 static const cs_coll_algo_t ag_gather_bcast = {
     CS_COLL_ALLGATHER, "gather-bcast", "binomial gather to rank 0, then binomial broadcast of P*m",
-    "lecture §8.3", "", NULL, allgather_gather_bcast};
+    "lecture §8.3", "", NULL, allgather_gather_bcast, NULL};
 
 static const cs_coll_algo_t allgather_hybrid = {
     CS_COLL_ALLGATHER, "hybrid",
@@ -329,14 +333,14 @@ static const cs_coll_algo_t allgather_hybrid = {
     "broadcast in groups",
     "Cell paper §3.3",
     "x=switch round, y=leaders (power of two); default y=2^floor(log2 ceil(sqrt P))",
-    keys_hybrid, build_allgather_hybrid};
+    keys_hybrid, build_allgather_hybrid, NULL};
 
 static const cs_coll_algo_t allgather_cns_ring = {
     CS_COLL_ALLGATHER, "cns-ring",
     "directed ring in the machine's ring order; each block is forwarded chunk by chunk as it "
     "arrives (streaming)",
     "CNS-1 TR-93-082 §4 (reference §5)", "stream=1|0 (default 1)", keys_ring,
-    build_allgather_cns_ring};
+    build_allgather_cns_ring, ring_ops};
 
 static const cs_coll_algo_t allgather_cns_two_way = {
     CS_COLL_ALLGATHER, "cns-two-way",
@@ -344,7 +348,7 @@ static const cs_coll_algo_t allgather_cns_two_way = {
     "direction started `offset` after the positive",
     "CNS-1 TR-93-082 §5.2 (reference §6.1)",
     "offset=DURATION (default 160ns = 4ov on the CNS-1); stream=1|0 (default 1)", keys_two_way,
-    build_allgather_cns_two_way};
+    build_allgather_cns_two_way, NULL};
 
 static const char *const keys_multidim[] = {"dims", "inner", NULL};
 static const cs_coll_algo_t ag_multidim = {
@@ -354,7 +358,7 @@ static const cs_coll_algo_t ag_multidim = {
     "ASTRA-sim's hierarchical collectives (issue 18)",
     "dims=AxB... (default: the machine's dimensions hint, else one); inner=ring|direct, or one "
     "per dimension joined by + (default ring)",
-    keys_multidim, allgather_multidim};
+    keys_multidim, allgather_multidim, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_allgather[] = {

@@ -833,28 +833,36 @@ static const char *const keys_hybrid[] = {"x", "y", NULL};
 static const char *const keys_hier[] = {"g", "inter", "par", "fold", NULL};
 static const char *const keys_multidim[] = {"dims", "inner", NULL};
 
+/* Op counts (cs_coll_algo_t.max_ops): P - 1 reduce-scatter steps of a
+ * send, a recv and a calc per rank, P - 1 allgather steps of a send and a
+ * recv: 5 P (P - 1); fewer when pieces are empty (n < P).  The reduce +
+ * broadcast: a binomial reduce (3 per non-root) and broadcast (2). */
+static int64_t ring_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 5); }
+static int64_t reduce_bcast_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 5); }
+
 static const cs_coll_algo_t ar_ring = {
     CS_COLL_ALLREDUCE, "ring",
     "ring reduce-scatter + ring allgather over P pieces of the vector, in ring order",
-    "lecture §8.9", "", NULL, allreduce_ring};
+    "lecture §8.9", "", NULL, allreduce_ring, ring_ops};
 static const cs_coll_algo_t ar_rdb = {
     CS_COLL_ALLREDUCE, "rdb",
     "recursive doubling: log2 rounds exchanging and adding the whole vector; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rdb};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rdb, NULL};
 static const cs_coll_algo_t ar_rabenseifner = {
     CS_COLL_ALLREDUCE, "rabenseifner",
     "recursive-halving reduce-scatter + recursive-doubling allgather; extra ranks folded",
-    "generic (Rabenseifner; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rabenseifner};
+    "generic (Rabenseifner; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rabenseifner,
+    NULL};
 static const cs_coll_algo_t ar_reduce_bcast = {
     CS_COLL_ALLREDUCE, "reduce-bcast", "binomial reduce to rank 0, then binomial broadcast",
-    "lecture §8.1 + §8.6", "", NULL, allreduce_reduce_bcast};
+    "lecture §8.1 + §8.6", "", NULL, allreduce_reduce_bcast, reduce_bcast_ops};
 static const cs_coll_algo_t ar_butterfly = {
     CS_COLL_ALLREDUCE, "butterfly",
     "log_G rounds: groups of G ranks differing in one base-G digit allreduce the vector",
     "Cerebras thesis Ch. 7 (Lemma 7.3)",
     "g=G group size >= 2 (default 2; above P: all ranks); inner=direct|ring how a group "
     "allreduces (default direct: everyone sends the vector to the G-1 others)",
-    keys_butterfly, allreduce_butterfly};
+    keys_butterfly, allreduce_butterfly, NULL};
 
 static const cs_coll_algo_t ar_gateway = {
     CS_COLL_ALLREDUCE, "gateway",
@@ -863,7 +871,7 @@ static const cs_coll_algo_t ar_gateway = {
     "Groq ISCA'22 §5.6",
     "g=group size >= 1 when the machine gives no groups (default 8 if 8 | P, else "
     "ceil(sqrt P); above P: one group); given, it overrides the hierarchy and gateway hints",
-    keys_gateway, allreduce_gateway};
+    keys_gateway, allreduce_gateway, NULL};
 
 static const cs_coll_algo_t a_naive = {
     CS_COLL_ALLREDUCE, "naive",
@@ -872,19 +880,19 @@ static const cs_coll_algo_t a_naive = {
     "base=chain|tree|two-phase|scalar|preorder|left-right|ring|jump (default chain); "
     "inner=chain|tree|two-phase|scalar|preorder (base of left-right / jump, default chain); "
     "S=GROUP; TR=CYCLES; root=RANK (default 0); " STREAM_OPT,
-    k_naive, build_naive};
+    k_naive, build_naive, NULL};
 static const cs_coll_algo_t a_2d_naive = {
     CS_COLL_ALLREDUCE, "2d-naive",
     "naive allreduce (reduce + multicast) on every column, then on every row",
     "Cerebras thesis §7.4", BASE_OPT "root=RANK (default 0); " STREAM_OPT, k_2d_naive,
-    build_2d_naive};
+    build_2d_naive, NULL};
 static const cs_coll_algo_t allreduce_rdb_barrier = {
     CS_COLL_ALLREDUCE, "rdb-barrier",
     "recursive-doubling all-reduce with a barrier after every 2 rounds (Rdb-Barrier)",
     "Cell paper §3.5",
     "every=N rounds between barriers (default 2; 1 = mailbox all-reduce); fold=near|far "
     "(default far: rank Pp+i folds onto i, the paper's extra round; near: 2i+1 onto 2i)",
-    keys_every, build_allreduce_rdb_barrier};
+    keys_every, build_allreduce_rdb_barrier, NULL};
 
 static const cs_coll_algo_t allreduce_hybrid_a = {
     CS_COLL_ALLREDUCE, "hybrid-a",
@@ -892,7 +900,7 @@ static const cs_coll_algo_t allreduce_hybrid_a = {
     "broadcast in groups",
     "Cell paper §3.5",
     "x=switch round, y=leaders (power of two); default y=2^floor(log2 ceil(sqrt P))",
-    keys_hybrid, build_allreduce_hybrid_a};
+    keys_hybrid, build_allreduce_hybrid_a, NULL};
 
 static const cs_coll_algo_t allreduce_hybrid_b = {
     CS_COLL_ALLREDUCE, "hybrid-b",
@@ -901,7 +909,7 @@ static const cs_coll_algo_t allreduce_hybrid_b = {
     "Cell paper §3.5",
     "x=switch round, y=leaders (power of two); default y=2^floor(log2 ceil(sqrt P)); "
     FOLD_TEXT " (the reduce-scatter's)",
-    keys_hybrid_fold, build_allreduce_hybrid_b};
+    keys_hybrid_fold, build_allreduce_hybrid_b, NULL};
 
 static const cs_coll_algo_t allreduce_hierarchical = {
     CS_COLL_ALLREDUCE, "hierarchical",
@@ -912,7 +920,7 @@ static const cs_coll_algo_t allreduce_hierarchical = {
     "(default direct); par=0|1 (1: post a stage's sends at once, for many-port machines); "
     "fold=near|far (inter=rdb with a non-power-of-two number of groups; default far: group "
     "Pp+i folds onto i)",
-    keys_hier, build_allreduce_hierarchical};
+    keys_hier, build_allreduce_hierarchical, NULL};
 
 static const cs_coll_algo_t allreduce_multidim_algo = {
     CS_COLL_ALLREDUCE, "multidim",
@@ -921,7 +929,7 @@ static const cs_coll_algo_t allreduce_multidim_algo = {
     "ASTRA-sim's hierarchical collectives (issue 18)",
     "dims=AxB... (default: the machine's dimensions hint, else one); inner=ring|direct, or one "
     "per dimension joined by + (default ring)",
-    keys_multidim, allreduce_multidim};
+    keys_multidim, allreduce_multidim, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_allreduce[] = {

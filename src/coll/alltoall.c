@@ -174,17 +174,21 @@ static int alltoall_bruck(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- registry ------------------------------------------------------------------ */
 
+/* Op counts (cs_coll_algo_t.max_ops): a send and a recv per ordered pair
+ * of ranks, 2 P (P - 1), pairwise or flat. */
+static int64_t pairs2_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 2); }
+
 static const cs_coll_algo_t a2a_pairwise = {
     CS_COLL_ALLTOALL, "pairwise",
     "pairwise exchange: in step k send block r+k to rank r+k, receive from rank r-k",
-    "generic (MPI)", "", NULL, alltoall_pairwise};
+    "generic (MPI)", "", NULL, alltoall_pairwise, pairs2_ops};
 static const cs_coll_algo_t a2a_bruck = {
     CS_COLL_ALLTOALL, "bruck",
     "Bruck: ceil(log2 P) rounds sending the slots with bit k set to r+2^k, packed locally",
-    "generic (Bruck et al. 1997)", "", NULL, alltoall_bruck};
+    "generic (Bruck et al. 1997)", "", NULL, alltoall_bruck, NULL};
 static const cs_coll_algo_t a2a_flat = {
     CS_COLL_ALLTOALL, "flat", "every rank posts all P-1 sends and receives at once",
-    "generic", "", NULL, alltoall_flat};
+    "generic", "", NULL, alltoall_flat, pairs2_ops};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_alltoall[] = {&a2a_pairwise, &a2a_bruck, &a2a_flat, NULL};

@@ -141,26 +141,30 @@ static int build_barrier_mailbox(cs_coll_builder_t *b, cs_error_t *err)
 static const char *const keys_fanin[] = {"fanin", NULL};
 static const char *const keys_fold[] = {"fold", NULL};
 
+/* Op counts (cs_coll_algo_t.max_ops): ceil(log2 P) rounds of a send and
+ * a recv per rank. */
+static int64_t dissemination_ops(const cs_coll_args_t *a) { return cs_coll_ops_rounds(a->P, 2); }
+
 static const cs_coll_algo_t bar_dissemination = {
     CS_COLL_BARRIER, "dissemination",
     "Bruck / dissemination: ceil(log2 P) rounds, r signals r+2^k and waits for r-2^k",
-    "generic (Hensgen, Finkel, Manber 1988)", "", NULL, barrier_dissemination};
+    "generic (Hensgen, Finkel, Manber 1988)", "", NULL, barrier_dissemination, dissemination_ops};
 static const cs_coll_algo_t bar_rdb = {
     CS_COLL_BARRIER, "rdb", "recursive doubling token exchange; extra ranks folded in and out",
-    "generic (MPI)", FOLD_TEXT, keys_fold, barrier_rdb};
+    "generic (MPI)", FOLD_TEXT, keys_fold, barrier_rdb, NULL};
 static const cs_coll_algo_t bar_flat = {
     CS_COLL_BARRIER, "flat", "one-to-all: every rank signals rank 0, which releases everyone",
-    "lecture §8.4 pattern", "", NULL, barrier_flat};
+    "lecture §8.4 pattern", "", NULL, barrier_flat, NULL};
 static const cs_coll_algo_t bar_tree = {
     CS_COLL_BARRIER, "tree", "binomial gather of tokens to rank 0, then binomial release",
-    "lecture §8.1 tree", "", NULL, barrier_tree};
+    "lecture §8.1 tree", "", NULL, barrier_tree, NULL};
 
 static const cs_coll_algo_t barrier_mailbox = {
     CS_COLL_BARRIER, "mailbox",
     "stepped barrier: notifications in levels of at most `fanin` per receiver, then the "
     "release in reverse",
     "Cell paper §3.2 (reference §3.1)", "fanin=F (default 4, the inbound mailbox depth)",
-    keys_fanin, build_barrier_mailbox};
+    keys_fanin, build_barrier_mailbox, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_barrier[] = {&bar_dissemination, &bar_rdb, &bar_flat,

@@ -507,6 +507,16 @@ static const char *const keys_seg[] = {"seg", NULL};
 static const char *const keys_kseg[] = {"k", "seg", NULL};
 
 
+/* Op counts (cs_coll_algo_t.max_ops): a send and a recv per rank but the
+ * root, 2 (P - 1), binomial or flat; scatter + allgather adds a ring
+ * allgather's 2 P (P - 1) (fewer when pieces are empty, n < P). */
+static int64_t star2_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 2); }
+static int64_t sag_ops(const cs_coll_args_t *a)
+{
+    int64_t ring = cs_coll_ops_pairs(a->P, 2);
+    return ring == INT64_MAX ? ring : ring + cs_coll_ops_star(a->P, 2);
+}
+
 static const cs_coll_algo_t bcast_binomial_algo = {
     .kind = CS_COLL_BROADCAST,
     .name = "binomial",
@@ -516,6 +526,7 @@ static const cs_coll_algo_t bcast_binomial_algo = {
     .options = "",
     .keys = NULL,
     .build = bcast_binomial,
+    .max_ops = star2_ops,
 };
 
 static const cs_coll_algo_t bcast_flat_algo = {
@@ -526,6 +537,7 @@ static const cs_coll_algo_t bcast_flat_algo = {
     .options = "",
     .keys = NULL,
     .build = bcast_flat,
+    .max_ops = star2_ops,
 };
 
 static const cs_coll_algo_t bcast_chain_algo = {
@@ -556,6 +568,7 @@ static const cs_coll_algo_t bcast_sag_algo = {
     .options = "",
     .keys = NULL,
     .build = bcast_scatter_allgather,
+    .max_ops = sag_ops,
 };
 
 static const cs_coll_algo_t bcast_segbin_algo = {
@@ -570,7 +583,7 @@ static const cs_coll_algo_t bcast_segbin_algo = {
 static const cs_coll_algo_t a_bcast = {
     CS_COLL_BROADCAST, "thesis",
     "one multicast from the root (the router fan-out of the 1D and 2D broadcast)",
-    "Cerebras thesis Ch. 4 (Lemma 4.1, §4.2)", "", NULL, build_bcast};
+    "Cerebras thesis Ch. 4 (Lemma 4.1, §4.2)", "", NULL, build_bcast, NULL};
 
 static const char *const keys_opt[] = {"opt", NULL};
 
@@ -579,33 +592,33 @@ static const cs_coll_algo_t bcast_opt = {
     "binomial tree (Fig. 7), each node serves its children one at a time in decreasing subtree "
     "size, waiting for each transfer; with a hierarchy hint the root first serves one partner "
     "per other group",
-    "Cell paper §3.4", "", NULL, build_bcast_opt};
+    "Cell paper §3.4", "", NULL, build_bcast_opt, NULL};
 
 static const cs_coll_algo_t bcast_simple = {
     CS_COLL_BROADCAST, "simple",
     "the same tree as broadcast/opt, every node serving all its children at once (no ACK "
     "waits)",
-    "Cell paper §3.4, §4", "", NULL, build_bcast_simple};
+    "Cell paper §3.4, §4", "", NULL, build_bcast_simple, NULL};
 
 static const cs_coll_algo_t bcast_two_to_all = {
     CS_COLL_BROADCAST, "two-to-all",
     "root sends to a partner in the other half (chip), then both serve their half directly",
     "Cell paper §3.4, §4", "opt=1|0 (default 1: wait for the partner before the others)",
-    keys_opt, build_bcast_two_to_all};
+    keys_opt, build_bcast_two_to_all, NULL};
 
 static const cs_coll_algo_t bcast_hybrid_segmented = {
     CS_COLL_BROADCAST, "hybrid-segmented",
     "root sends all data to a representative of the other half (chip), then each half runs "
     "the two-phase segmented binomial (halves down the tree, then pairwise swap)",
     "Cell paper §3.4", "opt=1|0 (default 1: serve children in decreasing subtree size)",
-    keys_opt, build_bcast_hybrid_segmented};
+    keys_opt, build_bcast_hybrid_segmented, NULL};
 
 static const cs_coll_algo_t bcast_two_phase = {
     CS_COLL_BROADCAST, "two-phase",
     "the segmented binomial tree: one half of the data down each half of the Fig. 7 tree, "
     "then a pairwise swap of halves",
     "Cell paper §3.4", "opt=1|0 (default 1: serve children in decreasing subtree size)",
-    keys_opt, build_bcast_two_phase};
+    keys_opt, build_bcast_two_phase, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_broadcast[] = {

@@ -5,8 +5,10 @@
  *
  * Use: build the program (cs_coll_build), cs_coll_check_new, pass
  * cs_coll_check_observer in cs_exec_opts.observer, cs_exec_run, then
- * cs_coll_check_verify.  Only ops with data descriptors are tracked (every
- * op emitted through the coll.h builder has one).
+ * cs_coll_check_verify.  A windowed run: cs_coll_generate,
+ * cs_coll_check_new_gen, cs_exec_run_gen, cs_coll_check_verify.  Only ops
+ * with data descriptors are tracked (every op emitted through the coll.h
+ * builder has one).
  *
  * Guarantees: a dropped or duplicated contribution is always reported
  * (exact counts); misplaced data in copy collectives always (distinct
@@ -29,6 +31,22 @@ typedef struct cs_coll_check cs_coll_check_t; /* opaque */
  * differ from a->P.  On error *out is NULL. */
 int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t seed,
                       cs_coll_check_t **out, cs_error_t *err);
+/* The same for a windowed run (issue 34): `gen` comes from cs_coll_generate
+ * of `algo` with `a` (a->no_data 0, so that its program keeps data
+ * descriptors) and has not been advanced yet.  A first pass runs the
+ * algorithm without running its program (cs_coll_scan: a window at a time,
+ * given back as it goes) and reads every data descriptor, so the pieces,
+ * the keys and every verdict and message are those of cs_coll_check_new
+ * on the whole program; then the checker follows the run as the window
+ * takes its ops in, its per-op records given back with the window's.
+ * Memory: the state above plus a window's records, never the program.
+ * Costs a second build of the program (CPU only).  Errors: the builder's
+ * (as cs_coll_build's), those of cs_coll_check_new, CS_ERR_INTERNAL on a
+ * generator that does not fit.  Borrows gen's program until
+ * cs_coll_check_free.  An op that streams from more than one op (none of
+ * the suite's does) fails the verdict with a message that says so. */
+int cs_coll_check_new_gen(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progen_t *gen,
+                          uint64_t seed, cs_coll_check_t **out, cs_error_t *err);
 /* Frees everything, including snapshots of messages never received.
  * Accepts NULL. */
 void cs_coll_check_free(cs_coll_check_t *c);

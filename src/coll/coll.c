@@ -85,6 +85,9 @@ struct cs_coll_builder {
     int no_after;
     void (*at_wait)(void *ctx);
     void *wait_ctx;
+    /* cs_coll_builder_on_stream: who hears of streaming dependencies */
+    void (*on_stream)(void *ctx, int32_t op, int32_t pred);
+    void *stream_ctx;
     int64_t (*wire)(int64_t len, const void *ctx); /* cs_coll_set_wire */
     const void *wire_ctx;
 };
@@ -146,6 +149,13 @@ void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
 }
 
 int cs_coll_builder_unchained(const cs_coll_builder_t *b) { return b->no_after; }
+
+void cs_coll_builder_on_stream(cs_coll_builder_t *b,
+                               void (*fn)(void *ctx, int32_t op, int32_t pred), void *ctx)
+{
+    b->on_stream = fn;
+    b->stream_ctx = ctx;
+}
 
 /* After a wait on `rank`: only the ops in its lists can still get a
  * dependent (issued() links new ops to `after`, a wait moves `outstanding`
@@ -326,7 +336,10 @@ void cs_coll_dep(cs_coll_builder_t *b, int32_t op, int32_t pred, cs_dep_kind_t k
 {
     if (op < 0 || pred < 0)
         return;
-    cs_program_dep(b->p, op, pred, kind);
+    if (cs_program_dep(b->p, op, pred, kind))
+        return; /* recorded; pred may be gone (a window released it) */
+    if (kind == CS_DEP_STREAM && b->on_stream)
+        b->on_stream(b->stream_ctx, op, pred);
     if (kind == CS_DEP_AFTER &&
         cs_program_op(b->p, op)->rank == cs_program_op(b->p, pred)->rank)
         mark_implied(b, pred);
@@ -519,6 +532,32 @@ int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error
     return rc;
 }
 
+int64_t cs_coll_ops_rounds(int64_t P, int64_t k) { return k * P * cs_coll_ceil_log2(P); }
+
+int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
+{
+    return algo->max_ops && a->P >= 1 ? algo->max_ops(a) : -1;
+}
+
+int cs_coll_check_count(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int64_t limit,
+                        int windowed, cs_error_t *err)
+{
+    int64_t n = cs_coll_max_ops(algo, a);
+    if (n <= limit)
+        return CS_OK;
+    if (windowed)
+        return cs_error_set(err, CS_ERR_NOMEM,
+                            "%s/%s: %lld ops at P = %d, more than a windowed run counts "
+                            "(%lld: the executor names ops in 31 bits)",
+                            cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
+                            (long long)limit);
+    return cs_error_set(err, CS_ERR_NOMEM,
+                        "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): run "
+                        "it windowed (the default; drop --whole)",
+                        cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
+                        (long long)limit);
+}
+
 int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
                   cs_error_t *err)
 {
@@ -526,7 +565,8 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
     cs_coll_builder_t *b;
     int rc;
     *out = NULL;
-    if ((rc = cs_coll_build_check(a, err)))
+    if ((rc = cs_coll_build_check(a, err)) ||
+        (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_OPS, 0, err)))
         return rc;
     p = cs_program_new(a->P);
     b = cs_coll_builder_new(p, a);

@@ -173,6 +173,12 @@ typedef struct cs_coll_algo {
     /* Emits the collective into the builder.  Errors: options out of range
      * (naming the key), sizes the algorithm cannot do. */
     int (*build)(cs_coll_builder_t *b, cs_error_t *err);
+    /* An upper bound on the ops build emits for these args (exact when no
+     * piece is empty), from the algorithm's closed form, so that a program
+     * too long for the run is refused before it is built
+     * (cs_coll_check_count); -1 when it cannot tell (options).  NULL: not
+     * known; the limit is then met when the op is added. */
+    int64_t (*max_ops)(const cs_coll_args_t *a);
 } cs_coll_algo_t;
 
 /* All algorithms, grouped by collective in listing order. */
@@ -180,8 +186,21 @@ const cs_coll_algo_t *const *cs_coll_algos(int *count);
 /* Finds "coll/name" or, with name NULL, the collective's default algorithm. */
 int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err);
 
+/* The algorithm's op count bound (max_ops), or -1 when it has none. */
+int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a);
+/* Refuses, before anything is built, a program whose op count bound passes
+ * `limit` (CS_PROGRAM_MAX_OPS for a whole program,
+ * CS_PROGRAM_MAX_WINDOW_OPS for a windowed one; lower in tests), with
+ * CS_ERR_NOMEM and a message that names the algorithm once, the bound and
+ * the limit, and for a whole program the windowed run.  CS_OK when the
+ * algorithm states no bound. */
+int cs_coll_check_count(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int64_t limit,
+                        int windowed, cs_error_t *err);
+
 /* Builds the program of one collective: creates it, runs the algorithm,
- * checks unused options, finalizes.  On error *out is NULL. */
+ * checks unused options, finalizes.  Refuses a program longer than a whole
+ * program holds before building it (cs_coll_check_count).  On error *out
+ * is NULL. */
 int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_program_t **out,
                   cs_error_t *err);
 
@@ -189,9 +208,11 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
  * time while the executor runs it, as a coroutine on a stack of its own
  * that the executor resumes (coll/window.c).  `batch`: ops built beyond what the
  * executor asks for at each turn (<= 0: 2^16; 1 makes the most turns, for
- * tests).  Needs args->no_data (a window has no data descriptors).  The
- * checks of cs_coll_build are made here or by the first advance (the
- * algorithm's own); args must outlive the generator. */
+ * tests).  Without args->no_data the program keeps data descriptors for
+ * --validate (coll/check.h, cs_coll_check_new_gen).  The checks of
+ * cs_coll_build are made here (the op count against
+ * CS_PROGRAM_MAX_WINDOW_OPS) or by the first advance (the algorithm's
+ * own); args must outlive the generator. */
 int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_t batch,
                      cs_progen_t **out, cs_error_t *err);
 

@@ -77,6 +77,40 @@ void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
 /* Ranks whose next op would have no dependency (none of their ops waited
  * for yet). */
 int cs_coll_builder_unchained(const cs_coll_builder_t *b);
+/* Calls fn(ctx, op, pred) for every streaming dependency the algorithm
+ * adds (cs_coll_dep), after the program took it: what --validate on a
+ * windowed run needs of the dependencies, which a window does not table. */
+void cs_coll_builder_on_stream(cs_coll_builder_t *b,
+                               void (*fn)(void *ctx, int32_t op, int32_t pred), void *ctx);
+/* cs_coll_builder_on_stream for a generator of cs_coll_generate, before
+ * its first advance. */
+void cs_coll_generate_on_stream(cs_progen_t *g, void (*fn)(void *ctx, int32_t op, int32_t pred),
+                                void *ctx);
+/* What cs_coll_scan shows of each batch: ops [first, end) of p (with their
+ * data descriptors unless a->no_data) and the n dependencies added since
+ * the last batch.  Everything below `first` is gone.  A non-zero return
+ * stops the pass (cs_coll_scan returns it; the caller keeps the message). */
+typedef int (*cs_coll_scan_fn)(void *ctx, const cs_program_t *p, int32_t first, int32_t end,
+                                const cs_wdep_t *deps, int64_t n);
+/* Runs the algorithm once without running its program: built as a windowed
+ * program, shown to `visit` a batch of 2^16 ops at a time and given back,
+ * so memory follows a window, not the program.  (--validate on a windowed
+ * run reads every data descriptor this way before the run.)  Returns the
+ * builder's error, as cs_coll_build would, or visit's code. */
+int cs_coll_scan(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_coll_scan_fn visit,
+                 void *ctx, cs_error_t *err);
+
+/* Op count bounds (cs_coll_algo_t.max_ops), saturated at INT64_MAX:
+ * k ops per ordered pair of ranks (rings, pairwise and flat exchanges),
+ * k per rank but one (trees, stars), k per rank and round of
+ * ceil(log2 P) rounds (dissemination). */
+static inline int64_t cs_coll_ops_pairs(int64_t P, int64_t k)
+{
+    int64_t pairs = P * (P > 0 ? P - 1 : 0); /* P < 2^31: no overflow */
+    return pairs > INT64_MAX / k ? INT64_MAX : k * pairs;
+}
+static inline int64_t cs_coll_ops_star(int64_t P, int64_t k) { return P > 0 ? k * (P - 1) : 0; }
+int64_t cs_coll_ops_rounds(int64_t P, int64_t k);
 
 static inline int lowbit(int x) { return x & -x; }
 static inline int is_pow2(int64_t x) { return x > 0 && !(x & (x - 1)); }

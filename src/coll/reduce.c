@@ -359,6 +359,10 @@ static const char *const k_preorder[] = {"TR", "stream", NULL};
 static const char *const k_based[] = {"base", "S", "TR", "stream", NULL};
 static const char *const keys_every[] = {"every", NULL};
 
+/* Op counts (cs_coll_algo_t.max_ops): a send, a recv and a calc per rank
+ * but the root, 3 (P - 1), binomial or flat. */
+static int64_t star3_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 3); }
+
 static const cs_coll_algo_t reduce_binomial_algo = {
     .kind = CS_COLL_REDUCE,
     .name = "binomial",
@@ -367,6 +371,7 @@ static const cs_coll_algo_t reduce_binomial_algo = {
     .options = "",
     .keys = NULL,
     .build = reduce_binomial,
+    .max_ops = star3_ops,
 };
 
 static const cs_coll_algo_t reduce_flat_algo = {
@@ -377,6 +382,7 @@ static const cs_coll_algo_t reduce_flat_algo = {
     .options = "",
     .keys = NULL,
     .build = reduce_flat,
+    .max_ops = star3_ops,
 };
 
 static const cs_coll_algo_t reduce_chain_algo = {
@@ -423,54 +429,55 @@ static const cs_coll_algo_t reduce_segbin_algo = {
 static const cs_coll_algo_t a_scalar = {
     CS_COLL_REDUCE, "scalar",
     "every rank sends its vector straight to the root, which takes them nearest first",
-    "Cerebras thesis §5.1 (Lemma 5.1)", STREAM_OPT, k_stream, build_scalar};
+    "Cerebras thesis §5.1 (Lemma 5.1)", STREAM_OPT, k_stream, build_scalar, NULL};
 static const cs_coll_algo_t a_chain = {
     CS_COLL_REDUCE, "thesis-chain",
     "pipelined chain toward the root: receive from the right, add, send left",
-    "Cerebras thesis §5.2 (Lemma 5.2)", STREAM_OPT, k_stream, build_chain};
+    "Cerebras thesis §5.2 (Lemma 5.2)", STREAM_OPT, k_stream, build_chain, NULL};
 static const cs_coll_algo_t a_tree = {
     CS_COLL_REDUCE, "tree",
     "binary tree: rank i takes i+1, i+2, i+4, ... nearest first and streams the last one on",
-    "Cerebras thesis §5.3 (Lemmas 5.3-5.4, Cor. 5.5)", STREAM_OPT, k_stream, build_tree};
+    "Cerebras thesis §5.3 (Lemmas 5.3-5.4, Cor. 5.5)", STREAM_OPT, k_stream, build_tree, NULL};
 static const cs_coll_algo_t a_two_phase = {
     CS_COLL_REDUCE, "two-phase",
     "chains inside groups of S ranks (assigned from the end), then a chain over the leaders",
     "Cerebras thesis §5.4 (Lemmas 5.6-5.8)",
-    "S=GROUP (default ceil(sqrt P)); " STREAM_OPT, k_two_phase, build_two_phase};
+    "S=GROUP (default ceil(sqrt P)); " STREAM_OPT, k_two_phase, build_two_phase, NULL};
 static const cs_coll_algo_t a_preorder = {
     CS_COLL_REDUCE, "preorder",
     "the optimal pre-order tree of the thesis's cycle model (B = bytes/4 elements)",
     "Cerebras thesis §5.5 (Lemma 5.9)",
-    "TR=CYCLES ramp latency of the model (default 2); " STREAM_OPT, k_preorder, build_preorder};
+    "TR=CYCLES ramp latency of the model (default 2); " STREAM_OPT, k_preorder, build_preorder,
+    NULL};
 static const cs_coll_algo_t a_left_right = {
     CS_COLL_REDUCE, "left-right",
     "each side of the root reduces toward it with a base pattern; the root's smaller side first",
-    "Cerebras thesis §6.1 (Lemmas 6.1-6.2)", BASE_OPT STREAM_OPT, k_based, build_left_right};
+    "Cerebras thesis §6.1 (Lemmas 6.1-6.2)", BASE_OPT STREAM_OPT, k_based, build_left_right, NULL};
 static const cs_coll_algo_t a_ring = {
     CS_COLL_REDUCE, "ring",
     "chain along the even/odd ring 0,2,4,...,5,3,1 (or the machine's alternative ring) to the root",
-    "Cerebras thesis §6.2 (Lemma 6.3)", STREAM_OPT, k_stream, build_ring};
+    "Cerebras thesis §6.2 (Lemma 6.3)", STREAM_OPT, k_stream, build_ring, NULL};
 static const cs_coll_algo_t a_jump = {
     CS_COLL_REDUCE, "jump",
     "all ranks but the root reduce to the end nearer the root, which streams on to the root",
-    "Cerebras thesis §6.3 (Lemma 6.4)", BASE_OPT STREAM_OPT, k_based, build_jump};
+    "Cerebras thesis §6.3 (Lemma 6.4)", BASE_OPT STREAM_OPT, k_based, build_jump, NULL};
 static const cs_coll_algo_t a_2d_chain = {
     CS_COLL_REDUCE, "2d-chain", "chain down every column to the root's row, then along that row",
-    "Cerebras thesis §6.4", STREAM_OPT, k_stream, build_2d_chain};
+    "Cerebras thesis §6.4", STREAM_OPT, k_stream, build_2d_chain, NULL};
 static const cs_coll_algo_t a_2d_tree = {
     CS_COLL_REDUCE, "2d-tree", "tree pattern on every column, then on the root's row",
-    "Cerebras thesis §6.4", STREAM_OPT, k_stream, build_2d_tree};
+    "Cerebras thesis §6.4", STREAM_OPT, k_stream, build_2d_tree, NULL};
 static const cs_coll_algo_t a_2d_two_phase = {
     CS_COLL_REDUCE, "2d-two-phase", "two-phase pattern on every column, then on the root's row",
     "Cerebras thesis §6.4",
     "S=GROUP (default ceil(sqrt) of the column / row length); " STREAM_OPT, k_two_phase,
-    build_2d_two_phase};
+    build_2d_two_phase, NULL};
 static const cs_coll_algo_t reduce_mailbox = {
     CS_COLL_REDUCE, "mailbox",
     "binomial reduce with a barrier of all ranks after every round (the mailbox variant's "
     "schedule)",
     "Cell paper §3.2", "every=N rounds between barriers (default 1)", keys_every,
-    build_reduce_mailbox};
+    build_reduce_mailbox, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_reduce[] = {

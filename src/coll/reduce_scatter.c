@@ -89,19 +89,23 @@ static int reduce_scatter_multidim(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- registry ------------------------------------------------------------------ */
 
+/* Op counts (cs_coll_algo_t.max_ops): P - 1 steps of a send, a recv and
+ * a calc per rank, 3 P (P - 1), ring or pairwise. */
+static int64_t pairs3_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 3); }
+
 static const cs_coll_algo_t rs_ring = {
     CS_COLL_REDUCE_SCATTER, "ring",
     "bucket: P-1 steps over the ring order, reduce on receipt and pass on",
-    "lecture §8.7 (dual of the bucket allgather)", "", NULL, reduce_scatter_ring};
+    "lecture §8.7 (dual of the bucket allgather)", "", NULL, reduce_scatter_ring, pairs3_ops};
 static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t rs_halving = {
     CS_COLL_REDUCE_SCATTER, "recursive-halving",
     "recursive halving: log2 rounds exchanging half the remaining blocks; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, reduce_scatter_halving};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, reduce_scatter_halving, NULL};
 static const cs_coll_algo_t rs_pairwise = {
     CS_COLL_REDUCE_SCATTER, "pairwise",
     "direct: in step k send block r+k to rank r+k, add rank r-k's copy of block r",
-    "generic (MPI)", "", NULL, reduce_scatter_pairwise};
+    "generic (MPI)", "", NULL, reduce_scatter_pairwise, pairs3_ops};
 
 static const char *const keys_multidim[] = {"dims", "inner", NULL};
 static const cs_coll_algo_t rs_multidim = {
@@ -111,7 +115,7 @@ static const cs_coll_algo_t rs_multidim = {
     "ASTRA-sim's hierarchical collectives (issue 18)",
     "dims=AxB... (default: the machine's dimensions hint, else one); inner=ring|direct, or one "
     "per dimension joined by + (default ring)",
-    keys_multidim, reduce_scatter_multidim};
+    keys_multidim, reduce_scatter_multidim, NULL};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_reduce_scatter[] = {&rs_ring, &rs_halving, &rs_pairwise,

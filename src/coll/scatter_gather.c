@@ -65,6 +65,10 @@ static int gather_binomial(cs_coll_builder_t *b, cs_error_t *err)
 
 /* ---- registry ------------------------------------------------------------------ */
 
+/* Op counts (cs_coll_algo_t.max_ops): a send and a recv per rank but the
+ * root, 2 (P - 1) (the binomial ones move several blocks per message). */
+static int64_t star2_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 2); }
+
 static const cs_coll_algo_t scatter_binomial_algo = {
     .kind = CS_COLL_SCATTER,
     .name = "binomial",
@@ -74,6 +78,7 @@ static const cs_coll_algo_t scatter_binomial_algo = {
     .options = "",
     .keys = NULL,
     .build = scatter_binomial,
+    .max_ops = star2_ops,
 };
 
 static const cs_coll_algo_t scatter_flat_algo = {
@@ -84,6 +89,7 @@ static const cs_coll_algo_t scatter_flat_algo = {
     .options = "",
     .keys = NULL,
     .build = scatter_flat,
+    .max_ops = star2_ops,
 };
 
 static const cs_coll_algo_t gather_binomial_algo = {
@@ -95,6 +101,7 @@ static const cs_coll_algo_t gather_binomial_algo = {
     .options = "",
     .keys = NULL,
     .build = gather_binomial,
+    .max_ops = star2_ops,
 };
 
 static const cs_coll_algo_t gather_flat_algo = {
@@ -105,6 +112,7 @@ static const cs_coll_algo_t gather_flat_algo = {
     .options = "",
     .keys = NULL,
     .build = gather_flat,
+    .max_ops = star2_ops,
 };
 
 /* Listing order: gather before scatter (the order of cs_coll_kind_t), the

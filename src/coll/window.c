@@ -24,6 +24,10 @@
  * ops) before it begins.  Either way the times are those of the whole
  * program.
  *
+ * cs_coll_scan runs an algorithm once more without running its program
+ * (--validate's first pass on a windowed run): straight through on the
+ * caller's stack, a batch shown to the caller and given back at a time.
+ *
  * ASan follows a stack switch only when told (its fake stacks and
  * use-after-return checks): the switches are announced to it in builds
  * with the address sanitizer.
@@ -235,11 +239,9 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     window_t *w;
     int rc;
     *out = NULL;
-    if ((rc = cs_coll_build_check(a, err)))
+    if ((rc = cs_coll_build_check(a, err)) ||
+        (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_WINDOW_OPS, 1, err)))
         return rc;
-    if (!a->no_data)
-        return cs_error_set(err, CS_ERR_USAGE, "a windowed program carries no data "
-                            "descriptors: --validate needs the whole program");
     w = cs_calloc(1, sizeof *w);
     w->algo = algo;
     w->args = *a;
@@ -247,10 +249,91 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     w->g.ops = &window_ops;
     w->g.prog = cs_program_new(a->P);
     cs_program_set_windowed(w->g.prog);
+    if (!a->no_data) /* --validate reads them as the run goes */
+        cs_program_keep_data(w->g.prog);
     w->closed_below = cs_calloc((size_t)a->P, sizeof *w->closed_below);
     w->g.closed_below = w->closed_below;
     w->b = cs_coll_builder_new(w->g.prog, &w->args);
     cs_coll_builder_watch(w->b, w->closed_below, at_wait, w);
     *out = &w->g;
     return CS_OK;
+}
+
+void cs_coll_generate_on_stream(cs_progen_t *g, void (*fn)(void *ctx, int32_t op, int32_t pred),
+                                void *ctx)
+{
+    cs_coll_builder_on_stream(((window_t *)g)->b, fn, ctx);
+}
+
+/* ---- a pass over the whole program, a window at a time ------------------ */
+
+/* cs_coll_scan's state: the builder runs straight through on the caller's
+ * stack (nothing runs the ops), and every batch of ops is shown to the
+ * caller and then given back. */
+typedef struct scan {
+    cs_program_t *p;
+    int32_t *closed_below;
+    int P;
+    int32_t shown;      /* ops below were shown */
+    int32_t release_at; /* the closed frontier at the previous batch */
+    int32_t batch;
+    int stop;           /* visit's code: the algorithm runs out */
+    cs_coll_scan_fn visit;
+    void *ctx;
+} scan_t;
+
+static void scan_batch(scan_t *s)
+{
+    const cs_wdep_t *d;
+    int64_t n = cs_program_take_deps(s->p, &d);
+    int32_t end = cs_program_nops(s->p), lo = end;
+    if ((s->stop = s->visit(s->ctx, s->p, s->shown, end, d, n))) {
+        /* every op the algorithm still adds fails at once */
+        cs_program_set_limits(s->p, end, -1);
+        return;
+    }
+    s->shown = end;
+    /* give back what was closed a batch ago: a dependency on a closed op
+     * breaks the window's contract, which the run reports, but one batch
+     * of slack keeps such an algorithm from reading released ops here */
+    cs_program_release(s->p, s->release_at);
+    for (int r = 0; r < s->P; r++)
+        lo = s->closed_below[r] < lo ? s->closed_below[r] : lo;
+    s->release_at = lo;
+}
+
+static void scan_at_wait(void *ctx)
+{
+    scan_t *s = ctx;
+    if (!s->stop && cs_program_nops(s->p) - s->shown >= s->batch)
+        scan_batch(s);
+}
+
+int cs_coll_scan(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_coll_scan_fn visit,
+                 void *ctx, cs_error_t *err)
+{
+    scan_t s;
+    cs_coll_builder_t *b;
+    int rc;
+    if ((rc = cs_coll_build_check(a, err)))
+        return rc;
+    memset(&s, 0, sizeof s);
+    s.p = cs_program_new(a->P);
+    cs_program_set_windowed(s.p);
+    if (!a->no_data)
+        cs_program_keep_data(s.p);
+    s.P = a->P;
+    s.batch = WINDOW_BATCH_DEFAULT;
+    s.visit = visit;
+    s.ctx = ctx;
+    s.closed_below = cs_calloc((size_t)a->P, sizeof *s.closed_below);
+    b = cs_coll_builder_new(s.p, a);
+    cs_coll_builder_watch(b, s.closed_below, scan_at_wait, &s);
+    rc = cs_coll_build_run(algo, b, err);
+    if (rc == CS_OK && !s.stop)
+        scan_batch(&s);
+    cs_coll_builder_free(b);
+    cs_program_free(s.p);
+    free(s.closed_below);
+    return s.stop ? s.stop : rc;
 }

@@ -46,6 +46,10 @@ struct cs_program {
     int windowed;
     int forward;             /* a dependency on a later op was refused */
     cs_chunks_t wops, wpeers;
+    /* data descriptors of a windowed program that keeps them
+     * (cs_program_keep_data): one per op beside the op, len -1 = none */
+    cs_chunks_t wdata;
+    int wdata_on;
     int32_t *wpeers_last;    /* per chunk of destinations: its last op */
     int64_t nwpeers_last;
     cs_wdep_t *wdeps;        /* dependencies not yet taken (cs_program_take_deps) */
@@ -120,6 +124,7 @@ void cs_program_free(cs_program_t *p)
     free(p->peers);
     cs_chunks_free(&p->wops);
     cs_chunks_free(&p->wpeers);
+    cs_chunks_free(&p->wdata);
     free(p->wpeers_last);
     free(p->wdeps);
     free(p->build);
@@ -209,6 +214,8 @@ static int32_t add_op(cs_program_t *p, uint8_t kind, int rank, int64_t bytes)
     }
     if (p->windowed) {
         op = cs_chunks_ensure(&p->wops, id);
+        if (p->wdata_on) /* chunks come zeroed, which is a descriptor */
+            ((cs_data_t *)cs_chunks_ensure(&p->wdata, id))->len = -1;
     } else {
         if (id >= p->cap_ops) {
             int32_t cap = p->cap_ops;
@@ -624,13 +631,17 @@ int cs_program_line(const cs_program_t *p, int32_t op)
 
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode)
 {
-    if (refuse_side(p, "data descriptors"))
+    if (!p->wdata_on && refuse_side(p, "data descriptors"))
         return CS_ERR_USAGE;
     if (op < 0 || op >= p->nops || at(p, op)->kind == CS_OP_CALC || off < 0 || len < 0 ||
         len >= CS_DATA_MAX_LEN) {
         record(p, CS_ERR_RANGE, "invalid data descriptor [%lld, +%lld) for op %d", (long long)off,
                (long long)len, op);
         return CS_ERR_RANGE;
+    }
+    if (p->windowed) {
+        *(cs_data_t *)cs_chunks_at(&p->wdata, op) = (cs_data_t){off, len, (uint64_t)mode};
+        return CS_OK;
     }
     if (!p->data_of)
         p->data_of = side_resize(NULL, sizeof *p->data_of, 0, p->cap_ops, 0xff);
@@ -644,6 +655,10 @@ int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, c
 
 const cs_data_t *cs_program_data(const cs_program_t *p, int32_t op)
 {
+    if (p->wdata_on) {
+        const cs_data_t *d = cs_chunks_at(&p->wdata, op);
+        return d->len < 0 ? NULL : d;
+    }
     return p->data_of && p->data_of[op] >= 0 ? &p->data[p->data_of[op]] : NULL;
 }
 
@@ -885,7 +900,7 @@ int cs_program_finalize(cs_program_t *p, cs_error_t *err)
 size_t cs_program_bytes(const cs_program_t *p)
 {
     size_t n = sizeof *p, ops = (size_t)p->cap_ops;
-    n += cs_chunks_bytes(&p->wops) + cs_chunks_bytes(&p->wpeers);
+    n += cs_chunks_bytes(&p->wops) + cs_chunks_bytes(&p->wpeers) + cs_chunks_bytes(&p->wdata);
     n += (size_t)p->nwpeers_last * sizeof *p->wpeers_last;
     n += (size_t)p->cap_wdeps * sizeof *p->wdeps;
     n += ops * sizeof *p->ops;
@@ -916,6 +931,21 @@ void cs_program_set_windowed(cs_program_t *p)
     cs_chunks_init(&p->wpeers, sizeof(int32_t), WPEERS_SHIFT);
 }
 
+void cs_program_keep_data(cs_program_t *p)
+{
+    if (!p->windowed || p->nops || p->wdata_on) {
+        record(p, CS_ERR_INTERNAL, "a windowed program keeps data descriptors from its first op");
+        return;
+    }
+    p->wdata_on = 1;
+    cs_chunks_init(&p->wdata, sizeof(cs_data_t), p->wops.shift);
+}
+
+int32_t cs_program_released(const cs_program_t *p)
+{
+    return p->windowed ? (int32_t)(p->wops.released << p->wops.shift) : 0;
+}
+
 int cs_program_is_windowed(const cs_program_t *p) { return p->windowed; }
 int cs_program_points_forward(const cs_program_t *p) { return p->forward; }
 int64_t cs_program_deps_added(const cs_program_t *p)
@@ -937,6 +967,7 @@ void cs_program_release(cs_program_t *p, int32_t below)
     if (!p->windowed)
         return;
     cs_chunks_release(&p->wops, below);
+    cs_chunks_release(&p->wdata, below);
     /* a chunk of destinations goes once its last mcast is released (every
      * chunk below the one being filled has one: window_peers only skips
      * the end of a chunk it used) */

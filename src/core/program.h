@@ -213,12 +213,20 @@ size_t cs_program_bytes(const cs_program_t *p);
  * Its dependencies must point to earlier ops (no cycle is possible); they
  * are handed to the executor as they come (cs_program_take_deps) and never
  * tabled, so cs_program_preds and cs_program_succs are not available.  It
- * carries no side tables (data descriptors, lines, labels): the builder
- * records an error instead.  cs_program_finalize only reports the first
- * builder error and marks the program whole. */
+ * carries no side tables (lines, labels, and data descriptors unless
+ * cs_program_keep_data): the builder records an error instead.
+ * cs_program_finalize only reports the first builder error and marks the
+ * program whole. */
 /* Makes a new, empty program windowed. */
 void cs_program_set_windowed(cs_program_t *p);
 int cs_program_is_windowed(const cs_program_t *p);
+/* A new, empty windowed program keeps data descriptors (--validate on a
+ * windowed run, issue 34): 16 bytes per op beside the op, given back with
+ * it (cs_program_release). */
+void cs_program_keep_data(cs_program_t *p);
+/* Ops below this id were given back (cs_program_release; 0 for a whole
+ * program): no one may read them. */
+int32_t cs_program_released(const cs_program_t *p);
 /* Did the windowed program refuse a dependency on a later op (its builder
  * needs the whole program)? */
 int cs_program_points_forward(const cs_program_t *p);

@@ -1432,9 +1432,6 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
             if (o->rank_to_node[r] < 0 || o->rank_to_node[r] >= nodes)
                 return cs_error_set(err, CS_ERR_RANGE, "rank %d is mapped to node %d, outside 0..%d",
                                     r, o->rank_to_node[r], nodes - 1);
-    if (gen && o->observer)
-        return cs_error_set(err, CS_ERR_USAGE, "a windowed run keeps no data descriptors: "
-                            "--validate needs the whole program");
     memset(&x, 0, sizeof x);
     /* limits, checked before anything runs (a window's ops as they come):
      * the channel engine's mode may count a message's units in 32 bits

@@ -139,7 +139,9 @@ int cs_exec_run(const cs_exec_env_t *env, const cs_program_t *prog, const cs_exe
 /* Runs the program of a generator while it is built (core/progen.h): the
  * same events and times as cs_exec_run on the whole program, or an error
  * if the generator breaks its contract.  Memory follows the ops in flight.
- * Not with opts.record_op_times or an observer (they read every op). */
+ * With opts.record_op_times the program's ops are kept; an observer
+ * (--validate) sees the data descriptors of a program that keeps them
+ * (cs_program_keep_data), each op's while the executor holds it. */
 int cs_exec_run_gen(const cs_exec_env_t *env, cs_progen_t *gen, const cs_exec_opts_t *o,
                     cs_exec_result_t *res, cs_error_t *err);
 void cs_exec_result_destroy(cs_exec_result_t *res); /* accepts zeroed */

@@ -188,7 +188,7 @@ int cs_algofile_read(const char *format, const cs_source_t *src, cs_coll_kind_t 
     f->summary = cs_strdup(summary);
     f->source = cs_strdup(src->name);
     f->algo = (cs_coll_algo_t){kind,         f->name,   f->summary,    f->source,
-                               fmt->options, fmt->keys, algofile_build};
+                               fmt->options, fmt->keys, algofile_build, NULL};
     *out = &f->algo;
     return CS_OK;
 }

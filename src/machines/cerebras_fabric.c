@@ -55,15 +55,23 @@ static const char *const dir_name[] = {"north", "east", "south", "west", "ramp",
 #define UNCOND ((uint64_t)1 << 33) /* an evaluation that no generation cancels */
 
 /* A full-wafer run holds millions of stages at once (every stream is posted
- * up front), so the layout is packed: the FIFO fill Arr - A instead of Arr
- * (it never exceeds the stage's capacity), the capacity derived from the
- * latency (cap_of), one field that is the wait-list link of an INJ or
- * ROUTER and the user of a SINK (a sink never waits), flags as bits. */
+ * up front: 4.2 M for the two-phase reduce), so the layout is packed into
+ * one cache line: the FIFO fill Arr - A instead of Arr (it never exceeds
+ * the stage's capacity), the capacity derived from the latency (cap_of),
+ * one field that is the wait-list link of an INJ or ROUTER while it waits,
+ * the start of a ROUTER's flow while it flows (a flowing stage waits for
+ * nothing: it holds its color and outputs) and the user of a SINK (a sink
+ * never waits), flags as bits.  The flow's start is kept as the low 32
+ * bits of the count it began at (a flowing stage departs one wavelet per
+ * cycle, so it began A - A0 cycles ago; evaluate books a flow in pieces of
+ * at most 2^31 cycles so that the difference stays exact); the cycles of
+ * the pending timer and of the latest arrival event are kept as their low
+ * 32 bits, which is exact because both lie within 2^31 cycles of now
+ * whenever they are compared (timers are never set further ahead than
+ * FAB_MAX_AHEAD, arrivals at most lat ahead). */
 typedef struct stage {
-    int64_t A;
-    cs_tick_t ref, since;  /* since: when the current flow began (statistics) */
-    cs_tick_t timer;       /* the pending timer's cycle (valid for timer_gen) */
-    cs_tick_t arr_t;       /* cycle of the latest scheduled arrival-rate event */
+    cs_tick_t ref;         /* the counts below are at cycle ref */
+    int64_t A;             /* wavelets departed before ref */
     int32_t fill;          /* Arr - A at `ref` (ROUTER, SINK; Arr: arrivals before ref) */
     int32_t stream;
     int32_t parent, first_child, next_sibling;
@@ -71,18 +79,27 @@ typedef struct stage {
     union {
         int32_t wait_next; /* INJ, ROUTER: link in a port's or color's wait list */
         int32_t user;      /* SINK: index of its user in fabric.users */
+        uint32_t A0;       /* ROUTER, flowing: low bits of A when the flow began */
     };
-    uint32_t arr_seq;      /* ... and its number among those of that cycle */
-    uint32_t gen, timer_gen;
+    uint32_t gen;          /* changes with every rate, arrival rate or gate change */
+    uint32_t timer;        /* the pending timer's cycle (low bits; valid if timer_ok) */
+    uint32_t arr_t;        /* cycle of the latest scheduled arrival-rate event (low bits) */
+    uint16_t arr_seq;      /* ... and its number among those of that cycle */
     uint16_t lat;
-    uint8_t kind;
-    uint8_t outs;          /* ROUTER: output mask (1 << D_*) */
-    uint8_t in_dir;        /* ROUTER: input port */
-    uint8_t r, a;
-    uint8_t holds_ports : 1, holds_color : 1, present : 1, waiting : 1, done : 1, local : 1;
+    uint32_t kind : 2, outs : 5, in_dir : 3, r : 1, a : 1;
+    uint32_t holds_ports : 1, holds_color : 1, present : 1, waiting : 1, done : 1, local : 1;
+    uint32_t timer_ok : 1; /* the timer was set at the current gen */
 } stage_t;
 
-_Static_assert(sizeof(stage_t) <= 88, "stage_t grew: a full wafer holds millions");
+_Static_assert(sizeof(stage_t) == 64, "stage_t grew past a cache line: a full wafer holds millions");
+
+/* The furthest ahead a timer is set (a later condition is looked at
+ * again then, from where it is set anew), and the longest piece of a flow
+ * booked at once: a flowing stage is evaluated at least every
+ * FAB_MAX_AHEAD cycles, so a flow's age never passes 2^31 and A - A0 is
+ * exact in 32 bits. */
+#define FAB_MAX_AHEAD ((cs_tick_t)1 << 30)
+#define FAB_FLOW_PIECE ((uint32_t)1 << 30)
 
 /* The most ramp latency the packed stage holds (lat is 16 bits). */
 #define FAB_MAX_TR (UINT16_MAX - 1)
@@ -97,8 +114,11 @@ typedef struct stream {
     uint8_t watch;
 } stream_t;
 
+/* A wait list is circular through the stages' wait_next and named by its
+ * tail (the head is the tail's next): 4 bytes less per port and color,
+ * 6 ports on each of 850,000 PEs. */
 typedef struct port {
-    int32_t holder, wait_head, wait_tail, wanting;
+    int32_t holder, wait_tail, wanting;
 } port_t;
 
 /* A color live at a router.  Entries come from one pool for the whole
@@ -106,7 +126,7 @@ typedef struct port {
  * have one at some time: a small array per router would cost a heap block
  * each); a router's entries are a list through `next`. */
 typedef struct color {
-    int32_t cls, holder, wait_head, wait_tail, refs;
+    int32_t cls, holder, wait_tail, refs;
     int32_t configs;  /* router configurations this color has gone through */
     int32_t next;     /* the router's next entry, or the pool's next free one */
     int8_t last_dir;  /* input accepted by the last one, -1 before the first */
@@ -123,7 +143,8 @@ typedef struct fabric {
     cs_net_t *net; /* the wrapper (its recorder takes the time buckets) */
     cs_net_hooks_t hooks;
     int npe;
-    stage_t *st;
+    stage_t *st;            /* in st_mem, aligned to a cache line (grow_stages) */
+    char *st_mem;
     int64_t nst, cap_st;
     stream_t *sm;
     int32_t nsm, cap_sm;
@@ -134,7 +155,16 @@ typedef struct fabric {
     color_t *cpool;         /* color entries (see color_t) */
     int32_t ncpool, cap_cpool, cfree;
     int32_t *chan;          /* npe * 4: topo channel of each link output, or -1 */
-    cs_chan_stats_t *stats; /* per topo channel */
+    /* Per topo channel: the statistics a channel of this engine has are
+     * its busy cycles (a wavelet of 4 bytes a busy cycle: bytes and units
+     * follow) and its peak k, 12 bytes instead of a cs_chan_stats_t's 40
+     * (3.4 M channels on the full wafer: 41 instead of 136 MB); the whole
+     * records are made when first asked for (fab_chan_stats), after the
+     * run, and kept up to date from then on. */
+    int64_t *busy;
+    int32_t *peak;
+    cs_chan_stats_t *stats; /* NULL until asked for */
+    int nchan;
     int32_t *scratch;       /* per PE: stage of the stream being built, or NIL */
     int64_t active;
     int32_t next_cls;
@@ -173,6 +203,14 @@ static cs_tick_t now_of(const fabric_t *f) { return cs_sim_now(f->sim); }
 static int64_t cap_of(const fabric_t *f, const stage_t *s)
 {
     return s->local ? (int64_t)1 << 30 : (int64_t)s->lat + f->p.buf;
+}
+
+/* Something that evaluate reads changed: pending evaluations and the
+ * timer are stale. */
+static void bump_gen(stage_t *s)
+{
+    s->gen++;
+    s->timer_ok = 0;
 }
 
 static void eval_soon(fabric_t *f, int32_t s)
@@ -232,47 +270,61 @@ static uint8_t stage_ports(const stage_t *s)
     return s->kind == ST_ROUTER ? s->outs : 0;
 }
 
-static void wait_on(fabric_t *f, int32_t *head, int32_t *tail, int32_t id)
+static void wait_on(fabric_t *f, int32_t *tail, int32_t id)
 {
     stage_t *s = &f->st[id];
     if (s->waiting)
         return;
     s->waiting = 1;
-    s->wait_next = NIL;
-    if (*tail == NIL)
-        *head = id;
-    else
+    if (*tail == NIL) {
+        s->wait_next = id;
+    } else {
+        s->wait_next = f->st[*tail].wait_next;
         f->st[*tail].wait_next = id;
+    }
     *tail = id;
 }
 
 /* Wakes every waiter of a list (they re-evaluate now, in waiting order; the
  * first that can use the resource takes it, the others wait again). */
-static void wake_all(fabric_t *f, int32_t *head, int32_t *tail)
+static void wake_all(fabric_t *f, int32_t *tail)
 {
-    int32_t w = *head;
-    *head = *tail = NIL;
-    while (w != NIL) {
-        int32_t nx = f->st[w].wait_next;
+    int32_t last = *tail;
+    if (last == NIL)
+        return;
+    *tail = NIL;
+    for (int32_t w = f->st[last].wait_next, nx;; w = nx) {
+        nx = f->st[w].wait_next;
         f->st[w].waiting = 0;
+        f->st[w].wait_next = NIL;
         eval_soon(f, w);
-        w = nx;
+        if (w == last)
+            break;
     }
+}
+
+/* The statistics of a flow that stops now (its counts brought to now). */
+/* Channel c's whole record from the compact one (the fabric never
+ * stalls a wavelet on a link: it waits in its FIFO before the link). */
+static void stats_fill(fabric_t *f, int32_t c)
+{
+    f->stats[c] = (cs_chan_stats_t){.bytes = 4 * f->busy[c], .units = f->busy[c],
+                                     .busy = f->busy[c], .peak_k = f->peak[c]};
 }
 
 static void account_flow(fabric_t *f, stage_t *s)
 {
-    cs_tick_t dur = now_of(f) - s->since;
+    cs_tick_t dur = (uint32_t)((uint32_t)s->A - s->A0), since = now_of(f) - dur;
     if (s->kind != ST_ROUTER || dur <= 0)
         return;
     for (int d = 0; d < 4; d++)
         if (s->outs & (1 << d)) {
             int32_t c = f->chan[(int64_t)s->pe * 4 + d];
             if (c >= 0) {
-                f->stats[c].busy += dur;
-                f->stats[c].bytes += 4 * dur;
-                f->stats[c].units += dur;
-                cs_chanrec_busy(cs_net_recorder(f->net), c, s->since, dur, dur, 4 * dur, dur);
+                f->busy[c] += dur;
+                if (f->stats)
+                    stats_fill(f, c);
+                cs_chanrec_busy(cs_net_recorder(f->net), c, since, dur, dur, 4 * dur, dur);
             }
         }
 }
@@ -290,7 +342,7 @@ static void release_ports(fabric_t *f, int32_t id)
             CS_ASSERT(p->holder == id);
             p->holder = NIL;
             p->wanting = 0;
-            wake_all(f, &p->wait_head, &p->wait_tail);
+            wake_all(f, &p->wait_tail);
         }
 }
 
@@ -309,23 +361,28 @@ static int take_ports(fabric_t *f, int32_t id)
                 if (!s->waiting) {
                     p->wanting++;
                     if (d < 4 && f->chan[(int64_t)s->pe * 4 + d] >= 0) {
-                        cs_chan_stats_t *cs = &f->stats[f->chan[(int64_t)s->pe * 4 + d]];
-                        if (cs->peak_k < 1 + p->wanting)
-                            cs->peak_k = 1 + p->wanting;
+                        int32_t c = f->chan[(int64_t)s->pe * 4 + d];
+                        if (f->peak[c] < 1 + p->wanting)
+                            f->peak[c] = 1 + p->wanting;
+                        if (f->stats)
+                            stats_fill(f, c);
                         cs_chanrec_peak(cs_net_recorder(f->net), f->chan[(int64_t)s->pe * 4 + d],
                                         now_of(f), 1 + p->wanting);
                     }
                 }
-                wait_on(f, &p->wait_head, &p->wait_tail, id);
+                wait_on(f, &p->wait_tail, id);
                 return 0;
             }
         }
     for (int d = 0; d < NPORTS; d++)
         if (m & (1 << d)) {
             port_of(f, s->pe, d)->holder = id;
-            if (d < 4 && f->chan[(int64_t)s->pe * 4 + d] >= 0 &&
-                !f->stats[f->chan[(int64_t)s->pe * 4 + d]].peak_k)
-                f->stats[f->chan[(int64_t)s->pe * 4 + d]].peak_k = 1;
+            int32_t c = d < 4 ? f->chan[(int64_t)s->pe * 4 + d] : -1;
+            if (c >= 0 && !f->peak[c]) {
+                f->peak[c] = 1;
+                if (f->stats)
+                    stats_fill(f, c);
+            }
         }
     s->holds_ports = 1;
     return 1;
@@ -353,7 +410,7 @@ static color_t *color_of(fabric_t *f, int pe, int32_t cls, int create)
         id = f->ncpool++;
     }
     color_t *c = &f->cpool[id];
-    *c = (color_t){cls, NIL, NIL, NIL, 0, 0, rc->head, -1};
+    *c = (color_t){cls, NIL, NIL, 0, 0, rc->head, -1};
     rc->head = id;
     rc->n++;
     if (rc->n > f->colors_peak) {
@@ -382,7 +439,7 @@ static void color_drop(fabric_t *f, int pe, int32_t cls)
         if (c->cls != cls)
             continue;
         if (--c->refs == 0) {
-            CS_ASSERT(c->holder == NIL && c->wait_head == NIL);
+            CS_ASSERT(c->holder == NIL && c->wait_tail == NIL);
             *link = c->next;
             rc->n--;
             c->next = f->cfree;
@@ -406,7 +463,7 @@ static void finish_stage(fabric_t *f, int32_t id)
         color_t *c = color_of(f, s->pe, cls, 0);
         CS_ASSERT(c && c->holder == id);
         c->holder = NIL;
-        wake_all(f, &c->wait_head, &c->wait_tail);
+        wake_all(f, &c->wait_tail);
         s->holds_color = 0;
         color_drop(f, s->pe, cls);
     }
@@ -490,7 +547,7 @@ static void evaluate(fabric_t *f, int32_t id)
                 }
             } else {
                 color_ok = 0;
-                wait_on(f, &c->wait_head, &c->wait_tail, id);
+                wait_on(f, &c->wait_tail, id);
             }
         }
         if (room && color_ok && take_ports(f, id))
@@ -499,6 +556,12 @@ static void evaluate(fabric_t *f, int32_t id)
     if (r != s->r)
         set_rate(f, id, r);
     s = &f->st[id];
+    if (s->r && s->kind == ST_ROUTER && (uint32_t)((uint32_t)s->A - s->A0) >= FAB_FLOW_PIECE) {
+        /* a long flow is booked in pieces (A0 keeps 32 bits; the statistics
+         * and the time buckets add up to the same) */
+        account_flow(f, s);
+        s->A0 = (uint32_t)s->A;
+    }
     /* timer: the next cycle at which, at the current rates, a condition
      * changes by itself */
     cs_tick_t next = -1;
@@ -527,11 +590,13 @@ static void evaluate(fabric_t *f, int32_t id)
         if (next <= now)
             next = now + 1;
     }
-    if (next > now && (s->timer != next || s->timer_gen != s->gen)) {
+    if (next > now + FAB_MAX_AHEAD)
+        next = now + FAB_MAX_AHEAD;
+    if (next > now && (s->timer != (uint32_t)next || !s->timer_ok)) {
         /* one timer per stage: an evaluation that finds the same cycle again
          * (it is re-evaluated often) must not add another */
-        s->timer = next;
-        s->timer_gen = s->gen;
+        s->timer = (uint32_t)next;
+        s->timer_ok = 1;
         cs_sim_at(f->sim, next, f->h_eval, (uint32_t)id, TIMER | s->gen);
     }
 }
@@ -546,26 +611,35 @@ static void set_rate(fabric_t *f, int32_t id, uint8_t r)
         s->r = 0;
         release_ports(f, id);
     } else if (!s->r && r) {
-        s->since = now;
+        if (s->kind == ST_ROUTER) {
+            CS_ASSERT(!s->waiting); /* A0 shares its field with the wait link */
+            s->A0 = (uint32_t)s->A;
+        }
         s->r = 1;
     }
     s = &f->st[id];
-    s->gen++;
+    bump_gen(s);
     for (int32_t c = s->first_child; c >= 0; c = f->st[c].next_sibling) {
         /* a parent that changes its mind within a cycle sends the child
          * only its last word: earlier events of that cycle go stale */
         stage_t *ch = &f->st[c];
         cs_tick_t t = now + ch->lat;
-        if (ch->arr_t == t)
+        if (ch->arr_t == (uint32_t)t) {
+            CS_ASSERT(ch->arr_seq < UINT16_MAX);
             ch->arr_seq++;
-        else
-            ch->arr_t = t, ch->arr_seq = 0;
+        } else {
+            ch->arr_t = (uint32_t)t, ch->arr_seq = 0;
+        }
         cs_sim_at(f->sim, t, f->h_arr, (uint32_t)c, (uint64_t)ch->arr_seq << 1 | r);
     }
     /* its room changes from the next cycle on; a parent that is done has
      * nothing left to decide (evaluate returns at once), so it gets no
      * event: every stage of a stream stops after its parent has finished,
-     * and the events would be a third of a full-wafer reduce's */
+     * and the events would be a third of a full-wafer reduce's.  A parent
+     * that is not done is evaluated even where that cannot change its own
+     * rate: the evaluation's place among the cycle's others decides which
+     * stream takes a contested output or color first (docs/engine.md,
+     * Costs) */
     if (s->parent >= 0 && !f->st[s->parent].done)
         cs_sim_at(f->sim, now + 1, f->h_eval, (uint32_t)s->parent, UNCOND);
     if (s->kind == ST_SINK)
@@ -578,7 +652,7 @@ static void on_eval(void *ctx, const cs_event_t *ev)
     stage_t *s = &f->st[ev->a];
     if (ev->b != UNCOND && s->gen != (uint32_t)ev->b)
         return; /* the stage changed since: a fresher event covers it */
-    if ((ev->b & TIMER) && s->timer != now_of(f))
+    if ((ev->b & TIMER) && s->timer != (uint32_t)now_of(f))
         return; /* superseded by an earlier timer */
     evaluate(f, (int32_t)ev->a);
 }
@@ -587,24 +661,39 @@ static void on_arr(void *ctx, const cs_event_t *ev)
 {
     fabric_t *f = ctx;
     stage_t *s = &f->st[ev->a];
-    if (s->arr_t == now_of(f) && (uint32_t)(ev->b >> 1) != s->arr_seq)
+    if (s->arr_t == (uint32_t)now_of(f) && (uint16_t)(ev->b >> 1) != s->arr_seq)
         return; /* superseded within its cycle */
     if (s->a == (uint8_t)(ev->b & 1))
         return;
     bring(f, s);
     s->a = (uint8_t)(ev->b & 1);
-    s->gen++;
+    bump_gen(s);
     evaluate(f, (int32_t)ev->a);
 }
 
 /* ---- building streams ------------------------------------------------------- */
+
+/* The stage array at its new capacity, each stage on a cache line of its
+ * own: a large block from malloc starts 16 bytes into a page, which put
+ * every 64-byte stage across two lines (two misses per stage touched on
+ * the full wafer).  realloc may move the block to another offset. */
+static void grow_stages(fabric_t *f)
+{
+    size_t old_off = f->st_mem ? (size_t)((char *)f->st - f->st_mem) : 0;
+    char *mem = cs_realloc(f->st_mem, (size_t)f->cap_st * sizeof *f->st + 64);
+    size_t off = (64 - ((uintptr_t)mem & 63)) & 63;
+    if (off != old_off)
+        memmove(mem + off, mem + old_off, (size_t)f->nst * sizeof *f->st);
+    f->st_mem = mem;
+    f->st = (stage_t *)(void *)(mem + off);
+}
 
 static int32_t new_stage(fabric_t *f, int32_t stream, int kind, int pe, int32_t parent, int lat)
 {
     if (f->nst == f->cap_st) {
         f->cap_st = f->cap_st ? f->cap_st * 2 : 1024;
         CS_ASSERT(f->cap_st < INT32_MAX);
-        f->st = cs_realloc(f->st, (size_t)f->cap_st * sizeof *f->st);
+        grow_stages(f);
     }
     int32_t id = (int32_t)f->nst++;
     stage_t *s = &f->st[id];
@@ -746,7 +835,7 @@ static void fab_gate(void *impl, uint32_t msg, int64_t gate_bytes, int64_t rate)
     m->g_rate = rate;
     m->g_ref = now;
     int32_t inj = m->first_stage;
-    f->st[inj].gen++;
+    bump_gen(&f->st[inj]);
     eval_soon(f, inj);
 }
 
@@ -795,7 +884,13 @@ static int fab_explain(const void *impl, cs_error_t *err)
 
 static const cs_chan_stats_t *fab_chan_stats(const void *impl, int chan)
 {
-    return &((const fabric_t *)impl)->stats[chan];
+    fabric_t *f = (fabric_t *)impl; /* the records are a cache of the compact ones */
+    if (!f->stats) {
+        f->stats = cs_malloc((size_t)f->nchan * sizeof *f->stats);
+        for (int32_t c = 0; c < f->nchan; c++)
+            stats_fill(f, c);
+    }
+    return &f->stats[chan];
 }
 
 static void fab_free(void *impl)
@@ -805,12 +900,14 @@ static void fab_free(void *impl)
         return;
     free(f->colors);
     free(f->cpool);
-    free(f->st);
+    free(f->st_mem);
     free(f->sm);
     free(f->users);
     free(f->ports);
     free(f->chan);
     free(f->stats);
+    free(f->busy);
+    free(f->peak);
     free(f->scratch);
     free(f);
 }
@@ -849,7 +946,7 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     f->npe = npe;
     f->ports = cs_malloc((size_t)npe * NPORTS * sizeof *f->ports);
     for (int64_t i = 0; i < (int64_t)npe * NPORTS; i++)
-        f->ports[i] = (port_t){NIL, NIL, NIL, 0};
+        f->ports[i] = (port_t){NIL, NIL, 0};
     f->colors = cs_malloc((size_t)npe * sizeof *f->colors);
     for (int i = 0; i < npe; i++)
         f->colors[i] = (rcolors_t){NIL, 0};
@@ -858,7 +955,9 @@ int cs_fabric_new(const cs_fabric_params_t *fp, const cs_topo_t *topo, cs_sim_t 
     for (int i = 0; i < npe; i++)
         f->scratch[i] = NIL;
     f->chan = cs_malloc((size_t)npe * 4 * sizeof *f->chan);
-    f->stats = cs_calloc((size_t)cs_topo_channels(topo) + 1, sizeof *f->stats);
+    f->nchan = cs_topo_channels(topo);
+    f->busy = cs_calloc((size_t)f->nchan + 1, sizeof *f->busy);
+    f->peak = cs_calloc((size_t)f->nchan + 1, sizeof *f->peak);
     for (int pe = 0; pe < npe; pe++) {
         int r = pe / fp->cols, c = pe % fp->cols;
         const int nb[4] = {r > 0 ? pe - fp->cols : -1, c + 1 < fp->cols ? pe + 1 : -1,

@@ -433,8 +433,8 @@ Test(public, which_keys_go_together)
 }
 
 /* `whole` (run --whole): the whole program built first, the same result as
- * the default window; it goes with validate, which windowed refuses, and
- * "0" on either flag goes back to the default. */
+ * the default window; both go with validate (issue 34), and "0" on either
+ * flag goes back to the default. */
 Test(public, whole_and_windowed)
 {
     const char *dflt[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce", "algo",
@@ -455,8 +455,18 @@ Test(public, whole_and_windowed)
     const char *windowed_validate[] = {"machine", "alphabeta:topo=ring,p=8", "coll",
                                        "allreduce", "algo", "ring", "bytes", "4KiB",
                                        "windowed", "1", "validate", "1", NULL};
-    run_fails(windowed_validate, COLLSIM_ERR_USAGE, "exclude each other");
-    /* windowed, then whole "0": back to the default, so validate goes */
+    /* validate windowed (issue 34): the same result as whole */
+    a = run_ok(whole_validate);
+    b = run_ok(windowed_validate);
+    ja = json_of(a);
+    jb = json_of(b);
+    cr_assert_str_eq(ja, jb);
+    cr_assert_eq(collsim_result_validated(b), 1);
+    free(ja);
+    free(jb);
+    collsim_result_free(a);
+    collsim_result_free(b);
+    /* windowed, then whole "0": back to the default, which validates too */
     const char *cleared[] = {"machine", "alphabeta:topo=ring,p=8", "coll", "allreduce",
                              "algo", "ring", "bytes", "4KiB", "windowed", "1", "whole", "0",
                              "validate", "1", NULL};

@@ -219,3 +219,93 @@ Test(request, a_program_request_runs_a_goal_file)
     cs_request_run_destroy(&run);
     free(prog);
 }
+
+/* Issue 34: --validate runs windowed by default (the run's generator is
+ * kept, and the summary and JSON are the whole run's), falls back to the
+ * whole program where the window cannot go (a dependency on a later op),
+ * and --windowed --validate is accepted. */
+Test(request, validate_runs_windowed)
+{
+    cs_request_t r;
+    cs_request_run_t w, h;
+    cs_error_t err = {0};
+    REQUEST(&r, "machine", "alphabeta:topo=ring,p=12", "coll", "allreduce", "algo", "ring",
+            "bytes", "1000", "validate", "1");
+    cr_assert_eq(request_go(&r, &w, &err), CS_OK, "%s", err.msg);
+    cr_expect_not_null(w.gen, "validated without a window");
+    cr_expect(w.validated);
+    cr_assert_eq(cs_request_set(&r, "whole", "1", &err), CS_OK);
+    cr_assert_eq(request_go(&r, &h, &err), CS_OK, "%s", err.msg);
+    cr_expect_null(h.gen);
+    cr_expect(h.validated);
+    char *sw = request_summary(&r, &w), *sh = request_summary(&r, &h);
+    char *jw = request_json(&w), *jh = request_json(&h);
+    cr_expect_str_eq(sw, sh);
+    cr_expect_str_eq(jw, jh);
+    free(sw);
+    free(sh);
+    free(jw);
+    free(jh);
+    cs_request_run_destroy(&w);
+    cs_request_run_destroy(&h);
+
+    REQUEST(&r, "machine", "alphabeta:topo=ring,p=8", "coll", "allgather", "algo",
+            "cns-two-way", "bytes", "100", "validate", "1");
+    cr_assert_eq(request_go(&r, &w, &err), CS_OK, "%s", err.msg);
+    cr_expect_null(w.gen, "cns-two-way depends on later ops: whole");
+    cr_expect(w.validated);
+    cs_request_run_destroy(&w);
+    cr_assert_eq(cs_request_set(&r, "windowed", "1", &err), CS_OK);
+    cr_expect_eq(request_go(&r, &w, &err), CS_ERR_USAGE);
+    cr_expect(strstr(err.msg, "--whole"), "%s", err.msg);
+    cs_request_run_destroy(&w);
+}
+
+/* Issue 34: a whole program longer than the limit is refused before it is
+ * built, the algorithm named once. */
+Test(request, op_count_refused_before_building)
+{
+    cs_request_t r;
+    cs_request_run_t run;
+    cs_error_t err = {0};
+    REQUEST(&r, "machine", "alphabeta:topo=ring,p=16384", "coll", "allreduce", "algo", "ring",
+            "bytes", "1MiB", "whole", "1");
+    cr_assert_eq(request_go(&r, &run, &err), CS_ERR_NOMEM);
+    cr_expect(strstr(err.msg, "allreduce/ring: 1342095360 ops") == err.msg, "%s", err.msg);
+    cr_expect_null(strstr(err.msg + 1, "allreduce/ring"), "named twice: %s", err.msg);
+    cr_expect(strstr(err.msg, "windowed"), "%s", err.msg);
+    cs_request_run_destroy(&run);
+}
+
+/* Issue 34: a program whose ops are all ready at time 0 is whole after the
+ * probe's first step; above REQUEST_WINDOW_MIN_REBUILD (2^16) ops the
+ * default rebuilds it whole (the window would hold every op and its lists
+ * besides: the full wafer's reduce took 1,181 MB windowed, 1,005 MB whole),
+ * below it keeps the window; both give the forced window's result. */
+Test(request, all_ready_at_zero_runs_whole)
+{
+    static const char *const shapes[] = {"cerebras:rows=150,cols=150", /* 67,497 ops */
+                                         "cerebras:rows=20,cols=20"};  /* 1,197 ops */
+    for (int i = 0; i < 2; i++) {
+        cs_request_t r;
+        cs_request_run_t d, w;
+        cs_error_t err = {0};
+        REQUEST(&r, "machine", shapes[i], "coll", "reduce", "algo", "2d-two-phase", "bytes",
+                "4096");
+        cr_assert_eq(request_go(&r, &d, &err), CS_OK, "%s", err.msg);
+        if (i == 0)
+            cr_expect_null(d.gen, "%s: every op ready at 0 and 67,497 ops, kept windowed",
+                           shapes[i]);
+        else
+            cr_expect_not_null(d.gen, "%s: a small program rebuilt whole", shapes[i]);
+        cr_assert_eq(cs_request_set(&r, "windowed", "1", &err), CS_OK);
+        cr_assert_eq(request_go(&r, &w, &err), CS_OK, "%s", err.msg);
+        cr_expect_not_null(w.gen);
+        char *jd = request_json(&d), *jw = request_json(&w);
+        cr_expect_str_eq(jd, jw);
+        free(jd);
+        free(jw);
+        cs_request_run_destroy(&d);
+        cs_request_run_destroy(&w);
+    }
+}

@@ -57,7 +57,11 @@ Test(complete, options_from_the_command_table)
     /* the benchmark loop's options and the heatmaps' (main's, merged with
      * completion): the same table answers */
     EXPECT_OUT("--iterations\n", "complete", "run", "--it");
-    EXPECT_OUT("--scale\n--size\n", "complete", "compare", "--s");
+    EXPECT_OUT("--scale\n--size\n--shard\n--shard-file\n", "complete", "compare", "--s");
+    /* the options of par.h (--jobs, --shard, --mpi) are in the same table */
+    EXPECT_OUT("--jobs\n", "complete", "sweep", "--jo");
+    EXPECT_OUT("--mpi\n", "complete", "replay", "--mp");
+    EXPECT_OUT("--markdown\n", "complete", "merge", "--m");
     EXPECT_OUT("--machine\n--machines\n", "complete", "sweep", "--machine");
 }
 

@@ -273,7 +273,7 @@ static int random_allgather(cs_coll_builder_t *b, cs_error_t *err)
 }
 
 #define ALGO(var, k, nm, fn) \
-    static const cs_coll_algo_t var = {k, nm, "test only", "test", "", NULL, fn}
+    static const cs_coll_algo_t var = {k, nm, "test only", "test", "", NULL, fn, NULL}
 ALGO(a_flat_bcast, CS_COLL_BROADCAST, "t-flat", flat_bcast);
 ALGO(a_chain_bcast, CS_COLL_BROADCAST, "t-chain", chain_bcast);
 ALGO(a_stream_bcast, CS_COLL_BROADCAST, "t-stream", stream_bcast);
@@ -553,7 +553,7 @@ static int bad_gather(cs_coll_builder_t *b, cs_error_t *err)
 static int run_custom(cs_coll_kind_t kind, int (*build)(cs_coll_builder_t *, cs_error_t *),
                       cs_error_t *err)
 {
-    cs_coll_algo_t algo = {kind, "wrong", "deliberately wrong", "test", "", NULL, build};
+    cs_coll_algo_t algo = {kind, "wrong", "deliberately wrong", "test", "", NULL, build, NULL};
     cs_machine_t *m;
     cs_coll_hints_t hints;
     cs_coll_args_t args;
@@ -650,11 +650,11 @@ static int broken_barrier(cs_coll_builder_t *b, cs_error_t *err)
 Test(symmetric_validate, broken_variants_are_caught)
 {
     static const cs_coll_algo_t rs = {CS_COLL_REDUCE_SCATTER, "broken-ring", "test", "test", "",
-                                      NULL, broken_rs};
+                                      NULL, broken_rs, NULL};
     static const cs_coll_algo_t ag = {CS_COLL_ALLGATHER, "broken-bruck", "test", "test", "", NULL,
-                                      broken_bruck};
+                                      broken_bruck, NULL};
     static const cs_coll_algo_t bar = {CS_COLL_BARRIER, "broken-dissemination", "test", "test",
-                                       "", NULL, broken_barrier};
+                                       "", NULL, broken_barrier, NULL};
     static const int Ps[] = {3, 5, 8};
     for (size_t i = 0; i < sizeof Ps / sizeof *Ps; i++) {
         int P = Ps[i];

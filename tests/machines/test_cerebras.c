@@ -377,3 +377,38 @@ Test(cerebras, fabric_rejects_what_its_packed_stage_cannot_hold)
     cs_sim_free(sim);
     cs_topo_free(t);
 }
+
+Test(cerebras, a_stream_longer_than_a_32_bit_count)
+{
+    /* a stage keeps the start of its flow in 32 bits and books a long flow
+     * in pieces: a stream of 2^33 + 5 wavelets over two links still lands
+     * on Corollary 3.4, and each link was busy one cycle per wavelet */
+    const int64_t B = ((int64_t)1 << 33) + 5;
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_exec_result_t res;
+    cs_exec_env_t env;
+    cs_exec_opts_t o;
+    cr_assert_eq(cs_machine_new("cerebras:rows=1,cols=3", &m, &err), CS_OK, "%s", err.msg);
+    cs_program_t *p = cs_program_new(3);
+    cs_program_send(p, 2, 0, 4 * B, 0);
+    cs_program_recv(p, 0, 2, 4 * B, 0);
+    cr_assert_eq(cs_program_finalize(p, &err), CS_OK);
+    cs_machine_exec_env(m, &env);
+    cs_exec_opts_default(&o);
+    cr_assert_eq(cs_exec_run(&env, p, &o, &res, &err), CS_OK, "%s", err.msg);
+    cr_expect_eq(res.finish, cs_cerebras_message(3, B, TR));
+    int used = 0;
+    for (int c = 0; c < cs_topo_channels(m->topo); c++) {
+        const cs_chan_stats_t *st = cs_net_chan_stats(res.net, c);
+        if (!st->busy)
+            continue;
+        used++;
+        cr_expect_eq(st->busy, B, "channel %d", c);
+        cr_expect_eq(st->bytes, 4 * B, "channel %d", c);
+    }
+    cr_expect_eq(used, 2);
+    cs_exec_result_destroy(&res);
+    cs_program_free(p);
+    cs_machine_free(m);
+}

@@ -453,15 +453,14 @@ class Errors(unittest.TestCase):
         # the flags still take bools, and opt values (stream=0|1) too
         self.assertIs(m.run(coll="allreduce", bytes=64, validate=True).validated, True)
         self.assertIsNone(m.run(coll="allreduce", bytes=64, validate=False).validated)
-        # whole=True (run --whole): the same result as the default window, and it
-        # goes with validate=True, which windowed=True refuses
+        # whole=True (run --whole): the same result as the default window; both
+        # go with validate=True (issue 34)
         self.assertEqual(m.run(coll="allreduce", bytes=64, whole=True).json(timing=False),
                          m.run(coll="allreduce", bytes=64).json(timing=False))
         self.assertIs(m.run(coll="allreduce", bytes=64, whole=True, validate=True).validated,
                       True)
-        with self.assertRaises(collsim.Error) as cm:
-            m.run(coll="allreduce", bytes=64, windowed=True, validate=True)
-        self.assertIn("exclude each other", str(cm.exception))
+        self.assertIs(m.run(coll="allreduce", bytes=64, windowed=True, validate=True).validated,
+                      True)
         a = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
                         opt={"stream": False})
         b = collsim.run(machine="cerebras:rows=2,cols=2", coll="reduce", algo="tree", bytes=64,
@@ -657,6 +656,32 @@ class Sweep(unittest.TestCase):
                              keep_going=True)
         self.assertEqual([r["algo"] for r in rows], ["ring"])
         self.assertEqual(len(rows.errors), 1)
+
+    def test_sweep_jobs_same_rows_as_cli(self):
+        # jobs=2: two forked workers; the rows are the CLI's, in its order
+        spec = "alphabeta:topo=torus,rows=2,cols=4"
+        text = cli("sweep", "--machine", spec, "--coll", "allreduce", "--algos", "ring,rdb",
+                   "--bytes", "64..4KiB:x8", "--ranks", "4,8", "--csv", "-").stdout.decode()
+        rows = collsim.sweep(spec, "allreduce", ["ring", "rdb"], "64..4KiB:x8", ranks="4,8",
+                             jobs=2)
+        self.check(rows, text, BW | {"seconds"})
+        # a failing point in a worker: the serial run's error, or left out
+        with self.assertRaises(collsim.Error) as cm:
+            collsim.sweep("loggp:p=4", "allreduce", ["ring", "nosuch"], [64, 128], jobs=2)
+        self.assertIn("nosuch", cm.exception.message)
+        rows = collsim.sweep("loggp:p=4", "allreduce", ["ring", "nosuch"], [64, 128],
+                             keep_going=True, jobs=2)
+        self.assertEqual([r["algo"] for r in rows], ["ring", "ring"])
+        self.assertEqual(len(rows.errors), 2)
+        with self.assertRaises(TypeError):
+            collsim.sweep("loggp:p=4", "allreduce", "ring", 64, jobs=-1)
+
+    def test_compare_jobs_same_rows_as_cli(self):
+        specs = ["alphabeta:topo=torus,rows=2,cols=4", "cell:chips=2", "loggp:p=8"]
+        text = cli("compare", "--machines", ";".join(specs), "--coll", "allreduce",
+                   "--bytes", "1KiB", "--csv", "-", "--no-timing").stdout.decode()
+        rows = collsim.compare(specs, "allreduce", bytes="1KiB", timing=False, jobs=0)
+        self.check_compare(rows, text)
 
     def test_compare_matches_cli(self):
         specs = ["alphabeta:topo=torus,rows=2,cols=4", "cell:chips=2", "cns1:rings=1,ring=8",
