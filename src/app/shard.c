@@ -337,11 +337,12 @@ int cs_shard_set_read(const char *const *paths, int n, cs_shard_set_t **out, cs_
                                                                 : "another split";
             rc = cs_error_set(err, CS_ERR_USAGE,
                               "%s: a shard of %s (%s, identity %s, shard %lld/%lld, %lld "
-                              "points) than %s (%s, identity %s, %lld shards, %lld points): "
+                              "point%s) than %s (%s, identity %s, %lld shard%s, %lld point%s): "
                               "not merged", paths[i], what, sf.command, sf.identity,
                               (long long)sf.shard, (long long)sf.of, (long long)sf.points,
-                              paths[0], s->command, s->identity, (long long)s->of,
-                              (long long)s->points);
+                              sf.points == 1 ? "" : "s", paths[0], s->command, s->identity,
+                              (long long)s->of, s->of == 1 ? "" : "s", (long long)s->points,
+                              s->points == 1 ? "" : "s");
             if (strcmp(sf.version, first.version))
                 cs_error_prefix(err, "written by collsim %s and %s", sf.version, first.version);
         } else if (rc == CS_ERR_USAGE) {
