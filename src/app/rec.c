@@ -181,15 +181,24 @@ void cs_rec_copy(const cs_rec_t *r, const char *key, char *buf, size_t len)
     buf[n] = '\0';
 }
 
+/* The value of key as a C string in b (size bytes), for the number
+ * parsers: 0 if it is absent, empty or too long to be a number. */
+static int rec_number(const cs_rec_t *r, const char *key, char *b, size_t size)
+{
+    size_t n = 0;
+    const char *v = cs_rec_get(r, key, &n);
+    if (!v || n == 0 || n >= size)
+        return 0;
+    memcpy(b, v, n);
+    b[n] = '\0';
+    return 1;
+}
+
 int64_t cs_rec_int(const cs_rec_t *r, const char *key, int64_t dflt)
 {
     char b[32], *end;
-    size_t n = 0;
-    const char *v = cs_rec_get(r, key, &n);
-    if (!v || n == 0 || n >= sizeof b)
+    if (!rec_number(r, key, b, sizeof b))
         return dflt;
-    memcpy(b, v, n);
-    b[n] = '\0';
     errno = 0;
     long long x = strtoll(b, &end, 10);
     return *end || errno ? dflt : (int64_t)x;
@@ -198,12 +207,8 @@ int64_t cs_rec_int(const cs_rec_t *r, const char *key, int64_t dflt)
 double cs_rec_real(const cs_rec_t *r, const char *key, double dflt)
 {
     char b[64], *end;
-    size_t n = 0;
-    const char *v = cs_rec_get(r, key, &n);
-    if (!v || n == 0 || n >= sizeof b)
+    if (!rec_number(r, key, b, sizeof b))
         return dflt;
-    memcpy(b, v, n);
-    b[n] = '\0';
     double x = strtod(b, &end);
     return *end ? dflt : x;
 }
