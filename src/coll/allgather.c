@@ -308,6 +308,29 @@ static const char *const keys_two_way[] = {"stream", "offset", NULL};
 /* Op counts (cs_coll_algo_t.max_ops): P - 1 steps of a send and a recv
  * per rank, 2 P (P - 1), streaming or not. */
 static int64_t ring_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 2); }
+/* rdb, near fold (the default): P = Pp + e; a send and a recv per extra
+ * rank in, log2 Pp rounds of one range sent and one received per virtual
+ * rank, the buffer back to each extra rank: 2 Pp log2 Pp + 4 e.  The far
+ * fold sends a second range for the groups that hold an extra rank's
+ * block: not stated (-1), nor for an option the build would refuse. */
+static int64_t rdb_ops(const cs_coll_args_t *a)
+{
+    int64_t Pp = pow2_floor(a->P);
+    int far;
+    cs_error_t err;
+    if (cs_coll_opt_fold(a, 0, &far, &err) || far)
+        return -1;
+    return 2 * Pp * floor_log2(Pp) + 4 * (a->P - Pp);
+}
+/* Bruck: ceil(log2 P) rounds of a send and a recv per rank, and one local
+ * copy (a send and a recv to itself) on every rank but 0. */
+static int64_t bruck_ops(const cs_coll_args_t *a)
+{
+    return cs_coll_ops_rounds(a->P, 2) + cs_coll_ops_star(a->P, 2);
+}
+/* gather-bcast: a send and a recv per rank but the root up the tree, the
+ * same down. */
+static int64_t gather_bcast_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 4); }
 
 static const cs_coll_algo_t ag_ring = {
     CS_COLL_ALLGATHER, "ring",
@@ -317,15 +340,15 @@ static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t ag_rdb = {
     CS_COLL_ALLGATHER, "rdb",
     "recursive doubling: log2 rounds swapping all blocks held; extra ranks folded in and out",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allgather_rdb, NULL};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allgather_rdb, rdb_ops};
 static const cs_coll_algo_t ag_bruck = {
     CS_COLL_ALLGATHER, "bruck",
     "Bruck: ceil(log2 P) rounds, rank r sends its window of blocks to r-2^k; one local copy at "
     "the end",
-    "generic (Bruck et al. 1997)", "", NULL, allgather_bruck, NULL};
+    "generic (Bruck et al. 1997)", "", NULL, allgather_bruck, bruck_ops};
 static const cs_coll_algo_t ag_gather_bcast = {
     CS_COLL_ALLGATHER, "gather-bcast", "binomial gather to rank 0, then binomial broadcast of P*m",
-    "lecture §8.3", "", NULL, allgather_gather_bcast, NULL};
+    "lecture §8.3", "", NULL, allgather_gather_bcast, gather_bcast_ops};
 
 static const cs_coll_algo_t allgather_hybrid = {
     CS_COLL_ALLGATHER, "hybrid",

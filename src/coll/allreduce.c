@@ -839,6 +839,15 @@ static const char *const keys_multidim[] = {"dims", "inner", NULL};
  * broadcast: a binomial reduce (3 per non-root) and broadcast (2). */
 static int64_t ring_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 5); }
 static int64_t reduce_bcast_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 5); }
+/* rdb: P = Pp + e; a send and a recv-and-add (recv + calc) per extra rank
+ * in, log2 Pp rounds of a send and a recv-and-add per virtual rank, a send
+ * and a recv per extra rank out: 3 Pp log2 Pp + 5 e, under either fold
+ * rule (each moves the whole vector). */
+static int64_t rdb_ops(const cs_coll_args_t *a)
+{
+    int64_t Pp = pow2_floor(a->P);
+    return 3 * Pp * floor_log2(Pp) + 5 * (a->P - Pp);
+}
 
 static const cs_coll_algo_t ar_ring = {
     CS_COLL_ALLREDUCE, "ring",
@@ -847,7 +856,7 @@ static const cs_coll_algo_t ar_ring = {
 static const cs_coll_algo_t ar_rdb = {
     CS_COLL_ALLREDUCE, "rdb",
     "recursive doubling: log2 rounds exchanging and adding the whole vector; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rdb, NULL};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, allreduce_rdb, rdb_ops};
 static const cs_coll_algo_t ar_rabenseifner = {
     CS_COLL_ALLREDUCE, "rabenseifner",
     "recursive-halving reduce-scatter + recursive-doubling allgather; extra ranks folded",

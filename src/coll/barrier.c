@@ -144,6 +144,23 @@ static const char *const keys_fold[] = {"fold", NULL};
 /* Op counts (cs_coll_algo_t.max_ops): ceil(log2 P) rounds of a send and
  * a recv per rank. */
 static int64_t dissemination_ops(const cs_coll_args_t *a) { return cs_coll_ops_rounds(a->P, 2); }
+/* rdb: P = Pp + e; log2 Pp rounds of a send and a recv per virtual rank,
+ * and a send and a recv per extra rank to fold in and again to fold out:
+ * 2 Pp log2 Pp + 4 e, under either fold rule (each moves one token). */
+static int64_t rdb_ops(const cs_coll_args_t *a)
+{
+    int64_t Pp = pow2_floor(a->P);
+    return 2 * Pp * floor_log2(Pp) + 4 * (a->P - Pp);
+}
+/* flat: P - 1 signals sent and received at rank 0, one multicast and
+ * P - 1 recvs of it: 3 (P - 1) + 1 (nothing at P = 1). */
+static int64_t flat_ops(const cs_coll_args_t *a) { return a->P > 1 ? cs_coll_ops_star(a->P, 3) + 1 : 0; }
+/* tree: a send and a recv per rank but the root up, the same down. */
+static int64_t tree_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 4); }
+/* mailbox: every rank but 0 notifies once (a send, and a recv-and-reduce:
+ * a recv and a calc, tokens of any size, even 0) and is released once (a
+ * send and a recv), whatever the fanin: 5 (P - 1). */
+static int64_t mailbox_ops(const cs_coll_args_t *a) { return cs_coll_ops_star(a->P, 5); }
 
 static const cs_coll_algo_t bar_dissemination = {
     CS_COLL_BARRIER, "dissemination",
@@ -151,20 +168,20 @@ static const cs_coll_algo_t bar_dissemination = {
     "generic (Hensgen, Finkel, Manber 1988)", "", NULL, barrier_dissemination, dissemination_ops};
 static const cs_coll_algo_t bar_rdb = {
     CS_COLL_BARRIER, "rdb", "recursive doubling token exchange; extra ranks folded in and out",
-    "generic (MPI)", FOLD_TEXT, keys_fold, barrier_rdb, NULL};
+    "generic (MPI)", FOLD_TEXT, keys_fold, barrier_rdb, rdb_ops};
 static const cs_coll_algo_t bar_flat = {
     CS_COLL_BARRIER, "flat", "one-to-all: every rank signals rank 0, which releases everyone",
-    "lecture §8.4 pattern", "", NULL, barrier_flat, NULL};
+    "lecture §8.4 pattern", "", NULL, barrier_flat, flat_ops};
 static const cs_coll_algo_t bar_tree = {
     CS_COLL_BARRIER, "tree", "binomial gather of tokens to rank 0, then binomial release",
-    "lecture §8.1 tree", "", NULL, barrier_tree, NULL};
+    "lecture §8.1 tree", "", NULL, barrier_tree, tree_ops};
 
 static const cs_coll_algo_t barrier_mailbox = {
     CS_COLL_BARRIER, "mailbox",
     "stepped barrier: notifications in levels of at most `fanin` per receiver, then the "
     "release in reverse",
     "Cell paper §3.2 (reference §3.1)", "fanin=F (default 4, the inbound mailbox depth)",
-    keys_fanin, build_barrier_mailbox, NULL};
+    keys_fanin, build_barrier_mailbox, mailbox_ops};
 
 /* Listing order: the default first. */
 const cs_coll_algo_t *const cs_coll_algos_barrier[] = {&bar_dissemination, &bar_rdb, &bar_flat,
