@@ -177,6 +177,22 @@ static int alltoall_bruck(cs_coll_builder_t *b, cs_error_t *err)
 /* Op counts (cs_coll_algo_t.max_ops): a send and a recv per ordered pair
  * of ranks, 2 P (P - 1), pairwise or flat. */
 static int64_t pairs2_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 2); }
+/* Bruck, every copy a send and a recv to itself: the rotation (two copies
+ * per rank, one on rank 0); in round d a send and a recv, and a pack and an
+ * unpack copy per run of slots with bit d set in [1, P) (runs start at
+ * d, 3d, 5d, ... below P: ceil((P - d) / 2d) of them); P - 1 copies home
+ * (the slots go home in reverse order, never merged).  Per rank
+ * s = sum_d (4 runs_d + 2) + 2 (P - 1), in all P s + 2 (2 P - 1),
+ * saturated. */
+static int64_t bruck_ops(const cs_coll_args_t *a)
+{
+    int64_t P = a->P, s = 2 * (P - 1);
+    if (P <= 1)
+        return 0;
+    for (int64_t d = 1; d < P; d *= 2)
+        s += 4 * ((P - d + 2 * d - 1) / (2 * d)) + 2;
+    return s > (INT64_MAX - 4 * P) / P ? INT64_MAX : P * s + 2 * (2 * P - 1);
+}
 
 static const cs_coll_algo_t a2a_pairwise = {
     CS_COLL_ALLTOALL, "pairwise",
@@ -185,7 +201,7 @@ static const cs_coll_algo_t a2a_pairwise = {
 static const cs_coll_algo_t a2a_bruck = {
     CS_COLL_ALLTOALL, "bruck",
     "Bruck: ceil(log2 P) rounds sending the slots with bit k set to r+2^k, packed locally",
-    "generic (Bruck et al. 1997)", "", NULL, alltoall_bruck, NULL};
+    "generic (Bruck et al. 1997)", "", NULL, alltoall_bruck, bruck_ops};
 static const cs_coll_algo_t a2a_flat = {
     CS_COLL_ALLTOALL, "flat", "every rank posts all P-1 sends and receives at once",
     "generic", "", NULL, alltoall_flat, pairs2_ops};
