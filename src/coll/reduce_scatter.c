@@ -92,6 +92,20 @@ static int reduce_scatter_multidim(cs_coll_builder_t *b, cs_error_t *err)
 /* Op counts (cs_coll_algo_t.max_ops): P - 1 steps of a send, a recv and
  * a calc per rank, 3 P (P - 1), ring or pairwise. */
 static int64_t pairs3_ops(const cs_coll_args_t *a) { return cs_coll_ops_pairs(a->P, 3); }
+/* Recursive halving, near fold (the default): P = Pp + e; a send and a
+ * recv-and-add (recv + calc) per extra rank in, log2 Pp rounds of one range
+ * given and one range added per virtual rank, a send and a recv of the
+ * block per extra rank out: 3 Pp log2 Pp + 5 e.  The far fold splits some
+ * ranges in two: not stated (-1), nor for an option the build refuses. */
+static int64_t halving_ops(const cs_coll_args_t *a)
+{
+    int64_t Pp = pow2_floor(a->P);
+    int far;
+    cs_error_t err;
+    if (cs_coll_opt_fold(a, 0, &far, &err) || far)
+        return -1;
+    return 3 * Pp * floor_log2(Pp) + 5 * (a->P - Pp);
+}
 
 static const cs_coll_algo_t rs_ring = {
     CS_COLL_REDUCE_SCATTER, "ring",
@@ -101,7 +115,7 @@ static const char *const keys_fold[] = {"fold", NULL};
 static const cs_coll_algo_t rs_halving = {
     CS_COLL_REDUCE_SCATTER, "recursive-halving",
     "recursive halving: log2 rounds exchanging half the remaining blocks; extra ranks folded",
-    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, reduce_scatter_halving, NULL};
+    "generic (MPI; Thakur et al. 2005)", FOLD_TEXT, keys_fold, reduce_scatter_halving, halving_ops};
 static const cs_coll_algo_t rs_pairwise = {
     CS_COLL_REDUCE_SCATTER, "pairwise",
     "direct: in step k send block r+k to rank r+k, add rank r-k's copy of block r",
