@@ -138,8 +138,8 @@ int32_t cs_program_nops_visible(const cs_program_t *p);
  * their order, a join's predecessors taking the join's place, each
  * (predecessor, kind) listed once.  This is the program the writers export
  * (GOAL, MSCCL, Chakra: formats without a join).  *out is NULL when p has
- * no join (use p itself).  CS_ERR_INTERNAL for a windowed or unfinalized
- * p.  Memory: the copy, plus 5 bytes per op of p while it works. */
+ * no join (use p itself), finalized or not.  CS_ERR_INTERNAL for a windowed
+ * or unfinalized p with joins.  Memory: the copy, plus 5 bytes per op of p while it works. */
 int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error_t *err);
 /* `op` may not start (or stream) before `pred` as `kind` says.  Both must be
  * ops of the same rank; records an error otherwise, or beyond the limit of

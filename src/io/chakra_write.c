@@ -376,21 +376,13 @@ static int write_set(const cs_program_t *p, const char *prefix, cs_error_t *err)
 
 /* Chakra has no join: a COMP_NODE in its place would take a rank's
  * computation slot (and 1 ns) in ASTRA-sim, and read back, collsim's CPU.
- * The program the joins stand for (core/program.h) is written instead;
- * *direct is that copy, or NULL to write p (no join, or a program that
- * check_program refuses). */
-static int without_joins(const cs_program_t *p, cs_program_t **direct, cs_error_t *err)
-{
-    *direct = NULL;
-    if (!cs_program_is_finalized(p) || cs_program_is_windowed(p))
-        return CS_OK;
-    return cs_program_without_joins(p, direct, err);
-}
+ * The program the joins stand for (cs_program_without_joins) is written
+ * instead. */
 
 int cs_chakra_write_check(const cs_program_t *p, cs_error_t *err)
 {
     cs_program_t *direct;
-    int rc = without_joins(p, &direct, err);
+    int rc = cs_program_without_joins(p, &direct, err);
     if (rc == CS_OK)
         rc = check_program(direct ? direct : p, err);
     cs_program_free(direct);
@@ -400,7 +392,7 @@ int cs_chakra_write_check(const cs_program_t *p, cs_error_t *err)
 int cs_chakra_write_rank(const cs_program_t *p, int rank, FILE *f, cs_error_t *err)
 {
     cs_program_t *direct;
-    int rc = without_joins(p, &direct, err);
+    int rc = cs_program_without_joins(p, &direct, err);
     if (rc == CS_OK)
         rc = write_rank(direct ? direct : p, rank, f, err);
     cs_program_free(direct);
@@ -413,7 +405,7 @@ int cs_chakra_write(const cs_program_t *p, const char *prefix, cs_error_t *err)
     int rc;
     if (!prefix || !*prefix)
         return cs_error_set(err, CS_ERR_USAGE, "Chakra export: no file prefix (-o PREFIX)");
-    if ((rc = without_joins(p, &direct, err)) == CS_OK)
+    if ((rc = cs_program_without_joins(p, &direct, err)) == CS_OK)
         rc = write_set(direct ? direct : p, prefix, err);
     cs_program_free(direct);
     return rc;

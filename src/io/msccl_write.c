@@ -900,10 +900,8 @@ static int write_program(const cs_program_t *p, const cs_coll_args_t *a,
 int cs_msccl_write(const cs_program_t *p, const cs_coll_args_t *a,
                    const cs_msccl_write_opts_t *o, FILE *f, cs_error_t *err)
 {
-    cs_program_t *direct = NULL;
-    int rc = CS_OK;
-    if (cs_program_is_finalized(p) && !cs_program_is_windowed(p))
-        rc = cs_program_without_joins(p, &direct, err);
+    cs_program_t *direct;
+    int rc = cs_program_without_joins(p, &direct, err);
     if (rc == CS_OK)
         rc = write_program(direct ? direct : p, a, o, f, err);
     cs_program_free(direct);
