@@ -896,8 +896,6 @@ int cs_app_compare_main(int argc, char **argv, const cs_shard_set_t *merged)
             cs_app_progress_done(&progress);
             if (rc)
                 cs_app_report(&e);
-            else if (par.nshards)
-                cs_app_wrote(&progress, par.shard_file, "shard");
             for (int i = 0; i < nrows; i++)
                 free(rows[i].json);
             free(rows);

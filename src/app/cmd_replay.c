@@ -328,11 +328,9 @@ static int replay_table(const replay_args_t *a, cs_par_t *par)
         cs_app_progress_t p;
         cs_app_progress_init(&p, "replay");
         p.quiet = a->quiet;
-        if ((rc = cs_par_run(par, &ops, a->nmachines, &p, &err)))
-            return cs_app_report(&err);
-        if (par->nshards)
-            cs_app_wrote(&p, par->shard_file, "shard");
-        return CS_OK;
+        rc = cs_par_run(par, &ops, a->nmachines, &p, &err);
+        cs_app_progress_done(&p);
+        return rc ? cs_app_report(&err) : CS_OK;
     }
     if ((rc = cs_par_check(par, a->nmachines, &err))) /* a merge: nothing printed */
         return cs_app_report(&err);

@@ -667,8 +667,6 @@ int cs_app_sweep_main(int argc, char **argv, const cs_shard_set_t *merged)
     if (rc == CS_OK && !cs_par_writes(&par)) {
         rc = cs_par_run(&par, &ops, total, &progress, &err);
         cs_app_progress_done(&progress);
-        if (rc == CS_OK && par.nshards)
-            cs_app_wrote(&progress, par.shard_file, "shard");
         goto done;
     }
     /* asked before the runs rather than found out after them; nothing is

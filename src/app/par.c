@@ -588,6 +588,10 @@ int cs_par_run(cs_par_t *par, const cs_par_ops_t *ops, int npoints,
         rc = par_source(par, ops, list, n, par_keep, &keep, progress, err);
         if (rc == CS_OK)
             rc = cs_shard_write(par, npoints, keep.recs, err);
+        if (rc == CS_OK && progress) { /* said once here for every command */
+            cs_app_progress_done(progress);
+            cs_app_wrote(progress, par->shard_file, "shard");
+        }
         for (int i = 0; i < npoints; i++)
             cs_rec_free(keep.recs[i]);
         free(keep.recs);

@@ -101,7 +101,8 @@ int cs_par_check(const cs_par_t *par, int npoints, cs_error_t *err);
 
 /* Runs the npoints points where par says, handing their records to
  * ops->take in order (when this process writes); for a shard run, runs its
- * slice and writes the shard file; on an MPI rank other than 0, serves rank
+ * slice and writes the shard file (saying so through progress, when given);
+ * on an MPI rank other than 0, serves rank
  * 0 until it stops.  progress (may be NULL) counts finished points with the
  * time left when the points run elsewhere.  Returns CS_OK, take's status,
  * CS_ERR_CANCELLED on a signal (workers stopped), or a worker's failure
