@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "app/shard.h"
+#include "core/hash.h"
 #include "core/outfile.h"
 #include "io/result_json.h" /* COLLSIM_VERSION */
 
@@ -22,23 +23,12 @@
 
 /* ---- identity ----------------------------------------------------------------- */
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * FNV_PRIME;
-    return h;
-}
-
 /* A word with its length, so that ("ab", "c") and ("a", "bc") differ. */
 static uint64_t fnv_word(uint64_t h, const char *s, size_t n)
 {
     uint64_t len = n;
-    h = fnv(h, &len, sizeof len);
-    return fnv(h, s, n);
+    h = cs_fnv1a64(h, &len, sizeof len);
+    return cs_fnv1a64(h, s, n);
 }
 
 /* Adds the bytes of `path` when it names a regular file. */
@@ -58,7 +48,7 @@ static uint64_t identity_file(uint64_t h, const char *path, size_t n)
     h = fnv_word(h, name, n);
     size_t r;
     while ((r = fread(buf, 1, sizeof buf, f)) > 0)
-        h = fnv(h, buf, r);
+        h = cs_fnv1a64(h, buf, r);
     fclose(f);
     return h;
 }
@@ -91,7 +81,7 @@ static int identity_output(const char *w, int *takes_next)
 
 void cs_shard_identity(const char *cmd, int argc, char **argv, char out[17])
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = CS_FNV1A64_INIT;
     int skip = 0;
     h = fnv_word(h, COLLSIM_VERSION, strlen(COLLSIM_VERSION));
     h = fnv_word(h, cmd, strlen(cmd));

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "topo/netgen.h"
 
 /* ---- staging -------------------------------------------------------------- */
@@ -82,10 +83,7 @@ const char *cs_netfile_where(const char *path, int32_t line, char *buf, size_t l
 
 uint64_t cs_netfile_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return cs_fnv1a64_str(CS_FNV1A64_INIT, s);
 }
 
 static int64_t name_slot(const cs_netfile_stage_t *st, const char *name)
