@@ -9,6 +9,7 @@
  */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "coll/nccl.h"
 #include "core/suggest.h"
 
 #include <math.h>
@@ -421,6 +422,10 @@ static const cs_coll_algo_t *const *const groups[] = {
     cs_coll_algos_broadcast,      cs_coll_algos_reduce,         cs_coll_algos_allreduce,
     cs_coll_algos_allgather,      cs_coll_algos_reduce_scatter, cs_coll_algos_scatter_gather,
     cs_coll_algos_barrier,        cs_coll_algos_alltoall};
+/* NCCL's algorithms (nccl.h): one table per file, each of several
+ * collectives; they follow the collective's own algorithms. */
+static const cs_coll_algo_t *const *const nccl_groups[] = {
+    cs_coll_algos_nccl_ring, cs_coll_algos_nccl_tree, cs_coll_algos_nccl_innet};
 
 #define MAX_ALGOS 512
 typedef struct registry {
@@ -430,16 +435,27 @@ typedef struct registry {
 
 /* Listing order: by collective, the tables concatenated in the order of
  * cs_coll_kind_t (each table lists its collective's default first; the
- * assertion keeps them in that order). */
+ * assertion keeps them in that order), each collective's NCCL algorithms
+ * after its own. */
 static void collect(registry_t *r)
 {
     r->n = 0;
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
         for (int i = 0; groups[g][i]; i++) {
             CS_ASSERT(r->n < MAX_ALGOS);
             CS_ASSERT(!r->n || r->all[r->n - 1]->kind <= groups[g][i]->kind);
             r->all[r->n++] = groups[g][i];
         }
+        cs_coll_kind_t k = groups[g][0]->kind;
+        for (size_t t = 0; t < sizeof nccl_groups / sizeof *nccl_groups; t++)
+            for (int i = 0; nccl_groups[t][i]; i++)
+                if (nccl_groups[t][i]->kind >= k &&
+                    (g + 1 == sizeof groups / sizeof *groups ||
+                     nccl_groups[t][i]->kind < groups[g + 1][0]->kind)) {
+                    CS_ASSERT(r->n < MAX_ALGOS);
+                    r->all[r->n++] = nccl_groups[t][i];
+                }
+    }
 }
 
 /* The table is a pure function of constant data: a static copy filled
