@@ -131,6 +131,13 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
     if (cs_coll_rooted(ca->kind))
         fprintf(f, ", root %d", ca->root);
     fprintf(f, ", order %s\n", c->order_name);
+    if (c->has_nccl) {
+        const cs_ncclpick_t *pk = &c->nccl;
+        fprintf(f, "nccl      NCCL's choice: %s/%s on %d channel%s (NCCL 2.30.7 model: %d "
+                "nodes, %.4g GB/s a channel); NCCL's estimate %.4g us\n",
+                cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto), pk->nchannels,
+                pk->nchannels == 1 ? "" : "s", pk->in.nnodes, pk->in.bw_inter, pk->estimate_us);
+    }
     fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
 }
 
@@ -187,6 +194,40 @@ void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
     }
 }
 
+void cs_report_nccl_estimate(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
+                             cs_tick_t simulated)
+{
+    cs_ncclpick_t pk;
+    cs_error_t e;
+    if (!c->has_nccl && (!c->algo || cs_ncclpick_algo_of(c->algo->name) < 0))
+        return;
+    if (cs_request_nccl_estimate(m, c, &pk, &e)) {
+        fprintf(f, "nccl      none: %s\n", e.msg);
+        return;
+    }
+    double sim_us = (double)simulated * m->tick_seconds * 1e6;
+    fprintf(f, "nccl      %.4g us NCCL's estimate (%s/%s, %d channel%s); simulated - NCCL = "
+            "%+.4g us (%+.2f%%)\n", pk.estimate_us, cs_nccl_algo_name(pk.algo),
+            cs_proto_name(pk.proto), pk.nchannels, pk.nchannels == 1 ? "" : "s",
+            sim_us - pk.estimate_us,
+            pk.estimate_us > 0 ? 100.0 * (sim_us - pk.estimate_us) / pk.estimate_us : 0.0);
+}
+
+int cs_report_nccl_of(const cs_machine_t *m, const cs_request_coll_t *c, int predict,
+                      cs_result_nccl_t *out)
+{
+    cs_ncclpick_t pk;
+    cs_error_t e;
+    if (!c || (!c->has_nccl && !predict))
+        return 0;
+    if (cs_request_nccl_estimate(m, c, &pk, &e))
+        return 0;
+    *out = (cs_result_nccl_t){pk.chosen, cs_nccl_algo_name(pk.algo), c->algo->name,
+                              cs_proto_name(pk.proto), pk.nchannels, pk.in.nnodes,
+                              pk.in.bw_intra, pk.in.bw_inter, pk.estimate_us * 1e-6};
+    return 1;
+}
+
 int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_program_t *p,
                    const cs_exec_result_t *r, int validated, int predict,
                    const cs_request_coll_t *c, cs_error_t *err)
@@ -196,8 +237,11 @@ int cs_report_json(FILE *f, int with_timing, const cs_machine_t *m, const cs_pro
     cs_bandwidth_t bw;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
                              .predict = predict, .loop = c ? c->loop : NULL};
+    cs_result_nccl_t nccl;
     if (c && cs_report_bandwidth_of(m, c, r, &bw))
         info.bandwidth = &bw;
+    if (cs_report_nccl_of(m, c, predict, &nccl))
+        info.nccl = &nccl;
     if (predict && !c)
         info.model_none = "not a collective (--predict models --coll runs)";
     else if (predict && cs_request_model(m, c, &model, &e))

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/program.h"
 #include "engine/exec.h"
+#include "io/result_json.h"
 #include "machines/machine.h"
 
 /* The summary lines `machine` (the normalised spec, nodes, channels) and
@@ -40,6 +41,15 @@ void cs_report_loop(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c);
  * form of the formula, or "none" and why. */
 void cs_report_model(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
                      cs_tick_t simulated);
+/* The `nccl` line of --predict for an nccl-* run (or of `--algo nccl`):
+ * NCCL's own estimate beside the simulated finish, or "none" and why;
+ * nothing for the suite's other algorithms. */
+void cs_report_nccl_estimate(FILE *f, const cs_machine_t *m, const cs_request_coll_t *c,
+                             cs_tick_t simulated);
+/* The JSON's "nccl" object of c (io/result_json.h) into *out: 1 when there
+ * is one (`--algo nccl`; with predict, an nccl-* run's estimate). */
+int cs_report_nccl_of(const cs_machine_t *m, const cs_request_coll_t *c, int predict,
+                      cs_result_nccl_t *out);
 /* The bandwidths of collective c's run r on m as nccl-tests defines them
  * (coll/bandwidth.h, docs/bandwidth.md): S from c's kind, ranks and bytes,
  * t the run's finish in seconds, or a benchmark loop's average iteration

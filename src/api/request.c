@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/request.h"
+#include "coll/nccl.h"
 #include "core/checked.h"
 #include "core/units.h"
 #include "io/algofile.h"
@@ -386,6 +387,10 @@ int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine
     cs_source_t src = {file, NULL, 0};
     int rc;
     *owned = NULL;
+    if (name && !strcmp(name, "nccl")) { /* chosen per call (cs_request_nccl_choose) */
+        *out = cs_ncclpick_algo(kind);
+        return CS_OK;
+    }
     if (!format)
         return cs_coll_find(kind, name, out, err);
     *out = NULL;
@@ -399,6 +404,113 @@ int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine
     if ((rc = cs_algofile_read(format, &src, kind, name, owned, err)))
         return rc;
     *out = *owned;
+    return CS_OK;
+}
+
+/* `--algo nccl` (api/ncclpick.h): the options NCCL's choice takes, read
+ * once per prepared collective: nchannels (the communicator's channels,
+ * before the model cuts them down for a small call), chunk (passed on to
+ * the algorithm run), nvls and collnet (0 or 1: whether the machine has
+ * NVLink SHARP or a network that reduces; default 0), then the model's
+ * inputs from the machine and the choice for c->args.bytes. */
+static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
+{
+    static const char *const valid[] = {CS_NCCL_KEYS, "nvls", "collnet", NULL};
+    cs_nccl_opts_t o;
+    int64_t nvls, collnet;
+    const char *chunk;
+    int rc;
+    if (c->has_opts && cs_spec_get(&c->opts, "proto"))
+        return cs_error_set(err, CS_ERR_USAGE, "--opt proto: --algo nccl chooses the protocol "
+                            "as NCCL's model does; to fix one, run the algorithm itself "
+                            "(--algo nccl-ring --opt proto=ll)");
+    if (c->has_opts && (chunk = cs_spec_get(&c->opts, "chunk")))
+        snprintf(c->nccl_chunk, sizeof c->nccl_chunk, "%.*s", (int)sizeof c->nccl_chunk - 1,
+                 chunk);
+    if ((rc = cs_nccl_opts_read(&c->args, &o, err)) ||
+        (rc = cs_coll_opt_int(&c->args, "nvls", 0, 0, 1, &nvls, err)) ||
+        (rc = cs_coll_opt_int(&c->args, "collnet", 0, 0, 1, &collnet, err)) ||
+        (c->has_opts && (rc = cs_spec_check_unused(&c->opts, valid, err)))) {
+        cs_error_prefix(err, "--opt");
+        return rc;
+    }
+    if ((rc = cs_ncclpick_inputs(m, &c->args, c->rank_to_node, o.nchannels, (int)nvls,
+                                 (int)collnet, &c->nccl.in, err)))
+        return rc;
+    c->has_nccl = 1;
+    return cs_request_nccl_choose(c, err);
+}
+
+int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
+{
+    static const char *const protos[CS_PROTO_COUNT] = {"none", "simple", "ll", "ll128"};
+    cs_ncclpick_t *pk = &c->nccl;
+    char size[32], opts[160];
+    int rc;
+    pk->in.bytes = c->args.bytes;
+    if ((rc = cs_nccl_model(&pk->in, &pk->out, err))) {
+        cs_error_prefix(err, "--algo nccl");
+        return rc;
+    }
+    pk->chosen = 1;
+    pk->algo = pk->out.algo;
+    pk->proto = pk->out.proto;
+    pk->nchannels = pk->out.nchannels;
+    pk->estimate_us = pk->out.time_us;
+    const char *name = cs_nccl_algo_suite(pk->algo);
+    cs_units_format_bytes(c->args.bytes, size, sizeof size);
+    if (!name || cs_coll_find(c->args.kind, name, &c->algo, err) != CS_OK)
+        return cs_error_set(err, CS_ERR_USAGE, "--algo nccl: NCCL's model picks %s/%s for %s "
+                            "of %s on %d ranks in %d nodes, and the suite has no %s/%s to run "
+                            "it", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
+                            cs_coll_name(c->args.kind), size, c->args.P, pk->in.nnodes,
+                            cs_coll_name(c->args.kind), name ? name : "nccl-nvls-tree");
+    /* the options of the suite's algorithm: the model's protocol and
+     * channels, the user's chunk */
+    snprintf(opts, sizeof opts, "opts:proto=%s,nchannels=%d%s%s", protos[pk->proto],
+             pk->nchannels, c->nccl_chunk[0] ? ",chunk=" : "", c->nccl_chunk);
+    if (c->has_opts)
+        cs_spec_destroy(&c->opts);
+    c->has_opts = 0;
+    c->args.opts = NULL;
+    if ((rc = cs_spec_parse(opts, &c->opts, err)))
+        return rc;
+    c->has_opts = 1;
+    c->args.opts = &c->opts;
+    return CS_OK;
+}
+
+int cs_request_nccl_estimate(const cs_machine_t *m, const cs_request_coll_t *c,
+                             cs_ncclpick_t *out, cs_error_t *err)
+{
+    cs_nccl_opts_t o;
+    cs_coll_args_t a = c->args;
+    int rc, algo = c->algo ? cs_ncclpick_algo_of(c->algo->name) : -1;
+    if (c->has_nccl) {
+        *out = c->nccl;
+        return CS_OK;
+    }
+    memset(out, 0, sizeof *out);
+    if (algo < 0)
+        return cs_error_set(err, CS_ERR_USAGE, "%s/%s is not one of NCCL's algorithms",
+                            cs_coll_name(a.kind), c->algo ? c->algo->name : "?");
+    if ((rc = cs_nccl_opts_read(&a, &o, err)))
+        return rc;
+    int nvls = algo == CS_NCCL_NVLS || algo == CS_NCCL_NVLS_TREE;
+    int collnet = algo == CS_NCCL_COLLNET_DIRECT || algo == CS_NCCL_COLLNET_CHAIN;
+    if ((rc = cs_ncclpick_inputs(m, &a, c->rank_to_node, o.nchannels, nvls, collnet, &out->in,
+                                 err)) ||
+        (rc = cs_nccl_model(&out->in, &out->out, err)))
+        return rc;
+    int p = o.proto == CS_PROTO_LL ? 0 : o.proto == CS_PROTO_LL128 ? 1 : 2;
+    if (out->out.time[algo][p] < 0)
+        return cs_error_set(err, CS_ERR_USAGE, "NCCL's model has no %s/%s for %s on %d ranks in "
+                            "%d nodes (docs/nccl.md)", cs_nccl_algo_name((cs_nccl_algo_t)algo),
+                            cs_proto_name(o.proto), cs_coll_name(a.kind), a.P, out->in.nnodes);
+    out->algo = (cs_nccl_algo_t)algo;
+    out->proto = o.proto;
+    out->nchannels = o.nchannels;
+    out->estimate_us = out->out.time[algo][p];
     return CS_OK;
 }
 
@@ -416,6 +528,8 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
         return rc;
     if ((rc = cs_request_find_algo(kind, a->algo, a->env, &c->algo, &c->algo_file, err)))
         return rc;
+    /* `--algo nccl`: the algorithm is chosen below, once the ranks are known */
+    int nccl = c->algo == cs_ncclpick_algo(kind);
     if (a->has_root && !cs_coll_rooted(kind))
         return cs_error_set(err, CS_ERR_USAGE, "--root: %s has no root (rooted collectives: "
                             "broadcast, reduce, gather, scatter)", cs_coll_name(kind));
@@ -450,7 +564,7 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
     c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
                                m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL,
                                !a->validate};
-    return CS_OK;
+    return nccl ? request_nccl_setup(m, c, err) : CS_OK;
 }
 
 int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model_t *out,

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "api/loop.h"
+#include "api/ncclpick.h"
 #include "coll/check.h"
 #include "coll/coll.h"
 #include "core/error.h"
@@ -121,13 +122,19 @@ typedef struct cs_request_coll {
     /* a benchmark loop's times once it ran (owned by the run's loop), for
      * the reports; NULL: one call */
     const cs_result_loop_t *loop;
+    /* `--algo nccl` (api/ncclpick.h): what NCCL's model chose; algo is the
+     * suite's algorithm it runs and opts carry its proto and nchannels */
+    cs_ncclpick_t nccl;
+    int has_nccl;
+    char nccl_chunk[32]; /* the user's chunk= for the chosen algorithm ("": none) */
 } cs_request_coll_t;
 
 /* The algorithm `name` of collective kind (NULL: the default): FORMAT:FILE
  * (io/algofile.h: "msccl:ring.xml") is read from the file, which env's
  * files hold when env has files (the service: then never a path, and a
  * name none of them has is CS_ERR_USAGE), else from the path; any other
- * name is looked up in the suite's registry (cs_coll_find).  *owned gets
+ * name is looked up in the suite's registry (cs_coll_find); "nccl" is
+ * NCCL's choice (cs_ncclpick_algo), resolved by cs_request_coll_prepare.  *owned gets
  * what the caller frees with cs_algofile_free (NULL for the registry's). */
 int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine_env_t *env,
                          const cs_coll_algo_t **out, cs_coll_algo_t **owned, cs_error_t *err);
@@ -141,6 +148,21 @@ int cs_request_coll_prepare(const cs_request_t *r, const cs_machine_t *m, cs_req
 /* The program of a prepared collective at c->args.bytes (cs_coll_build;
  * errors as the algorithm gives them). */
 int cs_request_coll_build(const cs_request_coll_t *c, cs_program_t **out, cs_error_t *err);
+/* `--algo nccl`: NCCL's choice for c->args.bytes (after a sweep changed
+ * them): the model evaluated again on c->nccl.in, c->algo set to the
+ * suite's algorithm that runs it and c->opts to its proto and nchannels.
+ * CS_ERR_USAGE when the suite has no algorithm for the model's choice
+ * (NVLSTree), naming it. */
+int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err);
+/* NCCL's model of prepared collective c on m: the choice of `--algo
+ * nccl` (c->has_nccl), or for an nccl-* algorithm NCCL's estimate of that
+ * algorithm with c's proto and nchannels (the hardware it needs assumed:
+ * NVLS for nccl-nvls, CollNet for nccl-collnet-*).  CS_ERR_USAGE with the
+ * reason for any other algorithm, or when the model does not consider the
+ * algorithm for this collective and machine (PAT with several ranks a
+ * node). */
+int cs_request_nccl_estimate(const cs_machine_t *m, const cs_request_coll_t *c,
+                             cs_ncclpick_t *out, cs_error_t *err);
 /* Releases what c owns and zeroes it; accepts a zeroed struct. */
 void cs_request_coll_destroy(cs_request_coll_t *c);
 

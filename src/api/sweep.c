@@ -91,6 +91,9 @@ int cs_sweep_point(const cs_request_t *base, const cs_machine_t *m, cs_request_c
     cs_exec_opts_t opts;
     int rc;
     c->args.bytes = bytes;
+    /* --algos nccl: NCCL's choice for this size */
+    if (c->has_nccl && (rc = cs_request_nccl_choose(c, err)))
+        return rc;
     if ((rc = cs_request_coll_build(c, &p, err)))
         return rc;
     cs_exec_opts_default(&opts);
@@ -111,11 +114,15 @@ int cs_sweep_json_point(FILE *f, int with_timing, const cs_machine_t *m, const c
                         cs_error_t *err)
 {
     cs_bandwidth_t bw;
+    cs_result_nccl_t nccl;
     cs_result_info_t info = {.with_timing = with_timing, .validated = validated,
-                             .point_algo = c->algo->name, .point_bytes = c->args.bytes,
+                             .point_algo = c->has_nccl ? "nccl" : c->algo->name,
+                             .point_bytes = c->args.bytes,
                              .point_ranks = cs_program_nranks(p)};
     if (cs_report_bandwidth_of(m, c, r, &bw))
         info.bandwidth = &bw;
+    if (cs_report_nccl_of(m, c, 0, &nccl))
+        info.nccl = &nccl;
     return cs_result_write_json_info(f, m, p, r, &info, err);
 }
 

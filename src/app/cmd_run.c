@@ -279,8 +279,10 @@ static void run_print_summary(FILE *f, const run_args_t *a, const cs_request_run
     if (c)
         cs_report_bandwidth(f, m, c, r);
     /* a loop's model is the one call's: beside the first (cold) iteration */
-    if (a->predict && c)
+    if (a->predict && c) {
         cs_report_model(f, m, c, c->loop ? c->loop->first_ticks : r->finish);
+        cs_report_nccl_estimate(f, m, c, c->loop ? c->loop->first_ticks : r->finish);
+    }
     cs_report_wall(f, r, a->with_timing);
     cs_report_channels(f, m, r);
 }

@@ -213,6 +213,26 @@ static void json_loop(FILE *f, const char *in1, const cs_result_loop_t *lp, doub
     fprintf(f, "\n%s]\n%s},\n", in2, in1);
 }
 
+/* "nccl": NCCL's choice or estimate (issue 36), the model's inputs */
+static void json_nccl(FILE *f, const char *in1, const cs_result_nccl_t *n)
+{
+    const char *in2 = "    ";
+    json_key(f, in1, "nccl");
+    fputs("{\n", f);
+    json_kv_string(f, in2, "model", "NVIDIA/nccl v2.30.7-1 tuning.cc, compute capability 90", 0);
+    json_key(f, in2, "chosen");
+    fputs(n->chosen ? "true,\n" : "false,\n", f);
+    json_kv_string(f, in2, "algo", n->algo, 0);
+    json_kv_string(f, in2, "suite_algo", n->suite_algo, 0);
+    json_kv_string(f, in2, "proto", n->proto, 0);
+    json_kv_int(f, in2, "nchannels", n->nchannels, 0);
+    json_kv_int(f, in2, "nodes", n->nodes, 0);
+    json_kv_double(f, in2, "bw_intra_gbps_per_channel", n->bw_intra, 0);
+    json_kv_double(f, in2, "bw_inter_gbps_per_channel", n->bw_inter, 0);
+    json_kv_double(f, in2, "estimate_seconds", n->estimate_seconds, 1);
+    fprintf(f, "%s},\n", in1);
+}
+
 static int json_chan_listed(const cs_chan_stats_t *s)
 {
     return s && s->bytes > 0;
@@ -279,6 +299,8 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
         json_kv_int(f, in2, "ranks", info->point_ranks, 1);
         fprintf(f, "%s},\n", in1);
     }
+    if (info->nccl)
+        json_nccl(f, in1, info->nccl);
     json_key(f, in1, "validated");
     fputs(info->validated ? "true,\n" : "false,\n", f);
 

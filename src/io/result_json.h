@@ -56,6 +56,19 @@ typedef struct cs_result_loop {
     const int64_t *start, *end;      /* per iteration (warm-up first), warmup + iterations */
 } cs_result_loop_t;
 
+/* NCCL's cost model of the run (issue 36, docs/nccl.md): the choice of
+ * `--algo nccl`, or NCCL's estimate of an nccl-* run (--predict). */
+typedef struct cs_result_nccl {
+    int chosen;                /* 1: --algo nccl chose the algorithm */
+    const char *algo;          /* NCCL's name ("Ring") */
+    const char *suite_algo;    /* the suite's algorithm that ran ("nccl-ring") */
+    const char *proto;         /* "Simple", "LL", "LL128" */
+    int nchannels;             /* the channels the run used */
+    int nodes;                 /* the model's nNodes */
+    double bw_intra, bw_inter; /* the model's GB/s per channel */
+    double estimate_seconds;   /* NCCL's time */
+} cs_result_nccl_t;
+
 /* Facts about the run that the result alone does not hold. */
 typedef struct cs_result_info {
     int with_timing; /* as above */
@@ -78,6 +91,8 @@ typedef struct cs_result_info {
     const cs_bandwidth_t *bandwidth;
     /* a benchmark loop: a "loop" object (docs/json.md); NULL leaves it out */
     const cs_result_loop_t *loop;
+    /* an "nccl" object (docs/json.md) before "validated"; NULL leaves it out */
+    const cs_result_nccl_t *nccl;
 } cs_result_info_t;
 
 /* cs_result_write_json with the run's info (cs_result_write_json writes
