@@ -1,0 +1,117 @@
+/*
+ * test_ncclpick.c - a machine as NCCL's cost model sees it
+ * (src/api/ncclpick.c) and the refusals of `--algo nccl` (request.c).
+ * The expected inputs are worked out by hand from the generators' specs
+ * (docs/networks.md: a two-tier pod has an NVLink-class link between every
+ * two GPUs of a node and one NIC link per GPU); none is read back from the
+ * code under test.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "api/ncclpick.h"
+#include "api/request.h"
+
+TestSuite(ncclpick);
+
+/* Prepares collective `coll` with algorithm `algo` (and options) on spec. */
+static int prepare(const char *spec, const char *coll, const char *algo, const char *bytes,
+                   const char *opt, cs_request_run_t *run, cs_error_t *err, const char *opt2)
+{
+    cs_request_t r;
+    cs_request_init(&r);
+    cr_assert_eq(cs_request_set(&r, "machine", spec, err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "coll", coll, err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "algo", algo, err), CS_OK);
+    cr_assert_eq(cs_request_set(&r, "bytes", bytes, err), CS_OK);
+    if (opt)
+        cr_assert_eq(cs_request_set(&r, "opt", opt, err), CS_OK, "%s", err->msg);
+    if (opt2)
+        cr_assert_eq(cs_request_set(&r, "opt", opt2, err), CS_OK, "%s", err->msg);
+    cs_request_run_init(run);
+    return cs_request_prepare(&r, run, err);
+}
+
+static void inputs_of(const char *spec, int nchannels, cs_nccl_model_in_t *in)
+{
+    cs_request_run_t run;
+    cs_error_t err;
+    cr_assert_eq(prepare(spec, "allreduce", "ring", "1MiB", NULL, &run, &err, NULL), CS_OK, "%s",
+                 err.msg);
+    cr_assert_eq(cs_ncclpick_inputs(run.machine, &run.coll.args, run.coll.rank_to_node,
+                                    nchannels, 0, 0, in, &err), CS_OK, "%s", err.msg);
+    cs_request_run_destroy(&run);
+}
+
+/* 4 nodes of 8 GPUs: nodes from the group hint; the node's way out is its
+ * 8 NICs of 50 GB/s = 400 GB/s, under the 450 GB/s NVLink, shared by the
+ * 4 channels: 100 GB/s a channel, inside and between (one speed, as NCCL's
+ * graphs that leave a node).  With NVLink at 300 GB/s the node is bound by
+ * it: 75 a channel. */
+Test(ncclpick, two_tier_pod)
+{
+    cs_nccl_model_in_t in;
+    inputs_of("net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us", 4, &in);
+    cr_assert_eq(in.nranks, 32);
+    cr_assert_eq(in.nnodes, 4);
+    cr_assert_eq(in.nchannels, 4);
+    cr_assert_eq(in.intra_hw, CS_NCCL_HW_NVLINK);
+    cr_assert_float_eq(in.bw_inter, 100.0, 100.0 * 1e-6);
+    cr_assert_float_eq(in.bw_intra, 100.0, 100.0 * 1e-6);
+    cr_assert_eq(in.lat_inter, 0.0);
+    inputs_of("net:gen=twotier,nodes=4,gpus=8,nvbw=300GB/s,bw=50GB/s,lat=1us", 4, &in);
+    cr_assert_float_eq(in.bw_inter, 75.0, 75e-6, "%.12g", in.bw_inter);
+}
+
+/* One GPU a node: no NVLink peer, the graph's speed is the NIC's: 50 GB/s
+ * over 2 channels. */
+Test(ncclpick, one_gpu_a_node)
+{
+    cs_nccl_model_in_t in;
+    inputs_of("net:gen=twotier,nodes=8,gpus=1,radix=2,bw=50GB/s,lat=1us", 2, &in);
+    cr_assert_eq(in.nnodes, 8);
+    cr_assert_eq(in.nranks, 8);
+    cr_assert_float_eq(in.bw_inter, 25.0, 25.0 * 1e-6);
+}
+
+/* A star without groups is one node: the host - switch - host route at
+ * 10 GB/s over 2 channels. */
+Test(ncclpick, one_node_without_groups)
+{
+    cs_nccl_model_in_t in;
+    inputs_of("net:gen=star,hosts=8,bw=10GB/s,lat=1us", 2, &in);
+    cr_assert_eq(in.nnodes, 1);
+    cr_assert_float_eq(in.bw_intra, 5.0, 5.0 * 1e-6);
+}
+
+/* `--algo nccl` refuses what NCCL cannot do, saying why. */
+Test(ncclpick, refusals)
+{
+    cs_request_run_t run;
+    cs_error_t err;
+    const char *pod = "net:gen=twotier,nodes=2,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us";
+    /* a collective NCCL has no algorithm for */
+    cr_assert_eq(prepare(pod, "gather", "nccl", "1MiB", NULL, &run, &err, NULL), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "NCCL has no algorithm for gather"), "%s", err.msg);
+    cs_request_run_destroy(&run);
+    /* a machine whose links NCCL's model cannot read */
+    cr_assert_eq(prepare("cerebras:rows=4,cols=4", "allreduce", "nccl", "1KiB", NULL, &run,
+                         &err, NULL), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "runs its own engine"), "%s", err.msg);
+    cs_request_run_destroy(&run);
+    /* the protocol is the model's to choose */
+    cr_assert_eq(prepare(pod, "allreduce", "nccl", "1MiB", "proto=ll", &run, &err, NULL),
+                 CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "--opt proto"), "%s", err.msg);
+    cs_request_run_destroy(&run);
+    /* a machine where the chosen algorithm cannot run: with NVLS on two
+     * nodes and 16 channels of 25 GB/s, NVLSTree's bus bandwidth
+     * 16 x min(25 x .85 x 15/16 x 2, 2 x 25, 57.7) = 637.5 GB/s beats the
+     * ring's 400 at 1 GiB, and the suite has no NVLSTree */
+    cr_assert_eq(prepare(pod, "allreduce", "nccl", "1GiB", "nvls=1", &run, &err,
+                         "nchannels=16"), CS_ERR_USAGE);
+    cr_assert(strstr(err.msg, "picks NVLSTree/Simple") && strstr(err.msg, "suite has no"), "%s",
+              err.msg);
+    cs_request_run_destroy(&run);
+}
