@@ -163,6 +163,126 @@ void cs_sweep_json_end(FILE *f)
     fputs("]}\n", f);
 }
 
+/* the value of point (mi, k, j, i) in a [machine][algo][ranks][size] array */
+static double sweep_at(const cs_sweep_figure_t *fig, const double *v, int mi, int k, int j,
+                       int i)
+{
+    return v[(((size_t)mi * fig->nalgos + k) * fig->nranks + j) * (size_t)fig->nsizes + i];
+}
+
+void cs_sweep_crossovers(const cs_sweep_figure_t *fig, const double *ticks, int mi, int j,
+                         cs_sweep_cross_t *x)
+{
+    int ns = fig->nsizes;
+    x->nccl = -1;
+    for (int k = 0; k < fig->nalgos; k++)
+        if (!strcmp(fig->algos[k], "nccl"))
+            x->nccl = k;
+    x->best = cs_malloc((size_t)(ns > 0 ? ns : 1) * sizeof *x->best);
+    x->nccl_slower = cs_calloc((size_t)(ns > 0 ? ns : 1), sizeof *x->nccl_slower);
+    for (int i = 0; i < ns; i++) {
+        double bt = NAN;
+        x->best[i] = -1;
+        for (int k = 0; k < fig->nalgos; k++) {
+            double t = sweep_at(fig, ticks, mi, k, j, i);
+            if (k != x->nccl && !isnan(t) && (x->best[i] < 0 || t < bt)) {
+                x->best[i] = k;
+                bt = t;
+            }
+        }
+        if (x->nccl >= 0 && x->best[i] >= 0) {
+            double tn = sweep_at(fig, ticks, mi, x->nccl, j, i);
+            x->nccl_slower[i] = !isnan(tn) && tn > bt * (1 + 1e-9);
+        }
+    }
+}
+
+void cs_sweep_cross_destroy(cs_sweep_cross_t *x)
+{
+    free(x->best);
+    free(x->nccl_slower);
+    memset(x, 0, sizeof *x);
+}
+
+void cs_sweep_crossovers_text(FILE *f, const cs_sweep_figure_t *fig, const double *ticks)
+{
+    if (!fig->with_nccl || (fig->nsizes == 1 && fig->nranks > 1))
+        return;
+    for (int mi = 0; mi < fig->nmachines; mi++)
+        for (int j = 0; j < fig->nranks; j++) {
+            cs_sweep_cross_t x;
+            char size[32];
+            int n = 0;
+            cs_sweep_crossovers(fig, ticks, mi, j, &x);
+            fprintf(f, "crossovers %s, %d ranks: ", fig->shorts ? fig->shorts[mi] : "",
+                    fig->ranks[mi * fig->nranks + j]);
+            for (int i = 1; i < fig->nsizes; i++)
+                if (x.best[i] >= 0 && x.best[i - 1] >= 0 && x.best[i] != x.best[i - 1]) {
+                    cs_units_format_bytes(fig->sizes[i], size, sizeof size);
+                    fprintf(f, "%s%s -> %s at %s", n++ ? "; " : "", fig->algos[x.best[i - 1]],
+                            fig->algos[x.best[i]], size);
+                }
+            if (!n)
+                fputs("the fastest never changes", f);
+            n = 0;
+            for (int i = 0; i < fig->nsizes; i++)
+                if (x.nccl_slower[i]) {
+                    cs_units_format_bytes(fig->sizes[i], size, sizeof size);
+                    fprintf(f, "%s%s (%s, x%.3g)", n++ ? ", " : "; NCCL's pick slower than the "
+                            "fastest at ", size, fig->algos[x.best[i]],
+                            sweep_at(fig, ticks, mi, x.nccl, j, i) /
+                                sweep_at(fig, ticks, mi, x.best[i], j, i));
+                }
+            if (!n && x.nccl >= 0)
+                fputs("; NCCL's pick is the fastest at every size", f);
+            fputc('\n', f);
+            cs_sweep_cross_destroy(&x);
+        }
+}
+
+/* The marks of cs_sweep_crossovers on plot p: two series of markers
+ * without lines (NaN between them), per machine and rank count. */
+static void sweep_plot_crossovers(cs_plot_t *p, const cs_sweep_figure_t *fig,
+                                  const double *ticks, double *x, double *y)
+{
+    for (int mi = 0; mi < fig->nmachines; mi++)
+        for (int j = 0; j < fig->nranks; j++) {
+            cs_sweep_cross_t cx;
+            double scale = fig->ticks ? 1 : fig->tick_seconds[mi];
+            int P = fig->ranks[mi * fig->nranks + j];
+            char where[160] = "";
+            cs_sweep_crossovers(fig, ticks, mi, j, &cx);
+            if (fig->nmachines > 1 || fig->nranks > 1)
+                snprintf(where, sizeof where, " (%s%sP=%d)",
+                         fig->nmachines > 1 ? fig->shorts[mi] : "",
+                         fig->nmachines > 1 ? ", " : "", P);
+            for (int which = 0; which < 2; which++) {
+                int any = 0;
+                for (int i = 0; i < fig->nsizes; i++) {
+                    int mark = which ? cx.nccl_slower[i]
+                                     : i > 0 && cx.best[i] >= 0 && cx.best[i - 1] >= 0 &&
+                                           cx.best[i] != cx.best[i - 1];
+                    int k = which ? cx.nccl : cx.best[i];
+                    x[i] = fig->elements4 ? (double)fig->sizes[i] / 4 : (double)fig->sizes[i];
+                    y[i] = NAN;
+                    if (mark) {
+                        y[i] = cs_figures_y_value(fig->y, fig->kind, P, fig->sizes[i],
+                                                  sweep_at(fig, ticks, mi, k, j, i) * scale);
+                        any = 1;
+                    }
+                }
+                if (!any)
+                    continue;
+                char name[256];
+                snprintf(name, sizeof name, "%s%s",
+                         which ? "NCCL's pick slower than the fastest"
+                               : "crossover: the fastest changes", where);
+                cs_plot_add_series(p, name, (size_t)fig->nsizes, x, y);
+            }
+            cs_sweep_cross_destroy(&cx);
+        }
+}
+
 int cs_sweep_plot(const char *path, const cs_sweep_figure_t *fig, const double *ticks,
                   const double *model, cs_error_t *err)
 {
@@ -241,6 +361,8 @@ int cs_sweep_plot(const char *path, const cs_sweep_figure_t *fig, const double *
                                  which ? " (model)" : "");
                     cs_plot_add_series(p, name, (size_t)npts, x, y);
                 }
+    if (fig->with_nccl && !by_ranks)
+        sweep_plot_crossovers(p, fig, ticks, x, y);
     rc = cs_plot_write(p, path, err);
     cs_plot_free(p);
     free(eng);

@@ -86,7 +86,32 @@ typedef struct cs_sweep_figure {
     int ticks;                   /* times in each machine's ticks, not seconds */
     int elements4;               /* sizes in 4-byte elements */
     cs_figures_y_t y;            /* time, or nccl-tests' algbw / busbw of it (--y) */
+    /* `--algos nccl,...` (issue 36): the algorithm "nccl" (NCCL's choice)
+     * is among algos.  The plot then marks, per machine and rank count,
+     * the crossovers of the others (the sizes where the fastest changes)
+     * and the sizes where NCCL's pick is slower than the fastest
+     * (cs_sweep_crossovers).  0: not there (NCCL's choice is not compared). */
+    int with_nccl;
 } cs_sweep_figure_t;
+
+/* What a sweep with NCCL's choice shows at one machine and rank count:
+ * over sizes i = 0..nsizes-1, best[i] the fastest algorithm other than
+ * "nccl" (-1: none ran), and nccl_slower[i] 1 where "nccl" ran slower than
+ * it (by more than one part in 10^9).  ticks as for cs_sweep_plot. */
+typedef struct cs_sweep_cross {
+    int nccl;           /* the index of "nccl" in algos, -1: absent */
+    int *best;          /* [nsizes] */
+    int *nccl_slower;   /* [nsizes] */
+} cs_sweep_cross_t;
+/* Fills x (arrays allocated here, freed by cs_sweep_cross_destroy) for
+ * machine mi and rank count j. */
+void cs_sweep_crossovers(const cs_sweep_figure_t *fig, const double *ticks, int mi, int j,
+                         cs_sweep_cross_t *x);
+void cs_sweep_cross_destroy(cs_sweep_cross_t *x);
+/* Writes the crossovers as text, a line per machine and rank count:
+ * "crossovers ...: ring -> tree at 64 KiB; NCCL's pick slower than the
+ * fastest at 1 MiB (tree, x1.23)".  Nothing without "nccl" in algos. */
+void cs_sweep_crossovers_text(FILE *f, const cs_sweep_figure_t *fig, const double *ticks);
 
 /* Draws time against size, log-log, one line per machine, algorithm and
  * rank count (against ranks when there is one size and several rank

@@ -97,7 +97,8 @@ static void compare_help(void)
             printf("                           %s\n", types[i]->example);
     printf("                         those registered in this build)\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
-           "      --algo NAME        the algorithm (default: the collective's first)\n"
+           "      --algo NAME        the algorithm (default: the collective's first);\n"
+           "                         nccl: NCCL's choice on each machine (docs/nccl.md)\n"
            "      --bytes SIZES      the size, as for 'collsim run', or sizes and ranges\n"
            "                         as for 'collsim sweep' (8..1MiB:x4, 1KiB,1MiB): a row\n"
            "                         per machine and size, a line per machine in --plot\n"

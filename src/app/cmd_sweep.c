@@ -90,7 +90,10 @@ static void sweep_help(void)
            "                         with the same rank count\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "  -a, --algos LIST       algorithms, comma-separated, or 'all' (every algorithm\n"
-           "                         of the collective)\n"
+           "                         of the collective); nccl: NCCL's choice at each size\n"
+           "                         (docs/nccl.md): the crossovers of the others and the\n"
+           "                         sizes where NCCL's pick is not the fastest are printed\n"
+           "                         on standard error and marked in the plot\n"
            "  -b, --bytes SIZES      sizes, as 'collsim run --bytes' means them: a list\n"
            "                         (4,64,1KiB) of sizes and ranges; LO..HI:xF multiplies\n"
            "                         by F from LO while <= HI (8..1MiB:x2), LO..HI:+S adds S\n"
@@ -340,7 +343,8 @@ static void sweep_parse_args(int argc, char **argv, sweep_args_t *a)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* The plot (cs_sweep_plot): ticks is [machine][algo][ranks][size]; Ps[machine][ranks]
+/* The plot (cs_sweep_plot, with --plot) and, with NCCL's choice among the
+ * algorithms, its crossovers as text (cs_sweep_crossovers_text): ticks is [machine][algo][ranks][size]; Ps[machine][ranks]
  * the rank counts the preparations gave; tick_s[machine] each machine's
  * clock; engines[machine] the engine that ran; shorts[machine] its short
  * name; model NULL without --predict. */
@@ -360,10 +364,19 @@ static int sweep_write_plot(const sweep_args_t *a, int nr, int (*Ps)[SWEEP_MAX_R
     }
     for (int k = 0; k < a->nalgos; k++)
         names[k] = a->algos[k]->name;
+    int with_nccl = 0;
+    for (int k = 0; k < a->nalgos; k++)
+        with_nccl |= !strcmp(names[k], "nccl");
     cs_sweep_figure_t fig = {a->title, a->xlabel, a->ylabel, a->kind, nm, a->specs, sh, eng,
                              tick_s, a->nalgos, names, nr, ranks, a->nsizes, a->sizes,
-                             a->ticks, a->elements4, a->y};
-    if ((rc = cs_sweep_plot(a->plot, &fig, ticks, model, err)))
+                             a->ticks, a->elements4, a->y, with_nccl};
+    /* NCCL's choice among the algorithms: where the fastest changes and
+     * where NCCL's pick is not the fastest, on standard error (the CSV
+     * is on standard output) */
+    if (with_nccl && !a->quiet)
+        cs_sweep_crossovers_text(stderr, &fig, ticks);
+    rc = CS_OK;
+    if (a->plot && (rc = cs_sweep_plot(a->plot, &fig, ticks, model, err)))
         cs_error_prefix(err, "--plot");
     cs_plot_cleanup(); /* the command ends here: no leak reports from font caches */
     free(ranks);
@@ -716,7 +729,10 @@ int cs_app_sweep_main(int argc, char **argv, const cs_shard_set_t *merged)
         }
         free(json_buf);
     }
-    if (rc == CS_OK && a.plot)
+    int nccl_listed = 0;
+    for (int k = 0; k < a.nalgos; k++)
+        nccl_listed |= !strcmp(a.algos[k]->name, "nccl");
+    if (rc == CS_OK && (a.plot || nccl_listed))
         rc = sweep_write_plot(&a, nr, Ps, tick_s, (const char(*)[48])engines,
                               (const char(*)[96])shorts, ticks, model, &err);
     if (rc == CS_OK) {

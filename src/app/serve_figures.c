@@ -96,7 +96,7 @@ static int serve_draw_plot(const cs_serve_job_t *j, const char *path, cs_error_t
         ticks[i] = (double)j->runs[i].run.result.finish;
     cs_sweep_figure_t fig = {NULL, NULL, NULL, j->runs[0].coll->args.kind, 1, &spec, &shorts,
                              &engine, &tick_s, na, algos, nr, ranks, ns, sizes, 0, 0,
-                             CS_FIGURES_Y_TIME};
+                             CS_FIGURES_Y_TIME, 0};
     rc = cs_sweep_plot(path, &fig, ticks, NULL, err);
     free(algos);
     free(ranks);
