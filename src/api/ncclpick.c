@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/ncclpick.h"
+#include "coll/nccl.h"
 #include "core/checked.h"
 
 /* The narrowest channel on the route from node u to node v, bytes/s;
@@ -147,8 +148,7 @@ static int ncclpick_build(cs_coll_builder_t *b, cs_error_t *err)
      "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc", "nchannels=N (the communicator's, "        \
      "default the suite's), chunk=BYTES, nvls=0|1, collnet=0|1 (default 0)", ncclpick_keys,   \
      ncclpick_build, NULL}
-static const char *const ncclpick_keys[] = {"proto", "nchannels", "chunk", "nvls", "collnet",
-                                            NULL};
+static const char *const ncclpick_keys[] = {CS_NCCL_KEYS, "nvls", "collnet", NULL};
 static const cs_coll_algo_t ncclpick_algos[CS_COLL_NKINDS] = {
     NCCLPICK_ALGO(CS_COLL_BROADCAST),      NCCLPICK_ALGO(CS_COLL_REDUCE),
     NCCLPICK_ALGO(CS_COLL_ALLREDUCE),      NCCLPICK_ALGO(CS_COLL_ALLGATHER),

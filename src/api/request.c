@@ -409,8 +409,9 @@ int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine
 
 /* `--algo nccl` (api/ncclpick.h): the options NCCL's choice takes, read
  * once per prepared collective: nchannels (the communicator's channels,
- * before the model cuts them down for a small call), chunk (passed on to
- * the algorithm run), nvls and collnet (0 or 1: whether the machine has
+ * before the model cuts them down for a small call), the other keys of
+ * NCCL's algorithms but proto (chunk, ...: passed on to the algorithm
+ * run), nvls and collnet (0 or 1: whether the machine has
  * NVLink SHARP or a network that reduces; default 0), then the model's
  * inputs from the machine and the choice for c->args.bytes. */
 static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
@@ -418,15 +419,24 @@ static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_er
     static const char *const valid[] = {CS_NCCL_KEYS, "nvls", "collnet", NULL};
     cs_nccl_opts_t o;
     int64_t nvls, collnet;
-    const char *chunk;
     int rc;
     if (c->has_opts && cs_spec_get(&c->opts, "proto"))
         return cs_error_set(err, CS_ERR_USAGE, "--opt proto: --algo nccl chooses the protocol "
                             "as NCCL's model does; to fix one, run the algorithm itself "
                             "(--algo nccl-ring --opt proto=ll)");
-    if (c->has_opts && (chunk = cs_spec_get(&c->opts, "chunk")))
-        snprintf(c->nccl_chunk, sizeof c->nccl_chunk, "%.*s", (int)sizeof c->nccl_chunk - 1,
-                 chunk);
+    /* the options the chosen algorithm takes as they are (chunk, ...):
+     * every one but the choice's own */
+    for (int i = 0; c->has_opts && i < c->opts.nkv; i++) {
+        const cs_spec_kv_t *kv = &c->opts.kv[i];
+        size_t len = strlen(c->nccl_pass);
+        if (!strcmp(kv->key, "nchannels") || !strcmp(kv->key, "nvls") ||
+            !strcmp(kv->key, "collnet"))
+            continue;
+        if (snprintf(c->nccl_pass + len, sizeof c->nccl_pass - len, ",%s=%s", kv->key,
+                     kv->value) >= (int)(sizeof c->nccl_pass - len))
+            return cs_error_set(err, CS_ERR_USAGE, "--opt: the options of --algo nccl are "
+                                "longer than %d characters", (int)sizeof c->nccl_pass - 1);
+    }
     if ((rc = cs_nccl_opts_read(&c->args, &o, err)) ||
         (rc = cs_coll_opt_int(&c->args, "nvls", 0, 0, 1, &nvls, err)) ||
         (rc = cs_coll_opt_int(&c->args, "collnet", 0, 0, 1, &collnet, err)) ||
@@ -445,7 +455,7 @@ int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
 {
     static const char *const protos[CS_PROTO_COUNT] = {"none", "simple", "ll", "ll128"};
     cs_ncclpick_t *pk = &c->nccl;
-    char size[32], opts[160];
+    char size[32], opts[224];
     int rc;
     pk->in.bytes = c->args.bytes;
     if ((rc = cs_nccl_model(&pk->in, &pk->out, err))) {
@@ -467,8 +477,8 @@ int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
                             cs_coll_name(c->args.kind), name ? name : "nccl-nvls-tree");
     /* the options of the suite's algorithm: the model's protocol and
      * channels, the user's chunk */
-    snprintf(opts, sizeof opts, "opts:proto=%s,nchannels=%d%s%s", protos[pk->proto],
-             pk->nchannels, c->nccl_chunk[0] ? ",chunk=" : "", c->nccl_chunk);
+    snprintf(opts, sizeof opts, "opts:proto=%s,nchannels=%d%s", protos[pk->proto],
+             pk->nchannels, c->nccl_pass);
     if (c->has_opts)
         cs_spec_destroy(&c->opts);
     c->has_opts = 0;

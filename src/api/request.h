@@ -126,7 +126,7 @@ typedef struct cs_request_coll {
      * suite's algorithm it runs and opts carry its proto and nchannels */
     cs_ncclpick_t nccl;
     int has_nccl;
-    char nccl_chunk[32]; /* the user's chunk= for the chosen algorithm ("": none) */
+    char nccl_pass[160]; /* ",key=value..." of the user's for the chosen algorithm */
 } cs_request_coll_t;
 
 /* The algorithm `name` of collective kind (NULL: the default): FORMAT:FILE
