@@ -76,7 +76,7 @@ int cs_ncclpick_inputs(const cs_machine_t *m, const cs_coll_args_t *a,
                                               &first)) < 0)
         rc = cs_error_set(err, CS_ERR_USAGE, "--algo nccl: no route from rank 0 to rank %d on "
                           "'%s'", peer, m->spec);
-    double inter = INFINITY;
+    double inter = INFINITY, nic = INFINITY;
     if (rc == CS_OK && group) {
         /* rank i of rank 0's node to rank i of the next node: a NIC each,
          * as NCCL's rings leave a node through the GPU's own NIC */
@@ -96,6 +96,8 @@ int cs_ncclpick_inputs(const cs_machine_t *m, const cs_coll_args_t *a,
                                   "rank %d on '%s'", r, dst, m->spec);
                 break;
             }
+            if (r == 0)
+                nic = b; /* what one channel's ring gets between nodes */
             int seen = 0;
             for (int k = 0; k < nfirst; k++)
                 seen |= firsts[k] == first;
@@ -117,9 +119,13 @@ int cs_ncclpick_inputs(const cs_machine_t *m, const cs_coll_args_t *a,
                             m->spec);
     if (isinf(intra))
         intra = inter; /* one GPU a node: NCCL's graph has the NIC's speed */
-    /* GB/s per channel; NCCL's graphs leaving a node have one speed */
-    in->bw_intra = (group ? inter : intra) / 1e9 / nchannels;
-    in->bw_inter = (group ? inter : intra) / 1e9 / nchannels;
+    /* GB/s per channel: an equal share of the node's way out, but no more
+     * than one route's (a channel leaves the node through one NIC: NCCL's
+     * speeds between nodes stop at a NIC's); NCCL's graphs leaving a node
+     * have one speed inside and between */
+    double per = group ? fmin(inter / nchannels, nic) : intra / nchannels;
+    in->bw_intra = per / 1e9;
+    in->bw_inter = per / 1e9;
     return CS_OK;
 }
 

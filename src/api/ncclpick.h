@@ -36,9 +36,11 @@ typedef struct cs_ncclpick {
  *               the ranks of rank 0's group of the narrowest channel of
  *               each one's route to the rank of the same place in the next
  *               group, counting a first channel once (the NICs), capped by
- *               the intra-node figure and over nchannels (NCCL's search
- *               gives both graphs one speed); link kind NET, latency 0 as
- *               NCCL's InfiniBand plugin reports
+ *               the intra-node figure, over nchannels but at most the
+ *               narrowest channel of rank 0's own route (one channel
+ *               leaves through one NIC), for both figures (NCCL's search
+ *               gives graphs that leave the node one speed); link kind
+ *               NET, latency 0 as NCCL's InfiniBand plugin reports
  * CS_ERR_USAGE for a machine whose engine is its own (no link
  * bandwidths to read) or ranks without a route, naming the machine. */
 int cs_ncclpick_inputs(const cs_machine_t *m, const cs_coll_args_t *a,

@@ -45,23 +45,27 @@ static void inputs_of(const char *spec, int nchannels, cs_nccl_model_in_t *in)
 }
 
 /* 4 nodes of 8 GPUs: nodes from the group hint; the node's way out is its
- * 8 NICs of 50 GB/s = 400 GB/s, under the 450 GB/s NVLink, shared by the
- * 4 channels: 100 GB/s a channel, inside and between (one speed, as NCCL's
- * graphs that leave a node).  With NVLink at 300 GB/s the node is bound by
- * it: 75 a channel. */
+ * 8 NICs of 50 GB/s = 400 GB/s, under the 450 GB/s NVLink.  16 channels
+ * share it: 25 GB/s a channel, inside and between (one speed, as NCCL's
+ * graphs that leave a node).  4 channels would get 100 each, but a channel
+ * leaves through one NIC: 50.  With NVLink at 300 GB/s the node is bound
+ * by it: 300 / 16 = 18.75 a channel. */
 Test(ncclpick, two_tier_pod)
 {
     cs_nccl_model_in_t in;
-    inputs_of("net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us", 4, &in);
+    const char *pod = "net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us";
+    inputs_of(pod, 16, &in);
     cr_assert_eq(in.nranks, 32);
     cr_assert_eq(in.nnodes, 4);
-    cr_assert_eq(in.nchannels, 4);
+    cr_assert_eq(in.nchannels, 16);
     cr_assert_eq(in.intra_hw, CS_NCCL_HW_NVLINK);
-    cr_assert_float_eq(in.bw_inter, 100.0, 100.0 * 1e-6);
-    cr_assert_float_eq(in.bw_intra, 100.0, 100.0 * 1e-6);
+    cr_assert_float_eq(in.bw_inter, 25.0, 25e-6, "%.12g", in.bw_inter);
+    cr_assert_float_eq(in.bw_intra, 25.0, 25e-6, "%.12g", in.bw_intra);
     cr_assert_eq(in.lat_inter, 0.0);
-    inputs_of("net:gen=twotier,nodes=4,gpus=8,nvbw=300GB/s,bw=50GB/s,lat=1us", 4, &in);
-    cr_assert_float_eq(in.bw_inter, 75.0, 75e-6, "%.12g", in.bw_inter);
+    inputs_of(pod, 4, &in);
+    cr_assert_float_eq(in.bw_inter, 50.0, 50e-6, "%.12g", in.bw_inter);
+    inputs_of("net:gen=twotier,nodes=4,gpus=8,nvbw=300GB/s,bw=50GB/s,lat=1us", 16, &in);
+    cr_assert_float_eq(in.bw_inter, 18.75, 18.75e-6, "%.12g", in.bw_inter);
 }
 
 /* One GPU a node: no NVLink peer, the graph's speed is the NIC's: 50 GB/s
