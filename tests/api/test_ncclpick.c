@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "api/ncclpick.h"
+#include "api/report.h"
 #include "api/request.h"
+#include <stdio.h>
+#include <stdlib.h>
 
 TestSuite(ncclpick);
 
@@ -117,5 +120,48 @@ Test(ncclpick, refusals)
                          "nchannels=16"), CS_ERR_USAGE);
     cr_assert(strstr(err.msg, "picks NVLSTree/Simple") && strstr(err.msg, "suite has no"), "%s",
               err.msg);
+    cs_request_run_destroy(&run);
+}
+
+/* `--algo nccl` end to end on a pod of 4 nodes of 8 GPUs, 2 channels of
+ * min(400 / 2, 50) = 50 GB/s, an allreduce of 64 MiB: by hand, Ring/Simple
+ * at (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92 us of latency plus 2^26 bytes
+ * at 100 x 32/62 GB/s, 1696.15 us, against the tree's 2450 (Simple at
+ * 72 x .5 x .8 GB/s) and LL128's 2166 (73.4 x 32/62): the summary says so,
+ * the JSON's "nccl" object too, and the ring it runs validates. */
+Test(ncclpick, algo_nccl_runs_the_choice)
+{
+    cs_request_t r;
+    cs_request_run_t run;
+    cs_exec_opts_t opts;
+    cs_error_t err;
+    char *buf = NULL;
+    size_t len = 0;
+    cs_request_init(&r);
+    const char *kv[] = {"machine", "net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us",
+                        "coll", "allreduce", "algo", "nccl", "bytes", "64MiB", "mode", "fluid",
+                        "validate", "", NULL};
+    for (int i = 0; kv[i]; i += 2)
+        cr_assert_eq(cs_request_set(&r, kv[i], kv[i + 1], &err), CS_OK, "%s", err.msg);
+    cs_request_run_init(&run);
+    cr_assert_eq(cs_request_prepare(&r, &run, &err), CS_OK, "%s", err.msg);
+    cr_assert_str_eq(run.coll.algo->name, "nccl-ring");
+    cr_assert_eq(run.coll.nccl.proto, CS_PROTO_SIMPLE);
+    cr_assert_eq(run.coll.nccl.nchannels, 2);
+    cr_assert_float_eq(run.coll.nccl.estimate_us, 395.92 + 67108864 / (1000 * 100 * 32 / 62.0),
+                       1e-6);
+    cr_assert_eq(cs_request_build(&r, &run, &err), CS_OK, "%s", err.msg);
+    cs_request_exec_opts(&r, &run, &opts);
+    cr_assert_eq(cs_request_run(&run, &opts, &err), CS_OK, "%s", err.msg);
+    cr_assert(run.validated);
+    FILE *f = open_memstream(&buf, &len);
+    cs_report_collective(f, &run.coll, run.validated);
+    cr_assert_eq(cs_report_json(f, 0, run.machine, run.program, &run.result, 1, 1, &run.coll,
+                                &err), CS_OK, "%s", err.msg);
+    fclose(f);
+    cr_assert(strstr(buf, "NCCL's choice: Ring/Simple on 2 channels"), "%s", buf);
+    cr_assert(strstr(buf, "\"suite_algo\": \"nccl-ring\""), "%s", buf);
+    cr_assert(strstr(buf, "\"chosen\": true"), "%s", buf);
+    free(buf);
     cs_request_run_destroy(&run);
 }
