@@ -110,6 +110,29 @@ def main():
     print("NCCL's model crossover (its choice):     %s" %
           ("; ".join(crossovers(nccl_best)) or "none (%s throughout)" %
            (nccl_best[0][1] if nccl_best else "-")))
+    # beyond the sizes: NCCL's time is latency + bytes / bandwidth, and from
+    # 256 MiB on no correction changes with the size, so where its best ring
+    # and its best tree meet follows from the largest size's table
+    if choice:
+        big = max(choice)
+        best = {}
+        for e in choice[big].get("table", []):
+            if e["algo"] in ("Ring", "Tree") and (e["algo"] not in best or
+                                                 e["time_us"] < best[e["algo"]]["time_us"]):
+                best[e["algo"]] = e
+        if len(best) == 2:
+            r, t = best["Ring"], best["Tree"]
+            slope = 1 / t["bw_gbps"] - 1 / r["bw_gbps"]
+            if t["time_us"] < r["time_us"] and slope > 0:
+                n = 1000 * (r["latency_us"] - t["latency_us"]) / slope
+                print("NCCL's model, ring against tree past %s: Ring/%s (%.4g us + bytes at %.4g "
+                      "GB/s) meets Tree/%s (%.4g us + bytes at %.4g GB/s) at %.3g GiB" % (
+                          human(big), r["proto"], r["latency_us"], r["bw_gbps"], t["proto"],
+                          t["latency_us"], t["bw_gbps"], n / 2**30))
+            elif t["time_us"] < r["time_us"]:
+                print("NCCL's model, ring against tree past %s: the tree stays faster "
+                      "(its bandwidth %.4g GB/s >= the ring's %.4g)" % (
+                          human(big), t["bw_gbps"], r["bw_gbps"]))
     worse = [(b, times[("nccl", b)] / min(times[("nccl-ring", b)], times[("nccl-tree", b)]))
              for b in sizes if ("nccl", b) in times and ("nccl-ring", b) in times and
              ("nccl-tree", b) in times]

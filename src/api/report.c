@@ -239,7 +239,14 @@ int cs_report_nccl_of(const cs_machine_t *m, const cs_request_coll_t *c, int pre
         return 0;
     *out = (cs_result_nccl_t){pk.chosen, cs_nccl_algo_name(pk.algo), c->algo->name,
                               cs_proto_name(pk.proto), pk.nchannels, pk.in.nnodes,
-                              pk.in.bw_intra, pk.in.bw_inter, pk.estimate_us * 1e-6};
+                              pk.in.bw_intra, pk.in.bw_inter, pk.estimate_us * 1e-6, 0, {{0}}};
+    for (int a = 0; a < CS_NCCL_NALGOS; a++)
+        for (int p = 0; p < CS_NCCL_NPROTOS; p++)
+            if (pk.out.time[a][p] >= 0 && out->nentries < (int)(sizeof out->entries /
+                                                                sizeof out->entries[0]))
+                out->entries[out->nentries++] = (struct cs_result_nccl_entry){
+                    cs_nccl_algo_name((cs_nccl_algo_t)a), cs_proto_name(cs_nccl_proto_of(p)),
+                    pk.out.lat[a][p], pk.out.bw[a][p], pk.out.time[a][p]};
     return 1;
 }
 

@@ -335,6 +335,8 @@ int cs_nccl_model(const cs_nccl_model_in_t *in, cs_nccl_model_out_t *out, cs_err
             if (a == CS_NCCL_RING && p == SIMPLE && in->nnodes > 1 && k == CS_COLL_ALLREDUCE &&
                 nbytes / ((int64_t)in->nchannels * in->nranks) >= 64)
                 lat *= 1.4; /* the ring's plateau, compute capability >= 80 */
+            out->lat[a][p] = lat; /* this call's: the size's corrections applied */
+            out->bw[a][p] = bw;
             out->time[a][p] = lat + (double)nbytes / (1000 * bw);
         }
     }

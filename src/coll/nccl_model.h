@@ -51,9 +51,11 @@ typedef struct cs_nccl_model_in {
 
 /* The model's answer. */
 typedef struct cs_nccl_model_out {
-    /* per algorithm and protocol (NCCL's order): latency (us), bus-to-algo
-     * bandwidth (GB/s), time (us); time < 0: not available (disabled,
-     * not for this collective or hardware) */
+    /* per algorithm and protocol (NCCL's order): latency (us) and
+     * algorithm bandwidth (GB/s) of this call (the tree's correction and
+     * the ring's plateau for its size applied), time = lat + nbytes /
+     * (1000 bw) (us); time < 0: not available (disabled, not for this
+     * collective or hardware) */
     double lat[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
     double bw[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];
     double time[CS_NCCL_NALGOS][CS_NCCL_NPROTOS];

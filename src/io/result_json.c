@@ -260,8 +260,24 @@ static void json_nccl(FILE *f, const char *in1, const cs_result_nccl_t *n)
     json_kv_int(f, in2, "nodes", n->nodes, 0);
     json_kv_double(f, in2, "bw_intra_gbps_per_channel", n->bw_intra, 0);
     json_kv_double(f, in2, "bw_inter_gbps_per_channel", n->bw_inter, 0);
-    json_kv_double(f, in2, "estimate_seconds", n->estimate_seconds, 1);
-    fprintf(f, "%s},\n", in1);
+    json_kv_double(f, in2, "estimate_seconds", n->estimate_seconds, 0);
+    json_key(f, in2, "table");
+    fputs("[", f);
+    for (int i = 0; i < n->nentries; i++) {
+        const struct cs_result_nccl_entry *e = &n->entries[i];
+        fprintf(f, "%s\n      {\"algo\": ", i ? "," : "");
+        cs_json_write_string(f, e->algo);
+        fputs(", \"proto\": ", f);
+        cs_json_write_string(f, e->proto);
+        fputs(", \"latency_us\": ", f);
+        json_double(f, e->latency_us);
+        fputs(", \"bw_gbps\": ", f);
+        json_double(f, e->bw_gbps);
+        fputs(", \"time_us\": ", f);
+        json_double(f, e->time_us);
+        fputs("}", f);
+    }
+    fprintf(f, "\n%s]\n%s},\n", in2, in1);
 }
 
 static int json_chan_listed(const cs_chan_stats_t *s)

@@ -67,6 +67,13 @@ typedef struct cs_result_nccl {
     int nodes;                 /* the model's nNodes */
     double bw_intra, bw_inter; /* the model's GB/s per channel */
     double estimate_seconds;   /* NCCL's time */
+    /* the model's whole table for this call: every (algo, proto) it
+     * considers, with its latency (us), bandwidth (GB/s) and time (us) */
+    int nentries;
+    struct cs_result_nccl_entry {
+        const char *algo, *proto;
+        double latency_us, bw_gbps, time_us;
+    } entries[24];
 } cs_result_nccl_t;
 
 /* Facts about the run that the result alone does not hold. */

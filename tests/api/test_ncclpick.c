@@ -126,8 +126,9 @@ Test(ncclpick, refusals)
 /* `--algo nccl` end to end on a pod of 4 nodes of 8 GPUs, 2 channels of
  * min(400 / 2, 50) = 50 GB/s, an allreduce of 64 MiB: by hand, Ring/Simple
  * at (8.4 + 56 x 3.4 + 6 x 14) x 1.4 = 395.92 us of latency plus 2^26 bytes
- * at 100 x 32/62 GB/s, 1696.15 us, against the tree's 2450 (Simple at
- * 72 x .5 x .8 GB/s) and LL128's 2166 (73.4 x 32/62): the summary says so,
+ * at 100 x 32/62 GB/s, 1696.15 us, against the tree's 2450.6 (Simple at
+ * 72 x .5 x .8 GB/s) and the ring's LL128, 144.4 + 2^26 / (73.4 x 32/62)
+ * = 1915.8: the summary says so,
  * the JSON's "nccl" object too, and the ring it runs validates. */
 Test(ncclpick, algo_nccl_runs_the_choice)
 {
