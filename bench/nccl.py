@@ -101,7 +101,8 @@ def main():
             nccl_best.append((b, c["algo"].lower()))
 
     def crossovers(seq):
-        return ["%s -> %s at %s" % (seq[i - 1][1], seq[i][1], human(seq[i][0]))
+        return ["%s -> %s between %s and %s" % (seq[i - 1][1], seq[i][1], human(seq[i - 1][0]),
+                                                 human(seq[i][0]))
                 for i in range(1, len(seq)) if seq[i][1] != seq[i - 1][1]]
 
     print("simulated crossover (ring against tree): %s" %
@@ -111,28 +112,43 @@ def main():
           ("; ".join(crossovers(nccl_best)) or "none (%s throughout)" %
            (nccl_best[0][1] if nccl_best else "-")))
     # beyond the sizes: NCCL's time is latency + bytes / bandwidth, and from
-    # 256 MiB on no correction changes with the size, so where its best ring
-    # and its best tree meet follows from the largest size's table
-    if choice:
+    # 512 MiB on no correction changes with the size, so where its fastest
+    # ring and its fastest tree (any protocol) meet follows from the largest
+    # size's table: a geometric scan, then bisection
+    if choice and max(choice) >= 512 << 20:
         big = max(choice)
-        best = {}
+        lines = {"Ring": [], "Tree": []}
         for e in choice[big].get("table", []):
-            if e["algo"] in ("Ring", "Tree") and (e["algo"] not in best or
-                                                 e["time_us"] < best[e["algo"]]["time_us"]):
-                best[e["algo"]] = e
-        if len(best) == 2:
-            r, t = best["Ring"], best["Tree"]
-            slope = 1 / t["bw_gbps"] - 1 / r["bw_gbps"]
-            if t["time_us"] < r["time_us"] and slope > 0:
-                n = 1000 * (r["latency_us"] - t["latency_us"]) / slope
-                print("NCCL's model, ring against tree past %s: Ring/%s (%.4g us + bytes at %.4g "
-                      "GB/s) meets Tree/%s (%.4g us + bytes at %.4g GB/s) at %.3g GiB" % (
-                          human(big), r["proto"], r["latency_us"], r["bw_gbps"], t["proto"],
-                          t["latency_us"], t["bw_gbps"], n / 2**30))
-            elif t["time_us"] < r["time_us"]:
-                print("NCCL's model, ring against tree past %s: the tree stays faster "
-                      "(its bandwidth %.4g GB/s >= the ring's %.4g)" % (
-                          human(big), t["bw_gbps"], r["bw_gbps"]))
+            if e["algo"] in lines:
+                lines[e["algo"]].append((e["latency_us"], e["bw_gbps"], e["proto"]))
+
+        def best(algo, n):
+            return min((lat + n / (1000 * bw), proto) for lat, bw, proto in lines[algo])
+
+        if lines["Ring"] and lines["Tree"]:
+            ring_first = best("Ring", big)[0] <= best("Tree", big)[0]
+            n, hi = float(big), None
+            while n < 2.0 ** 50 and hi is None:
+                n *= 2 ** 0.25
+                if (best("Ring", n)[0] <= best("Tree", n)[0]) != ring_first:
+                    hi = n
+            if hi is None:
+                print("NCCL's model past %s: %s stays faster up to 1 PiB" %
+                      (human(big), "ring" if ring_first else "tree"))
+            else:
+                lo = hi / 2 ** 0.25
+                for _ in range(60):
+                    mid = (lo + hi) / 2
+                    if (best("Ring", mid)[0] <= best("Tree", mid)[0]) != ring_first:
+                        hi = mid
+                    else:
+                        lo = mid
+                print("NCCL's model past %s: %s/%s and %s/%s meet at %.3g GiB (%.4g us)" % (
+                    human(big), "Tree" if ring_first else "Ring",
+                    best("Tree" if ring_first else "Ring", hi)[1],
+                    "Ring" if ring_first else "Tree",
+                    best("Ring" if ring_first else "Tree", hi)[1], hi / 2 ** 30,
+                    best("Ring", hi)[0]))
     worse = [(b, times[("nccl", b)] / min(times[("nccl-ring", b)], times[("nccl-tree", b)]))
              for b in sizes if ("nccl", b) in times and ("nccl-ring", b) in times and
              ("nccl-tree", b) in times]
