@@ -38,6 +38,7 @@
 #include "coll/coll_internal.h"
 #include "coll/nccl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* The smallest slice of NCCL's Simple protocol (prims_simple.h): a
@@ -66,8 +67,29 @@ static void ring_init(ring_t *r, cs_coll_builder_t *b, const cs_nccl_opts_t *o, 
     r->order = cs_malloc((size_t)a->P * sizeof *r->order);
     cs_coll_ring(a, r->order, NULL);
     r->last = cs_malloc((size_t)a->P * (size_t)o->nchannels * sizeof *r->last);
-    for (int i = 0; i < a->P * o->nchannels; i++)
-        r->last[i] = -1;
+    /* every chain starts after a join of its rank, ready at time 0: so
+     * that every later op has a predecessor (a chunk past the data leaves
+     * a chain's first primitives empty), which a windowed build needs
+     * (cs_coll_chained) */
+    for (int i = 0; i < a->P; i++) {
+        int32_t j = a->P > 1 ? cs_coll_join(b, r->order[i]) : -1;
+        for (int c = 0; c < o->nchannels; c++)
+            r->last[(size_t)c * (size_t)a->P + (size_t)i] = j;
+        cs_coll_chained(b, r->order[i], j);
+    }
+}
+
+/* A step of every channel is out: each rank's ops below the last of its
+ * chains get no more dependents (cs_coll_chained). */
+static void ring_step_done(ring_t *r)
+{
+    for (int i = 0; i < r->P; i++) {
+        int32_t lo = INT32_MAX;
+        for (int c = 0; c < r->nch; c++)
+            if (r->last[(size_t)c * (size_t)r->P + (size_t)i] < lo)
+                lo = r->last[(size_t)c * (size_t)r->P + (size_t)i];
+        cs_coll_chained(r->b, r->order[i], lo);
+    }
 }
 
 static void ring_destroy(ring_t *r)
@@ -179,6 +201,7 @@ static int nccl_allreduce(cs_coll_builder_t *b, cs_error_t *err)
                     prim(&r, c, i, rx, tx, cb + e + koff, klen);
                 }
             }
+            ring_step_done(&r);
         }
     }
     ring_destroy(&r);
@@ -228,6 +251,7 @@ static int nccl_blocks(cs_coll_builder_t *b, int reduce, cs_error_t *err)
                     prim(&r, c, i, rx, tx, (int64_t)owner * m + pb + e, len);
                 }
             }
+            ring_step_done(&r);
         }
     }
     ring_destroy(&r);
@@ -280,6 +304,7 @@ static int nccl_pipeline(cs_coll_builder_t *b, int reduce, cs_error_t *err)
                 prim(&r, c, i, rx, q < P - 1, cb + e, len);
             }
         }
+        ring_step_done(&r);
     }
     ring_destroy(&r);
     return CS_OK;
@@ -325,7 +350,7 @@ static int64_t nccl_max_ops(const cs_coll_args_t *a)
         break;
     }
     /* saturate rather than wrap: a bound past the limit is refused anyway */
-    __int128 n = (__int128)o.nchannels * L * ns * per;
+    __int128 n = (__int128)o.nchannels * L * ns * per + P; /* + a join a rank */
     return n > INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 

@@ -381,3 +381,58 @@ Test(report, summary_and_json_say_the_protocol)
                 "--bytes 30720");
     cr_expect(!strstr(o, "protocol"), "%s", o);
 }
+
+/* ==== windowed builds ========================================================== */
+
+/* The rings order their ops with explicit dependencies and close each
+ * rank's ops step by step (cs_coll_chained): a windowed run gives the
+ * whole program's times and holds a few steps of ops, not the program. */
+Test(window, windowed_runs_match_the_whole_program_and_hold_few_ops)
+{
+    cs_machine_t *m;
+    cs_error_t err;
+    cs_machine_hints_t mh;
+    cs_spec_t spec;
+    cr_assert_eq(cs_machine_new("alphabeta:topo=ring,p=64", &m, &err), CS_OK, "%s", err.msg);
+    cs_machine_hints_init(&mh, m, 64, NULL);
+    cr_assert_eq(cs_spec_parse("opts:proto=ll,nchannels=2", &spec, &err), CS_OK, "%s", err.msg);
+    for (size_t ci = 0; ci < sizeof COLLS / sizeof *COLLS; ci++) {
+        cs_coll_kind_t k;
+        const cs_coll_algo_t *a;
+        cs_exec_env_t env;
+        cs_exec_opts_t o;
+        cs_exec_result_t rw, rf;
+        cs_program_t *p;
+        cs_progen_t *g;
+        cr_assert_eq(cs_coll_parse(COLLS[ci], &k, &err), CS_OK);
+        cr_assert_eq(cs_coll_find(k, "nccl-ring", &a, &err), CS_OK);
+        /* programs of a few 10^5 ops: well beyond the 2^16 ops the
+         * window's frontier releases at a time */
+        int64_t n = k == CS_COLL_ALLREDUCE                           ? 64 * 65536
+                    : k == CS_COLL_BROADCAST || k == CS_COLL_REDUCE ? 2048 * 32768
+                                                                     : 9 * 32768;
+        cs_coll_args_t args = {k, 64, n, 5, m->net.unit_bytes, &mh.coll, &spec, 1};
+        cs_machine_exec_env(m, &env);
+        cs_exec_opts_default(&o);
+        o.mode = CS_NET_FLUID;
+        cr_assert_eq(cs_coll_build(a, &args, &p, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(cs_exec_run(&env, p, &o, &rf, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(cs_coll_generate(a, &args, 1024, &g, &err), CS_OK, "%s", err.msg);
+        cr_assert_eq(cs_exec_run_gen(&env, g, &o, &rw, &err), CS_OK, "%s: %s", COLLS[ci],
+                     err.msg);
+        cr_expect_eq(rw.finish, rf.finish, "%s: windowed %lld, whole %lld", COLLS[ci],
+                     (long long)rw.finish, (long long)rf.finish);
+        cr_expect_eq(rw.events, rf.events, "%s", COLLS[ci]);
+        cr_expect_eq(rw.messages, rf.messages, "%s", COLLS[ci]);
+        cr_expect_eq(cs_program_nops(g->prog), cs_program_nops(p));
+        cr_expect_lt(rw.ops_held_peak * 4, cs_program_nops(p), "%s: held %lld of %d ops",
+                     COLLS[ci], (long long)rw.ops_held_peak, cs_program_nops(p));
+        cs_exec_result_destroy(&rw);
+        cs_exec_result_destroy(&rf);
+        cs_progen_free(g);
+        cs_program_free(p);
+    }
+    cs_spec_destroy(&spec);
+    cs_machine_hints_destroy(&mh);
+    cs_machine_free(m);
+}
