@@ -469,12 +469,21 @@ int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
     pk->estimate_us = pk->out.time_us;
     const char *name = cs_nccl_algo_suite(pk->algo);
     cs_units_format_bytes(c->args.bytes, size, sizeof size);
+    /* the suite's nccl-nvls runs NVLS with CollNet where the network
+     * reduces, NVLSTree where it does not: each only there */
+    if ((pk->algo == CS_NCCL_NVLS_TREE && pk->in.collnet) ||
+        (pk->algo == CS_NCCL_NVLS && pk->in.nnodes > 1 && !pk->in.collnet))
+        return cs_error_set(err, CS_ERR_USAGE, "--algo nccl: NCCL's model picks %s/%s for %s "
+                            "of %s on %d ranks in %d nodes; the suite's nccl-nvls runs %s on "
+                            "this machine", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
+                            cs_coll_name(c->args.kind), size, c->args.P, pk->in.nnodes,
+                            pk->in.collnet ? "NVLS with CollNet" : "NVLSTree");
     if (!name || cs_coll_find(c->args.kind, name, &c->algo, err) != CS_OK)
         return cs_error_set(err, CS_ERR_USAGE, "--algo nccl: NCCL's model picks %s/%s for %s "
                             "of %s on %d ranks in %d nodes, and the suite has no %s/%s to run "
                             "it", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
                             cs_coll_name(c->args.kind), size, c->args.P, pk->in.nnodes,
-                            cs_coll_name(c->args.kind), name ? name : "nccl-nvls-tree");
+                            cs_coll_name(c->args.kind), name ? name : "?");
     /* the options of the suite's algorithm: the model's protocol and
      * channels, the user's chunk */
     snprintf(opts, sizeof opts, "opts:proto=%s,nchannels=%d%s", protos[pk->proto],

@@ -79,8 +79,8 @@ const char *cs_nccl_algo_name(cs_nccl_algo_t a)
 const char *cs_nccl_algo_suite(cs_nccl_algo_t a)
 {
     static const char *const names[CS_NCCL_NALGOS] = {
-        "nccl-tree", "nccl-ring", "nccl-collnet-direct", "nccl-collnet-chain", "nccl-nvls", NULL,
-        "nccl-pat"};
+        "nccl-tree", "nccl-ring", "nccl-collnet-direct", "nccl-collnet-chain", "nccl-nvls",
+        "nccl-nvls", "nccl-pat"};
     return (unsigned)a < CS_NCCL_NALGOS ? names[a] : NULL;
 }
 

@@ -70,7 +70,8 @@ typedef struct cs_nccl_model_out {
 /* NCCL's name of an algorithm ("Ring", "Tree", "CollNetDirect", ...). */
 const char *cs_nccl_algo_name(cs_nccl_algo_t a);
 /* The suite's algorithm that runs it ("nccl-ring", "nccl-tree", "nccl-pat",
- * ...), or NULL when the suite has none (NVLSTree). */
+ * ...; NVLS and NVLSTree both "nccl-nvls", which runs NVLS with CollNet on
+ * a network that reduces and NVLSTree on one that does not), or NULL. */
 const char *cs_nccl_algo_suite(cs_nccl_algo_t a);
 /* cs_proto_t of NCCL's protocol index p (0 LL, 1 LL128, 2 Simple). */
 cs_proto_t cs_nccl_proto_of(int p);

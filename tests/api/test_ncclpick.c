@@ -112,14 +112,38 @@ Test(ncclpick, refusals)
                  CS_ERR_USAGE);
     cr_assert(strstr(err.msg, "--opt proto"), "%s", err.msg);
     cs_request_run_destroy(&run);
-    /* a machine where the chosen algorithm cannot run: with NVLS on two
-     * nodes and 16 channels of 25 GB/s, NVLSTree's bus bandwidth
+    /* a machine where the chosen algorithm cannot run: with NVLS asked for
+     * on two nodes and 16 channels of 25 GB/s, NVLSTree's bus bandwidth
      * 16 x min(25 x .85 x 15/16 x 2, 2 x 25, 57.7) = 637.5 GB/s beats the
-     * ring's 400 at 1 GiB, and the suite has no NVLSTree */
-    cr_assert_eq(prepare(pod, "allreduce", "nccl", "1GiB", "nvls=1", &run, &err,
-                         "nchannels=16"), CS_ERR_USAGE);
-    cr_assert(strstr(err.msg, "picks NVLSTree/Simple") && strstr(err.msg, "suite has no"), "%s",
-              err.msg);
+     * ring's 400 at 1 GiB; the pod has no NVSwitch that reduces, so the
+     * suite's nccl-nvls (NVLSTree here) cannot run on it */
+    int rc = prepare(pod, "allreduce", "nccl", "1GiB", "nvls=1", &run, &err, "nchannels=16");
+    if (rc == CS_OK) {
+        cr_assert_eq(run.coll.nccl.algo, CS_NCCL_NVLS_TREE);
+        cs_request_t r2;
+        cs_request_init(&r2);
+        r2.coll = "allreduce";
+        r2.windowed = -1;
+        rc = cs_request_build(&r2, &run, &err);
+    }
+    cr_assert_neq(rc, CS_OK);
+    cr_assert(strstr(err.msg, "nvls") || strstr(err.msg, "NVLS"), "%s", err.msg);
+    cs_request_run_destroy(&run);
+    /* likewise CollNet asked for where no switch reduces: at 256 MiB on
+     * 4 nodes NCCL's model picks CollNetChain (bus 2 x 50, latency
+     * 2 x 7 x 2.8 + 30 = 69.2 us) */
+    rc = prepare("net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us", "allreduce",
+                 "nccl", "256MiB", "collnet=1", &run, &err, NULL);
+    if (rc == CS_OK) {
+        cr_assert_str_eq(run.coll.algo->name, "nccl-collnet-chain");
+        cs_request_t r2;
+        cs_request_init(&r2);
+        r2.coll = "allreduce";
+        r2.windowed = -1;
+        rc = cs_request_build(&r2, &run, &err);
+    }
+    cr_assert_neq(rc, CS_OK);
+    cr_assert(strstr(err.msg, "collnet"), "%s", err.msg);
     cs_request_run_destroy(&run);
 }
 
