@@ -521,6 +521,9 @@ int cs_request_nccl_estimate(const cs_machine_t *m, const cs_request_coll_t *c,
                                  err)) ||
         (rc = cs_nccl_model(&out->in, &out->out, err)))
         return rc;
+    /* nccl-nvls between nodes is NVLSTree unless the network reduces */
+    if (algo == CS_NCCL_NVLS && out->in.nnodes > 1 && !out->in.collnet)
+        algo = CS_NCCL_NVLS_TREE;
     int p = o.proto == CS_PROTO_LL ? 0 : o.proto == CS_PROTO_LL128 ? 1 : 2;
     if (out->out.time[algo][p] < 0)
         return cs_error_set(err, CS_ERR_USAGE, "NCCL's model has no %s/%s for %s on %d ranks in "
