@@ -12,6 +12,7 @@
 
 #include "api/ncclpick.h"
 #include "api/report.h"
+#include "api/sweep.h"
 #include "api/request.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,4 +190,42 @@ Test(ncclpick, algo_nccl_runs_the_choice)
     cr_assert(strstr(buf, "\"chosen\": true"), "%s", buf);
     free(buf);
     cs_request_run_destroy(&run);
+}
+
+/* The crossovers of a sweep with NCCL's choice (api/sweep.h) on made-up
+ * times: ring and tree cross between 4 KiB and 16 KiB, NCCL's pick is
+ * slower than the fastest at 4 KiB only (13 against tree's 12). */
+Test(ncclpick, sweep_crossovers)
+{
+    const char *algos[] = {"ring", "tree", "nccl"};
+    const int64_t sizes[] = {1024, 4096, 16384, 65536};
+    const int ranks[] = {8};
+    const char *specs[] = {"m"}, *shorts[] = {"m"}, *engines[] = {"fluid"};
+    const double tick_s[] = {1e-9};
+    /* [machine][algo][ranks][size] */
+    const double ticks[] = {20, 20, 15, 30, /* ring */
+                            10, 12, 18, 40, /* tree */
+                            10, 13, 15, 30 /* nccl */};
+    cs_sweep_figure_t fig = {NULL, NULL, NULL, CS_COLL_ALLREDUCE, 1, specs, shorts, engines,
+                             tick_s, 3, algos, 1, ranks, 4, sizes, 0, 0, CS_FIGURES_Y_TIME, 1};
+    cs_sweep_cross_t x;
+    cs_sweep_crossovers(&fig, ticks, 0, 0, &x);
+    cr_assert_eq(x.nccl, 2);
+    cr_assert_eq(x.best[0], 1);
+    cr_assert_eq(x.best[1], 1);
+    cr_assert_eq(x.best[2], 0);
+    cr_assert_eq(x.best[3], 0);
+    cr_assert_eq(x.nccl_slower[0], 0);
+    cr_assert_eq(x.nccl_slower[1], 1);
+    cr_assert_eq(x.nccl_slower[2], 0);
+    cr_assert_eq(x.nccl_slower[3], 0);
+    cs_sweep_cross_destroy(&x);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cs_sweep_crossovers_text(f, &fig, ticks);
+    fclose(f);
+    cr_assert(strstr(buf, "tree -> ring at 16 KiB"), "%s", buf);
+    cr_assert(strstr(buf, "slower than the fastest at 4 KiB (tree, x1.08)"), "%s", buf);
+    free(buf);
 }
