@@ -411,8 +411,8 @@ int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine
  * once per prepared collective: nchannels (the communicator's channels,
  * before the model cuts them down for a small call), the other keys of
  * NCCL's algorithms but proto (chunk, ...: passed on to the algorithm
- * run), nvls and collnet (0 or 1: whether the machine has
- * NVLink SHARP or a network that reduces; default 0), then the model's
+ * run), nvls and collnet (0 or 1: whether the machine has NVLink SHARP
+ * or a network that reduces; default 0), then the model's
  * inputs from the machine and the choice for c->args.bytes. */
 static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
 {
@@ -478,14 +478,18 @@ int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
                             "this machine", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
                             cs_coll_name(c->args.kind), size, c->args.P, pk->in.nnodes,
                             pk->in.collnet ? "NVLS with CollNet" : "NVLSTree");
-    if (!name || cs_coll_find(c->args.kind, name, &c->algo, err) != CS_OK)
+    /* c->algo stays what it was on failure (a sweep's other sizes, its
+     * --predict, read it) */
+    const cs_coll_algo_t *found;
+    if (!name || cs_coll_find(c->args.kind, name, &found, err) != CS_OK)
         return cs_error_set(err, CS_ERR_USAGE, "--algo nccl: NCCL's model picks %s/%s for %s "
                             "of %s on %d ranks in %d nodes, and the suite has no %s/%s to run "
                             "it", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
                             cs_coll_name(c->args.kind), size, c->args.P, pk->in.nnodes,
                             cs_coll_name(c->args.kind), name ? name : "?");
+    c->algo = found;
     /* the options of the suite's algorithm: the model's protocol and
-     * channels, the user's chunk */
+     * channels, the user's others */
     snprintf(opts, sizeof opts, "opts:proto=%s,nchannels=%d%s", protos[pk->proto],
              pk->nchannels, c->nccl_pass);
     if (c->has_opts)
