@@ -450,6 +450,14 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
     c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
                                m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL,
                                !a->validate};
+    /* an in-network algorithm's ranks P.. are the reducing switches: each
+     * runs on its switch (issue 36) */
+    int extra = cs_coll_extra_ranks(c->algo, &c->args);
+    if (extra > 0) {
+        c->rank_to_node = cs_realloc(c->rank_to_node,
+                                     (size_t)(P + extra) * sizeof *c->rank_to_node);
+        memcpy(c->rank_to_node + P, c->place.sw_node, (size_t)extra * sizeof *c->rank_to_node);
+    }
     return CS_OK;
 }
 
@@ -617,7 +625,8 @@ int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
     if (r->windowed > 0)
         return 1; /* asked for: what needs the whole program is refused */
     return r->windowed == 0 && r->coll && !r->keep_program &&
-           r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
+           r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file &&
+           !cs_coll_extra_ranks(c->algo, &c->args); /* switches as ranks: whole programs */
 }
 
 int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)
