@@ -209,10 +209,28 @@ static uint64_t pair_salt(int src, int dst)
     return salt ^ salt >> 29;
 }
 
+/* A message from or to a switch (an in-network algorithm's switch rank,
+ * issue 36: a host and the switch it sends to, a switch and its parent)
+ * crosses the link between the two: the generators route between hosts
+ * only.  -1 without such a link. */
+static int net_switch_hop(const net_t *n, int src, int dst, cs_hop_t *hops, int max)
+{
+    int32_t l = cs_netdesc_find_link(n->d, n->old_of[src], n->old_of[dst]);
+    if (l < 0 || max < 1)
+        return -1;
+    hops[0].chan = link_chan(n, l, src);
+    hops[0].vc = 0;
+    return 1;
+}
+
+static int net_is_switch(const net_t *n, int node) { return node >= cs_netdesc_hosts(n->d); }
+
 /* The generator's route. */
 static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops, int max)
 {
     (void)t;
+    if (net_is_switch(ctx, src) || net_is_switch(ctx, dst))
+        return net_switch_hop(ctx, src, dst, hops, max);
     return net_path(ctx, cs_netdesc_route, src, dst, pair_salt(src, dst), hops, max);
 }
 
@@ -248,6 +266,8 @@ static int net_route_ugal(const cs_topo_t *t, void *ctx, int src, int dst,
 {
     net_t *n = ctx;
     uint64_t salt = pair_salt(src, dst), mix;
+    if (net_is_switch(n, src) || net_is_switch(n, dst))
+        return net_switch_hop(n, src, dst, hops, max);
     int hm = net_path(n, cs_netdesc_route, src, dst, salt, hops, max), hn;
     (void)t;
     if (hm < 2 || !load)
