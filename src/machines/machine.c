@@ -254,6 +254,12 @@ int cs_machine_netdesc(const cs_machine_t *m, cs_netdesc_t **out, cs_error_t *er
                                  cs_machine_channel_bandwidth(m, 2 * l),
                                  (double)lat * m->tick_seconds, 1, 0, err);
     }
+    /* reducing switches (issue 36): the rate back from ticks per byte */
+    for (int s = 0; s < m->nred && rc == CS_OK; s++)
+        rc = cs_netdesc_set_reduce(d, m->red_node[s],
+                                   (double)m->red_den[s] /
+                                       ((double)m->red_num[s] * m->tick_seconds),
+                                   m->red_buf[s], err);
     if (rc) {
         cs_netdesc_free(d);
         return rc;
