@@ -717,6 +717,28 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         fprintf(f, "bisection %s (the closed form of the %s shape)\n",
                 cs_units_spec_bandwidth(bis, b, sizeof b),
                 cs_netdesc_shape(n->d) ? cs_netdesc_shape(n->d) : "network's");
+    if (m->nred > 0) {
+        /* the switches that reduce (issue 36): how many, and the range of
+         * their rates and buffers */
+        double lo = 0, hi = 0;
+        int64_t blo = 0, bhi = 0;
+        for (int s = 0; s < m->nred; s++) {
+            double r = cs_netdesc_reduce(n->d, n->old_of[m->red_node[s]], NULL);
+            lo = !s || r < lo ? r : lo;
+            hi = !s || r > hi ? r : hi;
+            blo = !s || m->red_buf[s] < blo ? m->red_buf[s] : blo;
+            bhi = !s || m->red_buf[s] > bhi ? m->red_buf[s] : bhi;
+        }
+        char r1[32], r2[32], b1[32], b2[32];
+        cs_units_spec_bandwidth(lo, r1, sizeof r1);
+        cs_units_spec_bandwidth(hi, r2, sizeof r2);
+        cs_units_format_bytes(blo, b1, sizeof b1);
+        cs_units_format_bytes(bhi, b2, sizeof b2);
+        fprintf(f, "reducing  %d switch%s reduce in the network at %s%s%s, buffer %s%s%s "
+                   "(in-network algorithms run them as ranks)\n", m->nred,
+                m->nred == 1 ? "" : "es", r1, lo != hi ? ".." : "", lo != hi ? r2 : "", b1,
+                blo != bhi ? ".." : "", blo != bhi ? b2 : "");
+    }
     if (n->alpha_from == NET_ALPHA_GIVEN)
         fprintf(f, "alpha     %s per message (given)\n",
                 cs_units_spec_seconds(n->alpha, b, sizeof b));
