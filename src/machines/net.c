@@ -734,9 +734,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         cs_units_spec_bandwidth(hi, r2, sizeof r2);
         cs_units_format_bytes(blo, b1, sizeof b1);
         cs_units_format_bytes(bhi, b2, sizeof b2);
-        fprintf(f, "reducing  %d switch%s reduce in the network at %s%s%s, buffer %s%s%s "
+        fprintf(f, "reducing  %d switch%s in the network at %s%s%s, buffer %s%s%s "
                    "(in-network algorithms run them as ranks)\n", m->nred,
-                m->nred == 1 ? "" : "es", r1, lo != hi ? ".." : "", lo != hi ? r2 : "", b1,
+                m->nred == 1 ? " reduces" : "es reduce", r1, lo != hi ? ".." : "", lo != hi ? r2 : "", b1,
                 blo != bhi ? ".." : "", blo != bhi ? b2 : "");
     }
     if (n->alpha_from == NET_ALPHA_GIVEN)
