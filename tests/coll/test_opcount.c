@@ -118,6 +118,11 @@ Test(opcount, bounds_match_the_built_programs)
         const cs_coll_algo_t *a = all[i];
         if (!a->max_ops)
             continue;
+        /* NCCL's algorithms' bounds depend on the size, the protocol and
+         * the channels, not on P alone: their own tests check them
+         * (tests/coll/test_nccl_*.c) */
+        if (!strncmp(a->name, "nccl", 4))
+            continue;
         with++;
         for (size_t pi = 0; pi < sizeof Ps / sizeof *Ps; pi++) {
             int P = Ps[pi];
