@@ -20,8 +20,10 @@
  * k - w (w = sw_buf / (chunk bytes * channels), at least 1), NCCL's slots
  * of its buffer.
  *
- * The algorithms, per chunk of each channel (data split into nchannels
- * parts, each cut into steps):
+ * The chunk is NCCL's step (nccl.h: the data bytes of one buffer step
+ * under the protocol, 512 KiB for Simple; chunk= overrides it), as for
+ * every NCCL algorithm but the ring.  The algorithms, per chunk of each
+ * channel (data split into nchannels parts, each cut into steps):
  *   collnet-direct  a step is H = L shards of `chunk` bytes (L ranks per
  *                   node, every one a head); every rank sends shard j to
  *                   the node's head j, which reduces them, allreduces the
@@ -444,7 +446,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
                             "needs the same number of ranks (each a head); place the ranks so "
                             "(--ranks a multiple of the ranks per node)");
     }
-    int64_t step = in.o.chunk * L;
+    int64_t step = in.o.step * L;
     nettree_t *trees = cs_calloc((size_t)L, sizeof *trees);
     int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
     int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
@@ -454,7 +456,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
     for (int j = 0; j < L && G > 1 && !rc; j++) {
         for (int g = 0; g < G; g++)
             mem[g] = in.local[in.lfirst[g] + j];
-        rc = tree_build(&in, mem, G, in.o.chunk, ns_max, &trees[j], err);
+        rc = tree_build(&in, mem, G, in.o.step, ns_max, &trees[j], err);
     }
     if (G == 1 && !rc) /* one node: the "network" is the node's own switch */
         rc = cs_error_set(err, CS_ERR_USAGE, "allreduce/nccl-collnet-direct: all %d ranks are "
@@ -537,7 +539,7 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
         return rc;
     }
     const int G = in.nnodes;
-    int64_t step = in.o.chunk;
+    int64_t step = in.o.step;
     nettree_t tree;
     memset(&tree, 0, sizeof tree);
     int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
@@ -549,7 +551,7 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
                           "to reduce in (run allreduce/nccl-nvls, or give the ranks nodes of "
                           "their own)", in.P);
     else
-        rc = tree_build(&in, mem, G, in.o.chunk, max_steps(&in, step), &tree, err);
+        rc = tree_build(&in, mem, G, in.o.step, max_steps(&in, step), &tree, err);
     for (int64_t k = 0; !rc; k++) {
         int any = 0;
         for (int ch = 0; ch < in.o.nchannels; ch++) {
@@ -674,7 +676,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     }
     if (!L)
         L = in.lfirst[1];
-    int64_t step = in.o.chunk * L, ns_max = max_steps(&in, step);
+    int64_t step = in.o.step * L, ns_max = max_steps(&in, step);
     int32_t *nvs = cs_malloc((size_t)G * sizeof *nvs);
     int32_t *wring = NULL;
     int64_t window = ns_max > 0 ? ns_max : 1;
@@ -688,11 +690,11 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
                               (int)in.local[in.lfirst[g]]);
             break;
         }
-        int64_t per = in.o.chunk * L * in.o.nchannels, fit = h->sw_buf[nvs[g]] / per;
-        if (in.o.chunk > h->sw_buf[nvs[g]])
+        int64_t per = in.o.step * L * in.o.nchannels, fit = h->sw_buf[nvs[g]] / per;
+        if (in.o.step > h->sw_buf[nvs[g]])
             rc = cs_error_set(err, CS_ERR_RANGE, "allreduce/nccl-nvls: chunk: a piece of %lld "
                               "bytes does not fit the %lld bytes of the NVSwitch's buffer; "
-                              "lower chunk= or raise nvls_buf=", (long long)in.o.chunk,
+                              "lower chunk= or raise nvls_buf=", (long long)in.o.step,
                               (long long)h->sw_buf[nvs[g]]);
         window = fit < 1 ? 1 : fit < window ? fit : window;
     }
@@ -709,7 +711,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
         for (int j = 0; j < L && use_net; j++) {
             for (int g = 0; g < G; g++)
                 mem[g] = in.local[in.lfirst[g] + j];
-            if (tree_build(&in, mem, G, in.o.chunk, ns_max, &trees[j], &probe) != CS_OK)
+            if (tree_build(&in, mem, G, in.o.step, ns_max, &trees[j], &probe) != CS_OK)
                 use_net = 0;
         }
         /* the NVSwitches are no part of the heads' network */

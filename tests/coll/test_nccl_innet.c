@@ -90,18 +90,26 @@ static void star_spec(char *buf, size_t len, int P, const char *rate, const char
              "sharp_rate=%s,sharp_buf=%s", P, rate, sbuf);
 }
 
-static int64_t star_time(const char *algo, int P, const char *rate, const char *sbuf,
-                         int64_t bytes, int64_t chunk, const char *mode)
+static int64_t star_time_pl(const char *algo, int P, const char *rate, const char *sbuf,
+                            int64_t bytes, int64_t chunk, const char *mode, const char *pl)
 {
-    char spec[256], b[32], c[48];
+    char spec[256], b[32], c[48], lat[48];
     star_spec(spec, sizeof spec, P, rate, sbuf);
     snprintf(b, sizeof b, "%lld", (long long)bytes);
     snprintf(c, sizeof c, "chunk=%lld", (long long)chunk);
+    snprintf(lat, sizeof lat, "proto_lat=%s", pl);
     run_t r = RUN("machine", spec, "coll", "allreduce", "algo", algo, "bytes", b, "opt",
-                  "nchannels=1", "opt", c, "mode", mode, "validate", "1");
+                  "nchannels=1", "opt", c, "opt", lat, "mode", mode, "validate", "1");
     cr_assert_eq(r.rc, CS_OK, "%s on %s: %s", algo, spec, r.err.msg);
     cr_assert_eq(r.nranks, P + 1, "the program has the %d hosts and the switch", P);
     return r.finish;
+}
+
+/* Without the protocol's latency (proto_lat=0): the network's alone. */
+static int64_t star_time(const char *algo, int P, const char *rate, const char *sbuf,
+                         int64_t bytes, int64_t chunk, const char *mode)
+{
+    return star_time_pl(algo, P, rate, sbuf, bytes, chunk, mode, "0");
 }
 
 Test(nccl_innet, star_pipelined_matches_closed_form)
@@ -147,6 +155,19 @@ Test(nccl_innet, star_buffer_of_one_chunk_matches_closed_form)
     int64_t tall = star_time("nccl-collnet-chain", 6, "2GB/s", "1MiB", 4 * c, c, "fluid");
     cr_expect(t1 > t2 && t2 > tall, "more buffer, less waiting: %lld %lld %lld",
               (long long)t1, (long long)t2, (long long)tall);
+}
+
+Test(nccl_innet, the_protocols_latency_is_paid_up_and_down)
+{
+    /* Simple's latency pl delays every message's start without holding
+     * a port (core/proto.h): once on the way up and once on the way down
+     * of each round trip */
+    int64_t c = 1024, D = chunk_d(c), r = c * 500, pl = 2000000; /* 2 us */
+    int m = 4;
+    int64_t t = star_time_pl("nccl-collnet-chain", 5, "2GB/s", "1MiB", m * c, c, "packet", "2us");
+    cr_expect_eq(t, (m + 1) * D + r + 2 * pl, "%lld", (long long)t);
+    t = star_time_pl("nccl-collnet-chain", 5, "2GB/s", "1KiB", m * c, c, "fluid", "2us");
+    cr_expect_eq(t, m * (2 * D + r + 2 * pl), "%lld", (long long)t);
 }
 
 Test(nccl_innet, chunk_beyond_the_buffer_is_refused)
