@@ -588,6 +588,11 @@ int cs_coll_check_count(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int
                             "(%lld: the executor names ops in 31 bits)",
                             cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
                             (long long)limit);
+    if (cs_coll_extra_ranks(algo, a)) /* built whole only: fewer pieces is the way out */
+        return cs_error_set(err, CS_ERR_NOMEM,
+                            "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): "
+                            "give it a larger chunk= (fewer pieces)", cs_coll_name(algo->kind),
+                            algo->name, (long long)n, a->P, (long long)limit);
     return cs_error_set(err, CS_ERR_NOMEM,
                         "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): run "
                         "it windowed (the default; drop --whole)",

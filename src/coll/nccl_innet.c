@@ -827,24 +827,47 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     return rc;
 }
 
+/* ---- op counts --------------------------------------------------------------
+ *
+ * A bound for all three, so that a program too long is refused before any
+ * table is made (the slot rings above grow with the steps).  Pieces (a
+ * step's shard on a channel): at most n / chunk + nch (P + 1), a channel's
+ * last step being short and L <= P.  Ops a piece: Direct's scatter 3(P-G),
+ * joins G, the switch tree 3G + 5S (members' sends and result recvs, and
+ * per switch its calc, its recvs, one send up, one recv down, one
+ * multicast), the gather P; the chain 3(P-G) + 3G + 5S + 2(P-G); NVLS
+ * G + 2P into the switches, 2G to the heads, the heads' tree 8G or the
+ * switches' 3G + 5S, 3G + P back: all below 20P + 8S + 8. */
+static int64_t innet_max_ops(const cs_coll_args_t *a)
+{
+    cs_nccl_opts_t o;
+    cs_error_t e;
+    int64_t P = a->P, S = a->hints ? a->hints->nswitches : 0;
+    if (P < 1 || cs_nccl_opts_read(a, &o, &e) || o.step < 1)
+        return P < 1 ? 0 : -1;
+    __int128 pieces = a->bytes / o.step + (__int128)o.nchannels * (P + 1);
+    __int128 n = pieces * (20 * (__int128)P + 8 * (__int128)S + 8);
+    return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
 static const cs_coll_algo_t nccl_collnet_direct = {
     CS_COLL_ALLREDUCE, "nccl-collnet-direct",
     "NCCL's CollNet Direct: each rank of a node a head; shard j reduced at head j, through the "
     "network's reducing switches (SHARP) with the other nodes' heads j, multicast in the node",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runCollNetDirect)", CS_NCCL_OPTIONS, innet_keys,
-    build_direct, NULL};
+    build_direct, innet_max_ops};
 static const cs_coll_algo_t nccl_collnet_chain = {
     CS_COLL_ALLREDUCE, "nccl-collnet-chain",
     "NCCL's CollNet Chain: a chain in each node reduces to its first rank, which reduces through "
     "the network's reducing switches (SHARP); back down the chain",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runCollNetChain)", CS_NCCL_OPTIONS, innet_keys,
-    build_chain, NULL};
+    build_chain, innet_max_ops};
 static const cs_coll_algo_t nccl_nvls = {
     CS_COLL_ALLREDUCE, "nccl-nvls",
     "NCCL's NVLS: the node's NVSwitch reduces and multicasts (NVLink SHARP); across nodes each "
     "head's shard through the reducing network (CollNet) or a tree of the heads (NVLS_TREE)",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runNvls, runNvlsTree)", CS_NCCL_OPTIONS,
-    innet_keys, build_nvls, NULL};
+    innet_keys, build_nvls, innet_max_ops};
 
 const cs_coll_algo_t *const cs_coll_algos_nccl_innet[] = {&nccl_collnet_direct,
                                                           &nccl_collnet_chain, &nccl_nvls, NULL};

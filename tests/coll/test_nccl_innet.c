@@ -286,6 +286,15 @@ Test(nccl_innet, collnet_needs_a_network_and_equal_nodes)
     cr_expect(strstr(r.err.msg, "sharp=all"), "%s", r.err.msg);
 }
 
+Test(nccl_innet, a_program_too_long_is_refused_before_it_is_built)
+{
+    /* 1 GiB in pieces of 1 byte: about 2^30 pieces of ~170 ops each */
+    run_t r = RUN("machine", "net:gen=star,hosts=8,sharp=all", "coll", "allreduce", "algo",
+                  "nccl-nvls", "bytes", "1GiB", "opt", "chunk=1");
+    cr_expect_eq(r.rc, CS_ERR_NOMEM, "%s", r.err.msg);
+    cr_expect(strstr(r.err.msg, "chunk="), "%s", r.err.msg);
+}
+
 Test(nccl_innet, a_windowed_build_is_refused)
 {
     run_t r = RUN("machine", "net:gen=star,hosts=4,sharp=all", "coll", "allreduce", "algo",
