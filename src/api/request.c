@@ -590,6 +590,11 @@ static int request_build_loop(const cs_request_t *r, cs_request_run_t *run, cs_e
     cs_loop_parts_t parts = {0};
     char name[96] = "none";
     int rc;
+    if (r->loop.barrier && cs_coll_extra_ranks(c->algo, &c->args))
+        return cs_error_set(err, CS_ERR_USAGE, "--between barrier: %s/%s runs on the "
+                            "network's reducing switches as well as the ranks, and the barrier "
+                            "on the ranks only (loop without it: --between none)",
+                            cs_coll_name(c->algo->kind), c->algo->name);
     parts.body = run->program;
     run->program = NULL;
     if (r->loop.barrier &&

@@ -319,14 +319,6 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     return CS_OK;
 }
 
-static int tree_index(const nettree_t *t, int s)
-{
-    for (int k = 0; k < t->norder; k++)
-        if (t->order[k] == s)
-            return k;
-    return -1;
-}
-
 /* One chunk [off, off+len) of channel ch through the tree: member i sends
  * after pre[i] (-1: nothing) and after its result of the chunk `window`
  * chunks back; its result recv is written to got[i]. */
@@ -385,7 +377,6 @@ static void tree_emit(const innet_t *in, nettree_t *t, int ch, int64_t piece, in
         got[i] = cs_coll_recv(b, t->mem[i], P + t->attach[i], off, len, dn);
         ring[(size_t)i * (size_t)t->window + (size_t)(k % t->window)] = got[i];
     }
-    (void)tree_index;
     free(ready);
     free(dst);
 }

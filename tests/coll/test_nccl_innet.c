@@ -295,6 +295,17 @@ Test(nccl_innet, a_program_too_long_is_refused_before_it_is_built)
     cr_expect(strstr(r.err.msg, "chunk="), "%s", r.err.msg);
 }
 
+Test(nccl_innet, a_loop_runs_but_not_with_a_barrier_of_the_ranks_only)
+{
+    run_t r = RUN("machine", "net:gen=star,hosts=8,sharp=all", "coll", "allreduce", "algo",
+                  "nccl-nvls", "bytes", "64KiB", "iterations", "3", "validate", "1");
+    cr_expect_eq(r.rc, CS_OK, "%s", r.err.msg);
+    r = RUN("machine", "net:gen=star,hosts=8,sharp=all", "coll", "allreduce", "algo",
+            "nccl-nvls", "bytes", "64KiB", "iterations", "3", "between", "barrier");
+    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
+    cr_expect(strstr(r.err.msg, "--between none"), "%s", r.err.msg);
+}
+
 Test(nccl_innet, a_windowed_build_is_refused)
 {
     run_t r = RUN("machine", "net:gen=star,hosts=4,sharp=all", "coll", "allreduce", "algo",
