@@ -561,14 +561,19 @@ int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error
 
 int64_t cs_coll_ops_rounds(int64_t P, int64_t k) { return k * P * cs_coll_ceil_log2(P); }
 
-int cs_coll_extra_ranks(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
+int cs_coll_needs_switches(const cs_coll_algo_t *algo)
 {
-    if (!a->hints || a->hints->nswitches <= 0)
-        return 0;
     for (int i = 0; cs_coll_algos_nccl_innet[i]; i++)
         if (cs_coll_algos_nccl_innet[i] == algo)
-            return a->hints->nswitches;
+            return 1;
     return 0;
+}
+
+int cs_coll_extra_ranks(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
+{
+    if (!a->hints || a->hints->nswitches <= 0 || !cs_coll_needs_switches(algo))
+        return 0;
+    return a->hints->nswitches;
 }
 
 int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a)

@@ -206,6 +206,10 @@ const cs_coll_algo_t *const *cs_coll_algos(int *count);
 /* Finds "coll/name" or, with name NULL, the collective's default algorithm. */
 int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err);
 
+/* 1 if algo runs only on a machine with switches that reduce in the
+ * network (the in-network table, coll/nccl.h): a loop over every
+ * algorithm on another machine leaves it out. */
+int cs_coll_needs_switches(const struct cs_coll_algo *algo);
 /* The ranks algo's program has beyond a->P: the reducing switches of the
  * hints (cs_coll_hints_t.nswitches) for the in-network algorithms (the
  * table cs_coll_algos_nccl_innet, coll/nccl.h), 0 for every other

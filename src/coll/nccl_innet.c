@@ -844,19 +844,22 @@ static int64_t innet_max_ops(const cs_coll_args_t *a)
 static const cs_coll_algo_t nccl_collnet_direct = {
     CS_COLL_ALLREDUCE, "nccl-collnet-direct",
     "NCCL's CollNet Direct: each rank of a node a head; shard j reduced at head j, through the "
-    "network's reducing switches (SHARP) with the other nodes' heads j, multicast in the node",
+    "network's reducing switches (SHARP) with the other nodes' heads j, multicast in the node; "
+    "requires switches that reduce (net: sharp=)",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runCollNetDirect)", CS_NCCL_OPTIONS, innet_keys,
     build_direct, innet_max_ops};
 static const cs_coll_algo_t nccl_collnet_chain = {
     CS_COLL_ALLREDUCE, "nccl-collnet-chain",
     "NCCL's CollNet Chain: a chain in each node reduces to its first rank, which reduces through "
-    "the network's reducing switches (SHARP); back down the chain",
+    "the network's reducing switches (SHARP); back down the chain; requires switches that "
+    "reduce (net: sharp=)",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runCollNetChain)", CS_NCCL_OPTIONS, innet_keys,
     build_chain, innet_max_ops};
 static const cs_coll_algo_t nccl_nvls = {
     CS_COLL_ALLREDUCE, "nccl-nvls",
     "NCCL's NVLS: the node's NVSwitch reduces and multicasts (NVLink SHARP); across nodes each "
-    "head's shard through the reducing network (CollNet) or a tree of the heads (NVLS_TREE)",
+    "head's shard through the reducing network (CollNet) or a tree of the heads (NVLS_TREE); "
+    "requires a reducing switch per node (net: gen=twotier,nvswitch=1)",
     "NVIDIA/nccl 2.30, src/device/all_reduce.h (runNvls, runNvlsTree)", CS_NCCL_OPTIONS,
     innet_keys, build_nvls, innet_max_ops};
 

@@ -543,14 +543,16 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         (rc = cs_spec_get_bandwidth(spec, "sharp_rate", bw, &sharp_rate, err)) ||
         (rc = cs_spec_get_bytes(spec, "sharp_buf", 4 << 20, &sharp_buf, err)))
         return rc;
-    if (sharp == SHARP_NONE && (cs_spec_get(spec, "sharp_rate") || cs_spec_get(spec, "sharp_buf")))
-        return cs_error_set(err, CS_ERR_USAGE, "%s: no switch is made reducing (give "
-                            "sharp=leaf|spine|all)",
-                            cs_spec_get(spec, "sharp_rate") ? "sharp_rate" : "sharp_buf");
-    if (!(sharp_rate > 0) || sharp_buf < 1)
-        return cs_error_set(err, CS_ERR_RANGE, "%s: a reducing switch needs a rate > 0 and a "
-                            "buffer of at least 1 byte",
-                            !(sharp_rate > 0) ? "sharp_rate" : "sharp_buf");
+    if (sharp == SHARP_NONE && (cs_spec_get(spec, "sharp_rate") || cs_spec_get(spec, "sharp_buf"))) {
+        const char *k = cs_spec_get(spec, "sharp_rate") ? "sharp_rate" : "sharp_buf";
+        return cs_error_set(err, CS_ERR_USAGE, "%s=%s: no switch is made reducing (give "
+                            "sharp=leaf|spine|all)", k, cs_spec_get(spec, k));
+    }
+    if (!(sharp_rate > 0) || sharp_buf < 1) {
+        const char *k = !(sharp_rate > 0) ? "sharp_rate" : "sharp_buf";
+        return cs_error_set(err, CS_ERR_RANGE, "%s=%s: a reducing switch needs a rate > 0 and a "
+                            "buffer of at least 1 byte", k, cs_spec_get(spec, k));
+    }
     if ((rc = net_describe(spec, bw, lat, &n->d, &origin, err)) ||
         (rc = net_sharp(n, sharp, sharp_rate, sharp_buf, err)) ||
         (rc = cs_netdesc_check(n->d, err)) ||

@@ -432,9 +432,11 @@ static int tt_build(cs_spec_t *spec, double bw, double lat, const char *routing,
         (rc = cs_netgen_spec_bw(spec, "nvls_rate", nvbw, &rate, err)) ||
         (rc = cs_spec_get_bytes(spec, "nvls_buf", 4 << 20, &buf, err)))
         return rc;
-    if (!on && (cs_spec_get(spec, "nvls_rate") || cs_spec_get(spec, "nvls_buf")))
-        return cs_error_set(err, CS_ERR_USAGE, "%s: there is no NVSwitch (give nvswitch=1)",
-                            cs_spec_get(spec, "nvls_rate") ? "nvls_rate" : "nvls_buf");
+    if (!on && (cs_spec_get(spec, "nvls_rate") || cs_spec_get(spec, "nvls_buf"))) {
+        const char *k = cs_spec_get(spec, "nvls_rate") ? "nvls_rate" : "nvls_buf";
+        return cs_error_set(err, CS_ERR_USAGE, "%s=%s: there is no NVSwitch (give nvswitch=1)",
+                            k, cs_spec_get(spec, k));
+    }
     if (buf < 1)
         return cs_error_set(err, CS_ERR_RANGE, "nvls_buf=%lld: an NVSwitch holds at least 1 "
                             "byte", (long long)buf);
