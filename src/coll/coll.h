@@ -66,10 +66,13 @@ typedef struct cs_coll_hints {
      * emits the calc with those ticks) and holds at most sw_buf[s] bytes
      * at once (the algorithm keeps fewer chunks in flight).  Switch s's
      * member ranks (those linked to it) are sw_member[sw_first[s] ..
-     * sw_first[s+1]) in increasing order; sw_parent[s] is the reducing
-     * switch above it, or -1.  0: none. */
+     * sw_first[s+1]) in increasing order; the reducing switches above it
+     * (linked to it, farther from the ranks: a fat-tree leaf's spines) are
+     * sw_up[sw_up_first[s] .. sw_up_first[s+1]) in switch order, and
+     * sw_parent[s] is the first of them, or -1.  An algorithm that builds
+     * several trees may root them on different switches above.  0: none. */
     int nswitches;
-    const int32_t *sw_first, *sw_member, *sw_parent;
+    const int32_t *sw_first, *sw_member, *sw_parent, *sw_up_first, *sw_up;
     const int64_t *sw_num, *sw_den, *sw_buf;
 } cs_coll_hints_t;
 #define CS_COLL_MAX_DIMS 8

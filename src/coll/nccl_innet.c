@@ -76,6 +76,7 @@ enum {
 /* One allreduce through a tree of reducing switches among the members
  * mem[0..n): built once per member set, emitted once per chunk. */
 typedef struct nettree {
+    int32_t *parent;   /* per switch: the one above it in this tree, or -1 */
     int n;
     int32_t *mem;      /* member ranks */
     int32_t *attach;   /* per member: the switch it sends to */
@@ -123,10 +124,10 @@ static int sw_is_member(const cs_coll_hints_t *h, int s, int r)
     return 0;
 }
 
-static int sw_depth(const cs_coll_hints_t *h, int s)
+static int sw_depth(const int32_t *parent, int S, int s)
 {
     int d = 0;
-    for (int x = h->sw_parent[s]; x >= 0 && d <= h->nswitches; x = h->sw_parent[x])
+    for (int x = parent[s]; x >= 0 && d <= S; x = parent[x])
         d++;
     return d;
 }
@@ -193,6 +194,7 @@ static int innet_init(innet_t *in, cs_coll_builder_t *b, int group_each, cs_erro
 
 static void tree_free(nettree_t *t)
 {
+    free(t->parent);
     free(t->mem);
     free(t->attach);
     free(t->order);
@@ -203,13 +205,16 @@ static void tree_free(nettree_t *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Finds the tree: the root is the deepest reducing switch whose subtree
- * (itself and the switches below it by their parents) is linked to every
- * member; each member sends to the deepest switch of that subtree it is
- * linked to.  CS_ERR_USAGE when no switch covers them all.  `chunk`: the
- * largest piece one chunk puts on a switch, for the window. */
+/* Finds the tree: every switch's parent is one of the switches above it,
+ * the (salt mod their number)th, so that the trees of different shards or
+ * channels spread over a fat-tree's spines as SHARP's aggregation trees
+ * do; the root is the deepest reducing switch whose subtree (itself and
+ * the switches below it by those parents) is linked to every member; each
+ * member sends to the deepest switch of that subtree it is linked to.
+ * CS_ERR_USAGE when no switch covers them all.  `chunk`: the largest piece
+ * one chunk puts on a switch, for the window. */
 static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chunk,
-                      int64_t nsteps, nettree_t *t, cs_error_t *err)
+                      int64_t nsteps, int salt, nettree_t *t, cs_error_t *err)
 {
     const cs_coll_hints_t *h = in->h;
     int S = h->nswitches, best = -1, bestd = -1;
@@ -218,16 +223,21 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     int32_t *depth = cs_malloc((size_t)S * sizeof *depth);
     uint8_t *in_tree = cs_calloc((size_t)S, 1);
     memset(t, 0, sizeof *t);
+    t->parent = cs_malloc((size_t)S * sizeof *t->parent);
+    for (int s = 0; s < S; s++) {
+        int nup = h->sw_up_first[s + 1] - h->sw_up_first[s];
+        t->parent[s] = nup ? h->sw_up[h->sw_up_first[s] + salt % nup] : -1;
+    }
     for (int s = 0; s < S; s++) {
         stamp[s] = -1;
-        depth[s] = sw_depth(h, s);
+        depth[s] = sw_depth(t->parent, S, s);
     }
     /* cover[x]: members linked to a switch of x's subtree */
     for (int i = 0; i < n; i++)
         for (int s = 0; s < S; s++) {
             if (!sw_is_member(h, s, mem[i]))
                 continue;
-            for (int x = s, d = 0; x >= 0 && d <= S; x = h->sw_parent[x], d++)
+            for (int x = s, d = 0; x >= 0 && d <= S; x = t->parent[x], d++)
                 if (stamp[x] != i) {
                     stamp[x] = i;
                     cover[x]++;
@@ -254,7 +264,7 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     memcpy(t->mem, mem, (size_t)n * sizeof *mem);
     /* the subtree of the root: switches whose parent chain reaches it */
     for (int s = 0; s < S; s++)
-        for (int x = s, d = 0; x >= 0 && d <= S; x = h->sw_parent[x], d++)
+        for (int x = s, d = 0; x >= 0 && d <= S; x = t->parent[x], d++)
             if (x == best) {
                 in_tree[s] = 1;
                 break;
@@ -269,7 +279,7 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     /* keep the switches on a member's way up, deepest first */
     memset(in_tree, 0, (size_t)S);
     for (int i = 0; i < n; i++)
-        for (int x = t->attach[i]; x >= 0 && !in_tree[x]; x = h->sw_parent[x]) {
+        for (int x = t->attach[i]; x >= 0 && !in_tree[x]; x = t->parent[x]) {
             in_tree[x] = 1;
             if (x == best)
                 break;
@@ -284,7 +294,7 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     for (int k = 0, nk = 0; k < t->norder; k++) {
         t->kid_first[k] = nk;
         for (int c = 0; c < t->norder; c++)
-            if (t->order[c] != best && h->sw_parent[t->order[c]] == t->order[k])
+            if (t->order[c] != best && t->parent[t->order[c]] == t->order[k])
                 t->kid[nk++] = t->order[c];
         t->kid_first[k + 1] = nk;
     }
@@ -326,7 +336,6 @@ static void tree_emit(const innet_t *in, nettree_t *t, int ch, int64_t piece, in
                       int64_t len, const int32_t *pre, int32_t *got)
 {
     cs_coll_builder_t *b = in->b;
-    const cs_coll_hints_t *h = in->h;
     int P = in->P, up = IN_TAG(IN_TAG_NET_UP, piece), dn = IN_TAG(IN_TAG_NET_DOWN, piece);
     int64_t k = t->count[ch]++;
     int32_t *ring = t->ring + (size_t)ch * (size_t)t->n * (size_t)t->window;
@@ -355,7 +364,7 @@ static void tree_emit(const innet_t *in, nettree_t *t, int ch, int64_t piece, in
         }
         ready[k2] = calc;
         if (s != t->root) {
-            int32_t sd = cs_coll_send(b, rank, P + h->sw_parent[s], off, len, up);
+            int32_t sd = cs_coll_send(b, rank, P + t->parent[s], off, len, up);
             cs_coll_dep(b, sd, calc, CS_DEP_AFTER);
         }
     }
@@ -364,7 +373,7 @@ static void tree_emit(const innet_t *in, nettree_t *t, int ch, int64_t piece, in
         int s = t->order[k2], rank = P + s, nd = 0;
         int32_t have = ready[k2];
         if (s != t->root)
-            have = cs_coll_recv(b, rank, P + h->sw_parent[s], off, len, dn);
+            have = cs_coll_recv(b, rank, P + t->parent[s], off, len, dn);
         for (int32_t c = t->kid_first[k2]; c < t->kid_first[k2 + 1]; c++)
             dst[nd++] = P + t->kid[c];
         for (int i = 0; i < t->n; i++)
@@ -447,7 +456,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
     for (int j = 0; j < L && G > 1 && !rc; j++) {
         for (int g = 0; g < G; g++)
             mem[g] = in.local[in.lfirst[g] + j];
-        rc = tree_build(&in, mem, G, in.o.step, ns_max, &trees[j], err);
+        rc = tree_build(&in, mem, G, in.o.step, ns_max, j, &trees[j], err);
     }
     if (G == 1 && !rc) /* one node: the "network" is the node's own switch */
         rc = cs_error_set(err, CS_ERR_USAGE, "allreduce/nccl-collnet-direct: all %d ranks are "
@@ -531,8 +540,8 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
     }
     const int G = in.nnodes;
     int64_t step = in.o.step;
-    nettree_t tree;
-    memset(&tree, 0, sizeof tree);
+    /* a tree per channel, spread over the switches above (tree_build) */
+    nettree_t *trees = cs_calloc((size_t)in.o.nchannels, sizeof *trees);
     int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
     int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
     for (int g = 0; g < G; g++)
@@ -542,7 +551,8 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
                           "to reduce in (run allreduce/nccl-nvls, or give the ranks nodes of "
                           "their own)", in.P);
     else
-        rc = tree_build(&in, mem, G, in.o.step, max_steps(&in, step), &tree, err);
+        for (int ch = 0; ch < in.o.nchannels && !rc; ch++)
+            rc = tree_build(&in, mem, G, in.o.step, max_steps(&in, step), ch, &trees[ch], err);
     for (int64_t k = 0; !rc; k++) {
         int any = 0;
         for (int ch = 0; ch < in.o.nchannels; ch++) {
@@ -566,7 +576,7 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
                 }
                 pre[g] = last;
             }
-            tree_emit(&in, &tree, ch, piece, off, len, pre, got);
+            tree_emit(&in, &trees[ch], ch, piece, off, len, pre, got);
             /* down the chain: 0 -> 1 -> ... -> n-1, copying */
             for (int g = 0; g < G; g++) {
                 int n = in.lfirst[g + 1] - in.lfirst[g];
@@ -582,7 +592,9 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
         if (!any)
             break;
     }
-    tree_free(&tree);
+    for (int ch = 0; ch < in.o.nchannels; ch++)
+        tree_free(&trees[ch]);
+    free(trees);
     free(mem);
     free(pre);
     free(got);
@@ -702,7 +714,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
         for (int j = 0; j < L && use_net; j++) {
             for (int g = 0; g < G; g++)
                 mem[g] = in.local[in.lfirst[g] + j];
-            if (tree_build(&in, mem, G, in.o.step, ns_max, &trees[j], &probe) != CS_OK)
+            if (tree_build(&in, mem, G, in.o.step, ns_max, j, &trees[j], &probe) != CS_OK)
                 use_net = 0;
         }
         /* the NVSwitches are no part of the heads' network */

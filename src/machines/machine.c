@@ -565,27 +565,39 @@ static void hints_switches(cs_machine_hints_t *h, const cs_machine_t *m, int P,
     h->sw_first = cs_malloc(((size_t)S + 1) * sizeof *h->sw_first);
     h->sw_parent = cs_malloc((size_t)S * sizeof *h->sw_parent);
     h->sw_node = cs_malloc((size_t)S * sizeof *h->sw_node);
-    int32_t nmem = 0;
+    int32_t nmem = 0, nup = 0;
     for (int s = 0; s < S; s++) {
         int32_t u = m->red_node[s];
-        for (int32_t i = first[u]; i < first[u + 1]; i++)
+        for (int32_t i = first[u]; i < first[u + 1]; i++) {
             nmem += node_rank[adj[i]] >= 0;
+            nup += node_sw[adj[i]] >= 0 && dist[adj[i]] > dist[u];
+        }
     }
     h->sw_member = cs_malloc((size_t)(nmem ? nmem : 1) * sizeof *h->sw_member);
-    nmem = 0;
+    h->sw_up_first = cs_malloc(((size_t)S + 1) * sizeof *h->sw_up_first);
+    h->sw_up = cs_malloc((size_t)(nup ? nup : 1) * sizeof *h->sw_up);
+    nmem = nup = 0;
     for (int s = 0; s < S; s++) {
-        int32_t u = m->red_node[s], parent = -1;
+        int32_t u = m->red_node[s];
         h->sw_first[s] = nmem;
+        h->sw_up_first[s] = nup;
         h->sw_node[s] = u;
         for (int32_t i = first[u]; i < first[u + 1]; i++) {
             int32_t v = adj[i];
             if (node_rank[v] >= 0)
                 h->sw_member[nmem++] = node_rank[v];
-            else if (node_sw[v] >= 0 && dist[v] > dist[u] &&
-                     (parent < 0 || v < m->red_node[parent]))
-                parent = node_sw[v];
+            else if (node_sw[v] >= 0 && dist[v] > dist[u])
+                h->sw_up[nup++] = node_sw[v];
         }
-        h->sw_parent[s] = parent;
+        /* the switches above in node order (switch index order: red_node
+         * is in node order); the parent is the first */
+        for (int32_t i = h->sw_up_first[s] + 1; i < nup; i++)
+            for (int32_t j = i; j > h->sw_up_first[s] && h->sw_up[j - 1] > h->sw_up[j]; j--) {
+                int32_t x = h->sw_up[j];
+                h->sw_up[j] = h->sw_up[j - 1];
+                h->sw_up[j - 1] = x;
+            }
+        h->sw_parent[s] = nup > h->sw_up_first[s] ? h->sw_up[h->sw_up_first[s]] : -1;
         /* members in increasing rank order (insertion sort: a switch has
          * a few tens of ports) */
         for (int32_t i = h->sw_first[s] + 1; i < nmem; i++)
@@ -596,6 +608,7 @@ static void hints_switches(cs_machine_hints_t *h, const cs_machine_t *m, int P,
             }
     }
     h->sw_first[S] = nmem;
+    h->sw_up_first[S] = nup;
     free(first);
     free(adj);
     free(dist);
@@ -606,6 +619,8 @@ static void hints_switches(cs_machine_hints_t *h, const cs_machine_t *m, int P,
     h->coll.sw_first = h->sw_first;
     h->coll.sw_member = h->sw_member;
     h->coll.sw_parent = h->sw_parent;
+    h->coll.sw_up_first = h->sw_up_first;
+    h->coll.sw_up = h->sw_up;
     h->coll.sw_num = m->red_num;
     h->coll.sw_den = m->red_den;
     h->coll.sw_buf = m->red_buf;
@@ -670,6 +685,8 @@ void cs_machine_hints_destroy(cs_machine_hints_t *h)
     free(h->sw_first);
     free(h->sw_member);
     free(h->sw_parent);
+    free(h->sw_up_first);
+    free(h->sw_up);
     free(h->sw_node);
     memset(h, 0, sizeof *h);
 }

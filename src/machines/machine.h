@@ -327,9 +327,10 @@ const char *cs_machine_count_text(const cs_machine_t *m, char *buf, size_t len);
  *            rest renumbered in order of first use (absent unless at least
  *            two groups are used);
  *   switches m's reducing switches in the order of m->red_node: each one's
- *            member ranks (those whose node has a link to it), its parent
- *            (the reducing switch it has a link to that lies farther from the
- *            rank nodes, lowest node id; -1 for none), its rate and buffer;
+ *            member ranks (those whose node has a link to it), the reducing
+ *            switches above it (those it has a link to that lie farther from
+ *            the rank nodes, in node order), its parent (the first of them;
+ *            -1 for none), its rate and buffer;
  *   grid     m's grid when the ranks are the whole grid in node order;
  *   dims     m's dimensions, likewise when the ranks are all rank nodes in
  *            node order;
@@ -350,7 +351,7 @@ typedef struct cs_machine_hints {
      * cs_coll_hints_t.nswitches; sw_node[s] is switch s's node, where an
      * in-network algorithm's rank P + s runs (the placement appends them).
      * Owned, or NULL without reducing switches. */
-    int32_t *sw_first, *sw_member, *sw_parent, *sw_node;
+    int32_t *sw_first, *sw_member, *sw_parent, *sw_node, *sw_up_first, *sw_up;
 } cs_machine_hints_t;
 
 void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,

@@ -111,29 +111,36 @@ static void net_destroy(void *impl)
     free(n);
 }
 
-/* sharp=: makes the chosen switches reduce at `rate` with `buf` bytes,
+/* sharp=: makes the chosen switches reduce at `rate` (0: each at line
+ * rate on all its ports, the sum of its links' bandwidths, so that a
+ * switch is never slower than the data it can take in) with `buf` bytes,
  * except those the description made reducing already (an NVSwitch, a
  * file's own attribute), which keep their own rate. */
 static int net_sharp(net_t *n, int which, double rate, int64_t buf, cs_error_t *err)
 {
     int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
     uint8_t *leaf;
+    double *line;
     int rc = CS_OK;
     if (which == SHARP_NONE)
         return CS_OK;
     leaf = cs_calloc((size_t)nodes, 1);
+    line = cs_calloc((size_t)nodes, sizeof *line);
     for (int32_t i = 0; i < nlinks; i++) {
         const cs_netlink_t *l = cs_netdesc_link(n->d, i);
         if (cs_netdesc_kind(n->d, l->u) == CS_NETNODE_HOST)
             leaf[l->v] = 1;
         if (cs_netdesc_kind(n->d, l->v) == CS_NETNODE_HOST)
             leaf[l->u] = 1;
+        line[l->u] += l->bw * l->mult;
+        line[l->v] += l->bw * l->mult;
     }
     for (int32_t v = 0; v < nodes && rc == CS_OK; v++)
         if (cs_netdesc_kind(n->d, v) == CS_NETNODE_SWITCH && !cs_netdesc_reduce(n->d, v, NULL) &&
             (which == SHARP_ALL || (which == SHARP_LEAF) == leaf[v]))
-            rc = cs_netdesc_set_reduce(n->d, v, rate, buf, err);
+            rc = cs_netdesc_set_reduce(n->d, v, rate > 0 ? rate : line[v], buf, err);
     free(leaf);
+    free(line);
     return rc;
 }
 
@@ -540,7 +547,7 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     double sharp_rate;
     int64_t sharp_buf;
     if ((rc = cs_spec_get_choice(spec, "sharp", sharp_names, SHARP_NONE, &sharp, err)) ||
-        (rc = cs_spec_get_bandwidth(spec, "sharp_rate", bw, &sharp_rate, err)) ||
+        (rc = cs_spec_get_bandwidth(spec, "sharp_rate", 0, &sharp_rate, err)) ||
         (rc = cs_spec_get_bytes(spec, "sharp_buf", 4 << 20, &sharp_buf, err)))
         return rc;
     if (sharp == SHARP_NONE && (cs_spec_get(spec, "sharp_rate") || cs_spec_get(spec, "sharp_buf"))) {
@@ -548,8 +555,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
         return cs_error_set(err, CS_ERR_USAGE, "%s=%s: no switch is made reducing (give "
                             "sharp=leaf|spine|all)", k, cs_spec_get(spec, k));
     }
-    if (!(sharp_rate > 0) || sharp_buf < 1) {
-        const char *k = !(sharp_rate > 0) ? "sharp_rate" : "sharp_buf";
+    if ((cs_spec_get(spec, "sharp_rate") && !(sharp_rate > 0)) || sharp_buf < 1) {
+        const char *k = sharp_buf >= 1 ? "sharp_rate" : "sharp_buf";
         return cs_error_set(err, CS_ERR_RANGE, "%s=%s: a reducing switch needs a rate > 0 and a "
                             "buffer of at least 1 byte", k, cs_spec_get(spec, k));
     }

@@ -429,7 +429,7 @@ static int tt_build(cs_spec_t *spec, double bw, double lat, const char *routing,
         (rc = cs_netgen_spec_bw(spec, "nvbw", 300e9, &nvbw, err)) ||
         (rc = cs_spec_get_seconds(spec, "nvlat", 0, &nvlat, err)) ||
         (rc = cs_spec_get_int(spec, "nvswitch", 0, 0, 1, &on, err)) ||
-        (rc = cs_netgen_spec_bw(spec, "nvls_rate", nvbw, &rate, err)) ||
+        (rc = cs_netgen_spec_bw(spec, "nvls_rate", nvbw * gpus, &rate, err)) ||
         (rc = cs_spec_get_bytes(spec, "nvls_buf", 4 << 20, &buf, err)))
         return rc;
     if (!on && (cs_spec_get(spec, "nvls_rate") || cs_spec_get(spec, "nvls_buf"))) {
@@ -450,7 +450,7 @@ static const char *const tt_keys[] = {"nodes",    "gpus",      "nvbw",     "nvla
                                       "nvswitch", "nvls_rate", "nvls_buf", NULL};
 const cs_netgen_type_t cs_netgen_twotier_type = {
     "twotier", "ML cluster: nodes of accelerators on fast links, a leaf/spine fat-tree between",
-    "nodes=4,gpus=8,nvbw=300GB/s,nvlat=0,radix=16[,nvswitch=1,nvls_rate=NVBW,nvls_buf=4MiB] "
+    "nodes=4,gpus=8,nvbw=300GB/s,nvlat=0,radix=16[,nvswitch=1,nvls_rate=GPUSxNVBW,nvls_buf=4MiB] "
     "(bw, lat: the NIC links; nvswitch: a reducing NVSwitch per node); "
     "routing=updown|shortest",
     tt_keys, tt_build};

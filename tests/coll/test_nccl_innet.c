@@ -495,19 +495,27 @@ Test(nccl_innet, hints_give_members_and_parents_as_the_fat_tree_is_built)
             for (int i = 0; i < 4; i++)
                 cr_expect_eq(h.coll.sw_member[h.coll.sw_first[s] + i], 4 * l + i);
             cr_expect_eq(h.coll.sw_parent[s], first_spine, "leaf %d", s);
+            /* above it: the four spines, in order, the parent first */
+            cr_expect_eq(h.coll.sw_up_first[s + 1] - h.coll.sw_up_first[s], 4, "leaf %d", s);
+            for (int i = 0; i < 4; i++)
+                cr_expect_eq(h.coll.sw_up[h.coll.sw_up_first[s] + i], first_spine + i);
             cr_expect_eq(h.sw_node[s], m->red_node[s]);
             cr_expect_geq(h.sw_node[s], 16, "a switch node, not a host");
+            /* line rate on all ports by default: 4 host links and 4 up-links
+             * of 12.5 GB/s (the default bw) = 100 GB/s, 10 ticks of 1 ps a byte */
+            cr_expect_eq(h.coll.sw_num[s] * 1.0 / h.coll.sw_den[s], 10.0, "leaf %d", s);
             leaves++;
         } else {
             cr_expect_eq(n, 0);
             cr_expect_eq(h.coll.sw_parent[s], -1);
+            cr_expect_eq(h.coll.sw_up_first[s + 1], h.coll.sw_up_first[s]);
+            /* a spine: 4 leaf links, 50 GB/s */
+            cr_expect_eq(h.coll.sw_num[s] * 1.0 / h.coll.sw_den[s], 20.0, "spine %d", s);
             spines++;
         }
     }
     cr_expect_eq(leaves, 4);
     cr_expect_eq(spines, 4);
-    /* the rate: 12.5 GB/s (the default bw) is 80 ticks of 1 ps per byte */
-    cr_expect_eq(h.coll.sw_num[0] * 1.0 / h.coll.sw_den[0], 80.0);
     cs_machine_hints_destroy(&h);
     /* a machine without reducing switch gives none */
     cs_machine_free(m);
