@@ -190,13 +190,13 @@ static void waited(cs_coll_builder_t *b, int rank, int had_after)
 
 void cs_coll_chained(cs_coll_builder_t *b, int rank, int32_t below)
 {
-    if (rank < 0 || rank >= b->a->P)
+    if (rank < 0 || rank >= b->nranks)
         return;
     b->outstanding[rank].n = 0;
     if (!b->closed_below)
         return;
     if (!b->chained)
-        b->chained = cs_calloc((size_t)b->a->P, 1);
+        b->chained = cs_calloc((size_t)b->nranks, 1);
     if (below > b->closed_below[rank])
         b->closed_below[rank] = below;
     if (!b->chained[rank]) {
