@@ -145,7 +145,14 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
                                           : "per rank");
     if (cs_coll_rooted(ca->kind))
         fprintf(f, ", root %d", ca->root);
-    fprintf(f, ", order %s\n", c->order_name);
+    fprintf(f, ", order %s", c->order_name);
+    /* an in-network algorithm's switches are ranks of its program, not
+     * of the collective (issue 36) */
+    int sw = cs_coll_extra_ranks(c->algo, ca);
+    if (sw > 0)
+        fprintf(f, "; %d ranks and %d reducing switch%s (program ranks %d..%d)", ca->P, sw,
+                sw == 1 ? "" : "es", ca->P, ca->P + sw - 1);
+    fprintf(f, "\n");
     if (c->has_nccl) {
         const cs_ncclpick_t *pk = &c->nccl;
         fprintf(f, "nccl      NCCL's choice: %s/%s on %d channel%s (NCCL 2.30.7 model: %d "

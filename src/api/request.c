@@ -407,19 +407,54 @@ int cs_request_find_algo(cs_coll_kind_t kind, const char *name, const cs_machine
     return CS_OK;
 }
 
+/* An in-network algorithm's ranks P.. are the reducing switches: each
+ * runs on its switch (issue 36).  Again after `--algo nccl` chooses. */
+static void request_place_switches(cs_request_coll_t *c)
+{
+    int P = c->args.P, extra = cs_coll_extra_ranks(c->algo, &c->args);
+    if (extra > 0) {
+        c->rank_to_node = cs_realloc(c->rank_to_node,
+                                     (size_t)(P + extra) * sizeof *c->rank_to_node);
+        memcpy(c->rank_to_node + P, c->place.sw_node, (size_t)extra * sizeof *c->rank_to_node);
+    }
+}
+
 /* `--algo nccl` (api/ncclpick.h): the options NCCL's choice takes, read
  * once per prepared collective: nchannels (the communicator's channels,
  * before the model cuts them down for a small call), the other keys of
  * NCCL's algorithms but proto (chunk, ...: passed on to the algorithm
  * run), nvls and collnet (0 or 1: whether the machine has NVLink SHARP
- * or a network that reduces; default 0), then the model's
+ * or a network that reduces; default: what its reducing switches are,
+ * request_nccl_switches), then the model's
  * inputs from the machine and the choice for c->args.bytes. */
+/* What the machine's reducing switches (cs_coll_hints_t.nswitches) are to
+ * NCCL: a switch whose member ranks all lie in one node (the group hint;
+ * the whole machine without one) is NVLink SHARP, NVLS; one whose members
+ * span nodes, or that has none of its own (above the leaves), is a
+ * network that reduces, CollNet (SHARP). */
+static void request_nccl_switches(const cs_request_coll_t *c, int64_t *nvls, int64_t *collnet)
+{
+    const cs_coll_hints_t *h = &c->hints;
+    *nvls = *collnet = 0;
+    for (int s = 0; s < h->nswitches; s++) {
+        int32_t first = h->sw_first[s], end = h->sw_first[s + 1];
+        int one_node = end > first;
+        for (int32_t i = first + 1; i < end && h->group; i++)
+            one_node &= h->group[h->sw_member[i]] == h->group[h->sw_member[first]];
+        if (one_node)
+            *nvls = 1;
+        else
+            *collnet = 1;
+    }
+}
+
 static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_error_t *err)
 {
     static const char *const valid[] = {CS_NCCL_KEYS, "nvls", "collnet", NULL};
     cs_nccl_opts_t o;
-    int64_t nvls, collnet;
+    int64_t nvls, collnet, nvls_d, collnet_d;
     int rc;
+    request_nccl_switches(c, &nvls_d, &collnet_d);
     if (c->has_opts && cs_spec_get(&c->opts, "proto"))
         return cs_error_set(err, CS_ERR_USAGE, "--opt proto: --algo nccl chooses the protocol "
                             "as NCCL's model does; to fix one, run the algorithm itself "
@@ -438,8 +473,8 @@ static int request_nccl_setup(const cs_machine_t *m, cs_request_coll_t *c, cs_er
                                 "longer than %d characters", (int)sizeof c->nccl_pass - 1);
     }
     if ((rc = cs_nccl_opts_read(&c->args, &o, err)) ||
-        (rc = cs_coll_opt_int(&c->args, "nvls", 0, 0, 1, &nvls, err)) ||
-        (rc = cs_coll_opt_int(&c->args, "collnet", 0, 0, 1, &collnet, err)) ||
+        (rc = cs_coll_opt_int(&c->args, "nvls", nvls_d, 0, 1, &nvls, err)) ||
+        (rc = cs_coll_opt_int(&c->args, "collnet", collnet_d, 0, 1, &collnet, err)) ||
         (c->has_opts && (rc = cs_spec_check_unused(&c->opts, valid, err)))) {
         cs_error_prefix(err, "--opt");
         return rc;
@@ -500,6 +535,7 @@ int cs_request_nccl_choose(cs_request_coll_t *c, cs_error_t *err)
         return rc;
     c->has_opts = 1;
     c->args.opts = &c->opts;
+    request_place_switches(c);
     return CS_OK;
 }
 
@@ -590,7 +626,10 @@ int cs_request_coll_prepare(const cs_request_t *a, const cs_machine_t *m, cs_req
     c->args = (cs_coll_args_t){kind, P, a->bytes, a->has_root ? (int)a->root : 0,
                                m->net.unit_bytes, &c->hints, c->has_opts ? &c->opts : NULL,
                                !a->validate};
-    return nccl ? request_nccl_setup(m, c, err) : CS_OK;
+    int rc2 = nccl ? request_nccl_setup(m, c, err) : CS_OK;
+    if (rc2 == CS_OK)
+        request_place_switches(c);
+    return rc2;
 }
 
 int cs_request_model(const cs_machine_t *m, const cs_request_coll_t *c, cs_model_t *out,
@@ -722,6 +761,11 @@ static int request_build_loop(const cs_request_t *r, cs_request_run_t *run, cs_e
     cs_loop_parts_t parts = {0};
     char name[96] = "none";
     int rc;
+    if (r->loop.barrier && cs_coll_extra_ranks(c->algo, &c->args))
+        return cs_error_set(err, CS_ERR_USAGE, "--between barrier: %s/%s runs on the "
+                            "network's reducing switches as well as the ranks, and the barrier "
+                            "on the ranks only (loop without it: --between none)",
+                            cs_coll_name(c->algo->kind), c->algo->name);
     parts.body = run->program;
     run->program = NULL;
     if (r->loop.barrier &&
@@ -757,7 +801,8 @@ int cs_request_windowed(const cs_request_t *r, const cs_request_coll_t *c)
     if (r->windowed > 0)
         return 1; /* asked for: what needs the whole program is refused */
     return r->windowed == 0 && r->coll && !r->keep_program &&
-           r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file;
+           r->loop.style == CS_LOOP_STYLE_NONE && c->algo && !c->algo_file &&
+           !cs_coll_extra_ranks(c->algo, &c->args); /* switches as ranks: whole programs */
 }
 
 int cs_request_build(const cs_request_t *r, cs_request_run_t *run, cs_error_t *err)

@@ -90,10 +90,12 @@ static void sweep_help(void)
            "                         with the same rank count\n"
            "      --coll NAME        the collective (see 'collsim list algorithms')\n"
            "  -a, --algos LIST       algorithms, comma-separated, or 'all' (every algorithm\n"
-           "                         of the collective); nccl: NCCL's choice at each size\n"
-           "                         (docs/nccl.md): the crossovers of the others and the\n"
-           "                         sizes where NCCL's pick is not the fastest are printed\n"
-           "                         on standard error and marked in the plot\n"
+           "                         of the collective but those that need switches that\n"
+           "                         reduce in the network, which are named); nccl: NCCL's\n"
+           "                         choice at each size (docs/nccl.md): the crossovers of\n"
+           "                         the others and the sizes where NCCL's pick is not the\n"
+           "                         fastest are printed on standard error and marked in\n"
+           "                         the plot\n"
            "  -b, --bytes SIZES      sizes, as 'collsim run --bytes' means them: a list\n"
            "                         (4,64,1KiB) of sizes and ranges; LO..HI:xF multiplies\n"
            "                         by F from LO while <= HI (8..1MiB:x2), LO..HI:+S adds S\n"
@@ -158,8 +160,11 @@ static void sweep_parse_algos(const char *text, sweep_args_t *a)
     if (!strcmp(text, "all")) {
         int n;
         const cs_coll_algo_t *const *all = cs_coll_algos(&n);
+        /* the in-network algorithms need a machine with reducing switches
+         * (docs/nccl.md): named, not by 'all' */
         for (int i = 0; i < n; i++)
-            if (all[i]->kind == a->kind && a->nalgos < SWEEP_MAX_ALGOS)
+            if (all[i]->kind == a->kind && a->nalgos < SWEEP_MAX_ALGOS &&
+                !cs_coll_needs_switches(all[i]))
                 a->algos[a->nalgos++] = all[i];
         if (a->nalgos == 0)
             cs_app_usage_error("sweep", "--algos all: no algorithm implements %s",

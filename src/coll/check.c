@@ -99,6 +99,9 @@ typedef struct waiter {
 struct cs_coll_check {
     cs_coll_kind_t kind;
     int P, root;
+    int nranks;         /* the program's: P, then the switches of an in-network
+                           algorithm (coll.h, cs_coll_extra_ranks), whose
+                           buffers start empty and are not checked */
     int64_t m;          /* block size (block collectives), else 0 */
     int64_t nominal;    /* nominal buffer bytes */
     uint64_t seed;
@@ -218,9 +221,9 @@ static void ensure_bounds(cs_coll_check_t *c, const int64_t *xs, int32_t n)
         /* now bounds[k-1] <= nb[j] < bounds[k] */
         src[j] = k >= 1 && k < c->nb ? k - 1 : -1;
     }
-    sum = cs_calloc((size_t)c->P * (size_t)np_new, sizeof *sum);
-    cnt = cs_calloc((size_t)c->P * (size_t)np_new, sizeof *cnt);
-    for (int r = 0; r < c->P; r++) {
+    sum = cs_calloc((size_t)c->nranks * (size_t)np_new, sizeof *sum);
+    cnt = cs_calloc((size_t)c->nranks * (size_t)np_new, sizeof *cnt);
+    for (int r = 0; r < c->nranks; r++) {
         const uint64_t *os = c->sum + (size_t)r * (size_t)np_old;
         const uint32_t *oc = c->cnt + (size_t)r * (size_t)np_old;
         uint64_t *ns = sum + (size_t)r * (size_t)np_new;
@@ -634,7 +637,8 @@ int cs_coll_check_new(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
     *out = NULL;
     if (!cs_program_is_finalized(p))
         return cs_error_set(err, CS_ERR_INTERNAL, "validation needs a finalized program");
-    if (a->P != cs_program_nranks(p))
+    if (a->P != cs_program_nranks(p) &&
+        !(a->hints && a->P + a->hints->nswitches == cs_program_nranks(p)))
         return cs_error_set(err, CS_ERR_INTERNAL,
                             "validation: the collective has %d ranks but the program has %d", a->P,
                             cs_program_nranks(p));
@@ -781,6 +785,7 @@ static int check_make(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
     c = cs_calloc(1, sizeof *c);
     c->kind = a->kind;
     c->P = a->P;
+    c->nranks = cs_program_nranks(p);
     c->root = a->root;
     c->m = block_kind(a->kind) ? a->bytes : 0;
     c->nominal = cs_coll_buffer_bytes(a->kind, a->P, a->bytes);
@@ -791,8 +796,8 @@ static int check_make(const cs_coll_args_t *a, const cs_program_t *p, uint64_t s
     c->ibounds = cs_malloc(nv * sizeof *c->ibounds);
     memcpy(c->ibounds, v, nv * sizeof *v);
     c->nib = (int32_t)nv;
-    c->sum = cs_calloc((size_t)a->P * (size_t)np, sizeof *c->sum);
-    c->cnt = cs_calloc((size_t)a->P * (size_t)np, sizeof *c->cnt);
+    c->sum = cs_calloc((size_t)c->nranks * (size_t)np, sizeof *c->sum);
+    c->cnt = cs_calloc((size_t)c->nranks * (size_t)np, sizeof *c->cnt);
     c->free_snap = -1;
     c->free_waiter = -1;
     if (nops)

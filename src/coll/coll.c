@@ -70,6 +70,7 @@ struct cs_coll_builder {
     cs_program_t *p;
     const cs_coll_args_t *a;
     const cs_coll_algo_t *algo; /* what cs_coll_build_run runs */
+    int nranks;            /* the program's: P, and the switches of an in-network algorithm */
     oplist_t *outstanding; /* per rank: issued since the last wait */
     oplist_t *after;       /* per rank: what the next op must follow */
     /* An op is marked in the program (cs_program_set_mark) once another
@@ -124,8 +125,11 @@ cs_coll_builder_t *cs_coll_builder_new(cs_program_t *p, const cs_coll_args_t *a)
     cs_coll_builder_t *b = cs_calloc(1, sizeof *b);
     b->p = p;
     b->a = a;
-    b->outstanding = cs_calloc((size_t)a->P, sizeof *b->outstanding);
-    b->after = cs_calloc((size_t)a->P, sizeof *b->after);
+    /* every rank of the program: the P ranks of the collective and the
+     * switches of an in-network algorithm (cs_coll_extra_ranks) */
+    b->nranks = cs_program_nranks(p);
+    b->outstanding = cs_calloc((size_t)b->nranks, sizeof *b->outstanding);
+    b->after = cs_calloc((size_t)b->nranks, sizeof *b->after);
     return b;
 }
 
@@ -133,7 +137,7 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
 {
     if (!b)
         return;
-    for (int r = 0; r < b->a->P; r++) {
+    for (int r = 0; r < b->nranks; r++) {
         free(b->outstanding[r].v);
         free(b->after[r].v);
     }
@@ -147,8 +151,8 @@ void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
                            void (*at_wait)(void *ctx), void *ctx)
 {
     b->closed_below = closed_below;
-    b->no_after = b->a->P;
-    for (int r = 0; r < b->a->P; r++)
+    b->no_after = b->nranks;
+    for (int r = 0; r < b->nranks; r++)
         closed_below[r] = 0;
     b->at_wait = at_wait;
     b->wait_ctx = ctx;
@@ -186,13 +190,13 @@ static void waited(cs_coll_builder_t *b, int rank, int had_after)
 
 void cs_coll_chained(cs_coll_builder_t *b, int rank, int32_t below)
 {
-    if (rank < 0 || rank >= b->a->P)
+    if (rank < 0 || rank >= b->nranks)
         return;
     b->outstanding[rank].n = 0;
     if (!b->closed_below)
         return;
     if (!b->chained)
-        b->chained = cs_calloc((size_t)b->a->P, 1);
+        b->chained = cs_calloc((size_t)b->nranks, 1);
     if (below > b->closed_below[rank])
         b->closed_below[rank] = below;
     if (!b->chained[rank]) {
@@ -219,7 +223,7 @@ static int is_implied(const cs_coll_builder_t *b, int32_t op)
 /* A new op of `rank`: it follows the rank's last wait and is outstanding. */
 static int32_t issued(cs_coll_builder_t *b, int rank, int32_t op)
 {
-    if (op < 0 || rank < 0 || rank >= b->a->P)
+    if (op < 0 || rank < 0 || rank >= b->nranks)
         return -1;
     for (int32_t i = 0; i < b->after[rank].n; i++)
         cs_program_dep(b->p, op, b->after[rank].v[i], CS_DEP_AFTER);
@@ -351,13 +355,13 @@ void cs_coll_wait_recvs(cs_coll_builder_t *b, int rank)
 
 void cs_coll_wait_recvs_all(cs_coll_builder_t *b)
 {
-    for (int r = 0; r < b->a->P; r++)
+    for (int r = 0; r < b->nranks; r++)
         cs_coll_wait_recvs(b, r);
 }
 
 void cs_coll_wait_all(cs_coll_builder_t *b)
 {
-    for (int r = 0; r < b->a->P; r++)
+    for (int r = 0; r < b->nranks; r++)
         cs_coll_wait(b, r);
 }
 
@@ -578,6 +582,21 @@ int cs_coll_build_run(const cs_coll_algo_t *algo, cs_coll_builder_t *b, cs_error
 
 int64_t cs_coll_ops_rounds(int64_t P, int64_t k) { return k * P * cs_coll_ceil_log2(P); }
 
+int cs_coll_needs_switches(const cs_coll_algo_t *algo)
+{
+    for (int i = 0; cs_coll_algos_nccl_innet[i]; i++)
+        if (cs_coll_algos_nccl_innet[i] == algo)
+            return 1;
+    return 0;
+}
+
+int cs_coll_extra_ranks(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
+{
+    if (!a->hints || a->hints->nswitches <= 0 || !cs_coll_needs_switches(algo))
+        return 0;
+    return a->hints->nswitches;
+}
+
 int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a)
 {
     return algo->max_ops && a->P >= 1 ? algo->max_ops(a) : -1;
@@ -595,6 +614,11 @@ int cs_coll_check_count(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int
                             "(%lld: the executor names ops in 31 bits)",
                             cs_coll_name(algo->kind), algo->name, (long long)n, a->P,
                             (long long)limit);
+    if (cs_coll_extra_ranks(algo, a)) /* built whole only: fewer pieces is the way out */
+        return cs_error_set(err, CS_ERR_NOMEM,
+                            "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): "
+                            "give it a larger chunk= (fewer pieces)", cs_coll_name(algo->kind),
+                            algo->name, (long long)n, a->P, (long long)limit);
     return cs_error_set(err, CS_ERR_NOMEM,
                         "%s/%s: %lld ops at P = %d, more than a whole program holds (%lld): run "
                         "it windowed (the default; drop --whole)",
@@ -612,7 +636,7 @@ int cs_coll_build(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_progra
     if ((rc = cs_coll_build_check(a, err)) ||
         (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_OPS, 0, err)))
         return rc;
-    p = cs_program_new(a->P);
+    p = cs_program_new(a->P + cs_coll_extra_ranks(algo, a));
     b = cs_coll_builder_new(p, a);
     rc = cs_coll_build_run(algo, b, err);
     cs_coll_builder_free(b);

@@ -58,6 +58,22 @@ typedef struct cs_coll_hints {
      * for the per-dimension algorithms.  0: none. */
     int ndims;
     const int *dims;
+    /* Switches that reduce in the network (issue 36: SHARP, NVLS), for the
+     * in-network algorithms (nccl_innet.c).  Such an algorithm's program
+     * has nswitches ranks more than P: rank P + s is switch s (the
+     * placement runs it on the switch), it combines what it receives, at
+     * the switch's rate (sw_num / sw_den ticks per byte: the algorithm
+     * emits the calc with those ticks) and holds at most sw_buf[s] bytes
+     * at once (the algorithm keeps fewer chunks in flight).  Switch s's
+     * member ranks (those linked to it) are sw_member[sw_first[s] ..
+     * sw_first[s+1]) in increasing order; the reducing switches above it
+     * (linked to it, farther from the ranks: a fat-tree leaf's spines) are
+     * sw_up[sw_up_first[s] .. sw_up_first[s+1]) in switch order, and
+     * sw_parent[s] is the first of them, or -1.  An algorithm that builds
+     * several trees may root them on different switches above.  0: none. */
+    int nswitches;
+    const int32_t *sw_first, *sw_member, *sw_parent, *sw_up_first, *sw_up;
+    const int64_t *sw_num, *sw_den, *sw_buf;
 } cs_coll_hints_t;
 #define CS_COLL_MAX_DIMS 8
 
@@ -192,6 +208,16 @@ typedef struct cs_coll_algo {
 const cs_coll_algo_t *const *cs_coll_algos(int *count);
 /* Finds "coll/name" or, with name NULL, the collective's default algorithm. */
 int cs_coll_find(cs_coll_kind_t k, const char *name, const cs_coll_algo_t **out, cs_error_t *err);
+
+/* 1 if algo runs only on a machine with switches that reduce in the
+ * network (the in-network table, coll/nccl.h): a loop over every
+ * algorithm on another machine leaves it out. */
+int cs_coll_needs_switches(const struct cs_coll_algo *algo);
+/* The ranks algo's program has beyond a->P: the reducing switches of the
+ * hints (cs_coll_hints_t.nswitches) for the in-network algorithms (the
+ * table cs_coll_algos_nccl_innet, coll/nccl.h), 0 for every other
+ * algorithm.  A front end places rank P + s on switch s's node. */
+int cs_coll_extra_ranks(const struct cs_coll_algo *algo, const cs_coll_args_t *a);
 
 /* The algorithm's op count bound (max_ops), or -1 when it has none. */
 int64_t cs_coll_max_ops(const cs_coll_algo_t *algo, const cs_coll_args_t *a);

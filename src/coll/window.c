@@ -242,6 +242,10 @@ int cs_coll_generate(const cs_coll_algo_t *algo, const cs_coll_args_t *a, int32_
     if ((rc = cs_coll_build_check(a, err)) ||
         (rc = cs_coll_check_count(algo, a, CS_PROGRAM_MAX_WINDOW_OPS, 1, err)))
         return rc;
+    if (cs_coll_extra_ranks(algo, a))
+        return cs_error_set(err, CS_ERR_USAGE, "%s/%s runs on the network's switches as well "
+                            "as its ranks: it has no windowed build (run it whole, "
+                            "--whole)", cs_coll_name(algo->kind), algo->name);
     w = cs_calloc(1, sizeof *w);
     w->algo = algo;
     w->args = *a;
@@ -317,6 +321,10 @@ int cs_coll_scan(const cs_coll_algo_t *algo, const cs_coll_args_t *a, cs_coll_sc
     int rc;
     if ((rc = cs_coll_build_check(a, err)))
         return rc;
+    if (cs_coll_extra_ranks(algo, a))
+        return cs_error_set(err, CS_ERR_USAGE, "%s/%s runs on the network's switches as well "
+                            "as its ranks: it has no windowed build", cs_coll_name(algo->kind),
+                            algo->name);
     memset(&s, 0, sizeof s);
     s.p = cs_program_new(a->P);
     cs_program_set_windowed(s.p);

@@ -86,6 +86,11 @@ typedef struct cs_net_params {
     int recv_ports;
     cs_tick_t send_overhead; /* after the ports are taken, before the first unit */
     cs_tick_t recv_overhead; /* after the last unit arrives, before completion */
+    /* optional: per node, its send and its receive ports both (0 =
+     * unlimited), in place of send_ports and recv_ports: a switch that
+     * reduces in the network (issue 36) takes from and sends on all its
+     * ports at once.  NULL: the uniform counts. */
+    const int32_t *node_ports;
     const int64_t *chan_ser_num;      /* optional per-channel overrides */
     const int64_t *chan_ser_den;
     const cs_tick_t *chan_wire_lat;

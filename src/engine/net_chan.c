@@ -192,10 +192,20 @@ void cs_net_i_k_dec(cs_net_chan_t *n, int chan)
 
 /* ---- ports ------------------------------------------------------------ */
 
+/* The send and receive ports of a node (0: unlimited). */
+static int send_ports(const cs_net_chan_t *n, int node)
+{
+    return n->p.node_ports ? n->p.node_ports[node] : n->p.send_ports;
+}
+static int recv_ports(const cs_net_chan_t *n, int node)
+{
+    return n->p.node_ports ? n->p.node_ports[node] : n->p.recv_ports;
+}
+
 static int ports_free(const cs_net_chan_t *n, const msg_t *m)
 {
-    return (!n->p.send_ports || n->send_busy[m->src] < n->p.send_ports) &&
-           (!n->p.recv_ports || n->recv_busy[m->dst] < n->p.recv_ports);
+    int sp = send_ports(n, m->src), rp = recv_ports(n, m->dst);
+    return (!sp || n->send_busy[m->src] < sp) && (!rp || n->recv_busy[m->dst] < rp);
 }
 
 static void wait_append(cs_net_chan_t *n, uint32_t id)
@@ -269,9 +279,9 @@ static void ports_released(cs_net_chan_t *n, int src, int dst)
         }
         /* every waiter of the source's list needs its send port, every
          * waiter of the destination's list its receive port */
-        if (n->p.send_ports && n->send_busy[src] >= n->p.send_ports)
+        if (send_ports(n, src) && n->send_busy[src] >= send_ports(n, src))
             a = NIL32;
-        if (n->p.recv_ports && n->recv_busy[dst] >= n->p.recv_ports)
+        if (recv_ports(n, dst) && n->recv_busy[dst] >= recv_ports(n, dst))
             b = NIL32;
     }
 }

@@ -124,6 +124,11 @@ static int build(cs_tracecoll_t *tc, const cs_tracecoll_call_t *c, const cs_coll
                            o->algo_opts ? o->algo_opts[c->kind] : NULL,
                            1 /* its ops are copied below without descriptors */};
     cs_program_t *cp;
+    if (cs_coll_extra_ranks(algo, &args)) /* its switch ranks have no place in the trace */
+        return cs_error_set(err, CS_ERR_USAGE, "%s: %s/%s runs on the network's reducing "
+                            "switches as well as the ranks: it cannot expand a trace's "
+                            "collective (run it with collsim run)", c->where,
+                            cs_coll_name(algo->kind), algo->name);
     if ((rc = cs_coll_build(algo, &args, &cp, err))) {
         char name[128];
         cs_error_prefix(err, "%s: %s with %s/%s on %d ranks", c->where,

@@ -223,6 +223,10 @@ void cs_machine_free(cs_machine_t *m)
     cs_topo_free(m->topo);
     free(m->ring_order);
     free(m->node_group);
+    free(m->red_node);
+    free(m->red_num);
+    free(m->red_den);
+    free(m->red_buf);
     free(m->spec);
     free(m);
 }
@@ -250,6 +254,12 @@ int cs_machine_netdesc(const cs_machine_t *m, cs_netdesc_t **out, cs_error_t *er
                                  cs_machine_channel_bandwidth(m, 2 * l),
                                  (double)lat * m->tick_seconds, 1, 0, err);
     }
+    /* reducing switches (issue 36): the rate back from ticks per byte */
+    for (int s = 0; s < m->nred && rc == CS_OK; s++)
+        rc = cs_netdesc_set_reduce(d, m->red_node[s],
+                                   (double)m->red_den[s] /
+                                       ((double)m->red_num[s] * m->tick_seconds),
+                                   m->red_buf[s], err);
     if (rc) {
         cs_netdesc_free(d);
         return rc;
@@ -502,6 +512,120 @@ static int32_t *hints_gateway(const cs_machine_t *m, int P, const int32_t *r2n,
     return gw;
 }
 
+/* The reducing switches in rank space (cs_coll_hints_t.nswitches): members
+ * are the placed ranks linked to a switch, the parent a reducing neighbour
+ * one level up: every node's distance from the rank nodes (breadth-first
+ * over the links) orders the levels, so that a fat-tree's leaf finds a
+ * spine and never another leaf, and the lowest node id among the spines
+ * makes every leaf of a two-level tree pick the same one.  O(nodes +
+ * channels). */
+static void hints_switches(cs_machine_hints_t *h, const cs_machine_t *m, int P,
+                           const int32_t *r2n)
+{
+    const cs_topo_t *t = m->topo;
+    int nodes = cs_topo_nodes(t), nch = cs_topo_channels(t), S = m->nred;
+    int rank_nodes = cs_machine_nodes(m);
+    int32_t *first = cs_calloc((size_t)nodes + 1, sizeof *first);
+    int32_t *adj = cs_malloc((size_t)(nch ? nch : 1) * sizeof *adj);
+    int32_t *dist = cs_malloc((size_t)nodes * sizeof *dist);
+    int32_t *queue = cs_malloc((size_t)nodes * sizeof *queue);
+    int32_t *node_rank = cs_malloc((size_t)nodes * sizeof *node_rank);
+    int32_t *node_sw = cs_malloc((size_t)nodes * sizeof *node_sw);
+    int32_t head = 0, tail = 0;
+
+    /* adjacency in channel order (a node's neighbours by channel id) */
+    for (int c = 0; c < nch; c++)
+        first[cs_topo_channel_src(t, c) + 1]++;
+    for (int u = 0; u < nodes; u++)
+        first[u + 1] += first[u];
+    int32_t *fill = cs_malloc((size_t)(nodes ? nodes : 1) * sizeof *fill);
+    memcpy(fill, first, (size_t)nodes * sizeof *fill);
+    for (int c = 0; c < nch; c++)
+        adj[fill[cs_topo_channel_src(t, c)]++] = cs_topo_channel_dst(t, c);
+    free(fill);
+    for (int u = 0; u < nodes; u++) {
+        node_rank[u] = node_sw[u] = -1;
+        dist[u] = u < rank_nodes ? 0 : -1;
+        if (u < rank_nodes)
+            queue[tail++] = u;
+    }
+    while (head < tail) {
+        int32_t u = queue[head++];
+        for (int32_t i = first[u]; i < first[u + 1]; i++)
+            if (dist[adj[i]] < 0) {
+                dist[adj[i]] = dist[u] + 1;
+                queue[tail++] = adj[i];
+            }
+    }
+    for (int r = 0; r < P; r++)
+        node_rank[r2n ? r2n[r] : r] = r;
+    for (int s = 0; s < S; s++)
+        node_sw[m->red_node[s]] = s;
+
+    h->sw_first = cs_malloc(((size_t)S + 1) * sizeof *h->sw_first);
+    h->sw_parent = cs_malloc((size_t)S * sizeof *h->sw_parent);
+    h->sw_node = cs_malloc((size_t)S * sizeof *h->sw_node);
+    int32_t nmem = 0, nup = 0;
+    for (int s = 0; s < S; s++) {
+        int32_t u = m->red_node[s];
+        for (int32_t i = first[u]; i < first[u + 1]; i++) {
+            nmem += node_rank[adj[i]] >= 0;
+            nup += node_sw[adj[i]] >= 0 && dist[adj[i]] > dist[u];
+        }
+    }
+    h->sw_member = cs_malloc((size_t)(nmem ? nmem : 1) * sizeof *h->sw_member);
+    h->sw_up_first = cs_malloc(((size_t)S + 1) * sizeof *h->sw_up_first);
+    h->sw_up = cs_malloc((size_t)(nup ? nup : 1) * sizeof *h->sw_up);
+    nmem = nup = 0;
+    for (int s = 0; s < S; s++) {
+        int32_t u = m->red_node[s];
+        h->sw_first[s] = nmem;
+        h->sw_up_first[s] = nup;
+        h->sw_node[s] = u;
+        for (int32_t i = first[u]; i < first[u + 1]; i++) {
+            int32_t v = adj[i];
+            if (node_rank[v] >= 0)
+                h->sw_member[nmem++] = node_rank[v];
+            else if (node_sw[v] >= 0 && dist[v] > dist[u])
+                h->sw_up[nup++] = node_sw[v];
+        }
+        /* the switches above in node order (switch index order: red_node
+         * is in node order); the parent is the first */
+        for (int32_t i = h->sw_up_first[s] + 1; i < nup; i++)
+            for (int32_t j = i; j > h->sw_up_first[s] && h->sw_up[j - 1] > h->sw_up[j]; j--) {
+                int32_t x = h->sw_up[j];
+                h->sw_up[j] = h->sw_up[j - 1];
+                h->sw_up[j - 1] = x;
+            }
+        h->sw_parent[s] = nup > h->sw_up_first[s] ? h->sw_up[h->sw_up_first[s]] : -1;
+        /* members in increasing rank order (insertion sort: a switch has
+         * a few tens of ports) */
+        for (int32_t i = h->sw_first[s] + 1; i < nmem; i++)
+            for (int32_t j = i; j > h->sw_first[s] && h->sw_member[j - 1] > h->sw_member[j]; j--) {
+                int32_t x = h->sw_member[j];
+                h->sw_member[j] = h->sw_member[j - 1];
+                h->sw_member[j - 1] = x;
+            }
+    }
+    h->sw_first[S] = nmem;
+    h->sw_up_first[S] = nup;
+    free(first);
+    free(adj);
+    free(dist);
+    free(queue);
+    free(node_rank);
+    free(node_sw);
+    h->coll.nswitches = S;
+    h->coll.sw_first = h->sw_first;
+    h->coll.sw_member = h->sw_member;
+    h->coll.sw_parent = h->sw_parent;
+    h->coll.sw_up_first = h->sw_up_first;
+    h->coll.sw_up = h->sw_up;
+    h->coll.sw_num = m->red_num;
+    h->coll.sw_den = m->red_den;
+    h->coll.sw_buf = m->red_buf;
+}
+
 void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,
                            const int32_t *rank_to_node)
 {
@@ -549,6 +673,8 @@ void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,
         h->coll.ndims = m->ndims;
         h->coll.dims = m->dims;
     }
+    if (m->nred > 0)
+        hints_switches(h, m, P, rank_to_node);
 }
 
 void cs_machine_hints_destroy(cs_machine_hints_t *h)
@@ -556,5 +682,11 @@ void cs_machine_hints_destroy(cs_machine_hints_t *h)
     free(h->ring);
     free(h->group);
     free(h->gateway);
+    free(h->sw_first);
+    free(h->sw_member);
+    free(h->sw_parent);
+    free(h->sw_up_first);
+    free(h->sw_up);
+    free(h->sw_node);
     memset(h, 0, sizeof *h);
 }

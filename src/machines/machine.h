@@ -116,6 +116,14 @@ typedef struct cs_machine {
     /* Dimensions hint: the rank nodes form a lattice (cs_coll_hints_t.dims);
      * ndims 0: none. */
     int ndims, dims[8];
+    /* Switches that reduce in the network (issue 36: SHARP, NVLS): nred
+     * nodes red_node[] (network nodes, not rank nodes), each combining
+     * what it receives in ceil(bytes * red_num / red_den) ticks per byte
+     * of result and holding at most red_buf bytes at once.  nred 0: none.
+     * Owned. */
+    int nred;
+    int32_t *red_node;
+    int64_t *red_num, *red_den, *red_buf;
     void *impl;              /* machine-private state, freed by type->destroy */
 } cs_machine_t;
 
@@ -318,6 +326,11 @@ const char *cs_machine_count_text(const cs_machine_t *m, char *buf, size_t len);
  *   group    each rank's node group, groups no rank uses dropped and the
  *            rest renumbered in order of first use (absent unless at least
  *            two groups are used);
+ *   switches m's reducing switches in the order of m->red_node: each one's
+ *            member ranks (those whose node has a link to it), the reducing
+ *            switches above it (those it has a link to that lie farther from
+ *            the rank nodes, in node order), its parent (the first of them;
+ *            -1 for none), its rate and buffer;
  *   grid     m's grid when the ranks are the whole grid in node order;
  *   dims     m's dimensions, likewise when the ranks are all rank nodes in
  *            node order;
@@ -334,6 +347,11 @@ const char *cs_machine_count_text(const cs_machine_t *m, char *buf, size_t len);
 typedef struct cs_machine_hints {
     cs_coll_hints_t coll;        /* what algorithms see; points into the arrays below */
     int32_t *ring, *group, *gateway; /* owned, or NULL */
+    /* the reducing switches (m->nred of them) in rank space: see
+     * cs_coll_hints_t.nswitches; sw_node[s] is switch s's node, where an
+     * in-network algorithm's rank P + s runs (the placement appends them).
+     * Owned, or NULL without reducing switches. */
+    int32_t *sw_first, *sw_member, *sw_parent, *sw_node, *sw_up_first, *sw_up;
 } cs_machine_hints_t;
 
 void cs_machine_hints_init(cs_machine_hints_t *h, const cs_machine_t *m, int P,

@@ -45,7 +45,14 @@ static const char *const keys[] = {
     /* generators' own keys (each reads its own; netgen.h) */
     "k", "n", "levels", "down", "up", "par", "nodes", "gpus", "nvbw", "nvlat", "radix", "hosts",
     "backbone", "backlat", "dims", "a", "p", "h", "g", "arrangement", "gbw", "glat",
-    "ugal_threshold", NULL};
+    "ugal_threshold", "nvswitch", "nvls_rate", "nvls_buf",
+    /* switches that reduce (issue 36) */
+    "sharp", "sharp_rate", "sharp_buf", NULL};
+
+/* sharp=: which switches reduce besides those a file or generator
+ * declares.  A leaf has a link to a host; a spine has none. */
+static const char *const sharp_names[] = {"none", "leaf", "spine", "all", NULL};
+enum { SHARP_NONE, SHARP_LEAF, SHARP_SPINE, SHARP_ALL };
 
 typedef struct net {
     cs_netdesc_t *d;
@@ -60,6 +67,7 @@ typedef struct net {
     int64_t ugal_threshold;
     int ugal_view;       /* CS_NETDESC_UGAL_LOCAL or _GLOBAL */
     int32_t *level;      /* per machine node, for tree drawings; NULL: none */
+    int32_t *node_ports; /* per machine node with reducing switches, else NULL */
     int grouped;         /* every node, switches too, has a group */
     cs_topo_t *shape;    /* a standard shape whose routes these are, or NULL */
     cs_hop_t *shape_hops;
@@ -99,7 +107,76 @@ static void net_destroy(void *impl)
     free(n->level);
     cs_topo_free(n->shape);
     free(n->shape_hops);
+    free(n->node_ports);
     free(n);
+}
+
+/* sharp=: makes the chosen switches reduce at `rate` (0: each at line
+ * rate on all its ports, the sum of its links' bandwidths, so that a
+ * switch is never slower than the data it can take in) with `buf` bytes,
+ * except those the description made reducing already (an NVSwitch, a
+ * file's own attribute), which keep their own rate. */
+static int net_sharp(net_t *n, int which, double rate, int64_t buf, cs_error_t *err)
+{
+    int32_t nodes = cs_netdesc_nodes(n->d), nlinks = cs_netdesc_nlinks(n->d);
+    uint8_t *leaf;
+    double *line;
+    int rc = CS_OK;
+    if (which == SHARP_NONE)
+        return CS_OK;
+    leaf = cs_calloc((size_t)nodes, 1);
+    line = cs_calloc((size_t)nodes, sizeof *line);
+    for (int32_t i = 0; i < nlinks; i++) {
+        const cs_netlink_t *l = cs_netdesc_link(n->d, i);
+        if (cs_netdesc_kind(n->d, l->u) == CS_NETNODE_HOST)
+            leaf[l->v] = 1;
+        if (cs_netdesc_kind(n->d, l->v) == CS_NETNODE_HOST)
+            leaf[l->u] = 1;
+        line[l->u] += l->bw * l->mult;
+        line[l->v] += l->bw * l->mult;
+    }
+    for (int32_t v = 0; v < nodes && rc == CS_OK; v++)
+        if (cs_netdesc_kind(n->d, v) == CS_NETNODE_SWITCH && !cs_netdesc_reduce(n->d, v, NULL) &&
+            (which == SHARP_ALL || (which == SHARP_LEAF) == leaf[v]))
+            rc = cs_netdesc_set_reduce(n->d, v, rate > 0 ? rate : line[v], buf, err);
+    free(leaf);
+    free(line);
+    return rc;
+}
+
+/* The reducing switches as the machine's table (machine numbering, in
+ * node order) and their ports: a reducing switch takes and sends on all
+ * its ports at once (engine/net.h, node_ports).  Nothing without one, so
+ * that other networks run as before. */
+static int net_reducers(cs_machine_t *m, net_t *n, double tick, int64_t ports, cs_error_t *err)
+{
+    int32_t nodes = cs_netdesc_nodes(n->d);
+    int S = 0, rc;
+    for (int32_t i = 0; i < nodes; i++)
+        S += cs_netdesc_reduce(n->d, n->old_of[i], NULL) > 0;
+    if (!S)
+        return CS_OK;
+    m->red_node = cs_malloc((size_t)S * sizeof *m->red_node);
+    m->red_num = cs_malloc((size_t)S * sizeof *m->red_num);
+    m->red_den = cs_malloc((size_t)S * sizeof *m->red_den);
+    m->red_buf = cs_malloc((size_t)S * sizeof *m->red_buf);
+    n->node_ports = cs_malloc((size_t)nodes * sizeof *n->node_ports);
+    for (int32_t i = 0; i < nodes; i++) {
+        int64_t buf;
+        double rate = cs_netdesc_reduce(n->d, n->old_of[i], &buf);
+        n->node_ports[i] = rate > 0 ? 0 : (int32_t)ports;
+        if (rate <= 0)
+            continue;
+        if ((rc = cs_spec_tick_ratio("sharp_rate", 1.0 / rate, tick, &m->red_num[m->nred],
+                                     &m->red_den[m->nred], err))) {
+            cs_error_prefix(err, "%s: switch %d", cs_netdesc_source(n->d), (int)n->old_of[i]);
+            return rc;
+        }
+        m->red_node[m->nred] = i;
+        m->red_buf[m->nred++] = buf;
+    }
+    m->net.node_ports = n->node_ports;
+    return CS_OK;
 }
 
 /* Link l's channel from node u (machine numbering) to its other end. */
@@ -139,10 +216,28 @@ static uint64_t pair_salt(int src, int dst)
     return salt ^ salt >> 29;
 }
 
+/* A message from or to a switch (an in-network algorithm's switch rank,
+ * issue 36: a host and the switch it sends to, a switch and its parent)
+ * crosses the link between the two: the generators route between hosts
+ * only.  -1 without such a link. */
+static int net_switch_hop(const net_t *n, int src, int dst, cs_hop_t *hops, int max)
+{
+    int32_t l = cs_netdesc_find_link(n->d, n->old_of[src], n->old_of[dst]);
+    if (l < 0 || max < 1)
+        return -1;
+    hops[0].chan = link_chan(n, l, src);
+    hops[0].vc = 0;
+    return 1;
+}
+
+static int net_is_switch(const net_t *n, int node) { return node >= cs_netdesc_hosts(n->d); }
+
 /* The generator's route. */
 static int net_route(const cs_topo_t *t, void *ctx, int src, int dst, cs_hop_t *hops, int max)
 {
     (void)t;
+    if (net_is_switch(ctx, src) || net_is_switch(ctx, dst))
+        return net_switch_hop(ctx, src, dst, hops, max);
     return net_path(ctx, cs_netdesc_route, src, dst, pair_salt(src, dst), hops, max);
 }
 
@@ -178,6 +273,8 @@ static int net_route_ugal(const cs_topo_t *t, void *ctx, int src, int dst,
 {
     net_t *n = ctx;
     uint64_t salt = pair_salt(src, dst), mix;
+    if (net_is_switch(n, src) || net_is_switch(n, dst))
+        return net_switch_hop(n, src, dst, hops, max);
     int hm = net_path(n, cs_netdesc_route, src, dst, salt, hops, max), hn;
     (void)t;
     if (hm < 2 || !load)
@@ -446,7 +543,25 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
      * limits (CS_NETGEN_MAX_NODES); the machine's tables, routes and
      * engine, many times its size, wait for the node limit */
     const cs_netfile_format_info_t *origin = NULL;
+    int sharp;
+    double sharp_rate;
+    int64_t sharp_buf;
+    if ((rc = cs_spec_get_choice(spec, "sharp", sharp_names, SHARP_NONE, &sharp, err)) ||
+        (rc = cs_spec_get_bandwidth(spec, "sharp_rate", 0, &sharp_rate, err)) ||
+        (rc = cs_spec_get_bytes(spec, "sharp_buf", 4 << 20, &sharp_buf, err)))
+        return rc;
+    if (sharp == SHARP_NONE && (cs_spec_get(spec, "sharp_rate") || cs_spec_get(spec, "sharp_buf"))) {
+        const char *k = cs_spec_get(spec, "sharp_rate") ? "sharp_rate" : "sharp_buf";
+        return cs_error_set(err, CS_ERR_USAGE, "%s=%s: no switch is made reducing (give "
+                            "sharp=leaf|spine|all)", k, cs_spec_get(spec, k));
+    }
+    if ((cs_spec_get(spec, "sharp_rate") && !(sharp_rate > 0)) || sharp_buf < 1) {
+        const char *k = sharp_buf >= 1 ? "sharp_rate" : "sharp_buf";
+        return cs_error_set(err, CS_ERR_RANGE, "%s=%s: a reducing switch needs a rate > 0 and a "
+                            "buffer of at least 1 byte", k, cs_spec_get(spec, k));
+    }
     if ((rc = net_describe(spec, bw, lat, &n->d, &origin, err)) ||
+        (rc = net_sharp(n, sharp, sharp_rate, sharp_buf, err)) ||
         (rc = cs_netdesc_check(n->d, err)) ||
         (rc = cs_spec_check_nodes(spec, cs_netdesc_nodes(n->d), err)))
         return rc;
@@ -557,6 +672,8 @@ static int create(cs_spec_t *spec, cs_machine_t *m, cs_error_t *err)
     m->net.chan_wire_lat = n->wire_lat;
     m->net.ser_num = nlinks ? n->ser_num[0] : 1;
     m->net.ser_den = nlinks ? n->ser_den[0] : 1;
+    if ((rc = net_reducers(m, n, tick, ports, err)))
+        return rc;
 
     /* the normalised spec: the keys as given, then the machine's own
      * settings that were left at their defaults */
@@ -609,6 +726,28 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
         fprintf(f, "bisection %s (the closed form of the %s shape)\n",
                 cs_units_spec_bandwidth(bis, b, sizeof b),
                 cs_netdesc_shape(n->d) ? cs_netdesc_shape(n->d) : "network's");
+    if (m->nred > 0) {
+        /* the switches that reduce (issue 36): how many, and the range of
+         * their rates and buffers */
+        double lo = 0, hi = 0;
+        int64_t blo = 0, bhi = 0;
+        for (int s = 0; s < m->nred; s++) {
+            double r = cs_netdesc_reduce(n->d, n->old_of[m->red_node[s]], NULL);
+            lo = !s || r < lo ? r : lo;
+            hi = !s || r > hi ? r : hi;
+            blo = !s || m->red_buf[s] < blo ? m->red_buf[s] : blo;
+            bhi = !s || m->red_buf[s] > bhi ? m->red_buf[s] : bhi;
+        }
+        char r1[32], r2[32], b1[32], b2[32];
+        cs_units_spec_bandwidth(lo, r1, sizeof r1);
+        cs_units_spec_bandwidth(hi, r2, sizeof r2);
+        cs_units_format_bytes(blo, b1, sizeof b1);
+        cs_units_format_bytes(bhi, b2, sizeof b2);
+        fprintf(f, "reducing  %d switch%s in the network at %s%s%s, buffer %s%s%s "
+                   "(in-network algorithms run them as ranks)\n", m->nred,
+                m->nred == 1 ? " reduces" : "es reduce", r1, lo != hi ? ".." : "", lo != hi ? r2 : "", b1,
+                blo != bhi ? ".." : "", blo != bhi ? b2 : "");
+    }
     if (n->alpha_from == NET_ALPHA_GIVEN)
         fprintf(f, "alpha     %s per message (given)\n",
                 cs_units_spec_seconds(n->alpha, b, sizeof b));
@@ -669,7 +808,8 @@ const cs_machine_type_t cs_machine_net = {
     .usage = "net:gen=fattree|dragonfly|torus|mesh|hyperx|twotier|star[,GENERATOR KEYS] or "
              "net:file=PATH[,format=auto|edgelist|graphml|simgrid|astra]; [,routing=R][,bw=100Gbps]"
              "[,lat=0][,alpha=1us][,hop=0][,ports=1][,packet=4KiB][,buf=8][,tick=1ps]"
-             "[,reduce=0][,fluid_latency=last|first][,fluid_share=equal|latency]",
+             "[,reduce=0][,fluid_latency=last|first][,fluid_share=equal|latency]"
+             "[,sharp=none|leaf|spine|all,sharp_rate=BW,sharp_buf=4MiB]",
     .keys = keys,
     .file_keys = (const cs_filekey_t[]){{"file", CS_FILEKEY_READ}, {NULL, 0}},
     .example = "net:gen=fattree,k=4,n=2",

@@ -38,6 +38,11 @@ struct cs_netdesc {
     double bisection;
     int ndims, dims[CS_NETDESC_MAX_DIMS];
     char *shape;
+    /* reducing switches (issue 36): per node, grown to red_n entries when
+     * the first is declared, so that networks without one keep no table */
+    double *red_rate;
+    int64_t *red_buf;
+    int32_t red_n;
 };
 
 cs_netdesc_t *cs_netdesc_new(const char *source)
@@ -60,6 +65,8 @@ void cs_netdesc_free(cs_netdesc_t *d)
     if (d->route_free)
         d->route_free(d->route_ctx);
     free(d->shape);
+    free(d->red_rate);
+    free(d->red_buf);
     free(d->source);
     free(d);
 }
@@ -222,6 +229,44 @@ void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level)
 {
     if (node >= 0 && node < d->nnodes)
         d->nodes[node].level = (int16_t)(level < -1 ? -1 : level > INT16_MAX ? INT16_MAX : level);
+}
+
+int cs_netdesc_set_reduce(cs_netdesc_t *d, int32_t node, double rate, int64_t buf,
+                          cs_error_t *err)
+{
+    if (node < 0 || node >= d->nnodes)
+        return cs_error_set(err, CS_ERR_INTERNAL, "%s: no node %d to make reducing", d->source,
+                            (int)node);
+    if (d->nodes[node].kind != CS_NETNODE_SWITCH)
+        return cs_error_set(err, CS_ERR_PARSE, "%s: node %d is a host; only a switch reduces "
+                            "in the network", d->source, (int)node);
+    if (!(rate >= 0) || !isfinite(rate))
+        return cs_error_set(err, CS_ERR_PARSE, "%s: switch %d: reduction rate %g is not a "
+                            "bandwidth >= 0 (0: not reducing)", d->source, (int)node, rate);
+    if (rate > 0 && buf < 1)
+        return cs_error_set(err, CS_ERR_PARSE, "%s: switch %d: a reducing switch needs a "
+                            "buffer of at least 1 byte, got %lld", d->source, (int)node,
+                            (long long)buf);
+    if (d->red_n < d->nnodes) {
+        d->red_rate = cs_realloc(d->red_rate, (size_t)d->nnodes * sizeof *d->red_rate);
+        d->red_buf = cs_realloc(d->red_buf, (size_t)d->nnodes * sizeof *d->red_buf);
+        for (int32_t i = d->red_n; i < d->nnodes; i++) {
+            d->red_rate[i] = 0;
+            d->red_buf[i] = 0;
+        }
+        d->red_n = d->nnodes;
+    }
+    d->red_rate[node] = rate;
+    d->red_buf[node] = rate > 0 ? buf : 0;
+    return CS_OK;
+}
+
+double cs_netdesc_reduce(const cs_netdesc_t *d, int32_t node, int64_t *buf)
+{
+    int on = node >= 0 && node < d->red_n && d->red_rate[node] > 0;
+    if (buf)
+        *buf = on ? d->red_buf[node] : 0;
+    return on ? d->red_rate[node] : 0;
 }
 
 void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn fn, void *ctx,

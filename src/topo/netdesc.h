@@ -77,6 +77,16 @@ void cs_netdesc_set_shared(cs_netdesc_t *d, int32_t link);
 /* Sets a node's drawing level (0 = hosts, 1 = the switches above them, ...;
  * -1: none, the default). */
 void cs_netdesc_set_level(cs_netdesc_t *d, int32_t node, int level);
+/* Makes switch `node` reduce in the network (issue 36: SHARP, NVLS): it
+ * combines what hosts send it at `rate` bytes per second of result and
+ * holds at most `buf` bytes of partial results at once; rate 0 makes it
+ * an ordinary switch again.  CS_ERR_PARSE "SOURCE: ..." for a host, a rate
+ * that is negative or not finite, a buffer below 1 byte. */
+int cs_netdesc_set_reduce(cs_netdesc_t *d, int32_t node, double rate, int64_t buf,
+                          cs_error_t *err);
+/* The reduction rate of `node` (bytes/s) and, when buf is not NULL, its
+ * buffer (bytes); 0 (and 0) for a node that does not reduce. */
+double cs_netdesc_reduce(const cs_netdesc_t *d, int32_t node, int64_t *buf);
 /* Attaches the generator's routing: `name` for reports ("up/down
  * (d-mod-k)"), copied; ctx is freed with free_ctx (may be NULL) when d is. */
 void cs_netdesc_set_route(cs_netdesc_t *d, const char *name, cs_netdesc_route_fn fn, void *ctx,

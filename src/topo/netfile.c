@@ -34,7 +34,38 @@ static int el_fields(char *line, char **f)
     return n;
 }
 
-/* "host NAME [rank R]" and "switch NAME". */
+/* "switch NAME reduce=BW [buf=BYTES]": a switch that reduces in the
+ * network (issue 36). */
+static int el_reduce(cs_netfile_stage_t *st, char **f, int n, int32_t line, cs_error_t *err)
+{
+    char w[512];
+    double rate = 0;
+    int64_t buf = CS_NETFILE_REDUCE_BUF;
+    int32_t id;
+    int rc;
+    cs_netfile_where(cs_netfile_stage_path(st), line, w, sizeof w);
+    for (int i = 2; i < n; i++) {
+        if (!strncmp(f[i], "reduce=", 7) && i == 2) {
+            if ((rc = cs_units_parse_bandwidth(f[i] + 7, 1.0, &rate, err)))
+                return cs_netfile_reparse(err, "%sswitch %s: reduce", w, f[1]);
+            if (!(rate > 0))
+                return cs_error_set(err, CS_ERR_PARSE, "%sswitch %s: reduce=%s is not a rate "
+                                    "above 0", w, f[1], f[i] + 7);
+        } else if (!strncmp(f[i], "buf=", 4) && i == 3) {
+            if ((rc = cs_units_parse_bytes(f[i] + 4, &buf, err)))
+                return cs_netfile_reparse(err, "%sswitch %s: buf", w, f[1]);
+        } else {
+            return cs_error_set(err, CS_ERR_PARSE, "%sunknown field \"%s\": expected \"switch "
+                                "NAME [reduce=BW [buf=BYTES]]\"", w, f[i]);
+        }
+    }
+    if ((rc = cs_netfile_stage_node(st, f[1], line, &id, err)))
+        return rc;
+    cs_netfile_stage_set_reduce(st, id, rate, buf, line);
+    return CS_OK;
+}
+
+/* "host NAME [rank R]" and "switch NAME [reduce=BW [buf=BYTES]]". */
 static int el_declare(cs_netfile_stage_t *st, char **f, int n, int32_t line, cs_error_t *err)
 {
     char w[512];
@@ -45,9 +76,14 @@ static int el_declare(cs_netfile_stage_t *st, char **f, int n, int32_t line, cs_
     cs_netfile_where(cs_netfile_stage_path(st), line, w, sizeof w);
     if (n < 2)
         return cs_error_set(err, CS_ERR_PARSE, "%s\"%s\" needs a node name", w, f[0]);
+    if (is_switch && n > 2 && n < EL_MAX_FIELDS && (rc = el_reduce(st, f, n, line, err)))
+        return rc;
+    if (is_switch && n > 2 && n < EL_MAX_FIELDS)
+        n = 2;
     if (n > (is_switch ? 2 : 4) || (n == 3 && !is_switch))
         return cs_error_set(err, CS_ERR_PARSE, "%stoo many fields: expected \"%s\"", w,
-                            is_switch ? "switch NAME" : "host NAME [rank R]");
+                            is_switch ? "switch NAME [reduce=BW [buf=BYTES]]"
+                                      : "host NAME [rank R]");
     if (n == 4 && strcmp(f[2], "rank"))
         return cs_error_set(err, CS_ERR_PARSE, "%sunknown keyword \"%s\" (a host line is "
                             "\"host NAME [rank R]\")", w, f[2]);
@@ -134,7 +170,7 @@ static int read_edgelist(const cs_source_t *file, double dflt_bw, double dflt_la
 /* ---- GraphML (igraph) ----------------------------------------------------------- */
 
 static const char *const gml_node_attrs[] = {"id", "kind", "rank", "group", "level", "label",
-                                              NULL};
+                                              "reduce", "reduce_buf", NULL};
 static const char *const gml_edge_attrs[] = {"id", "bandwidth", "latency", "multiplicity", NULL};
 
 static int in_list(const char *s, const char *const *list)
@@ -275,6 +311,22 @@ static int gml_nodes(cs_netfile_stage_t *st, const gml_attrs_t *a,
             return cs_error_set(err, CS_ERR_PARSE, "%s%s: a switch has no rank", w, elem);
         cs_netfile_stage_set_rank(st, n, rank, line);
         cs_netfile_stage_set_hints(st, n, (int32_t)group, (int)level);
+        /* a reducing switch (issue 36): its rate (the scan checked it as
+         * a bandwidth) and buffer */
+        const char *red = gml_value(a, 1, "reduce", i, b, sizeof b);
+        char bb[64];
+        const char *rbuf = gml_value(a, 1, "reduce_buf", i, bb, sizeof bb);
+        double rate = 0;
+        int64_t buf = CS_NETFILE_REDUCE_BUF;
+        if (*red && (rc = cs_units_parse_bandwidth(red, 1.0, &rate, err)))
+            return cs_netfile_reparse(err, "%s%s: reduce", w, elem);
+        if (*rbuf && (rc = cs_units_parse_bytes(rbuf, &buf, err)))
+            return cs_netfile_reparse(err, "%s%s: reduce_buf", w, elem);
+        if (*rbuf && !*red)
+            return cs_error_set(err, CS_ERR_PARSE, "%s%s: reduce_buf without reduce (the "
+                                "switch's reduction rate)", w, elem);
+        if (*red)
+            cs_netfile_stage_set_reduce(st, n, rate, buf, line);
     }
     return CS_OK;
 }
@@ -337,7 +389,7 @@ static int gml_stage(cs_netfile_stage_t *st, const igraph_t *g,
                           (long long)igraph_vcount(g), CS_NETGEN_MAX_NODES);
     else if (!(rc = gml_check_names(path, &gnames, "graph", gml_graph_attrs, "routing", err)) &&
              !(rc = gml_check_names(path, &va.names, "node", gml_node_attrs,
-                                    "kind, rank, group, level, label", err)) &&
+                                    "kind, rank, group, level, label, reduce, reduce_buf", err)) &&
              !(rc = gml_check_names(path, &enames, "edge", gml_edge_attrs,
                                     "bandwidth, latency, multiplicity", err)) &&
              !(rc = gml_nodes(st, &va, scan, err)))
@@ -453,6 +505,9 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
         {"latency", "edge", "double", NULL}, {"multiplicity", "edge", "int", NULL},
     };
     int32_t rank = 0;
+    int reducing = 0; /* the keys of reducing switches only where there are some */
+    for (int32_t i = 0; i < cs_netdesc_nodes(d) && !reducing; i++)
+        reducing = cs_netdesc_reduce(d, i, NULL) > 0;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<!-- written by collsim: bandwidth in bytes/s, each direction, of one of the "
           "multiplicity parallel links; latency in s; group and level -1: none -->\n"
@@ -460,6 +515,10 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         fprintf(f, "  <key id=\"%s\" for=\"%s\" attr.name=\"%s\" attr.type=\"%s\"/>\n",
                 keys[k][0], keys[k][1], keys[k][0], keys[k][2]);
+    if (reducing)
+        fputs("  <key id=\"reduce\" for=\"node\" attr.name=\"reduce\" attr.type=\"double\"/>\n"
+              "  <key id=\"reduce_buf\" for=\"node\" attr.name=\"reduce_buf\" "
+              "attr.type=\"long\"/>\n", f);
     if (cs_netdesc_shape(d))
         fputs("  <key id=\"routing\" for=\"graph\" attr.name=\"routing\" "
               "attr.type=\"string\"/>\n", f);
@@ -482,6 +541,11 @@ int cs_netfile_write_graphml(const cs_netdesc_t *d, FILE *f, cs_error_t *err)
             cs_netfile_xml_escaped(f, cs_netdesc_label(d, i));
             fputs("</data>", f);
         }
+        int64_t rbuf;
+        double rate = cs_netdesc_reduce(d, i, &rbuf);
+        if (rate > 0)
+            fprintf(f, "<data key=\"reduce\">%.17g</data><data key=\"reduce_buf\">%lld</data>",
+                    rate, (long long)rbuf);
         fputs("</node>\n", f);
     }
     for (int32_t i = 0; i < cs_netdesc_nlinks(d); i++) {

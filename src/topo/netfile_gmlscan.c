@@ -230,7 +230,7 @@ static void scan_key(cs_netfile_gmlscan_t *s, const xmlChar *elem, int nb, const
     if (scan_attr(s, elem, nb, attrs, "attr.name", name, sizeof name) < 0 ||
         scan_attr(s, elem, nb, attrs, "attr.type", type, sizeof type) < 0)
         return;
-    if (!strcmp(name, "bandwidth"))
+    if (!strcmp(name, "bandwidth") || !strcmp(name, "reduce")) /* reduce: a switch's rate */
         kind = KEY_BANDWIDTH;
     else if (!strcmp(name, "latency"))
         kind = KEY_LATENCY;
@@ -304,8 +304,9 @@ static void scan_data(cs_netfile_gmlscan_t *s, const xmlChar *elem, int nb, cons
     }
     if (!(packed = names_get(&s->keys, key))) {
         scan_fail(s, scan_line(s), CS_ERR_PARSE, "<data key=\"%s\"> names no declared <key> "
-                  "(collsim reads kind, rank, group, level, label, bandwidth, latency, "
-                  "multiplicity, routing, each declared by a <key> before the graph)", key);
+                  "(collsim reads kind, rank, group, level, label, reduce, reduce_buf, "
+                  "bandwidth, latency, multiplicity, routing, each declared by a <key> before "
+                  "the graph)", key);
         return;
     }
     scan_value_start(s, key, packed & KEY_KIND, (packed & KEY_NUMERIC) != 0);

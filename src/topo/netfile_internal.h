@@ -41,6 +41,13 @@ int cs_netfile_stage_node(cs_netfile_stage_t *st, const char *name, int32_t line
  * node has none; by default its label is its name). */
 void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *label);
 void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind);
+/* The node reduces in the network at rate bytes/s with buf bytes of buffer
+ * (issue 36; checked when built: a switch, a rate and buffer
+ * cs_netdesc_set_reduce takes), said on `line`. */
+void cs_netfile_stage_set_reduce(cs_netfile_stage_t *st, int32_t id, double rate, int64_t buf,
+                                 int32_t line);
+/* A reducing switch's buffer when a file gives none. */
+#define CS_NETFILE_REDUCE_BUF (INT64_C(4) << 20)
 cs_netnode_kind_t cs_netfile_stage_kind(const cs_netfile_stage_t *st, int32_t id);
 void cs_netfile_stage_set_rank(cs_netfile_stage_t *st, int32_t id, int64_t rank, int32_t line);
 int64_t cs_netfile_stage_rank(const cs_netfile_stage_t *st, int32_t id);

@@ -29,6 +29,9 @@ typedef struct stage_node {
     int32_t rank_line, group, line;
     int level;
     cs_netnode_kind_t kind;
+    double reduce;      /* a reducing switch's rate (bytes/s), 0: none */
+    int64_t reduce_buf;
+    int32_t reduce_line;
 } stage_node_t;
 
 struct cs_netfile_stage {
@@ -136,6 +139,14 @@ void cs_netfile_stage_set_label(cs_netfile_stage_t *st, int32_t id, const char *
     st->nodes[id].anonymous = !label;
 }
 
+void cs_netfile_stage_set_reduce(cs_netfile_stage_t *st, int32_t id, double rate, int64_t buf,
+                                 int32_t line)
+{
+    st->nodes[id].reduce = rate;
+    st->nodes[id].reduce_buf = buf;
+    st->nodes[id].reduce_line = line;
+}
+
 void cs_netfile_stage_set_kind(cs_netfile_stage_t *st, int32_t id, cs_netnode_kind_t kind)
 {
     st->nodes[id].kind = kind;
@@ -240,6 +251,19 @@ int cs_netfile_stage_build(cs_netfile_stage_t *st, cs_netdesc_t **out, cs_error_
             const char *label = n->anonymous ? NULL : n->label ? n->label : n->name;
             id[order[k]] = cs_netdesc_add_node(d, n->kind, label, n->group);
             cs_netdesc_set_level(d, id[order[k]], n->level);
+        }
+        /* reducing switches (issue 36), named by the line that said so */
+        for (int32_t i = 0; i < st->nnodes && rc == CS_OK; i++) {
+            const stage_node_t *n = &st->nodes[i];
+            char w[512];
+            if (n->reduce <= 0)
+                continue;
+            cs_netfile_where(st->path, n->reduce_line, w, sizeof w);
+            if (n->kind != CS_NETNODE_SWITCH)
+                rc = cs_error_set(err, CS_ERR_PARSE, "%s%s: a host does not reduce (only a "
+                                  "switch reduces in the network)", w, n->name);
+            else if ((rc = cs_netdesc_set_reduce(d, id[i], n->reduce, n->reduce_buf, err)))
+                cs_netfile_reparse(err, "%s%s", w, n->name);
         }
         for (int32_t i = 0; i < st->nlinks && rc == CS_OK; i++) {
             const cs_netlink_t *l = &st->links[i];

@@ -92,9 +92,17 @@ int cs_netgen_dragonfly(cs_netdesc_t *d, const cs_netgen_dragonfly_t *df, const 
  * accelerator with a NIC link (bw, lat) to a leaf switch of `radix`
  * down-ports, leaves joined by a two-level full-bisection fat-tree of
  * spine switches.  Groups: the node.  Routing: "updown" (default),
- * "shortest". */
+ * "shortest".  With nvs (not NULL) a node's accelerators are joined by
+ * one NVSwitch instead (a link of nvbw, nvlat each; the switches come
+ * after the spines, group the node, level 1), which reduces at nvs->rate
+ * with nvs->buf bytes of buffer (NVLink SHARP; cs_netdesc_set_reduce). */
+typedef struct cs_netgen_nvswitch {
+    double rate;  /* bytes/s of result */
+    int64_t buf;  /* bytes */
+} cs_netgen_nvswitch_t;
 int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double nvlat, double bw,
-                      double lat, int radix, const char *routing, cs_error_t *err);
+                      double lat, int radix, const cs_netgen_nvswitch_t *nvs,
+                      const char *routing, cs_error_t *err);
 
 /* `hosts` hosts each with a private link (bw, lat) to one switch (SimGrid's
  * FLAT cluster, a crossbar); backbone_bw > 0 puts a backbone link

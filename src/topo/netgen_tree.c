@@ -291,6 +291,7 @@ const cs_netgen_type_t cs_netgen_fattree_type = {
 typedef struct twotier {
     int64_t hosts, gpus, per_leaf; /* per_leaf hosts per leaf = spines */
     int64_t first_leaf, first_spine;
+    int64_t first_nvs;             /* the nodes' NVSwitches, or -1: pairwise links */
 } twotier_t;
 
 /* Two accelerators of one node: the fast link.  Of one leaf: through it.
@@ -310,7 +311,11 @@ static int tt_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, in
     if (max < (src / t->gpus == dst / t->gpus ? 2 : ls == ld ? 3 : 5))
         return -1;
     path[n++] = src;
-    if (src / t->gpus != dst / t->gpus) {
+    if (src / t->gpus == dst / t->gpus && t->first_nvs >= 0) {
+        if (max < 3)
+            return -1;
+        path[n++] = (int32_t)(t->first_nvs + src / t->gpus);
+    } else if (src / t->gpus != dst / t->gpus) {
         path[n++] = (int32_t)(t->first_leaf + ls);
         if (ls != ld) {
             path[n++] = (int32_t)(t->first_spine + dst % t->per_leaf);
@@ -322,7 +327,8 @@ static int tt_route(const void *ctx, int32_t src, int32_t dst, uint64_t salt, in
 }
 
 int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double nvlat, double bw,
-                      double lat, int radix, const char *routing, cs_error_t *err)
+                      double lat, int radix, const cs_netgen_nvswitch_t *nvs,
+                      const char *routing, cs_error_t *err)
 {
     static const char *const valid[] = {"updown", "shortest", NULL};
     twotier_t t;
@@ -340,6 +346,9 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
     if (radix < gpus)
         return cs_error_set(err, CS_ERR_RANGE, "radix=%d: a leaf switch must take at least one "
                             "whole node of gpus=%d", radix, gpus);
+    if (nvs && (!(nvs->rate >= 0) || !isfinite(nvs->rate) || nvs->buf < 1))
+        return cs_error_set(err, CS_ERR_RANGE, "nvls_rate, nvls_buf: an NVSwitch reduces at a "
+                            "finite rate >= 0 with a buffer of at least 1 byte");
     int64_t per_node = radix / gpus, hosts = (int64_t)nodes * gpus;
     if ((rc = check_totals(hosts, 0, "nodes", err))) /* before hosts * gpus below */
         return rc;
@@ -351,11 +360,13 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
      * as many up-links as it has down-ports in use at most.  One leaf
      * needs no spine. */
     int64_t spines = leaves > 1 ? t.per_leaf : 0;
-    if ((rc = check_totals(hosts + leaves + spines,
-                           hosts * (gpus - 1) / 2 + hosts + leaves * spines, "nodes", err)))
+    if ((rc = check_totals(hosts + leaves + spines + (nvs ? nodes : 0),
+                           (nvs ? hosts : hosts * (gpus - 1) / 2) + hosts + leaves * spines,
+                           "nodes", err)))
         return rc;
     t.first_leaf = hosts;
     t.first_spine = hosts + leaves;
+    t.first_nvs = nvs ? hosts + leaves + spines : -1;
     for (int64_t h = 0; h < hosts; h++)
         cs_netdesc_set_level(d, cs_netdesc_add_node(d, CS_NETNODE_HOST, NULL,
                                                     (int32_t)(h / gpus)), 0);
@@ -364,8 +375,20 @@ int cs_netgen_twotier(cs_netdesc_t *d, int nodes, int gpus, double nvbw, double 
                                                     per_node == 1 ? (int32_t)l : -1), 1);
     for (int64_t s = 0; s < spines; s++)
         cs_netdesc_set_level(d, cs_netdesc_add_node(d, CS_NETNODE_SWITCH, NULL, -1), 2);
+    /* An NVSwitch per node (issue 36): the node's accelerators on one
+     * switch that reduces and multicasts (NVLink SHARP), instead of a
+     * link between every two of them. */
+    for (int64_t g = 0; nvs && g < nodes; g++) {
+        int32_t sw = cs_netdesc_add_node(d, CS_NETNODE_SWITCH, NULL, (int32_t)g);
+        cs_netdesc_set_level(d, sw, 1);
+        if ((rc = cs_netdesc_set_reduce(d, sw, nvs->rate, nvs->buf, err)))
+            return rc;
+    }
     for (int64_t h = 0; h < hosts; h++) {
-        for (int64_t p = h + 1; p < (h / gpus + 1) * gpus; p++)
+        if (nvs && (rc = cs_netdesc_add_link(d, (int32_t)h, (int32_t)(t.first_nvs + h / gpus),
+                                             nvbw, nvlat, 1, 0, err)))
+            return rc;
+        for (int64_t p = h + 1; !nvs && p < (h / gpus + 1) * gpus; p++)
             if ((rc = cs_netdesc_add_link(d, (int32_t)h, (int32_t)p, nvbw, nvlat, 1, 0, err)))
                 return rc;
         if ((rc = cs_netdesc_add_link(d, (int32_t)h, (int32_t)(t.first_leaf + h / t.per_leaf),
@@ -397,20 +420,38 @@ static int tt_build(cs_spec_t *spec, double bw, double lat, const char *routing,
                     cs_netdesc_t *d, cs_error_t *err)
 {
     int nodes, gpus, radix, rc;
-    double nvbw, nvlat;
+    int64_t on, buf;
+    double nvbw, nvlat, rate;
+    cs_netgen_nvswitch_t nvs;
     if ((rc = spec_size(spec, "nodes", 4, &nodes, err)) ||
         (rc = spec_size(spec, "gpus", 8, &gpus, err)) ||
         (rc = spec_size(spec, "radix", 16, &radix, err)) ||
         (rc = cs_netgen_spec_bw(spec, "nvbw", 300e9, &nvbw, err)) ||
-        (rc = cs_spec_get_seconds(spec, "nvlat", 0, &nvlat, err)))
+        (rc = cs_spec_get_seconds(spec, "nvlat", 0, &nvlat, err)) ||
+        (rc = cs_spec_get_int(spec, "nvswitch", 0, 0, 1, &on, err)) ||
+        (rc = cs_netgen_spec_bw(spec, "nvls_rate", nvbw * gpus, &rate, err)) ||
+        (rc = cs_spec_get_bytes(spec, "nvls_buf", 4 << 20, &buf, err)))
         return rc;
-    return cs_netgen_twotier(d, nodes, gpus, nvbw, nvlat, bw, lat, radix, routing, err);
+    if (!on && (cs_spec_get(spec, "nvls_rate") || cs_spec_get(spec, "nvls_buf"))) {
+        const char *k = cs_spec_get(spec, "nvls_rate") ? "nvls_rate" : "nvls_buf";
+        return cs_error_set(err, CS_ERR_USAGE, "%s=%s: there is no NVSwitch (give nvswitch=1)",
+                            k, cs_spec_get(spec, k));
+    }
+    if (buf < 1)
+        return cs_error_set(err, CS_ERR_RANGE, "nvls_buf=%lld: an NVSwitch holds at least 1 "
+                            "byte", (long long)buf);
+    nvs.rate = rate;
+    nvs.buf = buf;
+    return cs_netgen_twotier(d, nodes, gpus, nvbw, nvlat, bw, lat, radix, on ? &nvs : NULL,
+                             routing, err);
 }
 
-static const char *const tt_keys[] = {"nodes", "gpus", "nvbw", "nvlat", "radix", NULL};
+static const char *const tt_keys[] = {"nodes",    "gpus",      "nvbw",     "nvlat", "radix",
+                                      "nvswitch", "nvls_rate", "nvls_buf", NULL};
 const cs_netgen_type_t cs_netgen_twotier_type = {
     "twotier", "ML cluster: nodes of accelerators on fast links, a leaf/spine fat-tree between",
-    "nodes=4,gpus=8,nvbw=300GB/s,nvlat=0,radix=16 (bw, lat: the NIC links); "
+    "nodes=4,gpus=8,nvbw=300GB/s,nvlat=0,radix=16[,nvswitch=1,nvls_rate=GPUSxNVBW,nvls_buf=4MiB] "
+    "(bw, lat: the NIC links; nvswitch: a reducing NVSwitch per node); "
     "routing=updown|shortest",
     tt_keys, tt_build};
 

@@ -460,11 +460,17 @@ Test(replay, round_trip_every_algorithm)
     static const char *const machines[] = {"alphabeta:topo=torus,rows=4,cols=4",
                                            "loggp:p=16,S=2048"};
     static const char *const sizes[] = {"3000", "64"};
-    int n, checked = 0;
+    int n, checked = 0, innet = 0;
     const cs_coll_algo_t *const *all = cs_coll_algos(&n);
     for (int mi = 0; mi < 2; mi++) {
         for (int i = 0; i < n; i++) {
             char name[128];
+            /* the in-network ones need switches that reduce, which neither
+             * machine has (tests/coll/test_nccl_innet.c) */
+            if (cs_coll_needs_switches(all[i])) {
+                innet += mi == 0;
+                continue;
+            }
             snprintf(name, sizeof name, "%s/%s", cs_coll_name(all[i]->kind), all[i]->name);
             const char *bytes = sizes[i % 2];
             /* NCCL's algorithms run their messages under a protocol, which
@@ -514,8 +520,8 @@ Test(replay, round_trip_every_algorithm)
             cli_out_free(&e);
         }
     }
-    cr_expect_geq(checked, 2 * n - 4, "most algorithms run on both machines (%d of %d)",
-                  checked, 2 * n);
+    cr_expect_geq(checked, 2 * (n - innet) - 4, "most algorithms run on both machines (%d of %d)",
+                  checked, 2 * (n - innet));
 }
 
 /* --algo-for takes an algorithm file (issue 30): a TI allreduce on 4 ranks
