@@ -207,7 +207,8 @@ static int hint_nodes(const cs_coll_args_t *a)
 
 /* ---- allreduce/nccl-tree ---------------------------------------------------- */
 
-/* One chunk [off, off+len) over tree tr: every rank below the root reduces
+/* One chunk [off, off+len) over tree tr, tags of its own (tag_up,
+ * tag_down: two chunks' messages between a pair never match each other): every rank below the root reduces
  * what its children send (leaves first, so a child's send exists before its
  * parent waits for it) and passes the sum up once it is complete; the root's
  * sum then goes down, each rank forwarding a chunk once it has it
@@ -266,6 +267,13 @@ static int allreduce_nccl_tree(cs_coll_builder_t *b, cs_error_t *err)
         cs_coll_groups_destroy(&g);
         return rc;
     }
+    /* the tags 2g, 2g + 1 of the chunks: fewer than the ops, 5 a chunk and
+     * edge, which the op limit (below 2^31) bounds; checked all the same */
+    if (all_chunks(a->bytes, nc, o.chunk) > INT32_MAX / 2 - 1) {
+        cs_coll_groups_destroy(&g);
+        return cs_error_set(err, CS_ERR_RANGE, "option chunk=%lld: too many chunks",
+                            (long long)o.chunk);
+    }
     cs_nccl_begin(b, &o);
     if (P > 1) {
         ntree_t tr[2];
@@ -273,13 +281,15 @@ static int allreduce_nccl_tree(cs_coll_builder_t *b, cs_error_t *err)
         int32_t *got = cs_malloc((size_t)P * sizeof *got);
         ntree_build(&tr[0], &g, P, 0);
         ntree_build(&tr[1], &g, P, 1);
+        int64_t g = 0; /* chunks so far, over the channels: the tags */
         for (int c = 0; c < nc; c++) {
             int64_t coff, clen;
             cs_coll_split(a->bytes, nc, c, &coff, &clen);
-            for (int64_t k = 0; k < nchunks(clen, o.chunk); k++) {
+            for (int64_t k = 0; k < nchunks(clen, o.chunk); k++, g++) {
                 int64_t off = coff + k * o.chunk;
                 int64_t len = clen - k * o.chunk < o.chunk ? clen - k * o.chunk : o.chunk;
-                tree_chunk(b, &tr[c < nc / 2 ? 0 : 1], off, len, 2 * c, 2 * c + 1, red, got);
+                tree_chunk(b, &tr[c < nc / 2 ? 0 : 1], off, len, (int)(2 * g), (int)(2 * g + 1),
+                           red, got);
             }
         }
         free(red);
@@ -338,9 +348,6 @@ static int pat_opts(const cs_coll_args_t *a, int per, cs_nccl_opts_t *o, cs_erro
         while (mul_sat(o->chunk, (int64_t)o->nchannels * per) > total && o->chunk > 65536)
             o->chunk /= 2;
     }
-    if ((int64_t)o->nchannels * a->P > INT32_MAX)
-        return cs_error_set(err, CS_ERR_RANGE, "option nchannels=%d: too many channels for %d ranks",
-                            o->nchannels, a->P);
     return CS_OK;
 }
 
@@ -407,7 +414,9 @@ static void pat_rs_chunk(cs_coll_builder_t *b, int64_t coff, int64_t len, int ta
 }
 
 /* Both PATs: each block splits into nchannels parts, each part into
- * chunks; the channels' tags are disjoint ranges of P. */
+ * chunks; each chunk has tags of its own (a range of P), so that messages
+ * of two chunks between one pair never match each other, whichever leaves
+ * first. */
 static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -418,17 +427,23 @@ static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
     cs_nccl_begin(b, &o);
     if (P < 2)
         return CS_OK;
+    /* chunk g's tags are [g P, (g + 1) P): fewer than its 2 P (P - 1) ops,
+     * which the op limit (below 2^31) bounds; checked all the same */
+    if (mul_sat(all_chunks(a->bytes, o.nchannels, o.chunk), P) > INT32_MAX)
+        return cs_error_set(err, CS_ERR_RANGE, "option chunk=%lld: too many chunks for %d ranks",
+                            (long long)o.chunk, P);
     int32_t *ids = cs_malloc((size_t)(P + 2) * sizeof *ids);
+    int64_t g = 0;
     for (int c = 0; c < o.nchannels; c++) {
         int64_t coff, clen;
         cs_coll_split(a->bytes, o.nchannels, c, &coff, &clen);
-        for (int64_t k = 0; k < nchunks(clen, o.chunk); k++) {
+        for (int64_t k = 0; k < nchunks(clen, o.chunk); k++, g++) {
             int64_t off = coff + k * o.chunk;
             int64_t len = clen - k * o.chunk < o.chunk ? clen - k * o.chunk : o.chunk;
             if (rs)
-                pat_rs_chunk(b, off, len, c * P, ids);
+                pat_rs_chunk(b, off, len, (int)(g * P), ids);
             else
-                pat_ag_chunk(b, off, len, c * P, ids);
+                pat_ag_chunk(b, off, len, (int)(g * P), ids);
         }
     }
     free(ids);
