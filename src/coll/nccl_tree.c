@@ -186,11 +186,14 @@ static int64_t mul_sat(int64_t a, int64_t b)
     return b && a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-/* Chunks over all channels when the data splits into nc parts of at most
- * ceil(total / nc) bytes. */
+/* Chunks over all channels when the data splits into nc parts by
+ * cs_coll_split (total % nc parts of q + 1 bytes, the others of q): exact,
+ * empty parts having none. */
 static int64_t all_chunks(int64_t total, int nc, int64_t chunk)
 {
-    return mul_sat(nc, nchunks(total / nc + (total % nc != 0), chunk));
+    int64_t q = total / nc, r = total % nc;
+    int64_t n = mul_sat(r, nchunks(q + 1, chunk)), m = mul_sat(nc - r, nchunks(q, chunk));
+    return n > INT64_MAX - m ? INT64_MAX : n + m;
 }
 
 /* The node count NCCL sees: the groups of the hierarchy hint, else P. */
