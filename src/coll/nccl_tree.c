@@ -1,33 +1,26 @@
 /*
- * nccl_tree.c - NCCL's tree algorithms in the suite (issue 36; nccl.h,
- * docs/nccl.md "Tree" and "PAT"), as NCCL 2.30.7 builds them (NVIDIA/nccl,
- * tag v2.30.7-1; read, not copied):
+ * nccl_tree.c - NCCL's double binary tree allreduce in the suite (issue 36;
+ * nccl.h, docs/nccl.md "Tree"), as NCCL 2.30.7 builds it (NVIDIA/nccl, tag
+ * v2.30.7-1; read, not copied):
  *
- *   allreduce/nccl-tree   the pipelined double binary tree: two binary trees
- *                         over the nodes (src/graph/trees.cc, ncclGetBtree and
- *                         ncclGetDtree: the second the mirror of the first for
- *                         an even count, the first shifted by one for an odd
- *                         one), a chain through the ranks of each node
- *                         (src/graph/connect.cc, connectTrees with the TREE
- *                         pattern: the chain's first rank talks to the other
- *                         nodes), every chunk reduced up and broadcast down
- *                         as soon as it can be (src/device/all_reduce.h,
- *                         runTreeSplit).
- *   allgather/nccl-pat,   parallel aggregated trees (src/include/collectives.h,
- *   reduce-scatter/nccl-pat   PatAGAlgorithm and PatRSAlgorithm; peers at
- *                         distance 2^d, src/device/prims_simple.h): one
- *                         binomial tree per rank's block, all P trees at
- *                         once, a rank's messages to one peer being its
- *                         edges in the P trees.
+ *   allreduce/nccl-tree   two binary trees over the nodes (src/graph/trees.cc,
+ *                         ncclGetBtree and ncclGetDtree: the second the mirror
+ *                         of the first for an even count, the first shifted by
+ *                         one for an odd one), a chain through the ranks of
+ *                         each node (src/graph/connect.cc, connectTrees with
+ *                         the TREE pattern: the chain's first rank talks to
+ *                         the other nodes), every chunk reduced up and
+ *                         broadcast down as soon as it can be
+ *                         (src/device/all_reduce.h, runTreeSplit).
  *
- * What is not modelled is said in docs/nccl.md; the main ones: NCCL's flow
- * control (NCCL_STEPS buffer slots per connection), the order of PAT's steps
- * beyond "farthest peer first" (all-gather) and "nearest first"
- * (reduce-scatter), and PAT's aggregation of several blocks in one message
- * (a message here carries one block: a data descriptor is one range).
+ * This file also holds the table of the "tree" family (nccl.h), which lists
+ * PAT (nccl_pat.c) after the tree.  Not modelled (docs/nccl.md): NCCL's flow
+ * control (NCCL_STEPS buffer slots per connection), the order of NCCL's
+ * chunks over channels (an even split here), GPU kernel time.
  */
 #include "coll/coll_internal.h"
 #include "coll/nccl.h"
+#include "coll/nccl_tree_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,28 +167,6 @@ static int tree_opts(const cs_coll_args_t *a, int nodes, cs_nccl_opts_t *o, int 
     return CS_OK;
 }
 
-/* Chunks of a part of len bytes, at least one for a non-empty part. */
-static int64_t nchunks(int64_t len, int64_t chunk)
-{
-    return len <= 0 ? 0 : (len - 1) / chunk + 1;
-}
-
-/* a * b saturated at INT64_MAX (a, b >= 0). */
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-    return b && a > INT64_MAX / b ? INT64_MAX : a * b;
-}
-
-/* Chunks over all channels when the data splits into nc parts by
- * cs_coll_split (total % nc parts of q + 1 bytes, the others of q): exact,
- * empty parts having none. */
-static int64_t all_chunks(int64_t total, int nc, int64_t chunk)
-{
-    int64_t q = total / nc, r = total % nc;
-    int64_t n = mul_sat(r, nchunks(q + 1, chunk)), m = mul_sat(nc - r, nchunks(q, chunk));
-    return n > INT64_MAX - m ? INT64_MAX : n + m;
-}
-
 /* The node count NCCL sees: the groups of the hierarchy hint, else P. */
 static int hint_nodes(const cs_coll_args_t *a)
 {
@@ -272,7 +243,7 @@ static int allreduce_nccl_tree(cs_coll_builder_t *b, cs_error_t *err)
     }
     /* the tags 2g, 2g + 1 of the chunks: fewer than the ops, 5 a chunk and
      * edge, which the op limit (below 2^31) bounds; checked all the same */
-    if (all_chunks(a->bytes, nc, o.chunk) > INT32_MAX / 2 - 1) {
+    if (nccl_all_chunks(a->bytes, nc, o.chunk) > INT32_MAX / 2 - 1) {
         cs_coll_groups_destroy(&g);
         return cs_error_set(err, CS_ERR_RANGE, "option chunk=%lld: too many chunks",
                             (long long)o.chunk);
@@ -288,7 +259,7 @@ static int allreduce_nccl_tree(cs_coll_builder_t *b, cs_error_t *err)
         for (int c = 0; c < nc; c++) {
             int64_t coff, clen;
             cs_coll_split(a->bytes, nc, c, &coff, &clen);
-            for (int64_t k = 0; k < nchunks(clen, o.chunk); k++, g++) {
+            for (int64_t k = 0; k < nccl_nchunks(clen, o.chunk); k++, g++) {
                 int64_t off = coff + k * o.chunk;
                 int64_t len = clen - k * o.chunk < o.chunk ? clen - k * o.chunk : o.chunk;
                 tree_chunk(b, &tr[c < nc / 2 ? 0 : 1], off, len, (int)(2 * g), (int)(2 * g + 1),
@@ -313,7 +284,7 @@ static int64_t allreduce_nccl_tree_ops(const cs_coll_args_t *a)
     int nc;
     if (tree_opts(a, hint_nodes(a), &o, &nc, &e))
         return -1;
-    return mul_sat(all_chunks(a->bytes, nc, o.chunk), cs_coll_ops_star(a->P, 5));
+    return nccl_mul_sat(nccl_all_chunks(a->bytes, nc, o.chunk), cs_coll_ops_star(a->P, 5));
 }
 
 static const cs_coll_algo_t allreduce_nccl_tree_algo = {
@@ -329,176 +300,5 @@ static const cs_coll_algo_t allreduce_nccl_tree_algo = {
     .max_ops = allreduce_nccl_tree_ops,
 };
 
-/* ---- PAT: allgather/nccl-pat, reduce-scatter/nccl-pat ----------------------- */
-
-/* The options of PAT: NCCL runs it with the Simple protocol only
- * (tuning.cc skips PAT for LL and LL128), so another proto= is refused; the
- * chunk, unless given, shrinks as NCCL 2.30's calcCollChunking does while
- * the collective's bytes are fewer than `per` chunks per channel (32 for
- * the all-gather, 16 for the reduce-scatter), down to 64 KiB. */
-static int pat_opts(const cs_coll_args_t *a, int per, cs_nccl_opts_t *o, cs_error_t *err)
-{
-    int rc = cs_nccl_opts_read(a, o, err);
-    if (rc)
-        return rc;
-    if (o->proto != CS_PROTO_SIMPLE)
-        return cs_error_set(err, CS_ERR_RANGE,
-                            "option proto=%s: NCCL's PAT runs only the Simple protocol "
-                            "(proto=simple)",
-                            o->proto == CS_PROTO_LL ? "ll" : "ll128");
-    if (!cs_coll_opt_given(a, "chunk")) {
-        int64_t total = mul_sat(a->bytes, a->P);
-        while (mul_sat(o->chunk, (int64_t)o->nchannels * per) > total && o->chunk > 65536)
-            o->chunk /= 2;
-    }
-    return CS_OK;
-}
-
-/* The all-gather of one chunk [coff, coff+len) of every block, rank by
- * rank.  Rank r holds at "offset" s the block of rank (r + s) mod P; it
- * receives offset s from r + 2^d, d the lowest set bit of s, which had it at
- * offset s - 2^d, and it sends to r - 2^d (prims_simple.h: PAT all-gather
- * receives from rank + 2^d, sends to rank - 2^d).  Block o thus travels
- * down a binomial tree from o, farthest peer first; a rank takes its steps
- * in that order (dimension d from the highest down, offsets increasing),
- * and forwards an offset once it has it.  Tags name the receiver's offset,
- * so that a pair's messages match whatever the order. */
-static void pat_ag_chunk(cs_coll_builder_t *b, int64_t coff, int64_t len, int tag0, int32_t *got)
-{
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P, top = floor_log2(P - 1);
-    int64_t m = a->bytes;
-    for (int r = 0; r < P; r++) {
-        got[0] = -1; /* its own block: there from the start */
-        for (int d = top; d >= 0; d--) {
-            int64_t step = INT64_C(1) << d;
-            for (int64_t s = step; s < P; s += 2 * step) {
-                int from = (int)((r + step) % P), to = (int)((r - step + P) % P);
-                int own = (int)((r + s) % P), fwd = (int)((r + s - step) % P);
-                got[s] = cs_coll_recv_nz(b, r, from, own * m + coff, len, tag0 + (int)s);
-                int32_t op = cs_coll_send_nz(b, r, to, fwd * m + coff, len, tag0 + (int)s);
-                cs_coll_dep(b, op, got[s - step], CS_DEP_AFTER);
-            }
-        }
-    }
-}
-
-/* The reduce-scatter of one chunk, the all-gather's dual: rank r's partial
- * sum of its offset t (the block of rank (r + t) mod P) takes in what
- * r - 2^e sends for e below t's lowest set bit (any e for t = 0), then goes
- * to r + 2^d, d = t's lowest set bit (prims_simple.h: PAT reduce-scatter
- * receives from rank - 2^d, sends to rank + 2^d).  Steps nearest peer first
- * (offsets by increasing lowest bit, t = 0, the rank's own block, last). */
-static void pat_rs_chunk(cs_coll_builder_t *b, int64_t coff, int64_t len, int tag0, int32_t *sum)
-{
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P, top = floor_log2(P - 1);
-    int64_t m = a->bytes;
-    for (int r = 0; r < P; r++)
-        for (int d = 0; d <= top + 1; d++) {
-            /* d = top + 1 stands for t = 0 */
-            int64_t step = INT64_C(1) << d;
-            for (int64_t t = d > top ? 0 : step; t < P; t += 2 * step) {
-                int blk = (int)((r + t) % P), k = 0;
-                for (int e = 0; e < d && t + (INT64_C(1) << e) < P; e++) {
-                    int from = (int)((r - (INT64_C(1) << e) + P) % P);
-                    sum[k++] = cs_coll_recv_reduce_nz(b, r, from, blk * m + coff, len,
-                                                      tag0 + (int)t);
-                }
-                if (t == 0)
-                    break;
-                int to = (int)((r + step) % P);
-                int32_t op = cs_coll_send_nz(b, r, to, blk * m + coff, len,
-                                             tag0 + (int)(t - step));
-                for (int i = 0; i < k; i++)
-                    cs_coll_dep(b, op, sum[i], CS_DEP_AFTER);
-            }
-        }
-}
-
-/* Both PATs: each block splits into nchannels parts, each part into
- * chunks; each chunk has tags of its own (a range of P), so that messages
- * of two chunks between one pair never match each other, whichever leaves
- * first. */
-static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
-{
-    const cs_coll_args_t *a = cs_coll_args(b);
-    int P = a->P, rc;
-    cs_nccl_opts_t o;
-    if ((rc = pat_opts(a, rs ? 16 : 32, &o, err)))
-        return rc;
-    cs_nccl_begin(b, &o);
-    if (P < 2)
-        return CS_OK;
-    /* chunk g's tags are [g P, (g + 1) P): fewer than its 2 P (P - 1) ops,
-     * which the op limit (below 2^31) bounds; checked all the same */
-    if (mul_sat(all_chunks(a->bytes, o.nchannels, o.chunk), P) > INT32_MAX)
-        return cs_error_set(err, CS_ERR_RANGE, "option chunk=%lld: too many chunks for %d ranks",
-                            (long long)o.chunk, P);
-    int32_t *ids = cs_malloc((size_t)(P + 2) * sizeof *ids);
-    int64_t g = 0;
-    for (int c = 0; c < o.nchannels; c++) {
-        int64_t coff, clen;
-        cs_coll_split(a->bytes, o.nchannels, c, &coff, &clen);
-        for (int64_t k = 0; k < nchunks(clen, o.chunk); k++, g++) {
-            int64_t off = coff + k * o.chunk;
-            int64_t len = clen - k * o.chunk < o.chunk ? clen - k * o.chunk : o.chunk;
-            if (rs)
-                pat_rs_chunk(b, off, len, (int)(g * P), ids);
-            else
-                pat_ag_chunk(b, off, len, (int)(g * P), ids);
-        }
-    }
-    free(ids);
-    return CS_OK;
-}
-
-/* allgather/nccl-pat; source: NCCL 2.30.7 (collectives.h PatAGAlgorithm). */
-static int allgather_nccl_pat(cs_coll_builder_t *b, cs_error_t *err) { return pat_build(b, 0, err); }
-/* reduce-scatter/nccl-pat; source: NCCL 2.30.7 (collectives.h PatRSAlgorithm). */
-static int reduce_scatter_nccl_pat(cs_coll_builder_t *b, cs_error_t *err)
-{
-    return pat_build(b, 1, err);
-}
-
-/* Per chunk, each rank receives P-1 blocks and sends P-1: a send and a recv
- * each (all-gather), a send, a recv and a calc (reduce-scatter). */
-static int64_t pat_ops(const cs_coll_args_t *a, int rs)
-{
-    cs_nccl_opts_t o;
-    cs_error_t e;
-    if (pat_opts(a, rs ? 16 : 32, &o, &e))
-        return -1;
-    return mul_sat(all_chunks(a->bytes, o.nchannels, o.chunk), cs_coll_ops_pairs(a->P, rs ? 3 : 2));
-}
-static int64_t allgather_nccl_pat_ops(const cs_coll_args_t *a) { return pat_ops(a, 0); }
-static int64_t reduce_scatter_nccl_pat_ops(const cs_coll_args_t *a) { return pat_ops(a, 1); }
-
-#define PAT_OPTIONS CS_NCCL_OPTIONS "; Simple only, as in NCCL"
-
-static const cs_coll_algo_t allgather_nccl_pat_algo = {
-    .kind = CS_COLL_ALLGATHER,
-    .name = "nccl-pat",
-    .summary = "NCCL's parallel aggregated trees: a binomial tree per block over peers at "
-               "distance 2^d, farthest first (NCCL: one rank per node)",
-    .source = "NCCL 2.30.7 (src/include/collectives.h PatAGAlgorithm)",
-    .options = PAT_OPTIONS,
-    .keys = keys_nccl,
-    .build = allgather_nccl_pat,
-    .max_ops = allgather_nccl_pat_ops,
-};
-
-static const cs_coll_algo_t reduce_scatter_nccl_pat_algo = {
-    .kind = CS_COLL_REDUCE_SCATTER,
-    .name = "nccl-pat",
-    .summary = "NCCL's parallel aggregated trees: partial sums of each block up a binomial "
-               "tree over peers at distance 2^d, nearest first (NCCL: one rank per node)",
-    .source = "NCCL 2.30.7 (src/include/collectives.h PatRSAlgorithm)",
-    .options = PAT_OPTIONS,
-    .keys = keys_nccl,
-    .build = reduce_scatter_nccl_pat,
-    .max_ops = reduce_scatter_nccl_pat_ops,
-};
-
 const cs_coll_algo_t *const cs_coll_algos_nccl_tree[] = {
-    &allreduce_nccl_tree_algo, &allgather_nccl_pat_algo, &reduce_scatter_nccl_pat_algo, NULL};
+    &allreduce_nccl_tree_algo, &cs_coll_nccl_pat_allgather, &cs_coll_nccl_pat_reduce_scatter, NULL};

@@ -1,8 +1,8 @@
 /*
- * test_nccl_tree.c - NCCL's tree algorithms (src/coll/nccl_tree.c, issue 36):
- * allreduce/nccl-tree (the double binary tree of NCCL 2.30.7's
+ * test_nccl_tree.c - NCCL's tree algorithms (issue 36): allreduce/nccl-tree
+ * (src/coll/nccl_tree.c: the double binary tree of NCCL 2.30.7's
  * src/graph/trees.cc, a chain per node) and allgather, reduce-scatter/
- * nccl-pat (parallel aggregated trees).
+ * nccl-pat (src/coll/nccl_pat.c: parallel aggregated trees).
  *
  *   - the trees read back from the built program's messages (never from the
  *     builder's arrays): no rank inner in both trees, at powers of two and
@@ -11,7 +11,8 @@
  *   - --validate on four machines (alphabeta, a net: fat-tree and a two-tier
  *     pod with their groups, Cerebras) at P = 8 and P = 6;
  *   - times against schedules worked out by hand on an alpha-beta complete
- *     graph (one chunk per channel), in both network modes;
+ *     graph (one chunk per channel), in both network modes: the tree's
+ *     chains, PAT's aggregated messages (log2 P latencies at P = 8);
  *   - op counts against hand counts; option errors name their key.
  */
 
@@ -207,24 +208,45 @@ Test(nccl_tree, allreduce_times)
     }
 }
 
-/* PAT at P = 4, one channel, one chunk, blocks of m bytes.  All-gather:
- * each rank first sends its block to r-2 (the farthest peer) and its block
- * to r-1 (both ready at once, one send port: T then 2T), then forwards to
- * r-1 the block it got from r+2 at T, once its port is free: 3 T(m).
- * Reduce-scatter: each rank sends its contributions to blocks r+1 and r+3
- * to r+1 (T, 2T); at 2T it has the sum of block r+2 from r-1 and sends it to
- * r+2: 3 T(m), the ranks' own blocks complete then. */
+/* PAT, one channel and one chunk, blocks of m bytes.  NCCL's aggregation
+ * factor A (blocks a message may carry) is the largest power of two below
+ * P / 2 after at most 3 + 1 doublings here: 1 at P = 2, 2 at P = 4, 4 at
+ * P = 6 and 8; D = 2^ceil(log2 P) / A.
+ *   P = 2: one block each way: T(m).
+ *   P = 4 (A = 2, D = 2), all-gather: its block to r-2 (T(m)), then the
+ *     two blocks it holds (its own, r+2's) to r-1: T(m) + T(2m).  The
+ *     reduce-scatter mirrors it: the partial sums of blocks r+1 and r+3 to
+ *     r+1 (T(2m)), then block r+2's sum to r+2 (T(m)).
+ *   P = 8 (A = 4, D = 2): 1, 2 then 4 blocks to r-4, r-2, r-1 (each step
+ *     forwarding what the last brought): T(m) + T(2m) + T(4m), log2 8
+ *     latencies where the ring pays 7; the reduce-scatter the same.
+ *   P = 6 (A = 4, D = 2): offsets 6 and 7 do not exist.  Its block to r-4
+ *     and to r-2 (the second message would also carry offset 4, which
+ *     would land at the missing offset 6): T(m) then T(m) on the one send
+ *     port; then offsets 0, 4, 2 to r-1 in one message once offset 2 is in:
+ *     2 T(m) + T(3m).  Reduce-scatter: offsets 1, 5, 3 to r+1 (T(3m)), then
+ *     offset 2 to r+2 and offset 4 to r+4, both complete then, one after
+ *     the other: T(3m) + 2 T(m). */
 Test(nccl_tree, pat_times)
 {
     const int64_t m = 100000;
+    const char *opt = "nchannels=1,chunk=1048576";
     for (int k = 0; k < 2; k++) {
         cs_net_mode_t mode = k ? CS_NET_FLUID : CS_NET_PACKET;
-        cr_expect_eq(run_time(AB_SPEC(4), "allgather", "nccl-pat", 4, m, "nchannels=1,chunk=1048576", mode),
-                     3 * T(m));
-        cr_expect_eq(run_time(AB_SPEC(4), "reduce-scatter", "nccl-pat", 4, m, "nchannels=1,chunk=1048576", mode),
-                     3 * T(m));
-        cr_expect_eq(run_time(AB_SPEC(2), "allgather", "nccl-pat", 2, m, "nchannels=1,chunk=1048576", mode),
-                     T(m));
+        cr_expect_eq(run_time(AB_SPEC(2), "allgather", "nccl-pat", 2, m, opt, mode), T(m));
+        cr_expect_eq(run_time(AB_SPEC(2), "reduce-scatter", "nccl-pat", 2, m, opt, mode), T(m));
+        cr_expect_eq(run_time(AB_SPEC(4), "allgather", "nccl-pat", 4, m, opt, mode),
+                     T(m) + T(2 * m));
+        cr_expect_eq(run_time(AB_SPEC(4), "reduce-scatter", "nccl-pat", 4, m, opt, mode),
+                     T(m) + T(2 * m));
+        cr_expect_eq(run_time(AB_SPEC(8), "allgather", "nccl-pat", 8, m, opt, mode),
+                     T(m) + T(2 * m) + T(4 * m));
+        cr_expect_eq(run_time(AB_SPEC(8), "reduce-scatter", "nccl-pat", 8, m, opt, mode),
+                     T(m) + T(2 * m) + T(4 * m));
+        cr_expect_eq(run_time(AB_SPEC(6), "allgather", "nccl-pat", 6, m, opt, mode),
+                     2 * T(m) + T(3 * m));
+        cr_expect_eq(run_time(AB_SPEC(6), "reduce-scatter", "nccl-pat", 6, m, opt, mode),
+                     2 * T(m) + T(3 * m));
     }
 }
 
@@ -255,14 +277,20 @@ static void expect_ops(const char *coll, const char *algo, int P, int64_t bytes,
 
 /* Tree: 2 channels of 512 KiB in chunks of 128 KiB = 8 chunks, each moving
  * up (send, recv, add) and down (send, recv) over the P-1 = 4 edges: 160.
- * PAT, 2 channels of 500 bytes of each block in chunks of 300 = 4 chunks,
- * P(P-1) = 20 messages each: 2 ops a message (all-gather) = 160, 3 with the
- * add (reduce-scatter) = 240. */
+ * PAT at P = 5: 2 channels of 500 bytes of each block in chunks of 300 =
+ * 4 chunks; A = 2 (the largest power of two below P / 2 = 2 after doubling),
+ * 2^3 = 8 staging places, D = 4: one message to r-4 (offset 4), then for
+ * s = 1, 2, 3 one to r-2^(lowest bit of s) of the offsets s and s+4 that
+ * exist (1, 2, 3 only): 4 messages a rank.  All-gather: 2 ops a message
+ * (its send, and the recv of the one it gets), a copy in and 4 out (2 ops
+ * each): 8 + 10 = 18 a rank, 90 a chunk, 360.  Reduce-scatter: 3 ops a
+ * message (the add), 5 copies in and 1 out: 12 + 12 = 24, 120 a chunk,
+ * 480. */
 Test(nccl_tree, op_counts)
 {
     expect_ops("allreduce", "nccl-tree", 5, 1 << 20, "nchannels=1,chunk=131072", 160);
-    expect_ops("allgather", "nccl-pat", 5, 1000, "nchannels=2,chunk=300", 160);
-    expect_ops("reduce-scatter", "nccl-pat", 5, 1000, "nchannels=2,chunk=300", 240);
+    expect_ops("allgather", "nccl-pat", 5, 1000, "nchannels=2,chunk=300", 360);
+    expect_ops("reduce-scatter", "nccl-pat", 5, 1000, "nchannels=2,chunk=300", 480);
 }
 
 static void expect_error(const char *coll, const char *algo, const char *opts, const char *key)
