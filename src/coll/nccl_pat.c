@@ -91,8 +91,7 @@ static int32_t bitrev(int32_t x, int bits)
  * calls fn(ctx, s, i, u, k) for the i-th run [u, u + k) of the step's n;
  * returns the count. */
 static int64_t pat_runs(const pat_plan_t *pl, const pat_step_t *s,
-                        void (*fn)(void *ctx, const pat_step_t *s, int i, int u, int k),
-                        void *ctx)
+                        void (*fn)(void *ctx, const pat_step_t *s, int i, int u, int k), void *ctx)
 {
     int64_t count = 0;
     for (int u = 0; u < s->n;) {
@@ -148,8 +147,8 @@ static void pat_plan_init(pat_plan_t *pl, int P, int A)
     for (int s = 1; s < pl->D; s++) {
         int d = floor_log2(lowbit(s));
         int lD = L - lA;
-        pl->steps[pl->nsteps++] = (pat_step_t){bitrev(s - (1 << d), lD) * A, bitrev(s, lD) * A,
-                                              A, 1 << d, 0};
+        pl->steps[pl->nsteps++] =
+            (pat_step_t){bitrev(s - (1 << d), lD) * A, bitrev(s, lD) * A, A, 1 << d, 0};
     }
     for (int i = 0; i < pl->nsteps; i++) {
         pl->steps[i].tag = (int32_t)pl->runs;
@@ -176,11 +175,14 @@ typedef struct pat_emit {
     int64_t m, choff, len, base; /* block size, chunk offset and length, staging base */
     int32_t *w;                  /* writers: W per position (count first) */
     int W;
-    int32_t first;               /* first op of this rank and chunk */
-    int32_t *stamp;              /* per op of the rank and chunk: last send depending on it */
+    int32_t first;  /* first op of this rank and chunk */
+    int32_t *stamp; /* per op of the rank and chunk: last send depending on it */
 } pat_emit_t;
 
-static int64_t stg(const pat_emit_t *e, int p) { return e->base + (int64_t)p * e->len; }
+static int64_t stg(const pat_emit_t *e, int p)
+{
+    return e->base + (int64_t)p * e->len;
+}
 static int64_t natural(const pat_emit_t *e, int o)
 {
     return (int64_t)((e->r + o) % e->pl->P) * e->m + e->choff;
@@ -374,7 +376,10 @@ static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
     return CS_OK;
 }
 
-static int allgather_nccl_pat(cs_coll_builder_t *b, cs_error_t *err) { return pat_build(b, 0, err); }
+static int allgather_nccl_pat(cs_coll_builder_t *b, cs_error_t *err)
+{
+    return pat_build(b, 0, err);
+}
 static int reduce_scatter_nccl_pat(cs_coll_builder_t *b, cs_error_t *err)
 {
     return pat_build(b, 1, err);
@@ -388,8 +393,14 @@ static int64_t pat_ops(const cs_coll_args_t *a, int rs)
         return -1;
     return pat_count(a, rs, &o);
 }
-static int64_t allgather_nccl_pat_ops(const cs_coll_args_t *a) { return pat_ops(a, 0); }
-static int64_t reduce_scatter_nccl_pat_ops(const cs_coll_args_t *a) { return pat_ops(a, 1); }
+static int64_t allgather_nccl_pat_ops(const cs_coll_args_t *a)
+{
+    return pat_ops(a, 0);
+}
+static int64_t reduce_scatter_nccl_pat_ops(const cs_coll_args_t *a)
+{
+    return pat_ops(a, 1);
+}
 
 static const char *const keys_nccl[] = {CS_NCCL_KEYS, NULL};
 #define PAT_OPTIONS CS_NCCL_OPTIONS "; Simple only, as in NCCL"

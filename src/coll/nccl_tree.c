@@ -181,10 +181,11 @@ static int hint_nodes(const cs_coll_args_t *a)
 
 /* ---- allreduce/nccl-tree ---------------------------------------------------- */
 
-/* One chunk [off, off+len) over tree tr, tags of its own (tag_up,
- * tag_down: two chunks' messages between a pair never match each other): every rank below the root reduces
- * what its children send (leaves first, so a child's send exists before its
- * parent waits for it) and passes the sum up once it is complete; the root's
+/* One chunk [off, off+len) over tree tr, with tags of its own (tag_up,
+ * tag_down: two chunks' messages between a pair never match each other,
+ * whichever leaves first): every rank below the root reduces what its
+ * children send (leaves first, so a child's send exists before its parent
+ * waits for it) and passes the sum up once it is complete; the root's
  * sum then goes down, each rank forwarding a chunk once it has it
  * (runTreeSplit: reduce-up and broadcast-down run at once, chunk after
  * chunk).  red[r*ARITY+i]: the calc that adds child i's sum at r; got[r]:
@@ -255,14 +256,14 @@ static int allreduce_nccl_tree(cs_coll_builder_t *b, cs_error_t *err)
         int32_t *got = cs_malloc((size_t)P * sizeof *got);
         ntree_build(&tr[0], &g, P, 0);
         ntree_build(&tr[1], &g, P, 1);
-        int64_t g = 0; /* chunks so far, over the channels: the tags */
+        int64_t ck = 0; /* chunks so far, over the channels: the tags */
         for (int c = 0; c < nc; c++) {
             int64_t coff, clen;
             cs_coll_split(a->bytes, nc, c, &coff, &clen);
-            for (int64_t k = 0; k < nccl_nchunks(clen, o.chunk); k++, g++) {
+            for (int64_t k = 0; k < nccl_nchunks(clen, o.chunk); k++, ck++) {
                 int64_t off = coff + k * o.chunk;
                 int64_t len = clen - k * o.chunk < o.chunk ? clen - k * o.chunk : o.chunk;
-                tree_chunk(b, &tr[c < nc / 2 ? 0 : 1], off, len, (int)(2 * g), (int)(2 * g + 1),
+                tree_chunk(b, &tr[c < nc / 2 ? 0 : 1], off, len, (int)(2 * ck), (int)(2 * ck + 1),
                            red, got);
             }
         }

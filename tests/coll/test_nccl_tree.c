@@ -25,7 +25,10 @@
 /* Alpha-beta machine of the timing tests: alpha = 1500 ns, beta = 2 ns a
  * byte, 1 ps ticks: an uncontended message of len bytes takes T(len). */
 #define AB_SPEC(P) "alphabeta:topo=complete,p=" #P ",alpha=1500ns,beta=2ns"
-static cs_tick_t T(int64_t len) { return 1500000 + 2000 * len; }
+static cs_tick_t T(int64_t len)
+{
+    return 1500000 + 2000 * len;
+}
 
 /* up[t][r]: the rank r sends its sum to in tree t, read from the program's
  * up messages (tags 2c, channel c running tree c / nchannels: with
@@ -199,12 +202,12 @@ Test(nccl_tree, allreduce_times)
     const int64_t n = 1 << 20;
     for (int m = 0; m < 2; m++) {
         cs_net_mode_t mode = m ? CS_NET_FLUID : CS_NET_PACKET;
-        cr_expect_eq(run_time(AB_SPEC(2), "allreduce", "nccl-tree", 2, n,
-                              "nchannels=1,chunk=1048576", mode),
-                     2 * T(n / 2));
-        cr_expect_eq(run_time(AB_SPEC(3), "allreduce", "nccl-tree", 3, n,
-                              "nchannels=1,chunk=1048576", mode),
-                     4 * T(n / 2));
+        cr_expect_eq(
+            run_time(AB_SPEC(2), "allreduce", "nccl-tree", 2, n, "nchannels=1,chunk=1048576", mode),
+            2 * T(n / 2));
+        cr_expect_eq(
+            run_time(AB_SPEC(3), "allreduce", "nccl-tree", 3, n, "nchannels=1,chunk=1048576", mode),
+            4 * T(n / 2));
     }
 }
 
@@ -295,8 +298,8 @@ Test(nccl_tree, op_counts)
 
 static void expect_error(const char *coll, const char *algo, const char *opts, const char *key)
 {
-    h_run_t r = h_run("alphabeta:topo=complete,p=4", coll, algo, 4, 4096, 0, opts,
-                      CS_NET_PACKET, 0);
+    h_run_t r =
+        h_run("alphabeta:topo=complete,p=4", coll, algo, 4, 4096, 0, opts, CS_NET_PACKET, 0);
     cr_expect_neq(r.rc, CS_OK, "%s/%s %s accepted", coll, algo, opts);
     cr_expect(strstr(r.err.msg, key) != NULL, "%s/%s %s: message '%s' does not name '%s'", coll,
               algo, opts, r.err.msg, key);
@@ -318,8 +321,8 @@ Test(nccl_tree, option_errors)
  * by the op count bound. */
 Test(nccl_tree, too_many_chunks_refused)
 {
-    h_run_t r = h_run("alphabeta:topo=complete,p=8", "allreduce", "nccl-tree", 8,
-                      INT64_C(1) << 34, 0, "chunk=1", CS_NET_PACKET, 0);
+    h_run_t r = h_run("alphabeta:topo=complete,p=8", "allreduce", "nccl-tree", 8, INT64_C(1) << 34,
+                      0, "chunk=1", CS_NET_PACKET, 0);
     cr_expect_eq(r.rc, CS_ERR_NOMEM, "%s", r.err.msg);
     cr_expect(strstr(r.err.msg, "nccl-tree") != NULL, "%s", r.err.msg);
     h_done(&r);
