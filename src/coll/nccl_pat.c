@@ -211,15 +211,23 @@ static void after_writers(pat_emit_t *e, int32_t op, int p, int k)
 }
 
 /* A local copy (a message to oneself) of len bytes, tag `which` among the
- * copies, after the writers of position p_after (or none: -1); returns its
- * recv. */
-static int32_t copy(pat_emit_t *e, int which, int64_t src, int64_t dst, int p_after)
+ * copies, after the writers of position p_after (-1: none); when p_into >=
+ * 0 both its ops become writers of that position.  Both sides wait for the
+ * same ops and are waited for together, as a copy step is (the MSCCL
+ * writer, io/msccl_write.h, exports it as one). */
+static void copy(pat_emit_t *e, int which, int64_t src, int64_t dst, int p_after, int p_into)
 {
     int tag = e->tag0 + (int)e->pl->runs + which;
     int32_t s = cs_coll_send(e->b, e->r, e->r, src, e->len, tag);
-    if (p_after >= 0)
+    int32_t r = cs_coll_recv(e->b, e->r, e->r, dst, e->len, tag);
+    if (p_after >= 0) {
         after_writers(e, s, p_after, 1);
-    return cs_coll_recv(e->b, e->r, e->r, dst, e->len, tag);
+        after_writers(e, r, p_after, 1);
+    }
+    if (p_into >= 0) {
+        add_writer(e, p_into, s);
+        add_writer(e, p_into, r);
+    }
 }
 
 /* Run [u, u + k) of step s at rank r: the all-gather receives the far
@@ -268,17 +276,17 @@ static void pat_chunk(pat_emit_t *e, int64_t choff, int64_t len, int tag0)
         for (int64_t i = 0; i < nops; i++)
             e->stamp[i] = -1;
         if (!e->rs) {
-            add_writer(e, 0, copy(e, 0, natural(e, 0), stg(e, 0), -1));
+            copy(e, 0, natural(e, 0), stg(e, 0), -1, 0);
             for (int i = 0; i < pl->nsteps; i++)
                 pat_runs(pl, &pl->steps[i], emit_run, e);
             for (int o = 1; o < P; o++)
-                copy(e, o, stg(e, pl->pos[o]), natural(e, o), pl->pos[o]);
+                copy(e, o, stg(e, pl->pos[o]), natural(e, o), pl->pos[o], -1);
         } else {
             for (int o = 0; o < P; o++)
-                add_writer(e, pl->pos[o], copy(e, o, natural(e, o), stg(e, pl->pos[o]), -1));
+                copy(e, o, natural(e, o), stg(e, pl->pos[o]), -1, pl->pos[o]);
             for (int i = pl->nsteps - 1; i >= 0; i--)
                 pat_runs(pl, &pl->steps[i], emit_run, e);
-            copy(e, P, stg(e, 0), natural(e, 0), 0);
+            copy(e, P, stg(e, 0), natural(e, 0), 0, -1);
         }
         CS_ASSERT(cs_program_nops(cs_coll_program(e->b)) - e->first == nops);
     }
@@ -353,7 +361,7 @@ static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
     e.b = b;
     e.rs = rs;
     e.m = a->bytes;
-    e.W = cs_coll_ceil_log2(P) + 3; /* count, the copy in, a write per dimension */
+    e.W = cs_coll_ceil_log2(P) + 4; /* count, the copy in (2 ops), a write per dimension */
     int64_t g = 0;
     for (int c = 0; c < nc; c++) {
         int64_t coff, clen;
