@@ -28,11 +28,26 @@ void cs_report_machine(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r
             cs_queue_kind_name(queue));
 }
 
+void cs_report_protocol(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
+{
+    static const char *const wire[CS_PROTO_COUNT] = {"", "1x data", "2x data",
+                                                     "128 bytes a 120 of data"};
+    for (int k = 1; k < CS_PROTO_COUNT; k++) {
+        char lat[32];
+        if (!r->proto_messages[k])
+            continue;
+        cs_units_format_seconds((double)r->proto_lat[k] * m->tick_seconds, lat, sizeof lat);
+        fprintf(f, "protocol  %s, %lld messages (wire %s, +%s a message)\n",
+                cs_proto_name((cs_proto_t)k), (long long)r->proto_messages[k], wire[k], lat);
+    }
+}
+
 /* messages, finish, events and the machine's own lines */
 void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r)
 {
     char buf[64];
     fprintf(f, "messages  %lld\n", (long long)r->messages);
+    cs_report_protocol(f, m, r);
     cs_units_format_seconds((double)r->finish * m->tick_seconds, buf, sizeof buf);
     fprintf(f, "finish    %lld ticks = %s\n", (long long)r->finish, buf);
     fprintf(f, "events    %llu\n", (unsigned long long)r->events);

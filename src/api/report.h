@@ -31,6 +31,10 @@ void cs_report_program(FILE *f, const char *name, const cs_program_t *p);
 void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated);
 /* The lines `messages`, `finish`, `events` and the machine's own. */
 void cs_report_result(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
+/* The protocols the run's messages used (core/proto.h), a line each:
+ * "protocol  LL, 56 messages (wire 2x data, +600 ns a message)"; nothing
+ * for a run without one.  cs_report_result writes it after "messages". */
+void cs_report_protocol(FILE *f, const cs_machine_t *m, const cs_exec_result_t *r);
 /* The lines `loop`, `average` and `iteration` of a benchmark loop
  * (c->loop; nothing for one call): the counts, nccl-tests' average and
  * the timed iterations' own mean, minimum and maximum (docs/loops.md). */

@@ -91,6 +91,7 @@ struct cs_coll_builder {
     void *stream_ctx;
     int64_t (*wire)(int64_t len, const void *ctx); /* cs_coll_set_wire */
     const void *wire_ctx;
+    cs_proto_t proto; /* cs_coll_set_proto */
 };
 
 void cs_coll_set_wire(cs_coll_builder_t *b, int64_t (*wire)(int64_t len, const void *ctx),
@@ -99,6 +100,8 @@ void cs_coll_set_wire(cs_coll_builder_t *b, int64_t (*wire)(int64_t len, const v
     b->wire = wire;
     b->wire_ctx = ctx;
 }
+
+void cs_coll_set_proto(cs_coll_builder_t *b, cs_proto_t proto) { b->proto = proto; }
 
 /* A message's bytes on the wire for len bytes of data. */
 static int64_t wire_bytes(const cs_coll_builder_t *b, int64_t len)
@@ -213,6 +216,8 @@ void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len
 int32_t cs_coll_send(cs_coll_builder_t *b, int from, int to, int64_t off, int64_t len, int tag)
 {
     int32_t op = cs_program_send(b->p, from, to, wire_bytes(b, len), tag);
+    if (b->proto)
+        cs_program_set_proto(b->p, op, b->proto);
     cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }
@@ -244,6 +249,8 @@ int32_t cs_coll_mcast(cs_coll_builder_t *b, int from, const int32_t *to, int n, 
                       int64_t len, int tag)
 {
     int32_t op = cs_program_mcast(b->p, from, to, n, wire_bytes(b, len), tag);
+    if (b->proto)
+        cs_program_set_proto(b->p, op, b->proto);
     cs_coll_set_data(b, op, off, len, CS_DATA_COPY);
     return issued(b, from, op);
 }

@@ -98,6 +98,13 @@ const struct cs_coll_algo *cs_coll_builder_algo(const cs_coll_builder_t *b);
 void cs_coll_set_wire(cs_coll_builder_t *b, int64_t (*wire)(int64_t len, const void *ctx),
                       const void *ctx);
 
+/* The protocol of the sends and mcasts emitted from now on (core/proto.h;
+ * CS_PROTO_NONE: none, the default): the op keeps the data bytes and
+ * carries the protocol, whose wire bytes and latency the executor applies
+ * on every machine (cs_program_set_proto).  NCCL's algorithms set it
+ * through cs_nccl_begin. */
+void cs_coll_set_proto(cs_coll_builder_t *b, cs_proto_t proto);
+
 /* Attaches op's data descriptor (cs_program_set_data), unless the args say
  * no_data. */
 void cs_coll_set_data(cs_coll_builder_t *b, int32_t op, int64_t off, int64_t len,

@@ -75,6 +75,7 @@ struct cs_program {
     int64_t label_len, label_cap;
     char *source;
     double time_unit;
+    double proto_lat[CS_PROTO_COUNT]; /* seconds; < 0: the protocol's default */
     cs_data_t *data;         /* descriptors, indexed by data_of */
     int32_t ndata, cap_data;
     /* first builder error */
@@ -111,6 +112,8 @@ cs_program_t *cs_program_new(int nranks)
     p->next_id = -1;
     p->max_deps = CS_PROGRAM_MAX_DEPS;
     p->deps_sorted = p->deps_backward = 1;
+    for (int k = 0; k < CS_PROTO_COUNT; k++)
+        p->proto_lat[k] = -1;
     if (nranks < 1)
         record(p, CS_ERR_RANGE, "a program needs at least one rank, got %d", nranks);
     return p;
@@ -442,6 +445,7 @@ int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error
         }
         if (map[i] < 0)
             continue; /* recorded in q: finalize reports it */
+        cs_program_set_proto(q, map[i], (cs_proto_t)o->proto);
         if (cs_program_line(p, i) || cs_program_label(p, i))
             cs_program_set_origin(q, map[i], cs_program_line(p, i), cs_program_label(p, i));
         if (d)
@@ -491,6 +495,8 @@ int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error
     free(map);
     cs_program_set_source(q, p->source);
     cs_program_set_time_unit(q, p->time_unit);
+    for (int k = 0; k < CS_PROTO_COUNT; k++)
+        q->proto_lat[k] = p->proto_lat[k];
     if ((rc = cs_program_finalize(q, err))) {
         cs_program_free(q);
         return rc;
@@ -578,6 +584,28 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
     p->build[2 * p->ndeps + 1] = pack_dep(pred, kind);
     note_dep(p, p->ndeps++);
     return CS_OK;
+}
+
+void cs_program_set_proto(cs_program_t *p, int32_t op, cs_proto_t proto)
+{
+    if (op < 0 || op >= p->nops || (unsigned)proto >= CS_PROTO_COUNT)
+        return;
+    cs_op_t *o = at(p, op);
+    if (o->kind == CS_OP_SEND || o->kind == CS_OP_MCAST)
+        o->proto = (uint8_t)proto;
+}
+
+void cs_program_set_proto_lat(cs_program_t *p, cs_proto_t proto, double seconds)
+{
+    if ((unsigned)proto < CS_PROTO_COUNT)
+        p->proto_lat[proto] = seconds;
+}
+
+double cs_program_proto_lat(const cs_program_t *p, cs_proto_t proto)
+{
+    if ((unsigned)proto >= CS_PROTO_COUNT)
+        return 0;
+    return p->proto_lat[proto] >= 0 ? p->proto_lat[proto] : cs_proto_lat_default(proto);
 }
 
 void cs_program_set_mark(cs_program_t *p, int32_t op)

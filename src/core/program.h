@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/error.h"
+#include "core/proto.h"
 
 #define CS_ANY (-1)
 /* Op ids fit in a dependency's 30 bits (cs_dep_t); dependencies are counted
@@ -75,6 +76,9 @@ typedef struct cs_op {
     uint8_t mark;       /* a builder's own flag (cs_program_set_mark), in the
                            padding: not part of the program */
     uint8_t join;       /* a calc made by cs_program_join, in the padding */
+    uint8_t proto;      /* send/mcast: cs_proto_t, the protocol its message
+                           runs under (cs_program_set_proto), in the last
+                           byte of padding; 0 (none) elsewhere */
 } cs_op_t;
 
 /* A dependency as the tables list it: the other op's id and the kind,
@@ -150,6 +154,16 @@ int cs_program_dep(cs_program_t *p, int32_t op, int32_t pred, cs_dep_kind_t kind
  * memory of its own and goes when a window releases the op. */
 void cs_program_set_mark(cs_program_t *p, int32_t op);
 int cs_program_marked(const cs_program_t *p, int32_t op);
+/* The protocol a send's or mcast's message runs under (core/proto.h):
+ * `bytes` stay the payload, the executor puts cs_proto_wire(proto, bytes)
+ * on the wire and starts the message the protocol's latency later.
+ * Ignored for other ops and out-of-range protocols (kept none). */
+void cs_program_set_proto(cs_program_t *p, int32_t op, cs_proto_t proto);
+/* The latency, in seconds, of a message under `proto` in this program:
+ * the value set by cs_program_set_proto_lat, else cs_proto_lat_default.
+ * A negative value gives the default back. */
+void cs_program_set_proto_lat(cs_program_t *p, cs_proto_t proto, double seconds);
+double cs_program_proto_lat(const cs_program_t *p, cs_proto_t proto);
 /* Attaches a data descriptor to a send, mcast or recv. */
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode);
 /* The op's data descriptor, or NULL. */

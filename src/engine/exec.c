@@ -25,6 +25,15 @@
  *     taken it and its send op has completed (after which no engine hook
  *     names it), so the pool holds the messages in flight or unexpected;
  *   - per-op start/end times only with opts.record_op_times.
+ *
+ * Protocols (core/proto.h, issue 36).  A send or mcast with a protocol
+ * keeps its payload in op->bytes (what recvs match, what progress and
+ * stream gates count); only the engine sees the wire bytes: posts and
+ * gates are converted to wire bytes (cs_proto_to_wire), progress reports
+ * back to data bytes (cs_proto_to_data), so every engine pays the flags
+ * without knowing of them.  The protocol's latency delays the op's start
+ * (an event h_proto, not the rank's CPU): the message enters the network
+ * that much later, as NCCL's per-step synchronisation delays it.
  */
 #include "engine/exec.h"
 
@@ -127,7 +136,8 @@ typedef struct exec {
     int64_t max_units;  /* units a message may have (check_op) */
     double calc_scale;  /* program time unit -> ticks */
     int64_t calc_num, calc_den; /* ... as an exact fraction, or den 0 (core/checked.h) */
-    uint32_t h_calc, h_wake;
+    uint32_t h_calc, h_wake, h_proto;
+    cs_tick_t proto_lat[CS_PROTO_COUNT]; /* a message's latency per protocol */
     const cs_exec_observer_t *obs;
     const cs_exec_opts_t *opts;
     int err_code;
@@ -175,6 +185,24 @@ typedef struct heads {
 static inline const cs_op_t *OP(const exec_t *x, int32_t id)
 {
     return x->t.ops ? &x->t.ops[id] : cs_program_op(x->prog, id);
+}
+
+/* The bytes a send's or mcast's message puts on the wire (core/proto.h). */
+static inline int64_t wire_of(const cs_op_t *o)
+{
+    return o->proto ? cs_proto_wire((cs_proto_t)o->proto, o->bytes) : o->bytes;
+}
+
+/* A gate (data bytes) and its slope as the engine counts them (wire
+ * bytes); the slope rounds down, so that a forecast never runs ahead. */
+static inline int64_t gate_wire(const cs_op_t *o, int64_t g)
+{
+    return o->proto ? cs_proto_to_wire((cs_proto_t)o->proto, o->bytes, g) : g;
+}
+
+static inline int64_t rate_scale(int64_t rate, int64_t num, int64_t den)
+{
+    return den > 0 && num != den ? (int64_t)((__int128)rate * num / den) : rate;
 }
 
 /* cs_chunks_at with the record's size known here: an index, not a
@@ -527,7 +555,7 @@ static void regate(exec_t *x, int32_t op)
         for (int32_t mid = S(x, op)->msg; mid != NONE; mid = msg_at(x, mid)->sib) {
             uint32_t id = msg_at(x, mid)->net_id;
             if (mid == S(x, op)->msg || id != last)
-                cs_net_gate_rate(x->net, id, g, r);
+                cs_net_gate_rate(x->net, id, gate_wire(o, g), rate_scale(r, wire_of(o), o->bytes));
             last = id;
         }
     } else if (o->kind == CS_OP_CALC) {
@@ -844,33 +872,43 @@ static void start_send(exec_t *x, int32_t op)
             dst[i] = x->node[peers[i]];
             users[i] = (uint64_t)mid;
         }
-        uint32_t id = cs_net_post_mcast(x->net, x->node[o->rank], n, dst, o->bytes, gate,
-                                        x->watch, users);
+        uint32_t id = cs_net_post_mcast(x->net, x->node[o->rank], n, dst, wire_of(o),
+                                        gate_wire(o, gate), x->watch, users);
         for (int i = 0; i < n; i++)
             msg_at(x, (int32_t)users[i])->net_id = id;
         free(dst);
         free(users);
         if (rate)
-            cs_net_gate_rate(x->net, id, gate, rate);
+            cs_net_gate_rate(x->net, id, gate_wire(o, gate), rate_scale(rate, wire_of(o), o->bytes));
     } else {
         /* a unicast, or an mcast without network support: unicasts posted in
          * destination order; the send port serialises them */
         int32_t mid = first;
         for (int i = 0; i < n; i++, mid = msg_at(x, mid)->sib) {
-            uint32_t id = cs_net_post(x->net, x->node[o->rank], x->node[peers[i]], o->bytes, gate,
-                                      x->watch, (uint64_t)mid);
+            uint32_t id = cs_net_post(x->net, x->node[o->rank], x->node[peers[i]], wire_of(o),
+                                      gate_wire(o, gate), x->watch, (uint64_t)mid);
             msg_at(x, mid)->net_id = id;
             if (rate)
-                cs_net_gate_rate(x->net, id, gate, rate);
+                cs_net_gate_rate(x->net, id, gate_wire(o, gate),
+                                 rate_scale(rate, wire_of(o), o->bytes));
         }
     }
     x->res->messages += n;
+    x->res->proto_messages[o->proto < CS_PROTO_COUNT ? o->proto : 0] += n;
     /* a delivered message may go back to the pool at once (an engine that
      * completed it already): step on before delivering it */
     for (int32_t mid = first, next; mid != NONE; mid = next) {
         next = msg_at(x, mid)->sib;
         deliver_to_matching(x, mid);
     }
+}
+
+/* A send's protocol latency has passed (start_op): it starts now. */
+static void on_proto(void *ctx, const cs_event_t *ev)
+{
+    exec_t *x = ctx;
+    start_send(x, (int32_t)ev->a);
+    drain(x);
 }
 
 static void start_recv(exec_t *x, int32_t rop)
@@ -912,7 +950,11 @@ static void start_op(exec_t *x, int32_t op)
     switch (o->kind) {
     case CS_OP_SEND:
     case CS_OP_MCAST:
-        start_send(x, op);
+        if (o->proto && x->proto_lat[o->proto] > 0) /* the protocol's synchronisation first */
+            cs_sim_at(x->sim, cs_tick_add(cs_sim_now(x->sim), x->proto_lat[o->proto]), x->h_proto,
+                      (uint32_t)op, 0);
+        else
+            start_send(x, op);
         break;
     case CS_OP_RECV:
         start_recv(x, op);
@@ -962,6 +1004,11 @@ static void hook_progress(void *ctx, uint64_t user, int64_t bytes, int64_t rate,
     exec_t *x = ctx;
     xmsg_t *m = msg_at(x, (int64_t)user);
     int32_t sop = m->send_op, rop = m->recv_op;
+    const cs_op_t *so = OP(x, sop);
+    if (so->proto) { /* the engine counts wire bytes: back to data bytes */
+        bytes = cs_proto_to_data((cs_proto_t)so->proto, so->bytes, bytes);
+        rate = rate_scale(rate, so->bytes, wire_of(so));
+    }
     m->arrived = bytes;
     m->rate = rate;
     m->ref = now;
@@ -1120,11 +1167,12 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
 {
     const cs_op_t *op = cs_program_op(prog, i);
     char d[200];
-    if (op->bytes > CS_BYTES_MAX) {
+    if (op->bytes > CS_BYTES_MAX || (op->kind != CS_OP_CALC && wire_of(op) > CS_BYTES_MAX)) {
         cs_program_describe(prog, i, d, sizeof d);
         return cs_error_set(err, CS_ERR_RANGE,
                             "rank %d: %s: %lld bytes exceed the maximum of %lld bytes (2^48, "
-                            "256 TiB) per op", op->rank, d, (long long)op->bytes,
+                            "256 TiB) per op", op->rank, d,
+                            (long long)(op->kind != CS_OP_CALC ? wire_of(op) : op->bytes),
                             (long long)CS_BYTES_MAX);
     }
     if (npred > COUNT_MAX || cs_program_npeers(prog, op) > COUNT_MAX) {
@@ -1133,7 +1181,7 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
                             "rank %d: %s has more than %d dependencies or destinations",
                             op->rank, d, COUNT_MAX);
     }
-    if (op->kind != CS_OP_CALC && op->bytes / env->net->unit_bytes >= max_units) {
+    if (op->kind != CS_OP_CALC && wire_of(op) / env->net->unit_bytes >= max_units) {
         cs_program_describe(prog, i, d, sizeof d);
         if (env->net_new)
             return cs_error_set(err, CS_ERR_RANGE,
@@ -1157,7 +1205,7 @@ static int check_op(const cs_exec_env_t *env, const cs_program_t *prog, int32_t 
 static int64_t op_work(const cs_program_t *prog, int32_t i, int64_t unit)
 {
     const cs_op_t *op = cs_program_op(prog, i);
-    int64_t n = (op->bytes + unit - 1) / unit; /* bytes <= CS_BYTES_MAX: no wrap */
+    int64_t n = (wire_of(op) + unit - 1) / unit; /* bytes <= CS_BYTES_MAX: no wrap */
     if (op->kind == CS_OP_RECV || op->kind == CS_OP_CALC)
         return 0;
     if (op->kind == CS_OP_MCAST)
@@ -1451,7 +1499,8 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
             uint32_t npred = t.pred_start[i + 1] - t.pred_start[i];
             if (op->bytes > CS_BYTES_MAX || npred > COUNT_MAX ||
                 (op->kind == CS_OP_MCAST && cs_program_npeers(prog, op) > COUNT_MAX) ||
-                (op->kind != CS_OP_CALC && op->bytes >= lim))
+                (op->kind != CS_OP_CALC && wire_of(op) >= lim) ||
+                (op->proto && wire_of(op) > CS_BYTES_MAX))
                 if ((rc = check_op(env, prog, i, (int)npred, x.max_units, err)))
                     return rc;
         }
@@ -1522,6 +1571,13 @@ static int exec_run(const cs_exec_env_t *env, const cs_program_t *prog, cs_proge
         cs_sim_set_poll(x.sim, (uint64_t)1 << 16, on_poll, &x);
     x.h_calc = cs_sim_register(x.sim, on_calc_event, &x);
     x.h_wake = cs_sim_register(x.sim, on_wake, &x);
+    x.h_proto = cs_sim_register(x.sim, on_proto, &x);
+    for (int k = 1; k < CS_PROTO_COUNT; k++) {
+        double lat = cs_program_proto_lat(prog, (cs_proto_t)k);
+        x.proto_lat[k] = env->tick_seconds > 0 && lat > 0
+                             ? cs_tick_from_double(lat / env->tick_seconds) : 0;
+        res->proto_lat[k] = x.proto_lat[k];
+    }
 
     x.ranks = cs_malloc((size_t)nranks * sizeof *x.ranks);
     for (int r = 0; r < nranks; r++)

@@ -120,6 +120,9 @@ typedef struct cs_exec_result {
     size_t queue_peak;
     double wall_seconds;
     int64_t messages;        /* network messages (mcast counts each destination) */
+    int64_t proto_messages[CS_PROTO_COUNT]; /* ... of each protocol (core/proto.h;
+                                               [CS_PROTO_NONE]: without one) */
+    cs_tick_t proto_lat[CS_PROTO_COUNT];    /* the latency each protocol's message paid */
     cs_exec_msg_t *msgs;     /* with opts.record_messages: every message in
                                 the order the sends started, else NULL */
     int64_t nmsgs;

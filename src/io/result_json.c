@@ -129,6 +129,37 @@ static void json_kv_string(FILE *f, const char *indent, const char *key, const c
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* The protocols the run's messages used (core/proto.h; docs/json.md):
+ * nothing for a run without one, so that every other result keeps its
+ * exact form. */
+static void json_protocol(FILE *f, const char *in1, const char *in2, const cs_exec_result_t *r,
+                          double tick_seconds)
+{
+    int used = 0, which = 0, first = 1;
+    for (int k = 1; k < CS_PROTO_COUNT; k++)
+        if (r->proto_messages[k]) {
+            used++;
+            which = k;
+        }
+    if (!used)
+        return;
+    json_kv_string(f, in1, "protocol", used == 1 ? cs_proto_name((cs_proto_t)which) : "mixed", 0);
+    json_key(f, in1, "protocols");
+    fputs("{\n", f);
+    for (int k = 1; k < CS_PROTO_COUNT; k++) {
+        if (!r->proto_messages[k])
+            continue;
+        if (!first)
+            fputs(",\n", f);
+        first = 0;
+        json_key(f, in2, cs_proto_name((cs_proto_t)k));
+        fprintf(f, "{\"messages\": %" PRId64 ", \"latency_seconds\": ", r->proto_messages[k]);
+        json_double(f, (double)r->proto_lat[k] * tick_seconds);
+        fputs("}", f);
+    }
+    fprintf(f, "\n%s},\n", in1);
+}
+
 /* One closed form's fields: ticks, seconds, form (the last when `last`). */
 static void json_model_form(FILE *f, const char *in, const cs_model_form_t *fo, int last)
 {
@@ -291,6 +322,7 @@ int cs_result_write_json_info(FILE *f, const cs_machine_t *m, const cs_program_t
                    with_timing && r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
                    0);
     json_kv_int(f, in1, "messages", r->messages, 0);
+    json_protocol(f, in1, in2, r, m->tick_seconds);
     if (info->predict)
         json_model(f, in1, info, r);
     if (info->loop)
