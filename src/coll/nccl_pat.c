@@ -32,8 +32,9 @@
  * both phases is one range on either side, its blocks in the same order.
  * The rank copies its own block in (all-gather; every block in the
  * reduce-scatter) and the results out to their places: local copies,
- * messages to oneself that the channel engines do not charge (NCCL's kernel
- * makes the same copies between its connection buffers and the user's).
+ * messages to oneself without a protocol, which the channel engines do not
+ * charge (NCCL's kernel makes the same copies between its connection
+ * buffers and the user's).
  * Offsets >= P do not exist when P is not a power of two: a message skips
  * them, as NCCL skips those steps, which may cut it into several.
  *
@@ -172,6 +173,7 @@ typedef struct pat_emit {
     cs_coll_builder_t *b;
     const pat_plan_t *pl;
     int rs, r, tag0;
+    cs_proto_t proto;            /* the messages' protocol (copies have none) */
     int64_t m, choff, len, base; /* block size, chunk offset and length, staging base */
     int32_t *w;                  /* writers: W per position (count first) */
     int W;
@@ -218,8 +220,11 @@ static void after_writers(pat_emit_t *e, int32_t op, int p, int k)
 static void copy(pat_emit_t *e, int which, int64_t src, int64_t dst, int p_after, int p_into)
 {
     int tag = e->tag0 + (int)e->pl->runs + which;
+    /* a copy inside the GPU: no protocol, no protocol latency */
+    cs_coll_set_proto(e->b, CS_PROTO_NONE);
     int32_t s = cs_coll_send(e->b, e->r, e->r, src, e->len, tag);
     int32_t r = cs_coll_recv(e->b, e->r, e->r, dst, e->len, tag);
+    cs_coll_set_proto(e->b, e->proto);
     if (p_after >= 0) {
         after_writers(e, s, p_after, 1);
         after_writers(e, r, p_after, 1);
@@ -309,6 +314,7 @@ static int pat_opts(const cs_coll_args_t *a, int rs, cs_nccl_opts_t *o, cs_error
                             "option proto=%s: NCCL's PAT runs only the Simple protocol "
                             "(proto=simple)",
                             o->proto == CS_PROTO_LL ? "ll" : "ll128");
+    o->chunk = o->step; /* NCCL's chunkSteps is 1 but for the ring: a chunk is a step */
     if (!cs_coll_opt_given(a, "chunk")) {
         int64_t total = nccl_mul_sat(a->bytes, a->P), per = rs ? 16 : 32;
         while (nccl_mul_sat(o->chunk, o->nchannels * per) > total && o->chunk > 65536)
@@ -360,6 +366,7 @@ static int pat_build(cs_coll_builder_t *b, int rs, cs_error_t *err)
     memset(&e, 0, sizeof e);
     e.b = b;
     e.rs = rs;
+    e.proto = o.proto;
     e.m = a->bytes;
     e.W = cs_coll_ceil_log2(P) + 4; /* count, the copy in (2 ops), a write per dimension */
     int64_t g = 0;

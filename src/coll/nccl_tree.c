@@ -143,7 +143,8 @@ static void ntree_build(ntree_t *tr, const cs_coll_groups_t *g, int P, int t)
 static const char *const keys_nccl[] = {CS_NCCL_KEYS, NULL};
 
 /* Channels and chunk of the tree allreduce: 2 x nchannels channels (NCCL
- * duplicates its tree channels, the copies running tree 1), and, unless
+ * duplicates its tree channels, the copies running tree 1), a chunk of one
+ * buffer step of the protocol (cs_nccl_opts_t.step), and, unless
  * chunk= is given, NCCL 2.30's smaller chunks for LL128 on few bytes per
  * channel (enqueue.cc, calcCollChunking: fewer bytes than about 64 (then
  * 16) chunks per pipeline step over the tree's depth halve the chunk down
@@ -154,6 +155,7 @@ static int tree_opts(const cs_coll_args_t *a, int nodes, cs_nccl_opts_t *o, int 
     int rc = cs_nccl_opts_read(a, o, err);
     if (rc)
         return rc;
+    o->chunk = o->step; /* NCCL's chunkSteps is 1 for the tree: a chunk is a step */
     *nc = 2 * o->nchannels;
     if (o->proto == CS_PROTO_LL128 && !cs_coll_opt_given(a, "chunk")) {
         double ppn = (double)a->P / nodes;

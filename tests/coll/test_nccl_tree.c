@@ -202,12 +202,12 @@ Test(nccl_tree, allreduce_times)
     const int64_t n = 1 << 20;
     for (int m = 0; m < 2; m++) {
         cs_net_mode_t mode = m ? CS_NET_FLUID : CS_NET_PACKET;
-        cr_expect_eq(
-            run_time(AB_SPEC(2), "allreduce", "nccl-tree", 2, n, "nchannels=1,chunk=1048576", mode),
-            2 * T(n / 2));
-        cr_expect_eq(
-            run_time(AB_SPEC(3), "allreduce", "nccl-tree", 3, n, "nchannels=1,chunk=1048576", mode),
-            4 * T(n / 2));
+        cr_expect_eq(run_time(AB_SPEC(2), "allreduce", "nccl-tree", 2, n,
+                              "nchannels=1,chunk=1048576,proto_lat=0", mode),
+                     2 * T(n / 2));
+        cr_expect_eq(run_time(AB_SPEC(3), "allreduce", "nccl-tree", 3, n,
+                              "nchannels=1,chunk=1048576,proto_lat=0", mode),
+                     4 * T(n / 2));
     }
 }
 
@@ -233,7 +233,7 @@ Test(nccl_tree, allreduce_times)
 Test(nccl_tree, pat_times)
 {
     const int64_t m = 100000;
-    const char *opt = "nchannels=1,chunk=1048576";
+    const char *opt = "nchannels=1,chunk=1048576,proto_lat=0";
     for (int k = 0; k < 2; k++) {
         cs_net_mode_t mode = k ? CS_NET_FLUID : CS_NET_PACKET;
         cr_expect_eq(run_time(AB_SPEC(2), "allgather", "nccl-pat", 2, m, opt, mode), T(m));
@@ -251,6 +251,23 @@ Test(nccl_tree, pat_times)
         cr_expect_eq(run_time(AB_SPEC(6), "reduce-scatter", "nccl-pat", 6, m, opt, mode),
                      2 * T(m) + T(3 * m));
     }
+}
+
+/* The protocol's latency (proto_lat, paid by every message before it
+ * enters the network) on the same schedules: each message on the critical
+ * path adds L = 1 us.  The tree at P = 3: 4 (L + T(n/2)).  PAT at P = 8:
+ * 3 L on top (its local copies, inside the GPU in NCCL, pay none); at P = 4
+ * 2 L. */
+Test(nccl_tree, protocol_latency)
+{
+    const int64_t n = 1 << 20, m = 100000, L = 1000000;
+    const char *opt = "nchannels=1,chunk=1048576,proto_lat=1us";
+    cr_expect_eq(run_time(AB_SPEC(3), "allreduce", "nccl-tree", 3, n, opt, CS_NET_PACKET),
+                 4 * (L + T(n / 2)));
+    cr_expect_eq(run_time(AB_SPEC(8), "allgather", "nccl-pat", 8, m, opt, CS_NET_FLUID),
+                 3 * L + T(m) + T(2 * m) + T(4 * m));
+    cr_expect_eq(run_time(AB_SPEC(4), "reduce-scatter", "nccl-pat", 4, m, opt, CS_NET_PACKET),
+                 2 * L + T(m) + T(2 * m));
 }
 
 /* ---- op counts and options ------------------------------------------------ */
