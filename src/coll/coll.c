@@ -84,6 +84,7 @@ struct cs_coll_builder {
      * and who to tell after each wait */
     int32_t *closed_below;
     int no_after;
+    uint8_t *chained;      /* per rank: cs_coll_chained counted it in no_after */
     void (*at_wait)(void *ctx);
     void *wait_ctx;
     /* cs_coll_builder_on_stream: who hears of streaming dependencies */
@@ -138,6 +139,7 @@ void cs_coll_builder_free(cs_coll_builder_t *b)
     }
     free(b->outstanding);
     free(b->after);
+    free(b->chained);
     free(b);
 }
 
@@ -177,8 +179,27 @@ static void waited(cs_coll_builder_t *b, int rank, int had_after)
         lo = a->v[i] < lo ? a->v[i] : lo;
     if (lo > b->closed_below[rank])
         b->closed_below[rank] = lo;
-    if (!had_after && a->n)
+    if (!had_after && a->n && !(b->chained && b->chained[rank]))
         b->no_after--;
+    b->at_wait(b->wait_ctx);
+}
+
+void cs_coll_chained(cs_coll_builder_t *b, int rank, int32_t below)
+{
+    if (rank < 0 || rank >= b->a->P)
+        return;
+    b->outstanding[rank].n = 0;
+    if (!b->closed_below)
+        return;
+    if (!b->chained)
+        b->chained = cs_calloc((size_t)b->a->P, 1);
+    if (below > b->closed_below[rank])
+        b->closed_below[rank] = below;
+    if (!b->chained[rank]) {
+        b->chained[rank] = 1;
+        if (!b->after[rank].n) /* a wait has not counted it */
+            b->no_after--;
+    }
     b->at_wait(b->wait_ctx);
 }
 

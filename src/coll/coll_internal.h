@@ -77,6 +77,14 @@ void cs_coll_builder_watch(cs_coll_builder_t *b, int32_t *closed_below,
 /* Ranks whose next op would have no dependency (none of their ops waited
  * for yet). */
 int cs_coll_builder_unchained(const cs_coll_builder_t *b);
+/* For an algorithm that orders a rank's ops with cs_coll_dep alone, never
+ * with waits (NCCL's rings, nccl_ring.c): no op of `rank` below `below`
+ * gets another dependent, and every op the rank issues from now on depends
+ * on one issued before.  In a windowed build this closes the rank's ops
+ * below `below` (as a wait would) and is a moment to pause; either way the
+ * rank's outstanding list, which only waits read, is dropped, so that it
+ * does not hold every op of the rank. */
+void cs_coll_chained(cs_coll_builder_t *b, int rank, int32_t below);
 /* Calls fn(ctx, op, pred) for every streaming dependency the algorithm
  * adds (cs_coll_dep), after the program took it: what --validate on a
  * windowed run needs of the dependencies, which a window does not table. */

@@ -18,7 +18,9 @@
  *     channel's thread block runs them in order); a primitive that
  *     receives and sends forwards what it received (and reduced) when it
  *     has it, slice by slice (Simple: chunkSteps / sliceSteps = 2 slices a
- *     chunk for allreduce, allgather and reduce-scatter; one otherwise):
+ *     chunk for allreduce, allgather and reduce-scatter, each of
+ *     max(ceil(n / 32) x 16, 32 KiB) bytes of the primitive's n, so that
+ *     a primitive of at most 32 KiB is one slice; one otherwise):
  *     the pipeline of NCCL's rings, with a slice as the unit of forwarding.
  *   - the loop: allreduce moves nChannels * nRanks * chunk bytes a loop,
  *     the last loop's chunk shrinking to ceil(rest / nRanks) rounded up to
@@ -36,7 +38,13 @@
 #include "coll/coll_internal.h"
 #include "coll/nccl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+
+/* The smallest slice of NCCL's Simple protocol (prims_simple.h): a
+ * slice is stepSize x StepPerSlice / 32 at least, 512 KiB x 2 / 32; the
+ * slices of a primitive that its data does not reach send nothing. */
+#define SIMPLE_MIN_SLICE (INT64_C(32) << 10)
 
 /* A ring of one channel: where its ranks are and the op that ends each
  * position's last primitive (the next one follows it). */
@@ -59,8 +67,29 @@ static void ring_init(ring_t *r, cs_coll_builder_t *b, const cs_nccl_opts_t *o, 
     r->order = cs_malloc((size_t)a->P * sizeof *r->order);
     cs_coll_ring(a, r->order, NULL);
     r->last = cs_malloc((size_t)a->P * (size_t)o->nchannels * sizeof *r->last);
-    for (int i = 0; i < a->P * o->nchannels; i++)
-        r->last[i] = -1;
+    /* every chain starts after a join of its rank, ready at time 0: so
+     * that every later op has a predecessor (a chunk past the data leaves
+     * a chain's first primitives empty), which a windowed build needs
+     * (cs_coll_chained) */
+    for (int i = 0; i < a->P; i++) {
+        int32_t j = a->P > 1 ? cs_coll_join(b, r->order[i]) : -1;
+        for (int c = 0; c < o->nchannels; c++)
+            r->last[(size_t)c * (size_t)a->P + (size_t)i] = j;
+        cs_coll_chained(b, r->order[i], j);
+    }
+}
+
+/* A step of every channel is out: each rank's ops below the last of its
+ * chains get no more dependents (cs_coll_chained). */
+static void ring_step_done(ring_t *r)
+{
+    for (int i = 0; i < r->P; i++) {
+        int32_t lo = INT32_MAX;
+        for (int c = 0; c < r->nch; c++)
+            if (r->last[(size_t)c * (size_t)r->P + (size_t)i] < lo)
+                lo = r->last[(size_t)c * (size_t)r->P + (size_t)i];
+        cs_coll_chained(r->b, r->order[i], lo);
+    }
 }
 
 static void ring_destroy(ring_t *r)
@@ -80,13 +109,12 @@ static void prim(ring_t *r, int c, int i, int rx, int tx, int64_t off, int64_t l
     int P = r->P, me = r->order[i];
     int prev = r->order[(i + P - 1) % P], next = r->order[(i + 1) % P];
     int32_t *last = &r->last[(size_t)c * (size_t)P + (size_t)i];
-    for (int q = 0; len > 0 && q < r->nslices; q++) {
-        int64_t so, sl;
+    int64_t slice = len;
+    if (r->nslices == 2) /* prims_simple.h: a slice of ceil(n / 32) x 16, at least 32 KiB */
+        slice = (len + 31) / 32 * 16 > SIMPLE_MIN_SLICE ? (len + 31) / 32 * 16 : SIMPLE_MIN_SLICE;
+    for (int64_t so = off; so < off + len; so += slice) {
+        int64_t sl = off + len - so < slice ? off + len - so : slice;
         int32_t end = *last;
-        cs_coll_split(len, r->nslices, q, &so, &sl);
-        if (sl <= 0)
-            continue;
-        so += off;
         if (rx != RX_NONE) {
             int32_t op = cs_coll_recv(b, me, prev, so, sl, c);
             cs_coll_dep(b, op, end, CS_DEP_AFTER);
@@ -130,7 +158,7 @@ static int ring_begin(cs_coll_builder_t *b, cs_nccl_opts_t *o, ring_t *r, int sl
  * P chunks of it.  Position i (ringIx) handles, in loop order: send chunk
  * i-1; recvReduceSend chunks i-2 .. i-(P-1); recvReduceCopySend chunk i
  * (the sum done, passed on); recvCopySend chunks i-1 .. i-(P-2); recv
- * chunk i+1.  2(P-1) primitives a loop. */
+ * chunk i+1.  2P - 1 primitives a loop, 2(P - 1) messages sent. */
 static int nccl_allreduce(cs_coll_builder_t *b, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -173,6 +201,7 @@ static int nccl_allreduce(cs_coll_builder_t *b, cs_error_t *err)
                     prim(&r, c, i, rx, tx, cb + e + koff, klen);
                 }
             }
+            ring_step_done(&r);
         }
     }
     ring_destroy(&r);
@@ -222,6 +251,7 @@ static int nccl_blocks(cs_coll_builder_t *b, int reduce, cs_error_t *err)
                     prim(&r, c, i, rx, tx, (int64_t)owner * m + pb + e, len);
                 }
             }
+            ring_step_done(&r);
         }
     }
     ring_destroy(&r);
@@ -274,6 +304,7 @@ static int nccl_pipeline(cs_coll_builder_t *b, int reduce, cs_error_t *err)
                 prim(&r, c, i, rx, q < P - 1, cb + e, len);
             }
         }
+        ring_step_done(&r);
     }
     ring_destroy(&r);
     return CS_OK;
@@ -300,7 +331,7 @@ static int64_t nccl_max_ops(const cs_coll_args_t *a)
     int64_t P = a->P, L, per, ns;
     if (P < 2 || cs_nccl_opts_read(a, &o, &e))
         return P < 2 ? 0 : -1;
-    ns = o.proto == CS_PROTO_SIMPLE ? 2 : 1;
+    ns = o.proto == CS_PROTO_SIMPLE && o.chunk > SIMPLE_MIN_SLICE ? 2 : 1;
     switch (a->kind) {
     case CS_COLL_ALLREDUCE:
         L = loops(a->bytes, o.nchannels, P * o.chunk), per = P * 5 * (P - 1);
@@ -319,7 +350,7 @@ static int64_t nccl_max_ops(const cs_coll_args_t *a)
         break;
     }
     /* saturate rather than wrap: a bound past the limit is refused anyway */
-    __int128 n = (__int128)o.nchannels * L * ns * per;
+    __int128 n = (__int128)o.nchannels * L * ns * per + P; /* + a join a rank */
     return n > INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 

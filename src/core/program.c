@@ -1078,6 +1078,8 @@ void cs_program_describe(const cs_program_t *p, int32_t id, char *buf, size_t le
     if (op->kind != CS_OP_CALC) {
         if (op->tag == CS_ANY)
             snprintf(tag, sizeof tag, " tag any");
+        else if (op->proto) /* the payload's bytes, under a protocol (core/proto.h) */
+            snprintf(tag, sizeof tag, " tag %d (%s)", op->tag, cs_proto_name((cs_proto_t)op->proto));
         else
             snprintf(tag, sizeof tag, " tag %d", op->tag);
     }

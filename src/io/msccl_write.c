@@ -795,13 +795,32 @@ static void write_order(const w_t *w, FILE *f)
     free(doc);
 }
 
+/* The <algo proto> of a program whose messages carry a protocol (NCCL's
+ * algorithms, core/proto.h): theirs when they all share one, else NULL
+ * (Simple).  The steps themselves count chunks, not bytes, so nothing else
+ * changes with the protocol. */
+static const char *program_proto(const cs_program_t *p)
+{
+    int found = CS_PROTO_NONE;
+    for (int32_t i = 0; i < cs_program_nops(p); i++) {
+        int k = cs_program_op(p, i)->proto;
+        if (k == CS_PROTO_NONE)
+            continue;
+        if (found != CS_PROTO_NONE && k != found)
+            return NULL;
+        found = k;
+    }
+    return found == CS_PROTO_NONE ? NULL : cs_proto_name((cs_proto_t)found);
+}
+
 static void write_xml(const w_t *w, const cs_msccl_write_opts_t *o, FILE *f)
 {
     const cs_coll_args_t *a = w->a;
+    const char *proto = o->proto ? o->proto : program_proto(w->p);
     fputs("<algo name=\"", f);
     cs_netfile_xml_escaped(f, w->name);
     fprintf(f, "\" proto=\"%s\" nchannels=\"%d\" nchunksperloop=\"%lld\" ngpus=\"%d\" "
-            "coll=\"%s\" inplace=\"%d\">\n", o->proto ? o->proto : "Simple",
+            "coll=\"%s\" inplace=\"%d\">\n", proto ? proto : "Simple",
             w->nchannels > 0 ? w->nchannels : 1, (long long)w->C, a->P,
             a->kind == CS_COLL_REDUCE_SCATTER ? "reducescatter" : cs_coll_name(a->kind),
             w->inplace);

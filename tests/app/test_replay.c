@@ -467,12 +467,22 @@ Test(replay, round_trip_every_algorithm)
             char name[128];
             snprintf(name, sizeof name, "%s/%s", cs_coll_name(all[i]->kind), all[i]->name);
             const char *bytes = sizes[i % 2];
-            cli_out_t d = RUN("run", "--machine", machines[mi], "--coll",
-                              cs_coll_name(all[i]->kind), "--algo", all[i]->name, "--bytes",
-                              bytes, "--no-timing");
-            cli_out_t e = RUN("export", "--machine", machines[mi], "--coll",
-                              cs_coll_name(all[i]->kind), "--algo", all[i]->name, "--bytes",
-                              bytes, "-o", "x.goal");
+            /* NCCL's algorithms run their messages under a protocol, which
+             * GOAL cannot say: the export writes the payload and drops the
+             * protocol (docs/nccl.md, "Writers").  Simple's wire bytes are
+             * the payload, so without its latency the run is the replay's. */
+            int nccl = !strncmp(all[i]->name, "nccl", 4);
+            const char *coll = cs_coll_name(all[i]->kind), *algo = all[i]->name;
+            cli_out_t d = nccl ? RUN("run", "--machine", machines[mi], "--coll", coll, "--algo",
+                                     algo, "--bytes", bytes, "--no-timing", "--opt",
+                                     "proto_lat=0")
+                               : RUN("run", "--machine", machines[mi], "--coll", coll, "--algo",
+                                     algo, "--bytes", bytes, "--no-timing");
+            cli_out_t e = nccl ? RUN("export", "--machine", machines[mi], "--coll", coll,
+                                     "--algo", algo, "--bytes", bytes, "-o", "x.goal", "--opt",
+                                     "proto_lat=0")
+                               : RUN("export", "--machine", machines[mi], "--coll", coll,
+                                     "--algo", algo, "--bytes", bytes, "-o", "x.goal");
             cr_expect_eq(d.status, e.status, "%s on %s: run %d (%s), export %d (%s)", name,
                          machines[mi], d.status, d.err, e.status, e.err);
             if (d.status == 0 && e.status == 0) {
@@ -485,6 +495,13 @@ Test(replay, round_trip_every_algorithm)
                  * events and the busiest channels too (not the collective's
                  * bandwidth lines: a replayed program is no collective) */
                 drop_bandwidth_lines(d.out);
+                if (nccl) { /* the one line the replay cannot have */
+                    char *at = strstr(d.out, "\nprotocol ");
+                    char *end = at ? strchr(at + 1, '\n') : NULL;
+                    cr_expect(at, "%s: the run names no protocol:\n%s", name, d.out);
+                    if (end)
+                        memmove(at, end, strlen(end) + 1);
+                }
                 const char *sd = strstr(d.out, "\nmessages ");
                 const char *sr = strstr(r.out, "\nmessages ");
                 cr_expect(sd && sr && !strcmp(sd, sr),

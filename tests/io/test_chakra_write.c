@@ -227,7 +227,13 @@ Test(chakra_write, suite_round_trip_p8)
             cr_assert_eq(rc, CS_OK, "%s: %s", name, err.msg);
             rc = read_mem(&fs, &q, &err);
             cr_assert_eq(rc, CS_OK, "%s: read back: %s", name, err.msg);
-            const char *diff = compare_programs(p, q);
+            /* the file holds the program a program's joins stand for
+             * (cs_program_without_joins: Chakra has no join; NCCL's rings
+             * start each rank's chains after one) */
+            cs_program_t *direct = NULL;
+            cr_assert_eq(cs_program_without_joins(p, &direct, &err), CS_OK, "%s", err.msg);
+            const char *diff = compare_programs(direct ? direct : p, q);
+            cs_program_free(direct);
             cr_assert_str_empty(diff, "%s: %s", name, diff);
             /* the program ASTRA-sim runs (no after-start, no streaming) ends */
             if (has_special_deps(p)) {
