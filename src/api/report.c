@@ -156,9 +156,11 @@ void cs_report_collective(FILE *f, const cs_request_coll_t *c, int validated)
     if (c->has_nccl) {
         const cs_ncclpick_t *pk = &c->nccl;
         fprintf(f, "nccl      NCCL's choice: %s/%s on %d channel%s (NCCL 2.30.7 model: %d "
-                "nodes, %.4g GB/s a channel); NCCL's estimate %.4g us\n",
-                cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto), pk->nchannels,
-                pk->nchannels == 1 ? "" : "s", pk->in.nnodes, pk->in.bw_inter, pk->estimate_us);
+                "node%s, %.4g GB/s a channel inside a node, %.4g between); NCCL's estimate "
+                "%.4g us\n", cs_nccl_algo_name(pk->algo), cs_proto_name(pk->proto),
+                pk->nchannels, pk->nchannels == 1 ? "" : "s", pk->in.nnodes,
+                pk->in.nnodes == 1 ? "" : "s", pk->in.bw_intra, pk->in.bw_inter,
+                pk->estimate_us);
     }
     fprintf(f, "validation: %s\n", validated ? "ok" : "not requested (--validate)");
 }

@@ -714,8 +714,9 @@ static void report(const cs_machine_t *m, const cs_net_t *net, FILE *f)
     double bis = cs_netdesc_bisection(n->d);
     char b[32];
     (void)net;
-    fprintf(f, "network   %s: %d hosts, %d switches, %d links; routing %s\n",
+    fprintf(f, "network   %s: %d hosts, %d switch%s, %d links; routing %s\n",
             cs_netdesc_source(n->d), (int)hosts, (int)(nodes - hosts),
+            nodes - hosts == 1 ? "" : "es",
             (int)cs_netdesc_nlinks(n->d),
             cs_netdesc_shape(n->d)        ? cs_netdesc_shape(n->d)
             : cs_netdesc_route_name(n->d) ? cs_netdesc_route_name(n->d)
