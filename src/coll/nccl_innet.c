@@ -412,6 +412,76 @@ static int64_t max_steps(const innet_t *in, int64_t step)
     return most;
 }
 
+/* The walk every algorithm makes over the vector: step k of every channel
+ * in turn (channel_part), then step k + 1, a step of `step` bytes (short at
+ * a channel's end) cut into `nshard` shards by cs_coll_split; a piece is
+ * one non-empty shard, numbered (k * nchannels + ch) * nshard + j for its
+ * tags.  One home for that order, so that the three algorithms emit their
+ * pieces alike (ops and tags follow it). */
+typedef struct piece {
+    int64_t k;           /* step of the channel */
+    int ch, j;           /* channel, shard of the step */
+    int64_t off, len;    /* the shard's bytes of the vector */
+    int64_t id;          /* the piece's number (IN_TAG) */
+} piece_t;
+
+typedef struct walk {
+    const innet_t *in;
+    int64_t step;
+    int nshard;
+    int64_t k;
+    int ch, j, any, done;
+    int64_t so, sl;      /* the current step's slice of the vector */
+} walk_t;
+
+static void walk_start(walk_t *w, const innet_t *in, int64_t step, int nshard)
+{
+    memset(w, 0, sizeof *w);
+    w->in = in;
+    w->step = step;
+    w->nshard = nshard;
+    w->ch = -1;
+    w->j = nshard; /* as if a slice had just ended: the first call takes channel 0 */
+}
+
+/* The next piece into *p: 1, or 0 once a round of k has no channel left
+ * with a step k. */
+static int walk_next(walk_t *w, piece_t *p)
+{
+    while (!w->done) {
+        if (w->j >= w->nshard) { /* the next channel's step k */
+            int64_t base, clen, ns;
+            if (++w->ch >= w->in->o.nchannels) {
+                if (!w->any) {
+                    w->done = 1;
+                    break;
+                }
+                w->k++;
+                w->ch = 0;
+                w->any = 0;
+            }
+            channel_part(w->in, w->ch, w->step, &base, &clen, &ns);
+            if (w->k >= ns)
+                continue; /* j stays past the shards: on to the next channel */
+            w->any = 1;
+            w->j = 0;
+            w->so = base + w->k * w->step;
+            w->sl = clen - w->k * w->step < w->step ? clen - w->k * w->step : w->step;
+        }
+        int j = w->j++;
+        cs_coll_split(w->sl, w->nshard, j, &p->off, &p->len);
+        if (!p->len)
+            continue;
+        p->off += w->so;
+        p->k = w->k;
+        p->ch = w->ch;
+        p->j = j;
+        p->id = (w->k * w->in->o.nchannels + w->ch) * w->nshard + j;
+        return 1;
+    }
+    return 0;
+}
+
 /* A join on `rank` after ops[0..n) (-1 entries skipped); -1 when none. */
 static int32_t join_after(const innet_t *in, int rank, const int32_t *ops, int n)
 {
@@ -462,57 +532,41 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
         rc = cs_error_set(err, CS_ERR_USAGE, "allreduce/nccl-collnet-direct: all %d ranks are "
                           "one node, CollNet has no network to reduce in (run allreduce/"
                           "nccl-nvls, or give the ranks nodes of their own)", in.P);
-    for (int64_t k = 0; !rc; k++) {
-        int any = 0;
-        for (int ch = 0; ch < in.o.nchannels; ch++) {
-            int64_t base, clen, ns;
-            channel_part(&in, ch, step, &base, &clen, &ns);
-            if (k >= ns)
-                continue;
-            any = 1;
-            int64_t so = base + k * step, sl = clen - k * step < step ? clen - k * step : step;
-            for (int j = 0; j < L; j++) {
-                int64_t off, len;
-                cs_coll_split(sl, L, j, &off, &len);
-                off += so;
-                if (!len)
+    walk_t w;
+    piece_t pc;
+    walk_start(&w, &in, step, L);
+    while (!rc && walk_next(&w, &pc)) {
+        int j = pc.j, tag = IN_TAG(IN_TAG_SCATTER, pc.id);
+        /* scatter: every rank's shard j to head j, reduced there */
+        for (int g = 0; g < G; g++) {
+            int head = in.local[in.lfirst[g] + j];
+            for (int i = 0; i < L; i++) {
+                int r = in.local[in.lfirst[g] + i];
+                calcs[i] = -1;
+                if (r == head)
                     continue;
-                int64_t piece = (k * in.o.nchannels + ch) * L + j;
-                /* scatter: every rank's shard j to head j, reduced there */
-                for (int g = 0; g < G; g++) {
-                    int head = in.local[in.lfirst[g] + j];
-                    for (int i = 0; i < L; i++) {
-                        int r = in.local[in.lfirst[g] + i];
-                        calcs[i] = -1;
-                        if (r == head)
-                            continue;
-                        cs_coll_send(b, r, head, off, len, IN_TAG(IN_TAG_SCATTER, piece));
-                        calcs[i] = cs_coll_recv_reduce(b, head, r, off, len,
-                                                       IN_TAG(IN_TAG_SCATTER, piece));
-                    }
-                    mem[g] = head;
-                    pre[g] = join_after(&in, head, calcs, L);
-                }
-                /* the shard through the switches with head j of every node */
-                tree_emit(&in, &trees[j], ch, piece, off, len, pre, got);
-                /* gather: head j's result to the node's other ranks */
-                for (int g = 0; g < G; g++) {
-                    int head = in.local[in.lfirst[g] + j], nd = 0;
-                    for (int i = 0; i < L; i++)
-                        if (in.local[in.lfirst[g] + i] != head)
-                            dst[nd++] = in.local[in.lfirst[g] + i];
-                    if (!nd)
-                        continue;
-                    int32_t m = cs_coll_mcast(b, head, dst, nd, off, len,
-                                              IN_TAG(IN_TAG_GATHER, piece));
-                    cs_coll_dep(b, m, got[g], CS_DEP_AFTER);
-                    for (int i = 0; i < nd; i++)
-                        cs_coll_recv(b, dst[i], head, off, len, IN_TAG(IN_TAG_GATHER, piece));
-                }
+                cs_coll_send(b, r, head, pc.off, pc.len, tag);
+                calcs[i] = cs_coll_recv_reduce(b, head, r, pc.off, pc.len, tag);
             }
+            mem[g] = head;
+            pre[g] = join_after(&in, head, calcs, L);
         }
-        if (!any)
-            break;
+        /* the shard through the switches with head j of every node */
+        tree_emit(&in, &trees[j], pc.ch, pc.id, pc.off, pc.len, pre, got);
+        /* gather: head j's result to the node's other ranks */
+        for (int g = 0; g < G; g++) {
+            int head = mem[g], nd = 0;
+            for (int i = 0; i < L; i++)
+                if (in.local[in.lfirst[g] + i] != head)
+                    dst[nd++] = in.local[in.lfirst[g] + i];
+            if (!nd)
+                continue;
+            int32_t m = cs_coll_mcast(b, head, dst, nd, pc.off, pc.len,
+                                      IN_TAG(IN_TAG_GATHER, pc.id));
+            cs_coll_dep(b, m, got[g], CS_DEP_AFTER);
+            for (int i = 0; i < nd; i++)
+                cs_coll_recv(b, dst[i], head, pc.off, pc.len, IN_TAG(IN_TAG_GATHER, pc.id));
+        }
     }
     for (int j = 0; j < L; j++)
         tree_free(&trees[j]);
@@ -553,44 +607,36 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
     else
         for (int ch = 0; ch < in.o.nchannels && !rc; ch++)
             rc = tree_build(&in, mem, G, in.o.step, max_steps(&in, step), ch, &trees[ch], err);
-    for (int64_t k = 0; !rc; k++) {
-        int any = 0;
-        for (int ch = 0; ch < in.o.nchannels; ch++) {
-            int64_t base, clen, ns;
-            channel_part(&in, ch, step, &base, &clen, &ns);
-            if (k >= ns)
-                continue;
-            any = 1;
-            int64_t off = base + k * step, len = clen - k * step < step ? clen - k * step : step;
-            int64_t piece = k * in.o.nchannels + ch;
-            int up = IN_TAG(IN_TAG_SCATTER, piece), down = IN_TAG(IN_TAG_GATHER, piece);
-            /* up the chain: local n-1 -> ... -> 0, reducing */
-            for (int g = 0; g < G; g++) {
-                int n = in.lfirst[g + 1] - in.lfirst[g];
-                const int32_t *loc = in.local + in.lfirst[g];
-                int32_t last = -1;
-                for (int i = n - 1; i >= 1; i--) {
-                    int32_t s = cs_coll_send(b, loc[i], loc[i - 1], off, len, up);
-                    cs_coll_dep(b, s, last, CS_DEP_AFTER);
-                    last = cs_coll_recv_reduce(b, loc[i - 1], loc[i], off, len, up);
-                }
-                pre[g] = last;
+    walk_t w;
+    piece_t pc;
+    walk_start(&w, &in, step, 1);
+    while (!rc && walk_next(&w, &pc)) {
+        int64_t off = pc.off, len = pc.len;
+        int up = IN_TAG(IN_TAG_SCATTER, pc.id), down = IN_TAG(IN_TAG_GATHER, pc.id);
+        /* up the chain: local n-1 -> ... -> 0, reducing */
+        for (int g = 0; g < G; g++) {
+            int n = in.lfirst[g + 1] - in.lfirst[g];
+            const int32_t *loc = in.local + in.lfirst[g];
+            int32_t last = -1;
+            for (int i = n - 1; i >= 1; i--) {
+                int32_t s = cs_coll_send(b, loc[i], loc[i - 1], off, len, up);
+                cs_coll_dep(b, s, last, CS_DEP_AFTER);
+                last = cs_coll_recv_reduce(b, loc[i - 1], loc[i], off, len, up);
             }
-            tree_emit(&in, &trees[ch], ch, piece, off, len, pre, got);
-            /* down the chain: 0 -> 1 -> ... -> n-1, copying */
-            for (int g = 0; g < G; g++) {
-                int n = in.lfirst[g + 1] - in.lfirst[g];
-                const int32_t *loc = in.local + in.lfirst[g];
-                int32_t have = got[g];
-                for (int i = 0; i + 1 < n; i++) {
-                    int32_t s = cs_coll_send(b, loc[i], loc[i + 1], off, len, down);
-                    cs_coll_dep(b, s, have, CS_DEP_AFTER);
-                    have = cs_coll_recv(b, loc[i + 1], loc[i], off, len, down);
-                }
+            pre[g] = last;
+        }
+        tree_emit(&in, &trees[pc.ch], pc.ch, pc.id, off, len, pre, got);
+        /* down the chain: 0 -> 1 -> ... -> n-1, copying */
+        for (int g = 0; g < G; g++) {
+            int n = in.lfirst[g + 1] - in.lfirst[g];
+            const int32_t *loc = in.local + in.lfirst[g];
+            int32_t have = got[g];
+            for (int i = 0; i + 1 < n; i++) {
+                int32_t s = cs_coll_send(b, loc[i], loc[i + 1], off, len, down);
+                cs_coll_dep(b, s, have, CS_DEP_AFTER);
+                have = cs_coll_recv(b, loc[i + 1], loc[i], off, len, down);
             }
         }
-        if (!any)
-            break;
     }
     for (int ch = 0; ch < in.o.nchannels; ch++)
         tree_free(&trees[ch]);
@@ -731,91 +777,77 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
         for (size_t i = 0; i < nw; i++)
             wring[i] = -1;
     }
-    for (int64_t k = 0; !rc; k++) {
-        int any = 0;
-        for (int ch = 0; ch < in.o.nchannels; ch++) {
-            int64_t base, clen, ns;
-            channel_part(&in, ch, step, &base, &clen, &ns);
-            if (k >= ns)
-                continue;
-            any = 1;
-            int64_t so = base + k * step, sl = clen - k * step < step ? clen - k * step : step;
-            for (int j = 0; j < L; j++) {
-                int64_t off, len;
-                cs_coll_split(sl, L, j, &off, &len);
-                off += so;
-                if (!len)
-                    continue;
-                int64_t piece = (k * in.o.nchannels + ch) * L + j;
-                int up = IN_TAG(IN_TAG_SCATTER, piece), down = IN_TAG(IN_TAG_GATHER, piece);
-                int shard = IN_TAG(IN_TAG_NV_SHARD, piece), back = IN_TAG(IN_TAG_NV_DOWN, piece);
-                /* every rank's shard j into the node's switch, reduced there */
-                int32_t *calc = got; /* reused: the switch's reduction of each node */
-                for (int g = 0; g < G; g++) {
-                    int sw = P + nvs[g];
-                    calc[g] = cs_coll_calc(b, sw, sw_ticks(&in, nvs[g], len), 0);
-                    for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++) {
-                        int r = in.local[i];
-                        size_t at = (((size_t)ch * (size_t)P + (size_t)r) * (size_t)L +
-                                     (size_t)j) * (size_t)window + (size_t)(k % window);
-                        int32_t s = cs_coll_send(b, r, sw, off, len, up);
-                        cs_coll_dep(b, s, wring[at], CS_DEP_AFTER);
-                        int32_t rv = cs_coll_recv(b, sw, r, off, len, up);
-                        cs_coll_set_data(b, rv, off, len, CS_DATA_REDUCE);
-                        cs_coll_dep(b, calc[g], rv, CS_DEP_AFTER);
-                    }
-                }
-                if (G == 1) { /* one node: the switch multicasts the result */
-                    int sw = P + nvs[0], nd = 0;
-                    for (int32_t i = in.lfirst[0]; i < in.lfirst[1]; i++)
-                        dst[nd++] = in.local[i];
-                    int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
-                    cs_coll_dep(b, m, calc[0], CS_DEP_AFTER);
-                    for (int i = 0; i < nd; i++) {
-                        size_t at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L +
-                                     (size_t)j) * (size_t)window + (size_t)(k % window);
-                        wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
-                    }
-                    continue;
-                }
-                /* across nodes: the switch gives shard j to head j */
-                for (int g = 0; g < G; g++) {
-                    int sw = P + nvs[g], head = in.local[in.lfirst[g] + j];
-                    int32_t s = cs_coll_send(b, sw, head, off, len, shard);
-                    cs_coll_dep(b, s, calc[g], CS_DEP_AFTER);
-                    mem[g] = head;
-                    pre[g] = cs_coll_recv(b, head, sw, off, len, shard);
-                }
-                if (use_net)
-                    tree_emit(&in, &trees[j], ch, piece, off, len, pre, got);
-                else
-                    heads_tree(&in, piece, mem, G, off, len, pre, got);
-                /* head j hands the result to the switch, which multicasts it */
-                for (int g = 0; g < G; g++) {
-                    int sw = P + nvs[g], head = mem[g], nd = 0;
-                    int32_t s = cs_coll_send(b, head, sw, off, len, back);
-                    cs_coll_dep(b, s, got[g], CS_DEP_AFTER);
-                    int32_t rv = cs_coll_recv(b, sw, head, off, len, back);
-                    for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++)
-                        if (in.local[i] != head)
-                            dst[nd++] = in.local[i];
-                    size_t at = (((size_t)ch * (size_t)P + (size_t)head) * (size_t)L +
-                                 (size_t)j) * (size_t)window + (size_t)(k % window);
-                    wring[at] = got[g];
-                    if (!nd)
-                        continue;
-                    int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
-                    cs_coll_dep(b, m, rv, CS_DEP_AFTER);
-                    for (int i = 0; i < nd; i++) {
-                        at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L + (size_t)j) *
-                                 (size_t)window + (size_t)(k % window);
-                        wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
-                    }
-                }
+    walk_t w;
+    piece_t pc;
+    walk_start(&w, &in, step, L);
+    while (!rc && walk_next(&w, &pc)) {
+        int64_t off = pc.off, len = pc.len, piece = pc.id, k = pc.k;
+        int ch = pc.ch, j = pc.j;
+        int up = IN_TAG(IN_TAG_SCATTER, piece), down = IN_TAG(IN_TAG_GATHER, piece);
+        int shard = IN_TAG(IN_TAG_NV_SHARD, piece), back = IN_TAG(IN_TAG_NV_DOWN, piece);
+        /* every rank's shard j into the node's switch, reduced there */
+        int32_t *calc = got; /* reused: the switch's reduction of each node */
+        for (int g = 0; g < G; g++) {
+            int sw = P + nvs[g];
+            calc[g] = cs_coll_calc(b, sw, sw_ticks(&in, nvs[g], len), 0);
+            for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++) {
+                int r = in.local[i];
+                int32_t s = cs_coll_send(b, r, sw, off, len, up);
+                size_t at = (((size_t)ch * (size_t)P + (size_t)r) * (size_t)L + (size_t)j) *
+                                (size_t)window + (size_t)(k % window);
+                cs_coll_dep(b, s, wring[at], CS_DEP_AFTER);
+                int32_t rv = cs_coll_recv(b, sw, r, off, len, up);
+                cs_coll_set_data(b, rv, off, len, CS_DATA_REDUCE);
+                cs_coll_dep(b, calc[g], rv, CS_DEP_AFTER);
             }
         }
-        if (!any)
-            break;
+        if (G == 1) { /* one node: the switch multicasts the result */
+            int sw = P + nvs[0], nd = 0;
+            for (int32_t i = in.lfirst[0]; i < in.lfirst[1]; i++)
+                dst[nd++] = in.local[i];
+            int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
+            cs_coll_dep(b, m, calc[0], CS_DEP_AFTER);
+            for (int i = 0; i < nd; i++) {
+                size_t at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L +
+                             (size_t)j) * (size_t)window + (size_t)(k % window);
+                wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
+            }
+            continue;
+        }
+        /* across nodes: the switch gives shard j to head j */
+        for (int g = 0; g < G; g++) {
+            int sw = P + nvs[g], head = in.local[in.lfirst[g] + j];
+            int32_t s = cs_coll_send(b, sw, head, off, len, shard);
+            cs_coll_dep(b, s, calc[g], CS_DEP_AFTER);
+            mem[g] = head;
+            pre[g] = cs_coll_recv(b, head, sw, off, len, shard);
+        }
+        if (use_net)
+            tree_emit(&in, &trees[j], ch, piece, off, len, pre, got);
+        else
+            heads_tree(&in, piece, mem, G, off, len, pre, got);
+        /* head j hands the result to the switch, which multicasts it */
+        for (int g = 0; g < G; g++) {
+            int sw = P + nvs[g], head = mem[g], nd = 0;
+            int32_t s = cs_coll_send(b, head, sw, off, len, back);
+            cs_coll_dep(b, s, got[g], CS_DEP_AFTER);
+            int32_t rv = cs_coll_recv(b, sw, head, off, len, back);
+            for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++)
+                if (in.local[i] != head)
+                    dst[nd++] = in.local[i];
+            size_t at = (((size_t)ch * (size_t)P + (size_t)head) * (size_t)L + (size_t)j) *
+                            (size_t)window + (size_t)(k % window);
+            wring[at] = got[g];
+            if (!nd)
+                continue;
+            int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
+            cs_coll_dep(b, m, rv, CS_DEP_AFTER);
+            for (int i = 0; i < nd; i++) {
+                at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L + (size_t)j) *
+                         (size_t)window + (size_t)(k % window);
+                wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
+            }
+        }
     }
     for (int j = 0; j < L; j++)
         tree_free(&trees[j]);
