@@ -499,6 +499,36 @@ static int32_t join_after(const innet_t *in, int rank, const int32_t *ops, int n
     return j;
 }
 
+/* Head j of every node (its j-th rank) into mem[0..nnodes): the members
+ * of shard j's allreduce across nodes. */
+static void node_heads(const innet_t *in, int j, int32_t *mem)
+{
+    for (int g = 0; g < in->nnodes; g++)
+        mem[g] = in->local[in->lfirst[g] + j];
+}
+
+/* Node g's ranks but `skip` (-1: none) into dst, then, if any, one
+ * multicast of the piece from `from` to them after `after` and each one's
+ * recv (into rcv[i] when rcv is given); returns their number. */
+static int node_mcast(const innet_t *in, int g, int from, int skip, const piece_t *pc, int tag,
+                      int32_t after, int32_t *dst, int32_t *rcv)
+{
+    int nd = 0;
+    for (int32_t i = in->lfirst[g]; i < in->lfirst[g + 1]; i++)
+        if (in->local[i] != skip)
+            dst[nd++] = in->local[i];
+    if (!nd)
+        return 0;
+    int32_t m = cs_coll_mcast(in->b, from, dst, nd, pc->off, pc->len, tag);
+    cs_coll_dep(in->b, m, after, CS_DEP_AFTER);
+    for (int i = 0; i < nd; i++) {
+        int32_t r = cs_coll_recv(in->b, dst[i], from, pc->off, pc->len, tag);
+        if (rcv)
+            rcv[i] = r;
+    }
+    return nd;
+}
+
 /* ---- CollNet Direct -------------------------------------------------------- */
 
 static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
@@ -524,8 +554,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
     int32_t *dst = cs_malloc((size_t)L * sizeof *dst);
     int64_t ns_max = max_steps(&in, step);
     for (int j = 0; j < L && G > 1 && !rc; j++) {
-        for (int g = 0; g < G; g++)
-            mem[g] = in.local[in.lfirst[g] + j];
+        node_heads(&in, j, mem);
         rc = tree_build(&in, mem, G, in.o.step, ns_max, j, &trees[j], err);
     }
     if (G == 1 && !rc) /* one node: the "network" is the node's own switch */
@@ -554,19 +583,9 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
         /* the shard through the switches with head j of every node */
         tree_emit(&in, &trees[j], pc.ch, pc.id, pc.off, pc.len, pre, got);
         /* gather: head j's result to the node's other ranks */
-        for (int g = 0; g < G; g++) {
-            int head = mem[g], nd = 0;
-            for (int i = 0; i < L; i++)
-                if (in.local[in.lfirst[g] + i] != head)
-                    dst[nd++] = in.local[in.lfirst[g] + i];
-            if (!nd)
-                continue;
-            int32_t m = cs_coll_mcast(b, head, dst, nd, pc.off, pc.len,
-                                      IN_TAG(IN_TAG_GATHER, pc.id));
-            cs_coll_dep(b, m, got[g], CS_DEP_AFTER);
-            for (int i = 0; i < nd; i++)
-                cs_coll_recv(b, dst[i], head, pc.off, pc.len, IN_TAG(IN_TAG_GATHER, pc.id));
-        }
+        for (int g = 0; g < G; g++)
+            node_mcast(&in, g, mem[g], mem[g], &pc, IN_TAG(IN_TAG_GATHER, pc.id), got[g], dst,
+                       NULL);
     }
     for (int j = 0; j < L; j++)
         tree_free(&trees[j]);
@@ -707,6 +726,15 @@ static void heads_tree(const innet_t *in, int64_t piece, const int32_t *mem, int
     free(done);
 }
 
+/* The NVSwitch's slot of rank r for the piece's shard: wring is
+ * [channel][rank][shard][window], and holds the op after which r has the
+ * result of that shard `window` steps back (its buffer's slots). */
+static int32_t *nv_slot(int32_t *wring, const piece_t *pc, int P, int L, int64_t window, int r)
+{
+    return wring + (((size_t)pc->ch * (size_t)P + (size_t)r) * (size_t)L + (size_t)pc->j) *
+                       (size_t)window + (size_t)(pc->k % window);
+}
+
 static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
 {
     innet_t in;
@@ -754,12 +782,12 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
     int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
     int32_t *dst = cs_malloc((size_t)(L > G ? L : G) * sizeof *dst);
+    int32_t *rcv = cs_malloc((size_t)(L > G ? L : G) * sizeof *rcv);
     if (!rc && G > 1) {
         cs_error_t probe;
         use_net = 1;
         for (int j = 0; j < L && use_net; j++) {
-            for (int g = 0; g < G; g++)
-                mem[g] = in.local[in.lfirst[g] + j];
+            node_heads(&in, j, mem);
             if (tree_build(&in, mem, G, in.o.step, ns_max, j, &trees[j], &probe) != CS_OK)
                 use_net = 0;
         }
@@ -781,8 +809,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     piece_t pc;
     walk_start(&w, &in, step, L);
     while (!rc && walk_next(&w, &pc)) {
-        int64_t off = pc.off, len = pc.len, piece = pc.id, k = pc.k;
-        int ch = pc.ch, j = pc.j;
+        int64_t off = pc.off, len = pc.len, piece = pc.id;
         int up = IN_TAG(IN_TAG_SCATTER, piece), down = IN_TAG(IN_TAG_GATHER, piece);
         int shard = IN_TAG(IN_TAG_NV_SHARD, piece), back = IN_TAG(IN_TAG_NV_DOWN, piece);
         /* every rank's shard j into the node's switch, reduced there */
@@ -793,60 +820,40 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
             for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++) {
                 int r = in.local[i];
                 int32_t s = cs_coll_send(b, r, sw, off, len, up);
-                size_t at = (((size_t)ch * (size_t)P + (size_t)r) * (size_t)L + (size_t)j) *
-                                (size_t)window + (size_t)(k % window);
-                cs_coll_dep(b, s, wring[at], CS_DEP_AFTER);
+                cs_coll_dep(b, s, *nv_slot(wring, &pc, P, L, window, r), CS_DEP_AFTER);
                 int32_t rv = cs_coll_recv(b, sw, r, off, len, up);
                 cs_coll_set_data(b, rv, off, len, CS_DATA_REDUCE);
                 cs_coll_dep(b, calc[g], rv, CS_DEP_AFTER);
             }
         }
         if (G == 1) { /* one node: the switch multicasts the result */
-            int sw = P + nvs[0], nd = 0;
-            for (int32_t i = in.lfirst[0]; i < in.lfirst[1]; i++)
-                dst[nd++] = in.local[i];
-            int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
-            cs_coll_dep(b, m, calc[0], CS_DEP_AFTER);
-            for (int i = 0; i < nd; i++) {
-                size_t at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L +
-                             (size_t)j) * (size_t)window + (size_t)(k % window);
-                wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
-            }
+            int nd = node_mcast(&in, 0, P + nvs[0], -1, &pc, down, calc[0], dst, rcv);
+            for (int i = 0; i < nd; i++)
+                *nv_slot(wring, &pc, P, L, window, dst[i]) = rcv[i];
             continue;
         }
         /* across nodes: the switch gives shard j to head j */
         for (int g = 0; g < G; g++) {
-            int sw = P + nvs[g], head = in.local[in.lfirst[g] + j];
+            int sw = P + nvs[g], head = in.local[in.lfirst[g] + pc.j];
             int32_t s = cs_coll_send(b, sw, head, off, len, shard);
             cs_coll_dep(b, s, calc[g], CS_DEP_AFTER);
             mem[g] = head;
             pre[g] = cs_coll_recv(b, head, sw, off, len, shard);
         }
         if (use_net)
-            tree_emit(&in, &trees[j], ch, piece, off, len, pre, got);
+            tree_emit(&in, &trees[pc.j], pc.ch, piece, off, len, pre, got);
         else
             heads_tree(&in, piece, mem, G, off, len, pre, got);
         /* head j hands the result to the switch, which multicasts it */
         for (int g = 0; g < G; g++) {
-            int sw = P + nvs[g], head = mem[g], nd = 0;
+            int sw = P + nvs[g], head = mem[g];
             int32_t s = cs_coll_send(b, head, sw, off, len, back);
             cs_coll_dep(b, s, got[g], CS_DEP_AFTER);
             int32_t rv = cs_coll_recv(b, sw, head, off, len, back);
-            for (int32_t i = in.lfirst[g]; i < in.lfirst[g + 1]; i++)
-                if (in.local[i] != head)
-                    dst[nd++] = in.local[i];
-            size_t at = (((size_t)ch * (size_t)P + (size_t)head) * (size_t)L + (size_t)j) *
-                            (size_t)window + (size_t)(k % window);
-            wring[at] = got[g];
-            if (!nd)
-                continue;
-            int32_t m = cs_coll_mcast(b, sw, dst, nd, off, len, down);
-            cs_coll_dep(b, m, rv, CS_DEP_AFTER);
-            for (int i = 0; i < nd; i++) {
-                at = (((size_t)ch * (size_t)P + (size_t)dst[i]) * (size_t)L + (size_t)j) *
-                         (size_t)window + (size_t)(k % window);
-                wring[at] = cs_coll_recv(b, dst[i], sw, off, len, down);
-            }
+            *nv_slot(wring, &pc, P, L, window, head) = got[g];
+            int nd = node_mcast(&in, g, sw, head, &pc, down, rv, dst, rcv);
+            for (int i = 0; i < nd; i++)
+                *nv_slot(wring, &pc, P, L, window, dst[i]) = rcv[i];
         }
     }
     for (int j = 0; j < L; j++)
@@ -858,6 +865,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     free(pre);
     free(got);
     free(dst);
+    free(rcv);
     innet_free(&in);
     return rc;
 }
