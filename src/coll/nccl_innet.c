@@ -99,6 +99,8 @@ typedef struct innet {
     int nnodes, L;      /* nodes of L ranks each (L 0: unequal, lmax the largest) */
     int32_t *lfirst;    /* nnodes + 1 offsets into local */
     int32_t *local;     /* the ranks of each node, in rank order */
+    int32_t *mem, *pre, *got; /* per node, for a piece: its member rank (a head),
+                                 the op its send waits for, its result */
 } innet_t;
 
 static const char *const innet_keys[] = {CS_NCCL_KEYS, NULL};
@@ -136,6 +138,9 @@ static void innet_free(innet_t *in)
 {
     free(in->lfirst);
     free(in->local);
+    free(in->mem);
+    free(in->pre);
+    free(in->got);
 }
 
 /* The nodes: the hints' groups, or (group_each) every rank a node of its
@@ -151,6 +156,9 @@ static void innet_nodes(innet_t *in, int group_each)
     in->nnodes = G;
     in->lfirst = cs_calloc((size_t)G + 1, sizeof *in->lfirst);
     in->local = cs_malloc((size_t)P * sizeof *in->local);
+    in->mem = cs_malloc((size_t)G * sizeof *in->mem);
+    in->pre = cs_malloc((size_t)G * sizeof *in->pre);
+    in->got = cs_malloc((size_t)G * sizeof *in->got);
     for (int r = 0; r < P; r++) {
         int g = h->group && h->ngroups > 1 ? h->group[r] : group_each ? r : 0;
         in->lfirst[g + 1]++;
@@ -170,6 +178,8 @@ static void innet_nodes(innet_t *in, int group_each)
             in->L = 0;
 }
 
+/* Reads the options and finds the nodes; on an error nothing is left to
+ * free. */
 static int innet_init(innet_t *in, cs_coll_builder_t *b, int group_each, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
@@ -535,10 +545,8 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
 {
     innet_t in;
     int rc = innet_init(&in, b, 1, err);
-    if (rc) {
-        innet_free(&in);
+    if (rc)
         return rc;
-    }
     const int L = in.L, G = in.nnodes;
     if (!L) {
         innet_free(&in);
@@ -548,8 +556,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
     }
     int64_t step = in.o.step * L;
     nettree_t *trees = cs_calloc((size_t)L, sizeof *trees);
-    int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
-    int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
+    int32_t *mem = in.mem, *pre = in.pre, *got = in.got;
     int32_t *calcs = cs_malloc((size_t)L * sizeof *calcs);
     int32_t *dst = cs_malloc((size_t)L * sizeof *dst);
     int64_t ns_max = max_steps(&in, step);
@@ -590,9 +597,6 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
     for (int j = 0; j < L; j++)
         tree_free(&trees[j]);
     free(trees);
-    free(mem);
-    free(pre);
-    free(got);
     free(calcs);
     free(dst);
     innet_free(&in);
@@ -607,18 +611,14 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
 {
     innet_t in;
     int rc = innet_init(&in, b, 1, err);
-    if (rc) {
-        innet_free(&in);
+    if (rc)
         return rc;
-    }
     const int G = in.nnodes;
     int64_t step = in.o.step;
     /* a tree per channel, spread over the switches above (tree_build) */
     nettree_t *trees = cs_calloc((size_t)in.o.nchannels, sizeof *trees);
-    int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
-    int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
-    for (int g = 0; g < G; g++)
-        mem[g] = in.local[in.lfirst[g]];
+    int32_t *mem = in.mem, *pre = in.pre, *got = in.got;
+    node_heads(&in, 0, mem); /* each node's first rank */
     if (G == 1)
         rc = cs_error_set(err, CS_ERR_USAGE, "all %d ranks are one node, CollNet has no network "
                           "to reduce in (run allreduce/nccl-nvls, or give the ranks nodes of "
@@ -660,9 +660,6 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
     for (int ch = 0; ch < in.o.nchannels; ch++)
         tree_free(&trees[ch]);
     free(trees);
-    free(mem);
-    free(pre);
-    free(got);
     innet_free(&in);
     if (rc)
         cs_error_prefix(err, "allreduce/nccl-collnet-chain");
@@ -739,10 +736,8 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
 {
     innet_t in;
     int rc = innet_init(&in, b, 0, err);
-    if (rc) {
-        innet_free(&in);
+    if (rc)
         return rc;
-    }
     const int G = in.nnodes, P = in.P;
     const cs_coll_hints_t *h = in.h;
     int L = in.L;
@@ -779,8 +774,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
      * the heads, else the heads' tree */
     nettree_t *trees = cs_calloc((size_t)L, sizeof *trees);
     int use_net = 0;
-    int32_t *mem = cs_malloc((size_t)G * sizeof *mem);
-    int32_t *pre = cs_malloc((size_t)G * sizeof *pre), *got = cs_malloc((size_t)G * sizeof *got);
+    int32_t *mem = in.mem, *pre = in.pre, *got = in.got;
     int32_t *dst = cs_malloc((size_t)(L > G ? L : G) * sizeof *dst);
     int32_t *rcv = cs_malloc((size_t)(L > G ? L : G) * sizeof *rcv);
     if (!rc && G > 1) {
@@ -861,9 +855,6 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
     free(trees);
     free(nvs);
     free(wring);
-    free(mem);
-    free(pre);
-    free(got);
     free(dst);
     free(rcv);
     innet_free(&in);
