@@ -227,7 +227,7 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
                       int64_t nsteps, int salt, nettree_t *t, cs_error_t *err)
 {
     const cs_coll_hints_t *h = in->h;
-    int S = h->nswitches, best = -1, bestd = -1;
+    int S = h->nswitches, best = -1, bestd = -1, rc = CS_OK;
     int32_t *cover = cs_calloc((size_t)S, sizeof *cover);
     int32_t *stamp = cs_malloc((size_t)S * sizeof *stamp);
     int32_t *depth = cs_malloc((size_t)S * sizeof *depth);
@@ -259,13 +259,10 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
             bestd = depth[s];
         }
     if (best < 0) {
-        free(cover);
-        free(stamp);
-        free(depth);
-        free(in_tree);
-        return cs_error_set(err, CS_ERR_USAGE, "no reducing switch has all of ranks %d, %d, ... "
+        rc = cs_error_set(err, CS_ERR_USAGE, "no reducing switch has all of ranks %d, %d, ... "
                             "(%d ranks) below it; make the switches above them reduce too "
-                            "(sharp=all)", (int)mem[0], n > 1 ? (int)mem[1] : (int)mem[0], n);
+                          "(sharp=all)", (int)mem[0], n > 1 ? (int)mem[1] : (int)mem[0], n);
+        goto out;
     }
     t->n = n;
     t->root = best;
@@ -314,15 +311,12 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
         int s = t->order[k];
         int64_t fit = h->sw_buf[s] / (chunk * in->o.nchannels > 0 ? chunk * in->o.nchannels : 1);
         if (chunk > h->sw_buf[s]) {
-            free(cover);
-            free(stamp);
-            free(depth);
-            free(in_tree);
             tree_free(t);
-            return cs_error_set(err, CS_ERR_RANGE, "chunk: a piece of %lld bytes does not fit "
-                                "the %lld bytes of reducing switch %d's buffer; lower chunk= or "
-                                "give the switch more buffer (sharp_buf=, nvls_buf=)",
-                                (long long)chunk, (long long)h->sw_buf[s], s);
+            rc = cs_error_set(err, CS_ERR_RANGE, "chunk: a piece of %lld bytes does not fit the "
+                              "%lld bytes of reducing switch %d's buffer; lower chunk= or give "
+                              "the switch more buffer (sharp_buf=, nvls_buf=)", (long long)chunk,
+                              (long long)h->sw_buf[s], s);
+            goto out;
         }
         w = fit < 1 ? 1 : fit < w ? fit : w;
     }
@@ -332,11 +326,12 @@ static int tree_build(const innet_t *in, const int32_t *mem, int n, int64_t chun
     for (size_t i = 0; i < (size_t)t->nch * (size_t)n * (size_t)w; i++)
         t->ring[i] = -1;
     t->count = cs_calloc((size_t)t->nch, sizeof *t->count);
+out:
     free(cover);
     free(stamp);
     free(depth);
     free(in_tree);
-    return CS_OK;
+    return rc;
 }
 
 /* One chunk [off, off+len) of channel ch through the tree: member i sends
