@@ -334,6 +334,17 @@ out:
     return rc;
 }
 
+/* A switch's input: `sw` receives [off, off+len) from `src` into its
+ * buffer, where it is reduced (--validate follows the data), and its calc
+ * of the chunk waits for it. */
+static void sw_input(const innet_t *in, int sw, int src, int64_t off, int64_t len, int tag,
+                     int32_t calc)
+{
+    int32_t r = cs_coll_recv(in->b, sw, src, off, len, tag);
+    cs_coll_set_data(in->b, r, off, len, CS_DATA_REDUCE);
+    cs_coll_dep(in->b, calc, r, CS_DEP_AFTER);
+}
+
 /* One chunk [off, off+len) of channel ch through the tree: member i sends
  * after pre[i] (-1: nothing) and after its result of the chunk `window`
  * chunks back; its result recv is written to got[i]. */
@@ -357,16 +368,10 @@ static void tree_emit(const innet_t *in, nettree_t *t, int ch, int64_t piece, in
         int s = t->order[k2], rank = P + s;
         int32_t calc = cs_coll_calc(b, rank, sw_ticks(in, s, len), 0);
         for (int i = 0; i < t->n; i++)
-            if (t->attach[i] == s) {
-                int32_t r = cs_coll_recv(b, rank, t->mem[i], off, len, up);
-                cs_coll_set_data(b, r, off, len, CS_DATA_REDUCE);
-                cs_coll_dep(b, calc, r, CS_DEP_AFTER);
-            }
-        for (int32_t c = t->kid_first[k2]; c < t->kid_first[k2 + 1]; c++) {
-            int32_t r = cs_coll_recv(b, rank, P + t->kid[c], off, len, up);
-            cs_coll_set_data(b, r, off, len, CS_DATA_REDUCE);
-            cs_coll_dep(b, calc, r, CS_DEP_AFTER);
-        }
+            if (t->attach[i] == s)
+                sw_input(in, rank, t->mem[i], off, len, up, calc);
+        for (int32_t c = t->kid_first[k2]; c < t->kid_first[k2 + 1]; c++)
+            sw_input(in, rank, P + t->kid[c], off, len, up, calc);
         ready[k2] = calc;
         if (s != t->root) {
             int32_t sd = cs_coll_send(b, rank, P + t->parent[s], off, len, up);
@@ -810,9 +815,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
                 int r = in.local[i];
                 int32_t s = cs_coll_send(b, r, sw, off, len, up);
                 cs_coll_dep(b, s, *nv_slot(wring, &pc, P, L, window, r), CS_DEP_AFTER);
-                int32_t rv = cs_coll_recv(b, sw, r, off, len, up);
-                cs_coll_set_data(b, rv, off, len, CS_DATA_REDUCE);
-                cs_coll_dep(b, calc[g], rv, CS_DEP_AFTER);
+                sw_input(&in, sw, r, off, len, up, calc[g]);
             }
         }
         if (G == 1) { /* one node: the switch multicasts the result */
