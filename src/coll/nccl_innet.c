@@ -215,6 +215,14 @@ static void tree_free(nettree_t *t)
     memset(t, 0, sizeof *t);
 }
 
+/* An array of n trees (a shard's or a channel's each), some maybe unbuilt. */
+static void trees_free(nettree_t *trees, int n)
+{
+    for (int i = 0; i < n; i++)
+        tree_free(&trees[i]);
+    free(trees);
+}
+
 /* Finds the tree: every switch's parent is one of the switches above it,
  * the (salt mod their number)th, so that the trees of different shards or
  * channels spread over a fat-tree's spines as SHARP's aggregation trees
@@ -594,9 +602,7 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
             node_mcast(&in, g, mem[g], mem[g], &pc, IN_TAG(IN_TAG_GATHER, pc.id), got[g], dst,
                        NULL);
     }
-    for (int j = 0; j < L; j++)
-        tree_free(&trees[j]);
-    free(trees);
+    trees_free(trees, L);
     free(calcs);
     free(dst);
     innet_free(&in);
@@ -657,9 +663,7 @@ static int build_chain(cs_coll_builder_t *b, cs_error_t *err)
             }
         }
     }
-    for (int ch = 0; ch < in.o.nchannels; ch++)
-        tree_free(&trees[ch]);
-    free(trees);
+    trees_free(trees, in.o.nchannels);
     innet_free(&in);
     if (rc)
         cs_error_prefix(err, "allreduce/nccl-collnet-chain");
@@ -848,9 +852,7 @@ static int build_nvls(cs_coll_builder_t *b, cs_error_t *err)
                 *nv_slot(wring, &pc, P, L, window, dst[i]) = rcv[i];
         }
     }
-    for (int j = 0; j < L; j++)
-        tree_free(&trees[j]);
-    free(trees);
+    trees_free(trees, L);
     free(nvs);
     free(wring);
     free(dst);
