@@ -230,35 +230,31 @@ Test(ncclpick, sweep_crossovers)
     free(buf);
 }
 
+/* What --algo nccl on `spec` (with option `opt`, or NULL) takes for NVLS
+ * and CollNet. */
+static void expect_innet(const char *spec, const char *opt, int nvls, int collnet)
+{
+    cs_request_run_t run;
+    cs_error_t err;
+    cr_assert_eq(prepare(spec, "allreduce", "nccl", "1GiB", opt, &run, &err, NULL), CS_OK,
+                 "%s: %s", spec, err.msg);
+    cr_assert_eq(run.coll.nccl.in.nvls, nvls, "%s %s", spec, opt ? opt : "");
+    cr_assert_eq(run.coll.nccl.in.collnet, collnet, "%s %s", spec, opt ? opt : "");
+    cs_request_run_destroy(&run);
+}
+
 /* NVLS and CollNet by default from the machine's reducing switches: an
  * NVSwitch per node (its members one node's ranks) is NVLS; SHARP in the
  * leaf and spine switches (members of several nodes, or none) CollNet. */
 Test(ncclpick, switches_set_nvls_and_collnet)
 {
-    cs_request_run_t run;
-    cs_error_t err;
     const char *base = "net:gen=twotier,nodes=4,gpus=8,nvbw=450GB/s,bw=50GB/s,lat=1us";
     char spec[256];
-    cr_assert_eq(prepare(base, "allreduce", "nccl", "1GiB", NULL, &run, &err, NULL), CS_OK,
-                 "%s", err.msg);
-    cr_assert_eq(run.coll.nccl.in.nvls, 0);
-    cr_assert_eq(run.coll.nccl.in.collnet, 0);
-    cs_request_run_destroy(&run);
+    expect_innet(base, NULL, 0, 0);
     snprintf(spec, sizeof spec, "%s,nvswitch=1", base);
-    cr_assert_eq(prepare(spec, "allreduce", "nccl", "1GiB", NULL, &run, &err, NULL), CS_OK,
-                 "%s", err.msg);
-    cr_assert_eq(run.coll.nccl.in.nvls, 1);
-    cr_assert_eq(run.coll.nccl.in.collnet, 0);
-    cs_request_run_destroy(&run);
+    expect_innet(spec, NULL, 1, 0);
     snprintf(spec, sizeof spec, "%s,nvswitch=1,sharp=all", base);
-    cr_assert_eq(prepare(spec, "allreduce", "nccl", "1GiB", NULL, &run, &err, NULL), CS_OK,
-                 "%s", err.msg);
-    cr_assert_eq(run.coll.nccl.in.nvls, 1);
-    cr_assert_eq(run.coll.nccl.in.collnet, 1);
-    cs_request_run_destroy(&run);
-    /* and the user's word over the machine's */
-    cr_assert_eq(prepare(spec, "allreduce", "nccl", "1GiB", "collnet=0", &run, &err, NULL),
-                 CS_OK, "%s", err.msg);
-    cr_assert_eq(run.coll.nccl.in.collnet, 0);
-    cs_request_run_destroy(&run);
+    expect_innet(spec, NULL, 1, 1);
+    /* and the user's word over the machine's (NVLS stays the machine's) */
+    expect_innet(spec, "collnet=0", 1, 0);
 }
