@@ -58,6 +58,14 @@ static run_t run_kv(const char *const *kv)
 }
 #define RUN(...) run_kv((const char *const[]){__VA_ARGS__, NULL})
 
+/* A run refused with `code` and a message that says `needle` (NULL: any). */
+static void run_refused(run_t r, int code, const char *needle)
+{
+    cr_expect_eq(r.rc, code, "%d: %s", r.rc, r.err.msg);
+    if (needle)
+        cr_expect(strstr(r.err.msg, needle), "'%s' lacks '%s'", r.err.msg, needle);
+}
+
 /* ---- closed forms on a star ----------------------------------------------------
  *
  * P hosts on one switch that reduces, links of B = 1 GB/s (1000 ticks of
@@ -260,7 +268,7 @@ Test(nccl_innet, a_machine_without_reducing_switch_is_refused_saying_how)
     }
     run_t r = RUN("machine", "alphabeta:topo=ring,p=4", "coll", "allreduce", "algo", "nccl-nvls",
                   "bytes", "1KiB");
-    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
+    run_refused(r, CS_ERR_USAGE, NULL);
 }
 
 Test(nccl_innet, collnet_needs_a_network_and_equal_nodes)
@@ -273,8 +281,7 @@ Test(nccl_innet, collnet_needs_a_network_and_equal_nodes)
     /* 6 of 2 x 4 GPUs: nodes of 4 and 2, no head j in every node */
     r = RUN("machine", "net:gen=twotier,nodes=2,gpus=4,nvswitch=1,sharp=all", "ranks", "6", "coll",
             "allreduce", "algo", "nccl-collnet-direct", "bytes", "1KiB");
-    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
-    cr_expect(strstr(r.err.msg, "same number of ranks"), "%s", r.err.msg);
+    run_refused(r, CS_ERR_USAGE, "same number of ranks");
     /* the chain does not mind */
     r = RUN("machine", "net:gen=twotier,nodes=2,gpus=4,nvswitch=1,sharp=all", "ranks", "6", "coll",
             "allreduce", "algo", "nccl-collnet-chain", "bytes", "1KiB", "validate", "1");
@@ -282,8 +289,7 @@ Test(nccl_innet, collnet_needs_a_network_and_equal_nodes)
     /* leaves without spines that reduce: no switch covers every node */
     r = RUN("machine", "net:gen=fattree,k=4,n=2,sharp=leaf", "coll", "allreduce", "algo",
             "nccl-collnet-chain", "bytes", "1KiB");
-    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
-    cr_expect(strstr(r.err.msg, "sharp=all"), "%s", r.err.msg);
+    run_refused(r, CS_ERR_USAGE, "sharp=all");
 }
 
 Test(nccl_innet, a_program_too_long_is_refused_before_it_is_built)
@@ -291,8 +297,7 @@ Test(nccl_innet, a_program_too_long_is_refused_before_it_is_built)
     /* 1 GiB in pieces of 1 byte: about 2^30 pieces of ~170 ops each */
     run_t r = RUN("machine", "net:gen=star,hosts=8,sharp=all", "coll", "allreduce", "algo",
                   "nccl-nvls", "bytes", "1GiB", "opt", "chunk=1");
-    cr_expect_eq(r.rc, CS_ERR_NOMEM, "%s", r.err.msg);
-    cr_expect(strstr(r.err.msg, "chunk="), "%s", r.err.msg);
+    run_refused(r, CS_ERR_NOMEM, "chunk=");
 }
 
 Test(nccl_innet, a_loop_runs_but_not_with_a_barrier_of_the_ranks_only)
@@ -302,16 +307,14 @@ Test(nccl_innet, a_loop_runs_but_not_with_a_barrier_of_the_ranks_only)
     cr_expect_eq(r.rc, CS_OK, "%s", r.err.msg);
     r = RUN("machine", "net:gen=star,hosts=8,sharp=all", "coll", "allreduce", "algo",
             "nccl-nvls", "bytes", "64KiB", "iterations", "3", "between", "barrier");
-    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
-    cr_expect(strstr(r.err.msg, "--between none"), "%s", r.err.msg);
+    run_refused(r, CS_ERR_USAGE, "--between none");
 }
 
 Test(nccl_innet, a_windowed_build_is_refused)
 {
     run_t r = RUN("machine", "net:gen=star,hosts=4,sharp=all", "coll", "allreduce", "algo",
                   "nccl-nvls", "bytes", "1KiB", "windowed", "1");
-    cr_expect_eq(r.rc, CS_ERR_USAGE, "%s", r.err.msg);
-    cr_expect(strstr(r.err.msg, "switches"), "%s", r.err.msg);
+    run_refused(r, CS_ERR_USAGE, "switches");
 }
 
 static void refused(const char *spec, int code, const char *needle)
