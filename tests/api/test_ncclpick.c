@@ -37,6 +37,16 @@ static int prepare(const char *spec, const char *coll, const char *algo, const c
     return cs_request_prepare(&r, run, err);
 }
 
+/* Builds a prepared allreduce whole, as `collsim run` does. */
+static int build_whole(cs_request_run_t *run, cs_error_t *err)
+{
+    cs_request_t r;
+    cs_request_init(&r);
+    r.coll = "allreduce";
+    r.windowed = -1;
+    return cs_request_build(&r, run, err);
+}
+
 static void inputs_of(const char *spec, int nchannels, cs_nccl_model_in_t *in)
 {
     cs_request_run_t run;
@@ -121,11 +131,7 @@ Test(ncclpick, refusals)
     int rc = prepare(pod, "allreduce", "nccl", "1GiB", "nvls=1", &run, &err, "nchannels=16");
     if (rc == CS_OK) {
         cr_assert_eq(run.coll.nccl.algo, CS_NCCL_NVLS_TREE);
-        cs_request_t r2;
-        cs_request_init(&r2);
-        r2.coll = "allreduce";
-        r2.windowed = -1;
-        rc = cs_request_build(&r2, &run, &err);
+        rc = build_whole(&run, &err);
     }
     cr_assert_neq(rc, CS_OK);
     cr_assert(strstr(err.msg, "nvls") || strstr(err.msg, "NVLS"), "%s", err.msg);
@@ -137,11 +143,7 @@ Test(ncclpick, refusals)
                  "nccl", "256MiB", "collnet=1", &run, &err, NULL);
     if (rc == CS_OK) {
         cr_assert_str_eq(run.coll.algo->name, "nccl-collnet-chain");
-        cs_request_t r2;
-        cs_request_init(&r2);
-        r2.coll = "allreduce";
-        r2.windowed = -1;
-        rc = cs_request_build(&r2, &run, &err);
+        rc = build_whole(&run, &err);
     }
     cr_assert_neq(rc, CS_OK);
     cr_assert(strstr(err.msg, "collnet"), "%s", err.msg);
