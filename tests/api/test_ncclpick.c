@@ -37,7 +37,7 @@ static int prepare(const char *spec, const char *coll, const char *algo, const c
     return cs_request_prepare(&r, run, err);
 }
 
-/* Builds a prepared allreduce whole, as `collsim run` does. */
+/* Builds a prepared allreduce whole (--whole): no windowed build. */
 static int build_whole(cs_request_run_t *run, cs_error_t *err)
 {
     cs_request_t r;
