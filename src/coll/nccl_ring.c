@@ -152,6 +152,33 @@ static int ring_begin(cs_coll_builder_t *b, cs_nccl_opts_t *o, ring_t *r, int sl
     return CS_OK;
 }
 
+/* ---- loops over the channels' parts ----------------------------------- */
+
+/* The loops of `per` bytes that the largest channel part of the n-byte
+ * vector takes (each channel's part: cs_coll_split); 0 when P < 2, where
+ * nothing moves. */
+static int64_t ring_loops(int64_t n, int nch, int P, int64_t per)
+{
+    int64_t L = 0, cb, cl;
+    for (int c = 0; c < nch && P > 1; c++) {
+        cs_coll_split(n, nch, c, &cb, &cl);
+        if (ceil_div(cl, per) > L)
+            L = ceil_div(cl, per);
+    }
+    return L;
+}
+
+/* Loop l of channel c: *at = where in the vector it starts (its part's
+ * start + l * per); returns the bytes of the part left from there, 0 when
+ * the part ended before loop l. */
+static int64_t loop_left(int64_t n, int nch, int c, int64_t l, int64_t per, int64_t *at)
+{
+    int64_t cb, cl, e = l * per;
+    cs_coll_split(n, nch, c, &cb, &cl);
+    *at = cb + e;
+    return e < cl ? cl - e : 0;
+}
+
 /* ---- allreduce (all_reduce.h runRing) ---------------------------------- */
 
 /* Channel c's part of the n-byte vector is [cb, cb + cl); a loop covers
@@ -167,21 +194,13 @@ static int nccl_allreduce(cs_coll_builder_t *b, cs_error_t *err)
     ring_t r;
     if ((rc = ring_begin(b, &o, &r, 1, err)))
         return rc;
-    int64_t loop = (int64_t)P * o.chunk, L = 0;
-    for (int c = 0; c < o.nchannels && P > 1; c++) {
-        int64_t cb, cl;
-        cs_coll_split(a->bytes, o.nchannels, c, &cb, &cl);
-        if (ceil_div(cl, loop) > L)
-            L = ceil_div(cl, loop);
-    }
+    int64_t loop = (int64_t)P * o.chunk, L = ring_loops(a->bytes, o.nchannels, P, loop);
     for (int64_t l = 0; l < L; l++) {
         for (int s = 0; s < 2 * (P - 1) + 1; s++) {
             for (int c = 0; c < o.nchannels; c++) {
-                int64_t cb, cl, e = l * loop;
-                cs_coll_split(a->bytes, o.nchannels, c, &cb, &cl);
-                if (e >= cl)
+                int64_t at, rem = loop_left(a->bytes, o.nchannels, c, l, loop, &at);
+                if (!rem)
                     continue;
-                int64_t rem = cl - e;
                 int64_t cc = rem < loop ? (ceil_div(rem, P) + 15) / 16 * 16 : o.chunk;
                 for (int i = 0; i < P; i++) {
                     int k, rx, tx;
@@ -198,7 +217,7 @@ static int nccl_allreduce(cs_coll_builder_t *b, cs_error_t *err)
                     }
                     k = ((k % P) + P) % P;
                     int64_t koff = (int64_t)k * cc, klen = rem - koff < cc ? rem - koff : cc;
-                    prim(&r, c, i, rx, tx, cb + e + koff, klen);
+                    prim(&r, c, i, rx, tx, at + koff, klen);
                 }
             }
             ring_step_done(&r);
@@ -220,25 +239,19 @@ static int nccl_blocks(cs_coll_builder_t *b, int reduce, cs_error_t *err)
 {
     const cs_coll_args_t *a = cs_coll_args(b);
     int P = a->P, rc;
-    int64_t m = a->bytes, L = 0;
+    int64_t m = a->bytes;
     cs_nccl_opts_t o;
     ring_t r;
     if ((rc = ring_begin(b, &o, &r, 1, err)))
         return rc;
-    for (int c = 0; c < o.nchannels && P > 1; c++) {
-        int64_t pb, pl;
-        cs_coll_split(m, o.nchannels, c, &pb, &pl);
-        if (ceil_div(pl, o.chunk) > L)
-            L = ceil_div(pl, o.chunk);
-    }
+    int64_t L = ring_loops(m, o.nchannels, P, o.chunk);
     for (int64_t l = 0; l < L; l++) {
         for (int s = 0; s < P; s++) {
             for (int c = 0; c < o.nchannels; c++) {
-                int64_t pb, pl, e = l * o.chunk;
-                cs_coll_split(m, o.nchannels, c, &pb, &pl);
-                if (e >= pl)
+                int64_t at, rem = loop_left(m, o.nchannels, c, l, o.chunk, &at);
+                if (!rem)
                     continue;
-                int64_t len = pl - e < o.chunk ? pl - e : o.chunk;
+                int64_t len = rem < o.chunk ? rem : o.chunk;
                 for (int i = 0; i < P; i++) {
                     int j, rx, tx;
                     if (s == 0)
@@ -248,7 +261,7 @@ static int nccl_blocks(cs_coll_builder_t *b, int reduce, cs_error_t *err)
                     else
                         j = reduce ? i : i + 1, rx = reduce ? RX_REDUCE : RX_COPY, tx = 0;
                     int owner = r.order[((j % P) + P) % P];
-                    prim(&r, c, i, rx, tx, (int64_t)owner * m + pb + e, len);
+                    prim(&r, c, i, rx, tx, (int64_t)owner * m + at, len);
                 }
             }
             ring_step_done(&r);
@@ -284,24 +297,17 @@ static int nccl_pipeline(cs_coll_builder_t *b, int reduce, cs_error_t *err)
         if (r.order[i] == a->root)
             root_pos = i;
     int first = reduce ? (root_pos + 1) % P : root_pos;
-    int64_t L = 0;
-    for (int c = 0; c < o.nchannels && P > 1; c++) {
-        int64_t cb, cl;
-        cs_coll_split(a->bytes, o.nchannels, c, &cb, &cl);
-        if (ceil_div(cl, o.chunk) > L)
-            L = ceil_div(cl, o.chunk);
-    }
+    int64_t L = ring_loops(a->bytes, o.nchannels, P, o.chunk);
     for (int64_t l = 0; l < L; l++) {
         for (int c = 0; c < o.nchannels; c++) {
-            int64_t cb, cl, e = l * o.chunk;
-            cs_coll_split(a->bytes, o.nchannels, c, &cb, &cl);
-            if (e >= cl)
+            int64_t at, rem = loop_left(a->bytes, o.nchannels, c, l, o.chunk, &at);
+            if (!rem)
                 continue;
-            int64_t len = cl - e < o.chunk ? cl - e : o.chunk;
+            int64_t len = rem < o.chunk ? rem : o.chunk;
             for (int q = 0; q < P; q++) {
                 int i = (first + q) % P;
                 int rx = q == 0 ? RX_NONE : reduce ? RX_REDUCE : RX_COPY;
-                prim(&r, c, i, rx, q < P - 1, cb + e, len);
+                prim(&r, c, i, rx, q < P - 1, at, len);
             }
         }
         ring_step_done(&r);
