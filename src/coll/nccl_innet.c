@@ -96,9 +96,10 @@ typedef struct innet {
     const cs_coll_hints_t *h;
     cs_nccl_opts_t o;
     int P;
-    int nnodes, L;      /* nodes of L ranks each (L 0: unequal, lmax the largest) */
-    int32_t *lfirst;    /* nnodes + 1 offsets into local */
-    int32_t *local;     /* the ranks of each node, in rank order */
+    int nnodes, L;      /* nodes of L ranks each (L 0: unequal) */
+    cs_coll_groups_t nodes; /* owns the two below */
+    const int32_t *lfirst; /* nnodes + 1 offsets into local */
+    const int32_t *local;  /* the ranks of each node, in rank order */
     int32_t *mem, *pre, *got; /* per node, for a piece: its member rank (a head),
                                  the op its send waits for, its result */
 } innet_t;
@@ -136,46 +137,36 @@ static int sw_depth(const int32_t *parent, int S, int s)
 
 static void innet_free(innet_t *in)
 {
-    free(in->lfirst);
-    free(in->local);
+    cs_coll_groups_destroy(&in->nodes);
     free(in->mem);
     free(in->pre);
     free(in->got);
 }
 
-/* The nodes: the hints' groups, or (group_each) every rank a node of its
- * own, or one node of all ranks. */
-static void innet_nodes(innet_t *in, int group_each)
+/* The nodes: the hints' groups (their ids as they are, empty ones kept),
+ * or (group_each) every rank a node of its own, or one node of all ranks;
+ * cs_coll_groups_* lists each node's ranks in rank order. */
+static int innet_nodes(innet_t *in, int group_each, cs_error_t *err)
 {
     const cs_coll_hints_t *h = in->h;
-    int P = in->P, G;
-    if (h->group && h->ngroups > 1)
-        G = h->ngroups;
-    else
-        G = group_each ? P : 1;
-    in->nnodes = G;
-    in->lfirst = cs_calloc((size_t)G + 1, sizeof *in->lfirst);
-    in->local = cs_malloc((size_t)P * sizeof *in->local);
+    int P = in->P, G, rc;
+    if (h->group && h->ngroups > 1) {
+        if ((rc = cs_coll_groups_hint(&in->nodes, in->a, 0, err)))
+            return rc;
+    } else {
+        cs_coll_groups_consecutive(&in->nodes, P, group_each ? P : 1);
+    }
+    G = in->nnodes = in->nodes.G;
+    in->lfirst = in->nodes.start;
+    in->local = in->nodes.mem;
     in->mem = cs_malloc((size_t)G * sizeof *in->mem);
     in->pre = cs_malloc((size_t)G * sizeof *in->pre);
     in->got = cs_malloc((size_t)G * sizeof *in->got);
-    for (int r = 0; r < P; r++) {
-        int g = h->group && h->ngroups > 1 ? h->group[r] : group_each ? r : 0;
-        in->lfirst[g + 1]++;
-    }
-    for (int g = 0; g < G; g++)
-        in->lfirst[g + 1] += in->lfirst[g];
-    int32_t *fill = cs_malloc((size_t)G * sizeof *fill);
-    memcpy(fill, in->lfirst, (size_t)G * sizeof *fill);
-    for (int r = 0; r < P; r++) {
-        int g = h->group && h->ngroups > 1 ? h->group[r] : group_each ? r : 0;
-        in->local[fill[g]++] = r;
-    }
-    free(fill);
     in->L = in->lfirst[1] - in->lfirst[0];
     for (int g = 1; g < G; g++)
         if (in->lfirst[g + 1] - in->lfirst[g] != in->L)
             in->L = 0;
+    return CS_OK;
 }
 
 /* Reads the options and finds the nodes; on an error nothing is left to
@@ -196,8 +187,9 @@ static int innet_init(innet_t *in, cs_coll_builder_t *b, int group_each, cs_erro
         return cs_error_set(err, CS_ERR_USAGE, "allreduce/%s: the machine has no switch that "
                             "reduces; " NO_SWITCH_TEXT, algo ? algo->name : "nccl");
     cs_nccl_begin(b, &in->o);
-    innet_nodes(in, group_each);
-    return CS_OK;
+    if ((rc = innet_nodes(in, group_each, err)))
+        innet_free(in);
+    return rc;
 }
 
 /* ---- a tree of reducing switches over a member set ------------------------ */
