@@ -565,9 +565,9 @@ static int build_direct(cs_coll_builder_t *b, cs_error_t *err)
         rc = tree_build(&in, mem, G, in.o.step, ns_max, j, &trees[j], err);
     }
     if (G == 1 && !rc) /* one node: the "network" is the node's own switch */
-        rc = cs_error_set(err, CS_ERR_USAGE, "allreduce/nccl-collnet-direct: all %d ranks are "
-                          "one node, CollNet has no network to reduce in (run allreduce/"
-                          "nccl-nvls, or give the ranks nodes of their own)", in.P);
+        rc = cs_error_set(err, CS_ERR_USAGE, "the %d rank%s one node, CollNet has no "
+                          "network to reduce in (run allreduce/nccl-nvls, or give the ranks "
+                          "nodes of their own)", in.P, in.P == 1 ? " is" : "s are");
     walk_t w;
     piece_t pc;
     walk_start(&w, &in, step, L);
