@@ -217,25 +217,8 @@ static void loop_append(cs_loop_t *l, const cs_program_t *q, int32_t shift, int3
     cs_program_t *p = l->prog;
     int32_t n = cs_program_nops(q), base = cs_program_nops(p);
     int ranks = cs_program_nranks(q);
-    for (int32_t j = 0; j < n; j++) {
-        const cs_op_t *o = cs_program_op(q, j);
-        const cs_data_t *d = cs_program_data(q, j);
-        int32_t id;
-        switch (o->kind) {
-        case CS_OP_SEND: id = cs_program_send(p, o->rank, o->peer, o->bytes, o->tag + shift); break;
-        case CS_OP_RECV: id = cs_program_recv(p, o->rank, o->peer, o->bytes, o->tag + shift); break;
-        case CS_OP_MCAST:
-            id = cs_program_mcast(p, o->rank, cs_program_mcast_peers(q, o),
-                                  cs_program_npeers(q, o), o->bytes, o->tag + shift);
-            break;
-        default: /* a join stays one: as a calc it would run through the CPU */
-            id = o->join ? cs_program_join(p, o->rank)
-                         : cs_program_calc(p, o->rank, o->ticks, o->bytes);
-            break;
-        }
-        if (id >= 0 && d)
-            cs_program_set_data(p, id, d->off, d->len, (cs_data_mode_t)d->mode);
-    }
+    for (int32_t j = 0; j < n; j++)
+        cs_program_copy_op(p, q, j, NULL, shift, -1); /* an error stays in p for finalize */
     for (int32_t j = 0; j < n; j++) {
         int np;
         const cs_dep_t *pred = cs_program_preds(q, j, &np);

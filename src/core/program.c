@@ -429,27 +429,13 @@ int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error
     q = cs_program_new(p->nranks);
     map = cs_malloc(((size_t)p->nops + 1) * sizeof *map);
     for (int32_t i = 0; i < p->nops; i++) {
-        const cs_op_t *o = &p->ops[i];
-        const cs_data_t *d = cs_program_data(p, i);
         map[i] = -1;
-        if (o->join)
+        if (p->ops[i].join)
             continue;
-        switch (o->kind) {
-        case CS_OP_SEND: map[i] = cs_program_send(q, o->rank, o->peer, o->bytes, o->tag); break;
-        case CS_OP_RECV: map[i] = cs_program_recv(q, o->rank, o->peer, o->bytes, o->tag); break;
-        case CS_OP_MCAST:
-            map[i] = cs_program_mcast(q, o->rank, cs_program_mcast_peers(p, o),
-                                      cs_program_npeers(p, o), o->bytes, o->tag);
-            break;
-        default: map[i] = cs_program_calc(q, o->rank, o->ticks, o->bytes); break;
-        }
-        if (map[i] < 0)
+        if ((map[i] = cs_program_copy_op(q, p, i, NULL, 0, -1)) < 0)
             continue; /* recorded in q: finalize reports it */
-        cs_program_set_proto(q, map[i], (cs_proto_t)o->proto);
         if (cs_program_line(p, i) || cs_program_label(p, i))
             cs_program_set_origin(q, map[i], cs_program_line(p, i), cs_program_label(p, i));
-        if (d)
-            cs_program_set_data(q, map[i], d->off, d->len, (cs_data_mode_t)d->mode);
     }
     /* A join's predecessors take its place in each successor's list; a
      * join reached twice from one op (joins of joins) is walked once, so
@@ -495,8 +481,6 @@ int cs_program_without_joins(const cs_program_t *p, cs_program_t **out, cs_error
     free(map);
     cs_program_set_source(q, p->source);
     cs_program_set_time_unit(q, p->time_unit);
-    for (int k = 0; k < CS_PROTO_COUNT; k++)
-        q->proto_lat[k] = p->proto_lat[k];
     if ((rc = cs_program_finalize(q, err))) {
         cs_program_free(q);
         return rc;
@@ -606,6 +590,53 @@ double cs_program_proto_lat(const cs_program_t *p, cs_proto_t proto)
     if ((unsigned)proto >= CS_PROTO_COUNT)
         return 0;
     return p->proto_lat[proto] >= 0 ? p->proto_lat[proto] : cs_proto_lat_default(proto);
+}
+
+int32_t cs_program_copy_op(cs_program_t *dst, const cs_program_t *src, int32_t id,
+                           const int32_t *rank_map, int32_t tag_shift, int64_t ticks)
+{
+    const cs_op_t *o = cs_program_op(src, id);
+    const cs_data_t *d = cs_program_data(src, id);
+    int rank = rank_map ? rank_map[o->rank] : o->rank;
+    int32_t n, small[16], *peers = small, out;
+    switch (o->kind) {
+    case CS_OP_SEND:
+        out = cs_program_send(dst, rank, rank_map ? rank_map[o->peer] : o->peer, o->bytes,
+                              o->tag + tag_shift);
+        break;
+    case CS_OP_RECV: /* a wildcard source stays one */
+        out = cs_program_recv(dst, rank, rank_map && o->peer >= 0 ? rank_map[o->peer] : o->peer,
+                              o->bytes, o->tag == CS_ANY ? CS_ANY : o->tag + tag_shift);
+        break;
+    case CS_OP_MCAST:
+        n = cs_program_npeers(src, o);
+        if (!rank_map)
+            peers = (int32_t *)cs_program_mcast_peers(src, o);
+        else {
+            if (n > (int32_t)(sizeof small / sizeof *small))
+                peers = cs_malloc((size_t)n * sizeof *peers);
+            for (int32_t k = 0; k < n; k++)
+                peers[k] = rank_map[cs_program_mcast_peers(src, o)[k]];
+        }
+        out = cs_program_mcast(dst, rank, peers, n, o->bytes, o->tag + tag_shift);
+        if (peers != small && rank_map)
+            free(peers);
+        break;
+    default:
+        out = o->join ? cs_program_join(dst, rank)
+                      : cs_program_calc(dst, rank, ticks >= 0 ? ticks : o->ticks, o->bytes);
+        break;
+    }
+    if (out < 0)
+        return -1;
+    if (o->proto) {
+        cs_program_set_proto(dst, out, (cs_proto_t)o->proto);
+        cs_program_set_proto_lat(dst, (cs_proto_t)o->proto,
+                                 cs_program_proto_lat(src, (cs_proto_t)o->proto));
+    }
+    if (d)
+        cs_program_set_data(dst, out, d->off, d->len, (cs_data_mode_t)d->mode);
+    return out;
 }
 
 void cs_program_set_mark(cs_program_t *p, int32_t op)

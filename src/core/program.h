@@ -164,6 +164,18 @@ void cs_program_set_proto(cs_program_t *p, int32_t op, cs_proto_t proto);
  * A negative value gives the default back. */
 void cs_program_set_proto_lat(cs_program_t *p, cs_proto_t proto, double seconds);
 double cs_program_proto_lat(const cs_program_t *p, cs_proto_t proto);
+/* Adds to dst a copy of src's op `id`, as the builder call that made it
+ * would: kind, bytes, tag plus tag_shift (a calc has none), protocol (and
+ * src's latency for it: a copied message runs as the original did), data
+ * descriptor, a join as a join; its rank and peers through rank_map (NULL:
+ * the same), a calc's ticks as `ticks` (-1: src's, for a caller that
+ * converts time units).  The one way a program's ops are copied into
+ * another (the writers' program without joins, a benchmark loop's
+ * iterations, a trace's collectives), so that nothing an op carries is
+ * lost on the way.  Dependencies, lines and labels are the caller's.
+ * Returns the new id, or -1 after recording the error in dst. */
+int32_t cs_program_copy_op(cs_program_t *dst, const cs_program_t *src, int32_t id,
+                           const int32_t *rank_map, int32_t tag_shift, int64_t ticks);
 /* Attaches a data descriptor to a send, mcast or recv. */
 int cs_program_set_data(cs_program_t *p, int32_t op, int64_t off, int64_t len, cs_data_mode_t mode);
 /* The op's data descriptor, or NULL. */

@@ -35,7 +35,6 @@ struct cs_tracecoll {
     cached_t cache[TRACECOLL_CACHE];
     int victim;
     int32_t *map, cap_map;   /* call op -> program op */
-    int32_t *peers, cap_peers; /* an mcast's peers renamed */
 };
 
 static void *grow(void *v, int32_t *cap, int32_t n, size_t size)
@@ -76,7 +75,6 @@ void cs_tracecoll_free(cs_tracecoll_t *tc)
     for (int i = 0; i < TRACECOLL_CACHE; i++)
         cached_free(&tc->cache[i]);
     free(tc->map);
-    free(tc->peers);
     free(tc);
 }
 
@@ -202,37 +200,10 @@ int cs_tracecoll_splice(cs_tracecoll_t *tc, cs_program_t *p, const cs_tracecoll_
     int32_t *map = tc->map;
     for (int32_t i = 0; i < n; i++) {
         const cs_op_t *o = cs_program_op(cp, i);
-        int32_t id;
-        int rank = mem ? mem[o->rank] : o->rank;
-        int tag = o->kind == CS_OP_CALC ? 0 : o->tag + tc->o->tag_base; /* calc: no tag */
-        switch (o->kind) {
-        case CS_OP_SEND:
-            id = cs_program_send(p, rank, mem ? mem[o->peer] : o->peer, o->bytes, tag);
-            break;
-        case CS_OP_RECV:
-            id = cs_program_recv(p, rank, mem ? mem[o->peer] : o->peer, o->bytes, tag);
-            break;
-        case CS_OP_MCAST: {
-            const int32_t *peers = cs_program_mcast_peers(cp, o);
-            int32_t np = cs_program_npeers(cp, o);
-            if (mem) {
-                if (np > tc->cap_peers) {
-                    tc->cap_peers = np;
-                    tc->peers = cs_realloc(tc->peers, (size_t)np * sizeof *tc->peers);
-                }
-                for (int32_t j = 0; j < np; j++)
-                    tc->peers[j] = mem[peers[j]];
-                peers = tc->peers;
-            }
-            id = cs_program_mcast(p, rank, peers, np, o->bytes, tag);
-            break;
-        }
-        default: {
-            int64_t ns = o->ticks ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
-            /* a join stays one: as a calc it would run through the CPU */
-            id = o->join ? cs_program_join(p, rank) : cs_program_calc(p, rank, ns, o->bytes);
-        }
-        }
+        /* calc ticks in the trace's time unit */
+        int64_t ns = o->kind == CS_OP_CALC && o->ticks
+                         ? (int64_t)llround((double)o->ticks * (unit / 1e-9)) : 0;
+        int32_t id = cs_program_copy_op(p, cp, i, mem, tc->o->tag_base, ns);
         if (id < 0) {
             cs_error_t e2;
             cs_program_finalize(p, &e2);

@@ -343,3 +343,29 @@ Test(loop, a_body_keeps_its_joins)
     cs_request_run_destroy(&run);
     cs_request_run_destroy(&single);
 }
+
+/* A loop's iterations are copies of the body (cs_program_copy_op): its
+ * messages keep their protocol and the program's latency for it, so each
+ * iteration of NCCL's ring under LL with a latency of its own takes what
+ * the single call takes (the body lost them once: the loop ran plain). */
+Test(loop, iterations_keep_the_protocol)
+{
+    cs_request_t r, rs;
+    cs_request_run_t run, one;
+    cs_error_t err = {0};
+    REQUEST(&r, "machine", "alphabeta:topo=ring,p=8", "coll", "allreduce", "algo", "nccl-ring",
+            "bytes", "64KiB", "opt", "proto=ll", "opt", "proto_lat=2us", "iterations", "3",
+            "warmup", "0");
+    cr_assert_eq(request_go(&r, &run, &err), CS_OK, "%s", err.msg);
+    REQUEST(&rs, "machine", "alphabeta:topo=ring,p=8", "coll", "allreduce", "algo", "nccl-ring",
+            "bytes", "64KiB", "opt", "proto=ll", "opt", "proto_lat=2us");
+    cr_assert_eq(request_go(&rs, &one, &err), CS_OK, "%s", err.msg);
+    const cs_result_loop_t *lp = run.coll.loop;
+    cr_assert_eq(lp->iteration_min_ticks, one.result.finish);
+    cr_assert_eq(lp->iteration_max_ticks, one.result.finish);
+    cr_assert_eq(run.result.proto_messages[CS_PROTO_LL], 3 * one.result.proto_messages[CS_PROTO_LL]);
+    cr_assert_eq(run.result.proto_messages[CS_PROTO_LL], run.result.messages);
+    cr_assert_eq(run.result.proto_lat[CS_PROTO_LL], 2000000); /* 2 us in 1 ps ticks */
+    cs_request_run_destroy(&run);
+    cs_request_run_destroy(&one);
+}
