@@ -46,6 +46,7 @@
 #include <libxml/xmlversion.h>
 
 #include "core/checked.h"
+#include "core/proto.h"
 #include "io/algofile_internal.h"
 #include "topo/xmlread.h"
 
@@ -1417,17 +1418,11 @@ static int renumber(const cs_msccl_t *m, cs_program_t *p, const int32_t *op_firs
 
 const char *const cs_msccl_keys[] = {"proto", NULL};
 
-/* Wire bytes of the protocols (msccl.h, proto=on). */
-static int64_t wire_ll(int64_t len, const void *ctx)
+/* Wire bytes of the protocols (msccl.h, proto=on): NCCL's line formats,
+ * core/proto.h; ctx is the protocol. */
+static int64_t wire(int64_t len, const void *ctx)
 {
-    (void)ctx;
-    return 2 * len;
-}
-
-static int64_t wire_ll128(int64_t len, const void *ctx)
-{
-    (void)ctx;
-    return (len + 119) / 120 * 128;
+    return cs_proto_wire(*(const cs_proto_t *)ctx, len);
 }
 
 int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
@@ -1447,8 +1442,9 @@ int cs_msccl_emit(const cs_msccl_t *m, cs_coll_builder_t *b, cs_error_t *err)
     if ((rc = chunk_bytes(m, a, &q, err)) ||
         (rc = cs_coll_opt_choice(a, "proto", onoff, 0, &price, err)))
         return rc;
+    static const cs_proto_t ll = CS_PROTO_LL, ll128 = CS_PROTO_LL128;
     if (price && strcmp(m->proto, "Simple"))
-        cs_coll_set_wire(b, !strcmp(m->proto, "LL") ? wire_ll : wire_ll128, NULL);
+        cs_coll_set_wire(b, wire, !strcmp(m->proto, "LL") ? &ll : &ll128);
     for (int32_t g = 0; g < m->ngpus; g++)
         smax = m->gpus[g].chunks[BUF_S] > smax ? m->gpus[g].chunks[BUF_S] : smax;
     if ((rc = cs_algofile_check_fits(m->file, C, smax, q, err)))
