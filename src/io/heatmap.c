@@ -1138,6 +1138,11 @@ static void build_dragonfly(cs_heatmap_t *h)
         h->first[c] = 0;
     h->nx = cs_malloc((size_t)h->nnodes * sizeof *h->nx);
     h->ny = cs_malloc((size_t)h->nnodes * sizeof *h->ny);
+    /* no node is placed until the panel's group is chosen (dragonfly_panel,
+     * after the captions are fitted, whose footer counts the names that
+     * fit): NAN is "not drawn" to them, where the fresh memory was read */
+    for (int i = 0; i < h->nnodes; i++)
+        h->nx[i] = h->ny[i] = NAN;
     /* the groups in the machine's own word (a Groq node of 8 TSPs is a
      * "node", as in the caption's "64 TSPs in 8 nodes") */
     const char *g = heatmap_group_noun(h, 0), *gs = heatmap_group_noun(h, 1);
